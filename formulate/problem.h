@@ -1,0 +1,91 @@
+/*
+ * problem.h: reading the data catalogs, PROBLEM.json and PLAN.json into the
+ * plain structs of types.h, with strict validation.
+ *
+ * Nothing downstream ever sees JSON: the loader checks every field's type and
+ * range, rejects unknown keys (suggesting the nearest valid one), checks the
+ * model's internal consistency, resolves catalog ids and fills every default,
+ * so the cost model and the MIP builder can trust what they are given.  Every
+ * error names the JSON path ("FILE: $.model.heads"), what was expected and
+ * what was found, and returns PP_EINPUT.
+ */
+#ifndef PARPLAN_PROBLEM_H
+#define PARPLAN_PROBLEM_H
+
+#include "types.h"
+
+typedef struct pp_catalog_model {
+    char id[PP_ID_LEN];
+    pp_model model;
+    double params_b; /* published parameter count, billions (for display) */
+} pp_catalog_model;
+
+/* A named cluster of the catalog (e.g. "selene"): a GPU id and its links. */
+typedef struct pp_catalog_cluster {
+    char id[PP_ID_LEN];
+    char gpu_id[PP_ID_LEN];
+    int gpus_per_node;
+    long nodes;
+    double intra_node_GBps;
+    double inter_node_Gbps;
+} pp_catalog_cluster;
+
+/* The catalogs of data/, loaded once per run.  Owns its arrays. */
+typedef struct pp_catalog {
+    char data_dir[1024];
+    int n_gpus;
+    pp_gpu *gpus;
+    int n_models;
+    pp_catalog_model *models;
+    int n_clusters;
+    pp_catalog_cluster *clusters;
+    int n_codecs;
+    pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is "none" */
+} pp_catalog;
+
+/* Where the catalogs live: $PARPLAN_DATA_DIR if set, else the source tree's
+ * data/ (compile-time PARPLAN_SOURCE_DATA_DIR) if it exists, else the install
+ * location (compile-time PARPLAN_INSTALL_DATA_DIR). */
+const char *pp_default_data_dir(void);
+
+/* Load gpus.json, models.json, clusters.json, codecs.json and efficiency.json
+ * from data_dir.  On failure the catalog is left empty (safe to free). */
+int pp_catalog_load(const char *data_dir, pp_catalog *cat, pp_error *err);
+void pp_catalog_free(pp_catalog *cat);
+
+const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id);
+const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id);
+int pp_catalog_codec_index(const pp_catalog *cat, const char *id); /* -1 if absent */
+
+/* Apply a calibration override (the file `parplan calibrate` writes) to the
+ * efficiency parameters of the catalog's GPUs. */
+int pp_catalog_apply_efficiency(pp_catalog *cat, const char *path, pp_error *err);
+
+/* Parse a problem.  origin names the source in messages (a file name).
+ * Relative paths inside (hf_config) are resolved against base_dir (may be
+ * NULL for the current directory). */
+int pp_problem_parse(const char *json_text, const char *origin, const char *base_dir,
+                     const pp_catalog *cat, pp_problem *out, pp_error *err);
+int pp_problem_load(const char *path, const pp_catalog *cat, pp_problem *out, pp_error *err);
+
+/* Parse a plan for the given problem, filling the defaults of the contract
+ * (cp 1, dp = GPUs/(tp pp cp), micro_batch 1, virtual_stages 1, zero 0,
+ * recompute none, sequence_parallel false, tp_mode 1d, compression none).
+ * Only types, ranges and names are checked here; whether the plan fits the
+ * problem is pp_plan_check's job (rules.h). */
+int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *prob,
+                  pp_plan *out, pp_error *err);
+int pp_plan_load(const char *path, const pp_problem *prob, pp_plan *out, pp_error *err);
+
+/* Read a whole file into a NUL-terminated heap buffer (caller frees).
+ * Refuses files over 64 MiB. */
+int pp_read_file(const char *path, char **out, size_t *len, pp_error *err);
+
+/* Names of enumerations, for parsing and printing. */
+const char *pp_precision_name(pp_precision p);
+const char *pp_recompute_name(pp_recompute r);
+const char *pp_tp_mode_name(pp_tp_mode m);
+const char *pp_dim_name(pp_dim d);
+const char *pp_objective_name(pp_objective o);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * types.h: the plain data that flows through parplan.
+ *
+ * Everything parplan reasons about is one of these structs: a model shape, a
+ * GPU and the cluster built from it, the training settings, the codec catalog,
+ * the search space, and a plan (one value for every decision).  They hold no
+ * pointers into JSON documents and own no heap memory, so a problem can be
+ * copied with `=`, priced by the cost model millions of times and handed to the
+ * MIP builder without any lifetime questions.
+ *
+ * Units are in the names: _s seconds, _gib GiB (2^30 bytes), _GBps 1e9 bytes/s,
+ * _Gbps 1e9 bits/s, _tflops 1e12 FLOP/s, _us microseconds.
+ */
+#ifndef PARPLAN_TYPES_H
+#define PARPLAN_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PP_ID_LEN 64
+#define PP_NAME_LEN 128
+#define PP_MAX_VALUES 64 /* most values one search dimension may list */
+#define PP_MAX_CODECS 16
+
+/* ---- errors ----------------------------------------------------------- */
+
+/* Every fallible function returns 0 on success or a PP_E* code, and fills a
+ * pp_error: the JSON path it was looking at and one sentence saying what was
+ * expected and what was found.  Only main() prints it. */
+enum {
+    PP_OK = 0,
+    PP_EINPUT = 2,      /* bad usage or bad input: exit code 2 */
+    PP_EINFEASIBLE = 3, /* no plan satisfies the constraints: exit code 3 */
+    PP_EINTERNAL = 1    /* anything else: exit code 1 */
+};
+
+typedef struct pp_error {
+    char path[256]; /* JSON path, e.g. "problem.json: $.model.heads" */
+    char msg[1024];
+} pp_error;
+
+/* ---- enumerations ----------------------------------------------------- */
+
+typedef enum { PP_PREC_BF16 = 0, PP_PREC_FP16, PP_PREC_FP8, PP_PREC_FP32, PP_PREC_COUNT } pp_precision;
+typedef enum { PP_RECOMPUTE_NONE = 0, PP_RECOMPUTE_SELECTIVE, PP_RECOMPUTE_FULL, PP_RECOMPUTE_COUNT } pp_recompute;
+typedef enum { PP_TP_1D = 0, PP_TP_2D, PP_TP_2P5D, PP_TP_3D, PP_TP_MODE_COUNT } pp_tp_mode;
+/* The three parallel dimensions whose traffic can be compressed. */
+typedef enum { PP_DIM_DP = 0, PP_DIM_TP, PP_DIM_PP, PP_DIM_COUNT } pp_dim;
+typedef enum { PP_OBJ_MIN_STEP_TIME = 0, PP_OBJ_MIN_COST, PP_OBJ_MIN_TIME, PP_OBJ_MIN_GPUS } pp_objective;
+
+/* ---- model ------------------------------------------------------------ */
+
+typedef struct pp_model {
+    char name[PP_NAME_LEN];
+    int layers;
+    int hidden;
+    int heads;
+    int kv_heads;   /* grouped-query attention: heads sharing one K/V head */
+    int ffn_hidden; /* MLP inner width */
+    bool gated_mlp; /* SwiGLU-style: three h x ffn matrices instead of two */
+    bool tie_embeddings;
+    int vocab;
+    int seq_len;
+} pp_model;
+
+/* ---- GPU and cluster -------------------------------------------------- */
+
+/* How close real kernels and collectives come to the datasheet.  These are the
+ * few parameters that `parplan calibrate` fits per GPU; every other number of
+ * the cost model is a datasheet figure or a count of FLOPs or bytes. */
+typedef struct pp_efficiency {
+    double gemm;              /* large dense matrix multiply, fraction of peak */
+    double attention;         /* attention core (QK^T, softmax·V), fraction of peak */
+    double hbm;               /* element-wise kernels, fraction of HBM bandwidth */
+    double nvlink;            /* collective bus bandwidth, fraction of NVLink */
+    double network;           /* collective bus bandwidth, fraction of the NIC */
+    double kernel_us;         /* fixed cost per kernel launch (small-shape floor) */
+    double nvlink_latency_us; /* alpha of one NVLink hop */
+    double network_latency_us;/* alpha of one network hop */
+    char source[256];
+} pp_efficiency;
+
+typedef struct pp_gpu {
+    char id[PP_ID_LEN];
+    char name[PP_NAME_LEN];
+    double peak_tflops[PP_PREC_COUNT]; /* dense; 0 = precision not supported */
+    double memory_gib;
+    double hbm_GBps;
+    double nvlink_GBps;  /* per GPU, one direction */
+    double network_Gbps; /* per GPU, one direction, in its flagship system */
+    int gpus_per_node;   /* of its flagship system */
+    double usd_per_gpu_hour; /* example price, 0 if none */
+    pp_efficiency eff;
+} pp_gpu;
+
+typedef struct pp_cluster {
+    pp_gpu gpu;
+    int gpus_per_node;
+    long nodes;
+    double intra_node_GBps; /* NVLink/NVSwitch per GPU, one direction */
+    double inter_node_Gbps; /* network per GPU, one direction */
+} pp_cluster;
+
+/* ---- training --------------------------------------------------------- */
+
+typedef struct pp_training {
+    long global_batch; /* sequences per optimizer step */
+    pp_precision precision;
+    double tokens;        /* total tokens to train, 0 = not given */
+    bool flash_attention; /* attention core fused: no s^2 score tensor in HBM */
+    bool dp_overlap;      /* DP gradient reduction overlaps the backward pass */
+} pp_training;
+
+/* ---- codecs ------------------------------------------------------------ */
+
+typedef struct pp_codec {
+    char id[PP_ID_LEN];
+    bool lossy;
+    double bits_per_value;  /* lossy fixed-rate codecs: bits per value on the wire */
+    double lossless_ratio;  /* lossless codecs: measured ratio (>= 1), 1 for none */
+    double compress_GBps;   /* GPU throughput, input bytes per second; 0 = free */
+    double decompress_GBps; /* GPU throughput, output bytes per second; 0 = free */
+    double rel_error;       /* relative error it introduces (0 for lossless) */
+} pp_codec;
+
+/* ---- search space ------------------------------------------------------ */
+
+/* Each list narrows one decision; n == 0 means "every value the tool supports". */
+typedef struct pp_int_list {
+    int n;
+    int v[PP_MAX_VALUES];
+} pp_int_list;
+
+typedef struct pp_search {
+    pp_int_list tp, pp, dp, cp, micro_batch, virtual_stages, zero;
+    pp_int_list recompute;         /* values of pp_recompute */
+    pp_int_list sequence_parallel; /* 0 / 1 */
+    pp_int_list tp_mode;           /* values of pp_tp_mode */
+    pp_int_list compression[PP_DIM_COUNT]; /* codec indices into problem.codecs */
+} pp_search;
+
+/* ---- capacity planning (`parplan capacity`) ------------------------------ */
+
+#define PP_MAX_CAPACITY_GPUS 16
+#define PP_MAX_NODE_COUNTS 64
+
+typedef struct pp_capacity_gpu {
+    pp_gpu gpu;
+    int gpus_per_node;
+    double intra_node_GBps;
+    double inter_node_Gbps;
+    double usd_per_gpu_hour;
+} pp_capacity_gpu;
+
+typedef struct pp_capacity {
+    bool present;
+    int n_gpus;
+    pp_capacity_gpu gpus[PP_MAX_CAPACITY_GPUS];
+    long nodes_min, nodes_max; /* range form; used when n_node_counts == 0 */
+    int n_node_counts;
+    long node_counts[PP_MAX_NODE_COUNTS]; /* list form */
+    double deadline_days; /* 0 = none */
+    double budget_usd;    /* 0 = none */
+    long max_gpus;        /* 0 = none */
+} pp_capacity;
+
+/* ---- the problem --------------------------------------------------------- */
+
+typedef struct pp_problem {
+    pp_model model;
+    pp_cluster cluster;
+    pp_training training;
+    pp_search search;
+    pp_objective objective;
+    double memory_headroom;             /* fraction of capacity kept free (default 0.10) */
+    double error_tolerance[PP_DIM_COUNT]; /* largest codec rel_error allowed per dimension */
+    double compress_min_bytes;          /* messages below this stay uncompressed */
+    bool allow_tp_across_nodes;
+    int n_codecs;
+    pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is always "none" */
+    pp_capacity capacity;
+    bool has_cluster; /* false only for capacity problems without a cluster */
+} pp_problem;
+
+/* ---- a plan: one value for every decision ------------------------------- */
+
+typedef struct pp_plan {
+    int tp, pp, dp, cp;
+    int micro_batch;
+    int virtual_stages; /* interleaved model chunks per pipeline rank */
+    int zero;           /* 0..3 */
+    pp_recompute recompute;
+    bool sequence_parallel;
+    pp_tp_mode tp_mode;
+    int tp_depth;             /* 2.5D depth d (tp = q^2 d); 1 otherwise */
+    int codec[PP_DIM_COUNT];  /* index into problem.codecs */
+} pp_plan;
+
+#endif
