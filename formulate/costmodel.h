@@ -1,0 +1,168 @@
+/*
+ * costmodel.h: the training-step cost model, parplan's single source of truth.
+ *
+ * Given a problem and a plan it predicts the wall time of one optimizer step,
+ * split into computation, communication, overlap, pipeline bubble, compression
+ * and optimizer, and the memory of the most loaded GPU.  Pure functions over
+ * plain structs: no I/O, no allocation, no GLPK.
+ *
+ * The model is a sum of TERMS, each depending on a small subset of the
+ * decisions (its "family").  The evaluator composes them; the MIP builder
+ * calls the very same term functions for every joint choice of a family and
+ * gets exactly the same number, so the MIP optimum is the best plan under this
+ * model.  A term function reads only the plan fields its family lists.
+ *
+ *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth)
+ *
+ *   stage(S, recompute, sp)      per-micro-batch compute of the busiest stage
+ *                                (+ exposed context-parallel exchange)
+ *   tp_comm(S, recompute, c_tp)  per-micro-batch tensor-parallel collectives
+ *   pp_comm(S, c_pp)             per-micro-batch pipeline sends
+ *   dp_comm(S, zero, c_dp)       data-parallel traffic: the once-per-step part
+ *                                (overlaps the last backward) and the
+ *                                per-micro-batch part (ZeRO-2/3; overlaps all
+ *                                compute)
+ *   optimizer(S, zero)           the Adam step, memory-bound
+ *   mem_states(S, zero)          weights, gradients, optimizer states
+ *   mem_activations(S, recompute, sp)
+ *
+ *   T_mb   = stage.total + tp_comm.total + pp_comm.total
+ *   step   = (m + (p-1)/v) T_mb                                (1F1B / interleaved)
+ *          + max(0, dp.once_wire - stage.bwd_window)           (epigraph 1)
+ *          + max(0, dp.per_mb_wire * m - stage.compute * m)    (epigraph 2)
+ *          + dp.codec + optimizer
+ *   where m = global_batch / (dp micro_batch) micro-batches per pipeline.
+ *
+ * The derivation and citation of every term is in docs/cost-model.md.
+ */
+#ifndef PARPLAN_COSTMODEL_H
+#define PARPLAN_COSTMODEL_H
+
+#include "types.h"
+
+/* --- FLOP counts (Megatron-LM's counting; see docs/cost-model.md §1) ------ */
+
+/* Forward FLOPs of one transformer layer for `tokens` tokens of sequence
+ * length seq (whole layer, not split by any parallelism). */
+double pp_layer_fwd_flops(const pp_model *m, double tokens, double seq);
+/* Forward FLOPs of the attention core alone (QK^T and scores·V). */
+double pp_attention_core_fwd_flops(const pp_model *m, double tokens, double seq);
+/* Forward FLOPs of the logits (output embedding) for `tokens` tokens. */
+double pp_logits_fwd_flops(const pp_model *m, double tokens);
+/* Model FLOPs of one step, forward and backward, no recomputation
+ * (Megatron-LM's num_floating_point_operations). */
+double pp_model_flops_per_step(const pp_model *m, double global_batch);
+/* Hardware FLOPs of one step: model FLOPs plus what recomputation adds. */
+double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_recompute r);
+/* Parameters of one transformer layer, and of the embedding table. */
+double pp_layer_params(const pp_model *m);
+double pp_embedding_params(const pp_model *m);
+double pp_model_params(const pp_model *m);
+
+/* --- collectives (alpha-beta, docs/cost-model.md §3) ----------------------- */
+
+typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_collective;
+
+/* Time of one ring collective of `bytes` (the full buffer per rank) over a
+ * group of n ranks laid out k per node (k >= n: all on NVLink), hierarchical
+ * (NVLink inside the node, network across) when the group spans nodes. */
+double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
+/* Time of one point-to-point transfer, inside a node or across nodes. */
+double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);
+/* Wire-size ratio of a codec on values of `value_bits` bits (>= 1). */
+double pp_codec_ratio(const pp_codec *codec, double value_bits);
+
+/* --- the terms ------------------------------------------------------------- */
+
+typedef struct pp_stage_term {
+    double fwd_s;        /* forward of one micro-batch on the busiest stage */
+    double bwd_s;        /* backward, including recomputation */
+    double cp_exposed_s; /* context-parallel K/V exchange not hidden by attention */
+    double total_s;      /* fwd + bwd + cp_exposed */
+} pp_stage_term;
+
+typedef struct pp_comm_term {
+    double wire_s;  /* time on the link */
+    double codec_s; /* compression + decompression kernels */
+    double total_s;
+    double bytes_sent; /* bytes one GPU puts on the wire (after compression) */
+    bool inter_node;   /* traffic crosses the network */
+} pp_comm_term;
+
+typedef struct pp_dp_term {
+    double once_wire_s;     /* per step: gradient all-reduce / reduce-scatter+all-gather */
+    double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers */
+    double codec_s;         /* per step, all micro-batches included */
+    double bytes_sent;      /* per step */
+    bool inter_node;
+} pp_dp_term;
+
+int pp_microbatches(const pp_problem *prob, const pp_plan *plan); /* m, 0 if not integral */
+
+void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out);
+void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out);
+void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out);
+void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out);
+double pp_term_optimizer_s(const pp_problem *prob, const pp_plan *plan);
+/* Pipeline multiplier (m + (p-1)/v) that turns a per-micro-batch time into
+ * its share of the step. */
+double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan);
+/* The overlap windows of the two DP epigraphs. */
+double pp_dp_once_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st);
+double pp_dp_per_mb_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st);
+
+/* --- memory (docs/cost-model.md §4), bytes of the most loaded GPU --------- */
+
+typedef struct pp_memory {
+    double weights_gib, gradients_gib, optimizer_gib, activations_gib, other_gib;
+    double total_gib;
+    double capacity_gib;   /* what the GPU offers */
+    double usable_gib;     /* capacity minus headroom */
+    int stage;             /* which stage is the most loaded (0 or pp-1) */
+} pp_memory;
+
+/* Model states and activations of one pipeline stage (0 or pp-1). */
+void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage,
+                       double *weights, double *grads, double *optim);
+double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage);
+double pp_mem_other_gib(const pp_problem *prob);
+void pp_memory_eval(const pp_problem *prob, const pp_plan *plan, pp_memory *out);
+
+/* --- the evaluator ------------------------------------------------------- */
+
+typedef struct pp_time {
+    double compute_s;      /* m x (forward + backward + recomputation) of the busiest stage */
+    double bubble_s;       /* (p-1)/v x one micro-batch slot */
+    double tp_comm_s;      /* exposed tensor-parallel collectives (m slots) */
+    double cp_comm_s;      /* exposed context-parallel exchange */
+    double pp_comm_s;      /* pipeline sends on the critical path */
+    double dp_comm_s;      /* data-parallel traffic not hidden by compute */
+    double compression_s;  /* codec kernels of every dimension */
+    double optimizer_s;
+    double exposed_comm_s; /* tp + cp + pp + dp */
+    double step_s;         /* the sum of compute, bubble, exposed_comm, compression, optimizer */
+} pp_time;
+
+typedef struct pp_eval {
+    pp_time time;
+    pp_memory mem;
+    int gpus_used;
+    int microbatches;
+    double tokens_per_s;
+    double model_flops_per_step;
+    double hardware_flops_per_step;
+    double model_tflops_per_gpu;
+    double hardware_tflops_per_gpu;
+    double mfu;
+    double peak_tflops; /* of the plan's precision */
+    double bytes_nvlink_per_step; /* bytes one GPU sends over NVLink per step */
+    double bytes_network_per_step;
+} pp_eval;
+
+/* Price a plan that passed pp_plan_check (rules.h). */
+void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out);
+
+/* The step time alone, composed from the terms exactly as pp_evaluate does. */
+double pp_step_time_s(const pp_problem *prob, const pp_plan *plan);
+
+#endif
