@@ -1,0 +1,62 @@
+/*
+ * planner.h: find the best plan of a problem, with proof.
+ *
+ * pp_plan_solve() builds the MIP (formulate/mip.h), solves it with GLPK,
+ * decodes the optimum into a plan, re-prices it with the cost model (a
+ * mismatch is an internal error) and fills a certificate.  With method
+ * "enumerate" it instead prices every valid plan of the same decision space:
+ * the reference the MIP is tested against.
+ */
+#ifndef PARPLAN_PLANNER_H
+#define PARPLAN_PLANNER_H
+
+#include "costmodel.h"
+#include "types.h"
+
+typedef enum { PP_METHOD_MILP = 0, PP_METHOD_ENUMERATE } pp_method;
+typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE, PP_STATUS_EVALUATED } pp_status;
+
+typedef struct pp_plan_options {
+    pp_method method;
+    double time_limit_s;   /* 0 = none (GLPK still gets a generous cap) */
+    int top_k;             /* runner-up plans to list */
+    const char *export_lp;  /* write the MIP in CPLEX LP format, or NULL */
+    const char *export_mps; /* write the MIP in free MPS format, or NULL */
+} pp_plan_options;
+
+void pp_plan_options_init(pp_plan_options *o);
+
+typedef struct pp_candidate {
+    pp_plan plan;
+    pp_eval eval;
+} pp_candidate;
+
+typedef struct pp_certificate {
+    char method[16];   /* "milp" or "enumerate" */
+    char solver[32];   /* "GLPK 5.0" */
+    double objective_s;
+    double best_bound_s;
+    double gap;             /* relative */
+    double lp_relaxation_s; /* root LP value */
+    long nodes;             /* branch-and-bound nodes (milp) */
+    long plans_evaluated;   /* enumerate */
+    double decision_space;  /* valid plans in the space */
+    int rows, cols, binaries;
+    double solve_time_s;
+} pp_certificate;
+
+typedef struct pp_plan_result {
+    pp_status status;
+    pp_candidate best;
+    int n_runner_ups;
+    pp_candidate *runner_ups; /* owned */
+    pp_certificate cert;
+    char infeasible_reason[1024];
+} pp_plan_result;
+
+int pp_plan_solve(const pp_problem *prob, const pp_plan_options *opt, pp_plan_result *res, pp_error *err);
+void pp_plan_result_free(pp_plan_result *res);
+
+const char *pp_status_name(pp_status s);
+
+#endif
