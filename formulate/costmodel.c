@@ -484,21 +484,28 @@ double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
 /* ------------------------------------------------------------------------ */
 /* Memory                                                                     */
 
-void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, double *weights,
-                       double *grads, double *optim)
+void pp_model_state_bytes(double psi, int zero, double d, double *weights, double *grads, double *optim)
 {
     /* Mixed-precision Adam, ZeRO Table 1: 2 + 2 + 12 bytes per parameter,
      * partitioned over the d data-parallel ranks by stage. */
-    double psi = stage_params(prob, plan, stage), d = plan->dp;
-    *weights = ACT_BYTES * psi / (plan->zero >= 3 ? d : 1.0) / GIB;
-    *grads = ACT_BYTES * psi / (plan->zero >= 2 ? d : 1.0) / GIB;
-    *optim = ADAM_STATE_BYTES * psi / (plan->zero >= 1 ? d : 1.0) / GIB;
+    *weights = ACT_BYTES * psi / (zero >= 3 ? d : 1.0);
+    *grads = ACT_BYTES * psi / (zero >= 2 ? d : 1.0);
+    *optim = ADAM_STATE_BYTES * psi / (zero >= 1 ? d : 1.0);
+}
+
+void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, double *weights,
+                       double *grads, double *optim)
+{
+    pp_model_state_bytes(stage_params(prob, plan, stage), plan->zero, plan->dp, weights, grads, optim);
+    *weights /= GIB;
+    *grads /= GIB;
+    *optim /= GIB;
 }
 
 /* Activation bytes one layer keeps for backward, per micro-batch, on one GPU
  * (Korthikanti et al. 2022 §4, generalized to grouped-query attention and
  * gated MLPs).  sbh = micro_batch x local sequence x hidden. */
-static double layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores)
+double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores)
 {
     const pp_model *m = &prob->model;
     double t = plan->tp, s = (double)m->seq_len / plan->cp, b = plan->micro_batch;
@@ -519,13 +526,13 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     const pp_model *m = &prob->model;
     int mb = pp_microbatches(prob, plan);
     bool scores = plan->recompute == PP_RECOMPUTE_NONE && !prob->training.flash_attention;
-    double full_layer = layer_activation_bytes(prob, plan, scores);
+    double full_layer = pp_layer_activation_bytes(prob, plan, scores);
     double per_layer = full_layer, working = 0.0;
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         /* Only each layer's input is kept; one layer is rebuilt at a time. */
         double sbh = (double)m->seq_len / plan->cp * plan->micro_batch * m->hidden;
         per_layer = ACT_BYTES * sbh / (plan->sequence_parallel ? plan->tp : 1.0);
-        working = layer_activation_bytes(prob, plan, !prob->training.flash_attention);
+        working = pp_layer_activation_bytes(prob, plan, !prob->training.flash_attention);
     }
     /* 1F1B: stage i keeps p - i micro-batches in flight, so stage 0 holds p
      * (at most m); interleaving adds (p-1)/(p v) (Korthikanti et al. §4.2.3). */

@@ -121,6 +121,13 @@ typedef struct pp_memory {
     int stage;             /* which stage is the most loaded (0 or pp-1) */
 } pp_memory;
 
+/* Model-state bytes of psi parameters under a ZeRO stage over d ranks
+ * (ZeRO Table 1: mixed-precision Adam, 2 + 2 + 12 bytes per parameter). */
+void pp_model_state_bytes(double psi, int zero, double d, double *weights, double *grads, double *optim);
+/* Activation bytes one layer keeps per micro-batch on one GPU
+ * (Korthikanti et al. 2022 §4); store_scores keeps the s x s softmax. */
+double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores);
+
 /* Model states and activations of one pipeline stage (0 or pp-1). */
 void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage,
                        double *weights, double *grads, double *optim);

@@ -1,0 +1,244 @@
+/*
+ * measurements.c: reading measurement rows into problem + plan pairs (see
+ * measurements.h).  A row states what its source stated; where a source is
+ * silent (micro-batch, interleaving, ZeRO stage) the defaults below are the
+ * framework's own defaults of the time, never values tuned to fit.
+ */
+#include "measurements.h"
+
+#include "error.h"
+#include "rules.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double num_or(const cJSON *obj, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) && v->valuestring ? v->valuestring : dflt;
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+/* Map a row's free-text GPU name to a catalog id. */
+static const char *gpu_id_of(const char *name, double memory_GB)
+{
+    if (contains_ci(name, "h100"))
+        return "h100-sxm5-80gb";
+    if (contains_ci(name, "h200"))
+        return "h200-sxm-141gb";
+    if (contains_ci(name, "a100"))
+        return memory_GB > 0 && memory_GB <= 40 ? "a100-sxm4-40gb" : "a100-sxm4-80gb";
+    if (contains_ci(name, "v100"))
+        return memory_GB > 0 && memory_GB <= 16 ? "v100-sxm2-16gb" : "v100-sxm2-32gb";
+    return NULL;
+}
+
+/* Framework features that change the physics: fused (flash) attention and
+ * overlap of the data-parallel reduction with the backward pass.  Megatron-LM
+ * of 2021-2022 had neither (Narayanan et al. 2021; Korthikanti et al. 2022);
+ * DeepSpeed overlaps (overlap_comm), FSDP and Megatron-Core/NeMo do both. */
+static void framework_features(const char *fw, pp_training *tr)
+{
+    bool megatron_classic = contains_ci(fw, "megatron-lm") && !contains_ci(fw, "core");
+    tr->flash_attention = !(megatron_classic || contains_ci(fw, "deepspeed"));
+    tr->dp_overlap = !megatron_classic;
+}
+
+static pp_recompute recompute_of(const char *s)
+{
+    if (s && strcmp(s, "full") == 0)
+        return PP_RECOMPUTE_FULL;
+    if (s && strcmp(s, "selective") == 0)
+        return PP_RECOMPUTE_SELECTIVE;
+    return PP_RECOMPUTE_NONE;
+}
+
+static int zero_of(const cJSON *cfg, int dp)
+{
+    const cJSON *z = cJSON_GetObjectItemCaseSensitive(cfg, "zero_stage");
+    if (cJSON_IsNumber(z))
+        return z->valueint;
+    if (cJSON_IsString(z))
+        return 3; /* non-standard sharding: the FSDP-like full shard */
+    return dp > 1 ? 1 : 0; /* Megatron-Core's distributed optimizer, NeMo's default */
+}
+
+static bool fill_model(const cJSON *jm, pp_model *m)
+{
+    snprintf(m->name, sizeof m->name, "%s", str_or(jm, "name", "model"));
+    m->layers = (int)num_or(jm, "layers", 0);
+    m->hidden = (int)num_or(jm, "hidden", 0);
+    m->heads = (int)num_or(jm, "heads", 0);
+    m->kv_heads = (int)num_or(jm, "kv_heads", m->heads);
+    m->ffn_hidden = (int)num_or(jm, "ffn_hidden", 4.0 * m->hidden);
+    m->vocab = (int)num_or(jm, "vocab", 0);
+    m->seq_len = (int)num_or(jm, "seq_len", 0);
+    const char *act = str_or(jm, "activation", "gelu");
+    m->gated_mlp = contains_ci(act, "swiglu") || contains_ci(act, "silu") || contains_ci(act, "geglu");
+    m->tie_embeddings = true;
+    return m->layers > 0 && m->hidden > 0 && m->heads > 0 && m->vocab > 0 && m->seq_len > 0 &&
+           m->hidden % m->heads == 0 && m->kv_heads > 0 && m->heads % m->kv_heads == 0;
+}
+
+static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement *row)
+{
+    const char *id = gpu_id_of(str_or(jc, "gpu", ""), num_or(jc, "gpu_memory_GB", 0));
+    const pp_gpu *gpu = id ? pp_catalog_gpu(cat, id) : NULL;
+    if (!gpu)
+        return false;
+    snprintf(row->gpu_id, sizeof row->gpu_id, "%s", id);
+    pp_cluster *c = &row->prob.cluster;
+    c->gpu = *gpu;
+    c->gpus_per_node = (int)num_or(jc, "gpus_per_node", gpu->gpus_per_node);
+    long gpus = (long)num_or(jc, "gpus", 0);
+    if (c->gpus_per_node <= 0 || gpus <= 0)
+        return false;
+    if (gpus < c->gpus_per_node)
+        c->gpus_per_node = (int)gpus;
+    c->nodes = gpus / c->gpus_per_node;
+    /* Rows give NVLink as both directions summed; parplan uses one direction. */
+    double nvl = num_or(jc, "intra_node_GBps", 0);
+    c->intra_node_GBps = nvl > 0 ? nvl / 2.0 : gpu->nvlink_GBps;
+    double net = num_or(jc, "inter_node_Gbps_per_gpu", 0);
+    c->inter_node_Gbps = net > 0 ? net : gpu->network_Gbps;
+    return c->nodes * c->gpus_per_node == gpus;
+}
+
+static void problem_defaults(pp_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->memory_headroom = 0.10;
+    p->n_codecs = 1;
+    snprintf(p->codecs[0].id, sizeof p->codecs[0].id, "none");
+    p->codecs[0].lossless_ratio = 1.0;
+    p->compress_min_bytes = 1048576;
+    p->has_cluster = true;
+}
+
+static bool fill_plan(const cJSON *cfg, pp_measurement *row)
+{
+    pp_plan *pl = &row->plan;
+    memset(pl, 0, sizeof *pl);
+    pl->tp = (int)num_or(cfg, "t", 1);
+    pl->pp = (int)num_or(cfg, "p", 1);
+    pl->dp = (int)num_or(cfg, "d", 1);
+    pl->cp = (int)num_or(cfg, "cp", 1);
+    pl->micro_batch = (int)num_or(cfg, "micro_batch", 1);
+    pl->virtual_stages = (int)num_or(cfg, "virtual_stages", 1);
+    pl->zero = zero_of(cfg, pl->dp);
+    pl->recompute = recompute_of(str_or(cfg, "recompute", "none"));
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(cfg, "seq_parallel");
+    /* Megatron-Core (NeMo) turns sequence parallelism on with TP by default. */
+    pl->sequence_parallel = cJSON_IsBool(sp) ? cJSON_IsTrue(sp) : (pl->tp > 1 && row->prob.training.flash_attention);
+    if (pl->tp < 2)
+        pl->sequence_parallel = false;
+    pl->tp_mode = PP_TP_1D;
+    pl->tp_depth = 1;
+    row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
+    const char *prec = str_or(cfg, "precision", "bf16");
+    row->prob.training.precision = contains_ci(prec, "fp8") ? PP_PREC_FP8
+                                   : (contains_ci(prec, "fp16") && !contains_ci(prec, "bf16")) ? PP_PREC_FP16
+                                                                                                : PP_PREC_BF16;
+    if (row->prob.cluster.gpu.peak_tflops[row->prob.training.precision] <= 0)
+        row->prob.training.precision = PP_PREC_FP16;
+    return row->prob.training.global_batch > 0;
+}
+
+static void fill_measured(const cJSON *meas, pp_measurement *row)
+{
+    double it = num_or(meas, "iteration_s", 0);
+    if (it <= 0)
+        it = num_or(meas, "iteration_s_derived", 0);
+    row->has_time = it > 0;
+    row->iteration_s = it;
+    double states = num_or(meas, "memory_GiB_params_plus_optimizer", 0);
+    double act = num_or(meas, "memory_GiB_activations", 0);
+    row->has_memory = states > 0 && act > 0;
+    row->mem_states_gib = states;
+    row->mem_activations_gib = act;
+}
+
+static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *row)
+{
+    memset(row, 0, sizeof *row);
+    problem_defaults(&row->prob);
+    snprintf(row->id, sizeof row->id, "%s", str_or(jrow, "id", "?"));
+    snprintf(row->group, sizeof row->group, "%s", str_or(jrow, "source_group", "?"));
+    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(jrow, "config");
+    const cJSON *meas = cJSON_GetObjectItemCaseSensitive(jrow, "measured");
+    const cJSON *jm = cJSON_GetObjectItemCaseSensitive(jrow, "model");
+    if (!cJSON_IsObject(cfg) || !cJSON_IsObject(meas) || !cJSON_IsObject(jm))
+        return false;
+    row->params_b = num_or(jm, "params_b", 0);
+    row->model_states_GB = num_or(meas, "memory_GB_model_states", 0);
+    row->has_model_states = row->params_b > 0 && row->model_states_GB > 0;
+    if (!fill_model(jm, &row->prob.model))
+        return false;
+    framework_features(str_or(cfg, "framework", ""), &row->prob.training);
+    if (!fill_cluster(cJSON_GetObjectItemCaseSensitive(jrow, "cluster"), cat, row))
+        return false;
+    if (!fill_plan(cfg, row))
+        return false;
+    fill_measured(meas, row);
+    pp_error err;
+    return pp_plan_check(&row->prob, &row->plan, &err) == PP_OK && (row->has_time || row->has_memory);
+}
+
+int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
+{
+    memset(set, 0, sizeof *set);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = pp_read_file(path, &text, &len, err);
+    if (rc)
+        return rc;
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    free(text);
+    if (!cJSON_IsArray(doc)) {
+        cJSON_Delete(doc);
+        return pp_error_set(err, PP_EINPUT, path, "expected a JSON array of measurement rows");
+    }
+    int n = cJSON_GetArraySize(doc);
+    set->rows = calloc(n > 0 ? (size_t)n : 1, sizeof *set->rows);
+    if (!set->rows) {
+        cJSON_Delete(doc);
+        return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
+    }
+    const cJSON *jrow;
+    cJSON_ArrayForEach(jrow, doc)
+    {
+        if (fill_row(jrow, cat, &set->rows[set->n]))
+            set->n++;
+        else
+            set->n_skipped++;
+    }
+    cJSON_Delete(doc);
+    return PP_OK;
+}
+
+void pp_measurements_free(pp_measurement_set *set)
+{
+    free(set->rows);
+    memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,41 @@
+/*
+ * measurements.h: published (or your own) training measurements, turned into
+ * problems and plans the cost model can price.
+ *
+ * The rows follow the schema of ../shared/calibration/published-calibration.json
+ * (docs/calibration.md): model shape, cluster, parallel configuration and what
+ * was measured.  `parplan calibrate` fits the efficiency parameters of each
+ * GPU to them; `parplan accuracy` scores the model against them.
+ */
+#ifndef PARPLAN_MEASUREMENTS_H
+#define PARPLAN_MEASUREMENTS_H
+
+#include "problem.h"
+#include "types.h"
+
+typedef struct pp_measurement {
+    char id[160];
+    char group[64];
+    char gpu_id[PP_ID_LEN];
+    pp_problem prob;
+    pp_plan plan;
+    bool has_time;      /* iteration time usable for scoring */
+    double iteration_s; /* measured, else derived by the source's formula */
+    bool has_memory;    /* per-GPU memory parts given */
+    double mem_states_gib, mem_activations_gib;
+    bool has_model_states; /* ZeRO Table 1 style: model-state GB only */
+    double params_b, model_states_GB;
+} pp_measurement;
+
+typedef struct pp_measurement_set {
+    int n;
+    pp_measurement *rows; /* owned */
+    int n_skipped;        /* rows that carry nothing the model can price */
+} pp_measurement_set;
+
+/* Load rows; rows whose configuration breaks a plan rule or names a GPU
+ * missing from the catalog are skipped and counted, never guessed. */
+int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err);
+void pp_measurements_free(pp_measurement_set *set);
+
+#endif
