@@ -45,6 +45,9 @@ pp_jpath pp_jpath_index(const pp_jpath *parent, int index);
  * PP_EINPUT. */
 int pp_json_fail(pp_error *err, const pp_jpath *at, const char *fmt, ...) PP_PRINTF(3, 4);
 
+/* "expected WHAT, found <pp_json_describe(item)>"; returns PP_EINPUT. */
+int pp_json_fail_expected(pp_error *err, const pp_jpath *at, const char *what, const cJSON *item);
+
 /* "the number 1.5", "the string 'x'", "an array", "an object", "true",
  * "null": what a message says it found. */
 void pp_json_describe(const cJSON *item, char *buf, size_t cap);
@@ -54,6 +57,10 @@ void pp_json_describe(const cJSON *item, char *buf, size_t cap);
 void pp_json_quote(const char *word, char *buf, size_t cap);
 
 /* ---- documents ---------------------------------------------------------- */
+
+/* Read a file whole (pp_read_file) and make sure it is text: a NUL byte
+ * inside is an error.  *text is freed with free(). */
+int pp_json_read_text(const char *path, char **text, pp_error *err);
 
 /* Read a file whole and parse it as a JSON object (pp_json_parse_object).
  * The file's path is the origin of every message. */
@@ -90,6 +97,8 @@ int pp_json_as_long(const cJSON *item, const pp_jpath *at, long lo, long hi, lon
 int pp_json_as_int(const cJSON *item, const pp_jpath *at, int lo, int hi, int *out, pp_error *err);
 /* A finite number in lo..hi (inclusive). */
 int pp_json_as_double(const cJSON *item, const pp_jpath *at, double lo, double hi, double *out, pp_error *err);
+/* A finite number > 0 and <= hi. */
+int pp_json_as_positive(const cJSON *item, const pp_jpath *at, double hi, double *out, pp_error *err);
 int pp_json_as_bool(const cJSON *item, const pp_jpath *at, bool *out, pp_error *err);
 /* A string of at most cap-1 bytes, copied into out. */
 int pp_json_as_string(const cJSON *item, const pp_jpath *at, char *out, size_t cap, pp_error *err);
@@ -106,6 +115,8 @@ int pp_json_int(const cJSON *obj, const pp_jpath *at, const char *key, pp_presen
                 pp_error *err);
 int pp_json_double(const cJSON *obj, const pp_jpath *at, const char *key, pp_presence need, double lo, double hi,
                    double *out, pp_error *err);
+int pp_json_positive(const cJSON *obj, const pp_jpath *at, const char *key, pp_presence need, double hi,
+                     double *out, pp_error *err);
 int pp_json_bool(const cJSON *obj, const pp_jpath *at, const char *key, pp_presence need, bool *out, pp_error *err);
 int pp_json_string(const cJSON *obj, const pp_jpath *at, const char *key, pp_presence need, char *out, size_t cap,
                    pp_error *err);

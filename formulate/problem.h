@@ -41,6 +41,10 @@ typedef struct pp_catalog {
     pp_catalog_cluster *clusters;
     int n_codecs;
     pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is "none" */
+    /* Added by the input layer: */
+    double compress_min_bytes;            /* codecs.json's threshold */
+    pp_efficiency efficiency_default;     /* efficiency.json's "default" */
+    char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
 } pp_catalog;
 
 /* Where the catalogs live: $PARPLAN_DATA_DIR if set, else the source tree's
@@ -53,13 +57,39 @@ const char *pp_default_data_dir(void);
 int pp_catalog_load(const char *data_dir, pp_catalog *cat, pp_error *err);
 void pp_catalog_free(pp_catalog *cat);
 
+/* The ids of one catalog, by index (for listings and suggestions). */
+typedef enum { PP_CATALOG_GPUS, PP_CATALOG_MODELS, PP_CATALOG_CLUSTERS, PP_CATALOG_CODECS } pp_catalog_kind;
+int pp_catalog_count(const pp_catalog *cat, pp_catalog_kind kind);
+const char *pp_catalog_id(const pp_catalog *cat, pp_catalog_kind kind, int i);
+
 const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id);
+const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const char *id);
 const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id);
 int pp_catalog_codec_index(const pp_catalog *cat, const char *id); /* -1 if absent */
+
+/* The built-in efficiency parameters, used when data/efficiency.json is
+ * absent (and for keys an efficiency entry leaves out): gemm 0.75,
+ * attention 0.5, hbm 0.7, nvlink 0.75, network 0.8, kernel_us 5,
+ * nvlink_latency_us 5, network_latency_us 10. */
+void pp_efficiency_init(pp_efficiency *e);
 
 /* Apply a calibration override (the file `parplan calibrate` writes) to the
  * efficiency parameters of the catalog's GPUs. */
 int pp_catalog_apply_efficiency(pp_catalog *cat, const char *path, pp_error *err);
+
+/* Every default of a problem, set in one place: memory_headroom 0.10,
+ * error_tolerance dp 0.02 / tp 0 / pp 0 (lossy codecs only on DP gradients;
+ * lossless ones have rel_error 0 and are always allowed), compress_min_bytes
+ * 1 MiB, flash_attention and dp_overlap on, precision bf16, objective
+ * min_step_time, TP kept inside a node, codecs = just "none".  The parser
+ * then takes codecs and compress_min_bytes from the catalog. */
+void pp_problem_init(pp_problem *p);
+
+/* The plan defaults of the contract (see pp_plan_parse); tp, pp and dp 1. */
+void pp_plan_init(pp_plan *plan);
+
+/* Total GPUs of the problem's cluster (0 without a cluster). */
+long pp_problem_gpus(const pp_problem *p);
 
 /* Parse a problem.  origin names the source in messages (a file name).
  * Relative paths inside (hf_config) are resolved against base_dir (may be
@@ -78,7 +108,7 @@ int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *p
 int pp_plan_load(const char *path, const pp_problem *prob, pp_plan *out, pp_error *err);
 
 /* Read a whole file into a NUL-terminated heap buffer (caller frees).
- * Refuses files over 64 MiB. */
+ * Refuses files over 64 MiB.  "-" reads standard input. */
 int pp_read_file(const char *path, char **out, size_t *len, pp_error *err);
 
 /* Names of enumerations, for parsing and printing. */

@@ -1,0 +1,768 @@
+/*
+ * catalog.c: the data catalogs of data/ (gpus.json, models.json,
+ * clusters.json, codecs.json, efficiency.json; formats in data/SCHEMA.md).
+ *
+ * The catalogs are read once per run into plain arrays and checked as
+ * strictly as problems are: unknown keys, duplicate ids, dangling references
+ * (a cluster's GPU, a GPU's efficiency_from) and out-of-range figures are
+ * errors naming the file and the JSON path.  Every entry must carry its
+ * `source`, because every number parplan prints should be traceable.
+ *
+ * Efficiency parameters are layered: the built-in values of
+ * pp_efficiency_init(), then efficiency.json if present, then whatever
+ * calibration file the user applies with pp_catalog_apply_efficiency().  In a
+ * file, a GPU takes its own entry, else that of its efficiency_from GPU, else
+ * the file's "default"; an entry's missing keys come from the file's default,
+ * whose missing keys come from what was in force before.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "shapes_json.h"
+
+#ifndef PARPLAN_SOURCE_DATA_DIR
+#define PARPLAN_SOURCE_DATA_DIR "data"
+#endif
+#ifndef PARPLAN_INSTALL_DATA_DIR
+#define PARPLAN_INSTALL_DATA_DIR "/usr/local/share/parplan"
+#endif
+
+#define MAX_CATALOG_ENTRIES 10000
+#define MAX_NODES 10000000L
+
+static const char *const gpus_file_keys[] = {"gpus", "description", "source", NULL};
+static const char *const gpu_entry_keys[] = {"id",          "name",          "peak_tflops",
+                                             "memory_gib",  "hbm_GBps",      "nvlink_GBps",
+                                             "network_Gbps", "gpus_per_node", "system",
+                                             "usd_per_gpu_hour_example", "efficiency_from", "source",
+                                             "notes",       NULL};
+static const char *const models_file_keys[] = {"models", "description", "source", NULL};
+static const char *const model_entry_keys[] = {"id",    "name",     "layers",    "hidden", "heads",
+                                               "kv_heads", "ffn_hidden", "gated_mlp", "tie_embeddings",
+                                               "vocab", "seq_len",  "params_b",  "source", "notes", NULL};
+static const char *const clusters_file_keys[] = {"clusters", "description", "source", NULL};
+static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",
+                                                 "gpus_per_node", "nodes", "intra_node_GBps",
+                                                 "inter_node_Gbps", "source", "notes", NULL};
+static const char *const codecs_file_keys[] = {"codecs", "compress_min_bytes", "description", "source", NULL};
+static const char *const codec_entry_keys[] = {"id",       "name",          "kind",            "bits_per_value",
+                                               "ratio",    "compress_GBps", "decompress_GBps", "rel_error",
+                                               "source",   "notes",         NULL};
+static const char *const efficiency_file_keys[] = {"source", "description", "gpus", "default", NULL};
+
+/* ---- efficiency parameters -------------------------------------------------- */
+
+void pp_efficiency_init(pp_efficiency *e)
+{
+    memset(e, 0, sizeof *e);
+    e->gemm = 0.75;
+    e->attention = 0.5;
+    e->hbm = 0.7;
+    e->nvlink = 0.75;
+    e->network = 0.8;
+    e->kernel_us = 5;
+    e->nvlink_latency_us = 5;
+    e->network_latency_us = 10;
+    snprintf(e->source, sizeof e->source, "built-in defaults (pp_efficiency_init)");
+}
+
+typedef struct eff_field {
+    const char *key;
+    size_t offset; /* of the double in pp_efficiency */
+    bool fraction; /* in (0, 1]; else a time in microseconds, 0..1e6 */
+} eff_field;
+
+static const eff_field eff_fields[] = {
+    {"gemm", offsetof(pp_efficiency, gemm), true},
+    {"attention", offsetof(pp_efficiency, attention), true},
+    {"hbm", offsetof(pp_efficiency, hbm), true},
+    {"nvlink", offsetof(pp_efficiency, nvlink), true},
+    {"network", offsetof(pp_efficiency, network), true},
+    {"kernel_us", offsetof(pp_efficiency, kernel_us), false},
+    {"nvlink_latency_us", offsetof(pp_efficiency, nvlink_latency_us), false},
+    {"network_latency_us", offsetof(pp_efficiency, network_latency_us), false},
+};
+#define N_EFF_FIELDS ((int)(sizeof eff_fields / sizeof eff_fields[0]))
+
+/* One entry of an efficiency file, over base; source names the entry. */
+static int read_eff_entry(const cJSON *obj, const pp_jpath *at, const pp_efficiency *base, const char *source,
+                          pp_efficiency *out, pp_error *err)
+{
+    const char *keys[N_EFF_FIELDS + 1];
+    for (int i = 0; i < N_EFF_FIELDS; i++)
+        keys[i] = eff_fields[i].key;
+    keys[N_EFF_FIELDS] = NULL;
+    int rc = pp_json_expect_object(obj, at, err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, keys, err);
+    *out = *base;
+    for (int i = 0; i < N_EFF_FIELDS && !rc; i++) {
+        const eff_field *f = &eff_fields[i];
+        double *v = (double *)((char *)out + f->offset);
+        rc = f->fraction ? pp_json_positive(obj, at, f->key, PP_OPTIONAL, 1.0, v, err)
+                         : pp_json_double(obj, at, f->key, PP_OPTIONAL, 0, 1e6, v, err);
+    }
+    snprintf(out->source, sizeof out->source, "%s", source);
+    return rc;
+}
+
+/* ---- lookups ------------------------------------------------------------------ */
+
+int pp_catalog_count(const pp_catalog *cat, pp_catalog_kind kind)
+{
+    if (!cat)
+        return 0;
+    switch (kind) {
+    case PP_CATALOG_GPUS: return cat->n_gpus;
+    case PP_CATALOG_MODELS: return cat->n_models;
+    case PP_CATALOG_CLUSTERS: return cat->n_clusters;
+    case PP_CATALOG_CODECS: return cat->n_codecs;
+    }
+    return 0;
+}
+
+const char *pp_catalog_id(const pp_catalog *cat, pp_catalog_kind kind, int i)
+{
+    if (i < 0 || i >= pp_catalog_count(cat, kind))
+        return NULL;
+    switch (kind) {
+    case PP_CATALOG_GPUS: return cat->gpus[i].id;
+    case PP_CATALOG_MODELS: return cat->models[i].id;
+    case PP_CATALOG_CLUSTERS: return cat->clusters[i].id;
+    case PP_CATALOG_CODECS: return cat->codecs[i].id;
+    }
+    return NULL;
+}
+
+static int find_id(const pp_catalog *cat, pp_catalog_kind kind, const char *id)
+{
+    int n = pp_catalog_count(cat, kind);
+    for (int i = 0; i < n; i++)
+        if (strcmp(pp_catalog_id(cat, kind, i), id) == 0)
+            return i;
+    return -1;
+}
+
+const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id)
+{
+    int i = find_id(cat, PP_CATALOG_GPUS, id);
+    return i < 0 ? NULL : &cat->gpus[i];
+}
+
+const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id)
+{
+    int i = find_id(cat, PP_CATALOG_MODELS, id);
+    return i < 0 ? NULL : &cat->models[i];
+}
+
+const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const char *id)
+{
+    int i = find_id(cat, PP_CATALOG_CLUSTERS, id);
+    return i < 0 ? NULL : &cat->clusters[i];
+}
+
+int pp_catalog_codec_index(const pp_catalog *cat, const char *id)
+{
+    return find_id(cat, PP_CATALOG_CODECS, id);
+}
+
+/* ---- messages naming catalog ids ---------------------------------------------- */
+
+typedef struct id_list {
+    const pp_catalog *cat;
+    pp_catalog_kind kind;
+} id_list;
+
+static const char *id_list_at(const void *ctx, int i)
+{
+    const id_list *l = ctx;
+    return pp_catalog_id(l->cat, l->kind, i);
+}
+
+static const char *kind_noun(pp_catalog_kind kind)
+{
+    switch (kind) {
+    case PP_CATALOG_GPUS: return "a GPU id of gpus.json";
+    case PP_CATALOG_MODELS: return "a model id of models.json";
+    case PP_CATALOG_CLUSTERS: return "a cluster id of clusters.json";
+    case PP_CATALOG_CODECS: return "a codec id of codecs.json";
+    }
+    return "an id";
+}
+
+int pp_catalog_fail_unknown(const pp_catalog *cat, pp_catalog_kind kind, const char *id, const pp_jpath *at,
+                            pp_error *err)
+{
+    id_list l = {cat, kind};
+    int n = pp_catalog_count(cat, kind);
+    char names[600], hint[96], quoted[64];
+    pp_name_list(id_list_at, &l, n, names, sizeof names);
+    pp_did_you_mean(id, id_list_at, &l, n, hint, sizeof hint);
+    pp_json_quote(id, quoted, sizeof quoted);
+    return pp_json_fail(err, at, "expected %s (%s), found %s%s", kind_noun(kind), names, quoted, hint);
+}
+
+/* ---- reading catalog files ----------------------------------------------------- */
+
+/* Load data_dir/name into *doc; an absent optional file leaves *doc NULL. */
+static int open_catalog_file(const pp_catalog *cat, const char *name, bool required, char *path, size_t cap,
+                             cJSON **doc, pp_error *err)
+{
+    *doc = NULL;
+    snprintf(path, cap, "%s/%s", cat->data_dir, name);
+    struct stat st;
+    if (!required && stat(path, &st) != 0 && errno == ENOENT)
+        return PP_OK;
+    return pp_json_load_object(path, doc, err);
+}
+
+/* doc[key]: a non-empty list of at most max objects. */
+static int entry_list(const cJSON *doc, const pp_jpath *root, const char *key, int max, const cJSON **list,
+                      pp_error *err)
+{
+    *list = pp_json_member(doc, key);
+    pp_jpath at = pp_jpath_key(root, key);
+    if (!*list)
+        return pp_json_missing(root, key, err);
+    int rc = pp_json_expect_array(*list, &at, err);
+    if (rc)
+        return rc;
+    int n = cJSON_GetArraySize(*list);
+    if (n < 1 || n > max)
+        return pp_json_fail(err, &at, "expected a list of 1..%d entries, found %d", max, n);
+    return PP_OK;
+}
+
+/* Every entry cites where its numbers come from. */
+static int check_source(const cJSON *obj, const pp_jpath *at, pp_error *err)
+{
+    const cJSON *src = pp_json_member(obj, "source");
+    pp_jpath here = pp_jpath_key(at, "source");
+    if (!src)
+        return pp_json_missing(at, "source", err);
+    if (!cJSON_IsString(src) && !cJSON_IsObject(src))
+        return pp_json_fail_expected(err, &here, "a citation (a string or an object)", src);
+    return PP_OK;
+}
+
+/* The id of entry i: non-empty, unique among the first i. */
+static int read_entry_id(const cJSON *obj, const pp_jpath *at, const pp_catalog *cat, pp_catalog_kind kind, int i,
+                         char *id, pp_error *err)
+{
+    pp_jpath here = pp_jpath_key(at, "id");
+    int rc = pp_json_string(obj, at, "id", PP_REQUIRED, id, PP_ID_LEN, err);
+    if (rc)
+        return rc;
+    if (!id[0])
+        return pp_json_fail(err, &here, "expected a non-empty id, found ''");
+    for (int j = 0; j < i; j++)
+        if (strcmp(pp_catalog_id(cat, kind, j), id) == 0)
+            return pp_json_fail(err, &here, "expected a unique id, found '%s' again (also entry %d)", id, j);
+    return PP_OK;
+}
+
+/* Check an entry's shape: an object, with only allowed keys and a source. */
+static int check_entry(const cJSON *obj, const pp_jpath *at, const char *const *keys, pp_error *err)
+{
+    int rc = pp_json_expect_object(obj, at, err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, keys, err);
+    return rc ? rc : check_source(obj, at, err);
+}
+
+/* ---- gpus.json ----------------------------------------------------------------- */
+
+static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
+{
+    pp_gpu *g = &cat->gpus[i];
+    char system[PP_NAME_LEN];
+    memset(g, 0, sizeof *g);
+    pp_efficiency_init(&g->eff);
+    int rc = check_entry(obj, at, gpu_entry_keys, err);
+    if (!rc)
+        rc = read_entry_id(obj, at, cat, PP_CATALOG_GPUS, i, g->id, err);
+    if (!rc)
+        rc = pp_gpu_read(obj, at, PP_REQUIRED, PP_PREC_BF16, g, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "system", PP_OPTIONAL, system, sizeof system, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "usd_per_gpu_hour_example", PP_OPTIONAL, 0, 1e4, &g->usd_per_gpu_hour, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "efficiency_from", PP_OPTIONAL, cat->gpu_efficiency_from[i], PP_ID_LEN, err);
+    return rc;
+}
+
+/* efficiency_from must name a GPU of the catalog. */
+static int check_efficiency_from(const pp_catalog *cat, const pp_jpath *list_at, pp_error *err)
+{
+    for (int i = 0; i < cat->n_gpus; i++) {
+        const char *from = cat->gpu_efficiency_from[i];
+        if (from[0] && !pp_catalog_gpu(cat, from)) {
+            pp_jpath at = pp_jpath_index(list_at, i);
+            pp_jpath here = pp_jpath_key(&at, "efficiency_from");
+            return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, from, &here, err);
+        }
+    }
+    return PP_OK;
+}
+
+static int read_gpu_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+{
+    int n = cJSON_GetArraySize(list);
+    cat->gpus = calloc((size_t)n, sizeof *cat->gpus);
+    cat->gpu_efficiency_from = calloc((size_t)n, sizeof *cat->gpu_efficiency_from);
+    if (!cat->gpus || !cat->gpu_efficiency_from)
+        return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        pp_jpath at = pp_jpath_index(list_at, cat->n_gpus);
+        int rc = read_gpu_entry(cat, item, &at, cat->n_gpus, err);
+        if (rc)
+            return rc;
+        cat->n_gpus++;
+    }
+    return check_efficiency_from(cat, list_at, err);
+}
+
+static int load_gpus(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "gpus.json", true, path, sizeof path, &doc, err);
+    if (rc)
+        return rc;
+    pp_jpath root = pp_jpath_root(path);
+    const cJSON *list = NULL;
+    rc = pp_json_check_keys(doc, &root, gpus_file_keys, err);
+    if (!rc)
+        rc = entry_list(doc, &root, "gpus", MAX_CATALOG_ENTRIES, &list, err);
+    if (!rc) {
+        pp_jpath list_at = pp_jpath_key(&root, "gpus");
+        rc = read_gpu_list(cat, list, &list_at, err);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ---- models.json ---------------------------------------------------------------- */
+
+static int read_model_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
+{
+    pp_catalog_model *cm = &cat->models[i];
+    memset(cm, 0, sizeof *cm);
+    int rc = check_entry(obj, at, model_entry_keys, err);
+    if (!rc)
+        rc = read_entry_id(obj, at, cat, PP_CATALOG_MODELS, i, cm->id, err);
+    if (!rc)
+        rc = pp_model_read(obj, at, &cm->model, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "params_b", PP_OPTIONAL, 0, 1e6, &cm->params_b, err);
+    if (!rc && !pp_json_member(obj, "name"))
+        snprintf(cm->model.name, sizeof cm->model.name, "%s", cm->id);
+    return rc;
+}
+
+static int read_model_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+{
+    cat->models = calloc((size_t)cJSON_GetArraySize(list), sizeof *cat->models);
+    if (!cat->models)
+        return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        pp_jpath at = pp_jpath_index(list_at, cat->n_models);
+        int rc = read_model_entry(cat, item, &at, cat->n_models, err);
+        if (rc)
+            return rc;
+        cat->n_models++;
+    }
+    return PP_OK;
+}
+
+static int load_models(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "models.json", true, path, sizeof path, &doc, err);
+    if (rc)
+        return rc;
+    pp_jpath root = pp_jpath_root(path);
+    const cJSON *list = NULL;
+    rc = pp_json_check_keys(doc, &root, models_file_keys, err);
+    if (!rc)
+        rc = entry_list(doc, &root, "models", MAX_CATALOG_ENTRIES, &list, err);
+    if (!rc) {
+        pp_jpath list_at = pp_jpath_key(&root, "models");
+        rc = read_model_list(cat, list, &list_at, err);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ---- clusters.json ---------------------------------------------------------------- */
+
+/* A cluster's GPU must be in the catalog; its links default to the GPU's. */
+static int read_cluster_gpu(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, pp_catalog_cluster *c,
+                            pp_error *err)
+{
+    pp_jpath here = pp_jpath_key(at, "gpu");
+    int rc = pp_json_string(obj, at, "gpu", PP_REQUIRED, c->gpu_id, sizeof c->gpu_id, err);
+    if (rc)
+        return rc;
+    const pp_gpu *g = pp_catalog_gpu(cat, c->gpu_id);
+    if (!g)
+        return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, c->gpu_id, &here, err);
+    c->gpus_per_node = g->gpus_per_node;
+    c->intra_node_GBps = g->nvlink_GBps;
+    c->inter_node_Gbps = g->network_Gbps;
+    return PP_OK;
+}
+
+static int read_cluster_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
+{
+    pp_catalog_cluster *c = &cat->clusters[i];
+    char name[PP_NAME_LEN];
+    memset(c, 0, sizeof *c);
+    int rc = check_entry(obj, at, cluster_entry_keys, err);
+    if (!rc)
+        rc = read_entry_id(obj, at, cat, PP_CATALOG_CLUSTERS, i, c->id, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "name", PP_OPTIONAL, name, sizeof name, err);
+    if (!rc)
+        rc = read_cluster_gpu(cat, obj, at, c, err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "gpus_per_node", PP_OPTIONAL, 1, PP_MAX_GPUS_PER_NODE, &c->gpus_per_node, err);
+    if (!rc)
+        rc = pp_json_long(obj, at, "nodes", PP_REQUIRED, 1, MAX_NODES, &c->nodes, err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "intra_node_GBps", PP_OPTIONAL, 1e7, &c->intra_node_GBps, err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "inter_node_Gbps", PP_OPTIONAL, 1e7, &c->inter_node_Gbps, err);
+    return rc;
+}
+
+static int read_cluster_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+{
+    cat->clusters = calloc((size_t)cJSON_GetArraySize(list), sizeof *cat->clusters);
+    if (!cat->clusters)
+        return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        pp_jpath at = pp_jpath_index(list_at, cat->n_clusters);
+        int rc = read_cluster_entry(cat, item, &at, cat->n_clusters, err);
+        if (rc)
+            return rc;
+        cat->n_clusters++;
+    }
+    return PP_OK;
+}
+
+static int load_clusters(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "clusters.json", true, path, sizeof path, &doc, err);
+    if (rc)
+        return rc;
+    pp_jpath root = pp_jpath_root(path);
+    const cJSON *list = NULL;
+    rc = pp_json_check_keys(doc, &root, clusters_file_keys, err);
+    if (!rc)
+        rc = entry_list(doc, &root, "clusters", MAX_CATALOG_ENTRIES, &list, err);
+    if (!rc) {
+        pp_jpath list_at = pp_jpath_key(&root, "clusters");
+        rc = read_cluster_list(cat, list, &list_at, err);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ---- codecs.json ------------------------------------------------------------------ */
+
+typedef enum { CODEC_NONE = 0, CODEC_LOSSY, CODEC_LOSSLESS } codec_kind;
+static const char *const codec_kind_names[] = {"none", "lossy", "lossless"};
+
+/* Keys that only some kinds may carry. */
+static int check_codec_kind_keys(const cJSON *obj, const pp_jpath *at, codec_kind kind, pp_error *err)
+{
+    static const char *const lossy_only[] = {"bits_per_value", NULL};
+    static const char *const lossless_only[] = {"ratio", NULL};
+    static const char *const none_never[] = {"bits_per_value", "ratio", "rel_error", NULL};
+    const char *const *banned = kind == CODEC_LOSSY ? lossless_only : kind == CODEC_LOSSLESS ? lossy_only : none_never;
+    for (; *banned; banned++)
+        if (pp_json_member(obj, *banned)) {
+            pp_jpath here = pp_jpath_key(at, *banned);
+            return pp_json_fail(err, &here, "expected no '%s' in a codec of kind '%s', found one", *banned,
+                                codec_kind_names[kind]);
+        }
+    return PP_OK;
+}
+
+/* The figures of a codec of the given kind (none has none). */
+static int read_codec_figures(const cJSON *obj, const pp_jpath *at, codec_kind kind, pp_codec *c, pp_error *err)
+{
+    int rc = check_codec_kind_keys(obj, at, kind, err);
+    c->lossy = kind == CODEC_LOSSY;
+    c->lossless_ratio = 1;
+    if (!rc && kind == CODEC_LOSSY)
+        rc = pp_json_positive(obj, at, "bits_per_value", PP_REQUIRED, 64, &c->bits_per_value, err);
+    if (!rc && kind == CODEC_LOSSY)
+        rc = pp_json_double(obj, at, "rel_error", PP_REQUIRED, 0, 1, &c->rel_error, err);
+    if (!rc && kind == CODEC_LOSSLESS)
+        rc = pp_json_double(obj, at, "ratio", PP_REQUIRED, 1, 1000, &c->lossless_ratio, err);
+    if (!rc && kind == CODEC_LOSSLESS)
+        rc = pp_json_double(obj, at, "rel_error", PP_OPTIONAL, 0, 0, &c->rel_error, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "compress_GBps", PP_OPTIONAL, 0, 1e7, &c->compress_GBps, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "decompress_GBps", PP_OPTIONAL, 0, 1e7, &c->decompress_GBps, err);
+    return rc;
+}
+
+/* Entry 0 must be the identity codec "none", and only it may be of kind none. */
+static int check_codec_position(const pp_codec *c, codec_kind kind, const pp_jpath *at, int i, pp_error *err)
+{
+    pp_jpath here = pp_jpath_key(at, i == 0 ? "id" : "kind");
+    if (i == 0 && (strcmp(c->id, "none") != 0 || kind != CODEC_NONE))
+        return pp_json_fail(err, &here, "expected the codec 'none' of kind 'none' first, found '%s'", c->id);
+    if (i > 0 && kind == CODEC_NONE)
+        return pp_json_fail(err, &here, "expected 'lossy' or 'lossless' (only the first codec is 'none'), "
+                                        "found 'none'");
+    return PP_OK;
+}
+
+static int read_codec_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
+{
+    pp_codec *c = &cat->codecs[i];
+    char name[PP_NAME_LEN];
+    int kind = CODEC_NONE;
+    memset(c, 0, sizeof *c);
+    int rc = check_entry(obj, at, codec_entry_keys, err);
+    if (!rc)
+        rc = read_entry_id(obj, at, cat, PP_CATALOG_CODECS, i, c->id, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "name", PP_OPTIONAL, name, sizeof name, err);
+    if (!rc)
+        rc = pp_json_enum(obj, at, "kind", PP_REQUIRED, codec_kind_names, 3, &kind, err);
+    if (!rc)
+        rc = check_codec_position(c, (codec_kind)kind, at, i, err);
+    return rc ? rc : read_codec_figures(obj, at, (codec_kind)kind, c, err);
+}
+
+static int read_codec_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        pp_jpath at = pp_jpath_index(list_at, cat->n_codecs);
+        int rc = read_codec_entry(cat, item, &at, cat->n_codecs, err);
+        if (rc)
+            return rc;
+        cat->n_codecs++;
+    }
+    return PP_OK;
+}
+
+static int load_codecs(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "codecs.json", true, path, sizeof path, &doc, err);
+    if (rc)
+        return rc;
+    pp_jpath root = pp_jpath_root(path);
+    const cJSON *list = NULL;
+    cat->compress_min_bytes = 1 << 20; /* MVAPICH's default threshold */
+    rc = pp_json_check_keys(doc, &root, codecs_file_keys, err);
+    if (!rc)
+        rc = pp_json_double(doc, &root, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &cat->compress_min_bytes, err);
+    if (!rc)
+        rc = entry_list(doc, &root, "codecs", PP_MAX_CODECS, &list, err);
+    if (!rc) {
+        pp_jpath list_at = pp_jpath_key(&root, "codecs");
+        rc = read_codec_list(cat, list, &list_at, err);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ---- efficiency files ------------------------------------------------------------ */
+
+/* The entries of one efficiency file, resolved per catalog GPU. */
+typedef struct eff_file {
+    bool has_default;
+    pp_efficiency def;
+    bool *has;          /* per catalog GPU: the file has its own entry */
+    pp_efficiency *eff; /* per catalog GPU */
+} eff_file;
+
+static void eff_file_free(eff_file *f)
+{
+    free(f->has);
+    free(f->eff);
+}
+
+static void entry_source(const char *file_source, const char *entry, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.200s [%.40s]", file_source, entry);
+}
+
+static int read_eff_gpus(const pp_catalog *cat, const cJSON *gpus, const pp_jpath *at, const char *file_source,
+                         eff_file *f, pp_error *err)
+{
+    int rc = pp_json_expect_object(gpus, at, err);
+    const cJSON *entry;
+    for (entry = gpus ? gpus->child : NULL; entry && !rc; entry = entry->next) {
+        const char *id = entry->string ? entry->string : "";
+        pp_jpath here = pp_jpath_key(at, id);
+        int g = find_id(cat, PP_CATALOG_GPUS, id);
+        if (g < 0)
+            return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, id, &here, err);
+        if (f->has[g])
+            return pp_json_fail(err, &here, "expected each GPU once, found '%s' twice", id);
+        char source[256];
+        entry_source(file_source, id, source, sizeof source);
+        rc = read_eff_entry(entry, &here, &f->def, source, &f->eff[g], err);
+        f->has[g] = true;
+    }
+    return rc;
+}
+
+static int read_eff_file(const pp_catalog *cat, const cJSON *doc, const pp_jpath *root, eff_file *f,
+                         pp_error *err)
+{
+    char file_source[1024] = "";
+    int rc = pp_json_check_keys(doc, root, efficiency_file_keys, err);
+    if (!rc)
+        rc = pp_json_string(doc, root, "source", PP_OPTIONAL, file_source, sizeof file_source, err);
+    if (rc)
+        return rc;
+    if (!file_source[0])
+        snprintf(file_source, sizeof file_source, "%.1000s", root->origin);
+    const cJSON *def = pp_json_member(doc, "default");
+    f->has_default = def != NULL;
+    f->def = cat->efficiency_default;
+    if (def) {
+        pp_jpath at = pp_jpath_key(root, "default");
+        char source[256];
+        entry_source(file_source, "default", source, sizeof source);
+        rc = read_eff_entry(def, &at, &cat->efficiency_default, source, &f->def, err);
+    }
+    const cJSON *gpus = pp_json_member(doc, "gpus");
+    pp_jpath gpus_at = pp_jpath_key(root, "gpus");
+    return (rc || !gpus) ? rc : read_eff_gpus(cat, gpus, &gpus_at, file_source, f, err);
+}
+
+/* Own entry, else efficiency_from's, else the file's default, else unchanged. */
+static void assign_efficiency(pp_catalog *cat, const eff_file *f)
+{
+    for (int i = 0; i < cat->n_gpus; i++) {
+        int from = find_id(cat, PP_CATALOG_GPUS, cat->gpu_efficiency_from[i]);
+        if (f->has[i])
+            cat->gpus[i].eff = f->eff[i];
+        else if (from >= 0 && f->has[from])
+            cat->gpus[i].eff = f->eff[from];
+        else if (f->has_default)
+            cat->gpus[i].eff = f->def;
+    }
+    if (f->has_default)
+        cat->efficiency_default = f->def;
+}
+
+static int apply_efficiency_doc(pp_catalog *cat, const cJSON *doc, const char *path, pp_error *err)
+{
+    pp_jpath root = pp_jpath_root(path);
+    size_t n = cat->n_gpus > 0 ? (size_t)cat->n_gpus : 1;
+    eff_file f = {false, cat->efficiency_default, calloc(n, sizeof(bool)), calloc(n, sizeof(pp_efficiency))};
+    if (!f.has || !f.eff) {
+        eff_file_free(&f);
+        return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
+    }
+    int rc = read_eff_file(cat, doc, &root, &f, err);
+    if (!rc)
+        assign_efficiency(cat, &f);
+    eff_file_free(&f);
+    return rc;
+}
+
+int pp_catalog_apply_efficiency(pp_catalog *cat, const char *path, pp_error *err)
+{
+    cJSON *doc = NULL;
+    int rc = pp_json_load_object(path, &doc, err);
+    if (!rc)
+        rc = apply_efficiency_doc(cat, doc, path, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* efficiency.json is optional: without it the built-in values stand. */
+static int load_efficiency(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "efficiency.json", false, path, sizeof path, &doc, err);
+    if (!rc && doc)
+        rc = apply_efficiency_doc(cat, doc, path, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ---- the catalog as a whole ------------------------------------------------------- */
+
+const char *pp_default_data_dir(void)
+{
+    const char *env = getenv("PARPLAN_DATA_DIR");
+    if (env && env[0])
+        return env;
+    struct stat st;
+    if (stat(PARPLAN_SOURCE_DATA_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+        return PARPLAN_SOURCE_DATA_DIR;
+    return PARPLAN_INSTALL_DATA_DIR;
+}
+
+void pp_catalog_free(pp_catalog *cat)
+{
+    if (!cat)
+        return;
+    free(cat->gpus);
+    free(cat->models);
+    free(cat->clusters);
+    free(cat->gpu_efficiency_from);
+    memset(cat, 0, sizeof *cat);
+    pp_efficiency_init(&cat->efficiency_default);
+}
+
+static int load_all(pp_catalog *cat, pp_error *err)
+{
+    int rc = load_gpus(cat, err);
+    if (!rc)
+        rc = load_models(cat, err);
+    if (!rc)
+        rc = load_clusters(cat, err);
+    if (!rc)
+        rc = load_codecs(cat, err);
+    if (!rc)
+        rc = load_efficiency(cat, err);
+    return rc;
+}
+
+int pp_catalog_load(const char *data_dir, pp_catalog *cat, pp_error *err)
+{
+    memset(cat, 0, sizeof *cat);
+    pp_efficiency_init(&cat->efficiency_default);
+    if (!data_dir || !data_dir[0])
+        data_dir = pp_default_data_dir();
+    if (strlen(data_dir) >= sizeof cat->data_dir)
+        return pp_error_set(err, PP_EINPUT, "", "expected a data directory path of at most %zu characters, "
+                                                "found one of %zu", sizeof cat->data_dir - 1, strlen(data_dir));
+    snprintf(cat->data_dir, sizeof cat->data_dir, "%s", data_dir);
+    int rc = load_all(cat, err);
+    if (rc)
+        pp_catalog_free(cat);
+    return rc;
+}

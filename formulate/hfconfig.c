@@ -1,0 +1,196 @@
+/*
+ * hfconfig.c: a model shape from a Hugging Face config.json.
+ *
+ * A problem may say {"hf_config": "path/config.json", "seq_len": 8192}
+ * instead of spelling the shape out.  Only the Llama-style keys that every
+ * decoder on the Hub shares are read (num_hidden_layers, hidden_size,
+ * num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
+ * hidden_act, max_position_embeddings, tie_word_embeddings); other keys are
+ * ignored, since configs carry dozens parplan has no use for.  A config in
+ * another dialect (GPT-2's n_layer, n_embd, n_head) is refused with a message
+ * naming the missing key rather than guessed at.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "shapes_json.h"
+
+static const char *const hf_problem_keys[] = {"hf_config", "seq_len", "name", NULL};
+
+/* The keys read from the config; checked for duplicates. */
+static const char *const hf_read_keys[] = {"num_hidden_layers", "hidden_size",  "num_attention_heads",
+                                           "num_key_value_heads", "intermediate_size", "vocab_size",
+                                           "hidden_act", "max_position_embeddings", "tie_word_embeddings",
+                                           "model_type", "_name_or_path", NULL};
+
+typedef struct hf_int_key {
+    const char *key;
+    size_t offset; /* of the int in pp_model */
+    int max;
+} hf_int_key;
+
+static const hf_int_key hf_required_ints[] = {
+    {"num_hidden_layers", offsetof(pp_model, layers), PP_MAX_LAYERS},
+    {"hidden_size", offsetof(pp_model, hidden), PP_MAX_HIDDEN},
+    {"num_attention_heads", offsetof(pp_model, heads), PP_MAX_HEADS},
+    {"intermediate_size", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN},
+    {"vocab_size", offsetof(pp_model, vocab), PP_MAX_VOCAB},
+};
+
+/* Resolve a config path against the problem file's directory. */
+static void resolve_path(const char *base_dir, const char *rel, char *out, size_t cap)
+{
+    if (rel[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
+        snprintf(out, cap, "%s", rel);
+    else
+        snprintf(out, cap, "%s/%s", base_dir, rel);
+}
+
+static int fail_missing_hf_key(const cJSON *cfg, const pp_jpath *at, const char *key, pp_error *err)
+{
+    if (pp_json_member(cfg, "n_layer") || pp_json_member(cfg, "n_embd"))
+        return pp_json_fail(err, at,
+                            "missing required key '%s': this looks like a GPT-2-style config (n_layer, n_embd, "
+                            "n_head), which parplan does not read; describe the model with layers, hidden, "
+                            "heads, vocab and seq_len instead",
+                            key);
+    return pp_json_missing(at, key, err);
+}
+
+static int read_hf_ints(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    for (size_t i = 0; i < sizeof hf_required_ints / sizeof hf_required_ints[0]; i++) {
+        const hf_int_key *k = &hf_required_ints[i];
+        const cJSON *item = pp_json_member(cfg, k->key);
+        if (!item || cJSON_IsNull(item))
+            return fail_missing_hf_key(cfg, at, k->key, err);
+        pp_jpath here = pp_jpath_key(at, k->key);
+        int rc = pp_json_as_int(item, &here, 1, k->max, (int *)((char *)m + k->offset), err);
+        if (rc)
+            return rc;
+    }
+    m->kv_heads = m->heads;
+    const cJSON *kv = pp_json_member(cfg, "num_key_value_heads");
+    pp_jpath kv_at = pp_jpath_key(at, "num_key_value_heads");
+    return (kv && !cJSON_IsNull(kv)) ? pp_json_as_int(kv, &kv_at, 1, PP_MAX_HEADS, &m->kv_heads, err) : PP_OK;
+}
+
+/* SwiGLU families (silu, swish) use three MLP matrices, GELU and ReLU ones
+ * two.  Gemma is the exception: it gates a GELU. */
+static int read_hf_activation(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    const cJSON *act = pp_json_member(cfg, "hidden_act");
+    const cJSON *type = pp_json_member(cfg, "model_type");
+    pp_jpath here = pp_jpath_key(at, "hidden_act");
+    m->gated_mlp = false;
+    if (!act || cJSON_IsNull(act))
+        return PP_OK;
+    if (!cJSON_IsString(act))
+        return pp_json_fail_expected(err, &here, "a string", act);
+    const char *a = act->valuestring;
+    bool gemma = cJSON_IsString(type) && strncmp(type->valuestring, "gemma", 5) == 0;
+    if (strcmp(a, "silu") == 0 || strcmp(a, "swiglu") == 0 || strcmp(a, "swish") == 0)
+        m->gated_mlp = true;
+    else if (strncmp(a, "gelu", 4) == 0 || strcmp(a, "quick_gelu") == 0 || strcmp(a, "relu") == 0)
+        m->gated_mlp = gemma;
+    else {
+        char quoted[64];
+        pp_json_quote(a, quoted, sizeof quoted);
+        return pp_json_fail(err, &here, "expected 'silu', 'swiglu', 'swish', 'relu' or 'gelu...', found %s",
+                            quoted);
+    }
+    return PP_OK;
+}
+
+static int read_hf_flags(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    m->tie_embeddings = true; /* transformers' PretrainedConfig default */
+    const cJSON *tie = pp_json_member(cfg, "tie_word_embeddings");
+    pp_jpath here = pp_jpath_key(at, "tie_word_embeddings");
+    int rc = (tie && !cJSON_IsNull(tie)) ? pp_json_as_bool(tie, &here, &m->tie_embeddings, err) : PP_OK;
+    return rc ? rc : read_hf_activation(cfg, at, m, err);
+}
+
+/* seq_len: the problem's, else max_position_embeddings; never more than it. */
+static int choose_seq_len(const cJSON *obj, const pp_jpath *at, const cJSON *cfg, const pp_jpath *cfg_at,
+                          pp_model *m, pp_error *err)
+{
+    int max_pos = 0;
+    const cJSON *mp = pp_json_member(cfg, "max_position_embeddings");
+    pp_jpath mp_at = pp_jpath_key(cfg_at, "max_position_embeddings");
+    int rc = (mp && !cJSON_IsNull(mp)) ? pp_json_as_int(mp, &mp_at, 1, PP_MAX_SEQ_LEN, &max_pos, err) : PP_OK;
+    if (!rc)
+        rc = pp_json_int(obj, at, "seq_len", max_pos ? PP_OPTIONAL : PP_REQUIRED, 1, PP_MAX_SEQ_LEN, &m->seq_len,
+                         err);
+    if (rc)
+        return rc;
+    if (m->seq_len == 0)
+        m->seq_len = max_pos;
+    if (max_pos && m->seq_len > max_pos) {
+        pp_jpath here = pp_jpath_key(at, "seq_len");
+        return pp_json_fail(err, &here, "expected seq_len <= max_position_embeddings (%d) of the config, found %d",
+                            max_pos, m->seq_len);
+    }
+    return PP_OK;
+}
+
+/* name: the problem's, else the config's _name_or_path, else the file name. */
+static int choose_name(const cJSON *obj, const pp_jpath *at, const cJSON *cfg, const char *path, pp_model *m,
+                       pp_error *err)
+{
+    const cJSON *given = pp_json_member(cfg, "_name_or_path");
+    const char *slash = strrchr(path, '/');
+    snprintf(m->name, sizeof m->name, "%.120s", slash ? slash + 1 : path);
+    if (cJSON_IsString(given) && given->valuestring[0])
+        snprintf(m->name, sizeof m->name, "%.120s", given->valuestring);
+    return pp_json_string(obj, at, "name", PP_OPTIONAL, m->name, sizeof m->name, err);
+}
+
+static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *cfg, const char *path,
+                             pp_model *m, pp_error *err)
+{
+    pp_jpath cfg_at = pp_jpath_root(path);
+    int rc = pp_json_check_unique(cfg, &cfg_at, hf_read_keys, err);
+    if (!rc)
+        rc = read_hf_ints(cfg, &cfg_at, m, err);
+    if (!rc)
+        rc = read_hf_flags(cfg, &cfg_at, m, err);
+    if (!rc)
+        rc = choose_seq_len(obj, at, cfg, &cfg_at, m, err);
+    if (!rc)
+        rc = choose_name(obj, at, cfg, path, m, err);
+    return rc ? rc : pp_model_validate(m, at, err);
+}
+
+static int fail_unreadable(const pp_jpath *at, const char *path, pp_error *err)
+{
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    pp_jpath here = pp_jpath_key(at, "hf_config");
+    return pp_json_fail(err, &here, "expected a readable Hugging Face config.json, found '%.900s': %.100s", path,
+                        why);
+}
+
+int pp_model_from_hf(const cJSON *obj, const pp_jpath *at, const char *base_dir, pp_model *m, pp_error *err)
+{
+    memset(m, 0, sizeof *m);
+    char rel[1024], path[2048];
+    int rc = pp_json_check_keys(obj, at, hf_problem_keys, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "hf_config", PP_REQUIRED, rel, sizeof rel, err);
+    if (rc)
+        return rc;
+    if (!rel[0]) {
+        pp_jpath here = pp_jpath_key(at, "hf_config");
+        return pp_json_fail(err, &here, "expected the path of a config.json, found an empty string");
+    }
+    resolve_path(base_dir, rel, path, sizeof path);
+    cJSON *cfg = NULL;
+    rc = pp_json_load_object(path, &cfg, err);
+    if (rc && err && strcmp(err->path, path) == 0) /* not readable: say where it was asked for */
+        rc = fail_unreadable(at, path, err);
+    if (rc == PP_OK)
+        rc = model_from_config(obj, at, cfg, path, m, err);
+    cJSON_Delete(cfg);
+    return rc;
+}

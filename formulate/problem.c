@@ -1,0 +1,916 @@
+/*
+ * problem.c: PROBLEM.json and PLAN.json into pp_problem and pp_plan.
+ *
+ * Every default lives in pp_problem_init() / pp_plan_init(); the parser only
+ * overwrites what the document says.  Sections are parsed in dependency order,
+ * not document order: training first (a custom GPU's single peak_tflops is
+ * for the training precision), then model, cluster, capacity, search (codec
+ * ids need the codec table), objective and constraints, and finally the
+ * checks that span sections (the GPU supports the precision, a capacity
+ * problem says how many tokens to train).
+ *
+ * A custom GPU object needs only peak_tflops and memory_gib; its other
+ * datasheet figures default to the catalog's a100-sxm4-80gb entry (or, with
+ * no such entry, to the DGX A100 figures below), and its efficiency
+ * parameters to the catalog's default (or to those of efficiency_from).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shapes_json.h"
+
+#define MAX_DEGREE (1 << 24)  /* tp, pp, dp, cp, micro_batch */
+#define MAX_VIRTUAL_STAGES (1 << 16)
+#define MAX_TP_DEPTH (1 << 12)
+#define MAX_NODES 10000000L
+#define MAX_GLOBAL_BATCH (1L << 40)
+#define DEFAULT_GPU_ID "a100-sxm4-80gb"
+
+/* ---- names ------------------------------------------------------------------ */
+
+static const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
+static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const tp_mode_names[] = {"1d", "2d", "2.5d", "3d"};
+static const char *const dim_names[] = {"dp", "tp", "pp"};
+static const char *const objective_names[] = {"min_step_time", "min_cost", "min_time", "min_gpus"};
+#define N_TRAINING_PRECISIONS 3 /* bf16, fp16, fp8: fp32 is not a training precision here */
+
+static const char *name_or(const char *const *names, int n, int i)
+{
+    return (i >= 0 && i < n) ? names[i] : "?";
+}
+
+const char *pp_precision_name(pp_precision p) { return name_or(precision_names, PP_PREC_COUNT, (int)p); }
+const char *pp_recompute_name(pp_recompute r) { return name_or(recompute_names, PP_RECOMPUTE_COUNT, (int)r); }
+const char *pp_tp_mode_name(pp_tp_mode m) { return name_or(tp_mode_names, PP_TP_MODE_COUNT, (int)m); }
+const char *pp_dim_name(pp_dim d) { return name_or(dim_names, PP_DIM_COUNT, (int)d); }
+const char *pp_objective_name(pp_objective o) { return name_or(objective_names, 4, (int)o); }
+
+/* ---- defaults --------------------------------------------------------------- */
+
+static void codec_none(pp_codec *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "none");
+    c->lossless_ratio = 1;
+}
+
+void pp_problem_init(pp_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->memory_headroom = 0.10;
+    /* Hybrid policy: lossy codecs only on DP gradients, which tolerate it. */
+    p->error_tolerance[PP_DIM_DP] = 0.02;
+    p->error_tolerance[PP_DIM_TP] = 0.0;
+    p->error_tolerance[PP_DIM_PP] = 0.0;
+    p->compress_min_bytes = 1 << 20;
+    p->training.precision = PP_PREC_BF16;
+    p->training.flash_attention = true;
+    p->training.dp_overlap = true;
+    p->objective = PP_OBJ_MIN_STEP_TIME;
+    p->allow_tp_across_nodes = false;
+    p->n_codecs = 1;
+    codec_none(&p->codecs[0]);
+}
+
+void pp_plan_init(pp_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->tp = plan->pp = plan->dp = plan->cp = 1;
+    plan->micro_batch = 1;
+    plan->virtual_stages = 1;
+    plan->zero = 0;
+    plan->recompute = PP_RECOMPUTE_NONE;
+    plan->sequence_parallel = false;
+    plan->tp_mode = PP_TP_1D;
+    plan->tp_depth = 1;
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        plan->codec[d] = 0;
+}
+
+long pp_problem_gpus(const pp_problem *p)
+{
+    return p->has_cluster ? (long)p->cluster.gpus_per_node * p->cluster.nodes : 0;
+}
+
+/* ---- parsing context ----------------------------------------------------------- */
+
+typedef struct parse_ctx {
+    const pp_catalog *cat; /* may be NULL: then no id resolves */
+    const char *base_dir;
+    pp_problem *p;
+    pp_error *err;
+} parse_ctx;
+
+static const char *codec_id_at(const void *ctx, int i)
+{
+    return ((const pp_problem *)ctx)->codecs[i].id;
+}
+
+/* Index of codec id in the problem's table, or an error naming the choices. */
+static int resolve_codec(const pp_problem *p, const cJSON *item, const pp_jpath *at, int *out, pp_error *err)
+{
+    char id[PP_ID_LEN];
+    int rc = pp_json_as_string(item, at, id, sizeof id, err);
+    if (rc)
+        return rc;
+    for (int i = 0; i < p->n_codecs; i++)
+        if (strcmp(p->codecs[i].id, id) == 0) {
+            *out = i;
+            return PP_OK;
+        }
+    char names[600], hint[96], quoted[64];
+    pp_name_list(codec_id_at, p, p->n_codecs, names, sizeof names);
+    pp_did_you_mean(id, codec_id_at, p, p->n_codecs, hint, sizeof hint);
+    pp_json_quote(id, quoted, sizeof quoted);
+    return pp_json_fail(err, at, "expected a codec id of codecs.json (%s), found %s%s", names, quoted, hint);
+}
+
+/* ---- model ------------------------------------------------------------------- */
+
+static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
+{
+    if (cJSON_IsString(item)) {
+        const pp_catalog_model *cm = pp_catalog_model_find(c->cat, item->valuestring);
+        if (!cm)
+            return pp_catalog_fail_unknown(c->cat, PP_CATALOG_MODELS, item->valuestring, at, c->err);
+        c->p->model = cm->model;
+        return PP_OK;
+    }
+    if (!cJSON_IsObject(item))
+        return pp_json_fail_expected(c->err, at, "a model id of models.json or a model object", item);
+    if (pp_json_member(item, "hf_config"))
+        return pp_model_from_hf(item, at, c->base_dir, &c->p->model, c->err);
+    int rc = pp_json_check_keys(item, at, pp_model_keys, c->err);
+    return rc ? rc : pp_model_read(item, at, &c->p->model, c->err);
+}
+
+/* ---- GPUs ------------------------------------------------------------------------ */
+
+static const char *const custom_gpu_keys[] = {"id",          "name",          "peak_tflops",      "memory_gib",
+                                              "hbm_GBps",    "nvlink_GBps",   "network_Gbps",     "gpus_per_node",
+                                              "usd_per_gpu_hour", "efficiency_from", NULL};
+
+/* What a custom GPU is before its object is read: the catalog's A100-80GB
+ * figures (else the DGX A100 datasheet's), the catalog's default efficiency. */
+static void custom_gpu_defaults(const pp_catalog *cat, pp_gpu *g)
+{
+    const pp_gpu *a100 = cat ? pp_catalog_gpu(cat, DEFAULT_GPU_ID) : NULL;
+    memset(g, 0, sizeof *g);
+    if (a100) {
+        *g = *a100;
+    } else {
+        g->hbm_GBps = 2039;
+        g->nvlink_GBps = 300;
+        g->network_Gbps = 200;
+        g->gpus_per_node = 8;
+    }
+    snprintf(g->id, sizeof g->id, "custom");
+    snprintf(g->name, sizeof g->name, "custom GPU");
+    g->usd_per_gpu_hour = 0;
+    if (cat)
+        g->eff = cat->efficiency_default;
+    else
+        pp_efficiency_init(&g->eff);
+}
+
+static int parse_efficiency_from(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_gpu *g)
+{
+    char from[PP_ID_LEN];
+    const cJSON *item = pp_json_member(obj, "efficiency_from");
+    pp_jpath here = pp_jpath_key(at, "efficiency_from");
+    if (!item)
+        return PP_OK;
+    int rc = pp_json_as_string(item, &here, from, sizeof from, c->err);
+    if (rc)
+        return rc;
+    const pp_gpu *src = pp_catalog_gpu(c->cat, from);
+    if (!src)
+        return pp_catalog_fail_unknown(c->cat, PP_CATALOG_GPUS, from, &here, c->err);
+    g->eff = src->eff;
+    return PP_OK;
+}
+
+static int parse_custom_gpu(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_gpu *g)
+{
+    custom_gpu_defaults(c->cat, g);
+    int rc = pp_json_check_keys(obj, at, custom_gpu_keys, c->err);
+    if (!rc)
+        rc = pp_gpu_read(obj, at, PP_OPTIONAL, c->p->training.precision, g, c->err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "usd_per_gpu_hour", PP_OPTIONAL, 0, 1e4, &g->usd_per_gpu_hour, c->err);
+    return rc ? rc : parse_efficiency_from(c, obj, at, g);
+}
+
+static int parse_gpu(const parse_ctx *c, const cJSON *item, const pp_jpath *at, pp_gpu *g)
+{
+    if (cJSON_IsString(item)) {
+        const pp_gpu *found = pp_catalog_gpu(c->cat, item->valuestring);
+        if (!found)
+            return pp_catalog_fail_unknown(c->cat, PP_CATALOG_GPUS, item->valuestring, at, c->err);
+        *g = *found;
+        return PP_OK;
+    }
+    if (!cJSON_IsObject(item))
+        return pp_json_fail_expected(c->err, at, "a GPU id of gpus.json or a GPU object", item);
+    return parse_custom_gpu(c, item, at, g);
+}
+
+/* ---- cluster ------------------------------------------------------------------------ */
+
+static const char *const cluster_keys[] = {"gpu",   "gpus_per_node",   "nodes",
+                                           "intra_node_GBps", "inter_node_Gbps", NULL};
+
+static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *at)
+{
+    const pp_catalog_cluster *cc = pp_catalog_cluster_find(c->cat, id);
+    if (!cc)
+        return pp_catalog_fail_unknown(c->cat, PP_CATALOG_CLUSTERS, id, at, c->err);
+    const pp_gpu *g = pp_catalog_gpu(c->cat, cc->gpu_id);
+    if (!g) /* the catalog loader makes sure it is there */
+        return pp_catalog_fail_unknown(c->cat, PP_CATALOG_GPUS, cc->gpu_id, at, c->err);
+    pp_cluster *cl = &c->p->cluster;
+    cl->gpu = *g;
+    cl->gpus_per_node = cc->gpus_per_node;
+    cl->nodes = cc->nodes;
+    cl->intra_node_GBps = cc->intra_node_GBps;
+    cl->inter_node_Gbps = cc->inter_node_Gbps;
+    return PP_OK;
+}
+
+/* gpus_per_node and the two links default to the GPU's flagship system. */
+static int parse_cluster_links(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
+{
+    cl->gpus_per_node = cl->gpu.gpus_per_node;
+    cl->intra_node_GBps = cl->gpu.nvlink_GBps;
+    cl->inter_node_Gbps = cl->gpu.network_Gbps;
+    int rc = pp_json_int(obj, at, "gpus_per_node", PP_OPTIONAL, 1, PP_MAX_GPUS_PER_NODE, &cl->gpus_per_node, c->err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "intra_node_GBps", PP_OPTIONAL, 1e7, &cl->intra_node_GBps, c->err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "inter_node_Gbps", PP_OPTIONAL, 1e7, &cl->inter_node_Gbps, c->err);
+    return rc;
+}
+
+static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
+{
+    c->p->has_cluster = true;
+    if (cJSON_IsString(item))
+        return parse_cluster_id(c, item->valuestring, at);
+    if (!cJSON_IsObject(item))
+        return pp_json_fail_expected(c->err, at, "a cluster id of clusters.json or a cluster object", item);
+    pp_cluster *cl = &c->p->cluster;
+    const cJSON *gpu = pp_json_member(item, "gpu");
+    pp_jpath gpu_at = pp_jpath_key(at, "gpu");
+    int rc = pp_json_check_keys(item, at, cluster_keys, c->err);
+    if (rc)
+        return rc;
+    if (!gpu)
+        return pp_json_missing(at, "gpu", c->err);
+    rc = parse_gpu(c, gpu, &gpu_at, &cl->gpu);
+    if (!rc)
+        rc = pp_json_long(item, at, "nodes", PP_REQUIRED, 1, MAX_NODES, &cl->nodes, c->err);
+    return rc ? rc : parse_cluster_links(c, item, at, cl);
+}
+
+/* ---- training ------------------------------------------------------------------------- */
+
+static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens",
+                                            "flash_attention", "dp_overlap", NULL};
+static const char *const optimizer_names[] = {"adam"};
+
+static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    pp_training *t = &c->p->training;
+    int precision = (int)t->precision, optimizer = 0;
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, training_keys, c->err);
+    if (!rc)
+        rc = pp_json_long(obj, at, "global_batch", PP_REQUIRED, 1, MAX_GLOBAL_BATCH, &t->global_batch, c->err);
+    if (!rc)
+        rc = pp_json_enum(obj, at, "precision", PP_OPTIONAL, precision_names, N_TRAINING_PRECISIONS, &precision,
+                          c->err);
+    if (!rc)
+        rc = pp_json_enum(obj, at, "optimizer", PP_OPTIONAL, optimizer_names, 1, &optimizer, c->err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "tokens", PP_OPTIONAL, 1e18, &t->tokens, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "flash_attention", PP_OPTIONAL, &t->flash_attention, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
+    t->precision = (pp_precision)precision;
+    return rc;
+}
+
+/* ---- search ---------------------------------------------------------------------------- */
+
+/* Reads one element of a search list into an int. */
+typedef int (*element_reader)(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg,
+                              int *out);
+
+typedef struct int_range {
+    int lo, hi;
+} int_range;
+
+typedef struct name_set {
+    const char *const *names;
+    int n;
+} name_set;
+
+static int read_int_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
+{
+    const int_range *r = arg;
+    return pp_json_as_int(item, at, r->lo, r->hi, out, c->err);
+}
+
+static int read_enum_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
+{
+    const name_set *s = arg;
+    return pp_json_as_enum(item, at, s->names, s->n, out, c->err);
+}
+
+static int read_bool_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
+{
+    (void)arg;
+    bool b = false;
+    int rc = pp_json_as_bool(item, at, &b, c->err);
+    *out = b;
+    return rc;
+}
+
+static int read_codec_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
+{
+    (void)arg;
+    return resolve_codec(c->p, item, at, out, c->err);
+}
+
+static int check_distinct(const parse_ctx *c, const pp_int_list *list, const cJSON *item, const pp_jpath *at)
+{
+    for (int j = 0; j < list->n - 1; j++)
+        if (list->v[j] == list->v[list->n - 1]) {
+            char found[96];
+            pp_json_describe(item, found, sizeof found);
+            return pp_json_fail(c->err, at, "expected distinct values, found %s again (also at [%d])", found, j);
+        }
+    return PP_OK;
+}
+
+/* A non-empty list of distinct values, at most PP_MAX_VALUES of them. */
+static int parse_list(const parse_ctx *c, const cJSON *item, const pp_jpath *at, element_reader read,
+                      const void *arg, pp_int_list *list)
+{
+    list->n = 0;
+    if (!cJSON_IsArray(item))
+        return pp_json_fail_expected(c->err, at, "a list (write [x] for a single value)", item);
+    int size = cJSON_GetArraySize(item);
+    if (size < 1 || size > PP_MAX_VALUES)
+        return pp_json_fail(c->err, at, "expected a list of 1..%d values, found %d", PP_MAX_VALUES, size);
+    const cJSON *el;
+    cJSON_ArrayForEach(el, item)
+    {
+        pp_jpath el_at = pp_jpath_index(at, list->n);
+        int rc = read(c, el, &el_at, arg, &list->v[list->n]);
+        list->n++;
+        if (!rc)
+            rc = check_distinct(c, list, el, &el_at);
+        if (rc)
+            return rc;
+    }
+    return PP_OK;
+}
+
+typedef struct search_dim {
+    const char *key;
+    size_t offset; /* of the pp_int_list in pp_search */
+    element_reader read;
+    const void *arg;
+} search_dim;
+
+static const int_range degree_range = {1, MAX_DEGREE};
+static const int_range virtual_range = {1, MAX_VIRTUAL_STAGES};
+static const int_range zero_range = {0, 3};
+static const name_set recompute_set = {recompute_names, PP_RECOMPUTE_COUNT};
+static const name_set tp_mode_set = {tp_mode_names, PP_TP_MODE_COUNT};
+
+static const search_dim search_dims[] = {
+    {"tp", offsetof(pp_search, tp), read_int_element, &degree_range},
+    {"pp", offsetof(pp_search, pp), read_int_element, &degree_range},
+    {"dp", offsetof(pp_search, dp), read_int_element, &degree_range},
+    {"cp", offsetof(pp_search, cp), read_int_element, &degree_range},
+    {"micro_batch", offsetof(pp_search, micro_batch), read_int_element, &degree_range},
+    {"virtual_stages", offsetof(pp_search, virtual_stages), read_int_element, &virtual_range},
+    {"zero", offsetof(pp_search, zero), read_int_element, &zero_range},
+    {"recompute", offsetof(pp_search, recompute), read_enum_element, &recompute_set},
+    {"sequence_parallel", offsetof(pp_search, sequence_parallel), read_bool_element, NULL},
+    {"tp_mode", offsetof(pp_search, tp_mode), read_enum_element, &tp_mode_set},
+};
+#define N_SEARCH_DIMS ((int)(sizeof search_dims / sizeof search_dims[0]))
+
+static const char *const search_keys[] = {"tp",        "pp",        "dp",   "cp",
+                                          "micro_batch", "virtual_stages", "zero", "recompute",
+                                          "sequence_parallel", "tp_mode", "compression", NULL};
+
+static int parse_compression_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, (const char *const[]){"dp", "tp", "pp", NULL}, c->err);
+    for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
+        const cJSON *item = pp_json_member(obj, dim_names[d]);
+        pp_jpath here = pp_jpath_key(at, dim_names[d]);
+        if (item)
+            rc = parse_list(c, item, &here, read_codec_element, NULL, &c->p->search.compression[d]);
+    }
+    return rc;
+}
+
+static int parse_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, search_keys, c->err);
+    for (int i = 0; i < N_SEARCH_DIMS && !rc; i++) {
+        const search_dim *s = &search_dims[i];
+        const cJSON *item = pp_json_member(obj, s->key);
+        pp_jpath here = pp_jpath_key(at, s->key);
+        if (item)
+            rc = parse_list(c, item, &here, s->read, s->arg, (pp_int_list *)((char *)&c->p->search + s->offset));
+    }
+    const cJSON *comp = pp_json_member(obj, "compression");
+    pp_jpath comp_at = pp_jpath_key(at, "compression");
+    return (rc || !comp) ? rc : parse_compression_search(c, comp, &comp_at);
+}
+
+/* ---- constraints ------------------------------------------------------------------------- */
+
+static const char *const constraint_keys[] = {"memory_headroom", "allow_tp_across_nodes", "error_tolerance",
+                                              "compress_min_bytes", NULL};
+
+static int parse_error_tolerance(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, (const char *const[]){"dp", "tp", "pp", NULL}, c->err);
+    for (int d = 0; d < PP_DIM_COUNT && !rc; d++)
+        rc = pp_json_double(obj, at, dim_names[d], PP_OPTIONAL, 0, 1, &c->p->error_tolerance[d], c->err);
+    return rc;
+}
+
+static int parse_constraints(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    pp_problem *p = c->p;
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, constraint_keys, c->err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "memory_headroom", PP_OPTIONAL, 0, 0.9, &p->memory_headroom, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "allow_tp_across_nodes", PP_OPTIONAL, &p->allow_tp_across_nodes, c->err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &p->compress_min_bytes, c->err);
+    const cJSON *tol = pp_json_member(obj, "error_tolerance");
+    pp_jpath tol_at = pp_jpath_key(at, "error_tolerance");
+    return (rc || !tol) ? rc : parse_error_tolerance(c, tol, &tol_at);
+}
+
+/* ---- capacity ----------------------------------------------------------------------------- */
+
+static const char *const capacity_keys[] = {"gpus", "nodes", "deadline_days", "budget_usd", "max_gpus", NULL};
+static const char *const capacity_gpu_keys[] = {"gpu", "usd_per_gpu_hour", "gpus_per_node", "intra_node_GBps",
+                                                "inter_node_Gbps", NULL};
+
+static int parse_capacity_links(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_capacity_gpu *cg)
+{
+    cg->gpus_per_node = cg->gpu.gpus_per_node;
+    cg->intra_node_GBps = cg->gpu.nvlink_GBps;
+    cg->inter_node_Gbps = cg->gpu.network_Gbps;
+    cg->usd_per_gpu_hour = cg->gpu.usd_per_gpu_hour;
+    int rc = pp_json_positive(obj, at, "usd_per_gpu_hour", PP_OPTIONAL, 1e4, &cg->usd_per_gpu_hour, c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "gpus_per_node", PP_OPTIONAL, 1, PP_MAX_GPUS_PER_NODE, &cg->gpus_per_node, c->err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "intra_node_GBps", PP_OPTIONAL, 1e7, &cg->intra_node_GBps, c->err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "inter_node_Gbps", PP_OPTIONAL, 1e7, &cg->inter_node_Gbps, c->err);
+    return rc;
+}
+
+static int check_capacity_gpu_unique(const parse_ctx *c, int i, const pp_jpath *at)
+{
+    const pp_capacity *cap = &c->p->capacity;
+    for (int j = 0; j < i; j++)
+        if (strcmp(cap->gpus[j].gpu.id, cap->gpus[i].gpu.id) == 0) {
+            pp_jpath here = pp_jpath_key(at, "gpu");
+            return pp_json_fail(c->err, &here, "expected each GPU once, found '%s' again (also at [%d])",
+                                cap->gpus[i].gpu.id, j);
+        }
+    return PP_OK;
+}
+
+static int parse_capacity_gpu(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, int i)
+{
+    pp_capacity_gpu *cg = &c->p->capacity.gpus[i];
+    const cJSON *gpu = pp_json_member(obj, "gpu");
+    pp_jpath gpu_at = pp_jpath_key(at, "gpu");
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, capacity_gpu_keys, c->err);
+    if (rc)
+        return rc;
+    if (!gpu)
+        return pp_json_missing(at, "gpu", c->err);
+    rc = parse_gpu(c, gpu, &gpu_at, &cg->gpu);
+    if (!rc)
+        rc = check_capacity_gpu_unique(c, i, at);
+    return rc ? rc : parse_capacity_links(c, obj, at, cg);
+}
+
+static int parse_capacity_gpus(const parse_ctx *c, const cJSON *list, const pp_jpath *at)
+{
+    if (!cJSON_IsArray(list))
+        return pp_json_fail_expected(c->err, at, "a list of GPU offers", list);
+    int n = cJSON_GetArraySize(list);
+    if (n < 1 || n > PP_MAX_CAPACITY_GPUS)
+        return pp_json_fail(c->err, at, "expected a list of 1..%d GPU offers, found %d", PP_MAX_CAPACITY_GPUS, n);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        pp_jpath el_at = pp_jpath_index(at, c->p->capacity.n_gpus);
+        int rc = parse_capacity_gpu(c, item, &el_at, c->p->capacity.n_gpus);
+        if (rc)
+            return rc;
+        c->p->capacity.n_gpus++;
+    }
+    return PP_OK;
+}
+
+static int parse_node_range(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    pp_capacity *cap = &c->p->capacity;
+    cap->nodes_min = 1;
+    int rc = pp_json_check_keys(obj, at, (const char *const[]){"min", "max", NULL}, c->err);
+    if (!rc)
+        rc = pp_json_long(obj, at, "min", PP_OPTIONAL, 1, MAX_NODES, &cap->nodes_min, c->err);
+    if (!rc)
+        rc = pp_json_long(obj, at, "max", PP_REQUIRED, 1, MAX_NODES, &cap->nodes_max, c->err);
+    if (!rc && cap->nodes_max < cap->nodes_min) {
+        pp_jpath here = pp_jpath_key(at, "max");
+        rc = pp_json_fail(c->err, &here, "expected max >= min (%ld), found %ld", cap->nodes_min, cap->nodes_max);
+    }
+    return rc;
+}
+
+static int parse_node_list(const parse_ctx *c, const cJSON *list, const pp_jpath *at)
+{
+    pp_capacity *cap = &c->p->capacity;
+    int n = cJSON_GetArraySize(list);
+    if (n < 1 || n > PP_MAX_NODE_COUNTS)
+        return pp_json_fail(c->err, at, "expected a list of 1..%d node counts, found %d", PP_MAX_NODE_COUNTS, n);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        pp_jpath el_at = pp_jpath_index(at, cap->n_node_counts);
+        long *v = &cap->node_counts[cap->n_node_counts];
+        int rc = pp_json_as_long(item, &el_at, 1, MAX_NODES, v, c->err);
+        for (int j = 0; j < cap->n_node_counts && !rc; j++)
+            if (cap->node_counts[j] == *v)
+                rc = pp_json_fail(c->err, &el_at, "expected distinct values, found %ld again (also at [%d])", *v,
+                                  j);
+        if (rc)
+            return rc;
+        cap->n_node_counts++;
+    }
+    return PP_OK;
+}
+
+static int parse_capacity_nodes(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
+{
+    if (cJSON_IsObject(item))
+        return parse_node_range(c, item, at);
+    if (cJSON_IsArray(item))
+        return parse_node_list(c, item, at);
+    return pp_json_fail_expected(c->err, at, "{\"min\": N, \"max\": M} or a list of node counts", item);
+}
+
+static int parse_capacity_limits(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    pp_capacity *cap = &c->p->capacity;
+    int rc = pp_json_positive(obj, at, "deadline_days", PP_OPTIONAL, 1e5, &cap->deadline_days, c->err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "budget_usd", PP_OPTIONAL, 1e15, &cap->budget_usd, c->err);
+    if (!rc)
+        rc = pp_json_long(obj, at, "max_gpus", PP_OPTIONAL, 1, MAX_NODES * PP_MAX_GPUS_PER_NODE, &cap->max_gpus,
+                          c->err);
+    return rc;
+}
+
+static int parse_capacity(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+{
+    c->p->capacity.present = true;
+    const cJSON *gpus = pp_json_member(obj, "gpus"), *nodes = pp_json_member(obj, "nodes");
+    pp_jpath gpus_at = pp_jpath_key(at, "gpus"), nodes_at = pp_jpath_key(at, "nodes");
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, capacity_keys, c->err);
+    if (!rc)
+        rc = gpus ? parse_capacity_gpus(c, gpus, &gpus_at) : pp_json_missing(at, "gpus", c->err);
+    if (!rc)
+        rc = nodes ? parse_capacity_nodes(c, nodes, &nodes_at) : pp_json_missing(at, "nodes", c->err);
+    return rc ? rc : parse_capacity_limits(c, obj, at);
+}
+
+/* ---- checks across sections ----------------------------------------------------------------- */
+
+static int check_precision_supported(const parse_ctx *c, const pp_gpu *g, const pp_jpath *root)
+{
+    pp_precision prec = c->p->training.precision;
+    if (g->peak_tflops[prec] > 0)
+        return PP_OK;
+    char supported[64] = "";
+    for (int p = 0; p < N_TRAINING_PRECISIONS; p++)
+        if (g->peak_tflops[p] > 0) {
+            size_t used = strlen(supported);
+            snprintf(supported + used, sizeof supported - used, "%s'%s'", used ? ", " : "", precision_names[p]);
+        }
+    pp_jpath training = pp_jpath_key(root, "training");
+    pp_jpath here = pp_jpath_key(&training, "precision");
+    return pp_json_fail(c->err, &here, "expected a precision that %s supports (%s), found '%s'", g->id,
+                        supported[0] ? supported : "none", pp_precision_name(prec));
+}
+
+/* Prices are needed when the objective or a budget is about money. */
+static int check_capacity_prices(const parse_ctx *c, const pp_jpath *root)
+{
+    const pp_capacity *cap = &c->p->capacity;
+    if (c->p->objective != PP_OBJ_MIN_COST && cap->budget_usd <= 0)
+        return PP_OK;
+    for (int i = 0; i < cap->n_gpus; i++)
+        if (cap->gpus[i].usd_per_gpu_hour <= 0) {
+            pp_jpath capacity = pp_jpath_key(root, "capacity");
+            pp_jpath gpus = pp_jpath_key(&capacity, "gpus");
+            pp_jpath here = pp_jpath_index(&gpus, i);
+            return pp_json_fail(c->err, &here,
+                                "missing required key 'usd_per_gpu_hour' (the catalog has no example price "
+                                "for %s, and the objective or budget needs one)",
+                                cap->gpus[i].gpu.id);
+        }
+    return PP_OK;
+}
+
+static int check_capacity(const parse_ctx *c, const pp_jpath *root)
+{
+    const pp_problem *p = c->p;
+    for (int i = 0; i < p->capacity.n_gpus; i++) {
+        int rc = check_precision_supported(c, &p->capacity.gpus[i].gpu, root);
+        if (rc)
+            return rc;
+    }
+    if (p->training.tokens <= 0) {
+        pp_jpath training = pp_jpath_key(root, "training");
+        return pp_json_fail(c->err, &training,
+                            "missing required key 'tokens' (capacity planning needs how many tokens to train)");
+    }
+    return check_capacity_prices(c, root);
+}
+
+static int check_across_sections(const parse_ctx *c, const pp_jpath *root)
+{
+    int rc = PP_OK;
+    if (c->p->has_cluster)
+        rc = check_precision_supported(c, &c->p->cluster.gpu, root);
+    if (!rc && c->p->capacity.present)
+        rc = check_capacity(c, root);
+    return rc;
+}
+
+/* ---- the problem document ---------------------------------------------------------------- */
+
+static const char *const problem_keys[] = {"name",   "description", "model",       "cluster", "training",
+                                           "search", "objective",   "constraints", "capacity", NULL};
+
+typedef int (*section_parser)(const parse_ctx *c, const cJSON *item, const pp_jpath *at);
+
+/* Parse doc[key] with fn if present; a required absent section is an error. */
+static int parse_section(const parse_ctx *c, const cJSON *doc, const pp_jpath *root, const char *key,
+                         pp_presence need, section_parser fn)
+{
+    const cJSON *item = pp_json_member(doc, key);
+    pp_jpath at = pp_jpath_key(root, key);
+    if (!item)
+        return need == PP_REQUIRED ? pp_json_missing(root, key, c->err) : PP_OK;
+    return fn(c, item, &at);
+}
+
+static int parse_objective(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
+{
+    int objective = 0;
+    int rc = pp_json_as_enum(item, at, objective_names, 4, &objective, c->err);
+    c->p->objective = (pp_objective)objective;
+    return rc;
+}
+
+static int parse_header(const parse_ctx *c, const cJSON *doc, const pp_jpath *root)
+{
+    char text[4096];
+    int rc = pp_json_check_keys(doc, root, problem_keys, c->err);
+    if (!rc)
+        rc = pp_json_string(doc, root, "name", PP_OPTIONAL, text, PP_NAME_LEN, c->err);
+    if (!rc)
+        rc = pp_json_string(doc, root, "description", PP_OPTIONAL, text, sizeof text, c->err);
+    return rc;
+}
+
+static int parse_problem_doc(const parse_ctx *c, const cJSON *doc, const pp_jpath *root)
+{
+    bool capacity = pp_json_member(doc, "capacity") != NULL;
+    int rc = parse_header(c, doc, root);
+    if (!rc)
+        rc = parse_section(c, doc, root, "training", PP_REQUIRED, parse_training);
+    if (!rc)
+        rc = parse_section(c, doc, root, "model", PP_REQUIRED, parse_model);
+    if (!rc)
+        rc = parse_section(c, doc, root, "cluster", capacity ? PP_OPTIONAL : PP_REQUIRED, parse_cluster);
+    if (!rc)
+        rc = parse_section(c, doc, root, "capacity", PP_OPTIONAL, parse_capacity);
+    if (!rc)
+        rc = parse_section(c, doc, root, "search", PP_OPTIONAL, parse_search);
+    if (!rc)
+        rc = parse_section(c, doc, root, "objective", PP_OPTIONAL, parse_objective);
+    if (!rc)
+        rc = parse_section(c, doc, root, "constraints", PP_OPTIONAL, parse_constraints);
+    return rc ? rc : check_across_sections(c, root);
+}
+
+static void take_catalog_codecs(const pp_catalog *cat, pp_problem *p)
+{
+    if (!cat || cat->n_codecs < 1)
+        return;
+    p->n_codecs = cat->n_codecs;
+    memcpy(p->codecs, cat->codecs, sizeof p->codecs);
+    p->compress_min_bytes = cat->compress_min_bytes;
+}
+
+int pp_problem_parse(const char *json_text, const char *origin, const char *base_dir, const pp_catalog *cat,
+                     pp_problem *out, pp_error *err)
+{
+    origin = origin ? origin : "problem";
+    pp_problem_init(out);
+    take_catalog_codecs(cat, out);
+    cJSON *doc = NULL;
+    int rc = pp_json_parse_object(json_text ? json_text : "", origin, &doc, err);
+    if (rc)
+        return rc;
+    parse_ctx c = {cat, base_dir, out, err};
+    pp_jpath root = pp_jpath_root(origin);
+    rc = parse_problem_doc(&c, doc, &root);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* The directory part of path ("." when there is none). */
+static void directory_of(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, cap, ".");
+    else if (slash == path)
+        snprintf(dir, cap, "/");
+    else
+        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+}
+
+int pp_problem_load(const char *path, const pp_catalog *cat, pp_problem *out, pp_error *err)
+{
+    char *text = NULL, dir[2048];
+    pp_problem_init(out);
+    int rc = pp_json_read_text(path, &text, err);
+    if (rc)
+        return rc;
+    directory_of(path, dir, sizeof dir);
+    rc = pp_problem_parse(text, path, dir, cat, out, err);
+    free(text);
+    return rc;
+}
+
+/* ---- plans ------------------------------------------------------------------------------------ */
+
+typedef struct plan_ctx {
+    const pp_problem *prob;
+    pp_error *err;
+} plan_ctx;
+
+static const char *const plan_keys[] = {"tp",   "pp",        "dp",                "cp",      "micro_batch",
+                                        "virtual_stages", "zero", "recompute", "sequence_parallel", "tp_mode",
+                                        "tp_depth", "compression", NULL};
+
+static int parse_plan_compression(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, pp_plan *plan)
+{
+    int rc = pp_json_expect_object(obj, at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, (const char *const[]){"dp", "tp", "pp", NULL}, c->err);
+    for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
+        const cJSON *item = pp_json_member(obj, dim_names[d]);
+        pp_jpath here = pp_jpath_key(at, dim_names[d]);
+        if (item)
+            rc = resolve_codec(c->prob, item, &here, &plan->codec[d], c->err);
+    }
+    return rc;
+}
+
+static int parse_plan_degrees(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, pp_plan *plan)
+{
+    int rc = pp_json_int(obj, at, "tp", PP_REQUIRED, 1, MAX_DEGREE, &plan->tp, c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "pp", PP_REQUIRED, 1, MAX_DEGREE, &plan->pp, c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "cp", PP_OPTIONAL, 1, MAX_DEGREE, &plan->cp, c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "micro_batch", PP_OPTIONAL, 1, MAX_DEGREE, &plan->micro_batch, c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "virtual_stages", PP_OPTIONAL, 1, MAX_VIRTUAL_STAGES, &plan->virtual_stages,
+                         c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "zero", PP_OPTIONAL, 0, 3, &plan->zero, c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "tp_depth", PP_OPTIONAL, 1, MAX_TP_DEPTH, &plan->tp_depth, c->err);
+    return rc;
+}
+
+static int parse_plan_modes(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, pp_plan *plan)
+{
+    int recompute = (int)plan->recompute, tp_mode = (int)plan->tp_mode;
+    int rc = pp_json_enum(obj, at, "recompute", PP_OPTIONAL, recompute_names, PP_RECOMPUTE_COUNT, &recompute,
+                          c->err);
+    if (!rc)
+        rc = pp_json_enum(obj, at, "tp_mode", PP_OPTIONAL, tp_mode_names, PP_TP_MODE_COUNT, &tp_mode, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "sequence_parallel", PP_OPTIONAL, &plan->sequence_parallel, c->err);
+    plan->recompute = (pp_recompute)recompute;
+    plan->tp_mode = (pp_tp_mode)tp_mode;
+    const cJSON *comp = pp_json_member(obj, "compression");
+    pp_jpath comp_at = pp_jpath_key(at, "compression");
+    return (rc || !comp) ? rc : parse_plan_compression(c, comp, &comp_at, plan);
+}
+
+/* dp absent: all the GPUs not used by tp, pp and cp, if they divide evenly. */
+static int derive_dp(const plan_ctx *c, const pp_jpath *at, pp_plan *plan)
+{
+    long gpus = pp_problem_gpus(c->prob);
+    if (gpus <= 0)
+        return pp_json_fail(c->err, at, "missing required key 'dp' (the problem has no fixed cluster to derive "
+                                        "it from)");
+    double model_parallel = (double)plan->tp * plan->pp * plan->cp; /* exact: the product is checked small */
+    long mp = model_parallel <= (double)gpus ? (long)model_parallel : 0;
+    if (mp == 0 || gpus % mp != 0)
+        return pp_json_fail(c->err, at,
+                            "missing key 'dp', and it cannot be derived: expected tp*pp*cp (%d*%d*%d = %.0f) to "
+                            "divide the cluster's %ld GPUs, found a remainder",
+                            plan->tp, plan->pp, plan->cp, model_parallel, gpus);
+    plan->dp = (int)(gpus / mp);
+    return PP_OK;
+}
+
+static int parse_plan_doc(const plan_ctx *c, const cJSON *doc, const pp_jpath *root, pp_plan *plan)
+{
+    int rc = pp_json_check_keys(doc, root, plan_keys, c->err);
+    if (!rc)
+        rc = parse_plan_degrees(c, doc, root, plan);
+    if (!rc)
+        rc = parse_plan_modes(c, doc, root, plan);
+    if (rc)
+        return rc;
+    if (pp_json_member(doc, "dp"))
+        return pp_json_int(doc, root, "dp", PP_REQUIRED, 1, MAX_DEGREE, &plan->dp, c->err);
+    return derive_dp(c, root, plan);
+}
+
+int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *prob, pp_plan *out, pp_error *err)
+{
+    origin = origin ? origin : "plan";
+    pp_plan_init(out);
+    if (!prob)
+        return pp_error_set(err, PP_EINTERNAL, origin, "a plan is read for a problem, and none was given");
+    cJSON *doc = NULL;
+    int rc = pp_json_parse_object(json_text ? json_text : "", origin, &doc, err);
+    if (rc)
+        return rc;
+    plan_ctx c = {prob, err};
+    pp_jpath root = pp_jpath_root(origin);
+    rc = parse_plan_doc(&c, doc, &root, out);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int pp_plan_load(const char *path, const pp_problem *prob, pp_plan *out, pp_error *err)
+{
+    char *text = NULL;
+    pp_plan_init(out);
+    int rc = pp_json_read_text(path, &text, err);
+    if (rc)
+        return rc;
+    rc = pp_plan_parse(text, path, prob, out, err);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,196 @@
+/*
+ * shapes_json.c: reading model shapes and GPUs from JSON objects, for the
+ * catalogs and for problems alike (see shapes_json.h).
+ *
+ * The integer fields of a model are described once, in model_int_fields, with
+ * their limits; reading and validating both walk that table, so a limit
+ * cannot differ between a catalog entry, a problem and a Hugging Face config.
+ */
+#include "shapes_json.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "problem.h"
+
+const char *const pp_model_keys[] = {"name",       "layers",    "hidden",         "heads", "kv_heads",
+                                     "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab", "seq_len",
+                                     NULL};
+
+typedef struct model_int_field {
+    const char *key;
+    size_t offset; /* of the int in pp_model */
+    int max;
+    bool required; /* else a default is derived from the others */
+} model_int_field;
+
+static const model_int_field model_int_fields[] = {
+    {"layers", offsetof(pp_model, layers), PP_MAX_LAYERS, true},
+    {"hidden", offsetof(pp_model, hidden), PP_MAX_HIDDEN, true},
+    {"heads", offsetof(pp_model, heads), PP_MAX_HEADS, true},
+    {"kv_heads", offsetof(pp_model, kv_heads), PP_MAX_HEADS, false},
+    {"ffn_hidden", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN, false},
+    {"vocab", offsetof(pp_model, vocab), PP_MAX_VOCAB, true},
+    {"seq_len", offsetof(pp_model, seq_len), PP_MAX_SEQ_LEN, true},
+};
+#define N_MODEL_INT_FIELDS ((int)(sizeof model_int_fields / sizeof model_int_fields[0]))
+
+static int *model_int(pp_model *m, const model_int_field *f)
+{
+    return (int *)((char *)m + f->offset);
+}
+
+static int model_int_value(const pp_model *m, const model_int_field *f)
+{
+    return *(const int *)((const char *)m + f->offset);
+}
+
+/* ---- models --------------------------------------------------------------- */
+
+static int check_model_ranges(const pp_model *m, const pp_jpath *at, pp_error *err)
+{
+    for (int i = 0; i < N_MODEL_INT_FIELDS; i++) {
+        const model_int_field *f = &model_int_fields[i];
+        int v = model_int_value(m, f);
+        if (v < 1 || v > f->max) {
+            pp_jpath here = pp_jpath_key(at, f->key);
+            return pp_json_fail(err, &here, "expected an integer in 1..%d, found %d", f->max, v);
+        }
+    }
+    return PP_OK;
+}
+
+int pp_model_validate(const pp_model *m, const pp_jpath *at, pp_error *err)
+{
+    int rc = check_model_ranges(m, at, err);
+    if (rc)
+        return rc;
+    if (m->hidden % m->heads != 0) {
+        pp_jpath here = pp_jpath_key(at, "heads");
+        return pp_json_fail(err, &here, "expected heads to divide hidden (%d), found heads %d (hidden %% heads = %d)",
+                            m->hidden, m->heads, m->hidden % m->heads);
+    }
+    if (m->heads % m->kv_heads != 0) {
+        pp_jpath here = pp_jpath_key(at, "kv_heads");
+        return pp_json_fail(err, &here,
+                            "expected kv_heads to divide heads (%d), found kv_heads %d (heads %% kv_heads = %d)",
+                            m->heads, m->kv_heads, m->heads % m->kv_heads);
+    }
+    return PP_OK;
+}
+
+static int read_model_ints(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    for (int i = 0; i < N_MODEL_INT_FIELDS; i++) {
+        const model_int_field *f = &model_int_fields[i];
+        int rc = pp_json_int(obj, at, f->key, f->required ? PP_REQUIRED : PP_OPTIONAL, 1, f->max, model_int(m, f),
+                             err);
+        if (rc)
+            return rc;
+    }
+    return PP_OK;
+}
+
+int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "custom");
+    m->tie_embeddings = true;
+    int rc = pp_json_string(obj, at, "name", PP_OPTIONAL, m->name, sizeof m->name, err);
+    if (!rc)
+        rc = read_model_ints(obj, at, m, err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "gated_mlp", PP_OPTIONAL, &m->gated_mlp, err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "tie_embeddings", PP_OPTIONAL, &m->tie_embeddings, err);
+    if (rc)
+        return rc;
+    if (m->kv_heads == 0)
+        m->kv_heads = m->heads;
+    if (m->ffn_hidden == 0)
+        m->ffn_hidden = 4 * m->hidden; /* hidden <= 2^20: no overflow */
+    return pp_model_validate(m, at, err);
+}
+
+/* ---- GPUs ------------------------------------------------------------------ */
+
+#define MAX_PEAK_TFLOPS 1e6
+#define MAX_MEMORY_GIB 1e6
+#define MAX_BANDWIDTH 1e7 /* GB/s or Gb/s */
+
+static const char *precision_at(const void *ctx, int i)
+{
+    (void)ctx;
+    return pp_precision_name((pp_precision)i);
+}
+
+/* {"bf16": 312, "fp16": 312, "fp8": null, "fp32": 19.5}: null or 0 means
+ * the precision is not supported. */
+static int read_peak_object(const cJSON *obj, const pp_jpath *at, pp_gpu *g, pp_error *err)
+{
+    const char *keys[PP_PREC_COUNT + 1];
+    for (int p = 0; p < PP_PREC_COUNT; p++)
+        keys[p] = precision_at(NULL, p);
+    keys[PP_PREC_COUNT] = NULL;
+    int rc = pp_json_check_keys(obj, at, keys, err);
+    bool any = false;
+    for (int p = 0; p < PP_PREC_COUNT && !rc; p++) {
+        const cJSON *item = pp_json_member(obj, keys[p]);
+        pp_jpath here = pp_jpath_key(at, keys[p]);
+        g->peak_tflops[p] = 0;
+        if (item && !cJSON_IsNull(item))
+            rc = pp_json_as_double(item, &here, 0, MAX_PEAK_TFLOPS, &g->peak_tflops[p], err);
+        any = any || g->peak_tflops[p] > 0;
+    }
+    if (!rc && !any)
+        rc = pp_json_fail(err, at, "expected a positive peak for at least one precision, found none");
+    return rc;
+}
+
+static int read_peaks(const cJSON *obj, const pp_jpath *at, pp_presence need_all, pp_precision scalar_precision,
+                      pp_gpu *g, pp_error *err)
+{
+    const cJSON *item = pp_json_member(obj, "peak_tflops");
+    pp_jpath here = pp_jpath_key(at, "peak_tflops");
+    if (!item)
+        return pp_json_missing(at, "peak_tflops", err);
+    if (cJSON_IsObject(item))
+        return read_peak_object(item, &here, g, err);
+    if (need_all == PP_REQUIRED) /* catalogs give every precision */
+        return pp_json_expect_object(item, &here, err);
+    double peak = 0;
+    int rc = pp_json_as_positive(item, &here, MAX_PEAK_TFLOPS, &peak, err);
+    if (rc)
+        return rc;
+    memset(g->peak_tflops, 0, sizeof g->peak_tflops);
+    g->peak_tflops[scalar_precision] = peak;
+    return PP_OK;
+}
+
+static int read_gpu_links(const cJSON *obj, const pp_jpath *at, pp_presence need_all, pp_gpu *g, pp_error *err)
+{
+    int rc = pp_json_positive(obj, at, "hbm_GBps", need_all, MAX_BANDWIDTH, &g->hbm_GBps, err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "nvlink_GBps", need_all, MAX_BANDWIDTH, &g->nvlink_GBps, err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "network_Gbps", need_all, MAX_BANDWIDTH, &g->network_Gbps, err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "gpus_per_node", need_all, 1, PP_MAX_GPUS_PER_NODE, &g->gpus_per_node, err);
+    return rc;
+}
+
+int pp_gpu_read(const cJSON *obj, const pp_jpath *at, pp_presence need_all, pp_precision scalar_precision,
+                pp_gpu *g, pp_error *err)
+{
+    int rc = pp_json_string(obj, at, "id", need_all, g->id, sizeof g->id, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "name", need_all, g->name, sizeof g->name, err);
+    if (!rc)
+        rc = read_peaks(obj, at, need_all, scalar_precision, g, err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "memory_gib", PP_REQUIRED, MAX_MEMORY_GIB, &g->memory_gib, err);
+    if (!rc)
+        rc = read_gpu_links(obj, at, need_all, g, err);
+    return rc;
+}

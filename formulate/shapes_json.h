@@ -1,0 +1,61 @@
+/*
+ * shapes_json.h: the internal interface of the input layer (catalog.c,
+ * problem.c, hfconfig.c, shapes_json.c).
+ *
+ * Mainly reading the two things that both the catalogs and problems
+ * describe, a model shape and a GPU, so a catalog entry and a problem's own
+ * object obey exactly the same rules; and the one message for an id that a
+ * catalog does not hold.
+ *
+ * A model may also come from a Hugging Face config.json (hfconfig.c): its
+ * num_hidden_layers, hidden_size, ... are mapped onto pp_model and then
+ * validated like any other model.
+ */
+#ifndef PARPLAN_SHAPES_JSON_H
+#define PARPLAN_SHAPES_JSON_H
+
+#include "json_util.h"
+#include "problem.h"
+#include "types.h"
+
+/* Absurd sizes are rejected: they are typos, and they would overflow the
+ * byte counts of the cost model. */
+#define PP_MAX_LAYERS 100000
+#define PP_MAX_HIDDEN (1 << 20)
+#define PP_MAX_HEADS (1 << 16)
+#define PP_MAX_FFN_HIDDEN (1 << 22)
+#define PP_MAX_VOCAB (1 << 24)
+#define PP_MAX_SEQ_LEN (1 << 24)
+#define PP_MAX_GPUS_PER_NODE 64
+
+/* The keys of a model object of a problem (NULL-terminated). */
+extern const char *const pp_model_keys[];
+
+/* Read a model object's fields into *m: layers, hidden, heads, vocab and
+ * seq_len are required; kv_heads defaults to heads, ffn_hidden to 4*hidden,
+ * gated_mlp to false, tie_embeddings to true, name to "custom".  The caller
+ * checks the keys.  The result is validated (pp_model_validate). */
+int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err);
+
+/* All sizes positive and not absurd, hidden % heads == 0, heads % kv_heads
+ * == 0.  Errors point at at.FIELD. */
+int pp_model_validate(const pp_model *m, const pp_jpath *at, pp_error *err);
+
+/* A problem's {"hf_config": PATH, "seq_len": N, "name": NAME} object: read
+ * the Hugging Face config at PATH (relative to base_dir unless absolute). */
+int pp_model_from_hf(const cJSON *obj, const pp_jpath *at, const char *base_dir, pp_model *m, pp_error *err);
+
+/* Read a GPU object's fields into *g, which holds the defaults.  peak_tflops
+ * and memory_gib are always required; with need_all every datasheet field is
+ * (catalog entries).  peak_tflops is an object {bf16, fp16, fp8, fp32} (null
+ * or 0 = unsupported) or, outside catalogs, one number: the dense peak for
+ * scalar_precision.  The caller checks the keys. */
+int pp_gpu_read(const cJSON *obj, const pp_jpath *at, pp_presence need_all, pp_precision scalar_precision,
+                pp_gpu *g, pp_error *err);
+
+/* PP_EINPUT at `at`: "expected a GPU id of the catalog ('a', 'b', ...),
+ * found 'x'; did you mean 'y'?". */
+int pp_catalog_fail_unknown(const pp_catalog *cat, pp_catalog_kind kind, const char *id, const pp_jpath *at,
+                            pp_error *err);
+
+#endif

@@ -1,0 +1,1043 @@
+/*
+ * test_problem.c: the input layer (formulate/problem.c, catalog.c,
+ * hfconfig.c, json_util.c) read as a specification.
+ *
+ * The first tests load good documents with the real catalogs of data/ and
+ * check every value and default.  The rest feed bad documents, one mistake
+ * each, and check the three things a user sees: the exit code (PP_EINPUT),
+ * the JSON path of the mistake and the key words of the message.
+ *
+ * Problems are written with single quotes for readability; json_of() turns
+ * them into double quotes before parsing.
+ */
+#include "json_util.h"
+#include "problem.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DATA_DIR PARPLAN_SOURCE_DIR "/data"
+#define TEST_DATA_DIR PARPLAN_SOURCE_DIR "/tests/data"
+#define ORIGIN "problem.json"
+#define BIG 65536
+
+/* The contract's example PROBLEM.json (docs/interface.md). */
+static const char *const interface_example =
+    "{ 'model': { 'name': 'gpt3-175b', 'layers': 96, 'hidden': 12288, 'heads': 96, 'kv_heads': 96,"
+    "             'ffn_hidden': 49152, 'gated_mlp': false, 'vocab': 51200, 'seq_len': 2048 },"
+    "  'cluster': { 'gpu': 'a100-sxm4-80gb', 'gpus_per_node': 8, 'nodes': 128,"
+    "               'intra_node_GBps': 300, 'inter_node_Gbps': 200 },"
+    "  'training': { 'global_batch': 1536, 'precision': 'bf16', 'optimizer': 'adam' },"
+    "  'search': { 'tp': [1, 2, 4, 8], 'micro_batch': [1, 2, 4] },"
+    "  'objective': 'min_step_time' }";
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+/* Single quotes to double quotes. */
+static char *json_of(const char *squoted)
+{
+    size_t n = strlen(squoted);
+    char *out = malloc(n + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (size_t i = 0; i <= n; i++)
+        out[i] = squoted[i] == '\'' ? '"' : squoted[i];
+    return out;
+}
+
+static void load_catalog(pp_catalog *cat)
+{
+    pp_error err;
+    int rc = pp_catalog_load(DATA_DIR, cat, &err);
+    if (rc)
+        fprintf(stderr, "catalog: %s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+}
+
+/* Parse a single-quoted problem with the real catalog; hf_config paths are
+ * relative to tests/data. */
+static int parse_problem(const char *squoted, pp_problem *p, pp_error *err)
+{
+    pp_catalog cat;
+    load_catalog(&cat);
+    char *text = json_of(squoted);
+    pp_error_clear(err);
+    int rc = pp_problem_parse(text, ORIGIN, TEST_DATA_DIR, &cat, p, err);
+    free(text);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
+/* A problem whose sections are the given ones (NULL: a valid default). */
+static char *problem_with(const char *model, const char *cluster, const char *training, const char *extra)
+{
+    char *buf = malloc(BIG);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    snprintf(buf, BIG, "{'model': %s, 'cluster': %s, 'training': %s%s%s}", model ? model : "'gpt3-175b'",
+             cluster ? cluster : "{'gpu': 'a100-sxm4-80gb', 'nodes': 128}",
+             training ? training : "{'global_batch': 1536}", extra ? ", " : "", extra ? extra : "");
+    return buf;
+}
+
+static void assert_labeled(bool ok, const char *label, const char *what, int rc, const pp_error *err, int line)
+{
+    char note[1800];
+    snprintf(note, sizeof note, "%s: %s (rc %d, path '%s', message '%s')", label, what, rc, err->path, err->msg);
+    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, note, __FILE__, "", CU_FALSE);
+}
+
+/* The error is PP_EINPUT at exactly "problem.json: PATH" (or, when path does
+ * not start with '$', at a location containing it), and the message contains
+ * each of words (NULL-terminated). */
+static void check_error_at(const char *label, int rc, const pp_error *err, const char *origin, const char *path,
+                           const char *const *words, int line)
+{
+#ifdef PRINT_ERRORS /* build with -DPRINT_ERRORS to read every message */
+    fprintf(stderr, "%-28s %s: %s\n", label, err->path, err->msg);
+#endif
+    assert_labeled(rc == PP_EINPUT, label, "expected PP_EINPUT", rc, err, line);
+    char want[512];
+    if (path[0] == '$') {
+        snprintf(want, sizeof want, "%s: %s", origin, path);
+        assert_labeled(strcmp(err->path, want) == 0, label, "wrong path", rc, err, line);
+    } else {
+        assert_labeled(strstr(err->path, path) != NULL, label, "wrong path", rc, err, line);
+    }
+    for (; *words; words++)
+        assert_labeled(strstr(err->msg, *words) != NULL, label, *words, rc, err, line);
+}
+
+#define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void bad_problem_at(const char *label, const char *squoted, const char *path, const char *const *words,
+                           int line)
+{
+    pp_problem p;
+    pp_error err;
+    int rc = parse_problem(squoted, &p, &err);
+    check_error_at(label, rc, &err, ORIGIN, path, words, line);
+}
+
+/* Same, with the problem built by problem_with() (the text is freed). */
+static void bad_built_at(const char *label, char *text, const char *path, const char *const *words, int line)
+{
+    bad_problem_at(label, text, path, words, line);
+    free(text);
+}
+
+#define BAD(label, squoted, path, ...) bad_problem_at(label, squoted, path, WORDS(__VA_ARGS__), __LINE__)
+#define BAD_BUILT(label, text, path, ...) bad_built_at(label, text, path, WORDS(__VA_ARGS__), __LINE__)
+
+static void bad_plan_at(const char *label, const char *squoted, const char *path, const char *const *words,
+                        int line)
+{
+    pp_problem p;
+    pp_error err;
+    char *prob = problem_with(NULL, NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(prob, &p, &err), PP_OK);
+    free(prob);
+    char *text = json_of(squoted);
+    pp_plan plan;
+    int rc = pp_plan_parse(text, "plan.json", &p, &plan, &err);
+    free(text);
+    check_error_at(label, rc, &err, "plan.json", path, words, line);
+}
+
+#define BAD_PLAN(label, squoted, path, ...) bad_plan_at(label, squoted, path, WORDS(__VA_ARGS__), __LINE__)
+
+static bool has_value(const pp_int_list *l, int v)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i] == v)
+            return true;
+    return false;
+}
+
+/* ---- good documents ------------------------------------------------------------ */
+
+static void test_interface_example_loads(void)
+{
+    pp_problem p;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(parse_problem(interface_example, &p, &err), PP_OK);
+    CU_ASSERT_STRING_EQUAL(p.model.name, "gpt3-175b");
+    CU_ASSERT_EQUAL(p.model.layers, 96);
+    CU_ASSERT_EQUAL(p.model.hidden, 12288);
+    CU_ASSERT_EQUAL(p.model.heads, 96);
+    CU_ASSERT_EQUAL(p.model.kv_heads, 96);
+    CU_ASSERT_EQUAL(p.model.ffn_hidden, 49152);
+    CU_ASSERT_FALSE(p.model.gated_mlp);
+    CU_ASSERT_TRUE(p.model.tie_embeddings);
+    CU_ASSERT_EQUAL(p.model.vocab, 51200);
+    CU_ASSERT_EQUAL(p.model.seq_len, 2048);
+    CU_ASSERT_TRUE(p.has_cluster);
+    CU_ASSERT_STRING_EQUAL(p.cluster.gpu.id, "a100-sxm4-80gb");
+    CU_ASSERT_EQUAL(p.cluster.gpu.peak_tflops[PP_PREC_BF16], 312);
+    CU_ASSERT_EQUAL(p.cluster.gpus_per_node, 8);
+    CU_ASSERT_EQUAL(p.cluster.nodes, 128);
+    CU_ASSERT_EQUAL(pp_problem_gpus(&p), 1024);
+    CU_ASSERT_EQUAL(p.cluster.intra_node_GBps, 300);
+    CU_ASSERT_EQUAL(p.cluster.inter_node_Gbps, 200);
+    CU_ASSERT_EQUAL(p.training.global_batch, 1536);
+    CU_ASSERT_EQUAL(p.training.precision, PP_PREC_BF16);
+    CU_ASSERT_EQUAL(p.search.tp.n, 4);
+    CU_ASSERT_EQUAL(p.search.tp.v[3], 8);
+    CU_ASSERT_EQUAL(p.search.micro_batch.n, 3);
+    CU_ASSERT_EQUAL(p.search.pp.n, 0); /* absent: every value */
+    CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_STEP_TIME);
+    CU_ASSERT_FALSE(p.capacity.present);
+}
+
+/* Everything pp_problem_init promises, as a parsed minimal problem shows it. */
+static void test_defaults(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *text = problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 1000, 'seq_len': 128}", NULL,
+                              NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
+    free(text);
+    CU_ASSERT_STRING_EQUAL(p.model.name, "custom");
+    CU_ASSERT_EQUAL(p.model.kv_heads, 4);
+    CU_ASSERT_EQUAL(p.model.ffn_hidden, 256);
+    CU_ASSERT_FALSE(p.model.gated_mlp);
+    CU_ASSERT_TRUE(p.model.tie_embeddings);
+    CU_ASSERT_EQUAL(p.memory_headroom, 0.10);
+    CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_DP], 0.02);
+    CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_TP], 0.0);
+    CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_PP], 0.0);
+    CU_ASSERT_EQUAL(p.compress_min_bytes, 1048576);
+    CU_ASSERT_TRUE(p.training.flash_attention);
+    CU_ASSERT_TRUE(p.training.dp_overlap);
+    CU_ASSERT_EQUAL(p.training.precision, PP_PREC_BF16);
+    CU_ASSERT_EQUAL(p.training.tokens, 0);
+    CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_STEP_TIME);
+    CU_ASSERT_FALSE(p.allow_tp_across_nodes);
+    /* links default to the GPU's flagship system (DGX A100) */
+    CU_ASSERT_EQUAL(p.cluster.gpus_per_node, 8);
+    CU_ASSERT_EQUAL(p.cluster.intra_node_GBps, 300);
+    CU_ASSERT_EQUAL(p.cluster.inter_node_Gbps, 200);
+    /* codecs come from the catalog, "none" first; lossless ones have no error */
+    CU_ASSERT_TRUE(p.n_codecs >= 2);
+    CU_ASSERT_STRING_EQUAL(p.codecs[0].id, "none");
+    for (int i = 0; i < p.n_codecs; i++)
+        if (!p.codecs[i].lossy)
+            CU_ASSERT_EQUAL(p.codecs[i].rel_error, 0);
+}
+
+static void test_init_functions(void)
+{
+    pp_problem p;
+    pp_problem_init(&p);
+    CU_ASSERT_EQUAL(p.n_codecs, 1);
+    CU_ASSERT_STRING_EQUAL(p.codecs[0].id, "none");
+    CU_ASSERT_EQUAL(p.codecs[0].lossless_ratio, 1);
+    CU_ASSERT_EQUAL(pp_problem_gpus(&p), 0);
+    pp_plan plan;
+    pp_plan_init(&plan);
+    CU_ASSERT_EQUAL(plan.cp, 1);
+    CU_ASSERT_EQUAL(plan.virtual_stages, 1);
+    CU_ASSERT_EQUAL(plan.tp_depth, 1);
+    CU_ASSERT_EQUAL(plan.recompute, PP_RECOMPUTE_NONE);
+    pp_efficiency e;
+    pp_efficiency_init(&e);
+    CU_ASSERT_EQUAL(e.gemm, 0.75);
+    CU_ASSERT_EQUAL(e.attention, 0.5);
+    CU_ASSERT_EQUAL(e.hbm, 0.7);
+    CU_ASSERT_EQUAL(e.nvlink, 0.75);
+    CU_ASSERT_EQUAL(e.network, 0.8);
+    CU_ASSERT_EQUAL(e.kernel_us, 5);
+    CU_ASSERT_EQUAL(e.nvlink_latency_us, 5);
+    CU_ASSERT_EQUAL(e.network_latency_us, 10);
+}
+
+static void test_every_section_parsed(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *text = problem_with(
+        NULL, "'selene'", "{'global_batch': 64, 'precision': 'fp16', 'tokens': 3e11, 'flash_attention': false,"
+                          " 'dp_overlap': false}",
+        "'name': 'x', 'description': 'y',"
+        "'search': {'pp': [1, 2], 'dp': [4], 'cp': [1, 2], 'virtual_stages': [1, 3], 'zero': [0, 3],"
+        "  'recompute': ['none', 'full'], 'sequence_parallel': [true], 'tp_mode': ['1d', '2.5d'],"
+        "  'compression': {'dp': ['none', 'zfp8'], 'pp': ['mpc']}},"
+        "'objective': 'min_cost',"
+        "'constraints': {'memory_headroom': 0.2, 'allow_tp_across_nodes': true,"
+        "  'error_tolerance': {'tp': 0.001}, 'compress_min_bytes': 4096}");
+    int rc = parse_problem(text, &p, &err);
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    CU_ASSERT_EQUAL(pp_problem_gpus(&p), 560 * 8); /* Selene */
+    CU_ASSERT_EQUAL(p.training.precision, PP_PREC_FP16);
+    CU_ASSERT_EQUAL(p.training.tokens, 3e11);
+    CU_ASSERT_FALSE(p.training.flash_attention);
+    CU_ASSERT_FALSE(p.training.dp_overlap);
+    CU_ASSERT_TRUE(has_value(&p.search.zero, 3));
+    CU_ASSERT_TRUE(has_value(&p.search.recompute, PP_RECOMPUTE_FULL));
+    CU_ASSERT_TRUE(has_value(&p.search.sequence_parallel, 1));
+    CU_ASSERT_EQUAL(p.search.sequence_parallel.n, 1);
+    CU_ASSERT_TRUE(has_value(&p.search.tp_mode, PP_TP_2P5D));
+    CU_ASSERT_EQUAL(p.search.compression[PP_DIM_DP].n, 2);
+    CU_ASSERT_STRING_EQUAL(p.codecs[p.search.compression[PP_DIM_DP].v[1]].id, "zfp8");
+    CU_ASSERT_STRING_EQUAL(p.codecs[p.search.compression[PP_DIM_PP].v[0]].id, "mpc");
+    CU_ASSERT_EQUAL(p.search.compression[PP_DIM_TP].n, 0);
+    CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_COST);
+    CU_ASSERT_EQUAL(p.memory_headroom, 0.2);
+    CU_ASSERT_TRUE(p.allow_tp_across_nodes);
+    CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_TP], 0.001);
+    CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_DP], 0.02); /* untouched */
+    CU_ASSERT_EQUAL(p.compress_min_bytes, 4096);
+}
+
+/* A custom GPU needs peak_tflops and memory_gib; the rest is the A100's. */
+static void test_custom_gpu(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *text = problem_with(NULL, "{'gpu': {'peak_tflops': 400, 'memory_gib': 96}, 'nodes': 2}", NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
+    free(text);
+    const pp_gpu *g = &p.cluster.gpu;
+    CU_ASSERT_STRING_EQUAL(g->id, "custom");
+    CU_ASSERT_EQUAL(g->peak_tflops[PP_PREC_BF16], 400);
+    CU_ASSERT_EQUAL(g->peak_tflops[PP_PREC_FP8], 0);
+    CU_ASSERT_EQUAL(g->memory_gib, 96);
+    CU_ASSERT_EQUAL(g->hbm_GBps, 2039);
+    CU_ASSERT_EQUAL(g->nvlink_GBps, 300);
+    CU_ASSERT_EQUAL(p.cluster.gpus_per_node, 8);
+    CU_ASSERT_EQUAL(p.cluster.inter_node_Gbps, 200);
+}
+
+static void test_hf_config(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *text = problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL);
+    int rc = parse_problem(text, &p, &err);
+    free(text);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    CU_ASSERT_EQUAL(p.model.layers, 32);
+    CU_ASSERT_EQUAL(p.model.hidden, 4096);
+    CU_ASSERT_EQUAL(p.model.heads, 32);
+    CU_ASSERT_EQUAL(p.model.kv_heads, 8);
+    CU_ASSERT_EQUAL(p.model.ffn_hidden, 14336);
+    CU_ASSERT_EQUAL(p.model.vocab, 128256);
+    CU_ASSERT_TRUE(p.model.gated_mlp);
+    CU_ASSERT_FALSE(p.model.tie_embeddings);
+    CU_ASSERT_EQUAL(p.model.seq_len, 8192); /* max_position_embeddings */
+    text = problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
+    free(text);
+    CU_ASSERT_EQUAL(p.model.seq_len, 4096);
+    CU_ASSERT_STRING_EQUAL(p.model.name, "L3");
+}
+
+static void test_capacity(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *text = json_of("{'model': 'llama3-70b', 'training': {'global_batch': 2048, 'tokens': 1.5e13},"
+                         " 'capacity': {'gpus': [{'gpu': 'a100-sxm4-80gb', 'usd_per_gpu_hour': 1.8},"
+                         "   {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 4, 'inter_node_Gbps': 100}],"
+                         "  'nodes': [1, 8, 64], 'deadline_days': 90, 'max_gpus': 4096}, 'objective': 'min_time'}");
+    int rc = parse_problem(text, &p, &err);
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    CU_ASSERT_TRUE(p.capacity.present);
+    CU_ASSERT_FALSE(p.has_cluster);
+    CU_ASSERT_EQUAL(p.capacity.n_gpus, 2);
+    CU_ASSERT_EQUAL(p.capacity.gpus[0].usd_per_gpu_hour, 1.8);
+    CU_ASSERT_EQUAL(p.capacity.gpus[0].gpus_per_node, 8);
+    CU_ASSERT_EQUAL(p.capacity.gpus[1].gpus_per_node, 4);
+    CU_ASSERT_EQUAL(p.capacity.gpus[1].inter_node_Gbps, 100);
+    CU_ASSERT_EQUAL(p.capacity.gpus[1].intra_node_GBps, p.capacity.gpus[1].gpu.nvlink_GBps);
+    CU_ASSERT_EQUAL(p.capacity.n_node_counts, 3);
+    CU_ASSERT_EQUAL(p.capacity.node_counts[2], 64);
+    CU_ASSERT_EQUAL(p.capacity.deadline_days, 90);
+    CU_ASSERT_EQUAL(p.capacity.max_gpus, 4096);
+    CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_TIME);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* Every problem of data/examples loads; the GPT-3 one has the contract's
+ * values, and its plan loads too. */
+static void test_examples_load(void)
+{
+    pp_catalog cat;
+    load_catalog(&cat);
+    char dir[1024];
+    pp_source_path("data/examples", dir, sizeof dir);
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    for (struct dirent *e = readdir(d); e; e = readdir(d)) {
+        if (!ends_with(e->d_name, ".json") || ends_with(e->d_name, ".plan.json"))
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        pp_problem p;
+        pp_error err;
+        int rc = pp_problem_load(path, &cat, &p, &err);
+        assert_labeled(rc == PP_OK, e->d_name, "loads", rc, &err, __LINE__);
+    }
+    closedir(d);
+    char path[1024];
+    pp_source_path("data/examples/gpt3-175b-1024-a100.json", path, sizeof path);
+    pp_problem p;
+    pp_error err;
+    if (access(path, R_OK) == 0) {
+        CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &p, &err), PP_OK);
+        CU_ASSERT_EQUAL(p.model.layers, 96);
+        CU_ASSERT_EQUAL(p.model.hidden, 12288);
+        CU_ASSERT_EQUAL(p.model.heads, 96);
+        CU_ASSERT_EQUAL(p.model.seq_len, 2048);
+        CU_ASSERT_EQUAL(pp_problem_gpus(&p), 1024);
+        CU_ASSERT_EQUAL(p.training.global_batch, 1536);
+        CU_ASSERT_EQUAL(p.training.precision, PP_PREC_BF16);
+        pp_plan plan;
+        pp_source_path("data/examples/gpt3-175b-1024-a100.plan.json", path, sizeof path);
+        CU_ASSERT_EQUAL(pp_plan_load(path, &p, &plan, &err), PP_OK);
+        CU_ASSERT_EQUAL(plan.tp * plan.pp * plan.dp * plan.cp, 1024);
+    }
+    pp_catalog_free(&cat);
+}
+
+static void test_plan_defaults_and_dp(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *prob = problem_with(NULL, NULL, NULL, NULL); /* 128 nodes x 8 */
+    CU_ASSERT_EQUAL_FATAL(parse_problem(prob, &p, &err), PP_OK);
+    free(prob);
+    pp_plan plan;
+    char *text = json_of("{'tp': 8, 'pp': 16}");
+    CU_ASSERT_EQUAL_FATAL(pp_plan_parse(text, "plan.json", &p, &plan, &err), PP_OK);
+    free(text);
+    CU_ASSERT_EQUAL(plan.dp, 8);
+    CU_ASSERT_EQUAL(plan.cp, 1);
+    CU_ASSERT_EQUAL(plan.micro_batch, 1);
+    CU_ASSERT_EQUAL(plan.virtual_stages, 1);
+    CU_ASSERT_EQUAL(plan.zero, 0);
+    CU_ASSERT_EQUAL(plan.recompute, PP_RECOMPUTE_NONE);
+    CU_ASSERT_FALSE(plan.sequence_parallel);
+    CU_ASSERT_EQUAL(plan.tp_mode, PP_TP_1D);
+    CU_ASSERT_EQUAL(plan.codec[PP_DIM_DP], 0);
+    text = json_of("{'tp': 4, 'pp': 2, 'dp': 2, 'cp': 2, 'micro_batch': 2, 'virtual_stages': 3, 'zero': 1,"
+                   " 'recompute': 'selective', 'sequence_parallel': true, 'tp_mode': '2.5d', 'tp_depth': 1,"
+                   " 'compression': {'dp': 'zfp8', 'tp': 'none', 'pp': 'mpc'}}");
+    CU_ASSERT_EQUAL_FATAL(pp_plan_parse(text, "plan.json", &p, &plan, &err), PP_OK);
+    free(text);
+    CU_ASSERT_EQUAL(plan.dp, 2);
+    CU_ASSERT_EQUAL(plan.recompute, PP_RECOMPUTE_SELECTIVE);
+    CU_ASSERT_EQUAL(plan.tp_mode, PP_TP_2P5D);
+    CU_ASSERT_STRING_EQUAL(p.codecs[plan.codec[PP_DIM_DP]].id, "zfp8");
+    CU_ASSERT_STRING_EQUAL(p.codecs[plan.codec[PP_DIM_PP]].id, "mpc");
+}
+
+static void test_names(void)
+{
+    CU_ASSERT_STRING_EQUAL(pp_precision_name(PP_PREC_FP8), "fp8");
+    CU_ASSERT_STRING_EQUAL(pp_recompute_name(PP_RECOMPUTE_SELECTIVE), "selective");
+    CU_ASSERT_STRING_EQUAL(pp_tp_mode_name(PP_TP_2P5D), "2.5d");
+    CU_ASSERT_STRING_EQUAL(pp_dim_name(PP_DIM_PP), "pp");
+    CU_ASSERT_STRING_EQUAL(pp_objective_name(PP_OBJ_MIN_GPUS), "min_gpus");
+}
+
+/* ---- catalogs ------------------------------------------------------------------- */
+
+static void test_catalog_contents(void)
+{
+    static const char *const required[] = {"v100-sxm2-16gb", "v100-sxm2-32gb", "v100-sxm3-32gb", "a100-sxm4-40gb",
+                                           "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb"};
+    pp_catalog cat;
+    load_catalog(&cat);
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        CU_ASSERT_PTR_NOT_NULL(pp_catalog_gpu(&cat, required[i]));
+    CU_ASSERT_PTR_NULL(pp_catalog_gpu(&cat, "a100"));
+    CU_ASSERT_PTR_NOT_NULL(pp_catalog_model_find(&cat, "gpt3-175b"));
+    CU_ASSERT_PTR_NOT_NULL(pp_catalog_cluster_find(&cat, "selene"));
+    CU_ASSERT_EQUAL(pp_catalog_codec_index(&cat, "none"), 0);
+    CU_ASSERT_EQUAL(pp_catalog_codec_index(&cat, "nope"), -1);
+    CU_ASSERT_EQUAL(pp_catalog_count(&cat, PP_CATALOG_CODECS), cat.n_codecs);
+    CU_ASSERT_EQUAL(cat.gpus[0].peak_tflops[PP_PREC_FP8], 0); /* V100: null */
+    pp_catalog_free(&cat);
+    CU_ASSERT_EQUAL(cat.n_gpus, 0);
+    CU_ASSERT_PTR_NULL(cat.gpus);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Own entry, else efficiency_from's (H200 takes H100's), else default;
+ * missing keys come from the file's default. */
+static void test_efficiency_layers(void)
+{
+    char path[512];
+    char *text = json_of("{'source': 'unit test', 'default': {'gemm': 0.6},"
+                         " 'gpus': {'h100-sxm5-80gb': {'gemm': 0.9, 'kernel_us': 3}}}");
+    pp_write_temp("efficiency.json", text, path, sizeof path);
+    free(text);
+    pp_catalog cat;
+    pp_error err;
+    load_catalog(&cat);
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_OK);
+    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    const pp_gpu *h200 = pp_catalog_gpu(&cat, "h200-sxm-141gb");
+    const pp_gpu *a100 = pp_catalog_gpu(&cat, "a100-sxm4-80gb");
+    CU_ASSERT_EQUAL(h100->eff.gemm, 0.9);
+    CU_ASSERT_EQUAL(h100->eff.kernel_us, 3);
+    CU_ASSERT_EQUAL(h200->eff.gemm, 0.9);
+    CU_ASSERT_EQUAL(a100->eff.gemm, 0.6);
+    CU_ASSERT_EQUAL(a100->eff.hbm, 0.7); /* neither entry says: built-in */
+    PP_ASSERT_CONTAINS(h100->eff.source, "unit test");
+    text = json_of("{'gpus': {'h100-sxm5': {'gemm': 0.9}}}");
+    write_file(path, text);
+    free(text);
+    CU_ASSERT_EQUAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.gpus['h100-sxm5']");
+    PP_ASSERT_CONTAINS(err.msg, "did you mean 'h100-sxm5-80gb'");
+    text = json_of("{'default': {'gemm': 1.5}}");
+    write_file(path, text);
+    free(text);
+    CU_ASSERT_EQUAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.default.gemm");
+    pp_catalog_free(&cat);
+}
+
+/* A data directory lacking efficiency.json runs on built-in values, but one
+ * lacking gpus.json is an error naming the file. */
+static void test_catalog_files(void)
+{
+    char path[512], dir[512];
+    pp_write_temp("probe", "", path, sizeof path);
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    pp_catalog cat;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_catalog_load(dir, &cat, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "gpus.json");
+    PP_ASSERT_CONTAINS(err.msg, "No such file");
+    CU_ASSERT_EQUAL(cat.n_gpus, 0);
+    load_catalog(&cat);
+    CU_ASSERT_TRUE(cat.gpus[0].eff.gemm > 0 && cat.gpus[0].eff.gemm <= 1);
+    pp_catalog_free(&cat);
+}
+
+/* A small catalog in a fresh directory; NULL sections are valid defaults. */
+static void write_catalog(char *dir, size_t cap, const char *gpus, const char *models, const char *clusters,
+                          const char *codecs)
+{
+    static const char *const names[] = {"gpus.json", "models.json", "clusters.json", "codecs.json"};
+    const char *texts[] = {
+        gpus ? gpus
+             : "{'gpus': [{'id': 'g1', 'name': 'G1', 'peak_tflops': {'bf16': 100}, 'memory_gib': 80,"
+               " 'hbm_GBps': 1000, 'nvlink_GBps': 100, 'network_Gbps': 100, 'gpus_per_node': 8, 'source': 'x'}]}",
+        models ? models
+               : "{'models': [{'id': 'm1', 'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 10, 'seq_len': 16,"
+                 " 'source': 'x'}]}",
+        clusters ? clusters : "{'clusters': [{'id': 'c1', 'gpu': 'g1', 'nodes': 2, 'source': 'x'}]}",
+        codecs ? codecs : "{'codecs': [{'id': 'none', 'kind': 'none', 'source': 'x'}]}",
+    };
+    char probe[512];
+    pp_write_temp("probe", "", probe, sizeof probe);
+    snprintf(dir, cap, "%.*s/catalog", (int)(strrchr(probe, '/') - probe), probe);
+    mkdir(dir, 0700);
+    for (int i = 0; i < 4; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *text = json_of(texts[i]);
+        write_file(path, text);
+        free(text);
+    }
+}
+
+static void bad_catalog_at(const char *label, const char *gpus, const char *models, const char *clusters,
+                           const char *codecs, const char *file, const char *path, const char *const *words, int line)
+{
+    char dir[512], origin[600];
+    write_catalog(dir, sizeof dir, gpus, models, clusters, codecs);
+    snprintf(origin, sizeof origin, "%s/%s", dir, file);
+    pp_catalog cat;
+    pp_error err;
+    int rc = pp_catalog_load(dir, &cat, &err);
+    check_error_at(label, rc, &err, origin, path, words, line);
+    CU_ASSERT_EQUAL(cat.n_gpus, 0); /* left empty */
+}
+
+#define BAD_CATALOG(label, g, m, cl, co, file, path, ...)                                                     \
+    bad_catalog_at(label, g, m, cl, co, file, path, WORDS(__VA_ARGS__), __LINE__)
+
+static void test_minimal_catalog(void)
+{
+    char dir[512];
+    write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
+    pp_catalog cat;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(dir, &cat, &err), PP_OK);
+    CU_ASSERT_EQUAL(cat.n_codecs, 1);
+    CU_ASSERT_EQUAL(cat.compress_min_bytes, 1 << 20);
+    CU_ASSERT_EQUAL(cat.gpus[0].eff.gemm, 0.75); /* no efficiency.json: built-in */
+    CU_ASSERT_EQUAL(cat.gpus[0].peak_tflops[PP_PREC_FP16], 0);
+    CU_ASSERT_EQUAL(cat.clusters[0].gpus_per_node, 8);
+    CU_ASSERT_EQUAL(cat.clusters[0].intra_node_GBps, 100);
+    CU_ASSERT_STRING_EQUAL(cat.models[0].model.name, "m1");
+    pp_catalog_free(&cat);
+}
+
+static void test_bad_catalogs(void)
+{
+    BAD_CATALOG("gpu key", "{'gpus': [{'id': 'g1', 'memory_gb': 1}]}", NULL, NULL, NULL, "gpus.json",
+                "$.gpus[0].memory_gb", "did you mean 'memory_gib'?");
+    BAD_CATALOG("gpu source", "{'gpus': [{'id': 'g1'}]}", NULL, NULL, NULL, "gpus.json", "$.gpus[0]",
+                "missing required key 'source'");
+    BAD_CATALOG("gpu scalar peak", "{'gpus': [{'id': 'g1', 'name': 'G', 'peak_tflops': 5, 'source': 'x'}]}", NULL,
+                NULL, NULL, "gpus.json", "$.gpus[0].peak_tflops", "expected an object");
+    BAD_CATALOG("efficiency_from", "{'gpus': [{'id': 'g1', 'name': 'G1', 'peak_tflops': {'bf16': 100},"
+                                   " 'memory_gib': 80, 'hbm_GBps': 1000, 'nvlink_GBps': 100, 'network_Gbps': 100,"
+                                   " 'gpus_per_node': 8, 'efficiency_from': 'g2', 'source': 'x'}]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_from", "found 'g2'");
+    BAD_CATALOG("model heads", NULL, "{'models': [{'id': 'm1', 'layers': 2, 'hidden': 64, 'heads': 5, 'vocab': 10,"
+                                     " 'seq_len': 16, 'source': 'x'}]}",
+                NULL, NULL, "models.json", "$.models[0].heads", "divide hidden");
+    BAD_CATALOG("model id twice", NULL, "{'models': [{'id': 'm1', 'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 10,"
+                                        " 'seq_len': 16, 'source': 'x'}, {'id': 'm1', 'layers': 2, 'hidden': 64,"
+                                        " 'heads': 4, 'vocab': 10, 'seq_len': 16, 'source': 'x'}]}",
+                NULL, NULL, "models.json", "$.models[1].id", "expected a unique id");
+    BAD_CATALOG("no models", NULL, "{'models': []}", NULL, NULL, "models.json", "$.models", "1..10000 entries");
+    BAD_CATALOG("cluster gpu", NULL, NULL, "{'clusters': [{'id': 'c1', 'gpu': 'g2', 'nodes': 2, 'source': 'x'}]}",
+                NULL, "clusters.json", "$.clusters[0].gpu", "GPU id of gpus.json", "found 'g2'");
+    BAD_CATALOG("none first", NULL, NULL, NULL, "{'codecs': [{'id': 'mpc', 'kind': 'lossless', 'ratio': 1.1,"
+                                                " 'source': 'x'}]}",
+                "codecs.json", "$.codecs[0].id", "expected the codec 'none' of kind 'none' first");
+    BAD_CATALOG("lossless with bits", NULL, NULL, NULL, "{'codecs': [{'id': 'none', 'kind': 'none', 'source': 'x'},"
+                                                        " {'id': 'mpc', 'kind': 'lossless', 'ratio': 1.1,"
+                                                        " 'bits_per_value': 8, 'source': 'x'}]}",
+                "codecs.json", "$.codecs[1].bits_per_value", "no 'bits_per_value' in a codec of kind 'lossless'");
+    BAD_CATALOG("lossy without error", NULL, NULL, NULL, "{'codecs': [{'id': 'none', 'kind': 'none', 'source': 'x'},"
+                                                         " {'id': 'z', 'kind': 'lossy', 'bits_per_value': 8,"
+                                                         " 'source': 'x'}]}",
+                "codecs.json", "$.codecs[1]", "missing required key 'rel_error'");
+    BAD_CATALOG("codec kind", NULL, NULL, NULL, "{'codecs': [{'id': 'none', 'kind': 'nothing', 'source': 'x'}]}",
+                "codecs.json", "$.codecs[0].kind", "'none', 'lossy', 'lossless'");
+}
+
+/* A long file name keeps its tail in the error location. */
+static void test_long_origin(void)
+{
+    char origin[400];
+    memset(origin, 'd', 300);
+    strcpy(origin + 300, "/problem.json");
+    pp_problem p;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_problem_parse("{\"modle\": 1}", origin, NULL, NULL, &p, &err), PP_EINPUT);
+    CU_ASSERT_EQUAL(strncmp(err.path, "...", 3), 0);
+    PP_ASSERT_CONTAINS(err.path, "/problem.json: $.modle");
+}
+
+/* ---- json_util ----------------------------------------------------------------- */
+
+static void test_edit_distance_and_suggestions(void)
+{
+    static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", NULL};
+    CU_ASSERT_EQUAL(pp_edit_distance("heads", "heads"), 0);
+    CU_ASSERT_EQUAL(pp_edit_distance("hedas", "heads"), 2);
+    CU_ASSERT_EQUAL(pp_edit_distance("", "abc"), 3);
+    CU_ASSERT_EQUAL(pp_edit_distance("kitten", "sitting"), 3);
+    CU_ASSERT_STRING_EQUAL(pp_nearest_name("hedas", pp_string_array_at, keys, 4), "heads");
+    CU_ASSERT_STRING_EQUAL(pp_nearest_name("layer", pp_string_array_at, keys, 4), "layers");
+    CU_ASSERT_PTR_NULL(pp_nearest_name("optimizer", pp_string_array_at, keys, 4));
+}
+
+/* Brackets inside strings do not count towards the nesting limit. */
+static void test_brackets_in_strings(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *text = problem_with(NULL, NULL, NULL, "'description': '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{{{{'");
+    CU_ASSERT_EQUAL(parse_problem(text, &p, &err), PP_OK);
+    free(text);
+}
+
+/* ---- bad documents: syntax ------------------------------------------------------ */
+
+static void test_bad_syntax(void)
+{
+    BAD("malformed", "{'model': 'gpt3-175b',, 'x': 1}", "problem.json:1:24", "malformed JSON", "byte offset 23",
+        "line 1, column 24", "175b\",,')");
+    BAD("malformed on line 3", "{\n'model':\n  'gpt3-175b' 'cluster': 1}", "problem.json:3:", "line 3",
+        "malformed JSON");
+    BAD("truncated", "{'model': {'layers': 3", "problem.json:1:", "found the end", "truncated");
+    BAD("empty text", "", "$", "empty document");
+    BAD("only blanks", " \n\t ", "$", "empty document");
+    BAD("top-level array", "[1, 2]", "$", "expected a JSON object at the top level", "found an array");
+    BAD("top-level number", "42", "$", "expected a JSON object", "found the number 42");
+    BAD("NaN is not JSON", "{'model': NaN}", "problem.json:1:", "malformed JSON", "'NaN}'");
+    BAD("trailing garbage", "{'model': 'gpt3-175b'} x", "problem.json:1:", "malformed JSON", "found 'x'");
+    BAD("duplicate top-level key", "{'model': 'gpt3-175b', 'model': 'llama3-8b'}", "$.model", "found key 'model' twice");
+}
+
+static void test_bad_nesting(void)
+{
+    size_t n = 10000;
+    char *deep = malloc(n + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(deep);
+    memset(deep, '[', n);
+    deep[n] = '\0';
+    BAD("10000 brackets", deep, "problem.json:1:33", "nested at most 32 levels");
+    free(deep);
+    char nested[512] = "{'model': {'name': ";
+    for (int i = 0; i < 40; i++)
+        strcat(nested, "{'a': ");
+    strcat(nested, "1");
+    for (int i = 0; i < 40; i++)
+        strcat(nested, "}");
+    strcat(nested, "}}");
+    BAD("40 nested objects", nested, "problem.json:1:", "nested at most 32 levels");
+}
+
+static void test_bad_numbers(void)
+{
+    BAD_BUILT("1.5 layers", problem_with("{'layers': 1.5, 'hidden': 64, 'heads': 4, 'vocab': 9, 'seq_len': 8}",
+                                         NULL, NULL, NULL),
+              "$.model.layers", "expected an integer in 1..100000", "found the number 1.5");
+    BAD_BUILT("layers as a string", problem_with("{'layers': '32', 'hidden': 64, 'heads': 4, 'vocab': 9, 'seq_len': 8}",
+                                                 NULL, NULL, NULL),
+              "$.model.layers", "expected an integer", "found the string '32'");
+    BAD_BUILT("zero layers", problem_with("{'layers': 0, 'hidden': 64, 'heads': 4, 'vocab': 9, 'seq_len': 8}",
+                                          NULL, NULL, NULL),
+              "$.model.layers", "1..100000", "found the number 0");
+    BAD_BUILT("negative hidden", problem_with("{'layers': 2, 'hidden': -64, 'heads': 4, 'vocab': 9, 'seq_len': 8}",
+                                              NULL, NULL, NULL),
+              "$.model.hidden", "found the number -64");
+    BAD_BUILT("absurd hidden", problem_with("{'layers': 2, 'hidden': 1e9, 'heads': 4, 'vocab': 9, 'seq_len': 8}",
+                                            NULL, NULL, NULL),
+              "$.model.hidden", "1..1048576", "1000000000");
+    BAD_BUILT("absurd seq_len", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 9, 'seq_len': 1e8}",
+                                             NULL, NULL, NULL),
+              "$.model.seq_len", "1..16777216");
+    BAD_BUILT("1e400", problem_with("{'layers': 1e400, 'hidden': 64, 'heads': 4, 'vocab': 9, 'seq_len': 8}", NULL,
+                                    NULL, NULL),
+              "$.model.layers", "expected an integer", "too large");
+    BAD_BUILT("zero global batch", problem_with(NULL, NULL, "{'global_batch': 0}", NULL), "$.training.global_batch",
+              "expected an integer in 1..1099511627776", "found the number 0");
+    BAD_BUILT("absurd global batch", problem_with(NULL, NULL, "{'global_batch': 3e12}", NULL),
+              "$.training.global_batch", "1..1099511627776");
+    BAD_BUILT("negative tokens", problem_with(NULL, NULL, "{'global_batch': 8, 'tokens': -1}", NULL),
+              "$.training.tokens", "expected a positive number");
+    BAD_BUILT("zero nodes", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 0}", NULL, NULL),
+              "$.cluster.nodes", "1..10000000");
+    BAD_BUILT("absurd nodes", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 1e8}", NULL, NULL),
+              "$.cluster.nodes", "1..10000000");
+    BAD_BUILT("65 GPUs per node", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 1, 'gpus_per_node': 65}",
+                                               NULL, NULL),
+              "$.cluster.gpus_per_node", "1..64");
+    BAD_BUILT("zero bandwidth", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 1, 'inter_node_Gbps': 0}",
+                                             NULL, NULL),
+              "$.cluster.inter_node_Gbps", "expected a positive number", "found the number 0");
+    BAD_BUILT("headroom 0.95", problem_with(NULL, NULL, NULL, "'constraints': {'memory_headroom': 0.95}"),
+              "$.constraints.memory_headroom", "0..0.9", "0.95");
+    BAD_BUILT("negative tolerance", problem_with(NULL, NULL, NULL, "'constraints': {'error_tolerance': {'dp': -0.1}}"),
+              "$.constraints.error_tolerance.dp", "expected a number in 0..1");
+}
+
+static void test_bad_strings_and_types(void)
+{
+    char name[400] = "{'name': '";
+    memset(name + strlen(name), 'x', 200);
+    strcat(name, "', 'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 9, 'seq_len': 8}");
+    BAD_BUILT("name too long", problem_with(name, NULL, NULL, NULL), "$.model.name", "at most 127 characters",
+              "found one of 200");
+    BAD_BUILT("model as a number", problem_with("42", NULL, NULL, NULL), "$.model", "expected a model id",
+              "found the number 42");
+    BAD_BUILT("cluster as a list", problem_with(NULL, "[1]", NULL, NULL), "$.cluster", "expected a cluster id",
+              "found an array");
+    BAD_BUILT("training as a string", problem_with(NULL, NULL, "'big'", NULL), "$.training", "expected an object",
+              "found the string 'big'");
+    BAD_BUILT("flash_attention 'yes'", problem_with(NULL, NULL, "{'global_batch': 8, 'flash_attention': 'yes'}", NULL),
+              "$.training.flash_attention", "expected true or false", "found the string 'yes'");
+    BAD_BUILT("gated_mlp null", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 9, 'seq_len': 8,"
+                                             " 'gated_mlp': null}", NULL, NULL, NULL),
+              "$.model.gated_mlp", "found null");
+    BAD_BUILT("precision bf17", problem_with(NULL, NULL, "{'global_batch': 8, 'precision': 'bf17'}", NULL),
+              "$.training.precision", "expected one of 'bf16', 'fp16', 'fp8'", "did you mean 'bf16'?");
+    BAD_BUILT("optimizer sgd", problem_with(NULL, NULL, "{'global_batch': 8, 'optimizer': 'sgd'}", NULL),
+              "$.training.optimizer", "expected one of 'adam'", "found 'sgd'");
+    BAD_BUILT("objective fastest", problem_with(NULL, NULL, NULL, "'objective': 'fastest'"), "$.objective",
+              "'min_step_time'", "found 'fastest'");
+    BAD_BUILT("peak as a string", problem_with(NULL, "{'gpu': {'peak_tflops': 'lots', 'memory_gib': 80}, 'nodes': 1}",
+                                               NULL, NULL),
+              "$.cluster.gpu.peak_tflops", "expected a positive number", "found the string 'lots'");
+}
+
+/* ---- bad documents: keys ------------------------------------------------------------ */
+
+static void test_bad_unknown_keys(void)
+{
+    BAD("top level", "{'modle': 'gpt3-175b'}", "$.modle", "unknown key 'modle'", "did you mean 'model'?");
+    BAD_BUILT("model", problem_with("{'layers': 2, 'hidden': 64, 'hedas': 4, 'vocab': 9, 'seq_len': 8}", NULL, NULL,
+                                    NULL),
+              "$.model.hedas", "unknown key 'hedas'; did you mean 'heads'?");
+    BAD_BUILT("cluster", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'node': 4}", NULL, NULL), "$.cluster.node",
+              "did you mean 'nodes'?");
+    BAD_BUILT("custom gpu", problem_with(NULL, "{'gpu': {'peak_tflops': 1, 'memory_gib': 1, 'hbm_GBs': 1}, 'nodes': 1}",
+                                         NULL, NULL),
+              "$.cluster.gpu.hbm_GBs", "did you mean 'hbm_GBps'?");
+    BAD_BUILT("peak_tflops", problem_with(NULL, "{'gpu': {'peak_tflops': {'bf61': 1}, 'memory_gib': 1}, 'nodes': 1}",
+                                          NULL, NULL),
+              "$.cluster.gpu.peak_tflops.bf61", "unknown key 'bf61'");
+    BAD_BUILT("training", problem_with(NULL, NULL, "{'global_bach': 8}", NULL), "$.training.global_bach",
+              "did you mean 'global_batch'?");
+    BAD_BUILT("search", problem_with(NULL, NULL, NULL, "'search': {'micro_batches': [1]}"),
+              "$.search.micro_batches", "did you mean 'micro_batch'?");
+    BAD_BUILT("search.compression", problem_with(NULL, NULL, NULL, "'search': {'compression': {'ddp': ['none']}}"),
+              "$.search.compression.ddp", "did you mean 'dp'?");
+    BAD_BUILT("constraints", problem_with(NULL, NULL, NULL, "'constraints': {'headroom': 0.1}"),
+              "$.constraints.headroom", "unknown key 'headroom'", "expected one of 'memory_headroom'");
+    BAD_BUILT("far from anything", problem_with(NULL, NULL, NULL, "'zzzzzz': 1"), "$.zzzzzz",
+              "unknown key 'zzzzzz'", "expected one of 'name', 'description', 'model'");
+    BAD_BUILT("odd characters", problem_with(NULL, NULL, NULL, "'a b\\n': 1"), "$['a b\\x0a']", "unknown key");
+    BAD_BUILT("duplicate in model", problem_with("{'layers': 2, 'layers': 3, 'hidden': 64, 'heads': 4, 'vocab': 9,"
+                                                 " 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.layers", "expected each key once", "twice");
+}
+
+static void test_bad_missing_keys(void)
+{
+    BAD("no training", "{'model': 'gpt3-175b', 'cluster': 'selene'}", "$", "missing required key 'training'");
+    BAD("no cluster", "{'model': 'gpt3-175b', 'training': {'global_batch': 8}}", "$",
+        "missing required key 'cluster'");
+    BAD("no model", "{'cluster': 'selene', 'training': {'global_batch': 8}}", "$", "missing required key 'model'");
+    BAD_BUILT("no vocab", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model", "missing required key 'vocab'");
+    BAD_BUILT("no nodes", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb'}", NULL, NULL), "$.cluster",
+              "missing required key 'nodes'");
+    BAD_BUILT("no global batch", problem_with(NULL, NULL, "{'precision': 'bf16'}", NULL), "$.training",
+              "missing required key 'global_batch'");
+    BAD_BUILT("custom gpu without memory", problem_with(NULL, "{'gpu': {'peak_tflops': 100}, 'nodes': 1}", NULL, NULL),
+              "$.cluster.gpu", "missing required key 'memory_gib'");
+}
+
+/* ---- bad documents: meaning ------------------------------------------------------------- */
+
+static void test_bad_model_consistency(void)
+{
+    BAD_BUILT("hidden % heads", problem_with("{'layers': 2, 'hidden': 4096, 'heads': 48, 'vocab': 9, 'seq_len': 8}",
+                                             NULL, NULL, NULL),
+              "$.model.heads", "expected heads to divide hidden (4096)", "found heads 48");
+    BAD_BUILT("heads % kv_heads", problem_with("{'layers': 2, 'hidden': 4096, 'heads': 32, 'kv_heads': 5, 'vocab': 9,"
+                                               " 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.kv_heads", "expected kv_heads to divide heads (32)", "found kv_heads 5");
+}
+
+static void test_bad_catalog_ids(void)
+{
+    BAD_BUILT("model id", problem_with("'gpt3-175'", NULL, NULL, NULL), "$.model", "model id of models.json",
+              "found 'gpt3-175'", "did you mean 'gpt3-175b'?");
+    BAD_BUILT("gpu id", problem_with(NULL, "{'gpu': 'a100-sxm4-80g', 'nodes': 1}", NULL, NULL), "$.cluster.gpu",
+              "GPU id of gpus.json", "did you mean 'a100-sxm4-80gb'?");
+    BAD_BUILT("cluster id", problem_with(NULL, "'selen'", NULL, NULL), "$.cluster", "cluster id of clusters.json",
+              "did you mean 'selene'?");
+    BAD_BUILT("codec id", problem_with(NULL, NULL, NULL, "'search': {'compression': {'dp': ['none', 'zfp9']}}"),
+              "$.search.compression.dp[1]", "codec id of codecs.json", "found 'zfp9'");
+    BAD_BUILT("efficiency_from", problem_with(NULL, "{'gpu': {'peak_tflops': 1, 'memory_gib': 1, 'efficiency_from':"
+                                                    " 'h100'}, 'nodes': 1}", NULL, NULL),
+              "$.cluster.gpu.efficiency_from", "GPU id of gpus.json", "found 'h100'");
+}
+
+static void test_bad_precision_for_gpu(void)
+{
+    BAD_BUILT("fp8 on A100", problem_with(NULL, NULL, "{'global_batch': 8, 'precision': 'fp8'}", NULL),
+              "$.training.precision", "a100-sxm4-80gb supports ('bf16', 'fp16')", "found 'fp8'");
+    BAD_BUILT("bf16 on V100", problem_with(NULL, "{'gpu': 'v100-sxm2-32gb', 'nodes': 1}", NULL, NULL),
+              "$.training.precision", "v100-sxm2-32gb supports ('fp16')", "found 'bf16'");
+}
+
+static void test_bad_search_lists(void)
+{
+    BAD_BUILT("empty list", problem_with(NULL, NULL, NULL, "'search': {'tp': []}"), "$.search.tp",
+              "expected a list of 1..64 values", "found 0");
+    BAD_BUILT("duplicate", problem_with(NULL, NULL, NULL, "'search': {'tp': [1, 2, 2]}"), "$.search.tp[2]",
+              "expected distinct values", "found the number 2 again (also at [1])");
+    BAD_BUILT("zero degree", problem_with(NULL, NULL, NULL, "'search': {'pp': [1, 0]}"), "$.search.pp[1]",
+              "expected an integer", "found the number 0");
+    BAD_BUILT("not a list", problem_with(NULL, NULL, NULL, "'search': {'tp': 8}"), "$.search.tp", "expected a list",
+              "write [x]");
+    BAD_BUILT("zero stage 4", problem_with(NULL, NULL, NULL, "'search': {'zero': [0, 4]}"), "$.search.zero[1]",
+              "0..3");
+    BAD_BUILT("recompute partial", problem_with(NULL, NULL, NULL, "'search': {'recompute': ['partial']}"),
+              "$.search.recompute[0]", "'none', 'selective', 'full'", "found 'partial'");
+    BAD_BUILT("tp_mode 4d", problem_with(NULL, NULL, NULL, "'search': {'tp_mode': ['1d', '4d']}"),
+              "$.search.tp_mode[1]", "'2.5d'", "found '4d'");
+    BAD_BUILT("repeated bool", problem_with(NULL, NULL, NULL, "'search': {'sequence_parallel': [true, true]}"),
+              "$.search.sequence_parallel[1]", "found true again");
+    char search[600] = "'search': {'micro_batch': [1";
+    for (int i = 2; i <= 65; i++)
+        snprintf(search + strlen(search), sizeof search - strlen(search), ", %d", i);
+    strcat(search, "]}");
+    BAD_BUILT("65 values", problem_with(NULL, NULL, NULL, search), "$.search.micro_batch", "1..64 values",
+              "found 65");
+}
+
+static void test_bad_capacity(void)
+{
+    BAD("no tokens", "{'model': 'llama3-8b', 'training': {'global_batch': 8},"
+                     " 'capacity': {'gpus': [{'gpu': 'h100-sxm5-80gb'}], 'nodes': {'max': 4}}}",
+        "$.training", "missing required key 'tokens'");
+    BAD("no gpus", "{'model': 'llama3-8b', 'training': {'global_batch': 8, 'tokens': 1e12},"
+                   " 'capacity': {'gpus': [], 'nodes': {'max': 4}}}",
+        "$.capacity.gpus", "1..16 GPU offers", "found 0");
+    BAD("max below min", "{'model': 'llama3-8b', 'training': {'global_batch': 8, 'tokens': 1e12},"
+                         " 'capacity': {'gpus': [{'gpu': 'h100-sxm5-80gb'}], 'nodes': {'min': 8, 'max': 4}}}",
+        "$.capacity.nodes.max", "expected max >= min (8)", "found 4");
+    BAD("same gpu twice", "{'model': 'llama3-8b', 'training': {'global_batch': 8, 'tokens': 1e12},"
+                          " 'capacity': {'gpus': [{'gpu': 'h100-sxm5-80gb'}, {'gpu': 'h100-sxm5-80gb'}],"
+                          " 'nodes': [1, 2]}}",
+        "$.capacity.gpus[1].gpu", "expected each GPU once");
+    BAD("unknown key in an offer", "{'model': 'llama3-8b', 'training': {'global_batch': 8, 'tokens': 1e12},"
+                                   " 'capacity': {'gpus': [{'gpu': 'h100-sxm5-80gb', 'usd_per_hour': 2}],"
+                                   " 'nodes': [1]}}",
+        "$.capacity.gpus[0].usd_per_hour", "did you mean 'usd_per_gpu_hour'?");
+    BAD("repeated node count", "{'model': 'llama3-8b', 'training': {'global_batch': 8, 'tokens': 1e12},"
+                               " 'capacity': {'gpus': [{'gpu': 'h100-sxm5-80gb'}], 'nodes': [1, 2, 1]}}",
+        "$.capacity.nodes[2]", "expected distinct values");
+}
+
+static void test_bad_hf_config(void)
+{
+    BAD_BUILT("missing config", problem_with("{'hf_config': 'no-such-config.json'}", NULL, NULL, NULL),
+              "$.model.hf_config", "readable Hugging Face config.json", "no-such-config.json", "No such file");
+    BAD_BUILT("GPT-2 config", problem_with("{'hf_config': 'gpt2-config.json', 'seq_len': 1024}", NULL, NULL, NULL),
+              "gpt2-config.json: $", "missing required key 'num_hidden_layers'", "GPT-2");
+    BAD_BUILT("seq_len beyond the config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 16384}",
+                                                        NULL, NULL, NULL),
+              "$.model.seq_len", "max_position_embeddings (8192)", "found 16384");
+    BAD_BUILT("extra key beside hf_config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'layers': 2}",
+                                                         NULL, NULL, NULL),
+              "$.model.layers", "unknown key 'layers'");
+}
+
+static void test_bad_plans(void)
+{
+    BAD_PLAN("plan as an array", "[8]", "$", "expected a JSON object", "found an array");
+    BAD_PLAN("no tp", "{'pp': 2}", "$", "missing required key 'tp'");
+    BAD_PLAN("tp 1.5", "{'tp': 1.5, 'pp': 1}", "$.tp", "expected an integer", "found the number 1.5");
+    BAD_PLAN("zero 5", "{'tp': 1, 'pp': 1, 'zero': 5}", "$.zero", "0..3");
+    BAD_PLAN("recompute some", "{'tp': 1, 'pp': 1, 'recompute': 'some'}", "$.recompute", "'selective'",
+             "found 'some'");
+    BAD_PLAN("unknown key", "{'tp': 1, 'pp': 1, 'zer0': 1}", "$.zer0", "did you mean 'zero'?");
+    BAD_PLAN("codec", "{'tp': 1, 'pp': 1, 'compression': {'dp': 'zfp'}}", "$.compression.dp",
+             "codec id of codecs.json", "found 'zfp'");
+    BAD_PLAN("dp does not divide", "{'tp': 3, 'pp': 1}", "$", "tp*pp*cp (3*1*1 = 3)", "1024 GPUs");
+    BAD_PLAN("sequence_parallel 1", "{'tp': 1, 'pp': 1, 'sequence_parallel': 1}", "$.sequence_parallel",
+             "expected true or false");
+}
+
+static void test_bad_files(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_error err;
+    load_catalog(&cat);
+    CU_ASSERT_EQUAL(pp_problem_load("/nonexistent/problem.json", &cat, &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "/nonexistent/problem.json");
+    PP_ASSERT_CONTAINS(err.msg, "No such file or directory");
+    CU_ASSERT_EQUAL(pp_problem_load(TEST_DATA_DIR, &cat, &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.msg, "Is a directory");
+    char path[512];
+    pp_write_temp("nul.json", "", path, sizeof path);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite("{\"a\":\0 1}", 1, 9, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(pp_problem_load(path, &cat, &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.msg, "NUL byte");
+    CU_ASSERT_EQUAL(pp_problem_load("/dev/zero", &cat, &p, &err), PP_EINPUT); /* endless */
+    PP_ASSERT_CONTAINS(err.msg, "at most 64 MiB");
+    pp_plan plan;
+    CU_ASSERT_EQUAL(pp_plan_load("/nonexistent/plan.json", &p, &plan, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "/nonexistent/plan.json");
+    pp_catalog_free(&cat);
+}
+
+/* A problem file finds its hf_config beside itself, wherever it is run from. */
+static void test_load_resolves_hf_beside_problem(void)
+{
+    char src[1024], text[4096], path[512], cfg[512];
+    pp_source_path("tests/data/llama-3-8b-config.json", src, sizeof src);
+    FILE *in = fopen(src, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    pp_write_temp("config.json", text, cfg, sizeof cfg);
+    char *prob = problem_with("{'hf_config': 'config.json'}", NULL, NULL, NULL);
+    char *json = json_of(prob);
+    pp_write_temp("hf-problem.json", json, path, sizeof path);
+    free(prob);
+    free(json);
+    pp_catalog cat;
+    pp_problem p;
+    pp_error err;
+    load_catalog(&cat);
+    CU_ASSERT_EQUAL(pp_problem_load(path, &cat, &p, &err), PP_OK);
+    CU_ASSERT_EQUAL(p.model.kv_heads, 8);
+    pp_catalog_free(&cat);
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"the interface.md example loads with its values", test_interface_example_loads},
+        {"defaults of a minimal problem", test_defaults},
+        {"init functions", test_init_functions},
+        {"every section is parsed", test_every_section_parsed},
+        {"custom GPU takes A100 figures for what it omits", test_custom_gpu},
+        {"hf_config: Meta-Llama-3-8B", test_hf_config},
+        {"capacity section", test_capacity},
+        {"data/examples load", test_examples_load},
+        {"plan defaults and derived dp", test_plan_defaults_and_dp},
+        {"enumeration names", test_names},
+        {"catalog contents and lookups", test_catalog_contents},
+        {"efficiency: own, efficiency_from, default", test_efficiency_layers},
+        {"catalog files: missing gpus.json", test_catalog_files},
+        {"a minimal catalog", test_minimal_catalog},
+        {"bad catalogs", test_bad_catalogs},
+        {"long file names keep their tail", test_long_origin},
+        {"edit distance and suggestions", test_edit_distance_and_suggestions},
+        {"brackets inside strings are not nesting", test_brackets_in_strings},
+        {"bad: syntax", test_bad_syntax},
+        {"bad: nesting", test_bad_nesting},
+        {"bad: numbers", test_bad_numbers},
+        {"bad: strings and types", test_bad_strings_and_types},
+        {"bad: unknown and duplicate keys", test_bad_unknown_keys},
+        {"bad: missing keys", test_bad_missing_keys},
+        {"bad: model consistency", test_bad_model_consistency},
+        {"bad: catalog ids", test_bad_catalog_ids},
+        {"bad: precision the GPU lacks", test_bad_precision_for_gpu},
+        {"bad: search lists", test_bad_search_lists},
+        {"bad: capacity", test_bad_capacity},
+        {"bad: hf_config", test_bad_hf_config},
+        {"bad: plans", test_bad_plans},
+        {"bad: files", test_bad_files},
+        {"hf_config beside the problem file", test_load_resolves_hf_beside_problem},
+        {NULL, NULL},
+    };
+    return pp_test_main("problem", tests);
+}
