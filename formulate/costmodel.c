@@ -27,6 +27,33 @@
 #define RUNTIME_OTHER_GIB 2.0       /* CUDA context, cuBLAS/NCCL workspaces, allocator slack */
 
 /* ------------------------------------------------------------------------ */
+/* Frameworks                                                                */
+
+static const char *const FRAMEWORK_NAMES[PP_FW_COUNT] = {"megatron-core", "megatron-lm-2021", "deepspeed",
+                                                         "deepspeed-2021", "fsdp"};
+
+const char *pp_framework_name(pp_framework fw)
+{
+    return fw >= 0 && fw < PP_FW_COUNT ? FRAMEWORK_NAMES[fw] : "?";
+}
+
+void pp_framework_features(pp_framework fw, pp_training *t)
+{
+    t->framework = fw;
+    /* Megatron-LM 2021/2022 materialized the s x s scores (no fused
+     * attention) and reduced gradients after the backward pass
+     * (Narayanan et al. 2021 §4; Korthikanti et al. 2022 §5). */
+    bool classic = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED_2021;
+    t->flash_attention = !classic;
+    t->dp_overlap = !classic;
+    /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
+     * own (fetch_sub_module): for a GPT layer two LayerNorms and four
+     * linear layers.  FSDP and Megatron-Core move one flat buffer per
+     * wrapped transformer block. */
+    t->param_collectives_per_layer = (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021) ? 6 : 1;
+}
+
+/* ------------------------------------------------------------------------ */
 /* FLOP and parameter counts                                                 */
 
 static double qkv_width(const pp_model *m)
@@ -290,6 +317,12 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
      * inter-node collective on its 1/k share through its own NIC, and the
      * node all-gathers.  With k = 1 this is a flat ring over the network. */
     long nodes = (n + k - 1) / k;
+    if (kind != PP_COLL_ALLREDUCE) {
+        /* NCCL runs all-gather and reduce-scatter only as rings: n - 1
+         * steps, each as slow as its network hop (NCCL docs, "Algorithms"). */
+        double bw = ring_factor(kind, n) * bytes / k / network_Bps(c);
+        return bw + (double)(n - 1) * a_net;
+    }
     double intra = 0.0;
     if (k > 1) {
         pp_collective in_kind = kind == PP_COLL_ALLREDUCE ? PP_COLL_REDUCESCATTER : kind;
@@ -332,19 +365,22 @@ static double codec_time_s(const pp_codec *codec, double raw_bytes)
     return t;
 }
 
-/* One compressed collective: wire time on the smaller message, codec time on
- * every chunk the ring sends (compress) and receives (decompress). */
+/* `count` collectives, each issued as `pieces` equal collectives (ZeRO-3
+ * gathers layer by layer or module by module): wire time on the compressed
+ * message, codec time on every chunk the ring sends (compress) and
+ * receives (decompress). */
 static void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
                                   pp_collective kind, double bytes, long n, long k, pp_comm_term *acc,
-                                  double count)
+                                  double count, double pieces)
 {
     if (n <= 1 || bytes <= 0.0 || count <= 0.0)
         return;
-    const pp_codec *codec = codec_for(prob, plan, dim, bytes);
-    double wire = bytes / pp_codec_ratio(codec, 8.0 * ACT_BYTES);
-    acc->wire_s += count * pp_collective_time_s(&prob->cluster, kind, wire, n, k);
+    double piece = bytes / pieces;
+    const pp_codec *codec = codec_for(prob, plan, dim, piece);
+    double wire = piece / pp_codec_ratio(codec, 8.0 * ACT_BYTES);
+    acc->wire_s += count * pieces * pp_collective_time_s(&prob->cluster, kind, wire, n, k);
     acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes);
-    acc->bytes_sent += count * ring_factor(kind, n) * wire;
+    acc->bytes_sent += count * pieces * ring_factor(kind, n) * wire;
 }
 
 void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
@@ -362,7 +398,7 @@ void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
     double per_layer = 4.0 + (plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 0.0);
     long k = ranks_per_node(prob, 1, plan->tp);
     compressed_collective(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, plan->tp, k, out,
-                          per_layer * layers_per_stage(prob, plan));
+                          per_layer * layers_per_stage(prob, plan), 1.0);
     out->inter_node = group_inter_node(prob, 1, plan->tp);
     out->total_s = out->wire_s + out->codec_s;
 }
@@ -416,21 +452,23 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
      * all-reduce, or reduce-scatter + all-gather of the same volume); stage 2
      * reduce-scatters every micro-batch; stage 3 also gathers the parameters
      * for every forward and backward (3 Psi, 1.5x). */
+    double pieces = (double)layers_per_stage(prob, plan) * prob->training.param_collectives_per_layer;
     switch (plan->zero) {
     case 0:
     case 1:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, n, k, &once, 1.0);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, n, k, &once, 1.0, 1.0);
         break;
     case 2:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, n, k, &once, 1.0);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, n, k, &once, 1.0, 1.0);
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, n, k, &per_mb,
-                              (mb - 1.0) / mb);
+                              (mb - 1.0) / mb, pieces);
         break;
     default:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, n, k, &once, 1.0);
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLGATHER, grad_bytes, n, k, &per_mb, 2.0);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, n, k, &once, 1.0,
+                              pieces);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLGATHER, grad_bytes, n, k, &per_mb, 2.0, pieces);
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, n, k, &per_mb,
-                              (mb - 1.0) / mb);
+                              (mb - 1.0) / mb, pieces);
         break;
     }
     out->once_wire_s = once.wire_s;

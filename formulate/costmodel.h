@@ -40,6 +40,11 @@
 
 #include "types.h"
 
+/* Set flash_attention, dp_overlap and param_collectives_per_layer to what
+ * the framework does (docs/cost-model.md §5). */
+void pp_framework_features(pp_framework fw, pp_training *t);
+const char *pp_framework_name(pp_framework fw);
+
 /* --- FLOP counts (Megatron-LM's counting; see docs/cost-model.md §1) ------ */
 
 /* Forward FLOPs of one transformer layer for `tokens` tokens of sequence

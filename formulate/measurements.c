@@ -7,6 +7,7 @@
 #include "measurements.h"
 
 #include "error.h"
+#include "costmodel.h"
 #include "rules.h"
 
 #include <cjson/cJSON.h>
@@ -54,15 +55,17 @@ static const char *gpu_id_of(const char *name, double memory_GB)
     return NULL;
 }
 
-/* Framework features that change the physics: fused (flash) attention and
- * overlap of the data-parallel reduction with the backward pass.  Megatron-LM
- * of 2021-2022 had neither (Narayanan et al. 2021; Korthikanti et al. 2022);
- * DeepSpeed overlaps (overlap_comm), FSDP and Megatron-Core/NeMo do both. */
-static void framework_features(const char *fw, pp_training *tr)
+/* The framework a row names, which fixes the behaviours of
+ * pp_framework_features (fused attention, overlap, gather granularity). */
+static pp_framework framework_of(const char *fw)
 {
-    bool megatron_classic = contains_ci(fw, "megatron-lm") && !contains_ci(fw, "core");
-    tr->flash_attention = !(megatron_classic || contains_ci(fw, "deepspeed"));
-    tr->dp_overlap = !megatron_classic;
+    if (contains_ci(fw, "deepspeed"))
+        return PP_FW_DEEPSPEED_2021; /* the only DeepSpeed rows are Narayanan et al.'s of 2021 */
+    if (contains_ci(fw, "fsdp"))
+        return PP_FW_FSDP;
+    if (contains_ci(fw, "megatron-lm") && !contains_ci(fw, "core"))
+        return PP_FW_MEGATRON_2021;
+    return PP_FW_MEGATRON_CORE;
 }
 
 static pp_recompute recompute_of(const char *s)
@@ -195,7 +198,7 @@ static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *r
     row->has_model_states = row->params_b > 0 && row->model_states_GB > 0;
     if (!fill_model(jm, &row->prob.model))
         return false;
-    framework_features(str_or(cfg, "framework", ""), &row->prob.training);
+    pp_framework_features(framework_of(str_or(cfg, "framework", "")), &row->prob.training);
     if (!fill_cluster(cJSON_GetObjectItemCaseSensitive(jrow, "cluster"), cat, row))
         return false;
     if (!fill_plan(cfg, row))

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "shapes_json.h"
+#include "costmodel.h"
 
 #define MAX_DEGREE (1 << 24)  /* tp, pp, dp, cp, micro_batch */
 #define MAX_VIRTUAL_STAGES (1 << 16)
@@ -66,8 +67,7 @@ void pp_problem_init(pp_problem *p)
     p->error_tolerance[PP_DIM_PP] = 0.0;
     p->compress_min_bytes = 1 << 20;
     p->training.precision = PP_PREC_BF16;
-    p->training.flash_attention = true;
-    p->training.dp_overlap = true;
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p->training);
     p->objective = PP_OBJ_MIN_STEP_TIME;
     p->allow_tp_across_nodes = false;
     p->n_codecs = 1;
@@ -276,8 +276,10 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 
 /* ---- training ------------------------------------------------------------------------- */
 
-static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens",
+static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", NULL};
+static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
+                                              "deepspeed-2021", "fsdp"};
 static const char *const optimizer_names[] = {"adam"};
 
 static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
@@ -296,6 +298,11 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_enum(obj, at, "optimizer", PP_OPTIONAL, optimizer_names, 1, &optimizer, c->err);
     if (!rc)
         rc = pp_json_positive(obj, at, "tokens", PP_OPTIONAL, 1e18, &t->tokens, c->err);
+    int framework = (int)t->framework;
+    if (!rc)
+        rc = pp_json_enum(obj, at, "framework", PP_OPTIONAL, framework_names, PP_FW_COUNT, &framework, c->err);
+    if (!rc && framework != (int)t->framework) /* explicit flags below may still override */
+        pp_framework_features((pp_framework)framework, t);
     if (!rc)
         rc = pp_json_bool(obj, at, "flash_attention", PP_OPTIONAL, &t->flash_attention, c->err);
     if (!rc)

@@ -103,12 +103,27 @@ typedef struct pp_cluster {
 
 /* ---- training --------------------------------------------------------- */
 
+/* The training framework fixes a few behaviours the model depends on
+ * (pp_framework_features in costmodel.c). */
+typedef enum {
+    PP_FW_MEGATRON_CORE = 0, /* Megatron-Core / NeMo (2023+) */
+    PP_FW_MEGATRON_2021,     /* Megatron-LM of Narayanan et al. 2021 / Korthikanti et al. 2022 */
+    PP_FW_DEEPSPEED,         /* DeepSpeed ZeRO (current) */
+    PP_FW_DEEPSPEED_2021,    /* DeepSpeed ZeRO-3 as measured by Narayanan et al. 2021 */
+    PP_FW_FSDP,              /* PyTorch FSDP (e.g. MosaicML llm-foundry) */
+    PP_FW_COUNT
+} pp_framework;
+
 typedef struct pp_training {
     long global_batch; /* sequences per optimizer step */
     pp_precision precision;
     double tokens;        /* total tokens to train, 0 = not given */
+    pp_framework framework;
     bool flash_attention; /* attention core fused: no s^2 score tensor in HBM */
-    bool dp_overlap;      /* DP gradient reduction overlaps the backward pass */
+    bool dp_overlap;      /* DP traffic overlaps compute (bucketed reduce, prefetched gathers) */
+    int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
+                                        wrapped block (FSDP, Megatron-Core), one per leaf
+                                        module with parameters (DeepSpeed: 6 for a GPT layer) */
 } pp_training;
 
 /* ---- codecs ------------------------------------------------------------ */
