@@ -1,0 +1,88 @@
+# Makefile: a thin convenience layer over CMake, for a fresh Debian machine.
+# The build itself is CMakeLists.txt; these targets only install what is
+# missing, configure, build and run.
+#
+#   make example  build, then write report.md for the default example
+#   make test     build normally (build/) and with ASan+UBSan (build-asan/), run every test in both
+#   make docs     regenerate the worked example in README.md
+#   make build    configure and build build/parplan
+#   make clean    remove build/ and build-asan/
+#
+# Debian packages are installed only when missing (checked with dpkg-query),
+# with sudo unless already root.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= 2
+EXAMPLE    ?= data/examples/gpt3-175b-1024-a100.json
+PLAN       ?= data/examples/gpt3-175b-1024-a100.plan.json
+REPORT     ?= report.md
+PARPLAN     = $(BUILD)/parplan
+
+BUILD_PACKAGES := build-essential cmake pkg-config libglpk-dev glpk-utils libcjson-dev libcunit1-dev
+TEST_PACKAGES  := $(BUILD_PACKAGES) coinor-cbc clang libclang-rt-14-dev
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build example test test-build test-asan docs deps deps-test clean
+
+all: build
+
+# $(call install_missing,PACKAGES): apt-get install those not yet installed.
+define install_missing
+	@if ! command -v dpkg-query >/dev/null 2>&1; then \
+	  echo "not a Debian system: make sure these are installed: $(1)"; exit 0; fi; \
+	missing=""; \
+	for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(BUILD_PACKAGES))
+
+deps-test:
+	$(call install_missing,$(TEST_PACKAGES))
+
+build: deps
+	cmake -S . -B $(BUILD)
+	cmake --build $(BUILD) -j$(JOBS)
+
+# The main job.  Until the planner lands this prices the published plan;
+# then it becomes: $(PARPLAN) plan $(EXAMPLE) -o $(REPORT)
+example: build
+	$(PARPLAN) eval $(EXAMPLE) --plan $(PLAN) -o $(REPORT)
+	@echo "report written to $(CURDIR)/$(REPORT)"
+
+test: deps-test
+	$(MAKE) test-build
+	$(MAKE) test-asan
+
+test-build:
+	cmake -S . -B $(BUILD)
+	cmake --build $(BUILD) -j$(JOBS)
+	cd $(BUILD) && ctest --output-on-failure
+
+test-asan:
+	cmake -S . -B $(ASAN_BUILD) -DPARPLAN_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure
+
+# Splice the worked example's report into README.md between its markers,
+# headings demoted so they nest under "## Worked example".
+docs: build
+	$(PARPLAN) eval $(EXAMPLE) --plan $(PLAN) -o $(BUILD)/worked-example.md
+	sed 's/^#/###/' $(BUILD)/worked-example.md > $(BUILD)/worked-example.demoted.md
+	awk -v f=$(BUILD)/worked-example.demoted.md \
+	  '/<!-- worked-example:begin -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next } \
+	   /<!-- worked-example:end -->/ { skip = 0 } \
+	   !skip { print }' README.md > README.md.tmp
+	mv README.md.tmp README.md
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

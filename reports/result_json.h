@@ -1,0 +1,36 @@
+/*
+ * result_json.h: the machine-readable result of `eval` and `plan` (--json).
+ *
+ * The keys are the contract of docs/interface.md ("Result JSON"): status,
+ * plan, gpus, step_time_s, time_s, throughput, memory_gib, and for `plan` the
+ * certificate and runner_ups; an echo of the problem closes the document.
+ * Every number is finite (a non-finite value is written as null, never as a
+ * bare NaN), and nothing depends on the run except
+ * certificate.solve_time_s, so two runs give byte-identical JSON otherwise.
+ */
+#ifndef PARPLAN_RESULT_JSON_H
+#define PARPLAN_RESULT_JSON_H
+
+#include <cjson/cJSON.h>
+
+#include "costmodel.h"
+#include "planner.h"
+#include "strbuf.h"
+#include "types.h"
+
+/* A plan as a PLAN.json object (the `plan` of every result); eval reads it
+ * back unchanged.  NULL when memory runs out. */
+cJSON *pp_json_plan(const pp_problem *prob, const pp_plan *plan);
+
+/* The result of `eval`: status "evaluated" and the priced plan. */
+cJSON *pp_json_eval(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev);
+
+/* The result of `plan`: status, the best plan priced (unless infeasible, when
+ * "infeasible_reason" says why), the certificate and the runner-ups. */
+cJSON *pp_json_plan_result(const pp_problem *prob, const pp_plan_result *res);
+
+/* Append the document, pretty-printed and newline-terminated, to out.
+ * 0, or -1 when memory runs out. */
+int pp_json_render(const cJSON *doc, pp_strbuf *out);
+
+#endif

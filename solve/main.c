@@ -1,0 +1,732 @@
+/*
+ * main.c: the parplan command line.
+ *
+ *   parplan plan PROBLEM.json [OPTION]...
+ *   parplan eval PROBLEM.json --plan PLAN.json [OPTION]...
+ *   parplan --help | COMMAND --help | --version
+ *
+ * Two tables drive everything: COMMANDS (name, synopsis, the function that
+ * runs it) and OPTIONS (spelling, argument, which commands take it, help
+ * line).  The parser, the applicability checks and the help text all walk
+ * them, so adding a command or an option is adding a line.  Options follow
+ * GNU conventions: they may come before or after the operands, long ones may
+ * be abbreviated to any unique prefix and take their value as "--opt VALUE"
+ * or "--opt=VALUE", "--" ends the options, and "-" names standard input or
+ * output.
+ *
+ * A run is: parse (exit 2 on bad usage) -> check every output path can be
+ * written (exit 2, before any work) -> load catalog, problem, plan -> price
+ * or solve -> render the Markdown report and the JSON in memory -> write each
+ * output atomically.  Only this file prints errors and chooses exit codes;
+ * everything it calls reports through pp_error (error.h).
+ */
+#include "cli_io.h"
+#include "costmodel.h"
+#include "error.h"
+#include "json_util.h"
+#include "planner.h"
+#include "problem.h"
+#include "report_md.h"
+#include "result_json.h"
+#include "rules.h"
+#include "strbuf.h"
+#include "version.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the tables --------------------------------------------------------- */
+
+typedef enum {
+    OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
+    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_COUNT
+} opt_id;
+
+enum { CMD_PLAN = 1u << 0, CMD_EVAL = 1u << 1, CMD_ALL = CMD_PLAN | CMD_EVAL };
+
+typedef struct cli_option {
+    opt_id id;
+    const char *long_name;
+    char short_name;   /* 0 if none */
+    const char *arg;   /* name of its argument, NULL for a flag */
+    unsigned commands; /* the commands that take it */
+    const char *help;
+} cli_option;
+
+static const cli_option OPTIONS[] = {
+    {OPT_OUTPUT, "output", 'o', "FILE", CMD_ALL,
+     "write the Markdown report to FILE, whole or not at all (default: standard output)"},
+    {OPT_JSON, "json", 0, "FILE", CMD_ALL,
+     "also write the result JSON to FILE; '-' is standard output, and the report then goes only where -o says"},
+    {OPT_DATA_DIR, "data-dir", 0, "DIR", CMD_ALL, "read the catalogs (gpus.json, models.json, ...) from DIR"},
+    {OPT_EFFICIENCY, "efficiency", 0, "FILE", CMD_ALL,
+     "apply the calibrated efficiency parameters in FILE (efficiency.json format, see data/SCHEMA.md)"},
+    {OPT_PLAN, "plan", 0, "FILE", CMD_EVAL, "the plan to price (PLAN.json); required"},
+    {OPT_METHOD, "method", 0, "METHOD", CMD_PLAN,
+     "milp (default): the MIP solved by GLPK; enumerate: price every valid plan (the exactness reference)"},
+    {OPT_TIME_LIMIT, "time-limit", 0, "SECONDS", CMD_PLAN,
+     "stop the search after SECONDS; the result then says time_limit with the gap"},
+    {OPT_TOP, "top", 0, "K", CMD_PLAN, "also list the K best runner-up plans"},
+    {OPT_EXPORT_LP, "export-lp", 0, "FILE", CMD_PLAN, "write the MIP that was solved in CPLEX LP format"},
+    {OPT_EXPORT_MPS, "export-mps", 0, "FILE", CMD_PLAN, "write the MIP that was solved in free MPS format"},
+    {OPT_HELP, "help", 'h', NULL, CMD_ALL, "show this help and exit"},
+    {OPT_VERSION, "version", 'V', NULL, CMD_ALL, "show the version and exit"},
+};
+#define N_OPTIONS ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))
+
+typedef struct cli_args cli_args;
+
+typedef struct cli_command {
+    const char *name;
+    unsigned bit;
+    const char *synopsis;
+    const char *summary;
+    int (*run)(const cli_args *a, pp_error *err);
+} cli_command;
+
+static int run_plan(const cli_args *a, pp_error *err);
+static int run_eval(const cli_args *a, pp_error *err);
+
+static const cli_command COMMANDS[] = {
+    {"plan", CMD_PLAN, "plan PROBLEM.json [OPTION]...",
+     "find the optimal plan with the MIP and GLPK, and write its report", run_plan},
+    {"eval", CMD_EVAL, "eval PROBLEM.json --plan PLAN.json [OPTION]...",
+     "price one fixed plan with the cost model, without optimization", run_eval},
+};
+#define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
+
+/* Everything the command line said. */
+struct cli_args {
+    const cli_command *cmd;
+    const char *problem;    /* PROBLEM.json, "-" = standard input */
+    const char *plan;       /* eval's --plan */
+    const char *output;     /* -o: the Markdown report */
+    const char *json;       /* --json */
+    const char *data_dir;   /* NULL: pp_default_data_dir() */
+    const char *efficiency; /* --efficiency */
+    pp_plan_options solve;
+    unsigned given;         /* bit (1 << opt_id) per option seen */
+    bool help, version;     /* stop and print */
+};
+
+static void cli_args_init(cli_args *a)
+{
+    memset(a, 0, sizeof *a);
+    pp_plan_options_init(&a->solve);
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static const char *command_name_at(const void *ctx, int i)
+{
+    return ((const cli_command *)ctx)[i].name;
+}
+
+static int find_command(const char *word, const cli_command **out, pp_error *err)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(COMMANDS[i].name, word) == 0) {
+            *out = &COMMANDS[i];
+            return PP_OK;
+        }
+    char q[80], hint[96];
+    pp_json_quote(word, q, sizeof q);
+    pp_did_you_mean(word, command_name_at, COMMANDS, N_COMMANDS, hint, sizeof hint);
+    return pp_error_set(err, PP_EINPUT, "", "unknown command %s%s (commands: plan, eval)", q, hint);
+}
+
+/* The long option a mistyped word most likely meant (at most two edits,
+ * so a swapped pair of letters counts), or NULL. */
+static const char *nearest_option(const char *word)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < N_OPTIONS; i++) {
+        int d = pp_edit_distance(word, OPTIONS[i].long_name);
+        if (d < best_d && (size_t)d < strlen(OPTIONS[i].long_name) / 2 + 1) {
+            best = OPTIONS[i].long_name;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* "'--a', '--b'": the options whose long name starts with len bytes of name. */
+static void list_prefixed(const char *name, size_t len, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < N_OPTIONS && used < cap; i++)
+        if (strncmp(OPTIONS[i].long_name, name, len) == 0)
+            used += (size_t)snprintf(buf + used, cap - used, "%s'--%s'", used ? ", " : "", OPTIONS[i].long_name);
+}
+
+/* The option spelled --NAME (len bytes of name): an exact match, else the
+ * only option it is a prefix of. */
+static const cli_option *find_long(const char *name, size_t len, pp_error *err)
+{
+    const cli_option *hit = NULL;
+    int hits = 0;
+    for (int i = 0; i < N_OPTIONS; i++) {
+        if (strncmp(OPTIONS[i].long_name, name, len) != 0)
+            continue;
+        if (strlen(OPTIONS[i].long_name) == len)
+            return &OPTIONS[i];
+        hit = &OPTIONS[i];
+        hits++;
+    }
+    if (hits == 1)
+        return hit;
+    char word[128], spelled[132], q[80], more[256];
+    snprintf(word, sizeof word, "%.*s", (int)(len < 100 ? len : 100), name);
+    snprintf(spelled, sizeof spelled, "--%s", word);
+    pp_json_quote(spelled, q, sizeof q);
+    if (hits > 1) {
+        list_prefixed(name, len, more, sizeof more);
+        pp_error_set(err, PP_EINPUT, "", "option %s is ambiguous; it could be %s", q, more);
+    } else {
+        const char *near = nearest_option(word);
+        snprintf(more, sizeof more, near ? "; did you mean '--%s'?" : "%s", near ? near : "");
+        pp_error_set(err, PP_EINPUT, "", "unknown option %s%s", q, more);
+    }
+    return NULL;
+}
+
+static const cli_option *find_short(char c, pp_error *err)
+{
+    for (int i = 0; i < N_OPTIONS; i++)
+        if (OPTIONS[i].short_name && OPTIONS[i].short_name == c)
+            return &OPTIONS[i];
+    char word[3] = {'-', c, '\0'}, q[16];
+    pp_json_quote(word, q, sizeof q);
+    pp_error_set(err, PP_EINPUT, "", "unknown option %s", q);
+    return NULL;
+}
+
+static int parse_method(const char *v, pp_method *out, pp_error *err)
+{
+    char q[80];
+    if (strcmp(v, "milp") == 0)
+        *out = PP_METHOD_MILP;
+    else if (strcmp(v, "enumerate") == 0)
+        *out = PP_METHOD_ENUMERATE;
+    else {
+        pp_json_quote(v, q, sizeof q);
+        return pp_error_set(err, PP_EINPUT, "--method", "expected 'milp' or 'enumerate', found %s", q);
+    }
+    return PP_OK;
+}
+
+static int parse_seconds(const char *v, double *out, pp_error *err)
+{
+    char *end, q[80];
+    double s = strtod(v, &end);
+    if (end == v || *end || !isfinite(s) || s <= 0) {
+        pp_json_quote(v, q, sizeof q);
+        return pp_error_set(err, PP_EINPUT, "--time-limit", "expected a positive number of seconds, found %s", q);
+    }
+    *out = s;
+    return PP_OK;
+}
+
+static int parse_top(const char *v, int *out, pp_error *err)
+{
+    char *end, q[80];
+    long k = strtol(v, &end, 10);
+    if (end == v || *end || k < 0 || k > 1000) {
+        pp_json_quote(v, q, sizeof q);
+        return pp_error_set(err, PP_EINPUT, "--top", "expected an integer from 0 to 1000, found %s", q);
+    }
+    *out = (int)k;
+    return PP_OK;
+}
+
+/* Record one option and its value (NULL for flags). */
+static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_error *err)
+{
+    a->given |= 1u << o->id;
+    switch (o->id) {
+    case OPT_OUTPUT: a->output = v; break;
+    case OPT_JSON: a->json = v; break;
+    case OPT_DATA_DIR: a->data_dir = v; break;
+    case OPT_EFFICIENCY: a->efficiency = v; break;
+    case OPT_PLAN: a->plan = v; break;
+    case OPT_METHOD: return parse_method(v, &a->solve.method, err);
+    case OPT_TIME_LIMIT: return parse_seconds(v, &a->solve.time_limit_s, err);
+    case OPT_TOP: return parse_top(v, &a->solve.top_k, err);
+    case OPT_EXPORT_LP: a->solve.export_lp = v; break;
+    case OPT_EXPORT_MPS: a->solve.export_mps = v; break;
+    case OPT_HELP: a->help = true; break;
+    case OPT_VERSION: a->version = true; break;
+    case OPT_COUNT: break;
+    }
+    return PP_OK;
+}
+
+/* Cursor over argv. */
+typedef struct argv_cursor {
+    int argc;
+    char **argv;
+    int i; /* next argument */
+} argv_cursor;
+
+/* The option's value: attached ("--json=F", "-oF"), else the next argument. */
+static int option_value(const cli_option *o, const char *attached, const char *spelled, argv_cursor *c,
+                        const char **value, pp_error *err)
+{
+    *value = NULL;
+    if (!o->arg) {
+        if (attached)
+            return pp_error_set(err, PP_EINPUT, "", "option %s takes no argument", spelled);
+        return PP_OK;
+    }
+    if (attached) {
+        *value = attached;
+        return PP_OK;
+    }
+    if (c->i >= c->argc)
+        return pp_error_set(err, PP_EINPUT, "", "option %s needs an argument %s", spelled, o->arg);
+    *value = c->argv[c->i++];
+    return PP_OK;
+}
+
+/* One argument that starts with '-' (and is not "-" or "--"). */
+static int parse_option(cli_args *a, const char *arg, argv_cursor *c, pp_error *err)
+{
+    const cli_option *o;
+    const char *attached = NULL;
+    char spelled[64];
+    if (arg[1] == '-') {
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        if (!(o = find_long(name, len, err)))
+            return PP_EINPUT;
+        attached = eq ? eq + 1 : NULL;
+        snprintf(spelled, sizeof spelled, "--%s", o->long_name);
+    } else {
+        if (!(o = find_short(arg[1], err)))
+            return PP_EINPUT;
+        attached = arg[2] ? arg + 2 : NULL;
+        snprintf(spelled, sizeof spelled, "-%c", o->short_name);
+    }
+    const char *value;
+    int rc = option_value(o, attached, spelled, c, &value, err);
+    return rc ? rc : apply_option(a, o, value, err);
+}
+
+static int parse_operand(cli_args *a, const char *arg, pp_error *err)
+{
+    if (!a->cmd)
+        return find_command(arg, &a->cmd, err);
+    if (!a->problem) {
+        a->problem = arg;
+        return PP_OK;
+    }
+    char q[80];
+    pp_json_quote(arg, q, sizeof q);
+    return pp_error_set(err, PP_EINPUT, "", "unexpected argument %s: '%s' takes one PROBLEM.json", q,
+                        a->cmd->name);
+}
+
+/* Every option given must belong to the command. */
+static int check_applicable(const cli_args *a, pp_error *err)
+{
+    for (int i = 0; i < N_OPTIONS; i++)
+        if ((a->given & (1u << OPTIONS[i].id)) && !(OPTIONS[i].commands & a->cmd->bit))
+            return pp_error_set(err, PP_EINPUT, "", "option --%s is not an option of '%s'",
+                                OPTIONS[i].long_name, a->cmd->name);
+    return PP_OK;
+}
+
+static int check_operands(const cli_args *a, pp_error *err)
+{
+    if (!a->cmd)
+        return pp_error_set(err, PP_EINPUT, "", "missing command (plan or eval)");
+    int rc = check_applicable(a, err);
+    if (rc)
+        return rc;
+    if (!a->problem)
+        return pp_error_set(err, PP_EINPUT, "", "'%s' needs a PROBLEM.json", a->cmd->name);
+    if (a->cmd->bit == CMD_EVAL && !a->plan)
+        return pp_error_set(err, PP_EINPUT, "", "'eval' needs --plan PLAN.json");
+    if (a->plan && strcmp(a->problem, "-") == 0 && strcmp(a->plan, "-") == 0)
+        return pp_error_set(err, PP_EINPUT, "", "PROBLEM.json and --plan cannot both be standard input");
+    return PP_OK;
+}
+
+/* Parse argv into a.  Stops at --help or --version (a->help, a->version). */
+static int parse_args(int argc, char **argv, cli_args *a, pp_error *err)
+{
+    cli_args_init(a);
+    argv_cursor c = {argc, argv, 1};
+    bool operands_only = false;
+    while (c.i < c.argc) {
+        const char *arg = c.argv[c.i++];
+        int rc = PP_OK;
+        if (!operands_only && strcmp(arg, "--") == 0)
+            operands_only = true;
+        else if (!operands_only && arg[0] == '-' && arg[1] != '\0')
+            rc = parse_option(a, arg, &c, err);
+        else
+            rc = parse_operand(a, arg, err);
+        if (rc)
+            return rc;
+        if (a->help || a->version)
+            return PP_OK;
+    }
+    return check_operands(a, err);
+}
+
+/* ---- help ------------------------------------------------------------ */
+
+/* Print text word-wrapped to 79 columns, continuation lines indented. */
+static void print_wrapped(FILE *f, const char *text, int col, int indent)
+{
+    const char *p = text;
+    while (*p) {
+        size_t word = strcspn(p, " ");
+        if (col > indent && col + 1 + (int)word > 79) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", (int)word, p);
+        col += (int)word;
+        p += word;
+        p += strspn(p, " ");
+    }
+    fputc('\n', f);
+}
+
+#define HELP_COLUMN 28
+
+static void print_option(FILE *f, const cli_option *o)
+{
+    char lhs[64];
+    if (o->short_name)
+        snprintf(lhs, sizeof lhs, "  -%c, --%s%s%s", o->short_name, o->long_name, o->arg ? " " : "",
+                 o->arg ? o->arg : "");
+    else
+        snprintf(lhs, sizeof lhs, "      --%s%s%s", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+    if (strlen(lhs) + 2 > HELP_COLUMN)
+        fprintf(f, "%s\n%*s", lhs, HELP_COLUMN, "");
+    else
+        fprintf(f, "%-*s", HELP_COLUMN, lhs);
+    print_wrapped(f, o->help, HELP_COLUMN - 1, HELP_COLUMN);
+}
+
+static void print_options(FILE *f, unsigned mask, bool common)
+{
+    for (int i = 0; i < N_OPTIONS; i++)
+        if ((OPTIONS[i].commands & mask) && ((OPTIONS[i].commands == CMD_ALL) == common))
+            print_option(f, &OPTIONS[i]);
+}
+
+static const char EXIT_STATUS_HELP[] =
+    "Exit status: 0 a plan was found or evaluated; 2 bad usage or bad input (the\n"
+    "message names the JSON path, what was expected and what was found); 3 the\n"
+    "problem is infeasible; 1 any other error.\n";
+
+static void print_general_help(FILE *f)
+{
+    fprintf(f, "Usage: parplan COMMAND PROBLEM.json [OPTION]...\n"
+               "Plan the parallel layout of LLM training on a GPU cluster (tensor, pipeline,\n"
+               "data and context parallelism, micro-batch, ZeRO, recomputation, compression)\n"
+               "and prove it optimal with a MIP solved by GLPK.\n\nCommands:\n");
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %s\n      %s\n", COMMANDS[i].synopsis, COMMANDS[i].summary);
+    fprintf(f, "\nOptions of every command:\n");
+    print_options(f, CMD_ALL, true);
+    fprintf(f, "\nRun 'parplan COMMAND --help' for the options of a command.\n");
+    char where[1200];
+    snprintf(where, sizeof where, "The catalogs are read from %s (--data-dir or $PARPLAN_DATA_DIR change it).",
+             pp_default_data_dir());
+    print_wrapped(f, where, 0, 0);
+    fprintf(f, "\n%s", EXIT_STATUS_HELP);
+}
+
+static void print_command_help(FILE *f, const cli_command *cmd)
+{
+    fprintf(f, "Usage: parplan %s\n%c%s.\n\nOptions of '%s':\n", cmd->synopsis, toupper((unsigned char)cmd->summary[0]),
+            cmd->summary + 1, cmd->name);
+    print_options(f, cmd->bit, false);
+    fprintf(f, "\nOptions of every command:\n");
+    print_options(f, cmd->bit, true);
+    fprintf(f, "\n%s", EXIT_STATUS_HELP);
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+static void print_error(const pp_error *err, int code)
+{
+    if (!err->msg[0])
+        fprintf(stderr, "parplan: error %d\n", code);
+    else if (err->path[0])
+        fprintf(stderr, "parplan: %s: %s\n", err->path, err->msg);
+    else
+        fprintf(stderr, "parplan: %s\n", err->msg);
+}
+
+static int usage_error(const cli_args *a, const pp_error *err)
+{
+    print_error(err, PP_EINPUT);
+    if (a->cmd)
+        fprintf(stderr, "Try 'parplan %s --help' for more information.\n", a->cmd->name);
+    else
+        fprintf(stderr, "Try 'parplan --help' for more information.\n");
+    return PP_EINPUT;
+}
+
+/* ---- outputs ------------------------------------------------------------ */
+
+static bool is_stdio(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
+
+/* Where the Markdown report goes: -o, else standard output unless the JSON
+ * already took it; NULL for nowhere. */
+static const char *report_target(const cli_args *a)
+{
+    if (a->output)
+        return a->output;
+    return is_stdio(a->json) ? NULL : "-";
+}
+
+static bool same_output(const char *x, const char *y)
+{
+    return strcmp(x, y) == 0 || pp_same_file(x, y);
+}
+
+static int check_not_input(const cli_args *a, const char *out, pp_error *err)
+{
+    const char *inputs[] = {a->problem, a->plan, a->efficiency};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
+        if (inputs[i] && !is_stdio(out) && same_output(out, inputs[i]))
+            return pp_error_set(err, PP_EINPUT, out, "refusing to overwrite an input file");
+    return PP_OK;
+}
+
+/* Before any work: every output can be written, none overwrites an input,
+ * and no two outputs collide. */
+static int check_outputs(const cli_args *a, pp_error *err)
+{
+    const char *outs[] = {report_target(a), a->json, a->solve.export_lp, a->solve.export_mps};
+    const int n = (int)(sizeof outs / sizeof outs[0]);
+    for (int i = 0; i < n; i++) {
+        if (!outs[i])
+            continue;
+        if (i >= 2 && is_stdio(outs[i]))
+            return pp_error_set(err, PP_EINPUT, "", "--export-lp and --export-mps need a file name, not '-'");
+        for (int j = 0; j < i; j++)
+            if (outs[j] && same_output(outs[i], outs[j]))
+                return is_stdio(outs[i])
+                           ? pp_error_set(err, PP_EINPUT, "", "the report and the JSON cannot both go to "
+                                                              "standard output; give -o FILE or --json FILE")
+                           : pp_error_set(err, PP_EINPUT, outs[i], "two outputs would be written to this file");
+        int rc = check_not_input(a, outs[i], err);
+        if (!rc)
+            rc = pp_output_check(outs[i], err);
+        if (rc)
+            return rc;
+    }
+    return PP_OK;
+}
+
+/* Render the JSON (when asked for) and write both outputs. */
+static int emit(const cli_args *a, const pp_strbuf *md, const cJSON *doc, pp_error *err)
+{
+    const char *md_path = report_target(a);
+    pp_strbuf js;
+    pp_sb_init(&js);
+    int rc = PP_OK;
+    if (md->failed || (a->json && (!doc || pp_json_render(doc, &js))))
+        rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory while rendering the result");
+    if (!rc && a->json)
+        rc = pp_output_write(a->json, pp_sb_str(&js), js.len, err);
+    if (!rc && md_path)
+        rc = pp_output_write(md_path, pp_sb_str(md), md->len, err);
+    if (!rc && a->output && !is_stdio(a->output))
+        fprintf(stderr, "parplan: wrote report to %s\n", a->output);
+    pp_sb_free(&js);
+    return rc;
+}
+
+/* ---- inputs --------------------------------------------------------------- */
+
+static int load_problem_file(const char *path, const pp_catalog *cat, pp_problem *prob, pp_error *err)
+{
+    if (!is_stdio(path))
+        return pp_problem_load(path, cat, prob, err);
+    char *text = NULL;
+    int rc = pp_read_stdin(&text, err);
+    if (!rc)
+        rc = pp_problem_parse(text, "standard input", NULL, cat, prob, err);
+    free(text);
+    return rc;
+}
+
+static int load_plan_file(const char *path, const pp_problem *prob, pp_plan *plan, pp_error *err)
+{
+    if (!is_stdio(path))
+        return pp_plan_load(path, prob, plan, err);
+    char *text = NULL;
+    int rc = pp_read_stdin(&text, err);
+    if (!rc)
+        rc = pp_plan_parse(text, "standard input", prob, plan, err);
+    free(text);
+    return rc;
+}
+
+/* Catalog (with any calibration override) and problem.  The catalog must be
+ * freed even on failure. */
+static int load_problem(const cli_args *a, pp_catalog *cat, pp_problem *prob, pp_error *err)
+{
+    memset(cat, 0, sizeof *cat);
+    int rc = pp_catalog_load(a->data_dir ? a->data_dir : pp_default_data_dir(), cat, err);
+    if (!rc && a->efficiency)
+        rc = pp_catalog_apply_efficiency(cat, a->efficiency, err);
+    if (!rc)
+        rc = load_problem_file(a->problem, cat, prob, err);
+    return rc;
+}
+
+/* The rules say "plan" or "plan.FIELD"; name the plan's file instead, in the
+ * loaders' "FILE: $.FIELD" form. */
+static void locate_plan_error(pp_error *err, const char *plan_path)
+{
+    if (strncmp(err->path, "plan", 4) != 0 || (err->path[4] != '\0' && err->path[4] != '.'))
+        return;
+    char field[64];
+    snprintf(field, sizeof field, "%s", err->path + 4);
+    snprintf(err->path, sizeof err->path, "%.180s: $%.60s", is_stdio(plan_path) ? "standard input" : plan_path,
+             field);
+}
+
+/* ---- eval ----------------------------------------------------------------- */
+
+static void warn_if_no_fit(const pp_memory *m)
+{
+    if (m->total_gib > m->usable_gib)
+        fprintf(stderr,
+                "parplan: warning: the plan does not fit in memory: it needs %.2f GiB per GPU, "
+                "%.2f GiB are usable\n",
+                m->total_gib, m->usable_gib);
+}
+
+static int emit_eval(const cli_args *a, const pp_problem *prob, const pp_plan *plan, const pp_eval *ev,
+                     pp_error *err)
+{
+    pp_strbuf md;
+    pp_sb_init(&md);
+    pp_report_eval_md(prob, plan, ev, &md);
+    cJSON *doc = a->json ? pp_json_eval(prob, plan, ev) : NULL;
+    int rc = emit(a, &md, doc, err);
+    cJSON_Delete(doc);
+    pp_sb_free(&md);
+    return rc;
+}
+
+static int run_eval(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_problem prob;
+    pp_plan plan;
+    int rc = load_problem(a, &cat, &prob, err);
+    if (!rc)
+        rc = load_plan_file(a->plan, &prob, &plan, err);
+    if (!rc && (rc = pp_plan_check(&prob, &plan, err)) != PP_OK)
+        locate_plan_error(err, a->plan);
+    if (!rc) {
+        pp_eval ev;
+        pp_evaluate(&prob, &plan, &ev);
+        rc = emit_eval(a, &prob, &plan, &ev, err);
+        if (!rc)
+            warn_if_no_fit(&ev.mem);
+    }
+    pp_catalog_free(&cat);
+    return rc;
+}
+
+/* ---- plan ----------------------------------------------------------------- */
+
+static int emit_plan(const cli_args *a, const pp_problem *prob, const pp_plan_result *res, pp_error *err)
+{
+    pp_strbuf md;
+    pp_sb_init(&md);
+    pp_report_plan_md(prob, res, &md);
+    cJSON *doc = a->json ? pp_json_plan_result(prob, res) : NULL;
+    int rc = emit(a, &md, doc, err);
+    cJSON_Delete(doc);
+    pp_sb_free(&md);
+    return rc;
+}
+
+/* An infeasible problem still gets its report and JSON (saying why), then
+ * exit code 3. */
+static int finish_infeasible(const cli_args *a, const pp_problem *prob, pp_plan_result *res, pp_error *err)
+{
+    res->status = PP_STATUS_INFEASIBLE;
+    if (!res->infeasible_reason[0])
+        snprintf(res->infeasible_reason, sizeof res->infeasible_reason, "%s", err->msg);
+    int rc = emit_plan(a, prob, res, err);
+    if (rc)
+        return rc;
+    return pp_error_set(err, PP_EINFEASIBLE, is_stdio(a->problem) ? "standard input" : a->problem,
+                        "infeasible: %s", res->infeasible_reason);
+}
+
+static int run_plan(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_problem prob;
+    pp_plan_result res;
+    memset(&res, 0, sizeof res);
+    int rc = load_problem(a, &cat, &prob, err);
+    if (!rc)
+        rc = pp_plan_solve(&prob, &a->solve, &res, err);
+    if (rc == PP_EINFEASIBLE || (!rc && res.status == PP_STATUS_INFEASIBLE))
+        rc = finish_infeasible(a, &prob, &res, err);
+    else if (!rc)
+        rc = emit_plan(a, &prob, &res, err);
+    if (!rc && res.best.plan.tp < 1)
+        rc = pp_error_set(err, PP_EINTERNAL, "", "the time limit was reached before any valid plan was found");
+    if (!rc)
+        warn_if_no_fit(&res.best.eval.mem);
+    pp_plan_result_free(&res);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    cli_args a;
+    pp_error err;
+    pp_error_clear(&err);
+    if (parse_args(argc, argv, &a, &err) != PP_OK)
+        return usage_error(&a, &err);
+    if (a.version) {
+        printf("parplan %s\n", pp_version());
+        return 0;
+    }
+    if (a.help) {
+        if (a.cmd)
+            print_command_help(stdout, a.cmd);
+        else
+            print_general_help(stdout);
+        return 0;
+    }
+    int rc = check_outputs(&a, &err);
+    if (!rc)
+        rc = a.cmd->run(&a, &err);
+    if (rc)
+        print_error(&err, rc);
+    return rc;
+}

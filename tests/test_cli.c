@@ -1,0 +1,602 @@
+/*
+ * test_cli.c: the command line as a user drives it (solve/main.c).
+ *
+ * Every test runs the real parplan binary with pp_run() and checks what the
+ * contract of docs/interface.md promises: exit codes (0 ok, 2 bad usage or
+ * input, 3 infeasible, 1 other), messages that name the file and the rule,
+ * the result JSON's keys and arithmetic, outputs written whole or not at all,
+ * inputs never touched, and byte-identical output from identical runs.
+ */
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXAMPLE "data/examples/gpt3-175b-1024-a100.json"
+#define EXAMPLE_PLAN "data/examples/gpt3-175b-1024-a100.plan.json"
+#define SMALL "data/examples/small-gpt-8gpu.json"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf)
+        buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A fresh path in the per-test temp directory (the file does not exist). */
+static void temp_out(const char *name, char *path, size_t cap)
+{
+    pp_write_temp(name, "", path, cap);
+    unlink(path);
+}
+
+static void src(const char *rel, char *path, size_t cap)
+{
+    pp_source_path(rel, path, cap);
+}
+
+/* Run parplan with args; returns the exit code, result in r. */
+static int run(const char *const *args, pp_run_result *r)
+{
+    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, r), 0);
+    return r->exit_code;
+}
+
+/* Run `parplan eval EXAMPLE --plan PLANFILE` plus extra args (NULL-ended). */
+static int run_eval(const char *plan_path, const char *const *extra, pp_run_result *r)
+{
+    char problem[1024];
+    src(EXAMPLE, problem, sizeof problem);
+    const char *args[32] = {"eval", problem, "--plan", plan_path};
+    int n = 4;
+    for (int i = 0; extra && extra[i] && n < 31; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    return run(args, r);
+}
+
+static double num(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    CU_ASSERT_TRUE(cJSON_IsNumber(item));
+    return cJSON_IsNumber(item) ? item->valuedouble : NAN;
+}
+
+static bool close_rel(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/* No NaN/Inf made it out as null: every value of a priced result is set. */
+static bool has_null(const cJSON *item)
+{
+    if (cJSON_IsNull(item))
+        return true;
+    for (const cJSON *c = item->child; c; c = c->next)
+        if (has_null(c))
+            return true;
+    return false;
+}
+
+/* The arithmetic every priced result obeys. */
+static void check_priced(const cJSON *doc, double gpus)
+{
+    CU_ASSERT_EQUAL(num(doc, "gpus"), gpus);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "time_s");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    double parts = num(t, "compute") + num(t, "bubble") + num(t, "exposed_comm") + num(t, "compression") +
+                   num(t, "optimizer");
+    double step = num(doc, "step_time_s");
+    CU_ASSERT_TRUE(step > 0);
+    CU_ASSERT_TRUE(close_rel(parts, step, 1e-9));
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(t, "exposed_comm_by_dim");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(by);
+    CU_ASSERT_TRUE(close_rel(num(by, "tp") + num(by, "cp") + num(by, "pp") + num(by, "dp"),
+                             num(t, "exposed_comm"), 1e-9));
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "memory_gib");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    double mem = num(m, "weights") + num(m, "gradients") + num(m, "optimizer") + num(m, "activations") +
+                 num(m, "other");
+    CU_ASSERT_TRUE(close_rel(mem, num(m, "total"), 1e-9));
+    CU_ASSERT_TRUE(num(m, "usable") <= num(m, "capacity"));
+    const cJSON *tp = cJSON_GetObjectItemCaseSensitive(doc, "throughput");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tp);
+    CU_ASSERT_TRUE(num(tp, "mfu") > 0 && num(tp, "mfu") < 1);
+    CU_ASSERT_TRUE(num(tp, "tokens_per_s") > 0);
+    CU_ASSERT_TRUE(num(tp, "model_tflops_per_gpu") <= num(tp, "hardware_tflops_per_gpu") + 1e-9);
+}
+
+/* ---- version and help ---------------------------------------------------- */
+
+static void test_version(void)
+{
+    pp_run_result r;
+    const char *args[] = {"--version", NULL};
+    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "parplan 0.1.0\n");
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    pp_run_free(&r);
+}
+
+static void test_help(void)
+{
+    pp_run_result r;
+    const char *top[] = {"--help", NULL};
+    CU_ASSERT_EQUAL(run(top, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "Usage: parplan");
+    PP_ASSERT_CONTAINS(r.out, "plan PROBLEM.json");
+    PP_ASSERT_CONTAINS(r.out, "eval PROBLEM.json --plan PLAN.json");
+    PP_ASSERT_CONTAINS(r.out, "--json FILE");
+    PP_ASSERT_CONTAINS(r.out, "Exit status");
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    pp_run_free(&r);
+
+    const char *plan[] = {"plan", "--help", NULL};
+    CU_ASSERT_EQUAL(run(plan, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "--time-limit SECONDS");
+    PP_ASSERT_CONTAINS(r.out, "--export-mps FILE");
+    CU_ASSERT_PTR_NULL(strstr(r.out, "--plan FILE"));
+    pp_run_free(&r);
+
+    const char *eval[] = {"eval", "-h", NULL};
+    CU_ASSERT_EQUAL(run(eval, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "--plan FILE");
+    CU_ASSERT_PTR_NULL(strstr(r.out, "--time-limit"));
+    pp_run_free(&r);
+}
+
+/* ---- bad usage ------------------------------------------------------------ */
+
+static void expect_usage_error(const char *const *args, const char *needle)
+{
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run(args, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, needle);
+    PP_ASSERT_CONTAINS(r.err, "--help");
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    pp_run_free(&r);
+}
+
+static void test_bad_usage(void)
+{
+    char problem[1024], plan[1024];
+    src(EXAMPLE, problem, sizeof problem);
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    const char *none[] = {NULL};
+    expect_usage_error(none, "missing command");
+    const char *unknown_opt[] = {"eval", problem, "--plan", plan, "--bogus", NULL};
+    expect_usage_error(unknown_opt, "unknown option '--bogus'");
+    const char *typo[] = {"eval", problem, "--plna", plan, NULL};
+    expect_usage_error(typo, "did you mean '--plan'?");
+    const char *unknown_cmd[] = {"pln", problem, NULL};
+    expect_usage_error(unknown_cmd, "did you mean 'plan'?");
+    const char *no_arg[] = {"eval", problem, "--plan", NULL};
+    expect_usage_error(no_arg, "needs an argument");
+    const char *no_plan[] = {"eval", problem, NULL};
+    expect_usage_error(no_plan, "--plan");
+    const char *extra[] = {"eval", problem, "--plan", plan, "extra.json", NULL};
+    expect_usage_error(extra, "unexpected argument 'extra.json'");
+    const char *wrong_cmd[] = {"eval", problem, "--plan", plan, "--top", "3", NULL};
+    expect_usage_error(wrong_cmd, "--top is not an option of 'eval'");
+    const char *bad_method[] = {"plan", problem, "--method", "simplex", NULL};
+    expect_usage_error(bad_method, "expected 'milp' or 'enumerate', found 'simplex'");
+    const char *bad_limit[] = {"plan", problem, "--time-limit", "soon", NULL};
+    expect_usage_error(bad_limit, "--time-limit");
+    const char *bad_top[] = {"plan", problem, "--top", "-1", NULL};
+    expect_usage_error(bad_top, "--top");
+}
+
+/* ---- eval ------------------------------------------------------------------ */
+
+static void test_eval_example(void)
+{
+    char plan[1024], json[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    temp_out("eval.json", json, sizeof json);
+    const char *extra[] = {"--json", json, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "# parplan");
+    PP_ASSERT_CONTAINS(r.out, "tp=8 pp=16 dp=8 cp=1 micro_batch=1");
+    PP_ASSERT_CONTAINS(r.out, "| **step time** |");
+    char *text = slurp(json);
+    cJSON *doc = cJSON_Parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(doc, "status")->valuestring, "evaluated");
+    check_priced(doc, 1024);
+    CU_ASSERT_FALSE(has_null(doc));
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(doc, "plan");
+    CU_ASSERT_EQUAL(num(p, "tp"), 8);
+    CU_ASSERT_EQUAL(num(p, "pp"), 16);
+    CU_ASSERT_EQUAL(num(p, "dp"), 8);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(p, "recompute")->valuestring, "full");
+    const cJSON *comp = cJSON_GetObjectItemCaseSensitive(p, "compression");
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(comp, "dp")->valuestring, "none");
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(doc, "certificate"));
+    cJSON_Delete(doc);
+    free(text);
+    pp_run_free(&r);
+}
+
+static void test_json_to_stdout(void)
+{
+    char plan[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    const char *extra[] = {"--json", "-", NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out); /* the whole of stdout: no report mixed in */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    check_priced(doc, 1024);
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+}
+
+/* The result's plan object is a valid PLAN.json that prices the same. */
+static void test_plan_round_trip(void)
+{
+    char plan[1024], again[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    const char *extra[] = {"--json", "-", NULL};
+    pp_run_result r1, r2;
+    CU_ASSERT_EQUAL(run_eval(plan, extra, &r1), 0);
+    cJSON *doc = cJSON_Parse(r1.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    char *plan_text = cJSON_Print(cJSON_GetObjectItemCaseSensitive(doc, "plan"));
+    pp_write_temp("round-trip.plan.json", plan_text, again, sizeof again);
+    CU_ASSERT_EQUAL(run_eval(again, extra, &r2), 0);
+    CU_ASSERT_STRING_EQUAL(r1.out, r2.out);
+    cJSON_free(plan_text);
+    cJSON_Delete(doc);
+    pp_run_free(&r1);
+    pp_run_free(&r2);
+}
+
+static void test_problem_from_stdin(void)
+{
+    char problem[1024], plan[1024];
+    src(EXAMPLE, problem, sizeof problem);
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    char *text = slurp(problem);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    const char *from_file[] = {"eval", problem, "--plan", plan, NULL};
+    const char *from_stdin[] = {"eval", "-", "--plan", plan, NULL};
+    pp_run_result r1, r2;
+    CU_ASSERT_EQUAL(run(from_file, &r1), 0);
+    CU_ASSERT_EQUAL_FATAL(pp_run(from_stdin, text, &r2), 0);
+    CU_ASSERT_EQUAL(r2.exit_code, 0);
+    CU_ASSERT_STRING_EQUAL(r1.out, r2.out);
+    free(text);
+    pp_run_free(&r1);
+    pp_run_free(&r2);
+}
+
+/* ---- outputs ----------------------------------------------------------------- */
+
+static void test_output_file(void)
+{
+    char plan[1024], report[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    temp_out("report.md", report, sizeof report);
+    const char *extra[] = {"-o", report, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    PP_ASSERT_CONTAINS(r.err, "wrote report to");
+    PP_ASSERT_CONTAINS(r.err, report);
+    char *text = slurp(report);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(strncmp(text, "# parplan", 9), 0);
+    CU_ASSERT_EQUAL(text[strlen(text) - 1], '\n');
+    free(text);
+    pp_run_free(&r);
+}
+
+/* A failed run leaves an existing report as it was, and no temp file. */
+static void test_output_never_partial(void)
+{
+    char bad_plan[1024], report[1024];
+    pp_write_temp("bad.plan.json", "{\"tp\": 8, \"pp\": 16, \"dp\": 4}", bad_plan, sizeof bad_plan);
+    pp_write_temp("kept.md", "previous report\n", report, sizeof report);
+    const char *extra[] = {"-o", report, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(bad_plan, extra, &r), 2);
+    char *text = slurp(report);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, "previous report\n");
+    free(text);
+    pp_run_free(&r);
+
+    char dir[1024], cmd[1200];
+    snprintf(dir, sizeof dir, "%s", report);
+    *strrchr(dir, '/') = '\0';
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q '\\.tmp\\.'", dir);
+    CU_ASSERT_NOT_EQUAL(system(cmd), 0);
+}
+
+static void test_unwritable_output(void)
+{
+    char plan[1024], json[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    temp_out("not-written.json", json, sizeof json);
+    const char *bad_report[] = {"-o", "/nonexistent/dir/r.md", "--json", json, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, bad_report, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "/nonexistent/dir/r.md");
+    CU_ASSERT_FALSE(exists("/nonexistent/dir/r.md"));
+    CU_ASSERT_FALSE(exists(json)); /* checked before any work: nothing written */
+    pp_run_free(&r);
+
+    const char *bad_json[] = {"--json", "/nonexistent/dir/r.json", NULL};
+    CU_ASSERT_EQUAL(run_eval(plan, bad_json, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "/nonexistent/dir/r.json");
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    pp_run_free(&r);
+
+    char problem[1024];
+    src(EXAMPLE, problem, sizeof problem);
+    const char *bad_export[] = {"plan", problem, "--export-lp", "/nonexistent/dir/m.lp", NULL};
+    CU_ASSERT_EQUAL(run(bad_export, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "/nonexistent/dir/m.lp");
+    pp_run_free(&r);
+
+    const char *both_stdout[] = {"-o", "-", "--json", "-", NULL};
+    CU_ASSERT_EQUAL(run_eval(plan, both_stdout, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "standard output");
+    pp_run_free(&r);
+}
+
+/* Outputs never touch inputs, even when asked to. */
+static void test_inputs_unchanged(void)
+{
+    char problem[1024], plan[1024], json[1024];
+    src(EXAMPLE, problem, sizeof problem);
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    temp_out("inputs.json", json, sizeof json);
+    char *before_problem = slurp(problem), *before_plan = slurp(plan);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(before_problem);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(before_plan);
+    pp_run_result r;
+    const char *ok[] = {"--json", json, NULL};
+    CU_ASSERT_EQUAL(run_eval(plan, ok, &r), 0);
+    pp_run_free(&r);
+    const char *onto_input[] = {"-o", plan, NULL};
+    CU_ASSERT_EQUAL(run_eval(plan, onto_input, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "input");
+    pp_run_free(&r);
+    char *after_problem = slurp(problem), *after_plan = slurp(plan);
+    CU_ASSERT_STRING_EQUAL(before_problem, after_problem);
+    CU_ASSERT_STRING_EQUAL(before_plan, after_plan);
+    free(before_problem);
+    free(before_plan);
+    free(after_problem);
+    free(after_plan);
+}
+
+static void test_deterministic(void)
+{
+    char plan[1024], j1[1024], j2[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    temp_out("det1.json", j1, sizeof j1);
+    temp_out("det2.json", j2, sizeof j2);
+    const char *e1[] = {"--json", j1, NULL}, *e2[] = {"--json", j2, NULL};
+    pp_run_result r1, r2;
+    CU_ASSERT_EQUAL(run_eval(plan, e1, &r1), 0);
+    CU_ASSERT_EQUAL(run_eval(plan, e2, &r2), 0);
+    CU_ASSERT_STRING_EQUAL(r1.out, r2.out);
+    char *a = slurp(j1), *b = slurp(j2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    free(a);
+    free(b);
+    pp_run_free(&r1);
+    pp_run_free(&r2);
+}
+
+/* ---- bad input ----------------------------------------------------------- */
+
+static void test_missing_file(void)
+{
+    char plan[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    const char *args[] = {"eval", "no-such-problem.json", "--plan", plan, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run(args, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "no-such-problem.json");
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    pp_run_free(&r);
+
+    CU_ASSERT_EQUAL(run_eval("no-such-plan.json", NULL, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "no-such-plan.json");
+    pp_run_free(&r);
+}
+
+static void expect_invalid_plan(const char *problem, const char *plan_text, const char *needle)
+{
+    char plan[1024];
+    pp_write_temp("invalid.plan.json", plan_text, plan, sizeof plan);
+    const char *args[] = {"eval", problem, "--plan", plan, "--json", "-", NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run(args, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, needle);
+    PP_ASSERT_CONTAINS(r.err, plan); /* the message names the plan's file */
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    pp_run_free(&r);
+}
+
+static void test_invalid_plans(void)
+{
+    char example[1024], six[1024];
+    src(EXAMPLE, example, sizeof example);
+    pp_write_temp("six-gpus.json",
+                  "{\"model\": {\"name\": \"tiny\", \"layers\": 4, \"hidden\": 1024, \"heads\": 16, "
+                  "\"vocab\": 32000, \"seq_len\": 1024},"
+                  " \"cluster\": {\"gpu\": \"a100-sxm4-80gb\", \"gpus_per_node\": 6, \"nodes\": 1},"
+                  " \"training\": {\"global_batch\": 12, \"precision\": \"bf16\"}}",
+                  six, sizeof six);
+    expect_invalid_plan(six, "{\"tp\": 3, \"pp\": 1, \"dp\": 2}", "divisibility");
+    expect_invalid_plan(example, "{\"tp\": 8, \"pp\": 64, \"dp\": 2}", "divisibility");
+    expect_invalid_plan(example, "{\"tp\": 8, \"pp\": 16, \"dp\": 4}", "gpu count");
+    expect_invalid_plan(example, "{\"tp\": 3, \"pp\": 16, \"dp\": 8}", "gpu count");
+}
+
+/* ---- catalogs and option forms ------------------------------------------ */
+
+static double step_time_of(const char *const *extra)
+{
+    char plan[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    double t = doc ? num(doc, "step_time_s") : NAN;
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+    return t;
+}
+
+/* A calibration override slows the GEMMs, so the same plan takes longer. */
+static void test_efficiency_override(void)
+{
+    char eff[1024];
+    pp_write_temp("efficiency.json", "{\"default\": {\"gemm\": 0.3}}", eff, sizeof eff);
+    const char *base[] = {"--json", "-", NULL};
+    const char *slow[] = {"--json", "-", "--efficiency", eff, NULL};
+    double t0 = step_time_of(base), t1 = step_time_of(slow);
+    CU_ASSERT_TRUE(t1 > t0 * 1.2);
+
+    char plan[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    const char *missing[] = {"--efficiency", "no-such-efficiency.json", NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, missing, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "no-such-efficiency.json");
+    pp_run_free(&r);
+}
+
+static void test_data_dir(void)
+{
+    char plan[1024], data[1024];
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    src("data", data, sizeof data);
+    const char *same[] = {"--json", "-", "--data-dir", data, NULL};
+    const char *base[] = {"--json", "-", NULL};
+    CU_ASSERT_EQUAL(step_time_of(same), step_time_of(base));
+    const char *missing[] = {"--data-dir", "/nonexistent/catalogs", NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, missing, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "/nonexistent/catalogs");
+    pp_run_free(&r);
+}
+
+/* GNU forms: --opt=VALUE, unique prefixes, -oFILE, options before the command. */
+static void test_option_forms(void)
+{
+    char problem[1024], plan[1024], plan_eq[1100], report[1024], short_attached[1100];
+    src(EXAMPLE, problem, sizeof problem);
+    src(EXAMPLE_PLAN, plan, sizeof plan);
+    snprintf(plan_eq, sizeof plan_eq, "--plan=%s", plan);
+    temp_out("forms.md", report, sizeof report);
+    snprintf(short_attached, sizeof short_attached, "-o%s", report);
+    const char *args[] = {"--jso", "-", "eval", plan_eq, problem, short_attached, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run(args, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL(doc);
+    cJSON_Delete(doc);
+    CU_ASSERT_TRUE(exists(report));
+    pp_run_free(&r);
+
+    const char *ambiguous[] = {"plan", problem, "--e", "x", NULL};
+    CU_ASSERT_EQUAL(run(ambiguous, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "ambiguous");
+    pp_run_free(&r);
+
+    const char *dev_null[] = {"eval", problem, "--plan", plan, "-o", "/dev/null", NULL};
+    CU_ASSERT_EQUAL(run(dev_null, &r), 0);
+    pp_run_free(&r);
+}
+
+/* ---- plan ---------------------------------------------------------------- */
+
+/* The planner lands separately; until it does `plan` must fail cleanly (exit
+ * 1, a message).  Once it works, its result obeys the contract. */
+static void test_plan_small(void)
+{
+    char problem[1024];
+    src(SMALL, problem, sizeof problem);
+    const char *args[] = {"plan", problem, "--json", "-", NULL};
+    pp_run_result r;
+    int code = run(args, &r);
+    if (code == 1) {
+        PP_ASSERT_CONTAINS(r.err, "parplan: ");
+        pp_run_free(&r);
+        return;
+    }
+    CU_ASSERT_EQUAL(code, 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(doc, "status")->valuestring, "optimal");
+    check_priced(doc, 8);
+    const cJSON *cert = cJSON_GetObjectItemCaseSensitive(doc, "certificate");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cert);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(cert, "method")->valuestring, "milp");
+    CU_ASSERT_TRUE(close_rel(num(cert, "objective_s"), num(doc, "step_time_s"), 1e-6));
+    CU_ASSERT_TRUE(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "runner_ups")));
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"--version prints the version", test_version},
+        {"--help and COMMAND --help", test_help},
+        {"bad usage exits 2 with a hint", test_bad_usage},
+        {"eval of the default example", test_eval_example},
+        {"--json - writes only JSON to stdout", test_json_to_stdout},
+        {"a result's plan reads back as PLAN.json", test_plan_round_trip},
+        {"PROBLEM.json from standard input", test_problem_from_stdin},
+        {"-o writes the report file", test_output_file},
+        {"a failed run leaves the old report whole", test_output_never_partial},
+        {"unwritable outputs are refused before work", test_unwritable_output},
+        {"inputs are never modified", test_inputs_unchanged},
+        {"two runs are byte-identical", test_deterministic},
+        {"missing files are named", test_missing_file},
+        {"invalid plans name the broken rule", test_invalid_plans},
+        {"--efficiency applies a calibration", test_efficiency_override},
+        {"--data-dir names the catalogs", test_data_dir},
+        {"GNU option forms", test_option_forms},
+        {"plan on a small problem", test_plan_small},
+        {NULL, NULL},
+    };
+    return pp_test_main("cli", tests);
+}
