@@ -20,12 +20,14 @@
  * output atomically.  Only this file prints errors and chooses exit codes;
  * everything it calls reports through pp_error (error.h).
  */
+#include "calibrate.h"
 #include "cli_io.h"
 #include "costmodel.h"
 #include "error.h"
 #include "json_util.h"
 #include "planner.h"
 #include "problem.h"
+#include "report_accuracy.h"
 #include "report_md.h"
 #include "result_json.h"
 #include "rules.h"
@@ -45,7 +47,13 @@ typedef enum {
     OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_COUNT
 } opt_id;
 
-enum { CMD_PLAN = 1u << 0, CMD_EVAL = 1u << 1, CMD_ALL = CMD_PLAN | CMD_EVAL };
+enum {
+    CMD_PLAN = 1u << 0,
+    CMD_EVAL = 1u << 1,
+    CMD_CALIBRATE = 1u << 2,
+    CMD_ACCURACY = 1u << 3,
+    CMD_ALL = CMD_PLAN | CMD_EVAL | CMD_CALIBRATE | CMD_ACCURACY
+};
 
 typedef struct cli_option {
     opt_id id;
@@ -59,7 +67,7 @@ typedef struct cli_option {
 static const cli_option OPTIONS[] = {
     {OPT_OUTPUT, "output", 'o', "FILE", CMD_ALL,
      "write the Markdown report to FILE, whole or not at all (default: standard output)"},
-    {OPT_JSON, "json", 0, "FILE", CMD_ALL,
+    {OPT_JSON, "json", 0, "FILE", CMD_PLAN | CMD_EVAL | CMD_ACCURACY,
      "also write the result JSON to FILE; '-' is standard output, and the report then goes only where -o says"},
     {OPT_DATA_DIR, "data-dir", 0, "DIR", CMD_ALL, "read the catalogs (gpus.json, models.json, ...) from DIR"},
     {OPT_EFFICIENCY, "efficiency", 0, "FILE", CMD_ALL,
@@ -89,12 +97,19 @@ typedef struct cli_command {
 
 static int run_plan(const cli_args *a, pp_error *err);
 static int run_eval(const cli_args *a, pp_error *err);
+static int run_calibrate(const cli_args *a, pp_error *err);
+static int run_accuracy(const cli_args *a, pp_error *err);
 
 static const cli_command COMMANDS[] = {
     {"plan", CMD_PLAN, "plan PROBLEM.json [OPTION]...",
      "find the optimal plan with the MIP and GLPK, and write its report", run_plan},
     {"eval", CMD_EVAL, "eval PROBLEM.json --plan PLAN.json [OPTION]...",
      "price one fixed plan with the cost model, without optimization", run_eval},
+    {"calibrate", CMD_CALIBRATE, "calibrate MEASUREMENTS.json [-o EFFICIENCY.json]",
+     "fit each GPU's efficiency parameters to measured steps; the output is what --efficiency reads",
+     run_calibrate},
+    {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json [OPTION]...",
+     "score the cost model against measured steps: mean absolute % error per source group", run_accuracy},
 };
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
@@ -699,6 +714,73 @@ static int run_plan(const cli_args *a, pp_error *err)
     if (!rc)
         warn_if_no_fit(&res.best.eval.mem);
     pp_plan_result_free(&res);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
+/* ---- calibrate and accuracy ------------------------------------------------- */
+
+/* The catalog (with any --efficiency override) and the measurement rows. */
+static int load_measurements(const cli_args *a, pp_catalog *cat, pp_measurement_set *set, pp_error *err)
+{
+    memset(cat, 0, sizeof *cat);
+    memset(set, 0, sizeof *set);
+    int rc = pp_catalog_load(a->data_dir ? a->data_dir : pp_default_data_dir(), cat, err);
+    if (!rc && a->efficiency)
+        rc = pp_catalog_apply_efficiency(cat, a->efficiency, err);
+    if (!rc)
+        rc = pp_measurements_load(a->problem, cat, set, err);
+    if (!rc && set->n == 0)
+        rc = pp_error_set(err, PP_EINPUT, a->problem, "no row could be priced (%d skipped)", set->n_skipped);
+    return rc;
+}
+
+static int run_calibrate(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    int rc = load_measurements(a, &cat, &set, err);
+    if (!rc) {
+        pp_fit fits[PP_MAX_GROUPS];
+        int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+        char source[512];
+        snprintf(source, sizeof source,
+                 "parplan calibrate %.400s: least squares on log(predicted/measured step time), %d rows", a->problem,
+                 set.n);
+        char *text = pp_fits_to_json(fits, n, source);
+        pp_strbuf md;
+        pp_sb_init(&md);
+        pp_sb_append(&md, text ? text : "");
+        pp_sb_append(&md, "\n");
+        free(text);
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f -> %.3f\n", fits[i].gpu_id, fits[i].n_rows,
+                    fits[i].rms_log_error_before, fits[i].rms_log_error_after);
+        rc = emit(a, &md, NULL, err);
+        pp_sb_free(&md);
+    }
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
+static int run_accuracy(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    int rc = load_measurements(a, &cat, &set, err);
+    if (!rc) {
+        pp_score score;
+        pp_score_measurements(&set, &score);
+        pp_strbuf md;
+        pp_sb_init(&md);
+        pp_report_accuracy_md(&score, set.n, set.n_skipped, &md);
+        cJSON *doc = a->json ? pp_json_accuracy(&score) : NULL;
+        rc = emit(a, &md, doc, err);
+        cJSON_Delete(doc);
+        pp_sb_free(&md);
+    }
+    pp_measurements_free(&set);
     pp_catalog_free(&cat);
     return rc;
 }
