@@ -24,7 +24,7 @@ TEST_PACKAGES  := $(BUILD_PACKAGES) coinor-cbc clang libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build example test test-build test-asan docs deps deps-test clean
+.PHONY: all build example test test-build test-asan docs calibration deps deps-test clean
 
 all: build
 
@@ -53,10 +53,9 @@ build: deps
 	cmake -S . -B $(BUILD)
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The main job.  Until the planner lands this prices the published plan;
-# then it becomes: $(PARPLAN) plan $(EXAMPLE) -o $(REPORT)
+# The main job: the optimal plan of the default example, with its proof.
 example: build
-	$(PARPLAN) eval $(EXAMPLE) --plan $(PLAN) -o $(REPORT)
+	$(PARPLAN) plan $(EXAMPLE) --top 5 -o $(REPORT)
 	@echo "report written to $(CURDIR)/$(REPORT)"
 
 test: deps-test
@@ -76,6 +75,7 @@ test-asan:
 # Splice the worked example's report into README.md between its markers,
 # headings demoted so they nest under "## Worked example".
 docs: build
+	$(PARPLAN) plan $(EXAMPLE) --top 5 -o docs/example-report.md
 	$(PARPLAN) eval $(EXAMPLE) --plan $(PLAN) -o $(BUILD)/worked-example.md
 	sed 's/^#/###/' $(BUILD)/worked-example.md > $(BUILD)/worked-example.demoted.md
 	awk -v f=$(BUILD)/worked-example.demoted.md \
@@ -83,6 +83,17 @@ docs: build
 	   /<!-- worked-example:end -->/ { skip = 0 } \
 	   !skip { print }' README.md > README.md.tmp
 	mv README.md.tmp README.md
+
+# Refit the efficiency parameters and rewrite the accuracy table of docs/calibration.md.
+CALIBRATION ?= ../shared/calibration/published-calibration.json
+calibration: build
+	$(PARPLAN) calibrate $(CALIBRATION) -o data/efficiency.json
+	$(PARPLAN) accuracy $(CALIBRATION) -o $(BUILD)/accuracy.md
+	awk -v f=$(BUILD)/accuracy.md \
+	  'BEGIN { while ((getline l < f) > 0) if (l ~ /^\|/) t = t l "\n" } \
+	   /^\| source group/ { printf "%s", t; skip = 1; next } \
+	   skip && /^\|/ { next } { skip = 0; print }' docs/calibration.md > docs/calibration.md.tmp
+	mv docs/calibration.md.tmp docs/calibration.md
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

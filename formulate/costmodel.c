@@ -452,7 +452,8 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
      * all-reduce, or reduce-scatter + all-gather of the same volume); stage 2
      * reduce-scatters every micro-batch; stage 3 also gathers the parameters
      * for every forward and backward (3 Psi, 1.5x). */
-    double pieces = (double)layers_per_stage(prob, plan) * prob->training.param_collectives_per_layer;
+    int per_layer = prob->training.param_collectives_per_layer > 0 ? prob->training.param_collectives_per_layer : 1;
+    double pieces = (double)layers_per_stage(prob, plan) * per_layer;
     switch (plan->zero) {
     case 0:
     case 1:

@@ -67,7 +67,7 @@ typedef struct cli_option {
 static const cli_option OPTIONS[] = {
     {OPT_OUTPUT, "output", 'o', "FILE", CMD_ALL,
      "write the Markdown report to FILE, whole or not at all (default: standard output)"},
-    {OPT_JSON, "json", 0, "FILE", CMD_PLAN | CMD_EVAL | CMD_ACCURACY,
+    {OPT_JSON, "json", 0, "FILE", CMD_ALL,
      "also write the result JSON to FILE; '-' is standard output, and the report then goes only where -o says"},
     {OPT_DATA_DIR, "data-dir", 0, "DIR", CMD_ALL, "read the catalogs (gpus.json, models.json, ...) from DIR"},
     {OPT_EFFICIENCY, "efficiency", 0, "FILE", CMD_ALL,
@@ -756,7 +756,9 @@ static int run_calibrate(const cli_args *a, pp_error *err)
         for (int i = 0; i < n; i++)
             fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f -> %.3f\n", fits[i].gpu_id, fits[i].n_rows,
                     fits[i].rms_log_error_before, fits[i].rms_log_error_after);
-        rc = emit(a, &md, NULL, err);
+        cJSON *doc = a->json ? cJSON_Parse(pp_sb_str(&md)) : NULL;
+        rc = emit(a, &md, doc, err);
+        cJSON_Delete(doc);
         pp_sb_free(&md);
     }
     pp_measurements_free(&set);
