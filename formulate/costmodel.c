@@ -333,6 +333,29 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
     return intra + flat_ring_s(kind, bytes / (double)k, nodes, network_Bps(c), a_net);
 }
 
+void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network)
+{
+    *nvlink = *network = 0.0;
+    if (n <= 1 || bytes <= 0.0)
+        return;
+    if (k >= n) {
+        *nvlink = ring_factor(kind, n) * bytes;
+        return;
+    }
+    if (k < 1)
+        k = 1;
+    /* As pp_collective_time_s: the node's share crosses the network once per
+     * GPU (1/k of the buffer); the rest of the ring stays on NVLink. */
+    long nodes = (n + k - 1) / k;
+    if (kind == PP_COLL_ALLREDUCE) {
+        *network = ring_factor(kind, nodes) * bytes / (double)k;
+        *nvlink = k > 1 ? 2.0 * ring_factor(PP_COLL_REDUCESCATTER, k) * bytes : 0.0;
+    } else {
+        *network = ring_factor(kind, n) * bytes / (double)k;
+        *nvlink = k > 1 ? ring_factor(kind, k) * bytes : 0.0;
+    }
+}
+
 double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node)
 {
     if (bytes <= 0.0)
@@ -380,7 +403,11 @@ static void compressed_collective(const pp_problem *prob, const pp_plan *plan, p
     double wire = piece / pp_codec_ratio(codec, 8.0 * ACT_BYTES);
     acc->wire_s += count * pieces * pp_collective_time_s(&prob->cluster, kind, wire, n, k);
     acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes);
-    acc->bytes_sent += count * pieces * ring_factor(kind, n) * wire;
+    double nvl, net;
+    pp_collective_bytes(kind, wire, n, k, &nvl, &net);
+    acc->bytes_nvlink += count * pieces * nvl;
+    acc->bytes_network += count * pieces * net;
+    acc->bytes_sent += count * pieces * (nvl + net);
 }
 
 void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
@@ -422,6 +449,10 @@ void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
     out->wire_s = sends * pp_p2p_time_s(&prob->cluster, wire, inter);
     out->codec_s = sends * codec_time_s(codec, bytes);
     out->bytes_sent = sends * wire;
+    if (inter)
+        out->bytes_network = out->bytes_sent;
+    else
+        out->bytes_nvlink = out->bytes_sent;
     out->inter_node = inter;
     out->total_s = out->wire_s + out->codec_s;
 }
@@ -476,6 +507,8 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     out->per_mb_wire_s = per_mb.wire_s;
     out->codec_s = once.codec_s + mb * per_mb.codec_s;
     out->bytes_sent = once.bytes_sent + mb * per_mb.bytes_sent;
+    out->bytes_nvlink = once.bytes_nvlink + mb * per_mb.bytes_nvlink;
+    out->bytes_network = once.bytes_network + mb * per_mb.bytes_network;
     out->inter_node = k < n;
 }
 
@@ -685,9 +718,6 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     out->peak_tflops = peak_flops(prob, prob->training.precision) / 1e12;
     out->mfu = out->model_tflops_per_gpu / out->peak_tflops;
 
-    double pp_bytes = m * sp.pp.bytes_sent, tp_bytes = m * sp.tp.bytes_sent;
-    out->bytes_network_per_step = (sp.tp.inter_node ? tp_bytes : 0) + (sp.pp.inter_node ? pp_bytes : 0) +
-                                  (sp.dp.inter_node ? sp.dp.bytes_sent : 0);
-    out->bytes_nvlink_per_step = (sp.tp.inter_node ? 0 : tp_bytes) + (sp.pp.inter_node ? 0 : pp_bytes) +
-                                 (sp.dp.inter_node ? 0 : sp.dp.bytes_sent);
+    out->bytes_network_per_step = m * (sp.tp.bytes_network + sp.pp.bytes_network) + sp.dp.bytes_network;
+    out->bytes_nvlink_per_step = m * (sp.tp.bytes_nvlink + sp.pp.bytes_nvlink) + sp.dp.bytes_nvlink;
 }

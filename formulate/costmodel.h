@@ -72,6 +72,8 @@ typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_
  * group of n ranks laid out k per node (k >= n: all on NVLink), hierarchical
  * (NVLink inside the node, network across) when the group spans nodes. */
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
+/* Bytes one GPU sends over NVLink and through its NIC in that collective. */
+void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
 /* Time of one point-to-point transfer, inside a node or across nodes. */
 double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);
 /* Wire-size ratio of a codec on values of `value_bits` bits (>= 1). */
@@ -90,8 +92,10 @@ typedef struct pp_comm_term {
     double wire_s;  /* time on the link */
     double codec_s; /* compression + decompression kernels */
     double total_s;
-    double bytes_sent; /* bytes one GPU puts on the wire (after compression) */
-    bool inter_node;   /* traffic crosses the network */
+    double bytes_sent;    /* bytes one GPU puts on the wire (after compression) */
+    double bytes_nvlink;  /* ... of which over NVLink */
+    double bytes_network; /* ... of which through its NIC */
+    bool inter_node;      /* traffic crosses the network */
 } pp_comm_term;
 
 typedef struct pp_dp_term {
@@ -99,6 +103,8 @@ typedef struct pp_dp_term {
     double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers */
     double codec_s;         /* per step, all micro-batches included */
     double bytes_sent;      /* per step */
+    double bytes_nvlink;    /* ... of which over NVLink */
+    double bytes_network;   /* ... of which through the NIC */
     bool inter_node;
 } pp_dp_term;
 

@@ -3,9 +3,18 @@
  *
  * pp_plan_solve() builds the MIP (formulate/mip.h), solves it with GLPK,
  * decodes the optimum into a plan, re-prices it with the cost model (a
- * mismatch is an internal error) and fills a certificate.  With method
- * "enumerate" it instead prices every valid plan of the same decision space:
- * the reference the MIP is tested against.
+ * mismatch is an internal error) and fills a certificate.  Shapes that a
+ * lower bound proves worse than a known plan are left out of the MIP
+ * (screening, mip.h); the certificate counts them.  With method "enumerate"
+ * it instead prices every plan of the same decision space (space.h): the
+ * reference the MIP is tested against.
+ *
+ * Returns PP_OK (status optimal or time_limit), PP_EINFEASIBLE (status
+ * infeasible, infeasible_reason says which limit blocks every plan and by
+ * how much), PP_EINPUT (no cluster to plan for) or PP_EINTERNAL (GLPK
+ * failed, found nothing within the time limit, or disagrees with the cost
+ * model; err says which).  The result must be freed with
+ * pp_plan_result_free whatever the return code.
  */
 #ifndef PARPLAN_PLANNER_H
 #define PARPLAN_PLANNER_H
@@ -21,7 +30,10 @@ typedef struct pp_plan_options {
     double time_limit_s;   /* 0 = none (GLPK still gets a generous cap) */
     int top_k;             /* runner-up plans to list */
     const char *export_lp;  /* write the MIP in CPLEX LP format, or NULL */
-    const char *export_mps; /* write the MIP in free MPS format, or NULL */
+    const char *export_mps; /* write the MIP in free MPS format, or NULL; both hold the whole
+                               space (no screening), so another solver checks every plan */
+    unsigned relax;         /* constraint families to leave out (cons.h, pp_cons_bit): counterfactuals */
+    bool full_model;        /* solve the whole space, no screening by bounds (slow; for checking) */
 } pp_plan_options;
 
 void pp_plan_options_init(pp_plan_options *o);
@@ -40,9 +52,11 @@ typedef struct pp_certificate {
     double lp_relaxation_s; /* root LP value */
     long nodes;             /* branch-and-bound nodes (milp) */
     long plans_evaluated;   /* enumerate */
-    double decision_space;  /* valid plans in the space */
-    int rows, cols, binaries;
-    double solve_time_s;
+    double decision_space;  /* plans in the space (space.h); memory, accuracy, bandwidth cut some */
+    int rows, cols, binaries; /* of the MIP solved (after screening) */
+    long shapes_screened;     /* shapes left out of the MIP: their lower bound is above a known plan */
+    double time_units_per_s;  /* the MIP counts time in 1/time_units_per_s s (so do exports) */
+    double solve_time_s;      /* wall time of pp_plan_solve, writing exports excluded */
 } pp_certificate;
 
 typedef struct pp_plan_result {

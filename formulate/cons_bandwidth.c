@@ -1,0 +1,167 @@
+/*
+ * cons_bandwidth.c: no link carries more bytes in a step than its bandwidth
+ * allows in that time.
+ *
+ * Per shape S (its plan's step time is the part of the objective on S's
+ * columns):
+ *   step_def_S    step_time_S = sum of S's objective terms
+ *   bw_nvlink_S   bytes one GPU sends over NVLink per step / NVLink bandwidth - step_time_S <= 0
+ *   bw_network_S  bytes it sends over the network per step / NIC bandwidth   - step_time_S <= 0
+ * (times in the MIP's unit, mip.h).
+ * A shape gets the rows only if its largest traffic could outlast its
+ * shortest step; otherwise no plan of it can break them.  Such a shape's
+ * epigraphs are made exact (exact_epigraph), since the step time now
+ * appears in a constraint and not only in the objective.
+ * Bytes come from the terms' bytes_nvlink / bytes_network (per micro-batch
+ * for TP and PP, so times m; per step for DP), as pp_evaluate counts them.  Bandwidths are the
+ * problem's per-GPU one-direction link figures.
+ */
+#include "cons.h"
+#include "mip.h"
+
+#include <math.h>
+
+static double nvlink_Bps(const pp_problem *prob)
+{
+    return prob->cluster.intra_node_GBps * 1e9;
+}
+
+static double network_Bps(const pp_problem *prob)
+{
+    return prob->cluster.inter_node_Gbps / 8.0 * 1e9;
+}
+
+/* Bytes per step a column sends over one link (network if inter_link). */
+static double col_bytes(const pp_mip *m, const pp_mip_col *x, bool inter_link)
+{
+    double mb = x->shape >= 0 ? m->space->shapes[x->shape].microbatches : 0;
+    switch (x->kind) {
+    case PP_COL_TP:
+    case PP_COL_PP: return mb * (inter_link ? x->comm.bytes_network : x->comm.bytes_nvlink);
+    case PP_COL_DP: return inter_link ? x->dp.bytes_network : x->dp.bytes_nvlink;
+    default: return 0.0;
+    }
+}
+
+/* Whether some plan of a shape might break a link's row: the most bytes any
+ * plan can send against the least step time any plan can take (the sum of
+ * each family's cheapest term; the epigraphs are >= 0). */
+static bool might_bind(const pp_mip *m, int first, int end, double Bps, bool inter_link)
+{
+    double least_s[PP_FAM_COUNT], most_bytes[PP_FAM_COUNT];
+    for (int f = 0; f < PP_FAM_COUNT; f++) {
+        least_s[f] = HUGE_VAL;
+        most_bytes[f] = 0.0;
+    }
+    for (int j = first; j < end; j++) {
+        const pp_mip_col *x = &m->cols[j];
+        if (x->kind > PP_COL_DP)
+            continue;
+        least_s[x->kind] = fmin(least_s[x->kind], x->obj);
+        most_bytes[x->kind] = fmax(most_bytes[x->kind], col_bytes(m, x, inter_link));
+    }
+    double step_s = 0.0, bytes = 0.0;
+    for (int f = 0; f < PP_FAM_COUNT; f++) {
+        step_s += least_s[f];
+        bytes += most_bytes[f];
+    }
+    return bytes / Bps >= step_s * (1.0 - 1e-9);
+}
+
+/* Make a shape's epigraph column e exact, e = max(0, u), where the MIP
+ * otherwise only has e >= u, e >= 0: minimizing the step time keeps e at
+ * max(0, u), but a bandwidth row could be met by inflating e instead of by
+ * choosing another plan.  With a binary z (u > 0):
+ *   e <= u + M_neg (y_S - z)      e <= M_pos z      z <= y_S
+ * where M_pos and M_neg bound u and -u over the shape's plans (either may
+ * be negative; with y_S = 0 everything is 0). */
+static void exact_epigraph(pp_mip *m, int y, int end, int e, const char *key)
+{
+    int which = m->cols[e].epigraph;
+    double pos[2] = {-HUGE_VAL, -HUGE_VAL}, neg[2] = {-HUGE_VAL, -HUGE_VAL}; /* [DP, stage] */
+    for (int j = y + 1; j < end; j++) {
+        const pp_mip_col *x = &m->cols[j];
+        if (x->kind != PP_COL_DP && x->kind != PP_COL_STAGE)
+            continue;
+        int k = x->kind == PP_COL_DP ? 0 : 1;
+        double u = pp_mip_exposed_coef(m, which, x);
+        pos[k] = fmax(pos[k], u);
+        neg[k] = fmax(neg[k], -u);
+    }
+    double M_pos = pos[0] + pos[1], M_neg = neg[0] + neg[1];
+    const char *name = which == PP_EPI_ONCE ? "dp_once" : "dp_per_mb";
+    int z = pp_mip_add_col(m, true, 0, 1, 0.0, "%s_exposed_on_%s", name, key);
+    int hi = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_exposed_at_most_%s", name, key);
+    pp_mip_coef(m, hi, e, 1.0);
+    pp_mip_coef(m, hi, z, M_neg);
+    pp_mip_coef(m, hi, y, -M_neg);
+    for (int j = y + 1; j < end; j++)
+        pp_mip_coef(m, hi, j, -pp_mip_exposed_coef(m, which, &m->cols[j]));
+    int on = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_exposed_if_on_%s", name, key);
+    pp_mip_coef(m, on, e, 1.0);
+    pp_mip_coef(m, on, z, -M_pos);
+    int link = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_exposed_on_in_%s", name, key);
+    pp_mip_coef(m, link, z, 1.0);
+    pp_mip_coef(m, link, y, -1.0);
+}
+
+static int bw_add_rows(pp_mip *m, pp_error *err)
+{
+    (void)err;
+    double Bps[2] = {nvlink_Bps(m->prob), network_Bps(m->prob)};
+    static const char *names[2] = {"bw_nvlink", "bw_network"};
+    for (int si = 0; si < m->space->n_shapes; si++) {
+        int y = m->shape_col[si], end = m->shape_col_end[si];
+        if (!y)
+            continue;
+        bool need[2];
+        for (int link = 0; link < 2; link++)
+            need[link] = Bps[link] > 0.0 && might_bind(m, y + 1, end, Bps[link], link == 1);
+        if (!need[0] && !need[1])
+            continue;
+        char key[96];
+        pp_mip_shape_key(m, si, key, sizeof key);
+        for (int j = y + 1; j < end; j++)
+            if (m->cols[j].epigraph)
+                exact_epigraph(m, y, end, j, key);
+        int step = pp_mip_add_col(m, false, 0.0, -1.0, 0.0, "step_time_%s_%s", m->unit, key);
+        int def = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "step_def_%s", key);
+        pp_mip_coef(m, def, step, 1.0);
+        for (int j = y + 1; j < end; j++)
+            pp_mip_coef(m, def, j, -pp_mip_obj_coef(m, j));
+        for (int link = 0; link < 2; link++) {
+            if (!need[link])
+                continue;
+            int row = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_%s", names[link], key);
+            pp_mip_coef(m, row, step, -1.0);
+            for (int j = y + 1; j < end; j++) {
+                double bytes = col_bytes(m, &m->cols[j], link == 1);
+                if (bytes > 0.0)
+                    pp_mip_coef(m, row, j, bytes / Bps[link] * m->units_per_s);
+            }
+        }
+    }
+    return PP_OK;
+}
+
+static int bw_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_cons_row *out, int max)
+{
+    (void)plan;
+    int n = 0;
+    if (max >= 1 && nvlink_Bps(prob) > 0.0)
+        pp_cons_row_set(&out[n++], "bw_nvlink", ev->bytes_nvlink_per_step / nvlink_Bps(prob), ev->time.step_s,
+                        "s", false);
+    if (max >= 2 && network_Bps(prob) > 0.0)
+        pp_cons_row_set(&out[n++], "bw_network", ev->bytes_network_per_step / network_Bps(prob),
+                        ev->time.step_s, "s", false);
+    return n;
+}
+
+const pp_cons_family pp_cons_bandwidth = {
+    .name = "bandwidth",
+    .explain = "the bytes one GPU sends per step over NVLink and over the network fit in the link's "
+               "bandwidth times the step time",
+    .add_rows = bw_add_rows,
+    .prune = NULL,
+    .rows_at = bw_rows_at,
+};

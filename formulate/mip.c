@@ -1,0 +1,747 @@
+/*
+ * mip.c: building the MIP of mip.h with GLPK.
+ *
+ * The build walks the shapes twice.  For each shape it prices every joint
+ * candidate with the cost model's term functions (pp_mip_cands), lets the
+ * constraint families prune candidates they prove infeasible, and restores
+ * consistency (a recompute choice needs both a stage and a TP candidate).
+ * The first pass only bounds each shape's step time from below and above
+ * (screening, and the choice of the time unit); the second turns the
+ * candidates of the shapes kept into columns and the shape's rows.  The
+ * objective coefficients, the epigraph rows and every family row read the
+ * values cached in pp_mip_col, so each term is computed once per candidate
+ * and pass.
+ *
+ * The matrix is collected as triplets and loaded in one glp_load_matrix call.
+ */
+#include "mip.h"
+
+#include "error.h"
+#include "problem.h"
+#include "rules.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- builder API -------------------------------------------------------- */
+
+static bool grow_triplets(pp_mip *m)
+{
+    int cap = m->nz_cap ? 2 * m->nz_cap : 65536;
+    int *ia = realloc(m->ia, (size_t)(cap + 1) * sizeof *ia);
+    if (ia)
+        m->ia = ia;
+    int *ja = realloc(m->ja, (size_t)(cap + 1) * sizeof *ja);
+    if (ja)
+        m->ja = ja;
+    double *ar = realloc(m->ar, (size_t)(cap + 1) * sizeof *ar);
+    if (ar)
+        m->ar = ar;
+    if (!ia || !ja || !ar)
+        return false;
+    m->nz_cap = cap;
+    return true;
+}
+
+void pp_mip_coef(pp_mip *m, int row, int col, double value)
+{
+    if (value == 0.0 || m->failed)
+        return;
+    if (m->nz == m->nz_cap && !grow_triplets(m)) {
+        m->failed = true;
+        return;
+    }
+    m->nz++;
+    m->ia[m->nz] = row;
+    m->ja[m->nz] = col;
+    m->ar[m->nz] = value;
+}
+
+static void vname(char *buf, size_t len, const char *fmt, va_list ap)
+{
+    vsnprintf(buf, len, fmt, ap);
+}
+
+int pp_mip_add_row(pp_mip *m, pp_row_sense sense, double rhs, const char *fmt, ...)
+{
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    int i = glp_add_rows(m->lp, 1);
+    glp_set_row_name(m->lp, i, name);
+    glp_set_row_bnds(m->lp, i, sense == PP_ROW_LE ? GLP_UP : sense == PP_ROW_GE ? GLP_LO : GLP_FX, rhs, rhs);
+    return i;
+}
+
+static bool grow_cols(pp_mip *m)
+{
+    int cap = m->cols_cap ? 2 * m->cols_cap : 4096;
+    pp_mip_col *c = realloc(m->cols, (size_t)(cap + 1) * sizeof *c);
+    if (!c)
+        return false;
+    m->cols = c;
+    m->cols_cap = cap;
+    return true;
+}
+
+/* Add a column described by `desc` (copied), with objective coefficient
+ * obj_units; returns its index, 0 on failure. */
+static int add_col(pp_mip *m, const pp_mip_col *desc, bool binary, double lo, double hi, double obj_units,
+                   const char *name)
+{
+    if (m->failed || (m->n_cols == m->cols_cap && !grow_cols(m))) {
+        m->failed = true;
+        return 0;
+    }
+    int j = glp_add_cols(m->lp, 1);
+    glp_set_col_name(m->lp, j, name);
+    if (binary)
+        glp_set_col_kind(m->lp, j, GLP_BV);
+    else
+        glp_set_col_bnds(m->lp, j, hi < 0 ? GLP_LO : GLP_DB, lo, hi < 0 ? 0.0 : hi);
+    glp_set_obj_coef(m->lp, j, obj_units);
+    m->n_cols = j;
+    m->cols[j] = *desc;
+    return j;
+}
+
+int pp_mip_add_col(pp_mip *m, bool binary, double lo, double hi, double obj, const char *fmt, ...)
+{
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    pp_mip_col desc;
+    memset(&desc, 0, sizeof desc);
+    desc.kind = PP_COL_AUX;
+    desc.shape = -1;
+    return add_col(m, &desc, binary, lo, hi, obj, name);
+}
+
+double pp_mip_obj_coef(const pp_mip *m, int j)
+{
+    return glp_get_obj_coef(m->lp, j);
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+/* Names must be valid in CPLEX LP and free MPS: letters, digits, '_'. */
+static void safe_id(const char *in, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < len; i++) {
+        char ch = in[i];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        out[i] = ok ? ch : '_';
+    }
+    out[i] = '\0';
+}
+
+void pp_mip_shape_key(const pp_mip *m, int si, char *buf, size_t len)
+{
+    const pp_plan *b = &m->space->shapes[si].base;
+    snprintf(buf, len, "t%d_p%d_d%d_c%d_b%d_v%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch, b->virtual_stages);
+}
+
+static const char *codec_name(const pp_problem *prob, int c, char *buf, size_t len)
+{
+    safe_id(c >= 0 && c < prob->n_codecs ? prob->codecs[c].id : "unknown", buf, len);
+    return buf;
+}
+
+static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char *buf, size_t len)
+{
+    char codec[PP_ID_LEN];
+    const pp_problem *prob = m->prob;
+    const pp_plan *p = &c->plan;
+    switch (c->kind) {
+    case PP_COL_STAGE:
+        snprintf(buf, len, "A_%s_%s_sp%d", key, pp_recompute_name(p->recompute), p->sequence_parallel ? 1 : 0);
+        break;
+    case PP_COL_TP:
+        snprintf(buf, len, "T_%s_%s_%s", key, pp_recompute_name(p->recompute),
+                 codec_name(prob, p->codec[PP_DIM_TP], codec, sizeof codec));
+        break;
+    case PP_COL_PP:
+        snprintf(buf, len, "P_%s_%s", key, codec_name(prob, p->codec[PP_DIM_PP], codec, sizeof codec));
+        break;
+    case PP_COL_DP:
+        snprintf(buf, len, "D_%s_z%d_%s", key, p->zero, codec_name(prob, p->codec[PP_DIM_DP], codec, sizeof codec));
+        break;
+    default:
+        snprintf(buf, len, "y_%s", key);
+        break;
+    }
+}
+
+/* ---- candidates of one shape -------------------------------------------- */
+
+/* A new candidate of family f (the space's options are deduplicated and in
+ * range, so a family never holds more than PP_MIP_MAX_CANDS). */
+static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, int shape)
+{
+    if (c->n[f] >= PP_MIP_MAX_CANDS)
+        return NULL;
+    pp_mip_col *col = &c->c[f][c->n[f]++];
+    memset(col, 0, sizeof *col);
+    col->kind = (pp_col_kind)f;
+    col->shape = shape;
+    col->plan = sh->base;
+    return col;
+}
+
+static double states_sum_gib(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    double w, g, o;
+    pp_mem_states_gib(prob, plan, stage, &w, &g, &o);
+    return w + g + o; /* the order pp_memory_eval adds them in */
+}
+
+static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
+{
+    const pp_problem *prob = m->prob;
+    const pp_space *s = m->space;
+    const pp_shape *sh = &s->shapes[si];
+    const pp_int_list *R = pp_space_options(s, sh, PP_OPT_RECOMPUTE);
+    const pp_int_list *SP = pp_space_options(s, sh, PP_OPT_SEQUENCE_PARALLEL);
+    const pp_int_list *Ctp = pp_space_options(s, sh, PP_OPT_CODEC_TP);
+    const pp_int_list *Cpp = pp_space_options(s, sh, PP_OPT_CODEC_PP);
+    const pp_int_list *Z = pp_space_options(s, sh, PP_OPT_ZERO);
+    const pp_int_list *Cdp = pp_space_options(s, sh, PP_OPT_CODEC_DP);
+    double factor = sh->pipeline_factor;
+    int last = sh->base.pp - 1;
+
+    memset(c->n, 0, sizeof c->n);
+    c->shape = si;
+    for (int i = 0; i < R->n; i++)
+        for (int k = 0; k < SP->n; k++) {
+            pp_mip_col *a = new_cand(c, PP_FAM_STAGE, sh, si);
+            if (!a)
+                continue;
+            pp_plan_set_option(&a->plan, PP_OPT_RECOMPUTE, R->v[i]);
+            pp_plan_set_option(&a->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[k]);
+            pp_term_stage(prob, &a->plan, &a->stage);
+            a->obj = factor * a->stage.total_s;
+            a->act_gib[0] = pp_mem_activations_gib(prob, &a->plan, 0);
+            a->act_gib[1] = pp_mem_activations_gib(prob, &a->plan, last);
+            a->once_window_s = pp_dp_once_window_s(prob, &a->plan, &a->stage);
+            a->per_mb_window_s = pp_dp_per_mb_window_s(prob, &a->plan, &a->stage);
+        }
+    for (int i = 0; i < R->n; i++)
+        for (int k = 0; k < Ctp->n; k++) {
+            pp_mip_col *t = new_cand(c, PP_FAM_TP, sh, si);
+            if (!t)
+                continue;
+            pp_plan_set_option(&t->plan, PP_OPT_RECOMPUTE, R->v[i]);
+            pp_plan_set_option(&t->plan, PP_OPT_CODEC_TP, Ctp->v[k]);
+            pp_term_tp_comm(prob, &t->plan, &t->comm);
+            t->obj = factor * t->comm.total_s;
+        }
+    for (int k = 0; k < Cpp->n; k++) {
+        pp_mip_col *p = new_cand(c, PP_FAM_PP, sh, si);
+        if (!p)
+            continue;
+        pp_plan_set_option(&p->plan, PP_OPT_CODEC_PP, Cpp->v[k]);
+        pp_term_pp_comm(prob, &p->plan, &p->comm);
+        p->obj = factor * p->comm.total_s;
+    }
+    for (int i = 0; i < Z->n; i++)
+        for (int k = 0; k < Cdp->n; k++) {
+            pp_mip_col *d = new_cand(c, PP_FAM_DP, sh, si);
+            if (!d)
+                continue;
+            pp_plan_set_option(&d->plan, PP_OPT_ZERO, Z->v[i]);
+            pp_plan_set_option(&d->plan, PP_OPT_CODEC_DP, Cdp->v[k]);
+            pp_term_dp_comm(prob, &d->plan, &d->dp);
+            d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
+            d->obj = d->dp.codec_s + d->optimizer_s;
+            d->states_gib[0] = states_sum_gib(prob, &d->plan, 0);
+            d->states_gib[1] = states_sum_gib(prob, &d->plan, last);
+        }
+}
+
+/* A NaN or infinite term would silently corrupt the MIP (and max(0, NaN)
+ * is 0 in the evaluator): refuse it. */
+static const pp_mip_col *nonfinite_cand(const pp_mip_cands *c)
+{
+    for (int f = 0; f < PP_FAM_COUNT; f++)
+        for (int i = 0; i < c->n[f]; i++) {
+            const pp_mip_col *x = &c->c[f][i];
+            const double v[] = {x->obj,
+                                x->act_gib[0],
+                                x->act_gib[1],
+                                x->once_window_s,
+                                x->per_mb_window_s,
+                                x->comm.bytes_sent,
+                                x->comm.bytes_network,
+                                x->dp.bytes_network,
+                                x->dp.once_wire_s,
+                                x->dp.per_mb_wire_s,
+                                x->dp.bytes_sent,
+                                x->states_gib[0],
+                                x->states_gib[1]};
+            for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+                if (!isfinite(v[k]))
+                    return x;
+        }
+    return NULL;
+}
+
+/* A recompute choice survives only with both a stage and a TP candidate;
+ * a shape survives only with a candidate in every family. */
+static bool cands_consistent(pp_mip_cands *c)
+{
+    static const pp_family pairs[2][2] = {{PP_FAM_STAGE, PP_FAM_TP}, {PP_FAM_TP, PP_FAM_STAGE}};
+    for (int k = 0; k < 2; k++) {
+        pp_family f = pairs[k][0], other = pairs[k][1];
+        for (int i = 0; i < c->n[f]; i++) {
+            pp_mip_col *x = &c->c[f][i];
+            bool partner = false;
+            for (int j = 0; j < c->n[other] && !partner && !x->dropped; j++)
+                partner = !c->c[other][j].dropped && c->c[other][j].plan.recompute == x->plan.recompute;
+            if (!partner)
+                x->dropped = true;
+        }
+    }
+    for (int f = 0; f < PP_FAM_COUNT; f++) {
+        bool any = false;
+        for (int i = 0; i < c->n[f] && !any; i++)
+            any = !c->c[f][i].dropped;
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
+/* ---- the build ---------------------------------------------------------- */
+
+double pp_mip_exposed_coef(const pp_mip *m, int epigraph, const pp_mip_col *x)
+{
+    double mb = x->shape >= 0 ? m->space->shapes[x->shape].microbatches : 0.0;
+    double s;
+    if (x->kind == PP_COL_DP)
+        s = epigraph == PP_EPI_ONCE ? x->dp.once_wire_s : mb * x->dp.per_mb_wire_s;
+    else if (x->kind == PP_COL_STAGE)
+        s = -(epigraph == PP_EPI_ONCE ? x->once_window_s : mb * x->per_mb_window_s);
+    else
+        return 0.0;
+    return s * m->units_per_s;
+}
+
+/* The DP overlap epigraphs of one shape (mip.h):
+ *   e_once   - sum D once_wire       + sum A once_window       >= 0
+ *   e_per_mb - sum D m per_mb_wire   + sum A m per_mb_window   >= 0
+ * An epigraph is left out when no DP choice can outlast the shortest
+ * window: then its max(0, .) is 0 for every plan of the shape. */
+static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
+{
+    static const struct {
+        int which;
+        const char *name;
+    } E[2] = {{PP_EPI_ONCE, "dp_once_exposed"}, {PP_EPI_PER_MB, "dp_per_mb_exposed"}};
+    int end = m->n_cols + 1;
+    for (int k = 0; k < 2; k++) {
+        double most_wire = -HUGE_VAL, least_window = -HUGE_VAL; /* in u's sign: max over -window */
+        for (int j = first_col; j < end; j++) {
+            double u = pp_mip_exposed_coef(m, E[k].which, &m->cols[j]);
+            if (m->cols[j].kind == PP_COL_DP)
+                most_wire = fmax(most_wire, u);
+            else if (m->cols[j].kind == PP_COL_STAGE)
+                least_window = fmax(least_window, u);
+        }
+        if (!(most_wire + least_window > 0.0))
+            continue;
+        int row = pp_mip_add_row(m, PP_ROW_GE, 0.0, "%s_%s", E[k].name, key);
+        pp_mip_col desc;
+        memset(&desc, 0, sizeof desc);
+        desc.kind = PP_COL_AUX;
+        desc.shape = si;
+        desc.epigraph = E[k].which;
+        char name[160];
+        snprintf(name, sizeof name, "%s_%s_%s", E[k].name, m->unit, key);
+        int col = add_col(m, &desc, false, 0.0, -1.0, 1.0, name);
+        pp_mip_coef(m, row, col, 1.0);
+        for (int j = first_col; j < end; j++)
+            pp_mip_coef(m, row, j, -pp_mip_exposed_coef(m, E[k].which, &m->cols[j]));
+    }
+}
+
+static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
+{
+    const pp_shape *sh = &m->space->shapes[si];
+    char key[96], name[256];
+    pp_mip_shape_key(m, si, key, sizeof key);
+
+    pp_mip_col ydesc;
+    memset(&ydesc, 0, sizeof ydesc);
+    ydesc.kind = PP_COL_SHAPE;
+    ydesc.shape = si;
+    ydesc.plan = sh->base;
+    col_name(m, &ydesc, key, name, sizeof name);
+    int y = add_col(m, &ydesc, true, 0, 1, 0.0, name);
+    if (!y)
+        return;
+    m->shape_col[si] = y;
+    m->n_live_shapes++;
+    pp_mip_coef(m, one_shape, y, 1.0);
+
+    int pick[PP_FAM_COUNT] = {0};
+    pick[PP_FAM_STAGE] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "pick_stage_%s", key);
+    pick[PP_FAM_PP] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "pick_pp_%s", key);
+    pick[PP_FAM_DP] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "pick_dp_%s", key);
+    int link[PP_RECOMPUTE_COUNT] = {0};
+    const pp_int_list *R = pp_space_options(m->space, sh, PP_OPT_RECOMPUTE);
+    for (int i = 0; i < R->n; i++) {
+        int r = R->v[i];
+        if (r >= 0 && r < PP_RECOMPUTE_COUNT)
+            link[r] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "link_tp_%s_%s", key, pp_recompute_name((pp_recompute)r));
+    }
+    for (int f = PP_FAM_STAGE; f < PP_FAM_COUNT; f++)
+        if (pick[f])
+            pp_mip_coef(m, pick[f], y, -1.0);
+
+    for (int f = 0; f < PP_FAM_COUNT; f++)
+        for (int i = 0; i < c->n[f]; i++) {
+            pp_mip_col *x = &c->c[f][i];
+            if (x->dropped)
+                continue;
+            col_name(m, x, key, name, sizeof name);
+            int j = add_col(m, x, true, 0, 1, x->obj * m->units_per_s, name);
+            if (!j)
+                return;
+            int r = x->plan.recompute;
+            if (f == PP_FAM_TP)
+                pp_mip_coef(m, link[r], j, -1.0);
+            else
+                pp_mip_coef(m, pick[f], j, 1.0);
+            if (f == PP_FAM_STAGE)
+                pp_mip_coef(m, link[r], j, 1.0);
+        }
+    add_epigraphs(m, si, key, y + 1);
+    m->shape_col_end[si] = m->n_cols + 1;
+}
+
+static bool family_on(const pp_mip *m, int i)
+{
+    return !(m->relax & (1u << i));
+}
+
+/* ---- screening ---------------------------------------------------------- */
+
+static bool pair_allowed(const pp_mip *m, const pp_mip_col *a, const pp_mip_col *d)
+{
+    for (int i = 0; i < pp_cons_n_families; i++)
+        if (family_on(m, i) && pp_cons_families[i]->pair_fits && !pp_cons_families[i]->pair_fits(m, a, d))
+            return false;
+    return true;
+}
+
+static bool usable(const pp_mip_col *x)
+{
+    return !x->dropped && !x->banned;
+}
+
+/* One (stage, DP) pair of a shape, completed with the cheapest TP choice of
+ * the same recompute and the cheapest PP choice, and its step time with the
+ * bandwidth rows relaxed (they couple every family). */
+typedef struct pair_value {
+    double step_s;
+    const pp_mip_col *a, *t, *p, *d;
+} pair_value;
+
+static int cmp_pair(const void *x, const void *y)
+{
+    double a = ((const pair_value *)x)->step_s, b = ((const pair_value *)y)->step_s;
+    return (a > b) - (a < b);
+}
+
+/* Every pair the families allow, sorted by step time if `sort`, else with
+ * the least first; returns the count.  The first is the least step time of
+ * any plan of the shape without the bandwidth rows: a lower bound on its
+ * plans. */
+static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, bool sort)
+{
+    double mb = m->space->shapes[c->shape].microbatches;
+    const pp_mip_col *tbest[PP_RECOMPUTE_COUNT] = {NULL}, *pbest = NULL;
+    for (int i = 0; i < c->n[PP_FAM_TP]; i++) {
+        const pp_mip_col *t = &c->c[PP_FAM_TP][i];
+        int r = t->plan.recompute;
+        if (usable(t) && (!tbest[r] || t->obj < tbest[r]->obj))
+            tbest[r] = t;
+    }
+    for (int i = 0; i < c->n[PP_FAM_PP]; i++) {
+        const pp_mip_col *p = &c->c[PP_FAM_PP][i];
+        if (usable(p) && (!pbest || p->obj < pbest->obj))
+            pbest = p;
+    }
+    int n = 0;
+    for (int i = 0; pbest && i < c->n[PP_FAM_STAGE]; i++) {
+        const pp_mip_col *a = &c->c[PP_FAM_STAGE][i];
+        const pp_mip_col *t = tbest[a->plan.recompute];
+        if (!usable(a) || !t)
+            continue;
+        for (int k = 0; k < c->n[PP_FAM_DP]; k++) {
+            const pp_mip_col *d = &c->c[PP_FAM_DP][k];
+            if (!usable(d) || !pair_allowed(m, a, d))
+                continue;
+            double v = a->obj + t->obj + pbest->obj + d->obj + fmax(0.0, d->dp.once_wire_s - a->once_window_s) +
+                       fmax(0.0, mb * d->dp.per_mb_wire_s - mb * a->per_mb_window_s);
+            out[n++] = (pair_value){.step_s = v, .a = a, .t = t, .p = pbest, .d = d};
+        }
+    }
+    if (sort) {
+        qsort(out, (size_t)n, sizeof *out, cmp_pair);
+    } else {
+        int best = 0;
+        for (int i = 1; i < n; i++)
+            if (out[i].step_s < out[best].step_s)
+                best = i;
+        if (best) {
+            pair_value t = out[0];
+            out[0] = out[best];
+            out[best] = t;
+        }
+    }
+    return n;
+}
+
+static void pair_plan(const pp_mip *m, const pair_value *v, pp_plan *plan)
+{
+    *plan = m->space->shapes[v->a->shape].base;
+    plan->recompute = v->a->plan.recompute;
+    plan->sequence_parallel = v->a->plan.sequence_parallel;
+    plan->codec[PP_DIM_TP] = v->t->plan.codec[PP_DIM_TP];
+    plan->codec[PP_DIM_PP] = v->p->plan.codec[PP_DIM_PP];
+    plan->zero = v->d->plan.zero;
+    plan->codec[PP_DIM_DP] = v->d->plan.codec[PP_DIM_DP];
+}
+
+/* Price, prune and make consistent the candidates of shape si. */
+static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
+{
+    price_cands(m, si, c);
+    const pp_mip_col *bad = nonfinite_cand(c);
+    if (bad && !m->nonfinite) {
+        m->nonfinite = true;
+        char key[96];
+        pp_mip_shape_key(m, si, key, sizeof key);
+        col_name(m, bad, key, m->nonfinite_col, sizeof m->nonfinite_col);
+    }
+    for (int i = 0; i < pp_cons_n_families; i++)
+        if (family_on(m, i) && pp_cons_families[i]->prune)
+            pp_cons_families[i]->prune(m, c);
+    return cands_consistent(c);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Fill shape_lb and screen_ub (see pp_mip_build): the upper bounds come
+ * from the `keep` best pairs of each shape that turn out feasible plans.
+ * ref_s gets a step time to choose the time unit from: the best plan's if
+ * one is known. */
+static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
+{
+    const pp_problem *prob = m->prob;
+    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, n_ub = 0;
+    double *ub = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *ub);
+    pair_value *pairs = malloc((size_t)PP_MIP_MAX_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
+    if (!ub || !pairs) {
+        free(ub);
+        free(pairs);
+        return false;
+    }
+    for (int si = 0; si < ns; si++) {
+        int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, per_shape > 1) : 0;
+        m->shape_lb[si] = n > 0 ? pairs[0].step_s : HUGE_VAL;
+        for (int i = 0; i < n && i < per_shape; i++) {
+            pp_plan plan;
+            pair_plan(m, &pairs[i], &plan);
+            if (pp_plan_check(prob, &plan, NULL) != PP_OK)
+                continue;
+            pp_eval ev;
+            pp_evaluate(prob, &plan, &ev);
+            if (pp_cons_plan_feasible(prob, &plan, &ev, m->relax, NULL))
+                ub[n_ub++] = pp_step_time_s(prob, &plan);
+        }
+    }
+    qsort(ub, (size_t)n_ub, sizeof *ub, cmp_double);
+    m->screen_ub = keep > 0 && n_ub >= keep ? ub[keep - 1] : HUGE_VAL;
+    *ref_s = n_ub > 0 ? ub[0] : HUGE_VAL;
+    for (int si = 0; si < ns && isinf(*ref_s); si++)
+        *ref_s = fmin(*ref_s, m->shape_lb[si]);
+    free(ub);
+    free(pairs);
+    return true;
+}
+
+/* A power of ten of seconds putting ref_s near PP_MIP_STEP_UNITS, and its
+ * name: 10^k units per second, k = 3q - r, unit = 10^r x {s, ms, us, ns, ps}[q]. */
+static void choose_unit(pp_mip *m, double units_per_s, double ref_s)
+{
+    int k;
+    if (units_per_s > 0)
+        k = (int)lround(log10(units_per_s));
+    else
+        k = isfinite(ref_s) && ref_s > 0 ? (int)lround(log10(PP_MIP_STEP_UNITS / ref_s)) : 6;
+    k = k < 0 ? 0 : k > 15 ? 15 : k;
+    static const char *prefix[] = {"s", "ms", "us", "ns", "ps", "fs"};
+    int q = (k + 2) / 3, r = 3 * q - k;
+    m->units_per_s = pow(10.0, k);
+    snprintf(m->unit, sizeof m->unit, "%s%s", r == 0 ? "" : r == 1 ? "10" : "100", prefix[q]);
+}
+
+/* Whether shape si enters the MIP.  The margin covers the rounding of sums
+ * taken in a different order than the cost model's. */
+static bool shape_kept(pp_mip *m, int si)
+{
+    double lb = m->shape_lb[si];
+    if (isinf(lb))
+        return false; /* no plan: memory or accuracy rule out every choice */
+    if (lb <= m->screen_ub * (1.0 + 1e-9))
+        return true;
+    m->n_screened++;
+    m->screened_lb = fmin(m->screened_lb, lb);
+    return false;
+}
+
+void pp_mip_options_init(pp_mip_options *o)
+{
+    o->relax = 0;
+    o->keep = 0;
+    o->units_per_s = 0.0;
+}
+
+int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_options *opt, pp_mip *m,
+                 pp_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->prob = prob;
+    m->space = space;
+    m->relax = opt->relax;
+    m->screen_ub = m->screened_lb = HUGE_VAL;
+    m->lp = glp_create_prob();
+    glp_set_prob_name(m->lp, "parplan");
+    glp_set_obj_dir(m->lp, GLP_MIN);
+    int ns = space->n_shapes > 0 ? space->n_shapes : 1;
+    m->shape_col = calloc((size_t)ns, sizeof *m->shape_col);
+    m->shape_col_end = calloc((size_t)ns, sizeof *m->shape_col_end);
+    m->shape_lb = malloc((size_t)ns * sizeof *m->shape_lb);
+    pp_mip_cands *c = malloc(sizeof *c);
+    double ref_s = HUGE_VAL;
+    if (!m->shape_col || !m->shape_col_end || !m->shape_lb || !c || !grow_cols(m) || !grow_triplets(m) ||
+        !screen(m, opt->keep, c, &ref_s)) {
+        free(c);
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the MIP");
+    }
+    choose_unit(m, opt->units_per_s, ref_s);
+    char obj_name[32];
+    snprintf(obj_name, sizeof obj_name, "step_time_%s", m->unit);
+    glp_set_obj_name(m->lp, obj_name);
+    memset(&m->cols[0], 0, sizeof m->cols[0]);
+
+    int one_shape = pp_mip_add_row(m, PP_ROW_EQ, 1.0, "one_shape");
+    for (int si = 0; si < space->n_shapes && !m->failed; si++)
+        if (shape_kept(m, si) && shape_cands(m, si, c))
+            add_shape(m, si, c, one_shape);
+    free(c);
+    if (m->nonfinite)
+        return pp_error_set(err, PP_EINTERNAL, "",
+                            "internal error: the cost model gives a value that is not a finite number for %s",
+                            m->nonfinite_col);
+
+    for (int i = 0; i < pp_cons_n_families && !m->failed; i++)
+        if (family_on(m, i)) {
+            int rc = pp_cons_families[i]->add_rows(m, err);
+            if (rc)
+                return rc;
+        }
+    if (m->failed)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the MIP");
+    glp_load_matrix(m->lp, m->nz, m->ia, m->ja, m->ar);
+    free(m->ia);
+    free(m->ja);
+    free(m->ar);
+    m->ia = m->ja = NULL;
+    m->ar = NULL;
+    m->nz_cap = 0;
+    return PP_OK;
+}
+
+void pp_mip_free(pp_mip *m)
+{
+    if (m->lp)
+        glp_delete_prob(m->lp);
+    free(m->cols);
+    free(m->shape_col);
+    free(m->shape_col_end);
+    free(m->shape_lb);
+    free(m->ia);
+    free(m->ja);
+    free(m->ar);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- solutions ---------------------------------------------------------- */
+
+int pp_mip_decode(const pp_mip *m, pp_mip_choice *ch, pp_plan *plan, pp_error *err)
+{
+    memset(ch, 0, sizeof *ch);
+    int si = -1;
+    for (int i = 0; i < m->space->n_shapes; i++)
+        if (m->shape_col[i] && glp_mip_col_val(m->lp, m->shape_col[i]) > 0.5) {
+            if (si >= 0)
+                return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution picks two shapes");
+            si = i;
+        }
+    if (si < 0)
+        return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution picks no shape");
+    ch->shape_col = m->shape_col[si];
+    for (int j = m->shape_col[si] + 1; j < m->shape_col_end[si]; j++) {
+        const pp_mip_col *x = &m->cols[j];
+        if (x->kind > PP_COL_DP || glp_mip_col_val(m->lp, j) <= 0.5)
+            continue;
+        if (ch->col[x->kind])
+            return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution picks two %s columns",
+                                glp_get_col_name(m->lp, j));
+        ch->col[x->kind] = j;
+    }
+    for (int f = 0; f < PP_FAM_COUNT; f++)
+        if (!ch->col[f])
+            return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution leaves a family empty");
+    const pp_plan *a = &m->cols[ch->col[PP_FAM_STAGE]].plan, *t = &m->cols[ch->col[PP_FAM_TP]].plan;
+    const pp_plan *p = &m->cols[ch->col[PP_FAM_PP]].plan, *d = &m->cols[ch->col[PP_FAM_DP]].plan;
+    if (a->recompute != t->recompute)
+        return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution mixes recompute choices");
+    *plan = m->space->shapes[si].base;
+    plan->recompute = a->recompute;
+    plan->sequence_parallel = a->sequence_parallel;
+    plan->codec[PP_DIM_TP] = t->codec[PP_DIM_TP];
+    plan->codec[PP_DIM_PP] = p->codec[PP_DIM_PP];
+    plan->zero = d->zero;
+    plan->codec[PP_DIM_DP] = d->codec[PP_DIM_DP];
+    return PP_OK;
+}
+
+void pp_mip_add_nogood(pp_mip *m, const pp_mip_choice *ch)
+{
+    int ind[PP_FAM_COUNT + 1];
+    double val[PP_FAM_COUNT + 1];
+    for (int f = 0; f < PP_FAM_COUNT; f++) {
+        ind[f + 1] = ch->col[f];
+        val[f + 1] = 1.0;
+    }
+    m->n_nogood++;
+    int i = pp_mip_add_row(m, PP_ROW_LE, PP_FAM_COUNT - 1.0, "nogood_%d", m->n_nogood);
+    glp_set_mat_row(m->lp, i, PP_FAM_COUNT, ind, val);
+}

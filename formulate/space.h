@@ -1,0 +1,80 @@
+/*
+ * space.h: the decision space of a problem, shared by the MIP builder and the
+ * enumerator so that both search exactly the same plans.
+ *
+ * A plan is a shape plus six small choices:
+ *
+ *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages)
+ *   choices = recompute, sequence_parallel, zero, codec[dp], codec[tp], codec[pp]
+ *
+ * The space keeps every shape that obeys the rules (rules.h) with the other
+ * decisions at their defaults, and, per shape, the options of each choice.
+ * Options depend on the shape in only three ways, so they are stored once per
+ * space and narrowed on demand by pp_space_options():
+ *   - sequence parallelism needs tp >= 2;
+ *   - ZeRO is a no-op with dp = 1 (only stage 0 is offered);
+ *   - compressing a dimension of degree 1 sends nothing (only 'none').
+ * Candidate values come from problem->search when a list is given, else from
+ * the tool's defaults (see space.c).  Constraints that cut plans of the space
+ * (memory, accuracy, bandwidth) are the business of the constraint families
+ * (cons.h), not of the space.
+ */
+#ifndef PARPLAN_SPACE_H
+#define PARPLAN_SPACE_H
+
+#include "types.h"
+
+/* One shape: the six degrees, with every other decision at its default. */
+typedef struct pp_shape {
+    pp_plan base;
+    int microbatches;        /* m = global_batch / (dp micro_batch) */
+    double pipeline_factor;  /* m + (pp-1)/v, pp_pipeline_factor() */
+} pp_shape;
+
+/* The choices made inside a shape, in the order the enumerator nests them
+ * (outermost first).  It is also the fixed plan order that breaks ties. */
+typedef enum {
+    PP_OPT_RECOMPUTE = 0,
+    PP_OPT_SEQUENCE_PARALLEL,
+    PP_OPT_CODEC_TP,
+    PP_OPT_CODEC_PP,
+    PP_OPT_ZERO,
+    PP_OPT_CODEC_DP,
+    PP_OPT_COUNT
+} pp_option_kind;
+
+typedef struct pp_space {
+    int n_shapes;
+    pp_shape *shapes; /* owned; sorted by (tp, pp, cp, dp, micro_batch, virtual_stages) */
+
+    /* The values each degree takes in at least one shape, ascending. */
+    pp_int_list tp, pp, dp, cp, micro_batch, virtual_stages;
+
+    /* Options of each choice for a shape where the choice is free, and the
+     * narrower list used where it is degenerate (tp = 1, dp = 1, degree 1). */
+    pp_int_list options[PP_OPT_COUNT];
+    pp_int_list degenerate[PP_OPT_COUNT];
+
+    double decision_space; /* plans in the space: sum over shapes of the option products */
+    char empty_reason[1024]; /* when n_shapes == 0: why no shape obeys the rules */
+} pp_space;
+
+/* Build the space of a problem.  Fails only on allocation (PP_EINTERNAL);
+ * an empty space is not an error (n_shapes == 0, empty_reason says why). */
+int pp_space_build(const pp_problem *prob, pp_space *space, pp_error *err);
+void pp_space_free(pp_space *space);
+
+/* Options of one choice for a shape (points into the space). */
+const pp_int_list *pp_space_options(const pp_space *space, const pp_shape *shape, pp_option_kind kind);
+
+/* Number of plans of one shape: the product of its option counts. */
+double pp_space_shape_plans(const pp_space *space, const pp_shape *shape);
+
+/* Set the choice `kind` of a plan to `value` (recompute enum, 0/1, zero
+ * stage or codec index). */
+void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value);
+
+/* A short human name of a shape, e.g. "tp=8 pp=16 dp=8 cp=1 mb=1 v=1". */
+void pp_shape_describe(const pp_shape *shape, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,633 @@
+/*
+ * test_planner.c: the planner (solve/planner.c, solve/enumerate.c) and the
+ * MIP behind it (formulate/space.c, mip.c, cons_*.c).
+ *
+ * The MIP is exact: on hundreds of random problems its optimum is the
+ * enumerator's, plan for plan where there is no tie; fixing every decision
+ * gives the cost model's step time of that plan; the top K are the
+ * enumerator's top K; and the exported model, solved by other solvers, has
+ * the same optimum.
+ */
+#include "cons.h"
+#include "costmodel.h"
+#include "error.h"
+#include "planner.h"
+#include "rules.h"
+#include "space.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REL_TOL 1e-9
+
+static bool rel_eq(double a, double b, double tol)
+{
+    return fabs(a - b) <= tol * fmax(fabs(a), fabs(b));
+}
+
+/* ---- problems ------------------------------------------------------------ */
+
+static pp_model gpt3_175b(void)
+{
+    pp_model m = {.layers = 96, .hidden = 12288, .heads = 96, .kv_heads = 96, .ffn_hidden = 49152,
+                  .gated_mlp = false, .tie_embeddings = true, .vocab = 51200, .seq_len = 2048};
+    strcpy(m.name, "gpt3-175b");
+    return m;
+}
+
+static void add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double GBps,
+                      double rel_error)
+{
+    pp_codec *c = &p->codecs[p->n_codecs++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->lossy = lossy;
+    c->bits_per_value = bits;
+    c->lossless_ratio = lossy ? 0 : ratio;
+    c->compress_GBps = c->decompress_GBps = GBps;
+    c->rel_error = rel_error;
+}
+
+/* A DGX A100 cluster with the catalog's codecs: the default example of the
+ * README when nodes = 128 and batch = 1536. */
+static pp_problem a100_problem(pp_model m, int gpus_per_node, long nodes, long batch)
+{
+    pp_problem p;
+    memset(&p, 0, sizeof p);
+    p.model = m;
+    pp_gpu *g = &p.cluster.gpu;
+    strcpy(g->id, "a100-sxm4-80gb");
+    strcpy(g->name, "A100-80GB");
+    g->peak_tflops[PP_PREC_BF16] = 312;
+    g->peak_tflops[PP_PREC_FP16] = 312;
+    g->memory_gib = 80;
+    g->hbm_GBps = 2039;
+    g->nvlink_GBps = 300;
+    g->network_Gbps = 200;
+    g->gpus_per_node = 8;
+    g->eff = (pp_efficiency){.gemm = 0.75, .attention = 0.5, .hbm = 0.7, .nvlink = 0.75, .network = 0.8,
+                             .kernel_us = 5, .nvlink_latency_us = 5, .network_latency_us = 10};
+    p.cluster.gpus_per_node = gpus_per_node;
+    p.cluster.nodes = nodes;
+    p.cluster.intra_node_GBps = 300;
+    p.cluster.inter_node_Gbps = 200;
+    p.training.global_batch = batch;
+    p.training.precision = PP_PREC_BF16;
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
+    p.memory_headroom = 0.1;
+    p.error_tolerance[PP_DIM_DP] = 0.02;
+    p.compress_min_bytes = 1 << 20;
+    p.has_cluster = true;
+    add_codec(&p, "none", false, 0, 1, 0, 0);
+    add_codec(&p, "zfp16", true, 16, 0, 40, 0.00021);
+    add_codec(&p, "zfp8", true, 8, 0, 40, 0.054);
+    add_codec(&p, "zfp4", true, 4, 0, 40, 0.97);
+    add_codec(&p, "mpc", false, 0, 1.09, 50, 0);
+    return p;
+}
+
+/* xorshift64*: a fixed seed makes every run test the same problems. */
+typedef struct rng {
+    unsigned long long s;
+} rng;
+
+static unsigned long long rng_next(rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 2685821657736338717ULL;
+}
+
+static int rng_int(rng *r, int lo, int hi) /* inclusive */
+{
+    return lo + (int)(rng_next(r) % (unsigned long long)(hi - lo + 1));
+}
+
+static double rng_uniform(rng *r, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(rng_next(r) >> 11) / 9007199254740992.0;
+}
+
+static int rng_pick(rng *r, const int *v, int n)
+{
+    return v[rng_int(r, 0, n - 1)];
+}
+
+static pp_problem random_problem(rng *r)
+{
+    static const int heads[] = {4, 8, 12, 16, 32}, head_dim[] = {32, 64, 128};
+    static const int layers[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48}, seqs[] = {128, 512, 1024, 2048, 4096};
+    static const int mems[] = {8, 16, 24, 40, 80, 141}, gpn[] = {4, 8};
+    static const int nodes[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}, mults[] = {1, 2, 3, 4, 6, 8, 16};
+    pp_model m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "random");
+    m.heads = rng_pick(r, heads, 5);
+    m.hidden = m.heads * rng_pick(r, head_dim, 3);
+    do
+        m.kv_heads = rng_int(r, 1, m.heads);
+    while (m.heads % m.kv_heads);
+    m.gated_mlp = rng_int(r, 0, 1);
+    m.ffn_hidden = m.hidden * rng_int(r, 2, 4);
+    m.layers = rng_pick(r, layers, 10);
+    m.vocab = rng_int(r, 1000, 60000);
+    m.seq_len = rng_pick(r, seqs, 5);
+    m.tie_embeddings = rng_int(r, 0, 1);
+
+    /* A node count with small factors and a batch that a data-parallel
+     * degree divides, with now and then a prime node count (divisibility). */
+    int per_node = rng_pick(r, gpn, 2);
+    long n_nodes = rng_int(r, 0, 9) == 0 ? rng_int(r, 1, 64) : rng_pick(r, nodes, 12);
+    long gpus = per_node * n_nodes, split = 1L << rng_int(r, 0, 4);
+    long dp = gpus % split == 0 ? gpus / split : gpus;
+    pp_problem p = a100_problem(m, per_node, n_nodes, dp * rng_pick(r, mults, 7));
+    pp_gpu *g = &p.cluster.gpu;
+    snprintf(g->id, sizeof g->id, "gpu%d", rng_int(r, 0, 999));
+    g->peak_tflops[PP_PREC_BF16] = g->peak_tflops[PP_PREC_FP16] = rng_uniform(r, 50, 1000);
+    g->memory_gib = rng_pick(r, mems, 6);
+    g->hbm_GBps = rng_uniform(r, 500, 5000);
+    g->eff = (pp_efficiency){.gemm = rng_uniform(r, 0.4, 0.9), .attention = rng_uniform(r, 0.3, 0.7),
+                             .hbm = rng_uniform(r, 0.5, 0.9), .nvlink = rng_uniform(r, 0.5, 0.9),
+                             .network = rng_uniform(r, 0.5, 0.9), .kernel_us = rng_uniform(r, 1, 10),
+                             .nvlink_latency_us = rng_uniform(r, 1, 10),
+                             .network_latency_us = rng_uniform(r, 2, 20)};
+    p.cluster.intra_node_GBps = rng_uniform(r, 50, 900);
+    p.cluster.inter_node_Gbps = rng_uniform(r, 25, 800);
+    p.training.framework = (pp_framework)rng_int(r, 0, PP_FW_COUNT - 1);
+    pp_framework_features(p.training.framework, &p.training);
+    if (rng_int(r, 0, 3) == 0) {
+        p.training.flash_attention = rng_int(r, 0, 1);
+        p.training.dp_overlap = rng_int(r, 0, 1);
+    }
+    p.memory_headroom = rng_uniform(r, 0, 0.2);
+    p.compress_min_bytes = rng_int(r, 0, 1) ? 0 : 1 << 20;
+    /* none, a lossy codec (allowed on DP or not) and a lossless one */
+    p.n_codecs = 1;
+    add_codec(&p, "q8", true, 8, 0, rng_uniform(r, 10, 100), rng_int(r, 0, 1) ? 0.01 : 0.05);
+    add_codec(&p, "lz", false, 0, rng_uniform(r, 1.02, 1.5), rng_uniform(r, 10, 100), 0);
+    return p;
+}
+
+/* Narrow free decisions at random until the space is small enough for the
+ * enumerator to be quick. */
+static void shrink_space(rng *r, pp_problem *p, double max_plans)
+{
+    for (int round = 0; round < 40; round++) {
+        pp_space s;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_space_build(p, &s, &err), PP_OK);
+        double plans = s.decision_space;
+        pp_int_list lists[6] = {s.tp, s.pp, s.cp, s.micro_batch, s.virtual_stages, s.dp};
+        pp_space_free(&s);
+        if (plans <= max_plans)
+            return;
+        pp_search *q = &p->search;
+        pp_int_list *targets[] = {&q->tp, &q->pp, &q->cp, &q->micro_batch, &q->virtual_stages, &q->dp};
+        int k = rng_int(r, 0, 9);
+        if (k < 6) {
+            if (lists[k].n <= 1)
+                continue;
+            pp_int_list keep = {0};
+            for (int i = 0; i < lists[k].n; i++)
+                if (rng_int(r, 0, 1))
+                    keep.v[keep.n++] = lists[k].v[i];
+            if (keep.n == 0)
+                keep.v[keep.n++] = lists[k].v[rng_int(r, 0, lists[k].n - 1)];
+            *targets[k] = keep;
+        } else if (k == 6 && q->recompute.n == 0) {
+            q->recompute = (pp_int_list){.n = 2, .v = {rng_int(r, 0, 1), 2}};
+        } else if (k == 7 && q->zero.n == 0) {
+            q->zero = (pp_int_list){.n = 2, .v = {rng_int(r, 0, 1), rng_int(r, 2, 3)}};
+        } else if (k == 8) {
+            int d = rng_int(r, 0, PP_DIM_COUNT - 1);
+            if (q->compression[d].n == 0)
+                q->compression[d] = (pp_int_list){.n = 2, .v = {0, rng_int(r, 1, 2)}};
+        } else if (q->sequence_parallel.n == 0) {
+            q->sequence_parallel = (pp_int_list){.n = 1, .v = {rng_int(r, 0, 1)}};
+        }
+    }
+}
+
+static bool plan_equal(const pp_plan *a, const pp_plan *b)
+{
+    return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
+           a->micro_batch == b->micro_batch && a->virtual_stages == b->virtual_stages && a->zero == b->zero &&
+           a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
+           a->tp_mode == b->tp_mode && a->codec[0] == b->codec[0] && a->codec[1] == b->codec[1] &&
+           a->codec[2] == b->codec[2];
+}
+
+static void plan_str(const pp_plan *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "tp=%d pp=%d dp=%d cp=%d mb=%d v=%d zero=%d rec=%d sp=%d codecs=%d/%d/%d", p->tp, p->pp,
+             p->dp, p->cp, p->micro_batch, p->virtual_stages, p->zero, (int)p->recompute, p->sequence_parallel,
+             p->codec[0], p->codec[1], p->codec[2]);
+}
+
+static int solve(const pp_problem *p, pp_method method, int top_k, bool full, pp_plan_result *res)
+{
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    o.method = method;
+    o.top_k = top_k;
+    o.full_model = full;
+    pp_error err;
+    pp_error_clear(&err);
+    int rc = pp_plan_solve(p, &o, res, &err);
+    if (rc != PP_OK && rc != PP_EINFEASIBLE)
+        fprintf(stderr, "\n  pp_plan_solve: %s\n", err.msg);
+    return rc;
+}
+
+/* ---- (a) the MIP's optimum is the enumerator's ----------------------------- */
+
+typedef struct agreement {
+    int problems, feasible, compared_plans, screened;
+} agreement;
+
+/* Solve p with the enumerator and with the MIP (screened, and the whole
+ * model when `full`), and check they agree. */
+static void check_agreement(int index, const pp_problem *p, bool full, agreement *stats)
+{
+    pp_plan_result en, mip, whole;
+    int rc_en = solve(p, PP_METHOD_ENUMERATE, 1, false, &en);
+    int rc_mip = solve(p, PP_METHOD_MILP, 0, false, &mip);
+    int rc_whole = full ? solve(p, PP_METHOD_MILP, 0, true, &whole) : rc_mip;
+    stats->problems++;
+    CU_ASSERT_EQUAL(rc_mip, rc_en);
+    CU_ASSERT_EQUAL(rc_whole, rc_en);
+    if (rc_mip != rc_en || rc_whole != rc_en)
+        fprintf(stderr, "\n  problem %d: enumerator rc %d (%s), MIP rc %d (%s), whole MIP rc %d\n", index, rc_en,
+                en.infeasible_reason, rc_mip, mip.infeasible_reason, rc_whole);
+    if (rc_en == PP_OK && rc_mip == PP_OK && rc_whole == PP_OK) {
+        stats->feasible++;
+        stats->screened += mip.cert.shapes_screened > 0;
+        double best = en.cert.objective_s;
+        bool ok = rel_eq(mip.cert.objective_s, best, REL_TOL) &&
+                  rel_eq(pp_step_time_s(p, &mip.best.plan), best, REL_TOL) &&
+                  (!full || rel_eq(whole.cert.objective_s, best, REL_TOL));
+        CU_ASSERT(ok);
+        CU_ASSERT_EQUAL(mip.status, PP_STATUS_OPTIMAL);
+        bool tie = en.n_runner_ups > 0 && rel_eq(pp_step_time_s(p, &en.runner_ups[0].plan), best, REL_TOL);
+        if (!tie) {
+            stats->compared_plans++;
+            CU_ASSERT(plan_equal(&mip.best.plan, &en.best.plan));
+            ok = ok && plan_equal(&mip.best.plan, &en.best.plan);
+            if (full) {
+                CU_ASSERT(plan_equal(&whole.best.plan, &en.best.plan));
+                ok = ok && plan_equal(&whole.best.plan, &en.best.plan);
+            }
+        }
+        if (!ok) {
+            char a[160], b[160];
+            plan_str(&en.best.plan, a, sizeof a);
+            plan_str(&mip.best.plan, b, sizeof b);
+            fprintf(stderr, "\n  problem %d: enumerator %.17g (%s)\n              MIP %.17g (%s)%s\n", index, best,
+                    a, mip.cert.objective_s, b, tie ? " [tie]" : "");
+        }
+    }
+    pp_plan_result_free(&en);
+    pp_plan_result_free(&mip);
+    if (full)
+        pp_plan_result_free(&whole);
+}
+
+static void test_mip_matches_enumerator(void)
+{
+    rng r = {0x9e3779b97f4a7c15ULL};
+    agreement stats = {0};
+    for (int i = 0; i < 240; i++) {
+        pp_problem p = random_problem(&r);
+        shrink_space(&r, &p, 1500);
+        check_agreement(i, &p, i % 2 == 0, &stats);
+    }
+    printf("\n    %d problems, %d feasible, %d compared plan for plan, %d with screened shapes ", stats.problems,
+           stats.feasible, stats.compared_plans, stats.screened);
+    CU_ASSERT(stats.feasible >= 100);
+}
+
+/* The README's default example, where memory decides: GPT-3 175B on 1024
+ * A100-80GB, batch 1536, every decision free.  Also times the MIP. */
+static void test_default_example(void)
+{
+    pp_problem p = a100_problem(gpt3_175b(), 8, 128, 1536);
+    pp_plan_result en, mip;
+    CU_ASSERT_EQUAL_FATAL(solve(&p, PP_METHOD_MILP, 0, false, &mip), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(solve(&p, PP_METHOD_ENUMERATE, 0, false, &en), PP_OK);
+    CU_ASSERT(rel_eq(mip.cert.objective_s, en.cert.objective_s, REL_TOL));
+    CU_ASSERT(plan_equal(&mip.best.plan, &en.best.plan));
+    CU_ASSERT(mip.best.eval.mem.total_gib <= mip.best.eval.mem.usable_gib);
+    CU_ASSERT_EQUAL(mip.cert.gap, 0.0);
+    CU_ASSERT(mip.cert.lp_relaxation_s <= mip.cert.objective_s * (1 + REL_TOL));
+    CU_ASSERT(mip.cert.decision_space == en.cert.decision_space && mip.cert.decision_space > 1e6);
+    printf("\n    MIP %.1f ms (%d rows, %d columns, %ld nodes, %ld shapes screened), enumerator %.1f ms ",
+           1e3 * mip.cert.solve_time_s, mip.cert.rows, mip.cert.cols, mip.cert.nodes, mip.cert.shapes_screened,
+           1e3 * en.cert.solve_time_s);
+    pp_plan_result_free(&en);
+    pp_plan_result_free(&mip);
+}
+
+/* ---- (b) a plan fixed by the search lists costs its step time -------------- */
+
+static void fix_plan(pp_problem *p, const pp_plan *pl)
+{
+    pp_search *q = &p->search;
+    memset(q, 0, sizeof *q);
+    q->tp = (pp_int_list){1, {pl->tp}};
+    q->pp = (pp_int_list){1, {pl->pp}};
+    q->dp = (pp_int_list){1, {pl->dp}};
+    q->cp = (pp_int_list){1, {pl->cp}};
+    q->micro_batch = (pp_int_list){1, {pl->micro_batch}};
+    q->virtual_stages = (pp_int_list){1, {pl->virtual_stages}};
+    q->zero = (pp_int_list){1, {pl->zero}};
+    q->recompute = (pp_int_list){1, {(int)pl->recompute}};
+    q->sequence_parallel = (pp_int_list){1, {pl->sequence_parallel}};
+    q->tp_mode = (pp_int_list){1, {(int)pl->tp_mode}};
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        q->compression[d] = (pp_int_list){1, {pl->codec[d]}};
+}
+
+static void check_fixed(const pp_problem *base, const pp_plan *pl)
+{
+    pp_problem p = *base;
+    fix_plan(&p, pl);
+    pp_plan_result res;
+    CU_ASSERT_EQUAL_FATAL(solve(&p, PP_METHOD_MILP, 0, false, &res), PP_OK);
+    CU_ASSERT(plan_equal(&res.best.plan, pl));
+    CU_ASSERT_EQUAL(res.cert.decision_space, 1.0);
+    double step = pp_step_time_s(&p, pl);
+    CU_ASSERT(rel_eq(res.cert.objective_s, step, 1e-12));
+    CU_ASSERT(rel_eq(res.best.eval.time.step_s, step, 1e-12));
+    pp_plan_result_free(&res);
+}
+
+static void test_fixed_plan_costs_its_step_time(void)
+{
+    /* Every plan of the default example's top 20 (compression, ZeRO-2/3,
+     * interleaving and recomputation among them), then random problems. */
+    pp_problem p = a100_problem(gpt3_175b(), 8, 128, 1536);
+    pp_plan_result res;
+    CU_ASSERT_EQUAL_FATAL(solve(&p, PP_METHOD_MILP, 20, false, &res), PP_OK);
+    check_fixed(&p, &res.best.plan);
+    for (int i = 0; i < res.n_runner_ups; i++)
+        check_fixed(&p, &res.runner_ups[i].plan);
+    pp_plan_result_free(&res);
+
+    rng r = {12345};
+    int checked = 0;
+    for (int i = 0; i < 60; i++) {
+        pp_problem q = random_problem(&r);
+        shrink_space(&r, &q, 3000);
+        if (solve(&q, PP_METHOD_ENUMERATE, 3, false, &res) == PP_OK) {
+            check_fixed(&q, &res.best.plan);
+            for (int k = 0; k < res.n_runner_ups; k++)
+                check_fixed(&q, &res.runner_ups[k].plan);
+            checked++;
+        }
+        pp_plan_result_free(&res);
+    }
+    CU_ASSERT(checked >= 20);
+}
+
+/* ---- (c) infeasible problems say why ----------------------------------------- */
+
+static void check_infeasible(const pp_problem *p, const char *family)
+{
+    pp_method methods[] = {PP_METHOD_MILP, PP_METHOD_ENUMERATE};
+    for (int i = 0; i < 2; i++) {
+        pp_plan_result res;
+        CU_ASSERT_EQUAL(solve(p, methods[i], 0, false, &res), PP_EINFEASIBLE);
+        CU_ASSERT_EQUAL(res.status, PP_STATUS_INFEASIBLE);
+        PP_ASSERT_CONTAINS(res.infeasible_reason, family);
+        CU_ASSERT_EQUAL(strncmp(res.infeasible_reason, family, strlen(family)), 0);
+        pp_plan_result_free(&res);
+    }
+}
+
+static void test_huge_model_on_one_gpu(void)
+{
+    pp_problem p = a100_problem(gpt3_175b(), 1, 1, 8);
+    check_infeasible(&p, "memory");
+    pp_plan_result res;
+    pp_error err;
+    CU_ASSERT_EQUAL(solve(&p, PP_METHOD_MILP, 0, false, &res), PP_EINFEASIBLE);
+    PP_ASSERT_CONTAINS(res.infeasible_reason, "GiB");
+    PP_ASSERT_CONTAINS(res.infeasible_reason, "A100-80GB");
+    pp_plan_result_free(&res);
+
+    /* Lifting the memory limit (a counterfactual) makes it feasible. */
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    o.relax = pp_cons_bit("memory");
+    CU_ASSERT_EQUAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+    CU_ASSERT(res.best.eval.mem.total_gib > res.best.eval.mem.usable_gib);
+    pp_plan_result_free(&res);
+}
+
+static void test_divisibility_and_accuracy_infeasible(void)
+{
+    /* 3 GPUs, batch 4: no dp divides the batch. */
+    pp_model m = {.layers = 4, .hidden = 256, .heads = 8, .kv_heads = 8, .ffn_hidden = 1024, .vocab = 1000,
+                  .seq_len = 128};
+    pp_problem p = a100_problem(m, 3, 1, 4);
+    check_infeasible(&p, "divisibility");
+
+    /* Data parallelism forced, and only a codec too lossy for gradients. */
+    p = a100_problem(m, 8, 1, 64);
+    p.search.dp = (pp_int_list){1, {8}};
+    p.search.compression[PP_DIM_DP] = (pp_int_list){1, {3}}; /* zfp4: error 0.97 */
+    check_infeasible(&p, "accuracy");
+}
+
+/* ---- (d) the top K ----------------------------------------------------------- */
+
+static void test_top_k(void)
+{
+    rng r = {777};
+    int checked = 0;
+    for (int i = 0; i < 30 && checked < 8; i++) {
+        pp_problem p = random_problem(&r);
+        shrink_space(&r, &p, 2000);
+        const int K = 6;
+        pp_plan_result mip, en;
+        int rc = solve(&p, PP_METHOD_MILP, K, false, &mip);
+        CU_ASSERT_EQUAL(rc, solve(&p, PP_METHOD_ENUMERATE, K, false, &en));
+        if (rc == PP_OK) {
+            checked++;
+            CU_ASSERT_EQUAL(mip.n_runner_ups, en.n_runner_ups);
+            double prev = pp_step_time_s(&p, &mip.best.plan);
+            for (int k = 0; k < mip.n_runner_ups && k < en.n_runner_ups; k++) {
+                const pp_plan *pl = &mip.runner_ups[k].plan;
+                double t = pp_step_time_s(&p, pl);
+                CU_ASSERT(t >= prev * (1 - REL_TOL));
+                CU_ASSERT(rel_eq(t, pp_step_time_s(&p, &en.runner_ups[k].plan), REL_TOL));
+                CU_ASSERT(!plan_equal(pl, &mip.best.plan));
+                for (int j = 0; j < k; j++)
+                    CU_ASSERT(!plan_equal(pl, &mip.runner_ups[j].plan));
+                prev = t;
+            }
+        }
+        pp_plan_result_free(&mip);
+        pp_plan_result_free(&en);
+    }
+    CU_ASSERT(checked >= 5);
+
+    /* The default example's top 10. */
+    pp_problem p = a100_problem(gpt3_175b(), 8, 128, 1536);
+    pp_plan_result mip;
+    CU_ASSERT_EQUAL_FATAL(solve(&p, PP_METHOD_MILP, 10, false, &mip), PP_OK);
+    CU_ASSERT_EQUAL(mip.n_runner_ups, 10);
+    double prev = mip.cert.objective_s;
+    for (int k = 0; k < mip.n_runner_ups; k++) {
+        double t = mip.runner_ups[k].eval.time.step_s;
+        CU_ASSERT(t >= prev * (1 - REL_TOL));
+        prev = t;
+    }
+    pp_plan_result_free(&mip);
+}
+
+/* ---- (e) other solvers agree on the exported model ------------------------------ */
+
+/* The number after `key` (and after a '=' if one follows it) on the last
+ * line of the output of `command` that holds key, or NAN. */
+static double number_after(const char *command, const char *key)
+{
+    FILE *f = popen(command, "r");
+    if (!f)
+        return NAN;
+    char line[1024];
+    double v = NAN;
+    while (fgets(line, sizeof line, f)) {
+        char *at = strstr(line, key);
+        if (!at)
+            continue;
+        at += strlen(key);
+        char *eq = strchr(at, '=');
+        at = eq ? eq + 1 : at;
+        char *end;
+        double x = strtod(at, &end);
+        if (end != at)
+            v = x;
+    }
+    pclose(f);
+    return v;
+}
+
+static void test_exported_model_other_solvers(void)
+{
+    pp_model m = {.layers = 24, .hidden = 2048, .heads = 16, .kv_heads = 4, .ffn_hidden = 8192, .vocab = 32000,
+                  .seq_len = 2048, .gated_mlp = true};
+    pp_problem p = a100_problem(m, 8, 4, 256);
+    p.cluster.gpu.memory_gib = 16; /* memory binds */
+    char dir[] = "/tmp/parplan_test_planner_XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char mps[256], lp[256], cmd[1024];
+    snprintf(mps, sizeof mps, "%s/model.mps", dir);
+    snprintf(lp, sizeof lp, "%s/model.lp", dir);
+
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    o.export_mps = mps;
+    o.export_lp = lp;
+    pp_plan_result res;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+    double obj = res.cert.objective_s, units = res.cert.time_units_per_s;
+    CU_ASSERT(units >= 1.0);
+    pp_plan_result_free(&res);
+
+    /* The model counts time in 1/units s (mip.h). */
+    snprintf(cmd, sizeof cmd, "glpsol --freemps %s -o /dev/stdout 2>&1", mps);
+    double glpsol_mps = number_after(cmd, "Objective:") / units;
+    snprintf(cmd, sizeof cmd, "glpsol --lp %s -o /dev/stdout 2>&1", lp);
+    double glpsol_lp = number_after(cmd, "Objective:") / units;
+    CU_ASSERT(rel_eq(glpsol_mps, obj, 1e-8));
+    CU_ASSERT(rel_eq(glpsol_lp, obj, 1e-8));
+    printf("\n    parplan %.10g, glpsol (MPS) %.10g, glpsol (LP) %.10g", obj, glpsol_mps, glpsol_lp);
+    if (access("/usr/bin/cbc", X_OK) == 0) {
+        snprintf(cmd, sizeof cmd, "cd %s && /usr/bin/cbc model.mps solve 2>&1", dir);
+        double cbc = number_after(cmd, "Objective value:") / units;
+        CU_ASSERT(rel_eq(cbc, obj, 1e-8));
+        printf(", cbc %.10g", cbc);
+    }
+    printf(" ");
+    unlink(mps);
+    unlink(lp);
+    rmdir(dir);
+
+    /* An unwritable path is an error that names it. */
+    o.export_lp = NULL;
+    o.export_mps = "/nonexistent-dir/model.mps";
+    CU_ASSERT_EQUAL(pp_plan_solve(&p, &o, &res, &err), PP_EINTERNAL);
+    PP_ASSERT_CONTAINS(err.path, "/nonexistent-dir/model.mps");
+    pp_plan_result_free(&res);
+}
+
+/* ---- the time limit -------------------------------------------------------- */
+
+/* The whole default example (no screening) needs seconds of simplex before
+ * GLPK has any plan: a 50 ms limit ends with an error that says so, never
+ * with a plan called optimal. */
+static void test_time_limit_without_plan(void)
+{
+    pp_problem p = a100_problem(gpt3_175b(), 8, 128, 1536);
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    o.full_model = true;
+    o.time_limit_s = 0.05;
+    pp_plan_result res;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_plan_solve(&p, &o, &res, &err), PP_EINTERNAL);
+    PP_ASSERT_CONTAINS(err.msg, "time limit");
+    pp_plan_result_free(&res);
+}
+
+/* ---- the constraint families at a plan ------------------------------------------ */
+
+static void test_family_rows_at_plan(void)
+{
+    pp_problem p = a100_problem(gpt3_175b(), 8, 128, 1536);
+    pp_plan_result res;
+    CU_ASSERT_EQUAL_FATAL(solve(&p, PP_METHOD_MILP, 0, false, &res), PP_OK);
+    pp_cons_row rows[PP_CONS_MAX_ROWS];
+    bool saw_memory = false;
+    for (int i = 0; i < pp_cons_n_families; i++) {
+        const pp_cons_family *f = pp_cons_families[i];
+        CU_ASSERT_PTR_NOT_NULL(f->explain);
+        CU_ASSERT_EQUAL(pp_cons_bit(f->name), 1u << i);
+        int n = f->rows_at(&p, &res.best.plan, &res.best.eval, rows, PP_CONS_MAX_ROWS);
+        for (int k = 0; k < n; k++) {
+            CU_ASSERT(!rows[k].violated);
+            if (strcmp(rows[k].name, "mem_stage0") == 0 || strcmp(rows[k].name, "mem_stage_last") == 0) {
+                saw_memory = true;
+                CU_ASSERT(rows[k].lhs <= res.best.eval.mem.total_gib * (1 + 1e-12));
+            }
+        }
+    }
+    CU_ASSERT(saw_memory);
+    CU_ASSERT_EQUAL(pp_cons_bit("no-such-family"), 0u);
+    pp_plan_result_free(&res);
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"MIP optimum == enumerator optimum on random problems", test_mip_matches_enumerator},
+        {"default example: GPT-3 175B on 1024 A100", test_default_example},
+        {"a plan fixed by the search costs its step time", test_fixed_plan_costs_its_step_time},
+        {"huge model on one GPU: infeasible by memory", test_huge_model_on_one_gpu},
+        {"divisibility and accuracy infeasibility", test_divisibility_and_accuracy_infeasible},
+        {"top K: distinct, non-decreasing, the enumerator's", test_top_k},
+        {"exported model: glpsol and cbc agree", test_exported_model_other_solvers},
+        {"time limit before any plan is an error", test_time_limit_without_plan},
+        {"constraint families evaluated at a plan", test_family_rows_at_plan},
+        {NULL, NULL},
+    };
+    return pp_test_main("planner", tests);
+}
