@@ -9,9 +9,18 @@
  *   bw_network_S  bytes it sends over the network per step / NIC bandwidth   - step_time_S <= 0
  * (times in the MIP's unit, mip.h).
  * A shape gets the rows only if its largest traffic could outlast its
- * shortest step; otherwise no plan of it can break them.  Such a shape's
- * epigraphs are made exact (exact_epigraph), since the step time now
- * appears in a constraint and not only in the objective.
+ * shortest step; otherwise no plan of it can break them.
+ *
+ * The step time here includes the epigraph variables, which minimization
+ * holds at max(0, .) only if no row rewards inflating them.  These rows never
+ * do: the cost model charges every byte it counts at most at the link's
+ * datasheet bandwidth (its efficiencies are <= 1), and every wire time it
+ * charges is either on the critical path or inside an overlap window plus
+ * its epigraph, so bytes / bandwidth <= step time holds for every plan
+ * (tests/test_planner.c checks the rows' slack at the optimum).  Making the
+ * epigraphs exact with big-M rows would be correct too, but their
+ * coefficients spread over nine orders of magnitude and threw CBC's
+ * preprocessing off on the exported model.
  * Bytes come from the terms' bytes_nvlink / bytes_network (per micro-batch
  * for TP and PP, so times m; per step for DP), as pp_evaluate counts them.  Bandwidths are the
  * problem's per-GPU one-direction link figures.
@@ -68,43 +77,6 @@ static bool might_bind(const pp_mip *m, int first, int end, double Bps, bool int
     return bytes / Bps >= step_s * (1.0 - 1e-9);
 }
 
-/* Make a shape's epigraph column e exact, e = max(0, u), where the MIP
- * otherwise only has e >= u, e >= 0: minimizing the step time keeps e at
- * max(0, u), but a bandwidth row could be met by inflating e instead of by
- * choosing another plan.  With a binary z (u > 0):
- *   e <= u + M_neg (y_S - z)      e <= M_pos z      z <= y_S
- * where M_pos and M_neg bound u and -u over the shape's plans (either may
- * be negative; with y_S = 0 everything is 0). */
-static void exact_epigraph(pp_mip *m, int y, int end, int e, const char *key)
-{
-    int which = m->cols[e].epigraph;
-    double pos[2] = {-HUGE_VAL, -HUGE_VAL}, neg[2] = {-HUGE_VAL, -HUGE_VAL}; /* [DP, stage] */
-    for (int j = y + 1; j < end; j++) {
-        const pp_mip_col *x = &m->cols[j];
-        if (x->kind != PP_COL_DP && x->kind != PP_COL_STAGE)
-            continue;
-        int k = x->kind == PP_COL_DP ? 0 : 1;
-        double u = pp_mip_exposed_coef(m, which, x);
-        pos[k] = fmax(pos[k], u);
-        neg[k] = fmax(neg[k], -u);
-    }
-    double M_pos = pos[0] + pos[1], M_neg = neg[0] + neg[1];
-    const char *name = which == PP_EPI_ONCE ? "dp_once" : "dp_per_mb";
-    int z = pp_mip_add_col(m, true, 0, 1, 0.0, "%s_exposed_on_%s", name, key);
-    int hi = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_exposed_at_most_%s", name, key);
-    pp_mip_coef(m, hi, e, 1.0);
-    pp_mip_coef(m, hi, z, M_neg);
-    pp_mip_coef(m, hi, y, -M_neg);
-    for (int j = y + 1; j < end; j++)
-        pp_mip_coef(m, hi, j, -pp_mip_exposed_coef(m, which, &m->cols[j]));
-    int on = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_exposed_if_on_%s", name, key);
-    pp_mip_coef(m, on, e, 1.0);
-    pp_mip_coef(m, on, z, -M_pos);
-    int link = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_exposed_on_in_%s", name, key);
-    pp_mip_coef(m, link, z, 1.0);
-    pp_mip_coef(m, link, y, -1.0);
-}
-
 static int bw_add_rows(pp_mip *m, pp_error *err)
 {
     (void)err;
@@ -121,9 +93,6 @@ static int bw_add_rows(pp_mip *m, pp_error *err)
             continue;
         char key[96];
         pp_mip_shape_key(m, si, key, sizeof key);
-        for (int j = y + 1; j < end; j++)
-            if (m->cols[j].epigraph)
-                exact_epigraph(m, y, end, j, key);
         int step = pp_mip_add_col(m, false, 0.0, -1.0, 0.0, "step_time_%s_%s", m->unit, key);
         int def = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "step_def_%s", key);
         pp_mip_coef(m, def, step, 1.0);
