@@ -5,6 +5,8 @@
  * A codec whose relative error exceeds a dimension's tolerance stays in the
  * space, but a named row fixes its columns to zero:
  *   acc_dp_zfp8   sum of D columns that compress DP traffic with zfp8 <= 0
+ * one row per dimension (dp, tp, pp, params: ZeRO's parameter gathers, whose
+ * codec sits on the D columns too) and too lossy codec;
  * so relaxing accuracy is dropping the rows (the rule of rules.c says the
  * same for a single plan).
  */
@@ -30,11 +32,12 @@ static const struct {
     {PP_DIM_DP, PP_OPT_CODEC_DP, PP_COL_DP},
     {PP_DIM_TP, PP_OPT_CODEC_TP, PP_COL_TP},
     {PP_DIM_PP, PP_OPT_CODEC_PP, PP_COL_PP},
+    {PP_DIM_PARAMS, PP_OPT_CODEC_PARAMS, PP_COL_DP},
 };
 
 static void acc_prune(const pp_mip *m, pp_mip_cands *c)
 {
-    static const pp_family fams[] = {PP_FAM_DP, PP_FAM_TP, PP_FAM_PP};
+    static const pp_family fams[] = {PP_FAM_DP, PP_FAM_TP, PP_FAM_PP, PP_FAM_DP};
     for (size_t k = 0; k < sizeof DIMS / sizeof DIMS[0]; k++)
         for (int i = 0; i < c->n[fams[k]]; i++) {
             pp_mip_col *x = &c->c[fams[k]][i];

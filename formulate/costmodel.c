@@ -157,13 +157,84 @@ static double gemm_time_s(const pp_problem *prob, double M, double K, double N)
     return fmax(flops_s, bytes_s) + e->kernel_us * 1e-6;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Tensor-parallel grids (docs/cost-model.md section 8)                       */
+
+int pp_tp_grid_side(const pp_plan *plan)
+{
+    long t = plan->tp, d = plan->tp_mode == PP_TP_2P5D ? plan->tp_depth : 1;
+    if (t < 1 || d < 1 || t % d)
+        return 0;
+    long cells = t / d; /* q^2 (2D, 2.5D), q^3 (3D), t (1D) */
+    if (plan->tp_mode == PP_TP_1D)
+        return plan->tp_depth == 1 ? (int)t : 0;
+    int power = plan->tp_mode == PP_TP_3D ? 3 : 2;
+    for (long q = 1; q <= cells; q++) {
+        long v = power == 3 ? q * q * q : q * q;
+        if (v == cells)
+            return (int)q;
+        if (v > cells)
+            break;
+    }
+    return 0;
+}
+
+/* The grid of a checked plan: side q, depth d, and how it divides a layer's
+ * token rows and weights on one GPU. */
+typedef struct tp_grid {
+    pp_tp_mode mode;
+    double t, q, d;
+    double rows;   /* token rows split: 1 (1D), q (2D), d q (2.5D), q^2 (3D) */
+    double wshard; /* weights split: t (1D, 2D, 3D), q^2 (2.5D: replicated over the d layers) */
+} tp_grid;
+
+static tp_grid grid_of(const pp_plan *plan)
+{
+    tp_grid g = {.mode = plan->tp_mode, .t = plan->tp, .q = plan->tp, .d = 1, .rows = 1, .wshard = plan->tp};
+    if (plan->tp_mode == PP_TP_1D)
+        return g;
+    int q = pp_tp_grid_side(plan);
+    g.q = q > 0 ? q : 1;
+    if (plan->tp_mode == PP_TP_2P5D)
+        g.d = plan->tp_depth > 0 ? plan->tp_depth : 1;
+    g.rows = plan->tp_mode == PP_TP_3D ? g.q * g.q : g.d * g.q;
+    g.wshard = plan->tp_mode == PP_TP_2P5D ? g.q * g.q : g.t;
+    return g;
+}
+
+/* One matrix multiply (M x K) @ (K x N) of a layer on a 2D/2.5D/3D grid, as
+ * one GPU runs it: SUMMA (Optimus, Tesseract) takes q steps, each a product
+ * of an (M/q or M/(dq)) x K/q block by a K/q x N/q block; 3D gathers its
+ * operands and runs one (M/q) x (K/q) x (N/q) product (Bian et al. 2021;
+ * Colossal-AI _Linear3D).  The FLOPs are 2MKN/t in every mode. */
+static double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K, double N)
+{
+    switch (g->mode) {
+    case PP_TP_2D: return g->q * gemm_time_s(prob, M / g->q, K / g->q, N / g->q);
+    case PP_TP_2P5D: return g->q * gemm_time_s(prob, M / (g->d * g->q), K / g->q, N / g->q);
+    case PP_TP_3D: return gemm_time_s(prob, M / g->q, K / g->q, N / g->q);
+    default: return gemm_time_s(prob, M, K, N / g->t);
+    }
+}
+
+/* The four weight matrices of a layer: K x N for QKV, projection, MLP in, MLP out. */
+static void layer_linears(const pp_model *m, double K[4], double N[4])
+{
+    K[0] = m->hidden, N[0] = qkv_width(m);
+    K[1] = m->hidden, N[1] = m->hidden;
+    K[2] = m->hidden, N[2] = mlp_in_width(m);
+    K[3] = m->ffn_hidden, N[3] = m->hidden;
+}
+
 typedef struct layer_kernels {
     double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
     double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
     double elem_fwd_s;    /* the rest of the forward's element-wise work */
 } layer_kernels;
 
-/* Forward kernels of one layer on one GPU for plan's micro-batch (1D TP). */
+/* Forward kernels of one layer on one GPU for plan's micro-batch.  In
+ * 2D/2.5D/3D the matrix multiplies are the grid's and every activation is
+ * partitioned over the t GPUs, as sequence parallelism does in 1D. */
 static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k)
 {
     const pp_model *m = &prob->model;
@@ -171,8 +242,17 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     double t = plan->tp, s = m->seq_len, h = m->hidden, f = m->ffn_hidden;
     double tokens = (double)plan->micro_batch * s / plan->cp; /* rows of every GEMM */
 
-    k->gemm_fwd_s = gemm_time_s(prob, tokens, h, qkv_width(m) / t) + gemm_time_s(prob, tokens, h / t, h) +
-                    gemm_time_s(prob, tokens, h, mlp_in_width(m) / t) + gemm_time_s(prob, tokens, f / t, h);
+    tp_grid g = grid_of(plan);
+    if (g.mode == PP_TP_1D) {
+        k->gemm_fwd_s = gemm_time_s(prob, tokens, h, qkv_width(m) / t) + gemm_time_s(prob, tokens, h / t, h) +
+                        gemm_time_s(prob, tokens, h, mlp_in_width(m) / t) + gemm_time_s(prob, tokens, f / t, h);
+    } else {
+        double K[4], N[4];
+        layer_linears(m, K, N);
+        k->gemm_fwd_s = 0.0;
+        for (int i = 0; i < 4; i++)
+            k->gemm_fwd_s += grid_gemm_s(prob, &g, tokens, K[i], N[i]);
+    }
 
     double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, s) / t;
     k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * e->attention) + e->kernel_us * 1e-6;
@@ -181,7 +261,8 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
         k->attn_fwd_s += ELEMWISE_SOFTMAX_BYTES * scores / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6;
     }
 
-    double h_share = plan->sequence_parallel ? 1.0 / t : 1.0; /* LayerNorm/dropout replicated without SP */
+    /* LayerNorm/dropout replicated over 1D TP ranks without SP */
+    double h_share = (plan->sequence_parallel || g.mode != PP_TP_1D) ? 1.0 / t : 1.0;
     double act_f = m->gated_mlp ? 1.5 : 1.0;
     double elem_bytes = ELEMWISE_H_BYTES * tokens * h * h_share + ELEMWISE_F_BYTES * act_f * tokens * f / t;
     k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + ELEMWISE_KERNELS_FWD * e->kernel_us * 1e-6;
@@ -250,10 +331,11 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
 
     /* The busiest stage is the last: its layers plus the logits and loss. */
     double tokens = (double)plan->micro_batch * m->seq_len / plan->cp;
-    double logits_fwd = gemm_time_s(prob, tokens, m->hidden, (double)m->vocab / plan->tp) +
-                        0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
-    double logits_bwd = 2.0 * gemm_time_s(prob, tokens, m->hidden, (double)m->vocab / plan->tp) +
-                        0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
+    tp_grid g = grid_of(plan);
+    double logits_gemm = g.mode == PP_TP_1D ? gemm_time_s(prob, tokens, m->hidden, (double)m->vocab / plan->tp)
+                                            : grid_gemm_s(prob, &g, tokens, m->hidden, m->vocab);
+    double logits_fwd = logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
+    double logits_bwd = 2.0 * logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
 
     int n = layers_per_stage(prob, plan);
     out->fwd_s = n * layer_fwd + logits_fwd;
@@ -269,9 +351,16 @@ double pp_codec_ratio(const pp_codec *codec, double value_bits)
 {
     if (!codec)
         return 1.0;
-    double r = codec->lossy ? (codec->bits_per_value > 0.0 ? value_bits / codec->bits_per_value : 1.0)
-                            : codec->lossless_ratio;
-    return r > 1.0 ? r : 1.0;
+    if (codec->lossy) {
+        /* Fixed rate: bits_per_value on the wire whatever the input type,
+         * so rate 16 on 16-bit values saves nothing. */
+        double r = codec->bits_per_value > 0.0 ? value_bits / codec->bits_per_value : 1.0;
+        return r > 1.0 ? r : 1.0;
+    }
+    /* Lossless fp32 codecs: their measured ratio on fp32 messages; a 16-bit
+     * message is widened to fp32 first, which the codec may not win back. */
+    double r = value_bits <= 16.0 && codec->lossless_ratio_16 > 0.0 ? codec->lossless_ratio_16 : codec->lossless_ratio;
+    return r > 0.0 ? r : 1.0;
 }
 
 static double ring_factor(pp_collective kind, long n)
@@ -375,11 +464,14 @@ static const pp_codec *codec_for(const pp_problem *prob, const pp_plan *plan, pp
     return &prob->codecs[i];
 }
 
-/* Compress raw_bytes on the sender and decompress them on the receiver. */
-static double codec_time_s(const pp_codec *codec, double raw_bytes)
+/* Compress raw_bytes of value_bits-bit values on the sender and decompress
+ * them on the receiver.  The codecs (ZFP, MPC) work on fp32 values, so they
+ * process 4 bytes a value whatever the message's type. */
+static double codec_time_s(const pp_codec *codec, double raw_bytes, double value_bits)
 {
     if (!codec)
         return 0.0;
+    raw_bytes *= 32.0 / value_bits;
     double t = 0.0;
     if (codec->compress_GBps > 0.0)
         t += raw_bytes / (codec->compress_GBps * 1e9);
@@ -393,16 +485,16 @@ static double codec_time_s(const pp_codec *codec, double raw_bytes)
  * message, codec time on every chunk the ring sends (compress) and
  * receives (decompress). */
 static void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
-                                  pp_collective kind, double bytes, long n, long k, pp_comm_term *acc,
-                                  double count, double pieces)
+                                  pp_collective kind, double bytes, double value_bits, long n, long k,
+                                  pp_comm_term *acc, double count, double pieces)
 {
     if (n <= 1 || bytes <= 0.0 || count <= 0.0)
         return;
     double piece = bytes / pieces;
     const pp_codec *codec = codec_for(prob, plan, dim, piece);
-    double wire = piece / pp_codec_ratio(codec, 8.0 * ACT_BYTES);
+    double wire = piece / pp_codec_ratio(codec, value_bits);
     acc->wire_s += count * pieces * pp_collective_time_s(&prob->cluster, kind, wire, n, k);
-    acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes);
+    acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes, value_bits);
     double nvl, net;
     pp_collective_bytes(kind, wire, n, k, &nvl, &net);
     acc->bytes_nvlink += count * pieces * nvl;
@@ -410,11 +502,128 @@ static void compressed_collective(const pp_problem *prob, const pp_plan *plan, p
     acc->bytes_sent += count * pieces * (nvl + net);
 }
 
+/* One collective of a grid's tensor-parallel traffic over a group of n
+ * ranks, `stride` apart: returns its wire time; adds `count` times its codec
+ * time and bytes to acc (the TP codec, on values of value_bits bits). */
+static double grid_collective(const pp_problem *prob, const pp_plan *plan, pp_collective kind, double bytes,
+                              double value_bits, long stride, long n, double count, pp_comm_term *acc)
+{
+    if (n <= 1 || bytes <= 0.0)
+        return 0.0;
+    long k = ranks_per_node(prob, stride, n);
+    const pp_codec *codec = codec_for(prob, plan, PP_DIM_TP, bytes);
+    double wire = bytes / pp_codec_ratio(codec, value_bits);
+    double nvl, net;
+    pp_collective_bytes(kind, wire, n, k, &nvl, &net);
+    acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes, value_bits);
+    acc->bytes_nvlink += count * nvl;
+    acc->bytes_network += count * net;
+    acc->bytes_sent += count * (nvl + net);
+    if (group_inter_node(prob, stride, n))
+        acc->inter_node = true;
+    return pp_collective_time_s(&prob->cluster, kind, wire, n, k);
+}
+
+/* What a SUMMA product of q steps leaves exposed of its C seconds of
+ * traffic next to its G seconds of multiplies: Colossal-AI double-buffers
+ * the broadcasts (and reductions) of step i+1 behind the multiply of step i,
+ * so the first step's transfer is exposed and then whatever the traffic
+ * takes beyond the multiply: C/q + (q-1)/q max(0, C - G). */
+static double summa_exposed_s(double C, double G, double q)
+{
+    return C / q + (q - 1.0) / q * fmax(0.0, C - G);
+}
+
+/* Tensor-parallel traffic of one linear layer (M token rows, K x N weight)
+ * on a 2D/2.5D/3D grid: forward `fwd` times, backward `bwd` times.  Element
+ * counts are the full buffer each collective leaves on (all-gather) or
+ * takes from (reduce-scatter) one GPU:
+ *
+ *   2D, 2.5D (SUMMA; Optimus arXiv 2104.05343, Tesseract arXiv 2105.14500,
+ *   Colossal-AI Matmul_AB/ABT/ATB_2p5D): A = M K / (d q) of the activation
+ *   panel over the row group (stride 1), B = K N / q of the weight panel over
+ *   the column group (stride q).  The q broadcasts of a panel move the bytes
+ *   of one ring all-gather of it, the q reductions those of a reduce-scatter
+ *   (6 (q-1)/q panel volumes and 6 (q-1) steps per layer: the Colossal-AI
+ *   table).  Forward C = AB: gather A and B; backward dA = dC B^T: gather B,
+ *   reduce dA; dB = A^T dC: gather A, reduce dB.
+ *
+ *   3D (arXiv 2105.14450, Colossal-AI _Linear3D): all-gather X (M K / q^2)
+ *   over the input group (stride q), W (K N / q^2) over the weight group
+ *   (stride 1), reduce-scatter Y (M N / q^2) over the output group (stride
+ *   q^2); backward all-gathers dY and reduce-scatters dX and dW.  Blocking:
+ *   nothing is hidden. */
+static void grid_linear(const pp_problem *prob, const pp_plan *plan, const tp_grid *g, double M, double K,
+                        double N, double fwd, double bwd, pp_comm_term *out)
+{
+    const double bits = 8.0 * ACT_BYTES;
+    long q = (long)g->q;
+    if (g->mode == PP_TP_3D) {
+        double X = ACT_BYTES * M * K / (g->q * g->q), W = ACT_BYTES * K * N / (g->q * g->q);
+        double Y = ACT_BYTES * M * N / (g->q * g->q);
+        double cf = grid_collective(prob, plan, PP_COLL_ALLGATHER, X, bits, q, q, fwd, out) +
+                    grid_collective(prob, plan, PP_COLL_ALLGATHER, W, bits, 1, q, fwd, out) +
+                    grid_collective(prob, plan, PP_COLL_REDUCESCATTER, Y, bits, q * q, q, fwd, out);
+        double cb = grid_collective(prob, plan, PP_COLL_ALLGATHER, Y, bits, q * q, q, bwd, out) +
+                    grid_collective(prob, plan, PP_COLL_REDUCESCATTER, X, bits, q, q, bwd, out) +
+                    grid_collective(prob, plan, PP_COLL_REDUCESCATTER, W, bits, 1, q, bwd, out);
+        out->wire_s += fwd * cf + bwd * cb;
+        return;
+    }
+    double A = ACT_BYTES * M * K / (g->d * g->q), B = ACT_BYTES * K * N / g->q;
+    double G = grid_gemm_s(prob, g, M, K, N);
+    double cf = grid_collective(prob, plan, PP_COLL_ALLGATHER, A, bits, 1, q, fwd, out) +
+                grid_collective(prob, plan, PP_COLL_ALLGATHER, B, bits, q, q, fwd, out);
+    double c_da = grid_collective(prob, plan, PP_COLL_ALLGATHER, B, bits, q, q, bwd, out) +
+                  grid_collective(prob, plan, PP_COLL_REDUCESCATTER, A, bits, 1, q, bwd, out);
+    double c_db = grid_collective(prob, plan, PP_COLL_ALLGATHER, A, bits, 1, q, bwd, out) +
+                  grid_collective(prob, plan, PP_COLL_REDUCESCATTER, B, bits, q, q, bwd, out);
+    out->wire_s += fwd * summa_exposed_s(cf, G, g->q) +
+                   bwd * (summa_exposed_s(c_da, G, g->q) + summa_exposed_s(c_db, G, g->q));
+}
+
+/* Tensor-parallel traffic of one micro-batch on the busiest stage in
+ * 2D/2.5D/3D: the four linear layers of each layer, the LayerNorm
+ * statistics (fp32 per token row: 2D/2.5D all-reduce the mean and the
+ * variance forward and two sums backward over the row group, Colossal-AI
+ * LayerNorm2p5D; 3D one stacked all-reduce each way over the output group,
+ * Layernorm3D), and the logits layer of the last stage as a fifth linear.
+ * Full recomputation repeats the forward traffic.  The depth all-reduce of
+ * 2.5D's weight gradients is once per step and sits in the DP term. */
+static void grid_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
+{
+    const pp_model *m = &prob->model;
+    tp_grid g = grid_of(plan);
+    double M = (double)plan->micro_batch * m->seq_len / plan->cp;
+    double n = layers_per_stage(prob, plan);
+    double fwd = plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 1.0;
+    double K[4], N[4];
+    layer_linears(m, K, N);
+    for (int i = 0; i < 4; i++)
+        grid_linear(prob, plan, &g, M, K[i], N[i], n * fwd, n, out);
+    grid_linear(prob, plan, &g, M, m->hidden, m->vocab, 1.0, 1.0, out);
+
+    /* LayerNorm statistics: two LayerNorms a layer; fp32 sums per token row
+     * of this GPU, latency-bound. */
+    double rows = M / g.rows;
+    bool three_d = g.mode == PP_TP_3D;
+    double stats = (three_d ? 2.0 : 1.0) * 4.0 * rows;
+    long stride = three_d ? (long)(g.q * g.q) : 1;
+    double per_pass = three_d ? 2.0 : 4.0; /* all-reduces per layer and pass */
+    double count = n * per_pass * (fwd + 1.0);
+    out->wire_s += count * grid_collective(prob, plan, PP_COLL_ALLREDUCE, stats, 32.0, stride, (long)g.q, count, out);
+    out->total_s = out->wire_s + out->codec_s;
+}
+
 void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
 {
     *out = (pp_comm_term){0};
     if (plan->tp <= 1)
         return;
+    if (plan->tp_mode != PP_TP_1D) {
+        grid_tp_comm(prob, plan, out);
+        return;
+    }
     const pp_model *m = &prob->model;
     /* Megatron 1D (Shoeybi et al. 2019 §3): two all-reduces of the layer's
      * activations forward (after attention and after the MLP) and two
@@ -424,7 +633,7 @@ void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
     double bytes = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->hidden;
     double per_layer = 4.0 + (plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 0.0);
     long k = ranks_per_node(prob, 1, plan->tp);
-    compressed_collective(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, plan->tp, k, out,
+    compressed_collective(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, out,
                           per_layer * layers_per_stage(prob, plan), 1.0);
     out->inter_node = group_inter_node(prob, 1, plan->tp);
     out->total_s = out->wire_s + out->codec_s;
@@ -447,7 +656,7 @@ void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
     double wire = bytes / pp_codec_ratio(codec, 8.0 * ACT_BYTES);
     double sends = 2.0 * plan->virtual_stages;
     out->wire_s = sends * pp_p2p_time_s(&prob->cluster, wire, inter);
-    out->codec_s = sends * codec_time_s(codec, bytes);
+    out->codec_s = sends * codec_time_s(codec, bytes, 8.0 * ACT_BYTES);
     out->bytes_sent = sends * wire;
     if (inter)
         out->bytes_network = out->bytes_sent;
@@ -466,42 +675,73 @@ static double stage_params(const pp_problem *prob, const pp_plan *plan, int stag
     if (plan->pp == 1 && !m->tie_embeddings)
         embeddings = 2.0 * emb;
     (void)stage;
-    return (layers_per_stage(prob, plan) * pp_layer_params(m) + embeddings) / plan->tp;
+    /* Split by t, except 2.5D, which replicates its q x q weight blocks over
+     * the d layers of the grid (Tesseract). */
+    tp_grid g = grid_of(plan);
+    return (layers_per_stage(prob, plan) * pp_layer_params(m) + embeddings) / g.wshard;
 }
 
 void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out)
 {
     *out = (pp_dp_term){0};
-    if (plan->dp <= 1)
+    tp_grid g = grid_of(plan);
+    bool depth = g.mode == PP_TP_2P5D && g.d > 1;
+    if (plan->dp <= 1 && !depth)
         return;
     int mb = pp_microbatches(prob, plan);
-    double grad_bytes = ACT_BYTES * stage_params(prob, plan, 0);
+    double params = stage_params(prob, plan, 0);
+    /* Gradients travel in training.grad_reduce_dtype, parameters in 16 bits. */
+    double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
+    double grad_bytes = grad_bits / 8.0 * params, param_bytes = ACT_BYTES * params;
     long stride = (long)plan->tp * plan->cp;
     long n = plan->dp, k = ranks_per_node(prob, stride, n);
     pp_comm_term once = {0}, per_mb = {0};
     /* ZeRO (Rajbhandari et al. 2020 §7): stages 0-2 move 2 Psi per step (an
      * all-reduce, or reduce-scatter + all-gather of the same volume); stage 2
      * reduce-scatters every micro-batch; stage 3 also gathers the parameters
-     * for every forward and backward (3 Psi, 1.5x). */
+     * for every forward and backward (3 Psi, 1.5x).  From stage 1 on, the
+     * all-gather half carries the updated parameters (DeepSpeed ZeRO-1/2,
+     * Megatron's distributed optimizer): it takes the params codec, the
+     * reduce-scatter half the DP (gradient) codec; each half is priced as
+     * half of the all-reduce, which is the all-reduce when both are equal. */
     int per_layer = prob->training.param_collectives_per_layer > 0 ? prob->training.param_collectives_per_layer : 1;
     double pieces = (double)layers_per_stage(prob, plan) * per_layer;
-    switch (plan->zero) {
+    switch (n > 1 ? plan->zero : -1) {
+    case -1: break; /* dp = 1: only the depth all-reduce below */
     case 0:
-    case 1:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, n, k, &once, 1.0, 1.0);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 1.0,
+                              1.0);
         break;
+    case 1:
     case 2:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, n, k, &once, 1.0, 1.0);
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, n, k, &per_mb,
-                              (mb - 1.0) / mb, pieces);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 0.5,
+                              1.0);
+        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, 8.0 * ACT_BYTES, n, k,
+                              &once, 0.5, 1.0);
+        if (plan->zero == 2)
+            compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
+                                  &per_mb, (mb - 1.0) / mb, pieces);
         break;
     default:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, n, k, &once, 1.0,
-                              pieces);
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLGATHER, grad_bytes, n, k, &per_mb, 2.0, pieces);
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, n, k, &per_mb,
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &once,
+                              1.0, pieces);
+        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLGATHER, param_bytes, 8.0 * ACT_BYTES, n, k,
+                              &per_mb, 2.0, pieces);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &per_mb,
                               (mb - 1.0) / mb, pieces);
         break;
+    }
+    /* 2.5D: each of the d layers of the grid computes its rows' share of
+     * the weight gradients of the q x q blocks it replicates; they are summed
+     * by an all-reduce over the depth group (stride q^2) once per step, with
+     * the data-parallel reduction (Tesseract; Colossal-AI reduces only over
+     * the row and column groups inside a product). */
+    bool depth_inter = false;
+    if (depth) {
+        long ds = (long)(g.q * g.q), dn = (long)g.d;
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, dn,
+                              ranks_per_node(prob, ds, dn), &once, 1.0, 1.0);
+        depth_inter = group_inter_node(prob, ds, dn);
     }
     out->once_wire_s = once.wire_s;
     out->per_mb_wire_s = per_mb.wire_s;
@@ -509,7 +749,7 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     out->bytes_sent = once.bytes_sent + mb * per_mb.bytes_sent;
     out->bytes_nvlink = once.bytes_nvlink + mb * per_mb.bytes_nvlink;
     out->bytes_network = once.bytes_network + mb * per_mb.bytes_network;
-    out->inter_node = k < n;
+    out->inter_node = (n > 1 && k < n) || depth_inter;
 }
 
 double pp_dp_once_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st)
@@ -590,7 +830,24 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     double split = (2.0 + 4.0 * kv + 2.0) * sbh + mlp;
     /* Attention scores: softmax output (2), dropout mask (1), dropout output (2). */
     double scores = store_scores ? 5.0 * m->heads * s * (double)m->seq_len * b : 0.0;
-    return replicated / (plan->sequence_parallel ? t : 1.0) + (split + scores) / t;
+    if (plan->tp_mode == PP_TP_1D)
+        return replicated / (plan->sequence_parallel ? t : 1.0) + (split + scores) / t;
+    /* 2D/2.5D/3D partition every activation over the t GPUs (Colossal-AI
+     * table: O(1/q^2), O(1/(d q^2)), O(1/q^3)).  3D keeps what its linear
+     * layers gathered for the backward pass (_Linear3D saves the gathered
+     * input and weight): the four layer inputs q times their share, and the
+     * layer's weight blocks, K N / q^2 each. */
+    double bytes = (replicated + split + scores) / t;
+    if (plan->tp_mode == PP_TP_3D) {
+        tp_grid g = grid_of(plan);
+        double K[4], N[4], weights = 0.0;
+        layer_linears(m, K, N);
+        for (int i = 0; i < 4; i++)
+            weights += K[i] * N[i];
+        double inputs = 6.0 * sbh + 2.0 * sbf; /* QKV, projection, MLP in (h-wide), MLP out (f-wide) */
+        bytes += (g.q - 1.0) * inputs / t + ACT_BYTES * weights / (g.q * g.q);
+    }
+    return bytes;
 }
 
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
@@ -603,7 +860,8 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         /* Only each layer's input is kept; one layer is rebuilt at a time. */
         double sbh = (double)m->seq_len / plan->cp * plan->micro_batch * m->hidden;
-        per_layer = ACT_BYTES * sbh / (plan->sequence_parallel ? plan->tp : 1.0);
+        bool split = plan->sequence_parallel || plan->tp_mode != PP_TP_1D;
+        per_layer = ACT_BYTES * sbh / (split ? plan->tp : 1.0);
         working = pp_layer_activation_bytes(prob, plan, !prob->training.flash_attention);
     }
     /* 1F1B: stage i keeps p - i micro-batches in flight, so stage 0 holds p

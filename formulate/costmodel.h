@@ -15,10 +15,14 @@
  *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth)
  *
  *   stage(S, recompute, sp)      per-micro-batch compute of the busiest stage
- *                                (+ exposed context-parallel exchange)
+ *                                (+ exposed context-parallel exchange); the
+ *                                matrix multiplies split as tp_mode does
  *   tp_comm(S, recompute, c_tp)  per-micro-batch tensor-parallel collectives
+ *                                (1D all-reduces, or the 2D/2.5D/3D grid's)
  *   pp_comm(S, c_pp)             per-micro-batch pipeline sends
- *   dp_comm(S, zero, c_dp)       data-parallel traffic: the once-per-step part
+ *   dp_comm(S, zero, c_dp, c_params)
+ *                                data-parallel traffic (and 2.5D's depth
+ *                                all-reduce): the once-per-step part
  *                                (overlaps the last backward) and the
  *                                per-micro-batch part (ZeRO-2/3; overlaps all
  *                                compute)
@@ -76,8 +80,15 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
 /* Time of one point-to-point transfer, inside a node or across nodes. */
 double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);
-/* Wire-size ratio of a codec on values of `value_bits` bits (>= 1). */
+/* Wire-size ratio of a codec on values of `value_bits` bits: fixed-rate
+ * codecs value_bits / bits_per_value (at least 1); lossless fp32 codecs
+ * their fp32 ratio, or on 16-bit values lossless_ratio_16 (may be < 1). */
 double pp_codec_ratio(const pp_codec *codec, double value_bits);
+
+/* The side q of a plan's tensor-parallel grid: tp itself for 1D, q with
+ * tp = q^2 (2D), q^2 tp_depth (2.5D) or q^3 (3D); 0 if tp, tp_mode and
+ * tp_depth do not form such a grid (docs/cost-model.md section 8). */
+int pp_tp_grid_side(const pp_plan *plan);
 
 /* --- the terms ------------------------------------------------------------- */
 

@@ -147,7 +147,14 @@ static void safe_id(const char *in, char *out, size_t len)
 void pp_mip_shape_key(const pp_mip *m, int si, char *buf, size_t len)
 {
     const pp_plan *b = &m->space->shapes[si].base;
-    snprintf(buf, len, "t%d_p%d_d%d_c%d_b%d_v%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch, b->virtual_stages);
+    int n = snprintf(buf, len, "t%d_p%d_d%d_c%d_b%d_v%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch,
+                     b->virtual_stages);
+    if (b->tp_mode == PP_TP_1D || n < 0 || (size_t)n >= len)
+        return;
+    if (b->tp_mode == PP_TP_2P5D)
+        snprintf(buf + n, len - (size_t)n, "_m2p5d%d", b->tp_depth);
+    else
+        snprintf(buf + n, len - (size_t)n, "_m%s", b->tp_mode == PP_TP_2D ? "2d" : "3d");
 }
 
 static const char *codec_name(const pp_problem *prob, int c, char *buf, size_t len)
@@ -172,9 +179,14 @@ static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char
     case PP_COL_PP:
         snprintf(buf, len, "P_%s_%s", key, codec_name(prob, p->codec[PP_DIM_PP], codec, sizeof codec));
         break;
-    case PP_COL_DP:
-        snprintf(buf, len, "D_%s_z%d_%s", key, p->zero, codec_name(prob, p->codec[PP_DIM_DP], codec, sizeof codec));
+    case PP_COL_DP: {
+        int n = snprintf(buf, len, "D_%s_z%d_%s", key, p->zero,
+                         codec_name(prob, p->codec[PP_DIM_DP], codec, sizeof codec));
+        if (p->codec[PP_DIM_PARAMS] != 0 && n >= 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, "_par_%s",
+                     codec_name(prob, p->codec[PP_DIM_PARAMS], codec, sizeof codec));
         break;
+    }
     default:
         snprintf(buf, len, "y_%s", key);
         break;
@@ -215,6 +227,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
     const pp_int_list *Cpp = pp_space_options(s, sh, PP_OPT_CODEC_PP);
     const pp_int_list *Z = pp_space_options(s, sh, PP_OPT_ZERO);
     const pp_int_list *Cdp = pp_space_options(s, sh, PP_OPT_CODEC_DP);
+    const pp_int_list *Cpar = pp_space_options(s, sh, PP_OPT_CODEC_PARAMS);
     double factor = sh->pipeline_factor;
     int last = sh->base.pp - 1;
 
@@ -253,18 +266,22 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
         p->obj = factor * p->comm.total_s;
     }
     for (int i = 0; i < Z->n; i++)
-        for (int k = 0; k < Cdp->n; k++) {
-            pp_mip_col *d = new_cand(c, PP_FAM_DP, sh, si);
-            if (!d)
-                continue;
-            pp_plan_set_option(&d->plan, PP_OPT_ZERO, Z->v[i]);
-            pp_plan_set_option(&d->plan, PP_OPT_CODEC_DP, Cdp->v[k]);
-            pp_term_dp_comm(prob, &d->plan, &d->dp);
-            d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
-            d->obj = d->dp.codec_s + d->optimizer_s;
-            d->states_gib[0] = states_sum_gib(prob, &d->plan, 0);
-            d->states_gib[1] = states_sum_gib(prob, &d->plan, last);
-        }
+        for (int k = 0; k < Cdp->n; k++)
+            for (int l = 0; l < Cpar->n; l++) {
+                if (!pp_space_zero_params_ok(Z->v[i], Cpar->v[l]))
+                    continue;
+                pp_mip_col *d = new_cand(c, PP_FAM_DP, sh, si);
+                if (!d)
+                    continue;
+                pp_plan_set_option(&d->plan, PP_OPT_ZERO, Z->v[i]);
+                pp_plan_set_option(&d->plan, PP_OPT_CODEC_DP, Cdp->v[k]);
+                pp_plan_set_option(&d->plan, PP_OPT_CODEC_PARAMS, Cpar->v[l]);
+                pp_term_dp_comm(prob, &d->plan, &d->dp);
+                d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
+                d->obj = d->dp.codec_s + d->optimizer_s;
+                d->states_gib[0] = states_sum_gib(prob, &d->plan, 0);
+                d->states_gib[1] = states_sum_gib(prob, &d->plan, last);
+            }
 }
 
 /* A NaN or infinite term would silently corrupt the MIP (and max(0, NaN)
@@ -521,6 +538,7 @@ static void pair_plan(const pp_mip *m, const pair_value *v, pp_plan *plan)
     plan->codec[PP_DIM_PP] = v->p->plan.codec[PP_DIM_PP];
     plan->zero = v->d->plan.zero;
     plan->codec[PP_DIM_DP] = v->d->plan.codec[PP_DIM_DP];
+    plan->codec[PP_DIM_PARAMS] = v->d->plan.codec[PP_DIM_PARAMS];
 }
 
 /* Price, prune and make consistent the candidates of shape si. */
@@ -555,7 +573,7 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
     const pp_problem *prob = m->prob;
     int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, n_ub = 0;
     double *ub = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *ub);
-    pair_value *pairs = malloc((size_t)PP_MIP_MAX_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
+    pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
     if (!ub || !pairs) {
         free(ub);
         free(pairs);
@@ -730,6 +748,7 @@ int pp_mip_decode(const pp_mip *m, pp_mip_choice *ch, pp_plan *plan, pp_error *e
     plan->codec[PP_DIM_PP] = p->codec[PP_DIM_PP];
     plan->zero = d->zero;
     plan->codec[PP_DIM_DP] = d->codec[PP_DIM_DP];
+    plan->codec[PP_DIM_PARAMS] = d->codec[PP_DIM_PARAMS];
     return PP_OK;
 }
 

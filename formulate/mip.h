@@ -8,11 +8,11 @@
  * coefficient is the term's value for that choice, computed by the cost
  * model's own term function:
  *
- *   y_S              the shape                        (no cost)
+ *   y_S              the shape (degrees and TP mode)  (no cost)
  *   A_{S,R,SP}       recompute, sequence parallel     factor_S * stage.total
  *   T_{S,R,Ctp}      recompute, TP codec              factor_S * tp_comm.total
  *   P_{S,Cpp}        PP codec                         factor_S * pp_comm.total
- *   D_{S,Z,Cdp}      ZeRO stage, DP codec             dp.codec + optimizer
+ *   D_{S,Z,Cdp,Cpar} ZeRO stage, DP and params codecs dp.codec + optimizer
  *   e_once_S, e_per_mb_S >= 0, cost 1: the two DP overlap epigraphs
  *
  * with the consistency rows, for each S: sum A = sum P = sum D = y_S, for
@@ -88,7 +88,10 @@ typedef struct pp_mip_col {
 
 enum { PP_EPI_ONCE = 1, PP_EPI_PER_MB = 2 };
 
-#define PP_MIP_MAX_CANDS (4 * PP_MAX_CODECS)
+/* The most candidates of a family: DP's (ZeRO stage, DP codec, params
+ * codec); the stage family's (recompute, sequence parallelism) are fewer. */
+#define PP_MIP_MAX_CANDS (4 * PP_MAX_CODECS * PP_MAX_CODECS)
+#define PP_MIP_MAX_STAGE_CANDS (2 * PP_RECOMPUTE_COUNT)
 
 /* The joint candidates of one shape, before they become columns. */
 typedef struct pp_mip_cands {
@@ -182,7 +185,8 @@ double pp_mip_exposed_coef(const pp_mip *mip, int epigraph, const pp_mip_col *x)
 /* Objective coefficient of column j, in the MIP's units. */
 double pp_mip_obj_coef(const pp_mip *mip, int j);
 
-/* The name of shape si in row and column names, e.g. "t8_p16_d8_c1_b1_v1". */
+/* The name of shape si in row and column names, e.g. "t8_p16_d8_c1_b1_v1"
+ * ("t16_p16_d4_c1_b4_v1_m2p5d4" for a 2.5D grid of depth 4, "_m2d", "_m3d"). */
 void pp_mip_shape_key(const pp_mip *mip, int si, char *buf, size_t len);
 
 /* ---- reading a solution ------------------------------------------------ */

@@ -6,8 +6,11 @@
  */
 #include "rules.h"
 
+#include "costmodel.h"
 #include "error.h"
 #include "problem.h"
+
+#include <limits.h>
 
 typedef int (*rule_fn)(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
@@ -33,10 +36,13 @@ static int rule_positive(const pp_problem *prob, const pp_plan *pl, pp_error *er
 
 static int rule_gpu_count(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
-    long used = (long)pl->tp * pl->pp * pl->dp * pl->cp, have = pp_cluster_gpus(prob);
-    if (used != have)
+    /* In double: four degrees of up to 2^24 overflow a long; any product
+     * beyond 2^53 is far above every cluster, so rounding cannot match. */
+    double used = (double)pl->tp * pl->pp * pl->dp * pl->cp;
+    long have = pp_cluster_gpus(prob);
+    if (used != (double)have)
         return pp_error_set(err, PP_EINPUT, "plan",
-                            "gpu count: tp*pp*dp*cp = %d*%d*%d*%d = %ld, but the cluster has %ld GPUs",
+                            "gpu count: tp*pp*dp*cp = %d*%d*%d*%d = %.0f, but the cluster has %ld GPUs",
                             pl->tp, pl->pp, pl->dp, pl->cp, used, have);
     return PP_OK;
 }
@@ -44,6 +50,8 @@ static int rule_gpu_count(const pp_problem *prob, const pp_plan *pl, pp_error *e
 static int rule_tp_divides_heads(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     const pp_model *m = &prob->model;
+    if (pl->tp_mode != PP_TP_1D)
+        return PP_OK; /* a grid splits heads by q, not t: rule_tp_grid */
     if (m->heads % pl->tp || m->kv_heads % pl->tp)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: tp=%d must divide heads=%d and kv_heads=%d", pl->tp, m->heads,
@@ -97,6 +105,11 @@ static int rule_batch_split(const pp_problem *prob, const pp_plan *pl, pp_error 
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: dp*micro_batch = %d*%d = %ld must divide global_batch=%ld", pl->dp,
                             pl->micro_batch, per, prob->training.global_batch);
+    if (m > INT_MAX) /* the cost model counts micro-batches in an int */
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "micro-batches: global_batch/(dp*micro_batch) = %ld micro-batches per pipeline, at "
+                            "most %d are supported; raise dp or micro_batch",
+                            m, INT_MAX);
     if (pl->virtual_stages > 1 && m % pl->pp)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "interleaving: the %ld micro-batches per pipeline must be a multiple of pp=%d",
@@ -104,12 +117,63 @@ static int rule_batch_split(const pp_problem *prob, const pp_plan *pl, pp_error 
     return PP_OK;
 }
 
-static int rule_tp_mode(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+/* The grid of a 2D/2.5D/3D plan (docs/cost-model.md section 8): tp = q^2,
+ * q^2 d (d >= 2; d = 1 is 2D) or q^3 with q >= 2; q divides the heads, the
+ * K/V heads, hidden and ffn_hidden (3D: hidden and ffn_hidden by q^2, its
+ * weight shards); the micro-batch splits over the grid's rows (Colossal-AI
+ * splits the batch dimension): by q (2D), d q (2.5D) or q^2 (3D).
+ * Sequence parallelism is a 1D technique: the grids already partition
+ * every activation. */
+static int rule_tp_grid(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    const char *mode = pp_tp_mode_name(pl->tp_mode);
+    if (pl->tp_mode < 0 || pl->tp_mode >= PP_TP_MODE_COUNT)
+        return pp_error_set(err, PP_EINPUT, "plan.tp_mode", "tp_mode %d is not a tensor-parallel mode",
+                            (int)pl->tp_mode);
+    if (pl->tp_depth < 1 || (pl->tp_mode != PP_TP_2P5D && pl->tp_depth != 1))
+        return pp_error_set(err, PP_EINPUT, "plan.tp_depth",
+                            "tp_depth=%d: a depth other than 1 needs tp_mode \"2.5d\" (found \"%s\")", pl->tp_depth,
+                            mode);
+    if (pl->tp_mode == PP_TP_1D)
+        return PP_OK;
+    int q = pp_tp_grid_side(pl);
+    if (q < 2 || (pl->tp_mode == PP_TP_2P5D && pl->tp_depth < 2)) {
+        const char *shape = pl->tp_mode == PP_TP_2D     ? "q^2"
+                            : pl->tp_mode == PP_TP_2P5D ? "q^2*tp_depth with tp_depth >= 2"
+                                                        : "q^3";
+        return pp_error_set(err, PP_EINPUT, "plan.tp_mode",
+                            "grid: tp_mode \"%s\" needs tp = %s with q >= 2, found tp=%d tp_depth=%d", mode, shape,
+                            pl->tp, pl->tp_depth);
+    }
+    const pp_model *m = &prob->model;
+    if (m->heads % q || m->kv_heads % q || m->hidden % q || m->ffn_hidden % q)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "divisibility: the %s grid side q=%d must divide heads=%d, kv_heads=%d, hidden=%d and "
+                            "ffn_hidden=%d",
+                            mode, q, m->heads, m->kv_heads, m->hidden, m->ffn_hidden);
+    if (pl->tp_mode == PP_TP_3D && (m->hidden % (q * q) || m->ffn_hidden % (q * q)))
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "divisibility: the 3d grid needs q^2=%d to divide hidden=%d and ffn_hidden=%d", q * q,
+                            m->hidden, m->ffn_hidden);
+    long rows = pl->tp_mode == PP_TP_2D ? q : pl->tp_mode == PP_TP_2P5D ? (long)q * pl->tp_depth : (long)q * q;
+    if (pl->micro_batch % rows)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "divisibility: the %s grid splits the micro-batch %ld ways, but micro_batch=%d", mode,
+                            rows, pl->micro_batch);
+    if (pl->sequence_parallel)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "sequence_parallel is a 1d technique (tp_mode \"%s\" partitions every activation)", mode);
+    return PP_OK;
+}
+
+/* ZeRO's parameter all-gathers exist only from stage 1 on. */
+static int rule_params_codec(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     (void)prob;
-    if (pl->tp_mode != PP_TP_1D)
-        return pp_error_set(err, PP_EINPUT, "plan.tp_mode",
-                            "tp_mode '%s' is not modelled by this version; use \"1d\"", pp_tp_mode_name(pl->tp_mode));
+    if (pl->zero == 0 && pl->codec[PP_DIM_PARAMS] != 0)
+        return pp_error_set(err, PP_EINPUT, "plan.compression",
+                            "compression.params applies to ZeRO's parameter all-gathers; with zero=0 there are none "
+                            "(use \"none\")");
     return PP_OK;
 }
 
@@ -133,7 +197,7 @@ static int rule_codecs(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 
 static const rule_fn RULES[] = {
     rule_positive,  rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
-    rule_sequence_split, rule_batch_split, rule_tp_mode,       rule_codecs,
+    rule_sequence_split, rule_batch_split, rule_tp_grid,       rule_codecs,  rule_params_codec,
 };
 
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)

@@ -4,14 +4,18 @@
  * The tool's default candidates, used for any decision the problem's search
  * section leaves free:
  *   tp              divisors of the node's GPUs (of all GPUs when TP may cross
- *                   nodes) that also divide heads, kv_heads and ffn_hidden
+ *                   nodes) that also divide heads, kv_heads and ffn_hidden, or
+ *                   that form a 2D/2.5D/3D grid the search allows
+ *   tp_mode, depth  every mode of search.tp_mode (default all) whose grid fits
+ *                   tp; 2.5D once per depth 2 <= d <= q with tp/d = q^2
  *   pp              divisors of layers that divide GPUs / tp
  *   cp              1, 2, 4, 8 with seq_len % (2 cp) == 0
  *   dp              GPUs / (tp pp cp), whatever it is
  *   micro_batch     1, 2, 4, 8, 16 dividing global_batch / dp
  *   virtual_stages  1, 2, 3, 4, 6, 8
  *   zero 0..3, recompute none/selective/full, sequence_parallel off/on,
- *   every codec of the problem on every dimension.
+ *   every codec of the problem on every dimension (the params codec only
+ *   with ZeRO >= 1).
  * A listed value is taken as given: if it breaks a rule, the shapes using it
  * are dropped by pp_plan_check like any other, and the first such rule is
  * kept to explain an empty space.
@@ -27,6 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Bounds that keep `plan` quick and small however absurd the problem: the
+ * default candidates give at most a few thousand shapes, but search lists of
+ * 64 values each on a cluster whose GPU count has many divisors can give
+ * tens of millions (and a MIP GLPK never finishes). */
+#define PP_SPACE_MAX_SHAPES 200000
+#define PP_SPACE_MAX_TRIES 2000000L
 
 static bool list_has(const pp_int_list *l, int v)
 {
@@ -59,14 +70,112 @@ static const pp_int_list *given_or(const pp_int_list *given, const pp_int_list *
     return given->n > 0 ? given : defaults;
 }
 
+/* Add (mode, d) to the choices if its grid fits tp. */
+static int add_grid(int tp, int mode, int d, int *modes, int *depths, int n, int max)
+{
+    pp_plan probe;
+    pp_plan_init(&probe);
+    probe.tp = tp;
+    probe.tp_mode = (pp_tp_mode)mode;
+    probe.tp_depth = d;
+    int side = pp_tp_grid_side(&probe);
+    if (n >= max || side < (mode == PP_TP_1D ? 1 : 2))
+        return n;
+    modes[n] = mode;
+    depths[n] = d;
+    return n + 1;
+}
+
+/* The (tp_mode, tp_depth) pairs of a tensor-parallel degree that the search
+ * allows and whose grid fits it (rules.c checks the rest); tp = 1 is "1d".
+ * 2.5D gives one depth d = tp / q^2 >= 2 per side q >= 2, largest d first,
+ * with d <= q unless search.tp_depth lists the depths: the range of the 2.5D
+ * algorithm (Solomonik and Demmel 2011: replication c <= p^(1/3)); a deeper
+ * grid is a 2D grid with data parallelism over its layers, which the dp
+ * degree already offers. */
+static int grid_choices(const pp_problem *prob, int tp, int *modes, int *depths, int max)
+{
+    const pp_search *q = &prob->search;
+    if (tp == 1)
+        return add_grid(1, PP_TP_1D, 1, modes, depths, 0, max);
+    int n = 0;
+    for (int mode = 0; mode < PP_TP_MODE_COUNT; mode++) {
+        if (q->tp_mode.n > 0 && !list_has(&q->tp_mode, mode))
+            continue;
+        if (mode != PP_TP_2P5D) {
+            n = add_grid(tp, mode, 1, modes, depths, n, max);
+            continue;
+        }
+        for (long side = 2; side * side * 2 <= tp; side++) {
+            int d = (int)(tp / (side * side));
+            bool listed = q->tp_depth.n == 0 ? d <= side : list_has(&q->tp_depth, d);
+            if (tp % (side * side) == 0 && listed)
+                n = add_grid(tp, mode, d, modes, depths, n, max);
+        }
+    }
+    return n;
+}
+
+/* Whether a grid mode the search allows could take tp: its side q divides
+ * the heads, kv_heads, hidden and ffn_hidden (the rest is for the rules). */
+static bool grid_fits_model(const pp_problem *prob, int tp)
+{
+    int modes[PP_MAX_VALUES], depths[PP_MAX_VALUES];
+    int n = grid_choices(prob, tp, modes, depths, PP_MAX_VALUES);
+    const pp_model *m = &prob->model;
+    for (int i = 0; i < n; i++) {
+        if (modes[i] == PP_TP_1D)
+            continue;
+        pp_plan probe;
+        pp_plan_init(&probe);
+        probe.tp = tp;
+        probe.tp_mode = (pp_tp_mode)modes[i];
+        probe.tp_depth = depths[i];
+        int q = pp_tp_grid_side(&probe);
+        if (q > 0 && m->heads % q == 0 && m->kv_heads % q == 0 && m->hidden % q == 0 && m->ffn_hidden % q == 0)
+            return true;
+    }
+    return false;
+}
+
+#define MAX_DIVISORS 4096 /* a number below 2^31 has at most 1600 divisors */
+
+/* The divisors of n >= 1, ascending, in O(sqrt n) steps (a cluster of 6e8
+ * GPUs must not cost 6e8 trial divisions per space). */
+static int divisors(long n, long *out, int cap)
+{
+    long high[MAX_DIVISORS];
+    int n_low = 0, n_high = 0;
+    for (long i = 1; i <= n / i && n_low < cap / 2 && n_high < cap / 2; i++)
+        if (n % i == 0) {
+            out[n_low++] = i;
+            if (i != n / i)
+                high[n_high++] = n / i;
+        }
+    while (n_high > 0)
+        out[n_low++] = high[--n_high];
+    return n_low;
+}
+
 static void default_tp(const pp_problem *prob, long gpus, pp_int_list *out)
 {
     const pp_model *m = &prob->model;
     long span = prob->allow_tp_across_nodes ? gpus : prob->cluster.gpus_per_node;
+    bool one_d = prob->search.tp_mode.n == 0 || list_has(&prob->search.tp_mode, PP_TP_1D);
+    /* A grid's side divides the heads, so without listed depths tp <= heads^3. */
+    long heads = m->heads > 0 ? m->heads : 1, top = span;
+    if (prob->search.tp_depth.n == 0 && heads <= 1000 && heads * heads * heads < top)
+        top = heads * heads * heads;
     out->n = 0;
-    for (int t = 1; t <= m->heads && t <= span; t++)
-        if (span % t == 0 && m->heads % t == 0 && m->kv_heads % t == 0 && m->ffn_hidden % t == 0)
-            list_add(out, t);
+    long divs[MAX_DIVISORS];
+    int n_divs = divisors(span, divs, MAX_DIVISORS);
+    for (int i = 0; i < n_divs && divs[i] <= top && out->n < PP_MAX_VALUES; i++) {
+        long t = divs[i];
+        bool fits_1d = t == 1 || (one_d && t <= m->heads && m->heads % t == 0 && m->kv_heads % t == 0 &&
+                                  m->ffn_hidden % t == 0);
+        if (fits_1d || (t <= 1L << 20 && grid_fits_model(prob, (int)t)))
+            list_add(out, (int)t);
+    }
 }
 
 static void default_pp(const pp_problem *prob, long gpus_per_tp, pp_int_list *out)
@@ -139,6 +248,7 @@ static void set_options(const pp_problem *prob, pp_space *s)
     s->options[PP_OPT_CODEC_DP] = in_range(&q->compression[PP_DIM_DP], &d, 0, prob->n_codecs - 1);
     s->options[PP_OPT_CODEC_TP] = in_range(&q->compression[PP_DIM_TP], &d, 0, prob->n_codecs - 1);
     s->options[PP_OPT_CODEC_PP] = in_range(&q->compression[PP_DIM_PP], &d, 0, prob->n_codecs - 1);
+    s->options[PP_OPT_CODEC_PARAMS] = in_range(&q->compression[PP_DIM_PARAMS], &d, 0, prob->n_codecs - 1);
 
     for (int k = 0; k < PP_OPT_COUNT; k++) {
         const pp_int_list *o = &s->options[k];
@@ -160,22 +270,36 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
     const pp_plan *b = &shape->base;
     bool degenerate = false;
     switch (kind) {
-    case PP_OPT_SEQUENCE_PARALLEL:
+    case PP_OPT_SEQUENCE_PARALLEL: degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D; break;
     case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
     case PP_OPT_ZERO:
-    case PP_OPT_CODEC_DP: degenerate = b->dp == 1; break;
+    case PP_OPT_CODEC_PARAMS: degenerate = b->dp == 1; break;
+    /* the DP codec also compresses 2.5D's depth all-reduce of the gradients */
+    case PP_OPT_CODEC_DP: degenerate = b->dp == 1 && !(b->tp_mode == PP_TP_2P5D && b->tp_depth > 1); break;
     case PP_OPT_CODEC_PP: degenerate = b->pp == 1; break;
     default: break;
     }
     return degenerate ? &s->degenerate[kind] : &s->options[kind];
 }
 
+bool pp_space_zero_params_ok(int zero, int params_codec)
+{
+    return zero != 0 || params_codec == 0;
+}
+
 double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
 {
     double n = 1.0;
     for (int k = 0; k < PP_OPT_COUNT; k++)
-        n *= pp_space_options(s, shape, (pp_option_kind)k)->n;
-    return n;
+        if (k != PP_OPT_ZERO && k != PP_OPT_CODEC_PARAMS)
+            n *= pp_space_options(s, shape, (pp_option_kind)k)->n;
+    const pp_int_list *Z = pp_space_options(s, shape, PP_OPT_ZERO);
+    const pp_int_list *C = pp_space_options(s, shape, PP_OPT_CODEC_PARAMS);
+    double pairs = 0.0;
+    for (int i = 0; i < Z->n; i++)
+        for (int j = 0; j < C->n; j++)
+            pairs += pp_space_zero_params_ok(Z->v[i], C->v[j]);
+    return n * pairs;
 }
 
 void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value)
@@ -187,6 +311,7 @@ void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value)
     case PP_OPT_CODEC_DP: plan->codec[PP_DIM_DP] = value; break;
     case PP_OPT_CODEC_TP: plan->codec[PP_DIM_TP] = value; break;
     case PP_OPT_CODEC_PP: plan->codec[PP_DIM_PP] = value; break;
+    case PP_OPT_CODEC_PARAMS: plan->codec[PP_DIM_PARAMS] = value; break;
     default: break;
     }
 }
@@ -194,8 +319,14 @@ void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value)
 void pp_shape_describe(const pp_shape *shape, char *buf, size_t len)
 {
     const pp_plan *b = &shape->base;
-    snprintf(buf, len, "tp=%d pp=%d dp=%d cp=%d mb=%d v=%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch,
-             b->virtual_stages);
+    int n = snprintf(buf, len, "tp=%d pp=%d dp=%d cp=%d mb=%d v=%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch,
+                     b->virtual_stages);
+    if (b->tp_mode != PP_TP_1D && n >= 0 && (size_t)n < len) {
+        if (b->tp_mode == PP_TP_2P5D)
+            snprintf(buf + n, len - (size_t)n, " tp_mode=%s d=%d", pp_tp_mode_name(b->tp_mode), b->tp_depth);
+        else
+            snprintf(buf + n, len - (size_t)n, " tp_mode=%s", pp_tp_mode_name(b->tp_mode));
+    }
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -229,20 +360,26 @@ static int push_shape(builder *b, const pp_plan *plan)
 
 /* Try one shape: keep it iff it obeys the rules with defaults elsewhere and
  * its choices leave at least one plan. */
-static int try_shape(builder *b, int tp, int pp, int dp, int cp, int mb, int v)
+static int try_shape(builder *b, int tp, int mode, int depth, int pp, int dp, int cp, int mb, int v)
 {
     pp_plan plan;
     pp_plan_init(&plan);
     plan.tp = tp;
+    plan.tp_mode = (pp_tp_mode)mode;
+    plan.tp_depth = depth;
     plan.pp = pp;
     plan.dp = dp;
     plan.cp = cp;
     plan.micro_batch = mb;
     plan.virtual_stages = v;
+    if (b->tried >= PP_SPACE_MAX_TRIES || b->s->n_shapes >= PP_SPACE_MAX_SHAPES)
+        return PP_EINPUT;
     b->tried++;
     pp_error e;
     pp_error_clear(&e);
-    if (pp_plan_check(b->prob, &plan, &e)) {
+    /* Only the first rejection is kept: format no message for the others
+     * (millions of them, with long search lists). */
+    if (pp_plan_check(b->prob, &plan, b->have_rejection ? NULL : &e)) {
         if (!b->have_rejection) {
             b->rejection = e;
             b->have_rejection = true;
@@ -258,9 +395,9 @@ static int try_shape(builder *b, int tp, int pp, int dp, int cp, int mb, int v)
 static int cmp_shape(const void *a, const void *b)
 {
     const pp_plan *x = &((const pp_shape *)a)->base, *y = &((const pp_shape *)b)->base;
-    const int kx[] = {x->tp, x->pp, x->cp, x->dp, x->micro_batch, x->virtual_stages};
-    const int ky[] = {y->tp, y->pp, y->cp, y->dp, y->micro_batch, y->virtual_stages};
-    for (int i = 0; i < 6; i++)
+    const int kx[] = {x->tp, x->pp, x->cp, x->dp, x->micro_batch, x->virtual_stages, (int)x->tp_mode, x->tp_depth};
+    const int ky[] = {y->tp, y->pp, y->cp, y->dp, y->micro_batch, y->virtual_stages, (int)y->tp_mode, y->tp_depth};
+    for (int i = 0; i < 8; i++)
         if (kx[i] != ky[i])
             return kx[i] < ky[i] ? -1 : 1;
     return 0;
@@ -271,11 +408,11 @@ static void explain_empty(const builder *b)
     const pp_problem *prob = b->prob;
     pp_space *s = b->s;
     long gpus = pp_cluster_gpus(prob);
-    bool tp_mode_ok = prob->search.tp_mode.n == 0 || list_has(&prob->search.tp_mode, PP_TP_1D);
-    if (!tp_mode_ok)
+    if (b->tried == 0 && (prob->search.tp_mode.n > 0 || prob->search.tp_depth.n > 0))
         snprintf(s->empty_reason, sizeof s->empty_reason,
-                 "tp_mode: the search allows only tensor-parallel modes this version does not model; "
-                 "allow \"1d\"");
+                 "tp_mode: no tensor-parallel degree that divides the %ld GPUs forms a grid of the listed modes "
+                 "(2d: tp = q^2, 2.5d: tp = q^2 d with d >= 2 of search.tp_depth, 3d: tp = q^3, q >= 2)",
+                 gpus);
     else if (b->tried == 0)
         snprintf(s->empty_reason, sizeof s->empty_reason,
                  "divisibility: no tp/pp/dp/cp/micro_batch combination multiplies to %ld GPUs and divides "
@@ -285,17 +422,29 @@ static void explain_empty(const builder *b)
         snprintf(s->empty_reason, sizeof s->empty_reason, "%s", b->rejection.msg);
     else
         snprintf(s->empty_reason, sizeof s->empty_reason,
-                 "search: the listed options leave no plan (sequence_parallel needs tp >= 2)");
+                 "search: the listed options leave no plan (sequence_parallel needs tp >= 2 and tp_mode 1d; "
+                 "compression.params needs zero >= 1)");
+}
+
+static int space_failed(const builder *b, int rc, pp_error *err)
+{
+    if (rc != PP_EINPUT)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the decision space");
+    return pp_error_set(err, PP_EINPUT, "",
+                        "decision space too large: more than %d valid shapes or %ld combinations of tp, pp, cp, "
+                        "micro_batch and virtual_stages to try (at %d shapes after %ld tries); list fewer values "
+                        "in the problem's search section, or use fewer GPUs",
+                        PP_SPACE_MAX_SHAPES, PP_SPACE_MAX_TRIES, b->s->n_shapes, b->tried);
 }
 
 int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
 {
+    int rc = PP_OK;
     memset(s, 0, sizeof *s);
     set_options(prob, s);
     builder b = {.prob = prob, .s = s};
     const pp_search *q = &prob->search;
     long gpus = pp_cluster_gpus(prob);
-    bool tp_mode_ok = q->tp_mode.n == 0 || list_has(&q->tp_mode, PP_TP_1D);
 
     pp_int_list tp_def, pp_def, cp_def, mb_def;
     static const int vs[] = {1, 2, 3, 4, 6, 8};
@@ -306,10 +455,12 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     const pp_int_list *tps = given_or(&q->tp, &tp_def), *cps = given_or(&q->cp, &cp_def);
     const pp_int_list *vlist = given_or(&q->virtual_stages, &v_def);
 
-    for (int i = 0; tp_mode_ok && gpus > 0 && i < tps->n; i++) {
+    for (int i = 0; gpus > 0 && i < tps->n; i++) {
         int tp = tps->v[i];
         if (tp < 1 || gpus % tp)
             continue;
+        int modes[PP_MAX_VALUES], depths[PP_MAX_VALUES];
+        int n_modes = grid_choices(prob, tp, modes, depths, PP_MAX_VALUES);
         default_pp(prob, gpus / tp, &pp_def);
         const pp_int_list *pps = given_or(&q->pp, &pp_def);
         for (int j = 0; j < pps->n; j++) {
@@ -328,8 +479,10 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
                 const pp_int_list *mbs = given_or(&q->micro_batch, &mb_def);
                 for (int l = 0; l < mbs->n; l++)
                     for (int n = 0; n < vlist->n; n++)
-                        if (try_shape(&b, tp, pp, dp, cp, mbs->v[l], vlist->v[n]))
-                            return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the decision space");
+                        for (int g = 0; g < n_modes; g++)
+                            if ((rc = try_shape(&b, tp, modes[g], depths[g], pp, dp, cp, mbs->v[l],
+                                                vlist->v[n])) != PP_OK)
+                                return space_failed(&b, rc, err);
             }
         }
     }
@@ -347,9 +500,12 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
         list_add(&s->cp, p->cp);
         list_add(&s->micro_batch, p->micro_batch);
         list_add(&s->virtual_stages, p->virtual_stages);
+        list_add(&s->tp_mode, (int)p->tp_mode);
+        list_add(&s->tp_depth, p->tp_depth);
         s->decision_space += pp_space_shape_plans(s, &s->shapes[i]);
     }
-    pp_int_list *lists[] = {&s->tp, &s->pp, &s->dp, &s->cp, &s->micro_batch, &s->virtual_stages};
+    pp_int_list *lists[] = {&s->tp, &s->pp, &s->dp, &s->cp, &s->micro_batch, &s->virtual_stages, &s->tp_mode,
+                            &s->tp_depth};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         list_sort(lists[i]);
     return PP_OK;

@@ -2,18 +2,28 @@
  * space.h: the decision space of a problem, shared by the MIP builder and the
  * enumerator so that both search exactly the same plans.
  *
- * A plan is a shape plus six small choices:
+ * A plan is a shape plus seven small choices:
  *
- *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages)
- *   choices = recompute, sequence_parallel, zero, codec[dp], codec[tp], codec[pp]
+ *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth)
+ *   choices = recompute, sequence_parallel, zero, codec[dp], codec[tp], codec[pp],
+ *             codec[params]
+ *
+ * The tensor-parallel mode is part of the shape because every term depends
+ * on it (the split of the multiplies, the collectives, the memory).  tp = 1
+ * has no tensor parallelism and is always "1d"; for tp > 1 each mode of
+ * search.tp_mode (default all four) whose grid fits tp gives a shape, 2.5D
+ * once per depth 2 <= d <= q with tp/d = q^2 (search.tp_depth lists others).
  *
  * The space keeps every shape that obeys the rules (rules.h) with the other
  * decisions at their defaults, and, per shape, the options of each choice.
  * Options depend on the shape in only three ways, so they are stored once per
  * space and narrowed on demand by pp_space_options():
- *   - sequence parallelism needs tp >= 2;
+ *   - sequence parallelism needs tp >= 2 and tp_mode 1d;
  *   - ZeRO is a no-op with dp = 1 (only stage 0 is offered);
- *   - compressing a dimension of degree 1 sends nothing (only 'none').
+ *   - compressing a dimension of degree 1 sends nothing (only 'none'); the DP
+ *     codec also compresses 2.5D's depth all-reduce, so it stays free there.
+ * One rule ties two choices: the params codec needs ZeRO >= 1 (with ZeRO-0
+ * there are no parameter gathers), so ZeRO-0 takes only 'none' for it.
  * Candidate values come from problem->search when a list is given, else from
  * the tool's defaults (see space.c).  Constraints that cut plans of the space
  * (memory, accuracy, bandwidth) are the business of the constraint families
@@ -40,6 +50,7 @@ typedef enum {
     PP_OPT_CODEC_PP,
     PP_OPT_ZERO,
     PP_OPT_CODEC_DP,
+    PP_OPT_CODEC_PARAMS,
     PP_OPT_COUNT
 } pp_option_kind;
 
@@ -48,7 +59,7 @@ typedef struct pp_space {
     pp_shape *shapes; /* owned; sorted by (tp, pp, cp, dp, micro_batch, virtual_stages) */
 
     /* The values each degree takes in at least one shape, ascending. */
-    pp_int_list tp, pp, dp, cp, micro_batch, virtual_stages;
+    pp_int_list tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth;
 
     /* Options of each choice for a shape where the choice is free, and the
      * narrower list used where it is degenerate (tp = 1, dp = 1, degree 1). */
@@ -67,14 +78,20 @@ void pp_space_free(pp_space *space);
 /* Options of one choice for a shape (points into the space). */
 const pp_int_list *pp_space_options(const pp_space *space, const pp_shape *shape, pp_option_kind kind);
 
-/* Number of plans of one shape: the product of its option counts. */
+/* Number of plans of one shape: the product of its option counts, less the
+ * ZeRO-0 plans with a params codec other than 'none'. */
 double pp_space_shape_plans(const pp_space *space, const pp_shape *shape);
+
+/* Whether a plan's params codec is allowed with its ZeRO stage (the one rule
+ * between two choices; rules.c says the same). */
+bool pp_space_zero_params_ok(int zero, int params_codec);
 
 /* Set the choice `kind` of a plan to `value` (recompute enum, 0/1, zero
  * stage or codec index). */
 void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value);
 
-/* A short human name of a shape, e.g. "tp=8 pp=16 dp=8 cp=1 mb=1 v=1". */
+/* A short human name of a shape, e.g. "tp=8 pp=16 dp=8 cp=1 mb=1 v=1"
+ * (and " tp_mode=2.5d d=4" for a grid). */
 void pp_shape_describe(const pp_shape *shape, char *buf, size_t len);
 
 #endif

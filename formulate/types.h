@@ -44,8 +44,12 @@ typedef struct pp_error {
 typedef enum { PP_PREC_BF16 = 0, PP_PREC_FP16, PP_PREC_FP8, PP_PREC_FP32, PP_PREC_COUNT } pp_precision;
 typedef enum { PP_RECOMPUTE_NONE = 0, PP_RECOMPUTE_SELECTIVE, PP_RECOMPUTE_FULL, PP_RECOMPUTE_COUNT } pp_recompute;
 typedef enum { PP_TP_1D = 0, PP_TP_2D, PP_TP_2P5D, PP_TP_3D, PP_TP_MODE_COUNT } pp_tp_mode;
-/* The three parallel dimensions whose traffic can be compressed. */
-typedef enum { PP_DIM_DP = 0, PP_DIM_TP, PP_DIM_PP, PP_DIM_COUNT } pp_dim;
+/* The traffic that can be compressed, each with its own codec decision and
+ * error tolerance: data-parallel gradients, tensor-parallel activations (and,
+ * in 2D/2.5D/3D, the weight blocks the grid moves), pipeline activations,
+ * and ZeRO's parameter all-gathers ("params": the all-gather after the
+ * optimizer step with ZeRO-1/2, the per-layer gathers of ZeRO-3). */
+typedef enum { PP_DIM_DP = 0, PP_DIM_TP, PP_DIM_PP, PP_DIM_PARAMS, PP_DIM_COUNT } pp_dim;
 typedef enum { PP_OBJ_MIN_STEP_TIME = 0, PP_OBJ_MIN_COST, PP_OBJ_MIN_TIME, PP_OBJ_MIN_GPUS } pp_objective;
 
 /* ---- model ------------------------------------------------------------ */
@@ -124,6 +128,9 @@ typedef struct pp_training {
     int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
                                         wrapped block (FSDP, Megatron-Core), one per leaf
                                         module with parameters (DeepSpeed: 6 for a GPT layer) */
+    pp_precision grad_reduce_dtype; /* data type of the DP gradient traffic on the wire: fp32
+                                       (4 bytes a value) or a 16-bit type (bf16/fp16, 2 bytes,
+                                       the default: DeepSpeed's communication_data_type) */
 } pp_training;
 
 /* ---- codecs ------------------------------------------------------------ */
@@ -132,7 +139,9 @@ typedef struct pp_codec {
     char id[PP_ID_LEN];
     bool lossy;
     double bits_per_value;  /* lossy fixed-rate codecs: bits per value on the wire */
-    double lossless_ratio;  /* lossless codecs: measured ratio (>= 1), 1 for none */
+    double lossless_ratio;  /* lossless codecs: measured ratio on fp32 messages (>= 1), 1 for none */
+    double lossless_ratio_16; /* lossless codecs: wire ratio on 16-bit messages, which an fp32 codec
+                                 sees widened to fp32 (may be < 1); 0 = same as lossless_ratio */
     double compress_GBps;   /* GPU throughput, input bytes per second; 0 = free */
     double decompress_GBps; /* GPU throughput, output bytes per second; 0 = free */
     double rel_error;       /* relative error it introduces (0 for lossless) */
@@ -151,6 +160,7 @@ typedef struct pp_search {
     pp_int_list recompute;         /* values of pp_recompute */
     pp_int_list sequence_parallel; /* 0 / 1 */
     pp_int_list tp_mode;           /* values of pp_tp_mode */
+    pp_int_list tp_depth;          /* 2.5D depths d (tp = q^2 d, d >= 2) */
     pp_int_list compression[PP_DIM_COUNT]; /* codec indices into problem.codecs */
 } pp_search;
 

@@ -197,7 +197,8 @@ static bool codec_allowed(const pp_problem *prob, int c, pp_dim d)
 static int blocked_dim(const pp_problem *prob, const pp_space *s, const pp_shape *sh)
 {
     static const struct { pp_dim dim; pp_option_kind opt; } dims[] = {
-        {PP_DIM_DP, PP_OPT_CODEC_DP}, {PP_DIM_TP, PP_OPT_CODEC_TP}, {PP_DIM_PP, PP_OPT_CODEC_PP}};
+        {PP_DIM_DP, PP_OPT_CODEC_DP}, {PP_DIM_TP, PP_OPT_CODEC_TP}, {PP_DIM_PP, PP_OPT_CODEC_PP},
+        {PP_DIM_PARAMS, PP_OPT_CODEC_PARAMS}};
     for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++) {
         const pp_int_list *l = pp_space_options(s, sh, dims[k].opt);
         bool any = false;

@@ -2,8 +2,9 @@
  * test_planner.c: the planner (solve/planner.c, solve/enumerate.c) and the
  * MIP behind it (formulate/space.c, mip.c, cons_*.c).
  *
- * The MIP is exact: on hundreds of random problems its optimum is the
- * enumerator's, plan for plan where there is no tie; fixing every decision
+ * The MIP is exact: on hundreds of random problems, with the tensor-parallel
+ * mode (1D, 2D, 2.5D, 3D) and the compression of every dimension free, its
+ * optimum is the enumerator's, plan for plan where there is no tie; fixing every decision
  * gives the cost model's step time of that plan; the top K are the
  * enumerator's top K; and the exported model, solved by other solvers, has
  * the same optimum.
@@ -40,8 +41,8 @@ static pp_model gpt3_175b(void)
     return m;
 }
 
-static void add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double GBps,
-                      double rel_error)
+static pp_codec *add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double GBps,
+                           double rel_error)
 {
     pp_codec *c = &p->codecs[p->n_codecs++];
     memset(c, 0, sizeof *c);
@@ -51,6 +52,7 @@ static void add_codec(pp_problem *p, const char *id, bool lossy, double bits, do
     c->lossless_ratio = lossy ? 0 : ratio;
     c->compress_GBps = c->decompress_GBps = GBps;
     c->rel_error = rel_error;
+    return c;
 }
 
 /* A DGX A100 cluster with the catalog's codecs: the default example of the
@@ -87,7 +89,7 @@ static pp_problem a100_problem(pp_model m, int gpus_per_node, long nodes, long b
     add_codec(&p, "zfp16", true, 16, 0, 40, 0.00021);
     add_codec(&p, "zfp8", true, 8, 0, 40, 0.054);
     add_codec(&p, "zfp4", true, 4, 0, 40, 0.97);
-    add_codec(&p, "mpc", false, 0, 1.09, 50, 0);
+    add_codec(&p, "mpc", false, 0, 1.09, 50, 0)->lossless_ratio_16 = 0.85;
     return p;
 }
 
@@ -167,10 +169,19 @@ static pp_problem random_problem(rng *r)
     }
     p.memory_headroom = rng_uniform(r, 0, 0.2);
     p.compress_min_bytes = rng_int(r, 0, 1) ? 0 : 1 << 20;
-    /* none, a lossy codec (allowed on DP or not) and a lossless one */
+    p.training.grad_reduce_dtype = rng_int(r, 0, 1) ? PP_PREC_FP32 : PP_PREC_BF16;
+    /* Tensor parallelism across nodes now and then: larger grids. */
+    p.allow_tp_across_nodes = rng_int(r, 0, 3) == 0;
+    /* none, two lossy codecs (each allowed on a dimension or not) and a
+     * lossless one that may lose on 16-bit messages */
     p.n_codecs = 1;
-    add_codec(&p, "q8", true, 8, 0, rng_uniform(r, 10, 100), rng_int(r, 0, 1) ? 0.01 : 0.05);
-    add_codec(&p, "lz", false, 0, rng_uniform(r, 1.02, 1.5), rng_uniform(r, 10, 100), 0);
+    add_codec(&p, "q8", true, 8, 0, rng_uniform(r, 10, 400), rng_int(r, 0, 1) ? 0.01 : 0.05);
+    add_codec(&p, "lz", false, 0, rng_uniform(r, 1.02, 1.5), rng_uniform(r, 10, 400), 0)->lossless_ratio_16 =
+        rng_uniform(r, 0.8, 1.3);
+    add_codec(&p, "q16", true, 16, 0, rng_uniform(r, 10, 400), 0.0002);
+    static const double tolerances[] = {0, 0.001, 0.02, 0.1};
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        p.error_tolerance[d] = tolerances[rng_int(r, 0, 3)];
     return p;
 }
 
@@ -189,7 +200,14 @@ static void shrink_space(rng *r, pp_problem *p, double max_plans)
             return;
         pp_search *q = &p->search;
         pp_int_list *targets[] = {&q->tp, &q->pp, &q->cp, &q->micro_batch, &q->virtual_stages, &q->dp};
-        int k = rng_int(r, 0, 9);
+        int k = rng_int(r, 0, 10);
+        if (k == 10) { /* two tensor-parallel modes, or compression fixed */
+            if (q->tp_mode.n == 0)
+                q->tp_mode = (pp_int_list){.n = 2, .v = {rng_int(r, 0, 1), rng_int(r, 2, 3)}};
+            else
+                q->compression[rng_int(r, 0, PP_DIM_COUNT - 1)] = (pp_int_list){.n = 1, .v = {0}};
+            continue;
+        }
         if (k < 6) {
             if (lists[k].n <= 1)
                 continue;
@@ -207,7 +225,7 @@ static void shrink_space(rng *r, pp_problem *p, double max_plans)
         } else if (k == 8) {
             int d = rng_int(r, 0, PP_DIM_COUNT - 1);
             if (q->compression[d].n == 0)
-                q->compression[d] = (pp_int_list){.n = 2, .v = {0, rng_int(r, 1, 2)}};
+                q->compression[d] = (pp_int_list){.n = 2, .v = {0, rng_int(r, 1, 3)}};
         } else if (q->sequence_parallel.n == 0) {
             q->sequence_parallel = (pp_int_list){.n = 1, .v = {rng_int(r, 0, 1)}};
         }
@@ -219,15 +237,15 @@ static bool plan_equal(const pp_plan *a, const pp_plan *b)
     return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
            a->micro_batch == b->micro_batch && a->virtual_stages == b->virtual_stages && a->zero == b->zero &&
            a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
-           a->tp_mode == b->tp_mode && a->codec[0] == b->codec[0] && a->codec[1] == b->codec[1] &&
-           a->codec[2] == b->codec[2];
+           a->tp_mode == b->tp_mode && a->tp_depth == b->tp_depth && a->codec[0] == b->codec[0] &&
+           a->codec[1] == b->codec[1] && a->codec[2] == b->codec[2] && a->codec[3] == b->codec[3];
 }
 
 static void plan_str(const pp_plan *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "tp=%d pp=%d dp=%d cp=%d mb=%d v=%d zero=%d rec=%d sp=%d codecs=%d/%d/%d", p->tp, p->pp,
-             p->dp, p->cp, p->micro_batch, p->virtual_stages, p->zero, (int)p->recompute, p->sequence_parallel,
-             p->codec[0], p->codec[1], p->codec[2]);
+    snprintf(buf, len, "tp=%d mode=%d d=%d pp=%d dp=%d cp=%d mb=%d v=%d zero=%d rec=%d sp=%d codecs=%d/%d/%d/%d",
+             p->tp, (int)p->tp_mode, p->tp_depth, p->pp, p->dp, p->cp, p->micro_batch, p->virtual_stages, p->zero,
+             (int)p->recompute, p->sequence_parallel, p->codec[0], p->codec[1], p->codec[2], p->codec[3]);
 }
 
 static int solve(const pp_problem *p, pp_method method, int top_k, bool full, pp_plan_result *res)
@@ -249,6 +267,7 @@ static int solve(const pp_problem *p, pp_method method, int top_k, bool full, pp
 
 typedef struct agreement {
     int problems, feasible, compared_plans, screened;
+    int grid_spaces, grid_optima, compressed_optima; /* the new decisions are exercised */
 } agreement;
 
 /* Solve p with the enumerator and with the MIP (screened, and the whole
@@ -265,9 +284,23 @@ static void check_agreement(int index, const pp_problem *p, bool full, agreement
     if (rc_mip != rc_en || rc_whole != rc_en)
         fprintf(stderr, "\n  problem %d: enumerator rc %d (%s), MIP rc %d (%s), whole MIP rc %d\n", index, rc_en,
                 en.infeasible_reason, rc_mip, mip.infeasible_reason, rc_whole);
+    pp_space sp;
+    pp_error serr;
+    if (pp_space_build(p, &sp, &serr) == PP_OK) {
+        bool grid = false;
+        for (int i = 0; i < sp.n_shapes && !grid; i++)
+            grid = sp.shapes[i].base.tp_mode != PP_TP_1D;
+        stats->grid_spaces += grid;
+        pp_space_free(&sp);
+    }
     if (rc_en == PP_OK && rc_mip == PP_OK && rc_whole == PP_OK) {
         stats->feasible++;
         stats->screened += mip.cert.shapes_screened > 0;
+        stats->grid_optima += en.best.plan.tp_mode != PP_TP_1D;
+        bool compressed = false;
+        for (int d = 0; d < PP_DIM_COUNT; d++)
+            compressed = compressed || en.best.plan.codec[d] != 0;
+        stats->compressed_optima += compressed;
         double best = en.cert.objective_s;
         bool ok = rel_eq(mip.cert.objective_s, best, REL_TOL) &&
                   rel_eq(pp_step_time_s(p, &mip.best.plan), best, REL_TOL) &&
@@ -307,9 +340,14 @@ static void test_mip_matches_enumerator(void)
         shrink_space(&r, &p, 1500);
         check_agreement(i, &p, i % 2 == 0, &stats);
     }
-    printf("\n    %d problems, %d feasible, %d compared plan for plan, %d with screened shapes ", stats.problems,
-           stats.feasible, stats.compared_plans, stats.screened);
+    printf("\n    %d problems, %d feasible, %d compared plan for plan, %d with screened shapes; %d spaces with "
+           "2D/2.5D/3D shapes, %d grid optima, %d compressed optima ",
+           stats.problems, stats.feasible, stats.compared_plans, stats.screened, stats.grid_spaces,
+           stats.grid_optima, stats.compressed_optima);
     CU_ASSERT(stats.feasible >= 100);
+    CU_ASSERT(stats.grid_spaces >= 30);
+    CU_ASSERT(stats.grid_optima >= 3);
+    CU_ASSERT(stats.compressed_optima >= 10);
 }
 
 /* The README's default example, where memory decides: GPT-3 175B on 1024
@@ -349,6 +387,8 @@ static void fix_plan(pp_problem *p, const pp_plan *pl)
     q->recompute = (pp_int_list){1, {(int)pl->recompute}};
     q->sequence_parallel = (pp_int_list){1, {pl->sequence_parallel}};
     q->tp_mode = (pp_int_list){1, {(int)pl->tp_mode}};
+    if (pl->tp_mode == PP_TP_2P5D)
+        q->tp_depth = (pp_int_list){1, {pl->tp_depth}};
     for (int d = 0; d < PP_DIM_COUNT; d++)
         q->compression[d] = (pp_int_list){1, {pl->codec[d]}};
 }
@@ -443,6 +483,52 @@ static void test_divisibility_and_accuracy_infeasible(void)
     p.search.dp = (pp_int_list){1, {8}};
     p.search.compression[PP_DIM_DP] = (pp_int_list){1, {3}}; /* zfp4: error 0.97 */
     check_infeasible(&p, "accuracy");
+}
+
+/* With every error tolerance at zero no plan uses a lossy codec, whatever
+ * the method, on problems where lossy codecs win when they are allowed. */
+static bool uses_lossy(const pp_problem *p, const pp_plan *pl)
+{
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        if (p->codecs[pl->codec[d]].lossy)
+            return true;
+    return false;
+}
+
+static void test_zero_tolerance_no_lossy(void)
+{
+    rng r = {4242};
+    int lossy_when_allowed = 0, checked = 0;
+    for (int i = 0; i < 80; i++) {
+        pp_problem p = random_problem(&r);
+        for (int c = 1; c < p.n_codecs; c++) /* fast codecs: compression pays */
+            p.codecs[c].compress_GBps = p.codecs[c].decompress_GBps = 1000;
+        p.training.grad_reduce_dtype = PP_PREC_FP32;
+        shrink_space(&r, &p, 1500);
+        for (int d = 0; d < PP_DIM_COUNT; d++)
+            p.error_tolerance[d] = 1.0;
+        pp_plan_result res;
+        if (solve(&p, PP_METHOD_MILP, 3, false, &res) == PP_OK && uses_lossy(&p, &res.best.plan))
+            lossy_when_allowed++;
+        pp_plan_result_free(&res);
+
+        for (int d = 0; d < PP_DIM_COUNT; d++)
+            p.error_tolerance[d] = 0.0;
+        pp_method methods[] = {PP_METHOD_MILP, PP_METHOD_ENUMERATE};
+        for (int k = 0; k < 2; k++) {
+            if (solve(&p, methods[k], 3, false, &res) == PP_OK) {
+                checked++;
+                CU_ASSERT(!uses_lossy(&p, &res.best.plan));
+                for (int j = 0; j < res.n_runner_ups; j++)
+                    CU_ASSERT(!uses_lossy(&p, &res.runner_ups[j].plan));
+            }
+            pp_plan_result_free(&res);
+        }
+    }
+    printf("\n    %d solves checked; %d problems pick a lossy codec when every tolerance is 1 ", checked,
+           lossy_when_allowed);
+    CU_ASSERT(checked >= 60);
+    CU_ASSERT(lossy_when_allowed >= 10);
 }
 
 /* ---- (d) the top K ----------------------------------------------------------- */
@@ -623,6 +709,7 @@ int main(void)
         {"a plan fixed by the search costs its step time", test_fixed_plan_costs_its_step_time},
         {"huge model on one GPU: infeasible by memory", test_huge_model_on_one_gpu},
         {"divisibility and accuracy infeasibility", test_divisibility_and_accuracy_infeasible},
+        {"error tolerance zero: no plan uses a lossy codec", test_zero_tolerance_no_lossy},
         {"top K: distinct, non-decreasing, the enumerator's", test_top_k},
         {"exported model: glpsol and cbc agree", test_exported_model_other_solvers},
         {"time limit before any plan is an error", test_time_limit_without_plan},
