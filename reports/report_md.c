@@ -8,6 +8,7 @@
  */
 #include "report_md.h"
 
+#include "mermaid.h"
 #include "problem.h"
 
 #include <math.h>
@@ -81,10 +82,14 @@ void pp_md_plan_line(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
     if (p->tp_mode == PP_TP_2P5D)
         pp_sb_appendf(sb, " tp_depth=%d", p->tp_depth);
     pp_sb_append(sb, " compression dp/tp/pp=");
-    for (int d = 0; d < PP_DIM_COUNT; d++) {
+    for (int d = 0; d <= PP_DIM_PP; d++) {
         if (d > 0)
             pp_sb_append(sb, "/");
         pp_md_escape(sb, codec_id(prob, p->codec[d]));
+    }
+    if (p->codec[PP_DIM_PARAMS] != 0) { /* ZeRO's parameter gathers */
+        pp_sb_append(sb, " params=");
+        pp_md_escape(sb, codec_id(prob, p->codec[PP_DIM_PARAMS]));
     }
 }
 
@@ -112,7 +117,7 @@ static void md_plan_paragraph(pp_strbuf *sb, const pp_problem *prob, const pp_pl
     pp_sb_append(sb, "\n\n");
 }
 
-/* ---- tables ----------------------------------------------------------- */
+/* ---- tables shared by eval and plan ----------------------------------------- */
 
 static void md_performance(pp_strbuf *sb, const pp_eval *ev)
 {
@@ -138,22 +143,31 @@ static void md_time_row(pp_strbuf *sb, const char *part, double v, double step)
                   fmt_fixed(share_pct(v, step), 1, b, sizeof b));
 }
 
-static void md_time(pp_strbuf *sb, const pp_eval *ev)
+/* The step's parts, communication split by dimension, then a pie of them. */
+static void md_time(pp_strbuf *sb, const pp_problem *prob, const pp_eval *ev)
 {
     const pp_time *t = &ev->time;
-    char a[48], b[48], c[48], d[48], e[48];
+    char a[48], b[48], title[PP_NAME_LEN + 64];
     pp_sb_append(sb, "## Where the step time goes\n\n| part | seconds | share |\n| --- | ---: | ---: |\n");
     md_time_row(sb, "computation (forward, backward, recomputation)", t->compute_s, t->step_s);
     md_time_row(sb, "pipeline bubble", t->bubble_s, t->step_s);
-    md_time_row(sb, "exposed communication", t->exposed_comm_s, t->step_s);
+    md_time_row(sb, "exposed communication: tensor-parallel", t->tp_comm_s, t->step_s);
+    md_time_row(sb, "exposed communication: context-parallel", t->cp_comm_s, t->step_s);
+    md_time_row(sb, "exposed communication: pipeline", t->pp_comm_s, t->step_s);
+    md_time_row(sb, "exposed communication: data-parallel", t->dp_comm_s, t->step_s);
     md_time_row(sb, "compression kernels", t->compression_s, t->step_s);
     md_time_row(sb, "optimizer step", t->optimizer_s, t->step_s);
     pp_sb_appendf(sb, "| **step time** | **%s** | **100.0 %%** |\n\n", fmt_fixed(t->step_s, 3, a, sizeof a));
-    pp_sb_appendf(sb,
-                  "Exposed communication by dimension: tensor-parallel %s s, context-parallel %s s, "
-                  "pipeline %s s, data-parallel %s s.\n\n",
-                  fmt_fixed(t->tp_comm_s, 3, b, sizeof b), fmt_fixed(t->cp_comm_s, 3, c, sizeof c),
-                  fmt_fixed(t->pp_comm_s, 3, d, sizeof d), fmt_fixed(t->dp_comm_s, 3, e, sizeof e));
+    pp_sb_appendf(sb, "Exposed communication in all: %s s (%s %% of the step).\n\n",
+                  fmt_fixed(t->exposed_comm_s, 3, a, sizeof a), fmt_fixed(share_pct(t->exposed_comm_s, t->step_s), 1, b, sizeof b));
+    snprintf(title, sizeof title, "Step time of %s, seconds", prob->model.name);
+    pp_pie_slice slices[] = {
+        {"computation", t->compute_s},       {"pipeline bubble", t->bubble_s},
+        {"tensor-parallel comm", t->tp_comm_s}, {"context-parallel comm", t->cp_comm_s},
+        {"pipeline comm", t->pp_comm_s},     {"data-parallel comm", t->dp_comm_s},
+        {"compression", t->compression_s},   {"optimizer", t->optimizer_s},
+    };
+    pp_mermaid_pie(sb, title, slices, (int)(sizeof slices / sizeof slices[0]), 3);
 }
 
 static void md_mem_row(pp_strbuf *sb, const char *part, double gib)
@@ -181,7 +195,7 @@ static void md_fit_sentence(pp_strbuf *sb, const pp_problem *prob, const pp_memo
 
 static void md_memory(pp_strbuf *sb, const pp_problem *prob, const pp_memory *m)
 {
-    char a[48], b[48];
+    char a[48], b[48], title[PP_NAME_LEN + 64];
     pp_sb_appendf(sb, "## Memory per GPU (most loaded: pipeline stage %d)\n\n| part | GiB |\n| --- | ---: |\n",
                   m->stage);
     md_mem_row(sb, "weights", m->weights_gib);
@@ -194,6 +208,13 @@ static void md_memory(pp_strbuf *sb, const pp_problem *prob, const pp_memory *m)
     pp_sb_appendf(sb, "| usable (after %s %% headroom) | %s |\n\n",
                   fmt_fixed(100.0 * prob->memory_headroom, 0, a, sizeof a), fmt_fixed(m->usable_gib, 2, b, sizeof b));
     md_fit_sentence(sb, prob, m);
+    snprintf(title, sizeof title, "Memory of the most loaded GPU, GiB of %.0f", m->capacity_gib);
+    pp_pie_slice slices[] = {
+        {"weights", m->weights_gib},     {"gradients", m->gradients_gib}, {"optimizer states", m->optimizer_gib},
+        {"activations", m->activations_gib}, {"other", m->other_gib},
+        {"free", m->capacity_gib - m->total_gib},
+    };
+    pp_mermaid_pie(sb, title, slices, (int)(sizeof slices / sizeof slices[0]), 2);
 }
 
 static void md_priced_plan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *plan, const pp_eval *ev)
@@ -201,7 +222,7 @@ static void md_priced_plan(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
     md_problem_line(sb, prob);
     md_plan_paragraph(sb, prob, plan);
     md_performance(sb, ev);
-    md_time(sb, ev);
+    md_time(sb, prob, ev);
     md_memory(sb, prob, &ev->mem);
 }
 
@@ -222,11 +243,16 @@ int pp_report_eval_md(const pp_problem *prob, const pp_plan *plan, const pp_eval
     return finish(out);
 }
 
-/* ---- plan ---------------------------------------------------------------- */
+/* ---- plan: the opening ------------------------------------------------------ */
 
 static bool has_plan(const pp_plan_result *res)
 {
     return res->status != PP_STATUS_INFEASIBLE && res->best.plan.tp >= 1;
+}
+
+static bool explained(const pp_explanation *ex)
+{
+    return ex && ex->done;
 }
 
 static const char *plan_title(const pp_plan_result *res)
@@ -240,7 +266,7 @@ static const char *plan_title(const pp_plan_result *res)
     return "parallel plan";
 }
 
-static void md_summary(pp_strbuf *sb, const pp_plan_result *res)
+static void md_summary_sentence(pp_strbuf *sb, const pp_plan_result *res)
 {
     const pp_certificate *c = &res->cert;
     const pp_eval *ev = &res->best.eval;
@@ -277,6 +303,473 @@ static void md_summary(pp_strbuf *sb, const pp_plan_result *res)
                       d, s, a, b);
 }
 
+/* "300 B", "15.6 T": a token count as people say it. */
+static const char *fmt_tokens(double n, char *buf, size_t cap)
+{
+    if (n >= 1e12)
+        snprintf(buf, cap, "%.4g T", n / 1e12);
+    else if (n >= 1e9)
+        snprintf(buf, cap, "%.4g B", n / 1e9);
+    else
+        fmt_count(n, buf, cap);
+    return buf;
+}
+
+/* "20.5 days" or "13.2 hours". */
+static const char *fmt_duration(double seconds, char *buf, size_t cap)
+{
+    char a[32];
+    if (seconds >= 2 * 86400.0)
+        snprintf(buf, cap, "%s days", fmt_fixed(seconds / 86400.0, 1, a, sizeof a));
+    else
+        snprintf(buf, cap, "%s hours", fmt_fixed(seconds / 3600.0, 1, a, sizeof a));
+    return buf;
+}
+
+static void md_summary_row(pp_strbuf *sb, const char *what, const char *value)
+{
+    pp_sb_appendf(sb, "| %s | %s |\n", what, value);
+}
+
+static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res,
+                             const pp_explanation *ex)
+{
+    const pp_eval *ev = &res->best.eval;
+    const pp_model *m = &prob->model;
+    const pp_cluster *c = &prob->cluster;
+    char a[64], b[64], d[64], text[512];
+    pp_sb_append(sb, "## Summary\n\n| | |\n| --- | --- |\n| model | ");
+    pp_md_escape(sb, m->name);
+    pp_sb_appendf(sb, ": %s B parameters, %d layers, hidden %d, %d heads, sequence %d |\n| cluster | %ld × ",
+                  fmt_fixed(pp_model_params(m) / 1e9, 1, a, sizeof a), m->layers, m->hidden, m->heads, m->seq_len,
+                  pp_problem_gpus(prob));
+    pp_md_escape(sb, c->gpu.name[0] ? c->gpu.name : c->gpu.id);
+    pp_sb_appendf(sb, " (%ld node%s of %d; %g GB/s NVLink and %g Gb/s network per GPU) |\n", c->nodes,
+                  c->nodes == 1 ? "" : "s", c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
+    pp_sb_appendf(sb, "| training | global batch %ld sequences, %s, framework %s |\n| plan | ", prob->training.global_batch,
+                  pp_precision_name(prob->training.precision), pp_framework_name(prob->training.framework));
+    pp_md_plan_line(sb, prob, &res->best.plan);
+    pp_sb_append(sb, " |\n");
+    snprintf(text, sizeof text, "%s s", fmt_fixed(ev->time.step_s, 3, a, sizeof a));
+    md_summary_row(sb, "predicted step time", text);
+    md_summary_row(sb, "tokens/s", fmt_count(ev->tokens_per_s, a, sizeof a));
+    md_summary_row(sb, "model TFLOP/s per GPU", fmt_fixed(ev->model_tflops_per_gpu, 1, a, sizeof a));
+    snprintf(text, sizeof text, "%s %%", fmt_fixed(100.0 * ev->mfu, 1, a, sizeof a));
+    md_summary_row(sb, "MFU (model FLOPs utilization)", text);
+    snprintf(text, sizeof text, "%s GiB of %s GiB (%s GiB usable after the %s %% headroom)",
+             fmt_fixed(ev->mem.total_gib, 2, a, sizeof a), fmt_fixed(ev->mem.capacity_gib, 2, b, sizeof b),
+             fmt_fixed(ev->mem.usable_gib, 2, d, sizeof d), fmt_fixed(100.0 * prob->memory_headroom, 0, text + 400, 64));
+    md_summary_row(sb, "peak memory per GPU", text);
+    double tokens = prob->training.tokens;
+    if (tokens > 0 && ev->tokens_per_s > 0) {
+        double secs = tokens / ev->tokens_per_s;
+        char t[64];
+        snprintf(text, sizeof text, "%s (%s tokens at %s tokens/s)", fmt_duration(secs, t, sizeof t),
+                 fmt_tokens(tokens, a, sizeof a), fmt_count(ev->tokens_per_s, b, sizeof b));
+        md_summary_row(sb, "time to train", text);
+        md_summary_row(sb, "GPU-hours", fmt_count(secs / 3600.0 * ev->gpus_used, a, sizeof a));
+    }
+    if (ex && ex->baseline.present && ex->baseline.valid) {
+        snprintf(text, sizeof text, "%s %% less time per step than the baseline (%s s), %sx its throughput",
+                 fmt_fixed(100.0 * ex->baseline.time_saved, 1, a, sizeof a),
+                 fmt_fixed(ex->baseline.eval.time.step_s, 3, b, sizeof b), fmt_fixed(ex->baseline.speedup, 2, d, sizeof d));
+        md_summary_row(sb, "against the baseline", text);
+    }
+    pp_sb_append(sb, "\n");
+}
+
+/* What limits the plan and what would speed it up: the answer to the
+ * review's first question, from the counterfactual re-solves. */
+static void md_limits(pp_strbuf *sb, const pp_explanation *ex)
+{
+    char a[48], b[48];
+    pp_sb_append(sb, "**What limits it.** ");
+    pp_md_escape(sb, ex->limits_text);
+    pp_sb_append(sb, "\n\n**What would speed it up** (each found by solving the changed problem again):\n\n");
+    if (ex->n_speedups == 0)
+        pp_sb_append(sb, "- Nothing that was tried: more memory, twice the link bandwidth, lifted error tolerances "
+                         "and the nearest cluster sizes give no faster plan.\n");
+    for (int i = 0; i < ex->n_speedups && i < 4; i++) {
+        const pp_counterfactual *cf = ex->speedups[i];
+        pp_sb_append(sb, "- ");
+        pp_md_escape(sb, cf->what);
+        pp_sb_appendf(sb, ": %s %% less time per step (%s s)", fmt_fixed(100.0 * cf->gain, 1, a, sizeof a),
+                      fmt_fixed(cf->best.eval.time.step_s, 3, b, sizeof b));
+        double gpus_now = (double)ex->gpus;
+        if (cf->gpus > 0 && gpus_now > 0 && fabs(cf->gpus - gpus_now) > 0.5) {
+            double more = cf->gpus * cf->best.eval.time.step_s / (gpus_now * ex->best_step_s) - 1.0;
+            pp_sb_appendf(sb, ", for %s %% %s GPU time per step", fmt_fixed(100.0 * fabs(more), 1, a, sizeof a),
+                          more >= 0 ? "more" : "less");
+        }
+        pp_sb_append(sb, ".\n");
+    }
+    if (ex->baseline.present && !ex->baseline.valid) {
+        pp_sb_append(sb, "\nThe baseline plan could not be priced: ");
+        pp_md_escape(sb, ex->baseline.problem_text);
+        pp_sb_append(sb, ".\n");
+    }
+    pp_sb_append(sb, "\n");
+}
+
+/* ---- plan: how to run it ------------------------------------------------------ */
+
+/* Codec ids come from the catalog or the problem: in a code block they are
+ * not Markdown, but keep them to safe characters all the same. */
+static void code_word(pp_strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-_.", *p))
+            pp_sb_appendn(sb, (const char *)p, 1);
+}
+
+static void md_megatron(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
+{
+    char lines[PP_MAX_FLAG_LINES][160];
+    int n = pp_megatron_flags(prob, p, lines, PP_MAX_FLAG_LINES);
+    pp_sb_appendf(sb, "### Megatron-LM\n\n```sh\ntorchrun --nnodes %ld --nproc-per-node %d pretrain_gpt.py \\\n",
+                  prob->cluster.nodes, prob->cluster.gpus_per_node);
+    for (int i = 0; i < n; i++)
+        pp_sb_appendf(sb, "    %s \\\n", lines[i]);
+    pp_sb_append(sb, "    ...   # data, tokenizer, optimizer and schedule flags as usual\n```\n\n");
+    if (p->zero >= 2)
+        pp_sb_append(sb, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
+                         "`--use-custom-fsdp`).\n\n");
+    if (p->tp_mode != PP_TP_1D)
+        pp_sb_appendf(sb, "tp\\_mode=%s is not a Megatron-LM feature: it needs a framework with 2D/2.5D/3D tensor "
+                          "parallelism (e.g. Colossal-AI); the other flags still apply.\n\n",
+                      pp_tp_mode_name(p->tp_mode));
+}
+
+static void md_deepspeed(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p, int m)
+{
+    const pp_training *t = &prob->training;
+    pp_sb_appendf(sb,
+                  "### DeepSpeed\n\n```json\n{\n  \"train_batch_size\": %ld,\n  \"train_micro_batch_size_per_gpu\": %d,\n"
+                  "  \"gradient_accumulation_steps\": %d,\n  \"%s\": { \"enabled\": true },\n"
+                  "  \"zero_optimization\": { \"stage\": %d%s }\n}\n```\n\n",
+                  t->global_batch, p->micro_batch, m, t->precision == PP_PREC_FP16 ? "fp16" : "bf16", p->zero,
+                  p->zero >= 1 && t->dp_overlap ? ", \"overlap_comm\": true" : "");
+    pp_sb_appendf(sb, "DeepSpeed leaves tensor and pipeline parallelism to the model code: with Megatron-DeepSpeed "
+                      "pass `--tensor-model-parallel-size %d --pipeline-model-parallel-size %d`%s.",
+                  p->tp, p->pp, p->recompute == PP_RECOMPUTE_FULL ? " and `--checkpoint-activations`" : "");
+    if (p->zero >= 2 && p->pp > 1)
+        pp_sb_append(sb, " DeepSpeed's pipeline engine takes ZeRO stage 0 or 1 only, so this plan needs Megatron-LM.");
+    if (p->virtual_stages > 1)
+        pp_sb_append(sb, " DeepSpeed's pipeline engine has no interleaved schedule: use Megatron-LM for "
+                         "virtual\\_stages > 1.");
+    if (p->cp > 1)
+        pp_sb_append(sb, " Context parallelism (a ring over the sequence) is Megatron-LM's; DeepSpeed-Ulysses "
+                         "splits the sequence differently.");
+    if (p->recompute == PP_RECOMPUTE_SELECTIVE)
+        pp_sb_append(sb, " Selective recomputation is Megatron-LM's `--recompute-granularity selective`.");
+    pp_sb_append(sb, "\n\n");
+}
+
+/* Compression runs in MVAPICH-Plus collectives (Xu et al. 2024); its
+ * settings are environment variables (MVAPICH-Plus 4.0 GPU compression
+ * documentation). */
+static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
+{
+    pp_sb_append(sb, "### Compression\n\n");
+    int used = 0;
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        used += p->codec[d] > 0;
+    if (!used) {
+        pp_sb_append(sb, "No dimension is compressed: no MPI compression settings are needed.\n\n");
+        return;
+    }
+    pp_sb_append(sb, "Compressed dimensions run their collectives through MVAPICH-Plus with GPU compression "
+                     "(NCCL does not compress). Its settings are environment variables:\n\n```sh\n"
+                     "export MPIR_CVAR_ENABLE_COMPRESSION=1\n");
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        int i = p->codec[d];
+        if (i <= 0 || i >= prob->n_codecs)
+            continue;
+        const pp_codec *k = &prob->codecs[i];
+        bool zfp = strncmp(k->id, "zfp", 3) == 0;
+        pp_sb_appendf(sb, "# %s traffic: ", pp_dim_name((pp_dim)d));
+        code_word(sb, k->id);
+        pp_sb_appendf(sb, k->lossy ? " (lossy, %g bits per value)\n" : " (lossless)\n",
+                      k->lossy ? k->bits_per_value : 0.0);
+        if (zfp)
+            pp_sb_appendf(sb, "export MPIR_CVAR_COMPRESSION_ALGORITHM=zfp\nexport MPIR_CVAR_ZFP_RATE=%g\n",
+                          k->bits_per_value);
+        else
+            pp_sb_append(sb, "# MPIR_CVAR_COMPRESSION_ALGORITHM: MVAPICH-Plus 4.0 documents zfp only; this codec "
+                             "needs an MVAPICH build that has it\n");
+        if (d == PP_DIM_PP)
+            pp_sb_appendf(sb, "export MPIR_CVAR_ENABLE_PT2PT_GPU_COMPRESSION=1\n"
+                              "export MPIR_CVAR_PT2PT_GPU_COMPRESSION_THRESHOLD=%.0f\n",
+                          prob->compress_min_bytes);
+        else if (d == PP_DIM_DP && p->zero >= 1) /* gradients reduce-scattered */
+            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n");
+        else if (d == PP_DIM_TP && p->sequence_parallel)
+            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n"
+                             "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
+        else if (d == PP_DIM_DP || d == PP_DIM_TP)
+            pp_sb_append(sb, "export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=osu_ring_compression\n");
+        else /* parameter all-gathers */
+            pp_sb_append(sb, "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
+    }
+    pp_sb_append(sb, "```\n\nThese variables hold for the whole process, not one communicator: if two dimensions "
+                     "use different codecs or rates, MVAPICH cannot apply both, and the cheaper choice is to keep "
+                     "the one that saves more time (see the runner-ups).\n\n");
+}
+
+static void md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res)
+{
+    pp_sb_append(sb, "## How to run it\n\n");
+    md_megatron(sb, prob, &res->best.plan);
+    md_deepspeed(sb, prob, &res->best.plan, res->best.eval.microbatches);
+    md_compression(sb, prob, &res->best.plan);
+}
+
+/* ---- plan: the pipeline schedule ---------------------------------------------- */
+
+static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanation *ex)
+{
+    const pp_schedule *s = &ex->schedule;
+    char a[48], b[48], c[48], d[48], title[PP_NAME_LEN + 96];
+    pp_sb_append(sb, "## Pipeline schedule\n\n");
+    if (s->pp < 2) {
+        pp_sb_appendf(sb, "There is no pipeline (pp=1): every GPU runs its %d micro-batches back to back, so there is "
+                          "no bubble.\n\n", s->microbatches);
+        return;
+    }
+    pp_sb_appendf(sb,
+                  "%s with %d stages%s and %d micro-batches per step. One micro-batch takes %s s on a stage "
+                  "(forward %s s, backward %s s per model chunk); the pipeline part of the step is %s s, of which "
+                  "each stage idles %s s in the fill and drain (the bubble).",
+                  s->virtual_stages > 1 ? "Interleaved 1F1B" : "1F1B", s->pp,
+                  s->virtual_stages > 1 ? "" : "", s->microbatches, fmt_fixed(s->slot_s, 4, a, sizeof a),
+                  fmt_fixed(s->forward_s, 4, b, sizeof b), fmt_fixed(s->backward_s, 4, c, sizeof c),
+                  fmt_fixed(s->pipeline_s, 3, d, sizeof d), fmt_fixed(s->bubble_s, 3, title, sizeof title));
+    if (s->virtual_stages > 1)
+        pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers.", s->virtual_stages,
+                      prob->model.layers / (s->pp * s->virtual_stages));
+    pp_sb_append(sb, "\n\n");
+    if (s->n_tasks == 0)
+        return;
+    pp_sb_append(sb, "The chart shows ");
+    if (s->n_stages_shown < s->pp)
+        pp_sb_appendf(sb, "the first and the last of the %d stages", s->pp);
+    else
+        pp_sb_appendf(sb, "all %d stages", s->pp);
+    if (s->microbatches_shown < s->microbatches)
+        pp_sb_appendf(sb, " and only the first %d of the %d micro-batches, to stay readable: with all of them the "
+                          "steady middle part gets longer, and the fill and drain at the ends stay as drawn",
+                      s->microbatches_shown, s->microbatches);
+    pp_sb_appendf(sb, ". F%s is a forward, B%s a backward (with recomputation)%s; the axis is seconds.%s\n\n",
+                  s->virtual_stages > 1 ? "m.c" : "m", s->virtual_stages > 1 ? "m.c" : "m",
+                  s->virtual_stages > 1 ? " of micro-batch m, model chunk c" : " of micro-batch m",
+                  " Every stage is drawn with the busiest stage's times, as the cost model prices it.");
+    snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
+             s->microbatches_shown, s->microbatches);
+    int scale = 1;
+    pp_strbuf chart;
+    pp_sb_init(&chart);
+    pp_mermaid_gantt(&chart, title, s, &scale);
+    if (scale != 1)
+        pp_sb_appendf(sb, "The bars are shorter than a millisecond, so the chart is stretched %dx: read its seconds "
+                          "as milliseconds.\n\n", scale);
+    pp_sb_append(sb, pp_sb_str(&chart));
+    if (chart.failed)
+        sb->failed = true;
+    pp_sb_free(&chart);
+}
+
+/* ---- plan: binding constraints ---------------------------------------------------- */
+
+static void md_cell_escape(pp_strbuf *sb, const char *s)
+{
+    pp_md_escape(sb, s);
+}
+
+/* A row's activity or limit: up to three decimals, trailing zeros dropped,
+ * or four significant digits for small values ("0.00021"). */
+static const char *fmt_value(double v, char *buf, size_t cap)
+{
+    if (!isfinite(v))
+        snprintf(buf, cap, "n/a");
+    else if (v != 0.0 && fabs(v) < 0.01)
+        snprintf(buf, cap, "%.2g", v);
+    else {
+        snprintf(buf, cap, "%.3f", fabs(v) < 0.0005 ? 0.0 : v);
+        char *dot = strchr(buf, '.');
+        if (dot) {
+            char *end = buf + strlen(buf) - 1;
+            while (end > dot && *end == '0')
+                *end-- = '\0';
+            if (end == dot)
+                *end = '\0';
+        }
+    }
+    return buf;
+}
+
+/* The best a family's counterfactuals buy, for the table. */
+static void worth_cell(pp_strbuf *sb, const pp_family_report *f)
+{
+    const pp_counterfactual *best = NULL;
+    for (int i = 0; i < f->n_cf; i++)
+        if (f->cf[i].status != PP_STATUS_INFEASIBLE && f->cf[i].gain > 0 && (!best || f->cf[i].gain > best->gain))
+            best = &f->cf[i];
+    char a[48];
+    if (!best) {
+        pp_sb_append(sb, f->n_cf ? "nothing" : "not priced");
+        return;
+    }
+    pp_sb_appendf(sb, "%s %% less time per step (", fmt_fixed(100.0 * best->gain, 1, a, sizeof a));
+    md_cell_escape(sb, best->what);
+    pp_sb_append(sb, ")");
+}
+
+static void md_binding(pp_strbuf *sb, const pp_explanation *ex)
+{
+    char a[48], b[48], c[48];
+    pp_sb_append(sb, "## Binding constraints\n\n"
+                     "Each family of constraints at the optimum: its tightest row, the slack left, and what "
+                     "relaxing the family is worth, found by solving the relaxed problem again.\n\n"
+                     "| family | binds | tightest row at the optimum | slack | relaxing it is worth |\n"
+                     "| --- | --- | --- | ---: | --- |\n");
+    for (int i = 0; i < ex->n_families; i++) {
+        const pp_family_report *f = &ex->families[i];
+        const pp_cons_row *t = f->tightest >= 0 ? &f->rows[f->tightest] : f->n_rows ? &f->rows[0] : NULL;
+        pp_sb_append(sb, "| ");
+        md_cell_escape(sb, f->family->name);
+        bool is_equality = f->n_rows > 0 && f->tightest < 0; /* every row an equality: GPU count, divisibility */
+        pp_sb_appendf(sb, " | %s | ",
+                      is_equality ? (f->n_cf ? "equality (always tight)" : "equality (shapes the space)")
+                                  : f->binds ? "**yes**" : "no");
+        if (t) {
+            md_cell_escape(sb, t->name);
+            pp_sb_appendf(sb, ": %s %s %s %s | %s %s | ", fmt_value(t->lhs, a, sizeof a), t->equality ? "=" : "≤",
+                          fmt_value(t->rhs, b, sizeof b), t->unit ? t->unit : "",
+                          fmt_value(t->equality ? 0.0 : t->slack, c, sizeof c), t->unit ? t->unit : "");
+        } else
+            pp_sb_append(sb, "(no rows) | | ");
+        worth_cell(sb, f);
+        pp_sb_append(sb, " |\n");
+    }
+    pp_sb_append(sb, "\n");
+    for (int i = 0; i < ex->n_families; i++) {
+        const pp_family_report *f = &ex->families[i];
+        pp_sb_append(sb, "- **");
+        md_cell_escape(sb, f->family->name);
+        pp_sb_append(sb, "** (");
+        md_cell_escape(sb, f->family->explain);
+        pp_sb_append(sb, "). ");
+        md_cell_escape(sb, f->verdict);
+        pp_sb_append(sb, "\n");
+    }
+    pp_sb_append(sb, "\n");
+}
+
+/* ---- plan: runner-ups ------------------------------------------------------------- */
+
+static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
+{
+    if (res->n_runner_ups <= 0 || !has_plan(res))
+        return;
+    double best = res->best.eval.time.step_s;
+    bool why = explained(ex) && ex->n_runner_ups == res->n_runner_ups;
+    char a[48], b[48];
+    pp_sb_append(sb, "## Runner-ups\n\n");
+    pp_sb_appendf(sb, "The next %d plans by step time.%s\n\n", res->n_runner_ups,
+                  why ? " A plan whose gap is within the cost model's measured error (5 %) is marked as a tie." : "");
+    if (why)
+        pp_sb_append(sb, "| rank | plan | step time (s) | slower than best | tie | loses on | memory free (GiB) | tricks |\n"
+                         "| ---: | --- | ---: | ---: | --- | --- | ---: | --- |\n");
+    else
+        pp_sb_append(sb, "| rank | plan | step time (s) | slower than best |\n| ---: | --- | ---: | ---: |\n");
+    if (why) {
+        pp_sb_append(sb, "| 1 | ");
+        pp_md_plan_line(sb, prob, &res->best.plan);
+        pp_sb_appendf(sb, " | %s | optimum | | | %s | ", fmt_fixed(best, 3, a, sizeof a),
+                      fmt_fixed(ex->best.headroom_gib, 2, b, sizeof b));
+        pp_md_escape(sb, ex->best.tricks_text);
+        pp_sb_append(sb, " |\n");
+    }
+    for (int i = 0; i < res->n_runner_ups; i++) {
+        double t = res->runner_ups[i].eval.time.step_s;
+        pp_sb_appendf(sb, "| %d | ", i + 2);
+        pp_md_plan_line(sb, prob, &res->runner_ups[i].plan);
+        pp_sb_appendf(sb, " | %s | +%s %% |", fmt_fixed(t, 3, a, sizeof a),
+                      fmt_fixed(share_pct(t - best, best), 2, b, sizeof b));
+        if (why) {
+            const pp_runner_up_report *r = &ex->runner_ups[i];
+            pp_sb_appendf(sb, " %s | ", r->tie ? "tie" : "no");
+            pp_md_escape(sb, r->why);
+            pp_sb_appendf(sb, " | %s | ", fmt_fixed(r->headroom_gib, 2, a, sizeof a));
+            pp_md_escape(sb, r->tricks_text);
+            pp_sb_append(sb, " |");
+        }
+        pp_sb_append(sb, "\n");
+    }
+    pp_sb_append(sb, "\n");
+    if (why && ex->ties_text[0]) {
+        pp_md_escape(sb, ex->ties_text);
+        pp_sb_append(sb, "\n\n");
+    }
+}
+
+/* ---- plan: the baseline ------------------------------------------------------------ */
+
+static void md_baseline(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
+{
+    const pp_baseline_report *b = &ex->baseline;
+    if (!b->present)
+        return;
+    char x[48], y[48], z[48], x2[48], y2[48], z2[48];
+    pp_sb_append(sb, "## Against the baseline\n\nThe baseline is ");
+    pp_md_escape(sb, b->label);
+    pp_sb_append(sb, ": ");
+    pp_md_plan_line(sb, prob, &b->plan);
+    pp_sb_append(sb, ".\n\n");
+    if (!b->valid) {
+        pp_sb_append(sb, "It is not a valid plan for this problem, so it was not priced: ");
+        pp_md_escape(sb, b->problem_text);
+        pp_sb_append(sb, ".\n\n");
+        return;
+    }
+    if (!b->feasible) {
+        pp_sb_append(sb, "It does not satisfy every constraint of this problem: ");
+        pp_md_escape(sb, b->problem_text);
+        pp_sb_append(sb, ". It is priced all the same.\n\n");
+    }
+    if (!has_plan(res)) {
+        pp_sb_appendf(sb, "The cost model predicts %s s per step for it.\n\n", fmt_fixed(b->eval.time.step_s, 3, x, sizeof x));
+        return;
+    }
+    pp_sb_appendf(sb,
+                  "The cost model predicts %s s per step for the baseline and %s s for the optimal plan: the optimal "
+                  "plan takes **%s %% less time per step**, %sx the baseline's throughput (%s against %s tokens/s).",
+                  fmt_fixed(b->eval.time.step_s, 3, x, sizeof x), fmt_fixed(res->best.eval.time.step_s, 3, y, sizeof y),
+                  fmt_fixed(100.0 * b->time_saved, 1, z, sizeof z), fmt_fixed(b->speedup, 2, x2, sizeof x2),
+                  fmt_count(res->best.eval.tokens_per_s, y2, sizeof y2), fmt_count(b->eval.tokens_per_s, z2, sizeof z2));
+    char changes[256];
+    pp_plan_changes(prob, &res->best.plan, &b->plan, changes, sizeof changes);
+    if (changes[0]) {
+        pp_sb_append(sb, " The optimal plan differs in: ");
+        pp_md_escape(sb, changes);
+        pp_sb_append(sb, ".");
+    }
+    pp_sb_append(sb, "\n\n| part | baseline (s) | optimal (s) | difference (s) |\n| --- | ---: | ---: | ---: |\n");
+    for (int k = 0; k < PP_PART_COUNT; k++) {
+        double u = pp_part_s(&b->eval.time, (pp_part)k), w = pp_part_s(&res->best.eval.time, (pp_part)k);
+        pp_sb_appendf(sb, "| %s | %s | %s | %s |\n", pp_part_name((pp_part)k), fmt_fixed(u, 3, x, sizeof x),
+                      fmt_fixed(w, 3, y, sizeof y), fmt_fixed(w - u, 3, z, sizeof z));
+    }
+    pp_sb_appendf(sb, "| **step time** | **%s** | **%s** | **%s** |\n", fmt_fixed(b->eval.time.step_s, 3, x, sizeof x),
+                  fmt_fixed(res->best.eval.time.step_s, 3, y, sizeof y),
+                  fmt_fixed(res->best.eval.time.step_s - b->eval.time.step_s, 3, z, sizeof z));
+    pp_sb_appendf(sb, "| memory per GPU (GiB) | %s | %s | %s |\n\n", fmt_fixed(b->eval.mem.total_gib, 2, x, sizeof x),
+                  fmt_fixed(res->best.eval.mem.total_gib, 2, y, sizeof y),
+                  fmt_fixed(res->best.eval.mem.total_gib - b->eval.mem.total_gib, 2, z, sizeof z));
+}
+
+/* ---- plan: certificate ------------------------------------------------------------- */
+
 static void md_cert_row(pp_strbuf *sb, const char *field, const char *value)
 {
     pp_sb_appendf(sb, "| %s | ", field);
@@ -289,6 +782,22 @@ static void md_cert_seconds(pp_strbuf *sb, const char *field, double v)
     char a[48], text[64];
     snprintf(text, sizeof text, "%s s", fmt_fixed(v, 6, a, sizeof a));
     md_cert_row(sb, field, text);
+}
+
+/* "10 us": the MIP's time unit. */
+static void unit_name(double units_per_s, char *buf, size_t cap)
+{
+    static const struct {
+        double per_s;
+        const char *name;
+    } units[] = {{1, "1 s"}, {10, "100 ms"}, {100, "10 ms"}, {1e3, "1 ms"}, {1e4, "100 us"}, {1e5, "10 us"},
+                 {1e6, "1 us"}, {1e7, "100 ns"}, {1e8, "10 ns"}, {1e9, "1 ns"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (fabs(units_per_s - units[i].per_s) <= 1e-9 * units[i].per_s) {
+            snprintf(buf, cap, "%s", units[i].name);
+            return;
+        }
+    snprintf(buf, cap, "%g s", units_per_s > 0 ? 1.0 / units_per_s : 1.0);
 }
 
 /* The bound rows only mean something once a plan was found; the search
@@ -315,39 +824,161 @@ static void md_certificate(pp_strbuf *sb, const pp_plan_result *res)
         md_cert_row(sb, "branch-and-bound nodes", fmt_count((double)c->nodes, a, sizeof a));
         snprintf(v, sizeof v, "%d rows, %d columns (%d binary)", c->rows, c->cols, c->binaries);
         md_cert_row(sb, "MIP size", v);
+        if (c->shapes_screened > 0)
+            md_cert_row(sb, "shapes left out by their lower bound", fmt_count((double)c->shapes_screened, a, sizeof a));
     } else {
         md_cert_row(sb, "plans evaluated", fmt_count((double)c->plans_evaluated, a, sizeof a));
     }
-    pp_sb_append(sb, "\nThe solve time is in the JSON result (certificate.solve_time_s); it is left out here so "
+    pp_sb_append(sb, "\nThe solve time is in the JSON result (certificate.solve\\_time\\_s); it is left out here so "
                      "that the report depends on the inputs alone.\n\n");
+    if (!milp)
+        return;
+    unit_name(c->time_units_per_s, v, sizeof v);
+    pp_sb_appendf(sb,
+                  "To check the optimum with another solver, export the MIP of the whole decision space (no "
+                  "screening) and solve it; its objective counts time in units of %s, so the optimum above is %.0f "
+                  "units:\n\n```sh\nparplan plan PROBLEM.json --export-mps model.mps --export-lp model.lp\n"
+                  "glpsol --freemps model.mps     # GLPK; the file is free MPS\ncbc model.mps solve            # COIN-OR CBC\n```\n\n",
+                  v, has_plan(res) ? c->objective_s * c->time_units_per_s : 0.0);
 }
 
-static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res)
+/* ---- plan: inputs and assumptions ---------------------------------------------------- */
+
+static void list_cell(pp_strbuf *sb, const pp_int_list *l, const char *const *names, const pp_problem *prob, bool codecs)
 {
-    if (res->n_runner_ups <= 0 || !has_plan(res))
+    for (int i = 0; i < l->n; i++) {
+        if (i)
+            pp_sb_append(sb, ", ");
+        if (codecs)
+            pp_md_escape(sb, codec_id(prob, l->v[i]));
+        else if (names)
+            pp_sb_append(sb, names[l->v[i]]);
+        else
+            pp_sb_appendf(sb, "%d", l->v[i]);
+    }
+}
+
+static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_explanation *ex)
+{
+    const pp_model *m = &prob->model;
+    const pp_cluster *c = &prob->cluster;
+    char a[48];
+    pp_sb_append(sb, "## Inputs and assumptions\n\n| input | value |\n| --- | --- |\n| model.name | ");
+    pp_md_escape(sb, m->name);
+    pp_sb_appendf(sb, " |\n| model shape | %d layers, hidden %d, %d heads, %d kv heads, ffn %d%s, vocab %d, "
+                      "sequence %d, embeddings %s |\n",
+                  m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->gated_mlp ? " (gated)" : "", m->vocab,
+                  m->seq_len, m->tie_embeddings ? "tied" : "untied");
+    pp_sb_append(sb, "| cluster.gpu | ");
+    pp_md_escape(sb, c->gpu.id[0] ? c->gpu.id : "custom");
+    pp_sb_append(sb, " (");
+    pp_md_escape(sb, c->gpu.name);
+    pp_sb_appendf(sb, ") |\n| cluster | %ld nodes of %d GPUs, %g GB/s NVLink, %g Gb/s network per GPU |\n", c->nodes,
+                  c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
+    pp_sb_appendf(sb, "| training | global batch %ld, %s, framework %s, flash attention %s, DP overlap %s",
+                  prob->training.global_batch, pp_precision_name(prob->training.precision),
+                  pp_framework_name(prob->training.framework), prob->training.flash_attention ? "on" : "off",
+                  prob->training.dp_overlap ? "on" : "off");
+    if (prob->training.tokens > 0)
+        pp_sb_appendf(sb, ", %s tokens", fmt_tokens(prob->training.tokens, a, sizeof a));
+    pp_sb_append(sb, " |\n");
+    pp_sb_appendf(sb, "| constraints | memory headroom %s %%, error tolerance", fmt_fixed(100.0 * prob->memory_headroom, 0, a, sizeof a));
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        pp_sb_appendf(sb, "%s %s %g", d ? "," : "", pp_dim_name((pp_dim)d), prob->error_tolerance[d]);
+    pp_sb_appendf(sb, ", TP across nodes %s, smallest compressed message %.0f bytes |\n",
+                  prob->allow_tp_across_nodes ? "allowed" : "not allowed", prob->compress_min_bytes);
+    pp_sb_appendf(sb, "| objective | %s |\n", pp_objective_name(prob->objective));
+    static const char *const recompute[] = {"none", "selective", "full"};
+    static const char *const onoff[] = {"off", "on"};
+    const struct {
+        const char *key;
+        const pp_int_list *l;
+        const char *const *names;
+        bool codecs;
+    } lists[] = {
+        {"tp", &prob->search.tp, NULL, false},
+        {"pp", &prob->search.pp, NULL, false},
+        {"dp", &prob->search.dp, NULL, false},
+        {"cp", &prob->search.cp, NULL, false},
+        {"micro_batch", &prob->search.micro_batch, NULL, false},
+        {"virtual_stages", &prob->search.virtual_stages, NULL, false},
+        {"zero", &prob->search.zero, NULL, false},
+        {"recompute", &prob->search.recompute, recompute, false},
+        {"sequence_parallel", &prob->search.sequence_parallel, onoff, false},
+    };
+    bool any = false;
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        if (lists[i].l->n == 0)
+            continue;
+        pp_sb_append(sb, "| search.");
+        pp_md_escape(sb, lists[i].key);
+        pp_sb_append(sb, " | ");
+        list_cell(sb, lists[i].l, lists[i].names, prob, lists[i].codecs);
+        pp_sb_append(sb, " |\n");
+        any = true;
+    }
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        if (prob->search.compression[d].n == 0)
+            continue;
+        pp_sb_appendf(sb, "| search.compression.%s | ", pp_dim_name((pp_dim)d));
+        list_cell(sb, &prob->search.compression[d], NULL, prob, true);
+        pp_sb_append(sb, " |\n");
+        any = true;
+    }
+    if (!any)
+        pp_sb_append(sb, "| search | no restriction: every value the tool supports |\n");
+    pp_sb_append(sb, "| codecs | ");
+    for (int i = 0; i < prob->n_codecs; i++) {
+        if (i)
+            pp_sb_append(sb, ", ");
+        pp_md_escape(sb, prob->codecs[i].id);
+    }
+    pp_sb_append(sb, " |\n\n");
+    if (!explained(ex) || ex->n_constants == 0)
         return;
-    double best = res->best.eval.time.step_s;
-    char a[48], b[48];
-    pp_sb_append(sb, "## Runner-ups\n\n| rank | plan | step time (s) | slower than best |\n| ---: | --- | ---: | ---: |\n");
-    for (int i = 0; i < res->n_runner_ups; i++) {
-        double t = res->runner_ups[i].eval.time.step_s;
-        pp_sb_appendf(sb, "| %d | ", i + 2);
-        pp_md_plan_line(sb, prob, &res->runner_ups[i].plan);
-        pp_sb_appendf(sb, " | %s | +%s %% |\n", fmt_fixed(t, 3, a, sizeof a),
-                      fmt_fixed(share_pct(t - best, best), 2, b, sizeof b));
+    pp_sb_append(sb, "The prediction rests on these constants (the full derivation is docs/cost-model.md):\n\n"
+                     "| constant | value | source |\n| --- | --- | --- |\n");
+    for (int i = 0; i < ex->n_constants; i++) {
+        const pp_constant *k = &ex->constants[i];
+        pp_sb_append(sb, "| ");
+        pp_md_escape(sb, k->name);
+        pp_sb_append(sb, " | ");
+        pp_md_escape(sb, k->value);
+        pp_sb_append(sb, " | ");
+        pp_md_escape(sb, k->source);
+        pp_sb_append(sb, " |\n");
     }
     pp_sb_append(sb, "\n");
 }
 
-int pp_report_plan_md(const pp_problem *prob, const pp_plan_result *res, pp_strbuf *out)
+/* ---- plan: the whole report ----------------------------------------------------------- */
+
+int pp_report_plan_md_ex(const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: %s\n\n", plan_title(res));
-    md_summary(out, res);
-    if (has_plan(res))
-        md_priced_plan(out, prob, &res->best.plan, &res->best.eval);
-    else
+    md_summary_sentence(out, res);
+    if (has_plan(res)) {
+        md_summary_table(out, prob, res, ex);
+        if (explained(ex))
+            md_limits(out, ex);
+        md_how_to_run(out, prob, res);
+        md_time(out, prob, &res->best.eval);
+        md_memory(out, prob, &res->best.eval.mem);
+        if (explained(ex)) {
+            md_schedule(out, prob, ex);
+            md_binding(out, ex);
+        }
+        md_runner_ups(out, prob, res, ex);
+    } else
         md_problem_line(out, prob);
+    if (ex)
+        md_baseline(out, prob, res, ex);
     md_certificate(out, res);
-    md_runner_ups(out, prob, res);
+    md_inputs(out, prob, ex);
     return finish(out);
+}
+
+int pp_report_plan_md(const pp_problem *prob, const pp_plan_result *res, pp_strbuf *out)
+{
+    return pp_report_plan_md_ex(prob, res, NULL, out);
 }

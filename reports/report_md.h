@@ -17,6 +17,7 @@
 #define PARPLAN_REPORT_MD_H
 
 #include "costmodel.h"
+#include "explain.h"
 #include "planner.h"
 #include "strbuf.h"
 #include "types.h"
@@ -34,7 +35,16 @@ void pp_md_plan_line(pp_strbuf *sb, const pp_problem *prob, const pp_plan *plan)
 /* The report of `eval`.  0, or -1 when memory ran out. */
 int pp_report_eval_md(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_strbuf *out);
 
-/* The report of `plan` (also for an infeasible problem or a time limit). */
+/* The report of `plan` (also for an infeasible problem or a time limit):
+ * summary, how to run it (Megatron-LM flags, DeepSpeed JSON, compression
+ * settings), where the time and the memory go (tables and Mermaid pies), the
+ * pipeline schedule (a Mermaid gantt), binding constraints with what relaxing
+ * each is worth, runner-ups with why they lose and which tie, the baseline
+ * comparison, the certificate with re-check commands, and the inputs with the
+ * sources of the constants.  ex (from pp_explain_plan) may be NULL: the
+ * sections that need it are then left out. */
+int pp_report_plan_md_ex(const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex,
+                         pp_strbuf *out);
 int pp_report_plan_md(const pp_problem *prob, const pp_plan_result *res, pp_strbuf *out);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct jb {
     bool ok;
@@ -252,19 +253,253 @@ static bool has_plan(const pp_plan_result *res)
     return res->status != PP_STATUS_INFEASIBLE && res->best.plan.tp >= 1;
 }
 
-cJSON *pp_json_plan_result(const pp_problem *prob, const pp_plan_result *res)
+/* ---- the explanation (explain.h) ------------------------------------------ */
+
+static void add_to_array(jb *b, cJSON *arr, cJSON *item)
+{
+    if (arr && item && cJSON_AddItemToArray(arr, item))
+        return;
+    cJSON_Delete(item);
+    b->ok = false;
+}
+
+static void put_summary(jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
+{
+    const pp_eval *ev = &res->best.eval;
+    double tokens = prob->training.tokens;
+    if (tokens > 0 && ev->tokens_per_s > 0) {
+        double secs = tokens / ev->tokens_per_s;
+        add_num(b, o, "time_to_train_s", secs);
+        add_num(b, o, "time_to_train_days", secs / 86400.0);
+        add_num(b, o, "gpu_hours", secs / 3600.0 * ev->gpus_used);
+    }
+    if (!ex || !ex->done)
+        return;
+    cJSON *sum = add_obj(b, o, "limits");
+    add_str(b, sum, "text", ex->limits_text);
+    cJSON *arr = add_arr(b, sum, "speedups");
+    for (int i = 0; arr && i < ex->n_speedups; i++) {
+        const pp_counterfactual *cf = ex->speedups[i];
+        cJSON *it = jb_check(b, cJSON_CreateObject());
+        add_str(b, it, "change", cf->key);
+        add_str(b, it, "what", cf->what);
+        add_num(b, it, "gain", cf->gain);
+        add_num(b, it, "step_time_s", cf->best.eval.time.step_s);
+        add_to_array(b, arr, it);
+    }
+}
+
+static void put_counterfactual(jb *b, cJSON *arr, const pp_problem *prob, const pp_counterfactual *cf)
+{
+    cJSON *it = jb_check(b, cJSON_CreateObject());
+    add_str(b, it, "change", cf->key);
+    add_str(b, it, "what", cf->what);
+    add_str(b, it, "status", pp_status_name(cf->status));
+    add_num(b, it, "gpus", cf->gpus);
+    if (cf->status != PP_STATUS_INFEASIBLE) {
+        add_item(b, it, "plan", pp_json_plan(prob, &cf->best.plan));
+        add_num(b, it, "step_time_s", cf->best.eval.time.step_s);
+        add_num(b, it, "gain", cf->gain);
+        add_num(b, it, "memory_gib", cf->best.eval.mem.total_gib);
+    }
+    if (cf->reason[0])
+        add_str(b, it, "reason", cf->reason);
+    add_to_array(b, arr, it);
+}
+
+static void put_binding(jb *b, cJSON *o, const pp_problem *prob, const pp_explanation *ex)
+{
+    cJSON *arr = add_arr(b, o, "binding");
+    for (int i = 0; arr && i < ex->n_families; i++) {
+        const pp_family_report *f = &ex->families[i];
+        cJSON *it = jb_check(b, cJSON_CreateObject());
+        add_str(b, it, "family", f->family->name);
+        add_str(b, it, "explain", f->family->explain);
+        add_bool(b, it, "binds", f->binds);
+        add_bool(b, it, "tight", f->tight);
+        if (f->tightest >= 0)
+            add_str(b, it, "tightest_row", f->rows[f->tightest].name);
+        cJSON *rows = add_arr(b, it, "rows");
+        for (int k = 0; rows && k < f->n_rows; k++) {
+            const pp_cons_row *r = &f->rows[k];
+            cJSON *ro = jb_check(b, cJSON_CreateObject());
+            add_str(b, ro, "name", r->name);
+            add_num(b, ro, "lhs", r->lhs);
+            add_num(b, ro, "rhs", r->rhs);
+            add_str(b, ro, "unit", r->unit ? r->unit : "");
+            add_bool(b, ro, "equality", r->equality);
+            add_num(b, ro, "slack", r->equality ? 0.0 : r->slack);
+            add_bool(b, ro, "binding", r->binding);
+            add_to_array(b, rows, ro);
+        }
+        cJSON *cfs = add_arr(b, it, "counterfactuals");
+        for (int k = 0; cfs && k < f->n_cf; k++)
+            put_counterfactual(b, cfs, prob, &f->cf[k]);
+        if (strcmp(f->family->name, "divisibility") == 0) {
+            add_num(b, it, "combinations", (double)ex->combinations);
+            add_num(b, it, "combinations_valid", (double)ex->combinations_valid);
+            cJSON *cuts = add_arr(b, it, "cuts");
+            for (int k = 0; cuts && k < ex->n_cuts; k++) {
+                cJSON *c = jb_check(b, cJSON_CreateObject());
+                add_str(b, c, "rule", ex->cuts[k].rule);
+                add_num(b, c, "combinations", (double)ex->cuts[k].combinations);
+                add_to_array(b, cuts, c);
+            }
+        }
+        add_str(b, it, "verdict", f->verdict);
+        add_to_array(b, arr, it);
+    }
+}
+
+static void put_runner_up_why(jb *b, cJSON *ru, const pp_runner_up_report *r)
+{
+    add_bool(b, ru, "tie", r->tie);
+    cJSON *lo = add_obj(b, ru, "loses_on");
+    add_str(b, lo, "part", r->part_key ? r->part_key : "none");
+    add_num(b, lo, "delta_s", r->delta_s);
+    add_str(b, ru, "changes", r->changes);
+    add_str(b, ru, "why", r->why);
+    add_num(b, ru, "memory_free_gib", r->headroom_gib);
+    add_num(b, ru, "tricks", r->tricks);
+    add_str(b, ru, "tricks_text", r->tricks_text);
+}
+
+static void put_ties(jb *b, cJSON *o, const pp_problem *prob, const pp_explanation *ex)
+{
+    cJSON *t = add_obj(b, o, "ties");
+    add_num(b, t, "cost_model_error", PP_COST_MODEL_ERROR);
+    add_num(b, t, "count", ex->n_ties);
+    add_num(b, t, "best_memory_free_gib", ex->best.headroom_gib);
+    add_str(b, t, "best_tricks_text", ex->best.tricks_text);
+    add_str(b, t, "text", ex->ties_text);
+    if (ex->have_simplest) {
+        cJSON *s = add_obj(b, t, "simplest");
+        add_item(b, s, "plan", pp_json_plan(prob, &ex->simplest.best.plan));
+        add_num(b, s, "step_time_s", ex->simplest.best.eval.time.step_s);
+        add_num(b, s, "gap_to_best", ex->simplest_report.gap);
+        put_runner_up_why(b, s, &ex->simplest_report);
+    }
+}
+
+static void put_schedule(jb *b, cJSON *o, const pp_schedule *s)
+{
+    cJSON *sc = add_obj(b, o, "schedule");
+    add_str(b, sc, "kind", s->pp < 2 ? "none" : s->virtual_stages > 1 ? "interleaved-1f1b" : "1f1b");
+    add_num(b, sc, "pp", s->pp);
+    add_num(b, sc, "virtual_stages", s->virtual_stages);
+    add_num(b, sc, "microbatches", s->microbatches);
+    add_num(b, sc, "microbatches_shown", s->microbatches_shown);
+    add_num(b, sc, "forward_s", s->forward_s);
+    add_num(b, sc, "backward_s", s->backward_s);
+    add_num(b, sc, "slot_s", s->slot_s);
+    add_num(b, sc, "pipeline_s", s->pipeline_s);
+    add_num(b, sc, "bubble_s", s->bubble_s);
+    add_num(b, sc, "shown_makespan_s", s->shown_makespan_s);
+    cJSON *st = add_arr(b, sc, "stages_shown");
+    for (int i = 0; st && i < s->n_stages_shown; i++)
+        add_to_array(b, st, jb_check(b, cJSON_CreateNumber(s->stages_shown[i])));
+    cJSON *tasks = add_arr(b, sc, "tasks");
+    for (int i = 0; tasks && i < s->n_tasks; i++) {
+        const pp_sched_task *t = &s->tasks[i];
+        cJSON *it = jb_check(b, cJSON_CreateObject());
+        add_num(b, it, "stage", t->stage);
+        add_str(b, it, "pass", t->backward ? "backward" : "forward");
+        add_num(b, it, "microbatch", t->microbatch);
+        add_num(b, it, "chunk", t->chunk);
+        add_num(b, it, "start_s", t->start_s);
+        add_num(b, it, "end_s", t->end_s);
+        add_to_array(b, tasks, it);
+    }
+}
+
+static void put_baseline(jb *b, cJSON *o, const pp_problem *prob, const pp_baseline_report *bl)
+{
+    cJSON *bo = add_obj(b, o, "baseline");
+    add_str(b, bo, "label", bl->label);
+    add_item(b, bo, "plan", pp_json_plan(prob, &bl->plan));
+    add_bool(b, bo, "valid", bl->valid);
+    if (bl->valid) {
+        add_num(b, bo, "step_time_s", bl->eval.time.step_s);
+        put_time(b, bo, &bl->eval.time);
+        add_num(b, bo, "tokens_per_s", bl->eval.tokens_per_s);
+        add_num(b, bo, "memory_gib", bl->eval.mem.total_gib);
+        add_bool(b, bo, "feasible", bl->feasible);
+        add_num(b, bo, "speedup", bl->speedup);
+        add_num(b, bo, "time_saved", bl->time_saved);
+    }
+    if (bl->problem_text[0])
+        add_str(b, bo, "problem", bl->problem_text);
+}
+
+static void put_how_to_run(jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res)
+{
+    const pp_plan *p = &res->best.plan;
+    cJSON *run = add_obj(b, o, "how_to_run");
+    char lines[PP_MAX_FLAG_LINES][160];
+    int n = pp_megatron_flags(prob, p, lines, PP_MAX_FLAG_LINES);
+    cJSON *args = add_arr(b, run, "megatron_args");
+    for (int i = 0; args && i < n; i++)
+        add_to_array(b, args, jb_check(b, cJSON_CreateString(lines[i])));
+    cJSON *ds = add_obj(b, run, "deepspeed");
+    add_num(b, ds, "train_batch_size", (double)prob->training.global_batch);
+    add_num(b, ds, "train_micro_batch_size_per_gpu", p->micro_batch);
+    add_num(b, ds, "gradient_accumulation_steps", res->best.eval.microbatches);
+    cJSON *prec = add_obj(b, ds, prob->training.precision == PP_PREC_FP16 ? "fp16" : "bf16");
+    add_bool(b, prec, "enabled", true);
+    cJSON *zo = add_obj(b, ds, "zero_optimization");
+    add_num(b, zo, "stage", p->zero);
+    if (p->zero >= 1 && prob->training.dp_overlap)
+        add_bool(b, zo, "overlap_comm", true);
+}
+
+static void put_assumptions(jb *b, cJSON *o, const pp_explanation *ex)
+{
+    cJSON *arr = add_arr(b, o, "assumptions");
+    for (int i = 0; arr && i < ex->n_constants; i++) {
+        cJSON *it = jb_check(b, cJSON_CreateObject());
+        add_str(b, it, "name", ex->constants[i].name);
+        add_str(b, it, "value", ex->constants[i].value);
+        add_str(b, it, "source", ex->constants[i].source);
+        add_to_array(b, arr, it);
+    }
+}
+
+cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
 {
     jb b = {true};
     cJSON *root = jb_check(&b, cJSON_CreateObject());
     add_str(&b, root, "status", pp_status_name(res->status));
-    if (has_plan(res))
+    if (has_plan(res)) {
         put_priced(&b, root, prob, &res->best.plan, &res->best.eval);
+        put_summary(&b, root, prob, res, ex);
+        put_how_to_run(&b, root, prob, res);
+    }
     if (res->status == PP_STATUS_INFEASIBLE)
         add_str(&b, root, "infeasible_reason", res->infeasible_reason);
     put_certificate(&b, root, res);
     put_runner_ups(&b, root, prob, res);
+    bool why = ex && ex->done && ex->n_runner_ups == res->n_runner_ups;
+    if (why) {
+        cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "runner_ups");
+        for (int i = 0; arr && i < res->n_runner_ups; i++)
+            put_runner_up_why(&b, cJSON_GetArrayItem(arr, i), &ex->runner_ups[i]);
+    }
+    if (ex && ex->done) {
+        put_ties(&b, root, prob, ex);
+        put_binding(&b, root, prob, ex);
+        put_schedule(&b, root, &ex->schedule);
+    }
+    if (ex && ex->baseline.present)
+        put_baseline(&b, root, prob, &ex->baseline);
     put_problem(&b, root, prob);
+    if (ex && ex->done)
+        put_assumptions(&b, root, ex);
     return finish(&b, root);
+}
+
+cJSON *pp_json_plan_result(const pp_problem *prob, const pp_plan_result *res)
+{
+    return pp_json_plan_result_ex(prob, res, NULL);
 }
 
 int pp_json_render(const cJSON *doc, pp_strbuf *out)

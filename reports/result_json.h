@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "costmodel.h"
+#include "explain.h"
 #include "planner.h"
 #include "strbuf.h"
 #include "types.h"
@@ -28,6 +29,16 @@ cJSON *pp_json_eval(const pp_problem *prob, const pp_plan *plan, const pp_eval *
 /* The result of `plan`: status, the best plan priced (unless infeasible, when
  * "infeasible_reason" says why), the certificate and the runner-ups. */
 cJSON *pp_json_plan_result(const pp_problem *prob, const pp_plan_result *res);
+
+/* The same with the explanation of pp_explain_plan (ex may be NULL): adds
+ * time_to_train_s / time_to_train_days / gpu_hours (when training.tokens is
+ * given), limits (what limits the plan, what would speed it up), how_to_run
+ * (Megatron-LM flags, DeepSpeed config), why each runner-up loses and
+ * whether it ties, ties, binding (per constraint family: rows with slack,
+ * counterfactual re-solves, verdict), schedule (the pipeline tasks the
+ * report's chart draws), baseline, and assumptions (constants with their
+ * sources). */
+cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex);
 
 /* Append the document, pretty-printed and newline-terminated, to out.
  * 0, or -1 when memory runs out. */

@@ -170,6 +170,31 @@ static void test_plan_report(void)
     pp_catalog_free(&f.cat);
 }
 
+/* Without an explanation (pp_explain_plan) the plan report still says how
+ * to run the plan and charts where the time and memory go; the sections
+ * that need re-solves are left out. */
+static void test_plan_report_without_explanation(void)
+{
+    fixture f;
+    fixture_load(&f);
+    pp_plan_result res = optimal_result(&f, NULL, 0);
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    CU_ASSERT_EQUAL(pp_report_plan_md_ex(&f.prob, &res, NULL, &sb), 0);
+    const char *md = pp_sb_str(&sb);
+    PP_ASSERT_CONTAINS(md, "## How to run it");
+    PP_ASSERT_CONTAINS(md, "--tensor-model-parallel-size 8 \\\n");
+    PP_ASSERT_CONTAINS(md, "--recompute-granularity full");
+    PP_ASSERT_CONTAINS(md, "\"gradient_accumulation_steps\": 192");
+    PP_ASSERT_CONTAINS(md, "```mermaid\npie title Step time of GPT-3 175B");
+    PP_ASSERT_CONTAINS(md, "## Inputs and assumptions");
+    PP_ASSERT_CONTAINS(md, "glpsol --freemps model.mps");
+    CU_ASSERT_PTR_NULL(strstr(md, "## Binding constraints"));
+    CU_ASSERT_PTR_NULL(strstr(md, "## Pipeline schedule"));
+    pp_sb_free(&sb);
+    pp_catalog_free(&f.cat);
+}
+
 static void test_time_limit_and_infeasible(void)
 {
     fixture f;
@@ -205,6 +230,7 @@ int main(void)
         {"a plan that does not fit says so", test_does_not_fit},
         {"hostile names stay inline", test_hostile_names},
         {"plan report with certificate and runner-ups", test_plan_report},
+        {"plan report without an explanation", test_plan_report_without_explanation},
         {"time limit and infeasible reports", test_time_limit_and_infeasible},
         {NULL, NULL},
     };

@@ -1,0 +1,260 @@
+/*
+ * schedule.c: replaying Megatron-LM's pipeline schedules (see schedule.h).
+ *
+ * An operation is (rank, chunk, micro-batch, forward or backward).  Each rank
+ * owns a list of operations in the order Megatron-LM issues them; the replay
+ * repeatedly starts the next operation of any rank whose input is ready, at
+ * max(rank free, input ready).  The order lists are built from the same
+ * formulas as Megatron-LM's schedules.py:
+ *
+ *   v = 1 (1F1B):  warm-up = min(p - r - 1, m) forwards, then m - warm-up
+ *                  (forward, backward) pairs, then warm-up backwards.
+ *   v > 1:         M = m v virtual micro-batches; warm-up = (p - r - 1) 2 +
+ *                  (v - 1) p (all M when m = p), capped at M; the k-th
+ *                  forward runs chunk (k mod pv) / p of micro-batch
+ *                  (k / pv) p + k mod p, the k-th backward the chunks in
+ *                  reverse.
+ *
+ * Dependencies: the forward of chunk c on rank r needs that of rank r-1 (or,
+ * on rank 0, chunk c-1 on the last rank); the backward of chunk c on rank r
+ * needs that of rank r+1 (or, on the last rank, chunk c+1 on rank 0, or for
+ * the last chunk its own forward).
+ */
+#include "schedule.h"
+
+#include "costmodel.h"
+#include "error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct op {
+    int chunk, mb; /* 0-based */
+    bool backward;
+} op;
+
+typedef struct replay {
+    int p, v, m;
+    double f, b;
+    op *ops;      /* p lists of 2 m v operations */
+    double *fend; /* end time of each forward [r][c][i], < 0 until done */
+    double *bend;
+} replay;
+
+static size_t idx(const replay *rp, int r, int c, int i)
+{
+    return ((size_t)r * rp->v + (size_t)c) * rp->m + (size_t)i;
+}
+
+/* Megatron-LM's chunk and micro-batch of the k-th forward / backward of a
+ * rank under interleaving. */
+static op virtual_op(const replay *rp, int k, bool backward)
+{
+    int group = rp->p * rp->v;
+    int in_group = k % group;
+    op o;
+    o.chunk = in_group / rp->p;
+    if (backward)
+        o.chunk = rp->v - 1 - o.chunk;
+    o.mb = (k / group) * rp->p + k % rp->p;
+    o.backward = backward;
+    return o;
+}
+
+static void build_order(const replay *rp, int r, op *out)
+{
+    int n = 0;
+    if (rp->v == 1) {
+        int warm = rp->p - r - 1 < rp->m ? rp->p - r - 1 : rp->m;
+        for (int i = 0; i < warm; i++)
+            out[n++] = (op){0, i, false};
+        for (int i = 0; i < rp->m - warm; i++) {
+            out[n++] = (op){0, warm + i, false};
+            out[n++] = (op){0, i, true};
+        }
+        for (int i = rp->m - warm; i < rp->m; i++)
+            out[n++] = (op){0, i, true};
+        return;
+    }
+    int total = rp->m * rp->v;
+    int warm = rp->m == rp->p ? total : (rp->p - r - 1) * 2 + (rp->v - 1) * rp->p;
+    if (warm > total)
+        warm = total;
+    for (int k = 0; k < warm; k++)
+        out[n++] = virtual_op(rp, k, false);
+    for (int k = 0; k < total - warm; k++) {
+        out[n++] = virtual_op(rp, warm + k, false);
+        out[n++] = virtual_op(rp, k, true);
+    }
+    for (int k = total - warm; k < total; k++)
+        out[n++] = virtual_op(rp, k, true);
+}
+
+/* When the input of an operation is ready, or < 0 if not yet. */
+static double ready_at(const replay *rp, int r, const op *o)
+{
+    if (!o->backward) {
+        if (r > 0)
+            return rp->fend[idx(rp, r - 1, o->chunk, o->mb)];
+        return o->chunk > 0 ? rp->fend[idx(rp, rp->p - 1, o->chunk - 1, o->mb)] : 0.0;
+    }
+    double own = rp->fend[idx(rp, r, o->chunk, o->mb)];
+    double next;
+    if (r < rp->p - 1)
+        next = rp->bend[idx(rp, r + 1, o->chunk, o->mb)];
+    else if (o->chunk < rp->v - 1)
+        next = rp->bend[idx(rp, 0, o->chunk + 1, o->mb)];
+    else
+        next = own;
+    return own < 0 || next < 0 ? -1.0 : fmax(own, next);
+}
+
+/* Run the replay; tasks (may be NULL) get every operation of the ranks
+ * marked in `keep` (may be NULL) in the order they are started per rank.
+ * Returns the makespan, or -1 on failure. */
+static double run(replay *rp, const bool *keep, pp_sched_task *tasks, int *n_tasks)
+{
+    int p = rp->p, per_rank = 2 * rp->m * rp->v;
+    size_t cells = (size_t)p * rp->v * rp->m;
+    rp->ops = malloc((size_t)p * per_rank * sizeof *rp->ops);
+    rp->fend = malloc(cells * sizeof *rp->fend);
+    rp->bend = malloc(cells * sizeof *rp->bend);
+    int *next = calloc((size_t)p, sizeof *next);
+    double *free_at = calloc((size_t)p, sizeof *free_at);
+    double makespan = -1.0;
+    if (!rp->ops || !rp->fend || !rp->bend || !next || !free_at)
+        goto done;
+    for (size_t i = 0; i < cells; i++)
+        rp->fend[i] = rp->bend[i] = -1.0;
+    for (int r = 0; r < p; r++)
+        build_order(rp, r, rp->ops + (size_t)r * per_rank);
+    int left = p * per_rank;
+    makespan = 0.0;
+    while (left > 0) {
+        bool progress = false;
+        for (int r = 0; r < p; r++)
+            while (next[r] < per_rank) {
+                const op *o = &rp->ops[(size_t)r * per_rank + next[r]];
+                double ready = ready_at(rp, r, o);
+                if (ready < 0)
+                    break;
+                double start = fmax(free_at[r], ready), end = start + (o->backward ? rp->b : rp->f);
+                (o->backward ? rp->bend : rp->fend)[idx(rp, r, o->chunk, o->mb)] = end;
+                free_at[r] = end;
+                makespan = fmax(makespan, end);
+                if (tasks && keep && keep[r])
+                    tasks[(*n_tasks)++] = (pp_sched_task){r, o->mb + 1, o->chunk + 1, o->backward, start, end};
+                next[r]++;
+                left--;
+                progress = true;
+            }
+        if (!progress) {
+            makespan = -1.0; /* a cycle in the order: cannot happen for Megatron's schedules */
+            break;
+        }
+    }
+done:
+    free(rp->ops);
+    free(rp->fend);
+    free(rp->bend);
+    free(next);
+    free(free_at);
+    rp->ops = NULL;
+    rp->fend = rp->bend = NULL;
+    return makespan;
+}
+
+double pp_schedule_makespan_s(int pp, int v, int m, double forward_s, double backward_s)
+{
+    if (pp < 1 || v < 1 || m < 1 || (v > 1 && m % pp))
+        return -1.0;
+    replay rp = {pp, v, m, forward_s, backward_s, NULL, NULL, NULL};
+    return run(&rp, NULL, NULL, NULL);
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+    const pp_sched_task *x = a, *y = b;
+    if (x->stage != y->stage)
+        return (x->stage > y->stage) - (x->stage < y->stage);
+    return (x->start_s > y->start_s) - (x->start_s < y->start_s);
+}
+
+/* How many micro-batches to lay out: two rounds of the pipeline (fill,
+ * steady state, drain) when they fit in the chart, else one; with
+ * interleaving a multiple of pp, as Megatron-LM requires. */
+static int shown_microbatches(int p, int v, int m, int stages)
+{
+    int want = 2 * p < m ? 2 * p : m;
+    if ((long)stages * want * v * 2 > PP_SCHEDULE_MAX_TASKS)
+        want = p < m ? p : m;
+    if (v == 1) {
+        while (want > 1 && (long)stages * want * 2 > PP_SCHEDULE_MAX_TASKS)
+            want--;
+        return want;
+    }
+    return want;
+}
+
+int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *out, pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int p = plan->pp, v = plan->virtual_stages, m = pp_microbatches(prob, plan);
+    pp_stage_term st;
+    pp_comm_term tp, pc;
+    pp_term_stage(prob, plan, &st);
+    pp_term_tp_comm(prob, plan, &tp);
+    pp_term_pp_comm(prob, plan, &pc);
+    double slot = st.total_s + tp.total_s + pc.total_s; /* one micro-batch on one stage, as the cost model */
+    double compute = st.fwd_s + st.bwd_s;
+    double fwd_share = compute > 0 ? st.fwd_s / compute : 1.0 / 3.0;
+    out->pp = p;
+    out->virtual_stages = v;
+    out->microbatches = m;
+    out->slot_s = slot;
+    out->forward_s = slot * fwd_share / v;
+    out->backward_s = slot * (1.0 - fwd_share) / v;
+    out->pipeline_s = pp_pipeline_factor(prob, plan) * slot;
+    out->bubble_s = (double)(p - 1) / v * slot;
+    if (p < 2 || m < 1)
+        return PP_OK;
+
+    /* Which stages to draw: all of a short pipeline, else the first and the last. */
+    bool *keep = calloc((size_t)p, sizeof *keep);
+    if (!keep)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    if (p <= PP_SCHEDULE_ALL_STAGES_UPTO)
+        for (int r = 0; r < p; r++)
+            out->stages_shown[out->n_stages_shown++] = r;
+    else {
+        out->stages_shown[out->n_stages_shown++] = 0;
+        out->stages_shown[out->n_stages_shown++] = p - 1;
+    }
+    for (int i = 0; i < out->n_stages_shown; i++)
+        keep[out->stages_shown[i]] = true;
+
+    int shown = shown_microbatches(p, v, m, out->n_stages_shown);
+    out->microbatches_shown = shown;
+    out->tasks = malloc((size_t)out->n_stages_shown * 2 * shown * v * sizeof *out->tasks);
+    if (!out->tasks) {
+        free(keep);
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    }
+    replay rp = {p, v, shown, out->forward_s, out->backward_s, NULL, NULL, NULL};
+    out->shown_makespan_s = run(&rp, keep, out->tasks, &out->n_tasks);
+    free(keep);
+    if (out->shown_makespan_s < 0) {
+        pp_schedule_free(out);
+        return pp_error_set(err, PP_EINTERNAL, "", "internal error: the pipeline schedule replay stalled");
+    }
+    qsort(out->tasks, (size_t)out->n_tasks, sizeof *out->tasks, cmp_task);
+    return PP_OK;
+}
+
+void pp_schedule_free(pp_schedule *s)
+{
+    free(s->tasks);
+    s->tasks = NULL;
+    s->n_tasks = 0;
+}

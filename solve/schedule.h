@@ -1,0 +1,65 @@
+/*
+ * schedule.h: the pipeline schedule of one step, micro-batch by micro-batch.
+ *
+ * The cost model prices the pipeline as (m + (p-1)/v) micro-batch slots
+ * (costmodel.h); this module lays the same slots out in time, so a reader can
+ * see the fill and drain that make the bubble.  It replays Megatron-LM's
+ * schedules: 1F1B (PipeDream-Flush; Narayanan et al. 2021 §2.2.1) when v = 1
+ * and the interleaved 1F1B of forward_backward_pipelining_with_interleaving
+ * (§2.2.2) when v > 1, with the warm-up counts and chunk order of that code.
+ * Each rank runs its operations in that fixed order; an operation starts when
+ * its rank is free and its input has arrived (the previous stage's forward,
+ * the next stage's backward).
+ *
+ * Every stage takes the busiest stage's time per micro-batch (forward and
+ * backward of one chunk are 1/v of it), as the cost model assumes, so the
+ * replay of m micro-batches takes exactly the cost model's pipeline time.  A
+ * chart of thousands of bars is unreadable, so pp_schedule_build lays out only
+ * the first m_shown micro-batches (the fill, a stretch of steady state and
+ * the drain; with more micro-batches only the steady middle grows).
+ */
+#ifndef PARPLAN_SCHEDULE_H
+#define PARPLAN_SCHEDULE_H
+
+#include "types.h"
+
+#define PP_SCHEDULE_MAX_TASKS 800    /* bars in one chart at most */
+#define PP_SCHEDULE_ALL_STAGES_UPTO 8 /* draw every stage up to this pp; else the first and the last */
+
+typedef struct pp_sched_task {
+    int stage;      /* pipeline rank, 0-based */
+    int microbatch; /* 1-based, as a reader counts */
+    int chunk;      /* model chunk on this rank, 1-based (1 when v = 1) */
+    bool backward;
+    double start_s, end_s;
+} pp_sched_task;
+
+typedef struct pp_schedule {
+    int pp, virtual_stages;
+    int microbatches;       /* m of the plan */
+    int microbatches_shown; /* laid out below */
+    double forward_s;       /* one chunk's forward on one stage */
+    double backward_s;      /* one chunk's backward (with recomputation) */
+    double slot_s;          /* one micro-batch on one stage: v (forward + backward) */
+    double pipeline_s;      /* the cost model's (m + (p-1)/v) slot_s for all m micro-batches */
+    double bubble_s;        /* (p-1)/v slot_s: idle time of each stage per step */
+    double shown_makespan_s;/* end of the last task laid out */
+    int n_stages_shown;
+    int stages_shown[PP_SCHEDULE_ALL_STAGES_UPTO];
+    int n_tasks;
+    pp_sched_task *tasks; /* owned; by stage shown, then start time */
+} pp_schedule;
+
+/* Lay out the schedule of a plan (one that passed pp_plan_check).  With
+ * pp = 1 there is no pipeline: n_tasks is 0 and only the times are set.
+ * Returns PP_OK, or PP_EINTERNAL (out of memory, or the replay stalled, which
+ * would be a bug). */
+int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *out, pp_error *err);
+void pp_schedule_free(pp_schedule *s);
+
+/* Replay m micro-batches on every stage with the given chunk times; returns
+ * the makespan, or a negative number on failure.  Exposed for the tests,
+ * which check it against the cost model's (m + (p-1)/v) slots. */
+double pp_schedule_makespan_s(int pp, int v, int m, double forward_s, double backward_s);
+
+#endif
