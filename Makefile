@@ -2,17 +2,22 @@
 # The build itself is CMakeLists.txt; these targets only install what is
 # missing, configure, build and run.
 #
-#   make example  build, then write report.md for the default example
-#   make test     build normally (build/) and with ASan+UBSan (build-asan/), run every test in both
-#   make docs     regenerate the worked example in README.md
+#   make example  build, then write report.md for the default example (against Megatron-LM's published plan)
+#   make test     build normally (build/) and with ASan+UBSan (build-asan/), run every test in both,
+#                 then a short fuzz run (build-fuzz/, clang) and valgrind on one end-to-end plan
+#   make fuzz     run each libFuzzer harness for FUZZ_SECONDS (default 60; see docs/robustness.md)
+#   make docs     regenerate docs/example-report.md and the worked example in README.md
 #   make build    configure and build build/parplan
-#   make clean    remove build/ and build-asan/
+#   make clean    remove build/, build-asan/ and build-fuzz/
 #
 # Debian packages are installed only when missing (checked with dpkg-query),
 # with sudo unless already root.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+CI_FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 60
 JOBS       ?= 2
 EXAMPLE    ?= data/examples/gpt3-175b-1024-a100.json
 PLAN       ?= data/examples/gpt3-175b-1024-a100.plan.json
@@ -20,11 +25,12 @@ REPORT     ?= report.md
 PARPLAN     = $(BUILD)/parplan
 
 BUILD_PACKAGES := build-essential cmake pkg-config libglpk-dev glpk-utils libcjson-dev libcunit1-dev
-TEST_PACKAGES  := $(BUILD_PACKAGES) coinor-cbc clang libclang-rt-14-dev
+TEST_PACKAGES  := $(BUILD_PACKAGES) coinor-cbc clang libclang-rt-14-dev valgrind
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build example test test-build test-asan docs calibration deps deps-test clean
+.PHONY: all build example test test-build test-asan test-fuzz test-valgrind fuzz fuzz-build docs calibration deps \
+        deps-test clean
 
 all: build
 
@@ -55,12 +61,14 @@ build: deps
 
 # The main job: the optimal plan of the default example, with its proof.
 example: build
-	$(PARPLAN) plan $(EXAMPLE) --top 5 -o $(REPORT)
+	$(PARPLAN) plan $(EXAMPLE) --top 5 --baseline $(PLAN) -o $(REPORT)
 	@echo "report written to $(CURDIR)/$(REPORT)"
 
 test: deps-test
 	$(MAKE) test-build
 	$(MAKE) test-asan
+	$(MAKE) test-fuzz
+	$(MAKE) test-valgrind
 
 test-build:
 	cmake -S . -B $(BUILD)
@@ -72,10 +80,31 @@ test-asan:
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 
+# libFuzzer harnesses (clang): each runs for a bounded time from the seed
+# corpus and every saved crash (tests/fuzz/); a new crash fails the target.
+fuzz-build:
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DPARPLAN_FUZZ=ON -DPARPLAN_TESTS=ON
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzzers
+
+test-fuzz: fuzz-build
+	FUZZ_SECONDS=$(CI_FUZZ_SECONDS) cmake --build $(FUZZ_BUILD) --target fuzz-run
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) cmake --build $(FUZZ_BUILD) --target fuzz-run
+
+# One end-to-end plan (report, JSON, exported model, runner-ups) under
+# valgrind's memcheck: any memory error or definite leak fails it.
+test-valgrind:
+	cmake -S . -B $(BUILD)
+	cmake --build $(BUILD) -j$(JOBS) --target parplan
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	  $(PARPLAN) plan $(EXAMPLE) --top 2 -o $(BUILD)/valgrind-report.md --json $(BUILD)/valgrind-result.json \
+	  --export-lp $(BUILD)/valgrind-model.lp
+
 # Splice the worked example's report into README.md between its markers,
 # headings demoted so they nest under "## Worked example".
 docs: build
-	$(PARPLAN) plan $(EXAMPLE) --top 5 -o docs/example-report.md
+	$(PARPLAN) plan $(EXAMPLE) --top 5 --baseline $(PLAN) -o docs/example-report.md
 	$(PARPLAN) eval $(EXAMPLE) --plan $(PLAN) -o $(BUILD)/worked-example.md
 	sed 's/^#/###/' $(BUILD)/worked-example.md > $(BUILD)/worked-example.demoted.md
 	awk -v f=$(BUILD)/worked-example.demoted.md \
@@ -96,4 +125,4 @@ calibration: build
 	mv docs/calibration.md.tmp docs/calibration.md
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

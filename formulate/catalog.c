@@ -49,8 +49,8 @@ static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu
                                                  "inter_node_Gbps", "source", "notes", NULL};
 static const char *const codecs_file_keys[] = {"codecs", "compress_min_bytes", "description", "source", NULL};
 static const char *const codec_entry_keys[] = {"id",       "name",          "kind",            "bits_per_value",
-                                               "ratio",    "compress_GBps", "decompress_GBps", "rel_error",
-                                               "source",   "notes",         NULL};
+                                               "ratio",    "ratio_16bit",   "compress_GBps",   "decompress_GBps",
+                                               "rel_error", "source",       "notes",           NULL};
 static const char *const efficiency_file_keys[] = {"source", "description", "gpus", "default", NULL};
 
 /* ---- efficiency parameters -------------------------------------------------- */
@@ -491,8 +491,8 @@ static const char *const codec_kind_names[] = {"none", "lossy", "lossless"};
 static int check_codec_kind_keys(const cJSON *obj, const pp_jpath *at, codec_kind kind, pp_error *err)
 {
     static const char *const lossy_only[] = {"bits_per_value", NULL};
-    static const char *const lossless_only[] = {"ratio", NULL};
-    static const char *const none_never[] = {"bits_per_value", "ratio", "rel_error", NULL};
+    static const char *const lossless_only[] = {"ratio", "ratio_16bit", NULL};
+    static const char *const none_never[] = {"bits_per_value", "ratio", "ratio_16bit", "rel_error", NULL};
     const char *const *banned = kind == CODEC_LOSSY ? lossless_only : kind == CODEC_LOSSLESS ? lossy_only : none_never;
     for (; *banned; banned++)
         if (pp_json_member(obj, *banned)) {
@@ -515,6 +515,8 @@ static int read_codec_figures(const cJSON *obj, const pp_jpath *at, codec_kind k
         rc = pp_json_double(obj, at, "rel_error", PP_REQUIRED, 0, 1, &c->rel_error, err);
     if (!rc && kind == CODEC_LOSSLESS)
         rc = pp_json_double(obj, at, "ratio", PP_REQUIRED, 1, 1000, &c->lossless_ratio, err);
+    if (!rc && kind == CODEC_LOSSLESS) /* 16-bit messages widened to fp32: may expand */
+        rc = pp_json_double(obj, at, "ratio_16bit", PP_OPTIONAL, 0.1, 1000, &c->lossless_ratio_16, err);
     if (!rc && kind == CODEC_LOSSLESS)
         rc = pp_json_double(obj, at, "rel_error", PP_OPTIONAL, 0, 0, &c->rel_error, err);
     if (!rc)

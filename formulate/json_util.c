@@ -249,12 +249,16 @@ static int fail_at_offset(pp_error *err, const char *origin, const char *text, s
     return pp_error_set(err, PP_EINPUT, where, "%s (line %ld, column %ld, byte offset %zu)", msg, line, col, off);
 }
 
-/* Offset of the first bracket that opens level PP_JSON_MAX_DEPTH + 1, or -1.
- * Brackets inside strings do not count. */
-static long too_deep_offset(const char *text)
+/* Where a document is too big to hand to cJSON: the offset of the first
+ * bracket that opens level PP_JSON_MAX_DEPTH + 1 (*too_deep) or of the
+ * separator that starts value PP_JSON_MAX_VALUES + 1 (*too_many), each -1 if
+ * none.  Brackets and commas inside strings do not count. */
+static void scan_structure(const char *text, long *too_deep, long *too_many)
 {
     int depth = 0;
+    long values = 1;
     bool in_string = false;
+    *too_deep = *too_many = -1;
     for (const char *p = text; *p; p++) {
         if (in_string) {
             if (*p == '\\' && p[1])
@@ -263,14 +267,19 @@ static long too_deep_offset(const char *text)
                 in_string = false;
         } else if (*p == '"') {
             in_string = true;
-        } else if (*p == '[' || *p == '{') {
-            if (++depth > PP_JSON_MAX_DEPTH)
-                return (long)(p - text);
+        } else if (*p == '[' || *p == '{' || *p == ',') {
+            if (*p != ',' && ++depth > PP_JSON_MAX_DEPTH) {
+                *too_deep = (long)(p - text);
+                return;
+            }
+            if (++values > PP_JSON_MAX_VALUES) {
+                *too_many = (long)(p - text);
+                return;
+            }
         } else if (*p == ']' || *p == '}') {
             depth--;
         }
     }
-    return -1;
 }
 
 static const char *skip_space(const char *p)
@@ -324,12 +333,19 @@ int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_e
         pp_jpath root = pp_jpath_root(origin);
         return pp_json_fail(err, &root, "expected a JSON object, found an empty document");
     }
-    long deep = too_deep_offset(start);
+    long deep, many;
+    scan_structure(start, &deep, &many);
     if (deep >= 0) {
         char limit[32];
         snprintf(limit, sizeof limit, "%d", PP_JSON_MAX_DEPTH);
         return fail_at_offset(err, origin, text, (size_t)(start - text) + (size_t)deep,
                               "expected JSON nested at most %s levels deep, found deeper nesting", limit);
+    }
+    if (many >= 0) {
+        char limit[32];
+        snprintf(limit, sizeof limit, "%ld", PP_JSON_MAX_VALUES);
+        return fail_at_offset(err, origin, text, (size_t)(start - text) + (size_t)many,
+                              "expected a document of at most %s JSON values, found more", limit);
     }
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithOpts(start, &end, 1);

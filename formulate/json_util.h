@@ -7,8 +7,9 @@
  * type before reading a value (1.5 is not an integer, "8" is not a number, an
  * infinite number is not a number), keep values in range, reject keys an
  * object may not have (suggesting the nearest allowed one) and duplicate keys,
- * and refuse documents nested deeper than PP_JSON_MAX_DEPTH before cJSON sees
- * them.
+ * and refuse documents nested deeper than PP_JSON_MAX_DEPTH, or holding more
+ * than PP_JSON_MAX_VALUES values, before cJSON sees them (cJSON spends about
+ * 64 bytes per value: a 64 MiB file of "0," would take 2 GiB).
  *
  * A location is a pp_jpath, a small value built from its parent as the
  * loaders descend (pp_jpath_key, pp_jpath_index), so every error can name
@@ -26,6 +27,7 @@
 
 #define PP_JSON_MAX_DEPTH 32 /* deeper documents are rejected before parsing */
 #define PP_JSON_MAX_BYTES (64L << 20)
+#define PP_JSON_MAX_VALUES 1000000L /* more values are rejected before parsing */
 
 /* Where a value sits: the document it came from and a JSONPath into it. */
 typedef struct pp_jpath {
@@ -68,7 +70,8 @@ int pp_json_load_object(const char *path, cJSON **out, pp_error *err);
 
 /* Parse a NUL-terminated text that must hold exactly one JSON object.
  * Rejects empty text, syntax errors (naming line, column and byte offset),
- * nesting deeper than PP_JSON_MAX_DEPTH and non-object top levels.  A leading
+ * nesting deeper than PP_JSON_MAX_DEPTH, more than PP_JSON_MAX_VALUES values
+ * and non-object top levels.  A leading
  * UTF-8 byte-order mark is skipped.  *out is freed with cJSON_Delete. */
 int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_error *err);
 

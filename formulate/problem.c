@@ -33,7 +33,8 @@
 static const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const tp_mode_names[] = {"1d", "2d", "2.5d", "3d"};
-static const char *const dim_names[] = {"dp", "tp", "pp"};
+static const char *const dim_names[] = {"dp", "tp", "pp", "params"};
+static const char *const dim_keys[] = {"dp", "tp", "pp", "params", NULL};
 static const char *const objective_names[] = {"min_step_time", "min_cost", "min_time", "min_gpus"};
 #define N_TRAINING_PRECISIONS 3 /* bf16, fp16, fp8: fp32 is not a training precision here */
 
@@ -65,6 +66,7 @@ void pp_problem_init(pp_problem *p)
     p->error_tolerance[PP_DIM_DP] = 0.02;
     p->error_tolerance[PP_DIM_TP] = 0.0;
     p->error_tolerance[PP_DIM_PP] = 0.0;
+    p->error_tolerance[PP_DIM_PARAMS] = 0.0; /* parameters: lossless or none, as TP/PP */
     p->compress_min_bytes = 1 << 20;
     p->training.precision = PP_PREC_BF16;
     pp_framework_features(PP_FW_MEGATRON_CORE, &p->training);
@@ -277,7 +279,7 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 /* ---- training ------------------------------------------------------------------------- */
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
-                                            "flash_attention", "dp_overlap", NULL};
+                                            "flash_attention", "dp_overlap", "grad_reduce_dtype", NULL};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
                                               "deepspeed-2021", "fsdp"};
 static const char *const optimizer_names[] = {"adam"};
@@ -308,6 +310,17 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
     t->precision = (pp_precision)precision;
+    /* DP gradients on the wire: the 16-bit type of the training unless the
+     * problem says fp32 (DeepSpeed's default communication_data_type is the
+     * fp16/bf16 type; Megatron-LM reduces bf16 gradients in fp32). */
+    int grad = t->precision == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
+    if (!rc)
+        rc = pp_json_enum(obj, at, "grad_reduce_dtype", PP_OPTIONAL, precision_names, PP_PREC_COUNT, &grad, c->err);
+    if (!rc && grad == PP_PREC_FP8) {
+        pp_jpath here = pp_jpath_key(at, "grad_reduce_dtype");
+        rc = pp_json_fail(c->err, &here, "expected \"bf16\", \"fp16\" or \"fp32\", found \"fp8\"");
+    }
+    t->grad_reduce_dtype = (pp_precision)grad;
     return rc;
 }
 
@@ -398,6 +411,7 @@ typedef struct search_dim {
 static const int_range degree_range = {1, MAX_DEGREE};
 static const int_range virtual_range = {1, MAX_VIRTUAL_STAGES};
 static const int_range zero_range = {0, 3};
+static const int_range depth_range = {1, MAX_TP_DEPTH};
 static const name_set recompute_set = {recompute_names, PP_RECOMPUTE_COUNT};
 static const name_set tp_mode_set = {tp_mode_names, PP_TP_MODE_COUNT};
 
@@ -412,18 +426,19 @@ static const search_dim search_dims[] = {
     {"recompute", offsetof(pp_search, recompute), read_enum_element, &recompute_set},
     {"sequence_parallel", offsetof(pp_search, sequence_parallel), read_bool_element, NULL},
     {"tp_mode", offsetof(pp_search, tp_mode), read_enum_element, &tp_mode_set},
+    {"tp_depth", offsetof(pp_search, tp_depth), read_int_element, &depth_range},
 };
 #define N_SEARCH_DIMS ((int)(sizeof search_dims / sizeof search_dims[0]))
 
 static const char *const search_keys[] = {"tp",        "pp",        "dp",   "cp",
                                           "micro_batch", "virtual_stages", "zero", "recompute",
-                                          "sequence_parallel", "tp_mode", "compression", NULL};
+                                          "sequence_parallel", "tp_mode", "tp_depth", "compression", NULL};
 
 static int parse_compression_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {
     int rc = pp_json_expect_object(obj, at, c->err);
     if (!rc)
-        rc = pp_json_check_keys(obj, at, (const char *const[]){"dp", "tp", "pp", NULL}, c->err);
+        rc = pp_json_check_keys(obj, at, dim_keys, c->err);
     for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
         const cJSON *item = pp_json_member(obj, dim_names[d]);
         pp_jpath here = pp_jpath_key(at, dim_names[d]);
@@ -459,7 +474,7 @@ static int parse_error_tolerance(const parse_ctx *c, const cJSON *obj, const pp_
 {
     int rc = pp_json_expect_object(obj, at, c->err);
     if (!rc)
-        rc = pp_json_check_keys(obj, at, (const char *const[]){"dp", "tp", "pp", NULL}, c->err);
+        rc = pp_json_check_keys(obj, at, dim_keys, c->err);
     for (int d = 0; d < PP_DIM_COUNT && !rc; d++)
         rc = pp_json_double(obj, at, dim_names[d], PP_OPTIONAL, 0, 1, &c->p->error_tolerance[d], c->err);
     return rc;
@@ -816,7 +831,7 @@ static int parse_plan_compression(const plan_ctx *c, const cJSON *obj, const pp_
 {
     int rc = pp_json_expect_object(obj, at, c->err);
     if (!rc)
-        rc = pp_json_check_keys(obj, at, (const char *const[]){"dp", "tp", "pp", NULL}, c->err);
+        rc = pp_json_check_keys(obj, at, dim_keys, c->err);
     for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
         const cJSON *item = pp_json_member(obj, dim_names[d]);
         pp_jpath here = pp_jpath_key(at, dim_names[d]);
@@ -879,6 +894,17 @@ static int derive_dp(const plan_ctx *c, const pp_jpath *at, pp_plan *plan)
     return PP_OK;
 }
 
+/* A 2.5D depth belongs to tp_mode "2.5d" only; elsewhere it would be
+ * dropped silently (and the result's plan would not read back the same). */
+static int check_tp_depth(const plan_ctx *c, const pp_jpath *at, const pp_plan *plan)
+{
+    if (plan->tp_depth == 1 || plan->tp_mode == PP_TP_2P5D)
+        return PP_OK;
+    pp_jpath here = pp_jpath_key(at, "tp_depth");
+    return pp_json_fail(c->err, &here, "expected tp_depth only with tp_mode '2.5d' (or 1), found %d with tp_mode "
+                        "'%s'", plan->tp_depth, pp_tp_mode_name(plan->tp_mode));
+}
+
 static int parse_plan_doc(const plan_ctx *c, const cJSON *doc, const pp_jpath *root, pp_plan *plan)
 {
     int rc = pp_json_check_keys(doc, root, plan_keys, c->err);
@@ -886,6 +912,8 @@ static int parse_plan_doc(const plan_ctx *c, const cJSON *doc, const pp_jpath *r
         rc = parse_plan_degrees(c, doc, root, plan);
     if (!rc)
         rc = parse_plan_modes(c, doc, root, plan);
+    if (!rc)
+        rc = check_tp_depth(c, root, plan);
     if (rc)
         return rc;
     if (pp_json_member(doc, "dp"))

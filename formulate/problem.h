@@ -78,8 +78,9 @@ void pp_efficiency_init(pp_efficiency *e);
 int pp_catalog_apply_efficiency(pp_catalog *cat, const char *path, pp_error *err);
 
 /* Every default of a problem, set in one place: memory_headroom 0.10,
- * error_tolerance dp 0.02 / tp 0 / pp 0 (lossy codecs only on DP gradients;
- * lossless ones have rel_error 0 and are always allowed), compress_min_bytes
+ * error_tolerance dp 0.02 / tp 0 / pp 0 / params 0 (lossy codecs only on DP
+ * gradients; lossless ones have rel_error 0 and are always allowed), DP
+ * gradients on the wire in the training's 16-bit type, compress_min_bytes
  * 1 MiB, flash_attention and dp_overlap on, precision bf16, objective
  * min_step_time, TP kept inside a node, codecs = just "none".  The parser
  * then takes codecs and compress_min_bytes from the catalog. */

@@ -146,6 +146,39 @@ int pp_output_write(const char *path, const char *data, size_t len, pp_error *er
     return write_atomic(path, data, len, target_mode(exists, &st), err);
 }
 
+int pp_output_begin(const char *path, char *tmp, size_t cap, pp_error *err)
+{
+    struct stat st;
+    bool exists;
+    if (written_in_place(path, &st, &exists)) {
+        if (snprintf(tmp, cap, "%s", path) >= (int)cap)
+            return pp_error_set(err, PP_EINTERNAL, path, "cannot write the output: %s", strerror(ENAMETOOLONG));
+        return PP_OK;
+    }
+    int fd = make_temp(path, tmp, cap);
+    if (fd < 0)
+        return pp_error_set(err, PP_EINTERNAL, path, "cannot write the output: %s", strerror(errno));
+    bool ok = fchmod(fd, target_mode(exists, &st)) == 0;
+    int saved = errno;
+    close(fd);
+    if (!ok) {
+        unlink(tmp);
+        return pp_error_set(err, PP_EINTERNAL, path, "cannot write the output: %s", strerror(saved));
+    }
+    return PP_OK;
+}
+
+int pp_output_commit(const char *path, const char *tmp, bool ok, pp_error *err)
+{
+    if (strcmp(path, tmp) == 0) /* written in place */
+        return PP_OK;
+    if (ok && rename(tmp, path) == 0)
+        return PP_OK;
+    int saved = errno;
+    unlink(tmp);
+    return ok ? pp_error_set(err, PP_EINTERNAL, path, "cannot write the output: %s", strerror(saved)) : PP_OK;
+}
+
 bool pp_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;

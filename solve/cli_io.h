@@ -28,6 +28,14 @@ int pp_output_check(const char *path, pp_error *err);
  * regular files.  PP_EINTERNAL with the path and the reason on failure. */
 int pp_output_write(const char *path, const char *data, size_t len, pp_error *err);
 
+/* For writers that take a file name rather than bytes (GLPK's glp_write_lp
+ * and glp_write_mps): pp_output_begin() puts in tmp the name to write, a
+ * fresh "PATH.tmp.XXXXXX" beside path (path itself when it is not a regular
+ * file), and pp_output_commit() renames it over path when ok, else removes
+ * it.  Both PP_EINTERNAL with the path and the reason on failure. */
+int pp_output_begin(const char *path, char *tmp, size_t cap, pp_error *err);
+int pp_output_commit(const char *path, const char *tmp, bool ok, pp_error *err);
+
 /* True if both paths name the same existing file (same device and inode). */
 bool pp_same_file(const char *a, const char *b);
 

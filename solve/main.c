@@ -21,13 +21,16 @@
  * everything it calls reports through pp_error (error.h).
  */
 #include "calibrate.h"
+#include "capacity.h"
 #include "cli_io.h"
 #include "costmodel.h"
 #include "error.h"
+#include "explain.h"
 #include "json_util.h"
 #include "planner.h"
 #include "problem.h"
 #include "report_accuracy.h"
+#include "report_capacity.h"
 #include "report_md.h"
 #include "result_json.h"
 #include "rules.h"
@@ -44,7 +47,7 @@
 
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
-    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_COUNT
+    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_COUNT
 } opt_id;
 
 enum {
@@ -52,7 +55,8 @@ enum {
     CMD_EVAL = 1u << 1,
     CMD_CALIBRATE = 1u << 2,
     CMD_ACCURACY = 1u << 3,
-    CMD_ALL = CMD_PLAN | CMD_EVAL | CMD_CALIBRATE | CMD_ACCURACY
+    CMD_CAPACITY = 1u << 4,
+    CMD_ALL = CMD_PLAN | CMD_EVAL | CMD_CALIBRATE | CMD_ACCURACY | CMD_CAPACITY
 };
 
 typedef struct cli_option {
@@ -73,13 +77,15 @@ static const cli_option OPTIONS[] = {
     {OPT_EFFICIENCY, "efficiency", 0, "FILE", CMD_ALL,
      "apply the calibrated efficiency parameters in FILE (efficiency.json format, see data/SCHEMA.md)"},
     {OPT_PLAN, "plan", 0, "FILE", CMD_EVAL, "the plan to price (PLAN.json); required"},
-    {OPT_METHOD, "method", 0, "METHOD", CMD_PLAN,
+    {OPT_METHOD, "method", 0, "METHOD", CMD_PLAN | CMD_CAPACITY,
      "milp (default): the MIP solved by GLPK; enumerate: price every valid plan (the exactness reference)"},
     {OPT_TIME_LIMIT, "time-limit", 0, "SECONDS", CMD_PLAN,
      "stop the search after SECONDS; the result then says time_limit with the gap"},
     {OPT_TOP, "top", 0, "K", CMD_PLAN, "also list the K best runner-up plans"},
     {OPT_EXPORT_LP, "export-lp", 0, "FILE", CMD_PLAN, "write the MIP that was solved in CPLEX LP format"},
     {OPT_EXPORT_MPS, "export-mps", 0, "FILE", CMD_PLAN, "write the MIP that was solved in free MPS format"},
+    {OPT_BASELINE, "baseline", 0, "PLAN.json", CMD_PLAN,
+     "also price this plan (e.g. a published one) and state how much faster the optimal plan is"},
     {OPT_HELP, "help", 'h', NULL, CMD_ALL, "show this help and exit"},
     {OPT_VERSION, "version", 'V', NULL, CMD_ALL, "show the version and exit"},
 };
@@ -99,6 +105,7 @@ static int run_plan(const cli_args *a, pp_error *err);
 static int run_eval(const cli_args *a, pp_error *err);
 static int run_calibrate(const cli_args *a, pp_error *err);
 static int run_accuracy(const cli_args *a, pp_error *err);
+static int run_capacity(const cli_args *a, pp_error *err);
 
 static const cli_command COMMANDS[] = {
     {"plan", CMD_PLAN, "plan PROBLEM.json [OPTION]...",
@@ -110,6 +117,8 @@ static const cli_command COMMANDS[] = {
      run_calibrate},
     {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json [OPTION]...",
      "score the cost model against measured steps: mean absolute % error per source group", run_accuracy},
+    {"capacity", CMD_CAPACITY, "capacity PROBLEM.json [OPTION]...",
+     "choose GPU kind, node count and plan within a deadline, budget or GPU cap", run_capacity},
 };
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
@@ -122,6 +131,7 @@ struct cli_args {
     const char *json;       /* --json */
     const char *data_dir;   /* NULL: pp_default_data_dir() */
     const char *efficiency; /* --efficiency */
+    const char *baseline;   /* plan's --baseline */
     pp_plan_options solve;
     unsigned given;         /* bit (1 << opt_id) per option seen */
     bool help, version;     /* stop and print */
@@ -276,6 +286,7 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_EXPORT_MPS: a->solve.export_mps = v; break;
     case OPT_HELP: a->help = true; break;
     case OPT_VERSION: a->version = true; break;
+    case OPT_BASELINE: a->baseline = v; break;
     case OPT_COUNT: break;
     }
     return PP_OK;
@@ -520,7 +531,7 @@ static bool same_output(const char *x, const char *y)
 
 static int check_not_input(const cli_args *a, const char *out, pp_error *err)
 {
-    const char *inputs[] = {a->problem, a->plan, a->efficiency};
+    const char *inputs[] = {a->problem, a->plan, a->efficiency, a->baseline};
     for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
         if (inputs[i] && !is_stdio(out) && same_output(out, inputs[i]))
             return pp_error_set(err, PP_EINPUT, out, "refusing to overwrite an input file");
@@ -670,12 +681,13 @@ static int run_eval(const cli_args *a, pp_error *err)
 
 /* ---- plan ----------------------------------------------------------------- */
 
-static int emit_plan(const cli_args *a, const pp_problem *prob, const pp_plan_result *res, pp_error *err)
+static int emit_plan(const cli_args *a, const pp_problem *prob, const pp_plan_result *res,
+                     const pp_explanation *ex, pp_error *err)
 {
     pp_strbuf md;
     pp_sb_init(&md);
-    pp_report_plan_md(prob, res, &md);
-    cJSON *doc = a->json ? pp_json_plan_result(prob, res) : NULL;
+    pp_report_plan_md_ex(prob, res, ex, &md);
+    cJSON *doc = a->json ? pp_json_plan_result_ex(prob, res, ex) : NULL;
     int rc = emit(a, &md, doc, err);
     cJSON_Delete(doc);
     pp_sb_free(&md);
@@ -684,16 +696,41 @@ static int emit_plan(const cli_args *a, const pp_problem *prob, const pp_plan_re
 
 /* An infeasible problem still gets its report and JSON (saying why), then
  * exit code 3. */
-static int finish_infeasible(const cli_args *a, const pp_problem *prob, pp_plan_result *res, pp_error *err)
+static int finish_infeasible(const cli_args *a, const pp_problem *prob, pp_plan_result *res,
+                             const pp_explanation *ex, pp_error *err)
 {
     res->status = PP_STATUS_INFEASIBLE;
     if (!res->infeasible_reason[0])
         snprintf(res->infeasible_reason, sizeof res->infeasible_reason, "%s", err->msg);
-    int rc = emit_plan(a, prob, res, err);
+    int rc = emit_plan(a, prob, res, ex, err);
     if (rc)
         return rc;
     return pp_error_set(err, PP_EINFEASIBLE, is_stdio(a->problem) ? "standard input" : a->problem,
                         "infeasible: %s", res->infeasible_reason);
+}
+
+#define DEFAULT_TOP_K 5 /* runner-ups the report lists unless --top says otherwise */
+
+/* The report's explanation (explain.h): counterfactual re-solves, runner-up
+ * analysis, schedule, baseline.  NULL when memory runs out or it fails; the
+ * report is then written without those sections. */
+static pp_explanation *explain(const cli_args *a, const pp_catalog *cat, const pp_problem *prob,
+                               const pp_plan_options *solve, const pp_plan_result *res, const pp_plan *baseline)
+{
+    pp_explanation *ex = malloc(sizeof *ex);
+    if (!ex)
+        return NULL;
+    pp_explain_options eo;
+    pp_explain_options_init(&eo);
+    eo.baseline = baseline;
+    eo.baseline_label = a->baseline;
+    pp_error err;
+    if (pp_explain_plan(prob, cat, solve, res, &eo, ex, &err) != PP_OK) {
+        fprintf(stderr, "parplan: warning: the report leaves out its explanation: %s\n", err.msg);
+        free(ex);
+        return NULL;
+    }
+    return ex;
 }
 
 static int run_plan(const cli_args *a, pp_error *err)
@@ -701,18 +738,33 @@ static int run_plan(const cli_args *a, pp_error *err)
     pp_catalog cat;
     pp_problem prob;
     pp_plan_result res;
+    pp_plan baseline;
+    pp_explanation *ex = NULL;
+    pp_plan_options solve = a->solve;
+    if (!(a->given & (1u << OPT_TOP)))
+        solve.top_k = DEFAULT_TOP_K;
     memset(&res, 0, sizeof res);
     int rc = load_problem(a, &cat, &prob, err);
+    if (!rc && a->baseline)
+        rc = load_plan_file(a->baseline, &prob, &baseline, err);
     if (!rc)
-        rc = pp_plan_solve(&prob, &a->solve, &res, err);
-    if (rc == PP_EINFEASIBLE || (!rc && res.status == PP_STATUS_INFEASIBLE))
-        rc = finish_infeasible(a, &prob, &res, err);
-    else if (!rc)
-        rc = emit_plan(a, &prob, &res, err);
+        rc = pp_plan_solve(&prob, &solve, &res, err);
+    if (rc == PP_EINFEASIBLE || (!rc && res.status == PP_STATUS_INFEASIBLE)) {
+        pp_error keep = *err;
+        ex = explain(a, &cat, &prob, &solve, &res, a->baseline ? &baseline : NULL);
+        *err = keep;
+        rc = finish_infeasible(a, &prob, &res, ex, err);
+    } else if (!rc) {
+        ex = explain(a, &cat, &prob, &solve, &res, a->baseline ? &baseline : NULL);
+        rc = emit_plan(a, &prob, &res, ex, err);
+    }
     if (!rc && res.best.plan.tp < 1)
         rc = pp_error_set(err, PP_EINTERNAL, "", "the time limit was reached before any valid plan was found");
     if (!rc)
         warn_if_no_fit(&res.best.eval.mem);
+    if (ex)
+        pp_explanation_free(ex);
+    free(ex);
     pp_plan_result_free(&res);
     pp_catalog_free(&cat);
     return rc;
@@ -783,6 +835,43 @@ static int run_accuracy(const cli_args *a, pp_error *err)
         pp_sb_free(&md);
     }
     pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
+/* ---- capacity ------------------------------------------------------------- */
+
+/* Like `plan`: the report and the JSON are written even when no cluster
+ * meets the limits (they say why), then exit code 3. */
+static int run_capacity(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_problem prob;
+    pp_capacity_result res;
+    memset(&res, 0, sizeof res);
+    pp_capacity_options opt;
+    pp_capacity_options_init(&opt);
+    opt.method = a->solve.method;
+    opt.progress = pp_capacity_progress_stderr;
+    int rc = load_problem(a, &cat, &prob, err);
+    if (!rc)
+        rc = pp_capacity_solve(&prob, &opt, &res, err);
+    if (!rc || rc == PP_EINFEASIBLE) {
+        pp_strbuf md;
+        pp_sb_init(&md);
+        pp_report_capacity_md(&prob, &res, &md);
+        cJSON *doc = a->json ? pp_json_capacity_result(&prob, &res) : NULL;
+        pp_error out_err;
+        int out_rc = emit(a, &md, doc, &out_err);
+        cJSON_Delete(doc);
+        pp_sb_free(&md);
+        if (out_rc)
+            rc = out_rc, *err = out_err;
+        else if (rc == PP_EINFEASIBLE)
+            pp_error_set(err, rc, is_stdio(a->problem) ? "standard input" : a->problem, "infeasible: %s",
+                         res.infeasible_reason);
+    }
+    pp_capacity_result_free(&res);
     pp_catalog_free(&cat);
     return rc;
 }

@@ -10,7 +10,11 @@
  * GLPK is kept on a short leash: its terminal output goes to a buffer (never
  * to the user's terminal), and a GLPK error, which would abort the process,
  * jumps back here instead; the environment is then freed and the caller gets
- * PP_EINTERNAL.  Each solve frees GLPK's environment when it ends, so nothing
+ * PP_EINTERNAL.  Every search has a time limit (--time-limit, else
+ * DEFAULT_TIME_CAP_S), a node limit (pp_plan_options.node_limit) and, for
+ * the plain LP, an iteration limit; SIGINT (Ctrl-C) during a solve stops it
+ * too.  A search stopped any of these ways with a plan in hand reports
+ * status time_limit with the gap, never optimal.  Each solve frees GLPK's environment when it ends, so nothing
  * of GLPK outlives pp_plan_solve (the planner is its only user).
  *
  * GLPK accepts a solution that breaks a row by up to its feasibility
@@ -21,6 +25,7 @@
  */
 #include "planner.h"
 
+#include "cli_io.h"
 #include "cons.h"
 #include "enumerate.h"
 #include "error.h"
@@ -32,6 +37,7 @@
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +46,7 @@
 #define DEFAULT_TIME_CAP_S 600.0 /* GLPK's cap when the user sets no time limit */
 #define OBJECTIVE_REL_TOL 1e-9   /* MIP objective vs the cost model */
 #define MAX_HAIR_CUTS 1000       /* solutions cut for breaking a limit within GLPK's tolerance */
+#define LP_ITERATION_LIMIT 1000000 /* simplex iterations of the plain LP relaxation */
 
 void pp_plan_options_init(pp_plan_options *o)
 {
@@ -51,6 +58,7 @@ void pp_plan_options_init(pp_plan_options *o)
     o->export_mps = NULL;
     o->relax = 0;
     o->full_model = false;
+    o->node_limit = PP_DEFAULT_NODE_LIMIT;
 }
 
 const char *pp_status_name(pp_status s)
@@ -99,7 +107,18 @@ typedef struct glpk_run {
     pp_mip full; /* the unscreened model, while it is exported */
     double deadline;
     double export_s; /* time spent writing exports (not solving) */
+    long node_limit;
+    bool stopped_by_nodes; /* the node limit (not the clock) ended a solve */
 } glpk_run;
+
+/* Set by SIGINT while GLPK runs; the tree callback then stops the search. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
 
 static int on_term(void *info, const char *s)
 {
@@ -153,6 +172,10 @@ static void on_tree(glp_tree *tree, void *info)
     glp_ios_tree_size(tree, &active, &alive, &total);
     if (total > r->solve_nodes)
         r->solve_nodes = total;
+    if (interrupted || total >= r->node_limit) {
+        r->stopped_by_nodes = !interrupted;
+        glp_ios_terminate(tree); /* glp_intopt returns GLP_ESTOP, keeping the incumbent */
+    }
     int best = glp_ios_best_node(tree);
     if (best) {
         r->bound_s = glp_ios_node_bound(tree, best) / r->mip.units_per_s;
@@ -200,7 +223,7 @@ static outcome solve_once(glpk_run *r)
         return SOLVED_OPTIMAL;
     if (rc == GLP_ENOPFS || (rc == 0 && status == GLP_NOFEAS))
         return SOLVED_INFEASIBLE;
-    if (rc == GLP_ETMLIM)
+    if (rc == GLP_ETMLIM || rc == GLP_ESTOP) /* out of time, nodes, or interrupted */
         return status == GLP_FEAS ? SOLVED_TIME_LIMIT : SOLVED_NOTHING_IN_TIME;
     return SOLVED_FAILED;
 }
@@ -257,6 +280,22 @@ static int infeasible(glpk_run *r)
     return pp_error_set(r->err, PP_EINFEASIBLE, "", "%s", res->infeasible_reason);
 }
 
+/* Write r->full in CPLEX LP or free MPS format to path, whole or not at all
+ * (through a temporary file beside it, as every output of parplan). */
+static int export_file(glpk_run *r, const char *path, bool mps)
+{
+    char tmp[4096];
+    int rc = pp_output_begin(path, tmp, sizeof tmp, r->err);
+    if (rc)
+        return rc;
+    bool ok = (mps ? glp_write_mps(r->full.lp, GLP_MPS_FILE, NULL, tmp) : glp_write_lp(r->full.lp, NULL, tmp)) == 0;
+    if (!ok)
+        rc = pp_error_set(r->err, PP_EINTERNAL, path, "cannot write the MIP in %s format: %s",
+                          mps ? "free MPS" : "CPLEX LP", last_line(r));
+    int committed = pp_output_commit(path, tmp, ok, r->err);
+    return rc ? rc : committed;
+}
+
 /* Write the MIP of the whole space (no screening): another solver then
  * checks the optimum over every plan, screening included. */
 static int export_model(glpk_run *r)
@@ -271,12 +310,10 @@ static int export_model(glpk_run *r)
     mo.relax = opt->relax;
     mo.units_per_s = r->mip.units_per_s; /* the unit of the model solved */
     int rc = pp_mip_build(r->prob, r->space, &mo, full, r->err);
-    if (rc == PP_OK && opt->export_lp && glp_write_lp(full->lp, NULL, opt->export_lp) != 0)
-        rc = pp_error_set(r->err, PP_EINTERNAL, opt->export_lp, "cannot write the MIP in CPLEX LP format: %s",
-                          last_line(r));
-    if (rc == PP_OK && opt->export_mps && glp_write_mps(full->lp, GLP_MPS_FILE, NULL, opt->export_mps) != 0)
-        rc = pp_error_set(r->err, PP_EINTERNAL, opt->export_mps, "cannot write the MIP in free MPS format: %s",
-                          last_line(r));
+    if (rc == PP_OK && opt->export_lp)
+        rc = export_file(r, opt->export_lp, false);
+    if (rc == PP_OK && opt->export_mps)
+        rc = export_file(r, opt->export_mps, true);
     pp_mip_free(full);
     r->export_s = now_s() - t0;
     r->deadline += r->export_s;
@@ -287,10 +324,15 @@ static int export_model(glpk_run *r)
  * solve the relaxation of the model (with any cut added so far). */
 static double lp_relaxation_s(glpk_run *r)
 {
+    double left_s = r->deadline - now_s();
+    if (left_s <= 0.0)
+        return NAN;
     glp_smcp parm;
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_ERR;
     parm.presolve = GLP_ON;
+    parm.it_lim = LP_ITERATION_LIMIT;
+    parm.tm_lim = left_s * 1000.0 >= INT_MAX ? INT_MAX : (int)ceil(left_s * 1000.0);
     if (glp_simplex(r->mip.lp, &parm) == 0 && glp_get_status(r->mip.lp) == GLP_OPT)
         return glp_get_obj_val(r->mip.lp) / r->mip.units_per_s;
     return NAN;
@@ -349,6 +391,11 @@ static int milp_body(glpk_run *r)
     switch (o) {
     case SOLVED_INFEASIBLE: return infeasible(r);
     case SOLVED_NOTHING_IN_TIME:
+        if (interrupted)
+            return pp_error_set(r->err, PP_EINTERNAL, "", "interrupted before GLPK found any plan");
+        if (r->stopped_by_nodes)
+            return pp_error_set(r->err, PP_EINTERNAL, "",
+                                "node limit: GLPK found no plan within %ld branch-and-bound nodes", r->node_limit);
         return pp_error_set(r->err, PP_EINTERNAL, "",
                             "time limit: GLPK found no plan within %g s; raise --time-limit",
                             r->opt->time_limit_s > 0 ? r->opt->time_limit_s : DEFAULT_TIME_CAP_S);
@@ -388,7 +435,17 @@ static int solve_milp(const pp_problem *prob, const pp_space *space, const pp_pl
     r->err = err;
     double limit_s = opt->time_limit_s > 0 ? opt->time_limit_s : DEFAULT_TIME_CAP_S;
     r->deadline = now_s() + limit_s;
+    r->node_limit = opt->node_limit > 0 ? opt->node_limit : PP_DEFAULT_NODE_LIMIT;
 
+    /* Ctrl-C stops this search and every later one of the run (they end at
+     * their first node with what they have); a second Ctrl-C ends the
+     * process as usual. */
+    struct sigaction on_int, saved_int;
+    memset(&on_int, 0, sizeof on_int);
+    on_int.sa_handler = on_sigint;
+    on_int.sa_flags = SA_RESETHAND;
+    sigemptyset(&on_int.sa_mask);
+    bool catch_int = !interrupted && sigaction(SIGINT, &on_int, &saved_int) == 0;
     glp_term_hook(on_term, r);
     glp_error_hook(on_error, r);
     int rc;
@@ -403,6 +460,8 @@ static int solve_milp(const pp_problem *prob, const pp_space *space, const pp_pl
     pp_mip_free(&r->mip);
     pp_mip_free(&r->full);
     glp_free_env();
+    if (catch_int && !interrupted)
+        sigaction(SIGINT, &saved_int, NULL);
     res->cert.solve_time_s = -r->export_s; /* pp_plan_solve adds the wall time */
     free(r);
     return rc;
@@ -437,7 +496,12 @@ int pp_plan_solve(const pp_problem *problem, const pp_plan_options *options, pp_
     int rc = pp_space_build(prob, &space, err);
     if (rc == PP_OK) {
         res->cert.decision_space = space.decision_space;
-        if (opt->method == PP_METHOD_ENUMERATE)
+        if (opt->method == PP_METHOD_ENUMERATE && space.decision_space > PP_MAX_ENUMERATED_PLANS)
+            rc = pp_error_set(err, PP_EINPUT, "",
+                              "--method enumerate: the decision space holds %.3g plans, more than the %.0e it "
+                              "prices in reasonable time; use --method milp, or list fewer values in search",
+                              space.decision_space, PP_MAX_ENUMERATED_PLANS);
+        else if (opt->method == PP_METHOD_ENUMERATE)
             rc = pp_enumerate(prob, &space, opt, res, err);
         else if (space.n_shapes == 0) {
             snprintf(res->cert.method, sizeof res->cert.method, "milp");

@@ -34,7 +34,12 @@ typedef struct pp_plan_options {
                                space (no screening), so another solver checks every plan */
     unsigned relax;         /* constraint families to leave out (cons.h, pp_cons_bit): counterfactuals */
     bool full_model;        /* solve the whole space, no screening by bounds (slow; for checking) */
+    long node_limit;        /* branch-and-bound nodes per GLPK solve, 0 = PP_DEFAULT_NODE_LIMIT; reaching
+                               it stops the search like the time limit (status time_limit, with the gap) */
 } pp_plan_options;
+
+#define PP_DEFAULT_NODE_LIMIT 200000L /* every solve has one, as it has a time limit */
+#define PP_MAX_ENUMERATED_PLANS 1e8  /* --method enumerate refuses larger decision spaces */
 
 void pp_plan_options_init(pp_plan_options *o);
 

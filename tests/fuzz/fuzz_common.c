@@ -1,0 +1,83 @@
+/* fuzz_common.c: shared helpers of the harnesses (see fuzz_common.h). */
+#include "fuzz_common.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pp_catalog catalog;
+static int catalog_loaded;
+
+const pp_catalog *pp_fuzz_catalog(void)
+{
+    if (!catalog_loaded) {
+        pp_error err;
+        pp_error_clear(&err);
+        if (pp_catalog_load(PARPLAN_SOURCE_DIR "/data", &catalog, &err) != PP_OK) {
+            fprintf(stderr, "parplan fuzz: cannot load the catalogs: %s: %s\n", err.path, err.msg);
+            exit(1);
+        }
+        catalog_loaded = 1;
+    }
+    return &catalog;
+}
+
+const char *pp_fuzz_hf_dir(void)
+{
+    return PARPLAN_SOURCE_DIR "/tests/data";
+}
+
+char *pp_fuzz_text(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        abort();
+    if (size)
+        memcpy(text, data, size);
+    text[size] = '\0';
+    return text;
+}
+
+static int hf_safe_item(const cJSON *item)
+{
+    for (const cJSON *c = item ? item->child : NULL; c; c = c->next) {
+        if (c->string && strcmp(c->string, "hf_config") == 0 && cJSON_IsString(c) && c->valuestring) {
+            const char *p = c->valuestring;
+            if (strchr(p, '/') || strcmp(p, ".") == 0 || strcmp(p, "..") == 0)
+                return 0;
+        }
+        if (!hf_safe_item(c))
+            return 0;
+    }
+    return 1;
+}
+
+int pp_fuzz_hf_paths_safe(const char *text)
+{
+    if (!strstr(text, "hf_config") && !strstr(text, "\\u"))
+        return 1;
+    cJSON *doc = cJSON_Parse(text);
+    int safe = hf_safe_item(doc);
+    cJSON_Delete(doc);
+    return safe;
+}
+
+void pp_fuzz_fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "parplan fuzz: %s: %s\n", what, detail ? detail : "");
+    fflush(stderr);
+    abort();
+}
+
+void pp_fuzz_check_outcome(const char *what, int rc, const pp_error *err)
+{
+    if (rc == PP_OK)
+        return;
+    if (rc != PP_EINPUT && rc != PP_EINFEASIBLE && rc != PP_EINTERNAL)
+        pp_fuzz_fail(what, "a return code outside the contract");
+    if (!err->msg[0])
+        pp_fuzz_fail(what, "an error without a message");
+    if (!memchr(err->msg, '\0', sizeof err->msg) || !memchr(err->path, '\0', sizeof err->path))
+        pp_fuzz_fail(what, "an error message that is not NUL-terminated");
+}
