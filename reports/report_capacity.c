@@ -9,6 +9,7 @@
  * names, codec ids) are escaped for Markdown, and for the Mermaid chart's
  * quoted title reduced to characters that cannot end the quote.
  */
+#include "jsonb.h"
 #include "report_capacity.h"
 
 #include "problem.h"
@@ -21,34 +22,6 @@
 #include <string.h>
 
 /* ---- formatting ----------------------------------------------------------------- */
-
-/* "98,765": rounded, with thousands separators; "n/a" when not finite. */
-static const char *fmt_count(double v, char *buf, size_t cap)
-{
-    if (!isfinite(v) || v < 0 || v >= 1e18) {
-        snprintf(buf, cap, isfinite(v) ? "%.3g" : "n/a", v);
-        return buf;
-    }
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%.0f", v);
-    size_t o = 0;
-    for (int i = 0; i < n && o + 2 < cap; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-static const char *fmt_fixed(double v, int decimals, char *buf, size_t cap)
-{
-    if (!isfinite(v))
-        snprintf(buf, cap, "n/a");
-    else
-        snprintf(buf, cap, "%.*f", decimals, fabs(v) < 0.5 * pow(10, -decimals) ? 0.0 : v);
-    return buf;
-}
 
 /* "15 trillion", "300 billion": a token count in words. */
 static const char *fmt_tokens(double v, char *buf, size_t cap)
@@ -69,7 +42,7 @@ static const char *fmt_usd(double v, char *buf, size_t cap)
     if (!isfinite(v))
         return snprintf(buf, cap, "n/a (no price)"), buf;
     char n[48];
-    snprintf(buf, cap, "%s USD", fmt_count(v, n, sizeof n));
+    snprintf(buf, cap, "%s USD", pp_md_fmt_count(v, n, sizeof n));
     return buf;
 }
 
@@ -83,7 +56,7 @@ static void md_point_label(pp_strbuf *sb, const pp_problem *prob, const pp_capac
     char g[48];
     pp_sb_appendf(sb, "%ld node%s of ", p->nodes, p->nodes == 1 ? "" : "s");
     pp_md_escape(sb, kind_name(prob, p->kind));
-    pp_sb_appendf(sb, " (%s GPUs)", fmt_count((double)p->gpus, g, sizeof g));
+    pp_sb_appendf(sb, " (%s GPUs)", pp_md_fmt_count((double)p->gpus, g, sizeof g));
 }
 
 /* The plan in a table cell: degrees, then only the choices that are on. */
@@ -134,7 +107,7 @@ static void md_limits_phrase(pp_strbuf *sb, const pp_capacity *cap)
         said++;
     }
     if (cap->max_gpus > 0)
-        pp_sb_appendf(sb, "%sat most %s GPUs", said ? " and " : "", fmt_count((double)cap->max_gpus, a, sizeof a));
+        pp_sb_appendf(sb, "%sat most %s GPUs", said ? " and " : "", pp_md_fmt_count((double)cap->max_gpus, a, sizeof a));
 }
 
 /* "3 GPU kinds x 2,048 node counts" */
@@ -143,7 +116,7 @@ static void md_sweep_size(pp_strbuf *sb, const pp_problem *prob)
     char a[48];
     long counts = pp_capacity_node_count(&prob->capacity);
     pp_sb_appendf(sb, "%d GPU kind%s × %s node count%s", prob->capacity.n_gpus, prob->capacity.n_gpus == 1 ? "" : "s",
-                  fmt_count((double)counts, a, sizeof a), counts == 1 ? "" : "s");
+                  pp_md_fmt_count((double)counts, a, sizeof a), counts == 1 ? "" : "s");
 }
 
 /* ---- summary and the answer ----------------------------------------------------------- */
@@ -163,12 +136,12 @@ static void md_summary(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_
     pp_sb_append(sb, " train ");
     pp_md_escape(sb, prob->model.name);
     pp_sb_appendf(sb, " on %s tokens in **%s days**", fmt_tokens(prob->training.tokens, t, sizeof t),
-                  fmt_fixed(p->time_to_train_days, 1, a, sizeof a));
+                  pp_md_fmt_fixed(p->time_to_train_days, 1, a, sizeof a));
     if (isfinite(p->cost_usd))
         pp_sb_appendf(sb, " for **%s**", fmt_usd(p->cost_usd, b, sizeof b));
-    pp_sb_appendf(sb, " (%s GPU-hours): %s", fmt_count(p->gpu_hours, c, sizeof c), objective_phrase(res->objective));
+    pp_sb_appendf(sb, " (%s GPU-hours): %s", pp_md_fmt_count(p->gpu_hours, c, sizeof c), objective_phrase(res->objective));
     md_limits_phrase(sb, &prob->capacity);
-    pp_sb_appendf(sb, ", among %s clusters (", fmt_count((double)res->clusters_considered, d, sizeof d));
+    pp_sb_appendf(sb, ", among %s clusters (", pp_md_fmt_count((double)res->clusters_considered, d, sizeof d));
     md_sweep_size(sb, prob);
     pp_sb_append(sb, ")");
     if (res->status == PP_STATUS_OPTIMAL)
@@ -188,24 +161,24 @@ static void md_answer(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_r
     pp_md_escape(sb, g->gpu.id);
     pp_sb_append(sb, ") |\n");
     pp_sb_appendf(sb, "| cluster | %ld node%s × %d GPUs = %s GPUs (%g GB/s NVLink, %g Gb/s network per GPU) |\n",
-                  p->nodes, p->nodes == 1 ? "" : "s", g->gpus_per_node, fmt_count((double)p->gpus, a, sizeof a),
+                  p->nodes, p->nodes == 1 ? "" : "s", g->gpus_per_node, pp_md_fmt_count((double)p->gpus, a, sizeof a),
                   g->intra_node_GBps, g->inter_node_Gbps);
     pp_sb_append(sb, "| plan | ");
     pp_md_plan_line(sb, res->chosen_problem, &p->best.plan);
     pp_sb_append(sb, " |\n");
-    pp_sb_appendf(sb, "| step time | %s s |\n", fmt_fixed(p->step_time_s, 3, a, sizeof a));
+    pp_sb_appendf(sb, "| step time | %s s |\n", pp_md_fmt_fixed(p->step_time_s, 3, a, sizeof a));
     pp_sb_appendf(sb, "| optimizer steps | %s (%s tokens / (%ld sequences × %d tokens)) |\n",
-                  fmt_count(res->steps, a, sizeof a), fmt_tokens(prob->training.tokens, b, sizeof b),
+                  pp_md_fmt_count(res->steps, a, sizeof a), fmt_tokens(prob->training.tokens, b, sizeof b),
                   prob->training.global_batch, prob->model.seq_len);
-    pp_sb_appendf(sb, "| **time to train** | **%s days** |\n", fmt_fixed(p->time_to_train_days, 1, a, sizeof a));
-    pp_sb_appendf(sb, "| GPU-hours | %s |\n", fmt_count(p->gpu_hours, a, sizeof a));
+    pp_sb_appendf(sb, "| **time to train** | **%s days** |\n", pp_md_fmt_fixed(p->time_to_train_days, 1, a, sizeof a));
+    pp_sb_appendf(sb, "| GPU-hours | %s |\n", pp_md_fmt_count(p->gpu_hours, a, sizeof a));
     if (g->usd_per_gpu_hour > 0)
-        pp_sb_appendf(sb, "| price | %s USD per GPU-hour%s |\n", fmt_fixed(g->usd_per_gpu_hour, 2, b, sizeof b),
+        pp_sb_appendf(sb, "| price | %s USD per GPU-hour%s |\n", pp_md_fmt_fixed(g->usd_per_gpu_hour, 2, b, sizeof b),
                       g->usd_per_gpu_hour == g->gpu.usd_per_gpu_hour
                           ? " (equal to the catalog's illustrative example price, not a quote)"
                           : "");
     pp_sb_appendf(sb, "| **cost** | **%s** |\n", fmt_usd(p->cost_usd, c, sizeof c));
-    pp_sb_appendf(sb, "| MFU | %s %% |\n\n", fmt_fixed(100.0 * p->best.eval.mfu, 1, d, sizeof d));
+    pp_sb_appendf(sb, "| MFU | %s %% |\n\n", pp_md_fmt_fixed(100.0 * p->best.eval.mfu, 1, d, sizeof d));
 }
 
 /* ---- binding constraints --------------------------------------------------------------- */
@@ -216,7 +189,7 @@ static void md_without(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_
     char a[48], b[48];
     pp_sb_append(sb, "yes: without it the answer would be ");
     md_point_label(sb, prob, q);
-    pp_sb_appendf(sb, ", %s days, %s", fmt_fixed(q->time_to_train_days, 1, a, sizeof a),
+    pp_sb_appendf(sb, ", %s days, %s", pp_md_fmt_fixed(q->time_to_train_days, 1, a, sizeof a),
                   fmt_usd(q->cost_usd, b, sizeof b));
 }
 
@@ -247,19 +220,19 @@ static void md_memory_row(pp_strbuf *sb, const pp_capacity_result *res)
     const pp_capacity_limit *l = &res->limits[PP_LIMIT_MEMORY];
     const pp_capacity_point *p = &res->points[res->chosen];
     char a[48], b[48], c[48];
-    pp_sb_appendf(sb, "| memory per GPU | %s GiB usable | %s GiB | ", fmt_fixed(l->limit, 2, a, sizeof a),
-                  fmt_fixed(l->at_answer, 2, b, sizeof b));
+    pp_sb_appendf(sb, "| memory per GPU | %s GiB usable | %s GiB | ", pp_md_fmt_fixed(l->limit, 2, a, sizeof a),
+                  pp_md_fmt_fixed(l->at_answer, 2, b, sizeof b));
     if (isnan(l->without_step_time_s))
         pp_sb_append(sb, "not checked");
     else if (l->binding)
         pp_sb_appendf(sb, "yes: without it this cluster would step in %s s instead of %s s (%s %% faster)",
-                      fmt_fixed(l->without_step_time_s, 3, a, sizeof a), fmt_fixed(p->step_time_s, 3, c, sizeof c),
-                      fmt_fixed(100.0 * (1.0 - l->without_step_time_s / p->step_time_s), 2, b, sizeof b));
+                      pp_md_fmt_fixed(l->without_step_time_s, 3, a, sizeof a), pp_md_fmt_fixed(p->step_time_s, 3, c, sizeof c),
+                      pp_md_fmt_fixed(100.0 * (1.0 - l->without_step_time_s / p->step_time_s), 2, b, sizeof b));
     else
         pp_sb_append(sb, "no: this cluster's fastest plan is as fast without it");
     const pp_capacity_no_plan *np = no_plan_family(res, "memory");
     if (np)
-        pp_sb_appendf(sb, "; it rules out %s cluster%s entirely (below)", fmt_count((double)np->clusters, a, sizeof a),
+        pp_sb_appendf(sb, "; it rules out %s cluster%s entirely (below)", pp_md_fmt_count((double)np->clusters, a, sizeof a),
                       np->clusters == 1 ? "" : "s");
     pp_sb_append(sb, " |\n");
 }
@@ -272,13 +245,13 @@ static void md_binding(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_
     pp_sb_append(sb, "## Binding constraints\n\nA limit binds when the answer would be better without it.\n\n"
                      "| constraint | limit | at the answer | binding |\n| --- | ---: | ---: | --- |\n");
     snprintf(l1, sizeof l1, "%g days", lim[PP_LIMIT_DEADLINE].limit);
-    snprintf(v1, sizeof v1, "%s days", fmt_fixed(p->time_to_train_days, 1, n, sizeof n));
+    snprintf(v1, sizeof v1, "%s days", pp_md_fmt_fixed(p->time_to_train_days, 1, n, sizeof n));
     md_limit_row(sb, prob, res, "deadline", PP_LIMIT_DEADLINE, l1, v1);
     fmt_usd(lim[PP_LIMIT_BUDGET].limit, l2, sizeof l2);
     fmt_usd(p->cost_usd, v2, sizeof v2);
     md_limit_row(sb, prob, res, "budget", PP_LIMIT_BUDGET, l2, v2);
-    snprintf(l3, sizeof l3, "%s GPUs", fmt_count(lim[PP_LIMIT_MAX_GPUS].limit, n, sizeof n));
-    snprintf(v3, sizeof v3, "%s GPUs", fmt_count((double)p->gpus, n, sizeof n));
+    snprintf(l3, sizeof l3, "%s GPUs", pp_md_fmt_count(lim[PP_LIMIT_MAX_GPUS].limit, n, sizeof n));
+    snprintf(v3, sizeof v3, "%s GPUs", pp_md_fmt_count((double)p->gpus, n, sizeof n));
     md_limit_row(sb, prob, res, "GPUs (max_gpus)", PP_LIMIT_MAX_GPUS, l3, v3);
     md_memory_row(sb, res);
     pp_sb_append(sb, "\n");
@@ -295,13 +268,13 @@ static void md_no_plan(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_
                   "equals its GPUs with dp dividing the global batch and pp the layers; memory, when not even "
                   "the leanest plan fits.\n\n"
                   "| ruled out by | clusters | largest such cluster | why |\n| --- | ---: | --- | --- |\n",
-                  fmt_count((double)res->clusters_without_plan, a, sizeof a),
-                  fmt_count((double)res->clusters_considered, b, sizeof b));
+                  pp_md_fmt_count((double)res->clusters_without_plan, a, sizeof a),
+                  pp_md_fmt_count((double)res->clusters_considered, b, sizeof b));
     for (int i = 0; i < res->n_no_plan; i++) {
         const pp_capacity_no_plan *np = &res->no_plan[i];
         pp_sb_append(sb, "| ");
         pp_md_escape(sb, np->family);
-        pp_sb_appendf(sb, " | %s | %ld node%s of ", fmt_count((double)np->clusters, a, sizeof a), np->nodes,
+        pp_sb_appendf(sb, " | %s | %ld node%s of ", pp_md_fmt_count((double)np->clusters, a, sizeof a), np->nodes,
                       np->nodes == 1 ? "" : "s");
         pp_md_escape(sb, kind_name(prob, np->kind));
         pp_sb_append(sb, " | ");
@@ -397,7 +370,7 @@ static void md_chart(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_re
         pp_sb_appendf(sb, "%s%ld", j ? ", " : "", res->points[idx[j]].gpus);
     pp_sb_append(sb, "]\n    y-axis \"days to train\"\n    line [");
     for (int j = 0; j < n; j++)
-        pp_sb_appendf(sb, "%s%s", j ? ", " : "", fmt_fixed(res->points[idx[j]].time_to_train_days, 1, a, sizeof a));
+        pp_sb_appendf(sb, "%s%s", j ? ", " : "", pp_md_fmt_fixed(res->points[idx[j]].time_to_train_days, 1, a, sizeof a));
     pp_sb_append(sb, "]\n");
     if (prob->capacity.deadline_days > 0) {
         pp_sb_append(sb, "    line [");
@@ -423,11 +396,11 @@ static void md_frontier_row(pp_strbuf *sb, const pp_problem *prob, const pp_capa
     char a[48], b[48], c[48], d[48], e[48], f[48];
     bool chosen = i == res->chosen;
     pp_sb_appendf(sb, "| %s%s%s | %ld | %s | %s | %s | %s | %s %% | ", chosen ? "**" : "",
-                  fmt_count((double)p->gpus, a, sizeof a), chosen ? "**" : "", p->nodes,
-                  fmt_fixed(p->time_to_train_days, 1, b, sizeof b),
-                  isfinite(p->cost_usd) ? fmt_count(p->cost_usd, c, sizeof c) : "n/a",
-                  fmt_count(p->gpu_hours, d, sizeof d), fmt_fixed(p->step_time_s, 3, e, sizeof e),
-                  fmt_fixed(100.0 * p->best.eval.mfu, 1, f, sizeof f));
+                  pp_md_fmt_count((double)p->gpus, a, sizeof a), chosen ? "**" : "", p->nodes,
+                  pp_md_fmt_fixed(p->time_to_train_days, 1, b, sizeof b),
+                  isfinite(p->cost_usd) ? pp_md_fmt_count(p->cost_usd, c, sizeof c) : "n/a",
+                  pp_md_fmt_count(p->gpu_hours, d, sizeof d), pp_md_fmt_fixed(p->step_time_s, 3, e, sizeof e),
+                  pp_md_fmt_fixed(100.0 * p->best.eval.mfu, 1, f, sizeof f));
     md_short_plan(sb, prob, &p->best.plan);
     pp_sb_appendf(sb, " | %s |\n", chosen ? "**answer**" : p->within_limits ? "yes" : "no");
 }
@@ -514,8 +487,8 @@ static void md_cost_time(pp_strbuf *sb, const pp_problem *prob, const pp_capacit
             continue;
         cheapest = p->cost_usd;
         bool chosen = idx[j] == res->chosen;
-        pp_sb_appendf(sb, "| %s | %s | ", fmt_fixed(p->time_to_train_days, 1, a, sizeof a),
-                      fmt_count(p->cost_usd, b, sizeof b));
+        pp_sb_appendf(sb, "| %s | %s | ", pp_md_fmt_fixed(p->time_to_train_days, 1, a, sizeof a),
+                      pp_md_fmt_count(p->cost_usd, b, sizeof b));
         md_point_label(sb, prob, p);
         pp_sb_appendf(sb, " | %s |\n", chosen ? "**answer**" : p->within_limits ? "yes" : "no");
     }
@@ -530,7 +503,7 @@ static void md_certificate(pp_strbuf *sb, const pp_problem *prob, const pp_capac
     char a[48], b[48], c[48], d[48];
     bool enumerate = res->n_points > 0 && strcmp(res->points[0].cert.method, "enumerate") == 0;
     pp_sb_appendf(sb, "## Why this is the optimum\n\nEach of the %s clusters (",
-                  fmt_count((double)res->clusters_considered, a, sizeof a));
+                  pp_md_fmt_count((double)res->clusters_considered, a, sizeof a));
     md_sweep_size(sb, prob);
     pp_sb_appendf(sb,
                   ") is a planning problem of its own. %s clusters have a plan (%s valid plans in all); for each, "
@@ -540,10 +513,10 @@ static void md_certificate(pp_strbuf *sb, const pp_problem *prob, const pp_capac
                   "also its cheapest, and if any of its plans meets the deadline or the budget, the fastest one "
                   "does. The best of the per-cluster optima that meet the limits is therefore the optimum over "
                   "every GPU kind, node count and plan (proof in docs/capacity.md). Ties are broken by ",
-                  fmt_count((double)res->n_points, b, sizeof b), fmt_count(res->decision_space, d, sizeof d),
+                  pp_md_fmt_count((double)res->n_points, b, sizeof b), pp_md_fmt_count(res->decision_space, d, sizeof d),
                   enumerate ? "found by exhaustive enumeration of every valid plan"
                             : "proven optimal by the MIP (GLPK)",
-                  fmt_count((double)res->clusters_without_plan, c, sizeof c));
+                  pp_md_fmt_count((double)res->clusters_without_plan, c, sizeof c));
     switch (res->objective) {
     case PP_OBJ_MIN_COST: pp_sb_append(sb, "time to train, then GPUs"); break;
     case PP_OBJ_MIN_GPUS: pp_sb_append(sb, "cost, then time to train"); break;
@@ -610,61 +583,7 @@ int pp_report_capacity_md(const pp_problem *prob, const pp_capacity_result *res,
 
 /* ---- JSON ------------------------------------------------------------------------------ */
 
-typedef struct jb {
-    bool ok;
-} jb;
-
-static cJSON *jb_check(jb *b, cJSON *item)
-{
-    if (!item)
-        b->ok = false;
-    return item;
-}
-
-static cJSON *add_obj(jb *b, cJSON *parent, const char *key)
-{
-    return parent ? jb_check(b, cJSON_AddObjectToObject(parent, key)) : jb_check(b, NULL);
-}
-
-static cJSON *add_arr(jb *b, cJSON *parent, const char *key)
-{
-    return parent ? jb_check(b, cJSON_AddArrayToObject(parent, key)) : jb_check(b, NULL);
-}
-
-static void add_num(jb *b, cJSON *o, const char *key, double v)
-{
-    if (!o) {
-        b->ok = false;
-        return;
-    }
-    jb_check(b, isfinite(v) ? cJSON_AddNumberToObject(o, key, v + 0.0) : cJSON_AddNullToObject(o, key));
-}
-
-static void add_str(jb *b, cJSON *o, const char *key, const char *s)
-{
-    if (o)
-        jb_check(b, cJSON_AddStringToObject(o, key, s ? s : ""));
-    else
-        b->ok = false;
-}
-
-static void add_bool(jb *b, cJSON *o, const char *key, bool v)
-{
-    if (o)
-        jb_check(b, cJSON_AddBoolToObject(o, key, v));
-    else
-        b->ok = false;
-}
-
-static void add_item(jb *b, cJSON *o, const char *key, cJSON *item)
-{
-    if (o && item && cJSON_AddItemToObject(o, key, item))
-        return;
-    cJSON_Delete(item);
-    b->ok = false;
-}
-
-static void push(jb *b, cJSON *arr, cJSON *item)
+static void push(pp_jb *b, cJSON *arr, cJSON *item)
 {
     if (arr && item && cJSON_AddItemToArray(arr, item))
         return;
@@ -673,132 +592,132 @@ static void push(jb *b, cJSON *arr, cJSON *item)
 }
 
 /* A key the plan result already set is replaced in place, not duplicated. */
-static void replace_str(jb *b, cJSON *o, const char *key, const char *s)
+static void replace_str(pp_jb *b, cJSON *o, const char *key, const char *s)
 {
     if (!o || !cJSON_GetObjectItemCaseSensitive(o, key)) {
-        add_str(b, o, key, s);
+        pp_jb_str(b, o, key, s);
         return;
     }
-    cJSON *item = jb_check(b, cJSON_CreateString(s ? s : ""));
+    cJSON *item = pp_jb_check(b, cJSON_CreateString(s ? s : ""));
     if (item && !cJSON_ReplaceItemInObjectCaseSensitive(o, key, item)) {
         cJSON_Delete(item);
         b->ok = false;
     }
 }
 
-static void put_cluster(jb *b, cJSON *root, const pp_problem *prob, const pp_capacity_point *p)
+static void put_cluster(pp_jb *b, cJSON *root, const pp_problem *prob, const pp_capacity_point *p)
 {
     const pp_capacity_gpu *g = &prob->capacity.gpus[p->kind];
-    cJSON *c = add_obj(b, root, "cluster");
-    add_str(b, c, "gpu", g->gpu.id[0] ? g->gpu.id : "custom");
-    add_num(b, c, "nodes", (double)p->nodes);
-    add_num(b, c, "gpus", (double)p->gpus);
-    add_num(b, c, "gpus_per_node", g->gpus_per_node);
-    add_num(b, c, "intra_node_GBps", g->intra_node_GBps);
-    add_num(b, c, "inter_node_Gbps", g->inter_node_Gbps);
-    add_num(b, c, "usd_per_gpu_hour", g->usd_per_gpu_hour > 0 ? g->usd_per_gpu_hour : NAN);
+    cJSON *c = pp_jb_obj(b, root, "cluster");
+    pp_jb_str(b, c, "gpu", g->gpu.id[0] ? g->gpu.id : "custom");
+    pp_jb_num(b, c, "nodes", (double)p->nodes);
+    pp_jb_num(b, c, "gpus", (double)p->gpus);
+    pp_jb_num(b, c, "gpus_per_node", g->gpus_per_node);
+    pp_jb_num(b, c, "intra_node_GBps", g->intra_node_GBps);
+    pp_jb_num(b, c, "inter_node_Gbps", g->inter_node_Gbps);
+    pp_jb_num(b, c, "usd_per_gpu_hour", g->usd_per_gpu_hour > 0 ? g->usd_per_gpu_hour : NAN);
 }
 
-static cJSON *point_json(jb *b, const pp_problem *prob, const pp_capacity_point *p)
+static cJSON *point_json(pp_jb *b, const pp_problem *prob, const pp_capacity_point *p)
 {
     pp_problem *cluster = malloc(sizeof *cluster);
-    cJSON *o = jb_check(b, cJSON_CreateObject());
+    cJSON *o = pp_jb_check(b, cJSON_CreateObject());
     if (!cluster) {
         b->ok = false;
         return o;
     }
     pp_capacity_cluster_problem(prob, p->kind, p->nodes, cluster);
     const pp_gpu *g = &prob->capacity.gpus[p->kind].gpu;
-    add_str(b, o, "gpu", g->id[0] ? g->id : "custom");
-    add_num(b, o, "nodes", (double)p->nodes);
-    add_num(b, o, "gpus", (double)p->gpus);
-    add_num(b, o, "time_to_train_days", p->time_to_train_days);
-    add_num(b, o, "cost_usd", p->cost_usd);
-    add_num(b, o, "gpu_hours", p->gpu_hours);
-    add_num(b, o, "step_time_s", p->step_time_s);
-    add_num(b, o, "mfu", p->best.eval.mfu);
-    add_str(b, o, "status", pp_status_name(p->status));
-    add_bool(b, o, "pareto", p->pareto);
-    add_bool(b, o, "within_limits", p->within_limits);
-    add_item(b, o, "plan", pp_json_plan(cluster, &p->best.plan));
+    pp_jb_str(b, o, "gpu", g->id[0] ? g->id : "custom");
+    pp_jb_num(b, o, "nodes", (double)p->nodes);
+    pp_jb_num(b, o, "gpus", (double)p->gpus);
+    pp_jb_num(b, o, "time_to_train_days", p->time_to_train_days);
+    pp_jb_num(b, o, "cost_usd", p->cost_usd);
+    pp_jb_num(b, o, "gpu_hours", p->gpu_hours);
+    pp_jb_num(b, o, "step_time_s", p->step_time_s);
+    pp_jb_num(b, o, "mfu", p->best.eval.mfu);
+    pp_jb_str(b, o, "status", pp_status_name(p->status));
+    pp_jb_bool(b, o, "pareto", p->pareto);
+    pp_jb_bool(b, o, "within_limits", p->within_limits);
+    pp_jb_item(b, o, "plan", pp_json_plan(cluster, &p->best.plan));
     free(cluster);
     return o;
 }
 
-static void put_frontier(jb *b, cJSON *root, const pp_problem *prob, const pp_capacity_result *res)
+static void put_frontier(pp_jb *b, cJSON *root, const pp_problem *prob, const pp_capacity_result *res)
 {
-    cJSON *arr = add_arr(b, root, "frontier");
+    cJSON *arr = pp_jb_arr(b, root, "frontier");
     for (int i = 0; arr && i < res->n_points; i++)
         push(b, arr, point_json(b, prob, &res->points[i]));
 }
 
-static void put_limits(jb *b, cJSON *root, const pp_capacity_result *res)
+static void put_limits(pp_jb *b, cJSON *root, const pp_capacity_result *res)
 {
     static const char *const names[PP_LIMIT_COUNT] = {"deadline_days", "budget_usd", "max_gpus",
                                                       "memory_gib_per_gpu"};
-    cJSON *arr = add_arr(b, root, "limits");
+    cJSON *arr = pp_jb_arr(b, root, "limits");
     for (int k = 0; arr && k < PP_LIMIT_COUNT; k++) {
         const pp_capacity_limit *l = &res->limits[k];
         if (!l->given)
             continue;
-        cJSON *o = jb_check(b, cJSON_CreateObject());
-        add_str(b, o, "name", names[k]);
-        add_num(b, o, "limit", l->limit);
-        add_num(b, o, "at_answer", l->at_answer);
-        add_bool(b, o, "binding", l->binding);
+        cJSON *o = pp_jb_check(b, cJSON_CreateObject());
+        pp_jb_str(b, o, "name", names[k]);
+        pp_jb_num(b, o, "limit", l->limit);
+        pp_jb_num(b, o, "at_answer", l->at_answer);
+        pp_jb_bool(b, o, "binding", l->binding);
         if (k == PP_LIMIT_MEMORY)
-            add_num(b, o, "step_time_s_without", l->without_step_time_s);
+            pp_jb_num(b, o, "step_time_s_without", l->without_step_time_s);
         else if (l->without >= 0)
-            add_num(b, o, "frontier_index_without", l->without);
+            pp_jb_num(b, o, "frontier_index_without", l->without);
         push(b, arr, o);
     }
 }
 
-static void put_sweep(jb *b, cJSON *root, const pp_problem *prob, const pp_capacity_result *res)
+static void put_sweep(pp_jb *b, cJSON *root, const pp_problem *prob, const pp_capacity_result *res)
 {
-    cJSON *s = add_obj(b, root, "sweep");
-    add_str(b, s, "method", res->n_points > 0 ? res->points[0].cert.method : "milp");
-    add_num(b, s, "gpu_kinds", prob->capacity.n_gpus);
-    add_num(b, s, "node_counts", (double)pp_capacity_node_count(&prob->capacity));
-    add_num(b, s, "clusters_considered", (double)res->clusters_considered);
-    add_num(b, s, "clusters_with_plan", res->n_points);
-    add_num(b, s, "clusters_without_plan", (double)res->clusters_without_plan);
-    add_num(b, s, "decision_space", res->decision_space);
-    cJSON *arr = add_arr(b, s, "without_plan");
+    cJSON *s = pp_jb_obj(b, root, "sweep");
+    pp_jb_str(b, s, "method", res->n_points > 0 ? res->points[0].cert.method : "milp");
+    pp_jb_num(b, s, "gpu_kinds", prob->capacity.n_gpus);
+    pp_jb_num(b, s, "node_counts", (double)pp_capacity_node_count(&prob->capacity));
+    pp_jb_num(b, s, "clusters_considered", (double)res->clusters_considered);
+    pp_jb_num(b, s, "clusters_with_plan", res->n_points);
+    pp_jb_num(b, s, "clusters_without_plan", (double)res->clusters_without_plan);
+    pp_jb_num(b, s, "decision_space", res->decision_space);
+    cJSON *arr = pp_jb_arr(b, s, "without_plan");
     for (int i = 0; arr && i < res->n_no_plan; i++) {
         const pp_capacity_no_plan *np = &res->no_plan[i];
-        cJSON *o = jb_check(b, cJSON_CreateObject());
-        add_str(b, o, "reason", np->family);
-        add_num(b, o, "clusters", (double)np->clusters);
-        add_str(b, o, "largest_gpu", prob->capacity.gpus[np->kind].gpu.id);
-        add_num(b, o, "largest_nodes", (double)np->nodes);
-        add_str(b, o, "example", np->example);
+        cJSON *o = pp_jb_check(b, cJSON_CreateObject());
+        pp_jb_str(b, o, "reason", np->family);
+        pp_jb_num(b, o, "clusters", (double)np->clusters);
+        pp_jb_str(b, o, "largest_gpu", prob->capacity.gpus[np->kind].gpu.id);
+        pp_jb_num(b, o, "largest_nodes", (double)np->nodes);
+        pp_jb_str(b, o, "example", np->example);
         push(b, arr, o);
     }
-    add_num(b, s, "solve_time_s", res->solve_time_s);
+    pp_jb_num(b, s, "solve_time_s", res->solve_time_s);
 }
 
 cJSON *pp_json_capacity_result(const pp_problem *prob, const pp_capacity_result *res)
 {
-    jb b = {true};
+    pp_jb b = {true};
     cJSON *root;
     if (res->chosen >= 0) {
-        root = jb_check(&b, pp_json_plan_result(res->chosen_problem, &res->plan));
+        root = pp_jb_check(&b, pp_json_plan_result(res->chosen_problem, &res->plan));
     } else {
-        root = jb_check(&b, cJSON_CreateObject());
-        add_str(&b, root, "infeasible_reason", res->infeasible_reason);
+        root = pp_jb_check(&b, cJSON_CreateObject());
+        pp_jb_str(&b, root, "infeasible_reason", res->infeasible_reason);
     }
     replace_str(&b, root, "status", pp_status_name(res->status));
-    add_str(&b, root, "objective", pp_objective_name(res->objective));
+    pp_jb_str(&b, root, "objective", pp_objective_name(res->objective));
     if (res->chosen >= 0) {
         const pp_capacity_point *p = &res->points[res->chosen];
         put_cluster(&b, root, prob, p);
-        add_num(&b, root, "time_to_train_days", p->time_to_train_days);
-        add_num(&b, root, "gpu_hours", p->gpu_hours);
-        add_num(&b, root, "cost_usd", p->cost_usd);
+        pp_jb_num(&b, root, "time_to_train_days", p->time_to_train_days);
+        pp_jb_num(&b, root, "gpu_hours", p->gpu_hours);
+        pp_jb_num(&b, root, "cost_usd", p->cost_usd);
     }
-    add_num(&b, root, "tokens", prob->training.tokens);
-    add_num(&b, root, "steps", res->steps);
+    pp_jb_num(&b, root, "tokens", prob->training.tokens);
+    pp_jb_num(&b, root, "steps", res->steps);
     put_limits(&b, root, res);
     put_frontier(&b, root, prob, res);
     put_sweep(&b, root, prob, res);

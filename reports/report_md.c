@@ -32,7 +32,7 @@ void pp_md_escape(pp_strbuf *sb, const char *s)
 
 /* "98,765": a non-negative count rounded to an integer, with thousands
  * separators; "n/a" when it is not finite. */
-static const char *fmt_count(double v, char *buf, size_t cap)
+const char *pp_md_fmt_count(double v, char *buf, size_t cap)
 {
     if (!isfinite(v) || v < 0 || v >= 1e18) {
         snprintf(buf, cap, isfinite(v) ? "%.3g" : "n/a", v);
@@ -51,7 +51,7 @@ static const char *fmt_count(double v, char *buf, size_t cap)
 }
 
 /* A number with fixed decimals; "n/a" when it is not finite. -0 prints as 0. */
-static const char *fmt_fixed(double v, int decimals, char *buf, size_t cap)
+const char *pp_md_fmt_fixed(double v, int decimals, char *buf, size_t cap)
 {
     if (!isfinite(v))
         snprintf(buf, cap, "n/a");
@@ -101,7 +101,7 @@ static void md_problem_line(pp_strbuf *sb, const pp_problem *prob)
     pp_sb_append(sb, "**Model** ");
     pp_md_escape(sb, m->name);
     pp_sb_appendf(sb, ": %s B parameters, %d layers, hidden %d, %d heads, sequence %d. **Cluster** %ld × ",
-                  fmt_fixed(pp_model_params(m) / 1e9, 1, params, sizeof params), m->layers, m->hidden, m->heads,
+                  pp_md_fmt_fixed(pp_model_params(m) / 1e9, 1, params, sizeof params), m->layers, m->hidden, m->heads,
                   m->seq_len, pp_problem_gpus(prob));
     pp_md_escape(sb, c->gpu.name[0] ? c->gpu.name : c->gpu.id);
     pp_sb_appendf(sb, " (%ld node%s of %d; %g GB/s NVLink and %g Gb/s network per GPU). **Training** global batch "
@@ -131,16 +131,16 @@ static void md_performance(pp_strbuf *sb, const pp_eval *ev)
                   "| MFU (model FLOPs utilization) | %s %% |\n"
                   "| hardware TFLOP/s per GPU (with recomputation) | %s |\n"
                   "| micro-batches per pipeline | %d |\n\n",
-                  fmt_fixed(ev->time.step_s, 3, a, sizeof a), fmt_count(ev->tokens_per_s, b, sizeof b),
-                  fmt_fixed(ev->model_tflops_per_gpu, 1, c, sizeof c), fmt_fixed(100.0 * ev->mfu, 1, d, sizeof d),
-                  fmt_fixed(ev->hardware_tflops_per_gpu, 1, e, sizeof e), ev->microbatches);
+                  pp_md_fmt_fixed(ev->time.step_s, 3, a, sizeof a), pp_md_fmt_count(ev->tokens_per_s, b, sizeof b),
+                  pp_md_fmt_fixed(ev->model_tflops_per_gpu, 1, c, sizeof c), pp_md_fmt_fixed(100.0 * ev->mfu, 1, d, sizeof d),
+                  pp_md_fmt_fixed(ev->hardware_tflops_per_gpu, 1, e, sizeof e), ev->microbatches);
 }
 
 static void md_time_row(pp_strbuf *sb, const char *part, double v, double step)
 {
     char a[48], b[48];
-    pp_sb_appendf(sb, "| %s | %s | %s %% |\n", part, fmt_fixed(v, 3, a, sizeof a),
-                  fmt_fixed(share_pct(v, step), 1, b, sizeof b));
+    pp_sb_appendf(sb, "| %s | %s | %s %% |\n", part, pp_md_fmt_fixed(v, 3, a, sizeof a),
+                  pp_md_fmt_fixed(share_pct(v, step), 1, b, sizeof b));
 }
 
 /* The step's parts, communication split by dimension, then a pie of them. */
@@ -157,9 +157,9 @@ static void md_time(pp_strbuf *sb, const pp_problem *prob, const pp_eval *ev)
     md_time_row(sb, "exposed communication: data-parallel", t->dp_comm_s, t->step_s);
     md_time_row(sb, "compression kernels", t->compression_s, t->step_s);
     md_time_row(sb, "optimizer step", t->optimizer_s, t->step_s);
-    pp_sb_appendf(sb, "| **step time** | **%s** | **100.0 %%** |\n\n", fmt_fixed(t->step_s, 3, a, sizeof a));
+    pp_sb_appendf(sb, "| **step time** | **%s** | **100.0 %%** |\n\n", pp_md_fmt_fixed(t->step_s, 3, a, sizeof a));
     pp_sb_appendf(sb, "Exposed communication in all: %s s (%s %% of the step).\n\n",
-                  fmt_fixed(t->exposed_comm_s, 3, a, sizeof a), fmt_fixed(share_pct(t->exposed_comm_s, t->step_s), 1, b, sizeof b));
+                  pp_md_fmt_fixed(t->exposed_comm_s, 3, a, sizeof a), pp_md_fmt_fixed(share_pct(t->exposed_comm_s, t->step_s), 1, b, sizeof b));
     snprintf(title, sizeof title, "Step time of %s, seconds", prob->model.name);
     pp_pie_slice slices[] = {
         {"computation", t->compute_s},       {"pipeline bubble", t->bubble_s},
@@ -173,14 +173,14 @@ static void md_time(pp_strbuf *sb, const pp_problem *prob, const pp_eval *ev)
 static void md_mem_row(pp_strbuf *sb, const char *part, double gib)
 {
     char a[48];
-    pp_sb_appendf(sb, "| %s | %s |\n", part, fmt_fixed(gib, 2, a, sizeof a));
+    pp_sb_appendf(sb, "| %s | %s |\n", part, pp_md_fmt_fixed(gib, 2, a, sizeof a));
 }
 
 static void md_fit_sentence(pp_strbuf *sb, const pp_problem *prob, const pp_memory *m)
 {
     char a[48], b[48], c[48], h[48];
-    fmt_fixed(m->total_gib, 2, a, sizeof a);
-    fmt_fixed(m->usable_gib, 2, b, sizeof b);
+    pp_md_fmt_fixed(m->total_gib, 2, a, sizeof a);
+    pp_md_fmt_fixed(m->usable_gib, 2, b, sizeof b);
     if (m->total_gib <= m->usable_gib) {
         pp_sb_appendf(sb, "The plan fits: it needs %s GiB of the %s GiB usable per GPU.\n\n", a, b);
         return;
@@ -188,8 +188,8 @@ static void md_fit_sentence(pp_strbuf *sb, const pp_problem *prob, const pp_memo
     pp_sb_appendf(sb,
                   "**The plan does not fit in memory:** it needs %s GiB per GPU, more than the %s GiB usable "
                   "(capacity %s GiB less %s %% headroom)%s.\n\n",
-                  a, b, fmt_fixed(m->capacity_gib, 2, c, sizeof c),
-                  fmt_fixed(100.0 * prob->memory_headroom, 0, h, sizeof h),
+                  a, b, pp_md_fmt_fixed(m->capacity_gib, 2, c, sizeof c),
+                  pp_md_fmt_fixed(100.0 * prob->memory_headroom, 0, h, sizeof h),
                   m->total_gib > m->capacity_gib ? ", and more than the GPU has at all" : "");
 }
 
@@ -203,10 +203,10 @@ static void md_memory(pp_strbuf *sb, const pp_problem *prob, const pp_memory *m)
     md_mem_row(sb, "optimizer states", m->optimizer_gib);
     md_mem_row(sb, "activations", m->activations_gib);
     md_mem_row(sb, "other (buffers, workspace)", m->other_gib);
-    pp_sb_appendf(sb, "| **total** | **%s** |\n", fmt_fixed(m->total_gib, 2, a, sizeof a));
+    pp_sb_appendf(sb, "| **total** | **%s** |\n", pp_md_fmt_fixed(m->total_gib, 2, a, sizeof a));
     md_mem_row(sb, "capacity", m->capacity_gib);
     pp_sb_appendf(sb, "| usable (after %s %% headroom) | %s |\n\n",
-                  fmt_fixed(100.0 * prob->memory_headroom, 0, a, sizeof a), fmt_fixed(m->usable_gib, 2, b, sizeof b));
+                  pp_md_fmt_fixed(100.0 * prob->memory_headroom, 0, a, sizeof a), pp_md_fmt_fixed(m->usable_gib, 2, b, sizeof b));
     md_fit_sentence(sb, prob, m);
     snprintf(title, sizeof title, "Memory of the most loaded GPU, GiB of %.0f", m->capacity_gib);
     pp_pie_slice slices[] = {
@@ -238,7 +238,7 @@ int pp_report_eval_md(const pp_problem *prob, const pp_plan *plan, const pp_eval
     char a[48];
     pp_sb_append(out, "# parplan: evaluation of a fixed plan\n\n");
     pp_sb_appendf(out, "The cost model predicts one optimizer step in %s s. No optimization was run.\n\n",
-                  fmt_fixed(ev->time.step_s, 3, a, sizeof a));
+                  pp_md_fmt_fixed(ev->time.step_s, 3, a, sizeof a));
     md_priced_plan(out, prob, plan, ev);
     return finish(out);
 }
@@ -281,15 +281,15 @@ static void md_summary_sentence(pp_strbuf *sb, const pp_plan_result *res)
         pp_sb_append(sb, "The search stopped at the time limit before it found any valid plan.\n\n");
         return;
     }
-    fmt_fixed(ev->time.step_s, 3, s, sizeof s);
-    fmt_count(ev->tokens_per_s, a, sizeof a);
-    fmt_fixed(100.0 * ev->mfu, 1, b, sizeof b);
-    fmt_count(c->decision_space, d, sizeof d);
+    pp_md_fmt_fixed(ev->time.step_s, 3, s, sizeof s);
+    pp_md_fmt_count(ev->tokens_per_s, a, sizeof a);
+    pp_md_fmt_fixed(100.0 * ev->mfu, 1, b, sizeof b);
+    pp_md_fmt_count(c->decision_space, d, sizeof d);
     if (res->status == PP_STATUS_TIME_LIMIT)
         pp_sb_appendf(sb,
                       "The search stopped at the time limit, so this plan is **not proven optimal**: its step time "
                       "%s s is within %s %% of the best bound %s s. It runs at %s tokens/s (MFU %s %%).\n\n",
-                      s, fmt_fixed(100.0 * c->gap, 2, g, sizeof g), fmt_fixed(c->best_bound_s, 3, bound, sizeof bound), a,
+                      s, pp_md_fmt_fixed(100.0 * c->gap, 2, g, sizeof g), pp_md_fmt_fixed(c->best_bound_s, 3, bound, sizeof bound), a,
                       b);
     else if (strcmp(c->method, "enumerate") == 0)
         pp_sb_appendf(sb,
@@ -311,7 +311,7 @@ static const char *fmt_tokens(double n, char *buf, size_t cap)
     else if (n >= 1e9)
         snprintf(buf, cap, "%.4g B", n / 1e9);
     else
-        fmt_count(n, buf, cap);
+        pp_md_fmt_count(n, buf, cap);
     return buf;
 }
 
@@ -320,9 +320,9 @@ static const char *fmt_duration(double seconds, char *buf, size_t cap)
 {
     char a[32];
     if (seconds >= 2 * 86400.0)
-        snprintf(buf, cap, "%s days", fmt_fixed(seconds / 86400.0, 1, a, sizeof a));
+        snprintf(buf, cap, "%s days", pp_md_fmt_fixed(seconds / 86400.0, 1, a, sizeof a));
     else
-        snprintf(buf, cap, "%s hours", fmt_fixed(seconds / 3600.0, 1, a, sizeof a));
+        snprintf(buf, cap, "%s hours", pp_md_fmt_fixed(seconds / 3600.0, 1, a, sizeof a));
     return buf;
 }
 
@@ -341,7 +341,7 @@ static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_pla
     pp_sb_append(sb, "## Summary\n\n| | |\n| --- | --- |\n| model | ");
     pp_md_escape(sb, m->name);
     pp_sb_appendf(sb, ": %s B parameters, %d layers, hidden %d, %d heads, sequence %d |\n| cluster | %ld × ",
-                  fmt_fixed(pp_model_params(m) / 1e9, 1, a, sizeof a), m->layers, m->hidden, m->heads, m->seq_len,
+                  pp_md_fmt_fixed(pp_model_params(m) / 1e9, 1, a, sizeof a), m->layers, m->hidden, m->heads, m->seq_len,
                   pp_problem_gpus(prob));
     pp_md_escape(sb, c->gpu.name[0] ? c->gpu.name : c->gpu.id);
     pp_sb_appendf(sb, " (%ld node%s of %d; %g GB/s NVLink and %g Gb/s network per GPU) |\n", c->nodes,
@@ -350,29 +350,29 @@ static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_pla
                   pp_precision_name(prob->training.precision), pp_framework_name(prob->training.framework));
     pp_md_plan_line(sb, prob, &res->best.plan);
     pp_sb_append(sb, " |\n");
-    snprintf(text, sizeof text, "%s s", fmt_fixed(ev->time.step_s, 3, a, sizeof a));
+    snprintf(text, sizeof text, "%s s", pp_md_fmt_fixed(ev->time.step_s, 3, a, sizeof a));
     md_summary_row(sb, "predicted step time", text);
-    md_summary_row(sb, "tokens/s", fmt_count(ev->tokens_per_s, a, sizeof a));
-    md_summary_row(sb, "model TFLOP/s per GPU", fmt_fixed(ev->model_tflops_per_gpu, 1, a, sizeof a));
-    snprintf(text, sizeof text, "%s %%", fmt_fixed(100.0 * ev->mfu, 1, a, sizeof a));
+    md_summary_row(sb, "tokens/s", pp_md_fmt_count(ev->tokens_per_s, a, sizeof a));
+    md_summary_row(sb, "model TFLOP/s per GPU", pp_md_fmt_fixed(ev->model_tflops_per_gpu, 1, a, sizeof a));
+    snprintf(text, sizeof text, "%s %%", pp_md_fmt_fixed(100.0 * ev->mfu, 1, a, sizeof a));
     md_summary_row(sb, "MFU (model FLOPs utilization)", text);
     snprintf(text, sizeof text, "%s GiB of %s GiB (%s GiB usable after the %s %% headroom)",
-             fmt_fixed(ev->mem.total_gib, 2, a, sizeof a), fmt_fixed(ev->mem.capacity_gib, 2, b, sizeof b),
-             fmt_fixed(ev->mem.usable_gib, 2, d, sizeof d), fmt_fixed(100.0 * prob->memory_headroom, 0, text + 400, 64));
+             pp_md_fmt_fixed(ev->mem.total_gib, 2, a, sizeof a), pp_md_fmt_fixed(ev->mem.capacity_gib, 2, b, sizeof b),
+             pp_md_fmt_fixed(ev->mem.usable_gib, 2, d, sizeof d), pp_md_fmt_fixed(100.0 * prob->memory_headroom, 0, text + 400, 64));
     md_summary_row(sb, "peak memory per GPU", text);
     double tokens = prob->training.tokens;
     if (tokens > 0 && ev->tokens_per_s > 0) {
         double secs = tokens / ev->tokens_per_s;
         char t[64];
         snprintf(text, sizeof text, "%s (%s tokens at %s tokens/s)", fmt_duration(secs, t, sizeof t),
-                 fmt_tokens(tokens, a, sizeof a), fmt_count(ev->tokens_per_s, b, sizeof b));
+                 fmt_tokens(tokens, a, sizeof a), pp_md_fmt_count(ev->tokens_per_s, b, sizeof b));
         md_summary_row(sb, "time to train", text);
-        md_summary_row(sb, "GPU-hours", fmt_count(secs / 3600.0 * ev->gpus_used, a, sizeof a));
+        md_summary_row(sb, "GPU-hours", pp_md_fmt_count(secs / 3600.0 * ev->gpus_used, a, sizeof a));
     }
     if (ex && ex->baseline.present && ex->baseline.valid) {
         snprintf(text, sizeof text, "%s %% less time per step than the baseline (%s s), %sx its throughput",
-                 fmt_fixed(100.0 * ex->baseline.time_saved, 1, a, sizeof a),
-                 fmt_fixed(ex->baseline.eval.time.step_s, 3, b, sizeof b), fmt_fixed(ex->baseline.speedup, 2, d, sizeof d));
+                 pp_md_fmt_fixed(100.0 * ex->baseline.time_saved, 1, a, sizeof a),
+                 pp_md_fmt_fixed(ex->baseline.eval.time.step_s, 3, b, sizeof b), pp_md_fmt_fixed(ex->baseline.speedup, 2, d, sizeof d));
         md_summary_row(sb, "against the baseline", text);
     }
     pp_sb_append(sb, "\n");
@@ -393,12 +393,12 @@ static void md_limits(pp_strbuf *sb, const pp_explanation *ex)
         const pp_counterfactual *cf = ex->speedups[i];
         pp_sb_append(sb, "- ");
         pp_md_escape(sb, cf->what);
-        pp_sb_appendf(sb, ": %s %% less time per step (%s s)", fmt_fixed(100.0 * cf->gain, 1, a, sizeof a),
-                      fmt_fixed(cf->best.eval.time.step_s, 3, b, sizeof b));
+        pp_sb_appendf(sb, ": %s %% less time per step (%s s)", pp_md_fmt_fixed(100.0 * cf->gain, 1, a, sizeof a),
+                      pp_md_fmt_fixed(cf->best.eval.time.step_s, 3, b, sizeof b));
         double gpus_now = (double)ex->gpus;
         if (cf->gpus > 0 && gpus_now > 0 && fabs(cf->gpus - gpus_now) > 0.5) {
             double more = cf->gpus * cf->best.eval.time.step_s / (gpus_now * ex->best_step_s) - 1.0;
-            pp_sb_appendf(sb, ", for %s %% %s GPU time per step", fmt_fixed(100.0 * fabs(more), 1, a, sizeof a),
+            pp_sb_appendf(sb, ", for %s %% %s GPU time per step", pp_md_fmt_fixed(100.0 * fabs(more), 1, a, sizeof a),
                           more >= 0 ? "more" : "less");
         }
         pp_sb_append(sb, ".\n");
@@ -541,9 +541,9 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanat
                   "(forward %s s, backward %s s per model chunk); the pipeline part of the step is %s s, of which "
                   "each stage idles %s s in the fill and drain (the bubble).",
                   s->virtual_stages > 1 ? "Interleaved 1F1B" : "1F1B", s->pp,
-                  s->virtual_stages > 1 ? "" : "", s->microbatches, fmt_fixed(s->slot_s, 4, a, sizeof a),
-                  fmt_fixed(s->forward_s, 4, b, sizeof b), fmt_fixed(s->backward_s, 4, c, sizeof c),
-                  fmt_fixed(s->pipeline_s, 3, d, sizeof d), fmt_fixed(s->bubble_s, 3, title, sizeof title));
+                  s->virtual_stages > 1 ? "" : "", s->microbatches, pp_md_fmt_fixed(s->slot_s, 4, a, sizeof a),
+                  pp_md_fmt_fixed(s->forward_s, 4, b, sizeof b), pp_md_fmt_fixed(s->backward_s, 4, c, sizeof c),
+                  pp_md_fmt_fixed(s->pipeline_s, 3, d, sizeof d), pp_md_fmt_fixed(s->bubble_s, 3, title, sizeof title));
     if (s->virtual_stages > 1)
         pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers.", s->virtual_stages,
                       prob->model.layers / (s->pp * s->virtual_stages));
@@ -619,7 +619,7 @@ static void worth_cell(pp_strbuf *sb, const pp_family_report *f)
         pp_sb_append(sb, f->n_cf ? "nothing" : "not priced");
         return;
     }
-    pp_sb_appendf(sb, "%s %% less time per step (", fmt_fixed(100.0 * best->gain, 1, a, sizeof a));
+    pp_sb_appendf(sb, "%s %% less time per step (", pp_md_fmt_fixed(100.0 * best->gain, 1, a, sizeof a));
     md_cell_escape(sb, best->what);
     pp_sb_append(sb, ")");
 }
@@ -685,8 +685,8 @@ static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_r
     if (why) {
         pp_sb_append(sb, "| 1 | ");
         pp_md_plan_line(sb, prob, &res->best.plan);
-        pp_sb_appendf(sb, " | %s | optimum | | | %s | ", fmt_fixed(best, 3, a, sizeof a),
-                      fmt_fixed(ex->best.headroom_gib, 2, b, sizeof b));
+        pp_sb_appendf(sb, " | %s | optimum | | | %s | ", pp_md_fmt_fixed(best, 3, a, sizeof a),
+                      pp_md_fmt_fixed(ex->best.headroom_gib, 2, b, sizeof b));
         pp_md_escape(sb, ex->best.tricks_text);
         pp_sb_append(sb, " |\n");
     }
@@ -694,13 +694,13 @@ static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_r
         double t = res->runner_ups[i].eval.time.step_s;
         pp_sb_appendf(sb, "| %d | ", i + 2);
         pp_md_plan_line(sb, prob, &res->runner_ups[i].plan);
-        pp_sb_appendf(sb, " | %s | +%s %% |", fmt_fixed(t, 3, a, sizeof a),
-                      fmt_fixed(share_pct(t - best, best), 2, b, sizeof b));
+        pp_sb_appendf(sb, " | %s | +%s %% |", pp_md_fmt_fixed(t, 3, a, sizeof a),
+                      pp_md_fmt_fixed(share_pct(t - best, best), 2, b, sizeof b));
         if (why) {
             const pp_runner_up_report *r = &ex->runner_ups[i];
             pp_sb_appendf(sb, " %s | ", r->tie ? "tie" : "no");
             pp_md_escape(sb, r->why);
-            pp_sb_appendf(sb, " | %s | ", fmt_fixed(r->headroom_gib, 2, a, sizeof a));
+            pp_sb_appendf(sb, " | %s | ", pp_md_fmt_fixed(r->headroom_gib, 2, a, sizeof a));
             pp_md_escape(sb, r->tricks_text);
             pp_sb_append(sb, " |");
         }
@@ -738,15 +738,15 @@ static void md_baseline(pp_strbuf *sb, const pp_problem *prob, const pp_plan_res
         pp_sb_append(sb, ". It is priced all the same.\n\n");
     }
     if (!has_plan(res)) {
-        pp_sb_appendf(sb, "The cost model predicts %s s per step for it.\n\n", fmt_fixed(b->eval.time.step_s, 3, x, sizeof x));
+        pp_sb_appendf(sb, "The cost model predicts %s s per step for it.\n\n", pp_md_fmt_fixed(b->eval.time.step_s, 3, x, sizeof x));
         return;
     }
     pp_sb_appendf(sb,
                   "The cost model predicts %s s per step for the baseline and %s s for the optimal plan: the optimal "
                   "plan takes **%s %% less time per step**, %sx the baseline's throughput (%s against %s tokens/s).",
-                  fmt_fixed(b->eval.time.step_s, 3, x, sizeof x), fmt_fixed(res->best.eval.time.step_s, 3, y, sizeof y),
-                  fmt_fixed(100.0 * b->time_saved, 1, z, sizeof z), fmt_fixed(b->speedup, 2, x2, sizeof x2),
-                  fmt_count(res->best.eval.tokens_per_s, y2, sizeof y2), fmt_count(b->eval.tokens_per_s, z2, sizeof z2));
+                  pp_md_fmt_fixed(b->eval.time.step_s, 3, x, sizeof x), pp_md_fmt_fixed(res->best.eval.time.step_s, 3, y, sizeof y),
+                  pp_md_fmt_fixed(100.0 * b->time_saved, 1, z, sizeof z), pp_md_fmt_fixed(b->speedup, 2, x2, sizeof x2),
+                  pp_md_fmt_count(res->best.eval.tokens_per_s, y2, sizeof y2), pp_md_fmt_count(b->eval.tokens_per_s, z2, sizeof z2));
     char changes[256];
     pp_plan_changes(prob, &res->best.plan, &b->plan, changes, sizeof changes);
     if (changes[0]) {
@@ -757,15 +757,15 @@ static void md_baseline(pp_strbuf *sb, const pp_problem *prob, const pp_plan_res
     pp_sb_append(sb, "\n\n| part | baseline (s) | optimal (s) | difference (s) |\n| --- | ---: | ---: | ---: |\n");
     for (int k = 0; k < PP_PART_COUNT; k++) {
         double u = pp_part_s(&b->eval.time, (pp_part)k), w = pp_part_s(&res->best.eval.time, (pp_part)k);
-        pp_sb_appendf(sb, "| %s | %s | %s | %s |\n", pp_part_name((pp_part)k), fmt_fixed(u, 3, x, sizeof x),
-                      fmt_fixed(w, 3, y, sizeof y), fmt_fixed(w - u, 3, z, sizeof z));
+        pp_sb_appendf(sb, "| %s | %s | %s | %s |\n", pp_part_name((pp_part)k), pp_md_fmt_fixed(u, 3, x, sizeof x),
+                      pp_md_fmt_fixed(w, 3, y, sizeof y), pp_md_fmt_fixed(w - u, 3, z, sizeof z));
     }
-    pp_sb_appendf(sb, "| **step time** | **%s** | **%s** | **%s** |\n", fmt_fixed(b->eval.time.step_s, 3, x, sizeof x),
-                  fmt_fixed(res->best.eval.time.step_s, 3, y, sizeof y),
-                  fmt_fixed(res->best.eval.time.step_s - b->eval.time.step_s, 3, z, sizeof z));
-    pp_sb_appendf(sb, "| memory per GPU (GiB) | %s | %s | %s |\n\n", fmt_fixed(b->eval.mem.total_gib, 2, x, sizeof x),
-                  fmt_fixed(res->best.eval.mem.total_gib, 2, y, sizeof y),
-                  fmt_fixed(res->best.eval.mem.total_gib - b->eval.mem.total_gib, 2, z, sizeof z));
+    pp_sb_appendf(sb, "| **step time** | **%s** | **%s** | **%s** |\n", pp_md_fmt_fixed(b->eval.time.step_s, 3, x, sizeof x),
+                  pp_md_fmt_fixed(res->best.eval.time.step_s, 3, y, sizeof y),
+                  pp_md_fmt_fixed(res->best.eval.time.step_s - b->eval.time.step_s, 3, z, sizeof z));
+    pp_sb_appendf(sb, "| memory per GPU (GiB) | %s | %s | %s |\n\n", pp_md_fmt_fixed(b->eval.mem.total_gib, 2, x, sizeof x),
+                  pp_md_fmt_fixed(res->best.eval.mem.total_gib, 2, y, sizeof y),
+                  pp_md_fmt_fixed(res->best.eval.mem.total_gib - b->eval.mem.total_gib, 2, z, sizeof z));
 }
 
 /* ---- plan: certificate ------------------------------------------------------------- */
@@ -780,7 +780,7 @@ static void md_cert_row(pp_strbuf *sb, const char *field, const char *value)
 static void md_cert_seconds(pp_strbuf *sb, const char *field, double v)
 {
     char a[48], text[64];
-    snprintf(text, sizeof text, "%s s", fmt_fixed(v, 6, a, sizeof a));
+    snprintf(text, sizeof text, "%s s", pp_md_fmt_fixed(v, 6, a, sizeof a));
     md_cert_row(sb, field, text);
 }
 
@@ -814,20 +814,20 @@ static void md_certificate(pp_strbuf *sb, const pp_plan_result *res)
     if (has_plan(res)) {
         md_cert_seconds(sb, "objective (step time)", c->objective_s);
         md_cert_seconds(sb, "best bound", c->best_bound_s);
-        snprintf(v, sizeof v, "%s %%", fmt_fixed(100.0 * c->gap, 4, a, sizeof a));
+        snprintf(v, sizeof v, "%s %%", pp_md_fmt_fixed(100.0 * c->gap, 4, a, sizeof a));
         md_cert_row(sb, "relative gap", v);
     }
-    md_cert_row(sb, "valid plans in the decision space", fmt_count(c->decision_space, a, sizeof a));
+    md_cert_row(sb, "valid plans in the decision space", pp_md_fmt_count(c->decision_space, a, sizeof a));
     if (milp) {
         if (has_plan(res))
             md_cert_seconds(sb, "LP relaxation at the root", c->lp_relaxation_s);
-        md_cert_row(sb, "branch-and-bound nodes", fmt_count((double)c->nodes, a, sizeof a));
+        md_cert_row(sb, "branch-and-bound nodes", pp_md_fmt_count((double)c->nodes, a, sizeof a));
         snprintf(v, sizeof v, "%d rows, %d columns (%d binary)", c->rows, c->cols, c->binaries);
         md_cert_row(sb, "MIP size", v);
         if (c->shapes_screened > 0)
-            md_cert_row(sb, "shapes left out by their lower bound", fmt_count((double)c->shapes_screened, a, sizeof a));
+            md_cert_row(sb, "shapes left out by their lower bound", pp_md_fmt_count((double)c->shapes_screened, a, sizeof a));
     } else {
-        md_cert_row(sb, "plans evaluated", fmt_count((double)c->plans_evaluated, a, sizeof a));
+        md_cert_row(sb, "plans evaluated", pp_md_fmt_count((double)c->plans_evaluated, a, sizeof a));
     }
     pp_sb_append(sb, "\nThe solve time is in the JSON result (certificate.solve\\_time\\_s); it is left out here so "
                      "that the report depends on the inputs alone.\n\n");
@@ -882,7 +882,7 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_explanatio
     if (prob->training.tokens > 0)
         pp_sb_appendf(sb, ", %s tokens", fmt_tokens(prob->training.tokens, a, sizeof a));
     pp_sb_append(sb, " |\n");
-    pp_sb_appendf(sb, "| constraints | memory headroom %s %%, error tolerance", fmt_fixed(100.0 * prob->memory_headroom, 0, a, sizeof a));
+    pp_sb_appendf(sb, "| constraints | memory headroom %s %%, error tolerance", pp_md_fmt_fixed(100.0 * prob->memory_headroom, 0, a, sizeof a));
     for (int d = 0; d < PP_DIM_COUNT; d++)
         pp_sb_appendf(sb, "%s %s %g", d ? "," : "", pp_dim_name((pp_dim)d), prob->error_tolerance[d]);
     pp_sb_appendf(sb, ", TP across nodes %s, smallest compressed message %.0f bytes |\n",

@@ -32,6 +32,12 @@ void pp_md_escape(pp_strbuf *sb, const char *s);
  * dp/tp/pp=none/none/none" (codec ids escaped). */
 void pp_md_plan_line(pp_strbuf *sb, const pp_problem *prob, const pp_plan *plan);
 
+/* "98,765": a non-negative count rounded, with thousands separators; "n/a"
+ * when not finite. */
+const char *pp_md_fmt_count(double v, char *buf, size_t cap);
+/* A number with fixed decimals; "n/a" when not finite; -0 prints as 0. */
+const char *pp_md_fmt_fixed(double v, int decimals, char *buf, size_t cap);
+
 /* The report of `eval`.  0, or -1 when memory ran out. */
 int pp_report_eval_md(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_strbuf *out);
 

@@ -6,6 +6,7 @@
  * first failure (and which ignores any later call on a NULL parent); the
  * public functions check it once and return NULL for an incomplete document.
  */
+#include "jsonb.h"
 #include "result_json.h"
 
 #include "problem.h"
@@ -14,63 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct jb {
-    bool ok;
-} jb;
-
-static cJSON *jb_check(jb *b, cJSON *item)
-{
-    if (!item)
-        b->ok = false;
-    return item;
-}
-
-static cJSON *add_obj(jb *b, cJSON *parent, const char *key)
-{
-    return parent ? jb_check(b, cJSON_AddObjectToObject(parent, key)) : jb_check(b, NULL);
-}
-
-static cJSON *add_arr(jb *b, cJSON *parent, const char *key)
-{
-    return parent ? jb_check(b, cJSON_AddArrayToObject(parent, key)) : jb_check(b, NULL);
-}
-
-/* Non-finite numbers become null; -0 becomes 0 (so output never shows "-0"). */
-static void add_num(jb *b, cJSON *o, const char *key, double v)
-{
-    if (!o) {
-        b->ok = false;
-        return;
-    }
-    jb_check(b, isfinite(v) ? cJSON_AddNumberToObject(o, key, v + 0.0) : cJSON_AddNullToObject(o, key));
-}
-
-static void add_str(jb *b, cJSON *o, const char *key, const char *s)
-{
-    if (o)
-        jb_check(b, cJSON_AddStringToObject(o, key, s ? s : ""));
-    else
-        b->ok = false;
-}
-
-static void add_bool(jb *b, cJSON *o, const char *key, bool v)
-{
-    if (o)
-        jb_check(b, cJSON_AddBoolToObject(o, key, v));
-    else
-        b->ok = false;
-}
-
-/* Attach item under key, or record the failure (freeing item). */
-static void add_item(jb *b, cJSON *o, const char *key, cJSON *item)
-{
-    if (o && item && cJSON_AddItemToObject(o, key, item))
-        return;
-    cJSON_Delete(item);
-    b->ok = false;
-}
-
-static cJSON *finish(jb *b, cJSON *root)
+static cJSON *finish(pp_jb *b, cJSON *root)
 {
     if (b->ok && root)
         return root;
@@ -85,123 +30,123 @@ static const char *codec_id(const pp_problem *prob, int i)
     return i >= 0 && i < prob->n_codecs ? prob->codecs[i].id : "none";
 }
 
-static void put_plan_fields(jb *b, cJSON *o, const pp_problem *prob, const pp_plan *p)
+static void put_plan_fields(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan *p)
 {
-    add_num(b, o, "tp", p->tp);
-    add_num(b, o, "pp", p->pp);
-    add_num(b, o, "dp", p->dp);
-    add_num(b, o, "cp", p->cp);
-    add_num(b, o, "micro_batch", p->micro_batch);
-    add_num(b, o, "virtual_stages", p->virtual_stages);
-    add_num(b, o, "zero", p->zero);
-    add_str(b, o, "recompute", pp_recompute_name(p->recompute));
-    add_bool(b, o, "sequence_parallel", p->sequence_parallel);
-    add_str(b, o, "tp_mode", pp_tp_mode_name(p->tp_mode));
+    pp_jb_num(b, o, "tp", p->tp);
+    pp_jb_num(b, o, "pp", p->pp);
+    pp_jb_num(b, o, "dp", p->dp);
+    pp_jb_num(b, o, "cp", p->cp);
+    pp_jb_num(b, o, "micro_batch", p->micro_batch);
+    pp_jb_num(b, o, "virtual_stages", p->virtual_stages);
+    pp_jb_num(b, o, "zero", p->zero);
+    pp_jb_str(b, o, "recompute", pp_recompute_name(p->recompute));
+    pp_jb_bool(b, o, "sequence_parallel", p->sequence_parallel);
+    pp_jb_str(b, o, "tp_mode", pp_tp_mode_name(p->tp_mode));
     if (p->tp_mode == PP_TP_2P5D)
-        add_num(b, o, "tp_depth", p->tp_depth);
-    cJSON *comp = add_obj(b, o, "compression");
+        pp_jb_num(b, o, "tp_depth", p->tp_depth);
+    cJSON *comp = pp_jb_obj(b, o, "compression");
     for (int d = 0; d < PP_DIM_COUNT; d++)
-        add_str(b, comp, pp_dim_name((pp_dim)d), codec_id(prob, p->codec[d]));
+        pp_jb_str(b, comp, pp_dim_name((pp_dim)d), codec_id(prob, p->codec[d]));
 }
 
 cJSON *pp_json_plan(const pp_problem *prob, const pp_plan *plan)
 {
-    jb b = {true};
-    cJSON *o = jb_check(&b, cJSON_CreateObject());
+    pp_jb b = {true};
+    cJSON *o = pp_jb_check(&b, cJSON_CreateObject());
     put_plan_fields(&b, o, prob, plan);
     return finish(&b, o);
 }
 
 /* ---- a priced plan ------------------------------------------------------- */
 
-static void put_time(jb *b, cJSON *o, const pp_time *t)
+static void put_time(pp_jb *b, cJSON *o, const pp_time *t)
 {
-    cJSON *ts = add_obj(b, o, "time_s");
-    add_num(b, ts, "compute", t->compute_s);
-    add_num(b, ts, "bubble", t->bubble_s);
-    add_num(b, ts, "exposed_comm", t->exposed_comm_s);
-    add_num(b, ts, "compression", t->compression_s);
-    add_num(b, ts, "optimizer", t->optimizer_s);
-    cJSON *by = add_obj(b, ts, "exposed_comm_by_dim");
-    add_num(b, by, "tp", t->tp_comm_s);
-    add_num(b, by, "cp", t->cp_comm_s);
-    add_num(b, by, "pp", t->pp_comm_s);
-    add_num(b, by, "dp", t->dp_comm_s);
+    cJSON *ts = pp_jb_obj(b, o, "time_s");
+    pp_jb_num(b, ts, "compute", t->compute_s);
+    pp_jb_num(b, ts, "bubble", t->bubble_s);
+    pp_jb_num(b, ts, "exposed_comm", t->exposed_comm_s);
+    pp_jb_num(b, ts, "compression", t->compression_s);
+    pp_jb_num(b, ts, "optimizer", t->optimizer_s);
+    cJSON *by = pp_jb_obj(b, ts, "exposed_comm_by_dim");
+    pp_jb_num(b, by, "tp", t->tp_comm_s);
+    pp_jb_num(b, by, "cp", t->cp_comm_s);
+    pp_jb_num(b, by, "pp", t->pp_comm_s);
+    pp_jb_num(b, by, "dp", t->dp_comm_s);
 }
 
-static void put_throughput(jb *b, cJSON *o, const pp_eval *ev)
+static void put_throughput(pp_jb *b, cJSON *o, const pp_eval *ev)
 {
-    cJSON *tp = add_obj(b, o, "throughput");
-    add_num(b, tp, "tokens_per_s", ev->tokens_per_s);
-    add_num(b, tp, "model_tflops_per_gpu", ev->model_tflops_per_gpu);
-    add_num(b, tp, "mfu", ev->mfu);
-    add_num(b, tp, "hardware_tflops_per_gpu", ev->hardware_tflops_per_gpu);
-    add_num(b, tp, "peak_tflops_per_gpu", ev->peak_tflops);
+    cJSON *tp = pp_jb_obj(b, o, "throughput");
+    pp_jb_num(b, tp, "tokens_per_s", ev->tokens_per_s);
+    pp_jb_num(b, tp, "model_tflops_per_gpu", ev->model_tflops_per_gpu);
+    pp_jb_num(b, tp, "mfu", ev->mfu);
+    pp_jb_num(b, tp, "hardware_tflops_per_gpu", ev->hardware_tflops_per_gpu);
+    pp_jb_num(b, tp, "peak_tflops_per_gpu", ev->peak_tflops);
 }
 
-static void put_memory(jb *b, cJSON *o, const pp_memory *m)
+static void put_memory(pp_jb *b, cJSON *o, const pp_memory *m)
 {
-    cJSON *mem = add_obj(b, o, "memory_gib");
-    add_num(b, mem, "weights", m->weights_gib);
-    add_num(b, mem, "gradients", m->gradients_gib);
-    add_num(b, mem, "optimizer", m->optimizer_gib);
-    add_num(b, mem, "activations", m->activations_gib);
-    add_num(b, mem, "other", m->other_gib);
-    add_num(b, mem, "total", m->total_gib);
-    add_num(b, mem, "capacity", m->capacity_gib);
-    add_num(b, mem, "usable", m->usable_gib);
-    add_num(b, mem, "most_loaded_stage", m->stage);
+    cJSON *mem = pp_jb_obj(b, o, "memory_gib");
+    pp_jb_num(b, mem, "weights", m->weights_gib);
+    pp_jb_num(b, mem, "gradients", m->gradients_gib);
+    pp_jb_num(b, mem, "optimizer", m->optimizer_gib);
+    pp_jb_num(b, mem, "activations", m->activations_gib);
+    pp_jb_num(b, mem, "other", m->other_gib);
+    pp_jb_num(b, mem, "total", m->total_gib);
+    pp_jb_num(b, mem, "capacity", m->capacity_gib);
+    pp_jb_num(b, mem, "usable", m->usable_gib);
+    pp_jb_num(b, mem, "most_loaded_stage", m->stage);
 }
 
-static void put_priced(jb *b, cJSON *o, const pp_problem *prob, const pp_plan *plan, const pp_eval *ev)
+static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan *plan, const pp_eval *ev)
 {
-    add_item(b, o, "plan", pp_json_plan(prob, plan));
-    add_num(b, o, "gpus", ev->gpus_used);
-    add_num(b, o, "step_time_s", ev->time.step_s);
+    pp_jb_item(b, o, "plan", pp_json_plan(prob, plan));
+    pp_jb_num(b, o, "gpus", ev->gpus_used);
+    pp_jb_num(b, o, "step_time_s", ev->time.step_s);
     put_time(b, o, &ev->time);
     put_throughput(b, o, ev);
     put_memory(b, o, &ev->mem);
-    add_bool(b, o, "fits_memory", ev->mem.total_gib <= ev->mem.usable_gib);
-    add_num(b, o, "microbatches", ev->microbatches);
+    pp_jb_bool(b, o, "fits_memory", ev->mem.total_gib <= ev->mem.usable_gib);
+    pp_jb_num(b, o, "microbatches", ev->microbatches);
 }
 
 /* ---- the problem echo ---------------------------------------------------- */
 
-static void put_problem(jb *b, cJSON *o, const pp_problem *prob)
+static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
 {
-    cJSON *pr = add_obj(b, o, "problem");
+    cJSON *pr = pp_jb_obj(b, o, "problem");
     const pp_model *m = &prob->model;
-    cJSON *mo = add_obj(b, pr, "model");
-    add_str(b, mo, "name", m->name);
-    add_num(b, mo, "layers", m->layers);
-    add_num(b, mo, "hidden", m->hidden);
-    add_num(b, mo, "heads", m->heads);
-    add_num(b, mo, "kv_heads", m->kv_heads);
-    add_num(b, mo, "ffn_hidden", m->ffn_hidden);
-    add_bool(b, mo, "gated_mlp", m->gated_mlp);
-    add_bool(b, mo, "tie_embeddings", m->tie_embeddings);
-    add_num(b, mo, "vocab", m->vocab);
-    add_num(b, mo, "seq_len", m->seq_len);
+    cJSON *mo = pp_jb_obj(b, pr, "model");
+    pp_jb_str(b, mo, "name", m->name);
+    pp_jb_num(b, mo, "layers", m->layers);
+    pp_jb_num(b, mo, "hidden", m->hidden);
+    pp_jb_num(b, mo, "heads", m->heads);
+    pp_jb_num(b, mo, "kv_heads", m->kv_heads);
+    pp_jb_num(b, mo, "ffn_hidden", m->ffn_hidden);
+    pp_jb_bool(b, mo, "gated_mlp", m->gated_mlp);
+    pp_jb_bool(b, mo, "tie_embeddings", m->tie_embeddings);
+    pp_jb_num(b, mo, "vocab", m->vocab);
+    pp_jb_num(b, mo, "seq_len", m->seq_len);
     const pp_cluster *c = &prob->cluster;
-    cJSON *cl = add_obj(b, pr, "cluster");
-    add_str(b, cl, "gpu", c->gpu.id[0] ? c->gpu.id : "custom");
-    add_num(b, cl, "gpus_per_node", c->gpus_per_node);
-    add_num(b, cl, "nodes", (double)c->nodes);
-    add_num(b, cl, "intra_node_GBps", c->intra_node_GBps);
-    add_num(b, cl, "inter_node_Gbps", c->inter_node_Gbps);
-    cJSON *tr = add_obj(b, pr, "training");
-    add_num(b, tr, "global_batch", (double)prob->training.global_batch);
-    add_str(b, tr, "precision", pp_precision_name(prob->training.precision));
-    add_str(b, pr, "objective", pp_objective_name(prob->objective));
+    cJSON *cl = pp_jb_obj(b, pr, "cluster");
+    pp_jb_str(b, cl, "gpu", c->gpu.id[0] ? c->gpu.id : "custom");
+    pp_jb_num(b, cl, "gpus_per_node", c->gpus_per_node);
+    pp_jb_num(b, cl, "nodes", (double)c->nodes);
+    pp_jb_num(b, cl, "intra_node_GBps", c->intra_node_GBps);
+    pp_jb_num(b, cl, "inter_node_Gbps", c->inter_node_Gbps);
+    cJSON *tr = pp_jb_obj(b, pr, "training");
+    pp_jb_num(b, tr, "global_batch", (double)prob->training.global_batch);
+    pp_jb_str(b, tr, "precision", pp_precision_name(prob->training.precision));
+    pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 
 /* ---- eval ---------------------------------------------------------------- */
 
 cJSON *pp_json_eval(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev)
 {
-    jb b = {true};
-    cJSON *root = jb_check(&b, cJSON_CreateObject());
-    add_str(&b, root, "status", pp_status_name(PP_STATUS_EVALUATED));
+    pp_jb b = {true};
+    cJSON *root = pp_jb_check(&b, cJSON_CreateObject());
+    pp_jb_str(&b, root, "status", pp_status_name(PP_STATUS_EVALUATED));
     put_priced(&b, root, prob, plan, ev);
     put_problem(&b, root, prob);
     return finish(&b, root);
@@ -209,36 +154,36 @@ cJSON *pp_json_eval(const pp_problem *prob, const pp_plan *plan, const pp_eval *
 
 /* ---- plan ---------------------------------------------------------------- */
 
-static void put_certificate(jb *b, cJSON *o, const pp_plan_result *res)
+static void put_certificate(pp_jb *b, cJSON *o, const pp_plan_result *res)
 {
     const pp_certificate *c = &res->cert;
-    cJSON *ce = add_obj(b, o, "certificate");
-    add_str(b, ce, "method", c->method);
-    add_str(b, ce, "solver", c->solver);
-    add_str(b, ce, "status", pp_status_name(res->status));
-    add_num(b, ce, "objective_s", c->objective_s);
-    add_num(b, ce, "best_bound_s", c->best_bound_s);
-    add_num(b, ce, "gap", c->gap);
-    add_num(b, ce, "lp_relaxation_s", c->lp_relaxation_s);
-    add_num(b, ce, "nodes", (double)c->nodes);
-    add_num(b, ce, "plans_evaluated", (double)c->plans_evaluated);
-    add_num(b, ce, "decision_space", c->decision_space);
-    add_num(b, ce, "rows", c->rows);
-    add_num(b, ce, "cols", c->cols);
-    add_num(b, ce, "binaries", c->binaries);
-    add_num(b, ce, "solve_time_s", c->solve_time_s);
+    cJSON *ce = pp_jb_obj(b, o, "certificate");
+    pp_jb_str(b, ce, "method", c->method);
+    pp_jb_str(b, ce, "solver", c->solver);
+    pp_jb_str(b, ce, "status", pp_status_name(res->status));
+    pp_jb_num(b, ce, "objective_s", c->objective_s);
+    pp_jb_num(b, ce, "best_bound_s", c->best_bound_s);
+    pp_jb_num(b, ce, "gap", c->gap);
+    pp_jb_num(b, ce, "lp_relaxation_s", c->lp_relaxation_s);
+    pp_jb_num(b, ce, "nodes", (double)c->nodes);
+    pp_jb_num(b, ce, "plans_evaluated", (double)c->plans_evaluated);
+    pp_jb_num(b, ce, "decision_space", c->decision_space);
+    pp_jb_num(b, ce, "rows", c->rows);
+    pp_jb_num(b, ce, "cols", c->cols);
+    pp_jb_num(b, ce, "binaries", c->binaries);
+    pp_jb_num(b, ce, "solve_time_s", c->solve_time_s);
 }
 
-static void put_runner_ups(jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res)
+static void put_runner_ups(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res)
 {
-    cJSON *arr = add_arr(b, o, "runner_ups");
+    cJSON *arr = pp_jb_arr(b, o, "runner_ups");
     double best = res->best.eval.time.step_s;
     for (int i = 0; arr && i < res->n_runner_ups; i++) {
         const pp_candidate *c = &res->runner_ups[i];
-        cJSON *ru = jb_check(b, cJSON_CreateObject());
-        add_item(b, ru, "plan", pp_json_plan(prob, &c->plan));
-        add_num(b, ru, "step_time_s", c->eval.time.step_s);
-        add_num(b, ru, "gap_to_best", best > 0 ? (c->eval.time.step_s - best) / best : 0);
+        cJSON *ru = pp_jb_check(b, cJSON_CreateObject());
+        pp_jb_item(b, ru, "plan", pp_json_plan(prob, &c->plan));
+        pp_jb_num(b, ru, "step_time_s", c->eval.time.step_s);
+        pp_jb_num(b, ru, "gap_to_best", best > 0 ? (c->eval.time.step_s - best) / best : 0);
         if (ru && !cJSON_AddItemToArray(arr, ru)) {
             cJSON_Delete(ru);
             b->ok = false;
@@ -255,7 +200,7 @@ static bool has_plan(const pp_plan_result *res)
 
 /* ---- the explanation (explain.h) ------------------------------------------ */
 
-static void add_to_array(jb *b, cJSON *arr, cJSON *item)
+static void add_to_array(pp_jb *b, cJSON *arr, cJSON *item)
 {
     if (arr && item && cJSON_AddItemToArray(arr, item))
         return;
@@ -263,219 +208,219 @@ static void add_to_array(jb *b, cJSON *arr, cJSON *item)
     b->ok = false;
 }
 
-static void put_summary(jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
+static void put_summary(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
 {
     const pp_eval *ev = &res->best.eval;
     double tokens = prob->training.tokens;
     if (tokens > 0 && ev->tokens_per_s > 0) {
         double secs = tokens / ev->tokens_per_s;
-        add_num(b, o, "time_to_train_s", secs);
-        add_num(b, o, "time_to_train_days", secs / 86400.0);
-        add_num(b, o, "gpu_hours", secs / 3600.0 * ev->gpus_used);
+        pp_jb_num(b, o, "time_to_train_s", secs);
+        pp_jb_num(b, o, "time_to_train_days", secs / 86400.0);
+        pp_jb_num(b, o, "gpu_hours", secs / 3600.0 * ev->gpus_used);
     }
     if (!ex || !ex->done)
         return;
-    cJSON *sum = add_obj(b, o, "limits");
-    add_str(b, sum, "text", ex->limits_text);
-    cJSON *arr = add_arr(b, sum, "speedups");
+    cJSON *sum = pp_jb_obj(b, o, "limits");
+    pp_jb_str(b, sum, "text", ex->limits_text);
+    cJSON *arr = pp_jb_arr(b, sum, "speedups");
     for (int i = 0; arr && i < ex->n_speedups; i++) {
         const pp_counterfactual *cf = ex->speedups[i];
-        cJSON *it = jb_check(b, cJSON_CreateObject());
-        add_str(b, it, "change", cf->key);
-        add_str(b, it, "what", cf->what);
-        add_num(b, it, "gain", cf->gain);
-        add_num(b, it, "step_time_s", cf->best.eval.time.step_s);
+        cJSON *it = pp_jb_check(b, cJSON_CreateObject());
+        pp_jb_str(b, it, "change", cf->key);
+        pp_jb_str(b, it, "what", cf->what);
+        pp_jb_num(b, it, "gain", cf->gain);
+        pp_jb_num(b, it, "step_time_s", cf->best.eval.time.step_s);
         add_to_array(b, arr, it);
     }
 }
 
-static void put_counterfactual(jb *b, cJSON *arr, const pp_problem *prob, const pp_counterfactual *cf)
+static void put_counterfactual(pp_jb *b, cJSON *arr, const pp_problem *prob, const pp_counterfactual *cf)
 {
-    cJSON *it = jb_check(b, cJSON_CreateObject());
-    add_str(b, it, "change", cf->key);
-    add_str(b, it, "what", cf->what);
-    add_str(b, it, "status", pp_status_name(cf->status));
-    add_num(b, it, "gpus", cf->gpus);
+    cJSON *it = pp_jb_check(b, cJSON_CreateObject());
+    pp_jb_str(b, it, "change", cf->key);
+    pp_jb_str(b, it, "what", cf->what);
+    pp_jb_str(b, it, "status", pp_status_name(cf->status));
+    pp_jb_num(b, it, "gpus", cf->gpus);
     if (cf->status != PP_STATUS_INFEASIBLE) {
-        add_item(b, it, "plan", pp_json_plan(prob, &cf->best.plan));
-        add_num(b, it, "step_time_s", cf->best.eval.time.step_s);
-        add_num(b, it, "gain", cf->gain);
-        add_num(b, it, "memory_gib", cf->best.eval.mem.total_gib);
+        pp_jb_item(b, it, "plan", pp_json_plan(prob, &cf->best.plan));
+        pp_jb_num(b, it, "step_time_s", cf->best.eval.time.step_s);
+        pp_jb_num(b, it, "gain", cf->gain);
+        pp_jb_num(b, it, "memory_gib", cf->best.eval.mem.total_gib);
     }
     if (cf->reason[0])
-        add_str(b, it, "reason", cf->reason);
+        pp_jb_str(b, it, "reason", cf->reason);
     add_to_array(b, arr, it);
 }
 
-static void put_binding(jb *b, cJSON *o, const pp_problem *prob, const pp_explanation *ex)
+static void put_binding(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_explanation *ex)
 {
-    cJSON *arr = add_arr(b, o, "binding");
+    cJSON *arr = pp_jb_arr(b, o, "binding");
     for (int i = 0; arr && i < ex->n_families; i++) {
         const pp_family_report *f = &ex->families[i];
-        cJSON *it = jb_check(b, cJSON_CreateObject());
-        add_str(b, it, "family", f->family->name);
-        add_str(b, it, "explain", f->family->explain);
-        add_bool(b, it, "binds", f->binds);
-        add_bool(b, it, "tight", f->tight);
+        cJSON *it = pp_jb_check(b, cJSON_CreateObject());
+        pp_jb_str(b, it, "family", f->family->name);
+        pp_jb_str(b, it, "explain", f->family->explain);
+        pp_jb_bool(b, it, "binds", f->binds);
+        pp_jb_bool(b, it, "tight", f->tight);
         if (f->tightest >= 0)
-            add_str(b, it, "tightest_row", f->rows[f->tightest].name);
-        cJSON *rows = add_arr(b, it, "rows");
+            pp_jb_str(b, it, "tightest_row", f->rows[f->tightest].name);
+        cJSON *rows = pp_jb_arr(b, it, "rows");
         for (int k = 0; rows && k < f->n_rows; k++) {
             const pp_cons_row *r = &f->rows[k];
-            cJSON *ro = jb_check(b, cJSON_CreateObject());
-            add_str(b, ro, "name", r->name);
-            add_num(b, ro, "lhs", r->lhs);
-            add_num(b, ro, "rhs", r->rhs);
-            add_str(b, ro, "unit", r->unit ? r->unit : "");
-            add_bool(b, ro, "equality", r->equality);
-            add_num(b, ro, "slack", r->equality ? 0.0 : r->slack);
-            add_bool(b, ro, "binding", r->binding);
+            cJSON *ro = pp_jb_check(b, cJSON_CreateObject());
+            pp_jb_str(b, ro, "name", r->name);
+            pp_jb_num(b, ro, "lhs", r->lhs);
+            pp_jb_num(b, ro, "rhs", r->rhs);
+            pp_jb_str(b, ro, "unit", r->unit ? r->unit : "");
+            pp_jb_bool(b, ro, "equality", r->equality);
+            pp_jb_num(b, ro, "slack", r->equality ? 0.0 : r->slack);
+            pp_jb_bool(b, ro, "binding", r->binding);
             add_to_array(b, rows, ro);
         }
-        cJSON *cfs = add_arr(b, it, "counterfactuals");
+        cJSON *cfs = pp_jb_arr(b, it, "counterfactuals");
         for (int k = 0; cfs && k < f->n_cf; k++)
             put_counterfactual(b, cfs, prob, &f->cf[k]);
         if (strcmp(f->family->name, "divisibility") == 0) {
-            add_num(b, it, "combinations", (double)ex->combinations);
-            add_num(b, it, "combinations_valid", (double)ex->combinations_valid);
-            cJSON *cuts = add_arr(b, it, "cuts");
+            pp_jb_num(b, it, "combinations", (double)ex->combinations);
+            pp_jb_num(b, it, "combinations_valid", (double)ex->combinations_valid);
+            cJSON *cuts = pp_jb_arr(b, it, "cuts");
             for (int k = 0; cuts && k < ex->n_cuts; k++) {
-                cJSON *c = jb_check(b, cJSON_CreateObject());
-                add_str(b, c, "rule", ex->cuts[k].rule);
-                add_num(b, c, "combinations", (double)ex->cuts[k].combinations);
+                cJSON *c = pp_jb_check(b, cJSON_CreateObject());
+                pp_jb_str(b, c, "rule", ex->cuts[k].rule);
+                pp_jb_num(b, c, "combinations", (double)ex->cuts[k].combinations);
                 add_to_array(b, cuts, c);
             }
         }
-        add_str(b, it, "verdict", f->verdict);
+        pp_jb_str(b, it, "verdict", f->verdict);
         add_to_array(b, arr, it);
     }
 }
 
-static void put_runner_up_why(jb *b, cJSON *ru, const pp_runner_up_report *r)
+static void put_runner_up_why(pp_jb *b, cJSON *ru, const pp_runner_up_report *r)
 {
-    add_bool(b, ru, "tie", r->tie);
-    cJSON *lo = add_obj(b, ru, "loses_on");
-    add_str(b, lo, "part", r->part_key ? r->part_key : "none");
-    add_num(b, lo, "delta_s", r->delta_s);
-    add_str(b, ru, "changes", r->changes);
-    add_str(b, ru, "why", r->why);
-    add_num(b, ru, "memory_free_gib", r->headroom_gib);
-    add_num(b, ru, "tricks", r->tricks);
-    add_str(b, ru, "tricks_text", r->tricks_text);
+    pp_jb_bool(b, ru, "tie", r->tie);
+    cJSON *lo = pp_jb_obj(b, ru, "loses_on");
+    pp_jb_str(b, lo, "part", r->part_key ? r->part_key : "none");
+    pp_jb_num(b, lo, "delta_s", r->delta_s);
+    pp_jb_str(b, ru, "changes", r->changes);
+    pp_jb_str(b, ru, "why", r->why);
+    pp_jb_num(b, ru, "memory_free_gib", r->headroom_gib);
+    pp_jb_num(b, ru, "tricks", r->tricks);
+    pp_jb_str(b, ru, "tricks_text", r->tricks_text);
 }
 
-static void put_ties(jb *b, cJSON *o, const pp_problem *prob, const pp_explanation *ex)
+static void put_ties(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_explanation *ex)
 {
-    cJSON *t = add_obj(b, o, "ties");
-    add_num(b, t, "cost_model_error", PP_COST_MODEL_ERROR);
-    add_num(b, t, "count", ex->n_ties);
-    add_num(b, t, "best_memory_free_gib", ex->best.headroom_gib);
-    add_str(b, t, "best_tricks_text", ex->best.tricks_text);
-    add_str(b, t, "text", ex->ties_text);
+    cJSON *t = pp_jb_obj(b, o, "ties");
+    pp_jb_num(b, t, "cost_model_error", PP_COST_MODEL_ERROR);
+    pp_jb_num(b, t, "count", ex->n_ties);
+    pp_jb_num(b, t, "best_memory_free_gib", ex->best.headroom_gib);
+    pp_jb_str(b, t, "best_tricks_text", ex->best.tricks_text);
+    pp_jb_str(b, t, "text", ex->ties_text);
     if (ex->have_simplest) {
-        cJSON *s = add_obj(b, t, "simplest");
-        add_item(b, s, "plan", pp_json_plan(prob, &ex->simplest.best.plan));
-        add_num(b, s, "step_time_s", ex->simplest.best.eval.time.step_s);
-        add_num(b, s, "gap_to_best", ex->simplest_report.gap);
+        cJSON *s = pp_jb_obj(b, t, "simplest");
+        pp_jb_item(b, s, "plan", pp_json_plan(prob, &ex->simplest.best.plan));
+        pp_jb_num(b, s, "step_time_s", ex->simplest.best.eval.time.step_s);
+        pp_jb_num(b, s, "gap_to_best", ex->simplest_report.gap);
         put_runner_up_why(b, s, &ex->simplest_report);
     }
 }
 
-static void put_schedule(jb *b, cJSON *o, const pp_schedule *s)
+static void put_schedule(pp_jb *b, cJSON *o, const pp_schedule *s)
 {
-    cJSON *sc = add_obj(b, o, "schedule");
-    add_str(b, sc, "kind", s->pp < 2 ? "none" : s->virtual_stages > 1 ? "interleaved-1f1b" : "1f1b");
-    add_num(b, sc, "pp", s->pp);
-    add_num(b, sc, "virtual_stages", s->virtual_stages);
-    add_num(b, sc, "microbatches", s->microbatches);
-    add_num(b, sc, "microbatches_shown", s->microbatches_shown);
-    add_num(b, sc, "forward_s", s->forward_s);
-    add_num(b, sc, "backward_s", s->backward_s);
-    add_num(b, sc, "slot_s", s->slot_s);
-    add_num(b, sc, "pipeline_s", s->pipeline_s);
-    add_num(b, sc, "bubble_s", s->bubble_s);
-    add_num(b, sc, "shown_makespan_s", s->shown_makespan_s);
-    cJSON *st = add_arr(b, sc, "stages_shown");
+    cJSON *sc = pp_jb_obj(b, o, "schedule");
+    pp_jb_str(b, sc, "kind", s->pp < 2 ? "none" : s->virtual_stages > 1 ? "interleaved-1f1b" : "1f1b");
+    pp_jb_num(b, sc, "pp", s->pp);
+    pp_jb_num(b, sc, "virtual_stages", s->virtual_stages);
+    pp_jb_num(b, sc, "microbatches", s->microbatches);
+    pp_jb_num(b, sc, "microbatches_shown", s->microbatches_shown);
+    pp_jb_num(b, sc, "forward_s", s->forward_s);
+    pp_jb_num(b, sc, "backward_s", s->backward_s);
+    pp_jb_num(b, sc, "slot_s", s->slot_s);
+    pp_jb_num(b, sc, "pipeline_s", s->pipeline_s);
+    pp_jb_num(b, sc, "bubble_s", s->bubble_s);
+    pp_jb_num(b, sc, "shown_makespan_s", s->shown_makespan_s);
+    cJSON *st = pp_jb_arr(b, sc, "stages_shown");
     for (int i = 0; st && i < s->n_stages_shown; i++)
-        add_to_array(b, st, jb_check(b, cJSON_CreateNumber(s->stages_shown[i])));
-    cJSON *tasks = add_arr(b, sc, "tasks");
+        add_to_array(b, st, pp_jb_check(b, cJSON_CreateNumber(s->stages_shown[i])));
+    cJSON *tasks = pp_jb_arr(b, sc, "tasks");
     for (int i = 0; tasks && i < s->n_tasks; i++) {
         const pp_sched_task *t = &s->tasks[i];
-        cJSON *it = jb_check(b, cJSON_CreateObject());
-        add_num(b, it, "stage", t->stage);
-        add_str(b, it, "pass", t->backward ? "backward" : "forward");
-        add_num(b, it, "microbatch", t->microbatch);
-        add_num(b, it, "chunk", t->chunk);
-        add_num(b, it, "start_s", t->start_s);
-        add_num(b, it, "end_s", t->end_s);
+        cJSON *it = pp_jb_check(b, cJSON_CreateObject());
+        pp_jb_num(b, it, "stage", t->stage);
+        pp_jb_str(b, it, "pass", t->backward ? "backward" : "forward");
+        pp_jb_num(b, it, "microbatch", t->microbatch);
+        pp_jb_num(b, it, "chunk", t->chunk);
+        pp_jb_num(b, it, "start_s", t->start_s);
+        pp_jb_num(b, it, "end_s", t->end_s);
         add_to_array(b, tasks, it);
     }
 }
 
-static void put_baseline(jb *b, cJSON *o, const pp_problem *prob, const pp_baseline_report *bl)
+static void put_baseline(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_baseline_report *bl)
 {
-    cJSON *bo = add_obj(b, o, "baseline");
-    add_str(b, bo, "label", bl->label);
-    add_item(b, bo, "plan", pp_json_plan(prob, &bl->plan));
-    add_bool(b, bo, "valid", bl->valid);
+    cJSON *bo = pp_jb_obj(b, o, "baseline");
+    pp_jb_str(b, bo, "label", bl->label);
+    pp_jb_item(b, bo, "plan", pp_json_plan(prob, &bl->plan));
+    pp_jb_bool(b, bo, "valid", bl->valid);
     if (bl->valid) {
-        add_num(b, bo, "step_time_s", bl->eval.time.step_s);
+        pp_jb_num(b, bo, "step_time_s", bl->eval.time.step_s);
         put_time(b, bo, &bl->eval.time);
-        add_num(b, bo, "tokens_per_s", bl->eval.tokens_per_s);
-        add_num(b, bo, "memory_gib", bl->eval.mem.total_gib);
-        add_bool(b, bo, "feasible", bl->feasible);
-        add_num(b, bo, "speedup", bl->speedup);
-        add_num(b, bo, "time_saved", bl->time_saved);
+        pp_jb_num(b, bo, "tokens_per_s", bl->eval.tokens_per_s);
+        pp_jb_num(b, bo, "memory_gib", bl->eval.mem.total_gib);
+        pp_jb_bool(b, bo, "feasible", bl->feasible);
+        pp_jb_num(b, bo, "speedup", bl->speedup);
+        pp_jb_num(b, bo, "time_saved", bl->time_saved);
     }
     if (bl->problem_text[0])
-        add_str(b, bo, "problem", bl->problem_text);
+        pp_jb_str(b, bo, "problem", bl->problem_text);
 }
 
-static void put_how_to_run(jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res)
+static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res)
 {
     const pp_plan *p = &res->best.plan;
-    cJSON *run = add_obj(b, o, "how_to_run");
+    cJSON *run = pp_jb_obj(b, o, "how_to_run");
     char lines[PP_MAX_FLAG_LINES][160];
     int n = pp_megatron_flags(prob, p, lines, PP_MAX_FLAG_LINES);
-    cJSON *args = add_arr(b, run, "megatron_args");
+    cJSON *args = pp_jb_arr(b, run, "megatron_args");
     for (int i = 0; args && i < n; i++)
-        add_to_array(b, args, jb_check(b, cJSON_CreateString(lines[i])));
-    cJSON *ds = add_obj(b, run, "deepspeed");
-    add_num(b, ds, "train_batch_size", (double)prob->training.global_batch);
-    add_num(b, ds, "train_micro_batch_size_per_gpu", p->micro_batch);
-    add_num(b, ds, "gradient_accumulation_steps", res->best.eval.microbatches);
-    cJSON *prec = add_obj(b, ds, prob->training.precision == PP_PREC_FP16 ? "fp16" : "bf16");
-    add_bool(b, prec, "enabled", true);
-    cJSON *zo = add_obj(b, ds, "zero_optimization");
-    add_num(b, zo, "stage", p->zero);
+        add_to_array(b, args, pp_jb_check(b, cJSON_CreateString(lines[i])));
+    cJSON *ds = pp_jb_obj(b, run, "deepspeed");
+    pp_jb_num(b, ds, "train_batch_size", (double)prob->training.global_batch);
+    pp_jb_num(b, ds, "train_micro_batch_size_per_gpu", p->micro_batch);
+    pp_jb_num(b, ds, "gradient_accumulation_steps", res->best.eval.microbatches);
+    cJSON *prec = pp_jb_obj(b, ds, prob->training.precision == PP_PREC_FP16 ? "fp16" : "bf16");
+    pp_jb_bool(b, prec, "enabled", true);
+    cJSON *zo = pp_jb_obj(b, ds, "zero_optimization");
+    pp_jb_num(b, zo, "stage", p->zero);
     if (p->zero >= 1 && prob->training.dp_overlap)
-        add_bool(b, zo, "overlap_comm", true);
+        pp_jb_bool(b, zo, "overlap_comm", true);
 }
 
-static void put_assumptions(jb *b, cJSON *o, const pp_explanation *ex)
+static void put_assumptions(pp_jb *b, cJSON *o, const pp_explanation *ex)
 {
-    cJSON *arr = add_arr(b, o, "assumptions");
+    cJSON *arr = pp_jb_arr(b, o, "assumptions");
     for (int i = 0; arr && i < ex->n_constants; i++) {
-        cJSON *it = jb_check(b, cJSON_CreateObject());
-        add_str(b, it, "name", ex->constants[i].name);
-        add_str(b, it, "value", ex->constants[i].value);
-        add_str(b, it, "source", ex->constants[i].source);
+        cJSON *it = pp_jb_check(b, cJSON_CreateObject());
+        pp_jb_str(b, it, "name", ex->constants[i].name);
+        pp_jb_str(b, it, "value", ex->constants[i].value);
+        pp_jb_str(b, it, "source", ex->constants[i].source);
         add_to_array(b, arr, it);
     }
 }
 
 cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
 {
-    jb b = {true};
-    cJSON *root = jb_check(&b, cJSON_CreateObject());
-    add_str(&b, root, "status", pp_status_name(res->status));
+    pp_jb b = {true};
+    cJSON *root = pp_jb_check(&b, cJSON_CreateObject());
+    pp_jb_str(&b, root, "status", pp_status_name(res->status));
     if (has_plan(res)) {
         put_priced(&b, root, prob, &res->best.plan, &res->best.eval);
         put_summary(&b, root, prob, res, ex);
         put_how_to_run(&b, root, prob, res);
     }
     if (res->status == PP_STATUS_INFEASIBLE)
-        add_str(&b, root, "infeasible_reason", res->infeasible_reason);
+        pp_jb_str(&b, root, "infeasible_reason", res->infeasible_reason);
     put_certificate(&b, root, res);
     put_runner_ups(&b, root, prob, res);
     bool why = ex && ex->done && ex->n_runner_ups == res->n_runner_ups;
