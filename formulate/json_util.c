@@ -282,6 +282,83 @@ static void scan_structure(const char *text, long *too_deep, long *too_many)
     }
 }
 
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Length of the JSON number at s (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?),
+ * 0 if none starts there. */
+static size_t json_number_length(const char *s)
+{
+    const char *p = s;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (is_digit(*p))
+            p++;
+    else
+        return 0;
+    if (*p == '.') {
+        if (!is_digit(*++p))
+            return 0;
+        while (is_digit(*p))
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!is_digit(*p))
+            return 0;
+        while (is_digit(*p))
+            p++;
+    }
+    return (size_t)(p - s);
+}
+
+/* cJSON accepts a few things JSON does not: numbers such as 0096, 1. or 1e
+ * (it reads them with strtod), control characters between tokens (it skips
+ * every byte up to 0x20) or raw inside strings, and \u0000, which would cut
+ * a string short.  The offset of the first one in a text cJSON parsed, or
+ * -1; *what says what it is. */
+static long lenient_offset(const char *text, const char **what)
+{
+    bool in_string = false;
+    for (const char *p = text; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (in_string) {
+            if (c < 0x20) {
+                *what = "a raw control character inside a string (write it as an escape such as \\n)";
+                return (long)(p - text);
+            }
+            if (c == '\\' && strncmp(p + 1, "u0000", 5) == 0) {
+                *what = "\\u0000 (a NUL character) inside a string";
+                return (long)(p - text);
+            }
+            if (c == '\\' && p[1])
+                p++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            *what = "a control character between tokens";
+            return (long)(p - text);
+        } else if (c == '-' || is_digit((char)c)) {
+            size_t span = strspn(p, "0123456789+-.eE");
+            if (json_number_length(p) != span) {
+                *what = "a number JSON does not allow (a leading zero, or a '.' or an exponent without digits)";
+                return (long)(p - text);
+            }
+            p += span - 1;
+        }
+    }
+    return -1;
+}
+
 static const char *skip_space(const char *p)
 {
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
@@ -351,6 +428,16 @@ int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_e
     cJSON *doc = cJSON_ParseWithOpts(start, &end, 1);
     if (!doc)
         return fail_syntax(err, origin, text, end ? end : start);
+    const char *what = NULL;
+    long lenient = lenient_offset(start, &what);
+    if (lenient >= 0) {
+        cJSON_Delete(doc);
+        char found[64], detail[320];
+        line_excerpt(text, start + lenient, false, 16, found, sizeof found);
+        snprintf(detail, sizeof detail, "%s: %s", what, found);
+        return fail_at_offset(err, origin, text, (size_t)(start - text) + (size_t)lenient,
+                              "malformed JSON: expected valid JSON, found %s", detail);
+    }
     if (!cJSON_IsObject(doc)) {
         pp_jpath root = pp_jpath_root(origin);
         int rc = pp_json_fail_expected(err, &root, "a JSON object at the top level", doc);

@@ -648,16 +648,24 @@ static int parse_capacity(const parse_ctx *c, const cJSON *obj, const pp_jpath *
 static int check_precision_supported(const parse_ctx *c, const pp_gpu *g, const pp_jpath *root)
 {
     pp_precision prec = c->p->training.precision;
-    if (g->peak_tflops[prec] > 0)
+    bool has_16bit = g->peak_tflops[PP_PREC_BF16] > 0 || g->peak_tflops[PP_PREC_FP16] > 0;
+    if (g->peak_tflops[prec] > 0 && (prec != PP_PREC_FP8 || has_16bit))
         return PP_OK;
+    pp_jpath training = pp_jpath_key(root, "training");
+    pp_jpath here = pp_jpath_key(&training, "precision");
+    if (g->peak_tflops[prec] > 0) /* fp8 without a 16-bit peak: the attention core and element-wise work of
+                                     fp8 training run in bf16 or fp16, and would have no speed at all */
+        return pp_json_fail(c->err, &here,
+                            "expected a GPU with a bf16 or fp16 peak for fp8 training (its attention and "
+                            "element-wise work run in 16-bit), found %s with an fp8 peak only; give peak_tflops "
+                            "as an object with bf16 or fp16 too",
+                            g->id);
     char supported[64] = "";
     for (int p = 0; p < N_TRAINING_PRECISIONS; p++)
         if (g->peak_tflops[p] > 0) {
             size_t used = strlen(supported);
             snprintf(supported + used, sizeof supported - used, "%s'%s'", used ? ", " : "", precision_names[p]);
         }
-    pp_jpath training = pp_jpath_key(root, "training");
-    pp_jpath here = pp_jpath_key(&training, "precision");
     return pp_json_fail(c->err, &here, "expected a precision that %s supports (%s), found '%s'", g->id,
                         supported[0] ? supported : "none", pp_precision_name(prec));
 }

@@ -197,6 +197,15 @@ static const bad_case cases[] = {
     {"top-level array", "eval", "[1, 2, 3]", NULL, {NULL}, 2, {"problem.json: $", "expected a JSON object", "array"}},
     {"NaN literal", "eval", "{'model': NaN}", NULL, {NULL}, 2, {"malformed JSON", "NaN"}},
     {"truncated plan", "eval", NULL, "{'tp': 2, 'pp'", {NULL}, 2, {"plan.json:1:", "truncated"}},
+    {"number with a leading zero", "eval", NULL, "{'tp': 02, 'pp': 2}", {NULL}, 2,
+     {"plan.json:1:8", "a number JSON does not allow", "'02,"}},
+    {"number ending in a dot", "eval", NULL, "{'tp': 2., 'pp': 2}", {NULL}, 2, {"a number JSON does not allow"}},
+    {"control character between tokens", "eval", "{'model':\x01 'gpt-1.7b'}", NULL, {NULL}, 2,
+     {"problem.json:1:10", "a control character between tokens"}},
+    {"raw tab inside a string", "eval", "{'model': 'gpt\t1.7b'}", NULL, {NULL}, 2,
+     {"a raw control character inside a string"}},
+    {"NUL escape inside a string", "eval", "{'model': 'gpt-1.7b\\u0000'}", NULL, {NULL}, 2,
+     {"\\u0000 (a NUL character) inside a string"}},
     /* ---- wrong types ---- */
     {"layers as a string", "eval", MODEL("'layers': '4', 'hidden': 1024, 'heads': 16, 'vocab': 32000, 'seq_len': 1024"),
      NULL, {NULL}, 2, {"$.model.layers"}},
@@ -274,6 +283,10 @@ static const bad_case cases[] = {
      {"$.model.heads", "expected heads to divide hidden (1024)", "found heads 48"}},
     {"fp8 on an A100", "plan", TRAINING("{'global_batch': 64, 'precision': 'fp8'}"), NULL, {NULL}, 2,
      {"$.training.precision", "supports", "found 'fp8'"}},
+    {"fp8 on a GPU without a 16-bit peak", "eval",
+     "{'model': 'gpt-1.7b', 'cluster': {'gpu': {'id': 'x1', 'peak_tflops': {'fp8': 800}, 'memory_gib': 96},"
+     " 'nodes': 1}, 'training': {'global_batch': 64, 'precision': 'fp8'}}",
+     NULL, {NULL}, 2, {"$.training.precision", "bf16 or fp16 peak for fp8 training", "x1"}},
     {"capacity max below min", "plan",
      "{'model': 'llama3-8b', 'training': {'global_batch': 8, 'tokens': 1e12},"
      " 'capacity': {'gpus': [{'gpu': 'h100-sxm5-80gb'}], 'nodes': {'min': 8, 'max': 4}}}",

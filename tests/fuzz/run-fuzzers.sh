@@ -8,9 +8,11 @@
 # A crash lands in BINARY_DIR/fuzz-artifacts/NAME/ and makes the script fail;
 # once it is fixed, copy it to FUZZ_DIR/regressions/NAME/.
 #
-# FUZZ_JOBS=N runs N fuzzers at once (default 1); FUZZ_NICE (default 19) is
-# their niceness, so a long run does not starve other work.  The log of each
-# is BINARY_DIR/fuzz-NAME.log; its last lines give executions, coverage
+# FUZZ_JOBS=N runs N fuzzers at once (default 1).  FUZZ_NICE (default 19) is
+# their niceness, so a long run does not starve other work.  FUZZ_TIMEOUT
+# (default 30) is the wall time one input may take: a niced fuzzer on a busy
+# machine is slow, and the slowest inputs take about 1 s alone.  The log of
+# each is BINARY_DIR/fuzz-NAME.log; its last lines give executions, coverage
 # ("cov", edges) and features ("ft").
 set -u
 bin=$1 src=$2 default_seconds=$3
@@ -25,7 +27,8 @@ run_one() {
   artifacts=$bin/fuzz-artifacts/$name
   mkdir -p "$corpus" "$artifacts"
   nice -n "$niceness" "$bin/fuzz_$name" "$corpus" "$src/corpus/$name" "$src/regressions" \
-    -dict="$src/parplan.dict" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+    -dict="$src/parplan.dict" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 \
+    -max_len=8192 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" >"$bin/fuzz-$name.log" 2>&1
   echo $? >"$bin/fuzz-$name.status"
 }
