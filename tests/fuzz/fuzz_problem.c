@@ -27,12 +27,6 @@
 
 static char hf_path[64], eff_path[64];
 
-static void remove_scratch(void)
-{
-    unlink(hf_path);
-    unlink(eff_path);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -42,7 +36,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(hf_path, sizeof hf_path, "%s/parplan-fuzz-%ld-config.json", dir, (long)getpid());
     snprintf(eff_path, sizeof eff_path, "%s/parplan-fuzz-%ld-efficiency.json", dir, (long)getpid());
-    atexit(remove_scratch);
     return 0;
 }
 
@@ -53,7 +46,8 @@ static void write_scratch(const char *path, const uint8_t *data, size_t size)
         pp_fuzz_fail("scratch file", path);
 }
 
-/* The input as a Hugging Face config.json. */
+/* The input as a Hugging Face config.json.  Scratch files are removed at
+ * once: libFuzzer ends with _Exit, which runs no atexit handler. */
 static void parse_as_hf_config(const uint8_t *data, size_t size)
 {
     write_scratch(hf_path, data, size);
@@ -66,6 +60,7 @@ static void parse_as_hf_config(const uint8_t *data, size_t size)
     pp_error err;
     pp_error_clear(&err);
     int rc = pp_model_from_hf(obj, &at, NULL, &m, &err);
+    unlink(hf_path);
     pp_fuzz_check_outcome("pp_model_from_hf", rc, &err);
     if (rc == PP_OK && pp_model_validate(&m, &at, &err) != PP_OK)
         pp_fuzz_fail("pp_model_from_hf", "an accepted config whose model does not validate");
@@ -98,6 +93,7 @@ static void parse_as_efficiency(const uint8_t *data, size_t size)
     pp_error err;
     pp_error_clear(&err);
     int rc = pp_catalog_apply_efficiency(&copy, eff_path, &err);
+    unlink(eff_path);
     pp_fuzz_check_outcome("pp_catalog_apply_efficiency", rc, &err);
     if (rc == PP_OK) {
         for (int i = 0; i < copy.n_gpus; i++)
