@@ -583,6 +583,15 @@ static int emit(const cli_args *a, const pp_strbuf *md, const cJSON *doc, pp_err
     return rc;
 }
 
+/* emit(), then free the rendered report and document (doc may be NULL). */
+static int emit_owned(const cli_args *a, pp_strbuf *md, cJSON *doc, pp_error *err)
+{
+    int rc = emit(a, md, doc, err);
+    cJSON_Delete(doc);
+    pp_sb_free(md);
+    return rc;
+}
+
 /* ---- inputs --------------------------------------------------------------- */
 
 static int load_problem_file(const char *path, const pp_catalog *cat, pp_problem *prob, pp_error *err)
@@ -652,10 +661,7 @@ static int emit_eval(const cli_args *a, const pp_problem *prob, const pp_plan *p
     pp_sb_init(&md);
     pp_report_eval_md(prob, plan, ev, &md);
     cJSON *doc = a->json ? pp_json_eval(prob, plan, ev) : NULL;
-    int rc = emit(a, &md, doc, err);
-    cJSON_Delete(doc);
-    pp_sb_free(&md);
-    return rc;
+    return emit_owned(a, &md, doc, err);
 }
 
 static int run_eval(const cli_args *a, pp_error *err)
@@ -688,10 +694,7 @@ static int emit_plan(const cli_args *a, const pp_problem *prob, const pp_plan_re
     pp_sb_init(&md);
     pp_report_plan_md_ex(prob, res, ex, &md);
     cJSON *doc = a->json ? pp_json_plan_result_ex(prob, res, ex) : NULL;
-    int rc = emit(a, &md, doc, err);
-    cJSON_Delete(doc);
-    pp_sb_free(&md);
-    return rc;
+    return emit_owned(a, &md, doc, err);
 }
 
 /* An infeasible problem still gets its report and JSON (saying why), then
@@ -809,9 +812,7 @@ static int run_calibrate(const cli_args *a, pp_error *err)
             fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f -> %.3f\n", fits[i].gpu_id, fits[i].n_rows,
                     fits[i].rms_log_error_before, fits[i].rms_log_error_after);
         cJSON *doc = a->json ? cJSON_Parse(pp_sb_str(&md)) : NULL;
-        rc = emit(a, &md, doc, err);
-        cJSON_Delete(doc);
-        pp_sb_free(&md);
+        rc = emit_owned(a, &md, doc, err);
     }
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
@@ -830,9 +831,7 @@ static int run_accuracy(const cli_args *a, pp_error *err)
         pp_sb_init(&md);
         pp_report_accuracy_md(&score, set.n, set.n_skipped, &md);
         cJSON *doc = a->json ? pp_json_accuracy(&score) : NULL;
-        rc = emit(a, &md, doc, err);
-        cJSON_Delete(doc);
-        pp_sb_free(&md);
+        rc = emit_owned(a, &md, doc, err);
     }
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
