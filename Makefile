@@ -71,19 +71,19 @@ test: deps-test
 	$(MAKE) test-valgrind
 
 test-build:
-	cmake -S . -B $(BUILD)
+	cmake -S . -B $(BUILD) -DPARPLAN_WERROR=ON
 	cmake --build $(BUILD) -j$(JOBS)
 	cd $(BUILD) && ctest --output-on-failure
 
 test-asan:
-	cmake -S . -B $(ASAN_BUILD) -DPARPLAN_SANITIZE=ON
+	cmake -S . -B $(ASAN_BUILD) -DPARPLAN_SANITIZE=ON -DPARPLAN_WERROR=ON
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 
 # libFuzzer harnesses (clang): each runs for a bounded time from the seed
 # corpus and every saved crash (tests/fuzz/); a new crash fails the target.
 fuzz-build:
-	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DPARPLAN_FUZZ=ON -DPARPLAN_TESTS=ON
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DPARPLAN_FUZZ=ON -DPARPLAN_TESTS=ON -DPARPLAN_WERROR=ON
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzzers
 
 test-fuzz: fuzz-build

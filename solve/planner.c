@@ -25,7 +25,7 @@
  */
 #include "planner.h"
 
-#include "cli_io.h"
+#include "fileio.h"
 #include "cons.h"
 #include "enumerate.h"
 #include "error.h"

@@ -1,8 +1,8 @@
 /*
- * test_cli_io.c: early write checks and atomic writes (solve/cli_io.c), and
- * the growable string (reports/strbuf.c) the outputs are rendered into.
+ * test_fileio.c: early write checks and atomic writes (formulate/util/fileio.c), and
+ * the growable string (formulate/util/strbuf.c) the outputs are rendered into.
  */
-#include "cli_io.h"
+#include "fileio.h"
 #include "strbuf.h"
 #include "testutil.h"
 
@@ -90,5 +90,5 @@ int main(void)
         {"strbuf grows and formats", test_strbuf},
         {NULL, NULL},
     };
-    return pp_test_main("cli_io", tests);
+    return pp_test_main("fileio", tests);
 }

@@ -1,11 +1,11 @@
 /*
- * cli_io.c: early write checks, atomic writes and standard input (cli_io.h).
+ * fileio.c: early write checks, atomic writes and standard input (fileio.h).
  *
  * Atomicity comes from rename(2): it replaces the target in one step, but only
  * within one file system, which is why the temporary file sits beside the
  * target rather than in /tmp.
  */
-#include "cli_io.h"
+#include "fileio.h"
 
 #include "error.h"
 

@@ -22,7 +22,7 @@
  */
 #include "calibrate.h"
 #include "capacity.h"
-#include "cli_io.h"
+#include "fileio.h"
 #include "costmodel.h"
 #include "error.h"
 #include "explain.h"

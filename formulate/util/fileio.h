@@ -1,5 +1,6 @@
 /*
- * cli_io.h: how the command line reads its inputs and writes its outputs.
+ * fileio.h: how parplan reads its inputs and writes its outputs (the report,
+ * the JSON, the exported MIP), for every layer that touches a file.
  *
  * Outputs follow two promises of the contract.  A path that cannot be written
  * is found before any work is done (pp_output_check), so a long solve never
@@ -11,8 +12,8 @@
  * "-" names standard input or output.  Paths that are not regular files
  * (/dev/null, a FIFO) are written in place: renaming over them would be wrong.
  */
-#ifndef PARPLAN_CLI_IO_H
-#define PARPLAN_CLI_IO_H
+#ifndef PARPLAN_FILEIO_H
+#define PARPLAN_FILEIO_H
 
 #include <stdbool.h>
 #include <stddef.h>
