@@ -9,11 +9,19 @@
  * codec sits on the D columns too) and too lossy codec;
  * so relaxing accuracy is dropping the rows (the rule of rules.c says the
  * same for a single plan).
+ *
+ * Explaining: accuracy is priced by solving again with every tolerance
+ * lifted; when nothing fits, the first dimension whose every allowed codec
+ * is too lossy is named.
  */
 #include "cons.h"
+#include "decisions.h"
 #include "mip.h"
 #include "problem.h"
+#include "space.h"
+#include "text.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static bool too_lossy(const pp_problem *prob, int codec, pp_dim d)
@@ -89,11 +97,123 @@ static int acc_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eva
     return n;
 }
 
+/* ---- explaining ------------------------------------------------------------ */
+
+static bool any_lossy_codec(const pp_problem *prob)
+{
+    for (int i = 0; i < prob->n_codecs; i++)
+        if (prob->codecs[i].lossy)
+            return true;
+    return false;
+}
+
+static void acc_relax(const pp_cons_view *v, pp_family_report *f)
+{
+    if (!any_lossy_codec(v->prob) || !v->counterfactuals)
+        return;
+    pp_counterfactual *cf = pp_cf_add(f, "error_tolerance=any", "every dimension tolerating any codec's error");
+    v->resolve(v->solver, v->prob, pp_cons_bit_of(&pp_cons_accuracy), cf);
+    f->binds = pp_cf_faster(cf);
+}
+
+static void acc_describe(const pp_cons_view *v, const pp_family_report *f, char *buf, size_t cap)
+{
+    const pp_problem *prob = v->prob;
+    const pp_plan *plan = &v->best->plan;
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        const pp_codec *k = &prob->codecs[plan->codec[d] >= 0 && plan->codec[d] < prob->n_codecs ? plan->codec[d] : 0];
+        if (k->lossy)
+            pp_catf(buf, cap, "The plan compresses %s traffic with %s (relative error %.2g of the %.2g allowed). ",
+                    pp_dim_name((pp_dim)d), k->id, k->rel_error, prob->error_tolerance[d]);
+    }
+    if (!any_lossy_codec(prob)) {
+        pp_catf(buf, cap, "Accuracy does not bind: no lossy codec is in the search space.");
+        return;
+    }
+    if (!v->counterfactuals || f->n_cf == 0) {
+        pp_catf(buf, cap, "No re-solve was run.");
+        return;
+    }
+    if (!f->binds) {
+        pp_catf(buf, cap,
+                "Accuracy does not bind: with every error tolerance lifted the same plan would be the fastest "
+                "(the lossy codecs cost more time than they save here).");
+        return;
+    }
+    const pp_counterfactual *cf = &f->cf[0];
+    pp_catf(buf, cap, "Accuracy binds. If every dimension tolerated any codec's error, ");
+    pp_cf_effect(v, cf, buf, cap);
+    pp_catf(buf, cap, ".");
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        const pp_codec *k = &prob->codecs[cf->best.plan.codec[d]];
+        if (k->lossy && k->rel_error > prob->error_tolerance[d])
+            pp_catf(buf, cap,
+                    " It adds relative error %.2g to %s traffic, above the tolerance %.2g "
+                    "(constraints.error_tolerance.%s).",
+                    k->rel_error, pp_dim_name((pp_dim)d), prob->error_tolerance[d], pp_dim_name((pp_dim)d));
+    }
+}
+
+/* The first dimension of a shape where every codec option is too lossy, or
+ * -1 if each dimension has an allowed codec. */
+static int blocked_dim(const pp_problem *prob, const pp_space *s, const pp_shape *sh)
+{
+    for (size_t k = 0; k < sizeof DIMS / sizeof DIMS[0]; k++) {
+        const pp_int_list *l = pp_space_options(s, sh, DIMS[k].option);
+        bool any = false;
+        for (int i = 0; i < l->n && !any; i++)
+            any = l->v[i] >= 0 && l->v[i] < prob->n_codecs && !too_lossy(prob, l->v[i], DIMS[k].dim);
+        if (!any)
+            return (int)DIMS[k].dim;
+    }
+    return -1;
+}
+
+static bool acc_diagnose(const pp_problem *prob, const pp_space *s, unsigned relax, char *buf, size_t cap)
+{
+    (void)relax;
+    int open_shapes = 0, dim = -1;
+    for (int si = 0; si < s->n_shapes; si++) {
+        int d = blocked_dim(prob, s, &s->shapes[si]);
+        if (d < 0)
+            open_shapes++;
+        else if (dim < 0)
+            dim = d;
+    }
+    if (open_shapes > 0 || dim < 0)
+        return false;
+    snprintf(buf, cap,
+             "accuracy: every codec the search allows on %s traffic adds more relative error than its "
+             "tolerance %g (constraints.error_tolerance.%s)",
+             pp_dim_name((pp_dim)dim), prob->error_tolerance[dim], pp_dim_name((pp_dim)dim));
+    return true;
+}
+
+static void acc_requirement(const pp_problem *prob, char *buf, size_t cap)
+{
+    (void)prob;
+    snprintf(buf, cap, "keeps every codec within its error tolerance");
+}
+
+/* Dropping accuracy lifts every tolerance, which the plan rules read too. */
+static void acc_loosen(pp_problem *prob)
+{
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        prob->error_tolerance[d] = HUGE_VAL;
+}
+
 const pp_cons_family pp_cons_accuracy = {
     .name = "accuracy",
     .explain = "a lossy codec adds no more relative error to a dimension's traffic than that dimension "
                "tolerates",
+    .limit = true,
+    .tried = "lifted error tolerances",
     .add_rows = acc_add_rows,
     .prune = acc_prune,
     .rows_at = acc_rows_at,
+    .loosen = acc_loosen,
+    .relax = acc_relax,
+    .describe = acc_describe,
+    .diagnose = acc_diagnose,
+    .requirement = acc_requirement,
 };

@@ -27,8 +27,14 @@
  */
 #include "cons.h"
 #include "mip.h"
+#include "rules.h"
+#include "space.h"
+#include "text.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static double nvlink_Bps(const pp_problem *prob)
 {
@@ -126,11 +132,137 @@ static int bw_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eval
     return n;
 }
 
+/* ---- explaining ------------------------------------------------------------ */
+
+#define LINK_FACTOR 2.0 /* the counterfactuals: links this much faster */
+
+static void bw_relax(const pp_cons_view *v, pp_family_report *f)
+{
+    if (!v->counterfactuals)
+        return;
+    pp_counterfactual *drop = pp_cf_add(f, "bandwidth=unlimited", "no bandwidth rows");
+    v->resolve(v->solver, v->prob, pp_cons_bit_of(&pp_cons_bandwidth), drop);
+    f->binds = pp_cf_faster(drop);
+    pp_problem *changed = malloc(sizeof *changed);
+    if (!changed)
+        return;
+    const pp_cluster *cl = &v->prob->cluster;
+    char what[256], key[48];
+    if (cl->inter_node_Gbps > 0 && cl->nodes > 1) {
+        *changed = *v->prob;
+        changed->cluster.inter_node_Gbps *= LINK_FACTOR;
+        snprintf(key, sizeof key, "inter_node_Gbps=%g", changed->cluster.inter_node_Gbps);
+        snprintf(what, sizeof what, "%g Gb/s of network per GPU instead of %g", changed->cluster.inter_node_Gbps,
+                 cl->inter_node_Gbps);
+        pp_counterfactual *cf = pp_cf_add(f, key, what);
+        if (cf)
+            v->resolve(v->solver, changed, 0, cf);
+    }
+    if (cl->intra_node_GBps > 0 && cl->gpus_per_node > 1) {
+        *changed = *v->prob;
+        changed->cluster.intra_node_GBps *= LINK_FACTOR;
+        snprintf(key, sizeof key, "intra_node_GBps=%g", changed->cluster.intra_node_GBps);
+        snprintf(what, sizeof what, "%g GB/s of NVLink per GPU instead of %g", changed->cluster.intra_node_GBps,
+                 cl->intra_node_GBps);
+        pp_counterfactual *cf = pp_cf_add(f, key, what);
+        if (cf)
+            v->resolve(v->solver, changed, 0, cf);
+    }
+    free(changed);
+}
+
+static void bw_describe(const pp_cons_view *v, const pp_family_report *f, char *buf, size_t cap)
+{
+    double step = v->best->eval.time.step_s;
+    const pp_cons_row *nv = NULL, *net = NULL;
+    for (int i = 0; i < f->n_rows; i++) {
+        if (strcmp(f->rows[i].name, "bw_nvlink") == 0)
+            nv = &f->rows[i];
+        if (strcmp(f->rows[i].name, "bw_network") == 0)
+            net = &f->rows[i];
+    }
+    pp_catf(buf, cap, "Bandwidth %s: per step one GPU keeps", f->binds ? "binds" : "does not bind");
+    if (net)
+        pp_catf(buf, cap, " its network link busy for %.3f s", net->lhs);
+    if (nv)
+        pp_catf(buf, cap, "%s NVLink busy for %.3f s", net ? " and" : "", nv->lhs);
+    pp_catf(buf, cap, " of the %.3f s step", step);
+    if (net || nv) {
+        pp_catf(buf, cap, " (slack");
+        if (net)
+            pp_catf(buf, cap, " %.3f s", net->slack);
+        if (nv)
+            pp_catf(buf, cap, "%s %.3f s", net ? " and" : "", nv->slack);
+        pp_catf(buf, cap, ")");
+    }
+    pp_catf(buf, cap, ".");
+    if (!v->counterfactuals || f->n_cf == 0)
+        return;
+    if (f->binds) {
+        pp_catf(buf, cap, " Without the bandwidth rows ");
+        pp_cf_effect(v, &f->cf[0], buf, cap);
+        pp_catf(buf, cap, ".");
+    }
+    bool first = true;
+    for (int k = 1; k < f->n_cf; k++) {
+        const pp_counterfactual *cf = &f->cf[k];
+        if (strncmp(cf->key, "inter_node", 10) == 0)
+            pp_catf(buf, cap, " Faster links still pay through the cost model: with %s, ", cf->what);
+        else
+            pp_catf(buf, cap, first ? " With %s, " : "; with %s, ", cf->what);
+        pp_cf_effect(v, cf, buf, cap);
+        first = false;
+    }
+    if (!first)
+        pp_catf(buf, cap, ".");
+}
+
+/* A plan that obeys the rules and every other family, ignoring bandwidth. */
+static bool plan_without_bandwidth(const pp_problem *prob, const pp_space *s, unsigned relax, pp_plan *out,
+                                   pp_eval *ev)
+{
+    unsigned ignore = relax | pp_cons_bit_of(&pp_cons_bandwidth);
+    for (int si = 0; si < s->n_shapes; si++) {
+        pp_odometer o;
+        if (!pp_odometer_start(&o, s, &s->shapes[si]))
+            continue;
+        do {
+            pp_odometer_plan(&o, &s->shapes[si], out);
+            if (pp_plan_check(prob, out, NULL))
+                continue;
+            pp_evaluate(prob, out, ev);
+            if (pp_cons_plan_feasible(prob, out, ev, ignore, NULL))
+                return true;
+        } while (pp_odometer_next(&o));
+    }
+    return false;
+}
+
+static bool bw_diagnose(const pp_problem *prob, const pp_space *s, unsigned relax, char *buf, size_t cap)
+{
+    pp_plan plan;
+    pp_eval ev;
+    if (!plan_without_bandwidth(prob, s, relax, &plan, &ev))
+        return false;
+    snprintf(buf, cap,
+             "bandwidth: every plan that fits in memory sends more bytes per step than its links carry in "
+             "the step time (e.g. tp=%d pp=%d dp=%d: %.3g GB over NVLink and %.3g GB over the network in a "
+             "%.3g s step)",
+             plan.tp, plan.pp, plan.dp, ev.bytes_nvlink_per_step / 1e9, ev.bytes_network_per_step / 1e9,
+             ev.time.step_s);
+    return true;
+}
+
 const pp_cons_family pp_cons_bandwidth = {
     .name = "bandwidth",
     .explain = "the bytes one GPU sends per step over NVLink and over the network fit in the link's "
                "bandwidth times the step time",
+    .limit = true,
+    .tried = "twice the link bandwidth",
     .add_rows = bw_add_rows,
     .prune = NULL,
     .rows_at = bw_rows_at,
+    .relax = bw_relax,
+    .describe = bw_describe,
+    .diagnose = bw_diagnose,
 };

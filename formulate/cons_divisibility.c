@@ -9,11 +9,18 @@
  * they state the family in the model for readers and other solvers, and give
  * the report its rows.  Rules of three decisions (micro-batches a multiple of
  * pp when interleaving) are enforced by the shape set alone.
+ *
+ * Explaining: divisibility cuts the space, not the optimum; the report
+ * counts which rule cuts how many of the degree combinations tried.
  */
 #include "cons.h"
 #include "mip.h"
+#include "problem.h"
+#include "rules.h"
+#include "text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct degree {
     const char *name;
@@ -84,10 +91,132 @@ static int div_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eva
     return 2;
 }
 
+/* ---- explaining ------------------------------------------------------------ */
+
+/* A readable name for the rule a pp_plan_check message names (rules.c). */
+static void rule_name(const pp_problem *prob, const char *msg, char *buf, size_t cap)
+{
+    if (strstr(msg, "must divide heads") || strstr(msg, "must divide ffn_hidden"))
+        snprintf(buf, cap, "tp divides the %d heads, the %d kv heads and ffn_hidden %d", prob->model.heads,
+                 prob->model.kv_heads, prob->model.ffn_hidden);
+    else if (strncmp(msg, "placement:", 10) == 0)
+        snprintf(buf, cap, "tp divides the %d GPUs of a node", prob->cluster.gpus_per_node);
+    else if (strstr(msg, "pp*virtual_stages"))
+        snprintf(buf, cap, "pp x virtual_stages divides the %d layers", prob->model.layers);
+    else if (strstr(msg, "needs pp >= 2"))
+        snprintf(buf, cap, "interleaving needs pp >= 2");
+    else if (strstr(msg, "2*cp"))
+        snprintf(buf, cap, "2 x cp divides the sequence of %d", prob->model.seq_len);
+    else if (strstr(msg, "dp*micro_batch"))
+        snprintf(buf, cap, "dp x micro_batch divides the batch of %ld", prob->training.global_batch);
+    else if (strstr(msg, "must be a multiple of pp"))
+        snprintf(buf, cap, "with interleaving, the micro-batches per pipeline are a multiple of pp");
+    else {
+        const char *colon = strchr(msg, ':');
+        snprintf(buf, cap, "%.*s", colon ? (int)(colon - msg) : 60, msg);
+    }
+}
+
+static void count_cut(pp_family_report *ex, const char *rule)
+{
+    for (int i = 0; i < ex->n_cuts; i++)
+        if (strcmp(ex->cuts[i].rule, rule) == 0) {
+            ex->cuts[i].combinations++;
+            return;
+        }
+    if (ex->n_cuts < PP_EXPLAIN_MAX_CUTS) {
+        snprintf(ex->cuts[ex->n_cuts].rule, sizeof ex->cuts[0].rule, "%s", rule);
+        ex->cuts[ex->n_cuts++].combinations = 1;
+    }
+}
+
+static const pp_int_list *given_or(const pp_int_list *given, const pp_int_list *fallback)
+{
+    return given->n > 0 ? given : fallback;
+}
+
+/* Walk the degree combinations the tool tries (space.c's candidates before
+ * any divisibility filter) that multiply to the GPU count, and tally the
+ * first rule each breaks. */
+static void count_cuts(const pp_problem *prob, pp_family_report *ex)
+{
+    long gpus = pp_cluster_gpus(prob);
+    long span = prob->allow_tp_across_nodes ? gpus : prob->cluster.gpus_per_node;
+    pp_int_list tps = {0}, cps = {4, {1, 2, 4, 8}}, mbs = {5, {1, 2, 4, 8, 16}}, vs = {6, {1, 2, 3, 4, 6, 8}};
+    for (long t = 1; t <= span && tps.n < PP_MAX_VALUES; t++)
+        if (span % t == 0 && gpus % t == 0)
+            tps.v[tps.n++] = (int)t;
+    const pp_int_list *T = given_or(&prob->search.tp, &tps), *C = given_or(&prob->search.cp, &cps);
+    const pp_int_list *MB = given_or(&prob->search.micro_batch, &mbs), *V = given_or(&prob->search.virtual_stages, &vs);
+    pp_plan plan;
+    pp_plan_init(&plan);
+    for (int a = 0; a < T->n; a++)
+        for (long p = 1; p <= prob->model.layers; p++) {
+            if (prob->search.pp.n > 0) {
+                bool listed = false;
+                for (int i = 0; i < prob->search.pp.n; i++)
+                    listed = listed || prob->search.pp.v[i] == p;
+                if (!listed)
+                    continue;
+            }
+            for (int k = 0; k < C->n; k++) {
+                long per = (long)T->v[a] * p * C->v[k];
+                if (per <= 0 || gpus % per)
+                    continue;
+                for (int b = 0; b < MB->n; b++)
+                    for (int w = 0; w < V->n; w++) {
+                        plan.tp = T->v[a];
+                        plan.pp = (int)p;
+                        plan.cp = C->v[k];
+                        plan.dp = (int)(gpus / per);
+                        plan.micro_batch = MB->v[b];
+                        plan.virtual_stages = V->v[w];
+                        ex->combinations++;
+                        pp_error err;
+                        if (pp_plan_check(prob, &plan, &err) == PP_OK) {
+                            ex->combinations_valid++;
+                            continue;
+                        }
+                        char rule[96];
+                        rule_name(prob, err.msg, rule, sizeof rule);
+                        count_cut(ex, rule);
+                    }
+            }
+        }
+    /* most cutting first; ties keep the rules' order */
+    for (int i = 1; i < ex->n_cuts; i++)
+        for (int j = i; j > 0 && ex->cuts[j].combinations > ex->cuts[j - 1].combinations; j--) {
+            pp_rule_cut tmp = ex->cuts[j];
+            ex->cuts[j] = ex->cuts[j - 1];
+            ex->cuts[j - 1] = tmp;
+        }
+}
+
+static void div_relax(const pp_cons_view *v, pp_family_report *f)
+{
+    f->has_cuts = true;
+    count_cuts(v->prob, f);
+}
+
+static void div_describe(const pp_cons_view *v, const pp_family_report *f, char *buf, size_t cap)
+{
+    pp_catf(buf, cap,
+            "Divisibility cuts the space, not the optimum: every degree divides what it splits (an equality at "
+            "every plan). Of the %ld ways to split the %ld GPUs into (tp, pp, dp, cp) with the micro-batch sizes "
+            "and interleaving depths tried, %ld are valid",
+            f->combinations, pp_cluster_gpus(v->prob), f->combinations_valid);
+    for (int i = 0; i < f->n_cuts; i++)
+        pp_catf(buf, cap, "%s %ld break \"%s\"", i == 0 ? ";" : ",", f->cuts[i].combinations, f->cuts[i].rule);
+    pp_catf(buf, cap, ". Uneven splits are not modelled, so there is no counterfactual to price.");
+}
+
 const pp_cons_family pp_cons_divisibility = {
     .name = "divisibility",
     .explain = "the degrees divide what they split: dp x micro_batch the batch, pp x virtual_stages the layers",
+    .limit = false,
     .add_rows = div_add_rows,
     .prune = NULL,
     .rows_at = div_rows_at,
+    .relax = div_relax,
+    .describe = div_describe,
 };

@@ -4,10 +4,19 @@
  * The space only holds shapes whose degrees multiply to the GPU count, so the
  * row is redundant with sum_S y_S = 1; it is there to name the family in the
  * model and the report.
+ *
+ * Explaining: the GPU count is priced by the nearest node counts above and
+ * below that admit a plan (each found by solving that cluster), with the GPU
+ * time per step they would cost.
  */
 #include "cons.h"
 #include "mip.h"
 #include "rules.h"
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int gpus_add_rows(pp_mip *m, pp_error *err)
 {
@@ -31,10 +40,115 @@ static int gpus_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_ev
     return 1;
 }
 
+/* ---- explaining ------------------------------------------------------------ */
+
+#define GPU_SEARCH_STEPS 64 /* node counts tried in each direction */
+
+/* The nearest node count in direction dir (+1 or -1) that admits a plan. */
+static void gpu_direction(const pp_cons_view *v, pp_family_report *f, pp_problem *changed, int dir)
+{
+    const pp_problem *prob = v->prob;
+    long nodes = prob->cluster.nodes;
+    long limit = dir > 0 ? nodes + GPU_SEARCH_STEPS : nodes - GPU_SEARCH_STEPS;
+    if (dir > 0 && prob->capacity.present && prob->capacity.nodes_max > 0 && prob->capacity.nodes_max < limit)
+        limit = prob->capacity.nodes_max;
+    if (dir < 0 && limit < 1)
+        limit = 1;
+    char first_reason[1100] = "";
+    for (long n = nodes + dir; dir > 0 ? n <= limit : n >= limit; n += dir) {
+        *changed = *prob;
+        changed->cluster.nodes = n;
+        pp_counterfactual probe;
+        memset(&probe, 0, sizeof probe);
+        v->resolve(v->solver, changed, 0, &probe);
+        if (!pp_cf_found(&probe)) {
+            if (!first_reason[0])
+                snprintf(first_reason, sizeof first_reason, "%s", probe.reason);
+            continue;
+        }
+        char key[48], what[256];
+        snprintf(key, sizeof key, "nodes=%ld", n);
+        snprintf(what, sizeof what, "%ld nodes (%ld GPUs) instead of %ld", n, n * prob->cluster.gpus_per_node, nodes);
+        pp_counterfactual *cf = pp_cf_add(f, key, what);
+        if (!cf)
+            return;
+        probe.gpus = (double)n * prob->cluster.gpus_per_node;
+        snprintf(probe.key, sizeof probe.key, "%s", key);
+        snprintf(probe.what, sizeof probe.what, "%s", what);
+        snprintf(probe.reason, sizeof probe.reason, "%s", first_reason);
+        *cf = probe;
+        return;
+    }
+    char key[48], what[256];
+    snprintf(key, sizeof key, "nodes%+ld", (long)dir);
+    snprintf(what, sizeof what, "one node %s", dir > 0 ? "more" : "fewer");
+    pp_counterfactual *cf = pp_cf_add(f, key, what);
+    if (cf) {
+        cf->status = PP_STATUS_INFEASIBLE;
+        cf->gpus = (double)(nodes + dir) * prob->cluster.gpus_per_node;
+        snprintf(cf->reason, sizeof cf->reason, "%s",
+                 first_reason[0] ? first_reason : "the cluster cannot grow (capacity.nodes.max)");
+    }
+}
+
+static void gpus_relax(const pp_cons_view *v, pp_family_report *f)
+{
+    if (!v->counterfactuals)
+        return;
+    pp_problem *changed = malloc(sizeof *changed);
+    if (!changed)
+        return;
+    gpu_direction(v, f, changed, +1);
+    if (v->prob->cluster.nodes > 1)
+        gpu_direction(v, f, changed, -1);
+    free(changed);
+    f->binds = f->n_cf > 0 && pp_cf_faster(&f->cf[0]);
+}
+
+static void describe_direction(const pp_cons_view *v, const pp_counterfactual *cf, int dir, char *buf, size_t cap)
+{
+    const pp_problem *prob = v->prob;
+    long nodes = prob->cluster.nodes;
+    if (!pp_cf_found(cf)) {
+        if (dir < 0 && nodes <= 1)
+            return;
+        pp_catf(buf, cap, " No cluster within %d nodes %s admits a plan (one node %s: %s).", GPU_SEARCH_STEPS,
+                dir > 0 ? "more" : "fewer", dir > 0 ? "more" : "fewer", cf->reason);
+        return;
+    }
+    long n = (long)(cf->gpus / prob->cluster.gpus_per_node + 0.5);
+    double best_s = v->best->eval.time.step_s;
+    double gpu_time_now = best_s * (double)pp_cluster_gpus(prob);
+    double gpu_time = cf->best.eval.time.step_s * cf->gpus;
+    char g[32];
+    pp_pct((gpu_time - gpu_time_now) / gpu_time_now, g, sizeof g);
+    if (n == nodes + dir)
+        pp_catf(buf, cap, " With one node %s (%.0f GPUs), ", dir > 0 ? "more" : "fewer", cf->gpus);
+    else
+        pp_catf(buf, cap,
+                " The nearest %s cluster that admits a plan has %ld nodes (%.0f GPUs; one node %s admits none: %s): ",
+                dir > 0 ? "larger" : "smaller", n, cf->gpus, dir > 0 ? "more" : "fewer", cf->reason);
+    pp_cf_effect(v, cf, buf, cap);
+    pp_catf(buf, cap, ", and the GPU time per step (GPUs x step time) would be %s %s.", g,
+            gpu_time >= gpu_time_now ? "higher" : "lower");
+}
+
+static void gpus_describe(const pp_cons_view *v, const pp_family_report *f, char *buf, size_t cap)
+{
+    pp_catf(buf, cap, "The GPU count is an equality: every plan uses all %ld GPUs (tp x pp x dp x cp = %ld).",
+            pp_cluster_gpus(v->prob), pp_cluster_gpus(v->prob));
+    for (int i = 0; i < f->n_cf; i++)
+        describe_direction(v, &f->cf[i], i == 0 ? +1 : -1, buf, cap);
+}
+
 const pp_cons_family pp_cons_gpus = {
     .name = "gpus",
     .explain = "every GPU of the cluster is used: tp x pp x dp x cp equals the GPU count",
+    .limit = false,
+    .tried = "the nearest cluster sizes",
     .add_rows = gpus_add_rows,
     .prune = NULL,
     .rows_at = gpus_rows_at,
+    .relax = gpus_relax,
+    .describe = gpus_describe,
 };

@@ -194,4 +194,35 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out);
 /* The step time alone, composed from the terms exactly as pp_evaluate does. */
 double pp_step_time_s(const pp_problem *prob, const pp_plan *plan);
 
+/* --- a priced plan, and the parts of its step time ------------------------ */
+
+/* A plan with what the cost model says of it: what every planner returns. */
+typedef struct pp_candidate {
+    pp_plan plan;
+    pp_eval eval;
+} pp_candidate;
+
+/* The eight parts of a step time, in the order reports list them. */
+typedef enum {
+    PP_PART_COMPUTE = 0, PP_PART_BUBBLE, PP_PART_TP_COMM, PP_PART_CP_COMM, PP_PART_PP_COMM, PP_PART_DP_COMM,
+    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_COUNT
+} pp_part;
+
+/* The seconds of one part. */
+static inline double pp_part_s(const pp_time *t, pp_part part)
+{
+    switch (part) {
+    case PP_PART_COMPUTE: return t->compute_s;
+    case PP_PART_BUBBLE: return t->bubble_s;
+    case PP_PART_TP_COMM: return t->tp_comm_s;
+    case PP_PART_CP_COMM: return t->cp_comm_s;
+    case PP_PART_PP_COMM: return t->pp_comm_s;
+    case PP_PART_DP_COMM: return t->dp_comm_s;
+    case PP_PART_COMPRESSION: return t->compression_s;
+    case PP_PART_OPTIMIZER: return t->optimizer_s;
+    case PP_PART_COUNT: break;
+    }
+    return 0.0;
+}
+
 #endif

@@ -517,3 +517,33 @@ void pp_space_free(pp_space *s)
     s->shapes = NULL;
     s->n_shapes = 0;
 }
+
+/* ---- visiting every plan of a shape --------------------------------------- */
+
+bool pp_odometer_start(pp_odometer *o, const pp_space *s, const pp_shape *sh)
+{
+    for (int k = 0; k < PP_OPT_COUNT; k++) {
+        o->lists[k] = pp_space_options(s, sh, (pp_option_kind)k);
+        o->idx[k] = 0;
+        if (o->lists[k]->n == 0)
+            return false;
+    }
+    return true;
+}
+
+bool pp_odometer_next(pp_odometer *o)
+{
+    for (int k = PP_OPT_COUNT - 1; k >= 0; k--) {
+        if (++o->idx[k] < o->lists[k]->n)
+            return true;
+        o->idx[k] = 0;
+    }
+    return false;
+}
+
+void pp_odometer_plan(const pp_odometer *o, const pp_shape *sh, pp_plan *plan)
+{
+    *plan = sh->base;
+    for (int k = 0; k < PP_OPT_COUNT; k++)
+        pp_plan_set_option(plan, (pp_option_kind)k, o->lists[k]->v[o->idx[k]]);
+}

@@ -90,6 +90,21 @@ bool pp_space_zero_params_ok(int zero, int params_codec);
  * stage or codec index). */
 void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value);
 
+/* Every plan of one shape, in the fixed order of pp_option_kind (the last
+ * choice turns fastest): start, then read each plan and step to the next.
+ *   pp_odometer o;
+ *   if (pp_odometer_start(&o, space, shape))
+ *       do { pp_odometer_plan(&o, shape, &plan); ... } while (pp_odometer_next(&o));
+ * pp_odometer_start is false when a choice has no option. */
+typedef struct pp_odometer {
+    const pp_int_list *lists[PP_OPT_COUNT];
+    int idx[PP_OPT_COUNT];
+} pp_odometer;
+
+bool pp_odometer_start(pp_odometer *o, const pp_space *space, const pp_shape *shape);
+bool pp_odometer_next(pp_odometer *o);
+void pp_odometer_plan(const pp_odometer *o, const pp_shape *shape, pp_plan *plan);
+
 /* A short human name of a shape, e.g. "tp=8 pp=16 dp=8 cp=1 mb=1 v=1"
  * (and " tp_mode=2.5d d=4" for a grid). */
 void pp_shape_describe(const pp_shape *shape, char *buf, size_t len);

@@ -50,6 +50,8 @@ typedef enum { PP_TP_1D = 0, PP_TP_2D, PP_TP_2P5D, PP_TP_3D, PP_TP_MODE_COUNT } 
  * and ZeRO's parameter all-gathers ("params": the all-gather after the
  * optimizer step with ZeRO-1/2, the per-layer gathers of ZeRO-3). */
 typedef enum { PP_DIM_DP = 0, PP_DIM_TP, PP_DIM_PP, PP_DIM_PARAMS, PP_DIM_COUNT } pp_dim;
+/* What a search or an evaluation came to (pp_status_name: "optimal", ...). */
+typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE, PP_STATUS_EVALUATED } pp_status;
 typedef enum { PP_OBJ_MIN_STEP_TIME = 0, PP_OBJ_MIN_COST, PP_OBJ_MIN_TIME, PP_OBJ_MIN_GPUS } pp_objective;
 
 /* ---- model ------------------------------------------------------------ */

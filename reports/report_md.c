@@ -8,11 +8,16 @@
  */
 #include "report_md.h"
 
+#include "assumptions.h"
+#include "decisions.h"
+#include "explain_text.h"
+#include "launch.h"
 #include "mermaid.h"
 #include "problem.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- escaping and number formatting -------------------------------------- */
@@ -67,30 +72,9 @@ static double share_pct(double part, double whole)
 
 /* ---- one-line descriptions ---------------------------------------------- */
 
-static const char *codec_id(const pp_problem *prob, int i)
-{
-    return i >= 0 && i < prob->n_codecs ? prob->codecs[i].id : "none";
-}
-
 void pp_md_plan_line(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
 {
-    pp_sb_appendf(sb, "tp=%d pp=%d dp=%d cp=%d micro_batch=%d virtual_stages=%d zero=%d recompute=%s sp=%s",
-                  p->tp, p->pp, p->dp, p->cp, p->micro_batch, p->virtual_stages, p->zero,
-                  pp_recompute_name(p->recompute), p->sequence_parallel ? "on" : "off");
-    if (p->tp_mode != PP_TP_1D)
-        pp_sb_appendf(sb, " tp_mode=%s", pp_tp_mode_name(p->tp_mode));
-    if (p->tp_mode == PP_TP_2P5D)
-        pp_sb_appendf(sb, " tp_depth=%d", p->tp_depth);
-    pp_sb_append(sb, " compression dp/tp/pp=");
-    for (int d = 0; d <= PP_DIM_PP; d++) {
-        if (d > 0)
-            pp_sb_append(sb, "/");
-        pp_md_escape(sb, codec_id(prob, p->codec[d]));
-    }
-    if (p->codec[PP_DIM_PARAMS] != 0) { /* ZeRO's parameter gathers */
-        pp_sb_append(sb, " params=");
-        pp_md_escape(sb, codec_id(prob, p->codec[PP_DIM_PARAMS]));
-    }
+    pp_plan_describe(sb, prob, p, pp_md_escape);
 }
 
 static void md_problem_line(pp_strbuf *sb, const pp_problem *prob)
@@ -380,15 +364,35 @@ static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_pla
 
 /* What limits the plan and what would speed it up: the answer to the
  * review's first question, from the counterfactual re-solves. */
-static void md_limits(pp_strbuf *sb, const pp_explanation *ex)
+/* "more memory, twice the link bandwidth, ... and the nearest cluster
+ * sizes": what the families' counterfactuals try, limits first. */
+static void md_tried(pp_strbuf *sb, const pp_explanation *ex)
 {
-    char a[48], b[48];
+    int total = 0, n = 0;
+    for (int i = 0; i < ex->n_families; i++)
+        total += ex->families[i].family->tried != NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < ex->n_families; i++) {
+            const pp_cons_family *f = ex->families[i].family;
+            if (!f->tried || f->limit != (pass == 0))
+                continue;
+            pp_sb_appendf(sb, "%s%s", n == 0 ? "" : n == total - 1 ? " and " : ", ", f->tried);
+            n++;
+        }
+}
+
+static void md_limits(pp_strbuf *sb, const pp_plan_result *res, const pp_explanation *ex)
+{
+    char a[48], b[48], text[2048];
     pp_sb_append(sb, "**What limits it.** ");
-    pp_md_escape(sb, ex->limits_text);
+    pp_text_limits(res, ex, text, sizeof text);
+    pp_md_escape(sb, text);
     pp_sb_append(sb, "\n\n**What would speed it up** (each found by solving the changed problem again):\n\n");
-    if (ex->n_speedups == 0)
-        pp_sb_append(sb, "- Nothing that was tried: more memory, twice the link bandwidth, lifted error tolerances "
-                         "and the nearest cluster sizes give no faster plan.\n");
+    if (ex->n_speedups == 0) {
+        pp_sb_append(sb, "- Nothing that was tried: ");
+        md_tried(sb, ex);
+        pp_sb_append(sb, " give no faster plan.\n");
+    }
     for (int i = 0; i < ex->n_speedups && i < 4; i++) {
         const pp_counterfactual *cf = ex->speedups[i];
         pp_sb_append(sb, "- ");
@@ -405,123 +409,10 @@ static void md_limits(pp_strbuf *sb, const pp_explanation *ex)
     }
     if (ex->baseline.present && !ex->baseline.valid) {
         pp_sb_append(sb, "\nThe baseline plan could not be priced: ");
-        pp_md_escape(sb, ex->baseline.problem_text);
+        pp_md_escape(sb, ex->baseline.invalid);
         pp_sb_append(sb, ".\n");
     }
     pp_sb_append(sb, "\n");
-}
-
-/* ---- plan: how to run it ------------------------------------------------------ */
-
-/* Codec ids come from the catalog or the problem: in a code block they are
- * not Markdown, but keep them to safe characters all the same. */
-static void code_word(pp_strbuf *sb, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-_.", *p))
-            pp_sb_appendn(sb, (const char *)p, 1);
-}
-
-static void md_megatron(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
-{
-    char lines[PP_MAX_FLAG_LINES][160];
-    int n = pp_megatron_flags(prob, p, lines, PP_MAX_FLAG_LINES);
-    pp_sb_appendf(sb, "### Megatron-LM\n\n```sh\ntorchrun --nnodes %ld --nproc-per-node %d pretrain_gpt.py \\\n",
-                  prob->cluster.nodes, prob->cluster.gpus_per_node);
-    for (int i = 0; i < n; i++)
-        pp_sb_appendf(sb, "    %s \\\n", lines[i]);
-    pp_sb_append(sb, "    ...   # data, tokenizer, optimizer and schedule flags as usual\n```\n\n");
-    if (p->zero >= 2)
-        pp_sb_append(sb, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
-                         "`--use-custom-fsdp`).\n\n");
-    if (p->tp_mode != PP_TP_1D)
-        pp_sb_appendf(sb, "tp\\_mode=%s is not a Megatron-LM feature: it needs a framework with 2D/2.5D/3D tensor "
-                          "parallelism (e.g. Colossal-AI); the other flags still apply.\n\n",
-                      pp_tp_mode_name(p->tp_mode));
-}
-
-static void md_deepspeed(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p, int m)
-{
-    const pp_training *t = &prob->training;
-    pp_sb_appendf(sb,
-                  "### DeepSpeed\n\n```json\n{\n  \"train_batch_size\": %ld,\n  \"train_micro_batch_size_per_gpu\": %d,\n"
-                  "  \"gradient_accumulation_steps\": %d,\n  \"%s\": { \"enabled\": true },\n"
-                  "  \"zero_optimization\": { \"stage\": %d%s }\n}\n```\n\n",
-                  t->global_batch, p->micro_batch, m, t->precision == PP_PREC_FP16 ? "fp16" : "bf16", p->zero,
-                  p->zero >= 1 && t->dp_overlap ? ", \"overlap_comm\": true" : "");
-    pp_sb_appendf(sb, "DeepSpeed leaves tensor and pipeline parallelism to the model code: with Megatron-DeepSpeed "
-                      "pass `--tensor-model-parallel-size %d --pipeline-model-parallel-size %d`%s.",
-                  p->tp, p->pp, p->recompute == PP_RECOMPUTE_FULL ? " and `--checkpoint-activations`" : "");
-    if (p->zero >= 2 && p->pp > 1)
-        pp_sb_append(sb, " DeepSpeed's pipeline engine takes ZeRO stage 0 or 1 only, so this plan needs Megatron-LM.");
-    if (p->virtual_stages > 1)
-        pp_sb_append(sb, " DeepSpeed's pipeline engine has no interleaved schedule: use Megatron-LM for "
-                         "virtual\\_stages > 1.");
-    if (p->cp > 1)
-        pp_sb_append(sb, " Context parallelism (a ring over the sequence) is Megatron-LM's; DeepSpeed-Ulysses "
-                         "splits the sequence differently.");
-    if (p->recompute == PP_RECOMPUTE_SELECTIVE)
-        pp_sb_append(sb, " Selective recomputation is Megatron-LM's `--recompute-granularity selective`.");
-    pp_sb_append(sb, "\n\n");
-}
-
-/* Compression runs in MVAPICH-Plus collectives (Xu et al. 2024); its
- * settings are environment variables (MVAPICH-Plus 4.0 GPU compression
- * documentation). */
-static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
-{
-    pp_sb_append(sb, "### Compression\n\n");
-    int used = 0;
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        used += p->codec[d] > 0;
-    if (!used) {
-        pp_sb_append(sb, "No dimension is compressed: no MPI compression settings are needed.\n\n");
-        return;
-    }
-    pp_sb_append(sb, "Compressed dimensions run their collectives through MVAPICH-Plus with GPU compression "
-                     "(NCCL does not compress). Its settings are environment variables:\n\n```sh\n"
-                     "export MPIR_CVAR_ENABLE_COMPRESSION=1\n");
-    for (int d = 0; d < PP_DIM_COUNT; d++) {
-        int i = p->codec[d];
-        if (i <= 0 || i >= prob->n_codecs)
-            continue;
-        const pp_codec *k = &prob->codecs[i];
-        bool zfp = strncmp(k->id, "zfp", 3) == 0;
-        pp_sb_appendf(sb, "# %s traffic: ", pp_dim_name((pp_dim)d));
-        code_word(sb, k->id);
-        pp_sb_appendf(sb, k->lossy ? " (lossy, %g bits per value)\n" : " (lossless)\n",
-                      k->lossy ? k->bits_per_value : 0.0);
-        if (zfp)
-            pp_sb_appendf(sb, "export MPIR_CVAR_COMPRESSION_ALGORITHM=zfp\nexport MPIR_CVAR_ZFP_RATE=%g\n",
-                          k->bits_per_value);
-        else
-            pp_sb_append(sb, "# MPIR_CVAR_COMPRESSION_ALGORITHM: MVAPICH-Plus 4.0 documents zfp only; this codec "
-                             "needs an MVAPICH build that has it\n");
-        if (d == PP_DIM_PP)
-            pp_sb_appendf(sb, "export MPIR_CVAR_ENABLE_PT2PT_GPU_COMPRESSION=1\n"
-                              "export MPIR_CVAR_PT2PT_GPU_COMPRESSION_THRESHOLD=%.0f\n",
-                          prob->compress_min_bytes);
-        else if (d == PP_DIM_DP && p->zero >= 1) /* gradients reduce-scattered */
-            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n");
-        else if (d == PP_DIM_TP && p->sequence_parallel)
-            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n"
-                             "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
-        else if (d == PP_DIM_DP || d == PP_DIM_TP)
-            pp_sb_append(sb, "export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=osu_ring_compression\n");
-        else /* parameter all-gathers */
-            pp_sb_append(sb, "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
-    }
-    pp_sb_append(sb, "```\n\nThese variables hold for the whole process, not one communicator: if two dimensions "
-                     "use different codecs or rates, MVAPICH cannot apply both, and the cheaper choice is to keep "
-                     "the one that saves more time (see the runner-ups).\n\n");
-}
-
-static void md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res)
-{
-    pp_sb_append(sb, "## How to run it\n\n");
-    md_megatron(sb, prob, &res->best.plan);
-    md_deepspeed(sb, prob, &res->best.plan, res->best.eval.microbatches);
-    md_compression(sb, prob, &res->best.plan);
 }
 
 /* ---- plan: the pipeline schedule ---------------------------------------------- */
@@ -659,7 +550,9 @@ static void md_binding(pp_strbuf *sb, const pp_explanation *ex)
         pp_sb_append(sb, "** (");
         md_cell_escape(sb, f->family->explain);
         pp_sb_append(sb, "). ");
-        md_cell_escape(sb, f->verdict);
+        char verdict[2048];
+        pp_text_family_verdict(ex, f, verdict, sizeof verdict);
+        md_cell_escape(sb, verdict);
         pp_sb_append(sb, "\n");
     }
     pp_sb_append(sb, "\n");
@@ -673,7 +566,7 @@ static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_r
         return;
     double best = res->best.eval.time.step_s;
     bool why = explained(ex) && ex->n_runner_ups == res->n_runner_ups;
-    char a[48], b[48];
+    char a[48], b[48], text[2048];
     pp_sb_append(sb, "## Runner-ups\n\n");
     pp_sb_appendf(sb, "The next %d plans by step time.%s\n\n", res->n_runner_ups,
                   why ? " A plan whose gap is within the cost model's measured error (5 %) is marked as a tie." : "");
@@ -687,7 +580,8 @@ static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_r
         pp_md_plan_line(sb, prob, &res->best.plan);
         pp_sb_appendf(sb, " | %s | optimum | | | %s | ", pp_md_fmt_fixed(best, 3, a, sizeof a),
                       pp_md_fmt_fixed(ex->best.headroom_gib, 2, b, sizeof b));
-        pp_md_escape(sb, ex->best.tricks_text);
+        pp_text_tricks(prob, &res->best.plan, text, sizeof text);
+        pp_md_escape(sb, text);
         pp_sb_append(sb, " |\n");
     }
     for (int i = 0; i < res->n_runner_ups; i++) {
@@ -699,16 +593,20 @@ static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_r
         if (why) {
             const pp_runner_up_report *r = &ex->runner_ups[i];
             pp_sb_appendf(sb, " %s | ", r->tie ? "tie" : "no");
-            pp_md_escape(sb, r->why);
+            pp_text_why(prob, &res->runner_ups[i].plan, &res->best.plan, r, text, sizeof text);
+            pp_md_escape(sb, text);
             pp_sb_appendf(sb, " | %s | ", pp_md_fmt_fixed(r->headroom_gib, 2, a, sizeof a));
-            pp_md_escape(sb, r->tricks_text);
+            pp_text_tricks(prob, &res->runner_ups[i].plan, text, sizeof text);
+            pp_md_escape(sb, text);
             pp_sb_append(sb, " |");
         }
         pp_sb_append(sb, "\n");
     }
     pp_sb_append(sb, "\n");
-    if (why && ex->ties_text[0]) {
-        pp_md_escape(sb, ex->ties_text);
+    if (why)
+        pp_text_ties(prob, res, ex, text, sizeof text);
+    if (why && text[0]) {
+        pp_md_escape(sb, text);
         pp_sb_append(sb, "\n\n");
     }
 }
@@ -726,15 +624,17 @@ static void md_baseline(pp_strbuf *sb, const pp_problem *prob, const pp_plan_res
     pp_sb_append(sb, ": ");
     pp_md_plan_line(sb, prob, &b->plan);
     pp_sb_append(sb, ".\n\n");
+    char problem_text[1100];
+    pp_text_baseline_problem(b, problem_text, sizeof problem_text);
     if (!b->valid) {
         pp_sb_append(sb, "It is not a valid plan for this problem, so it was not priced: ");
-        pp_md_escape(sb, b->problem_text);
+        pp_md_escape(sb, problem_text);
         pp_sb_append(sb, ".\n\n");
         return;
     }
     if (!b->feasible) {
         pp_sb_append(sb, "It does not satisfy every constraint of this problem: ");
-        pp_md_escape(sb, b->problem_text);
+        pp_md_escape(sb, problem_text);
         pp_sb_append(sb, ". It is priced all the same.\n\n");
     }
     if (!has_plan(res)) {
@@ -850,7 +750,7 @@ static void list_cell(pp_strbuf *sb, const pp_int_list *l, const char *const *na
         if (i)
             pp_sb_append(sb, ", ");
         if (codecs)
-            pp_md_escape(sb, codec_id(prob, l->v[i]));
+            pp_md_escape(sb, pp_codec_id(prob, l->v[i]));
         else if (names)
             pp_sb_append(sb, names[l->v[i]]);
         else
@@ -858,7 +758,7 @@ static void list_cell(pp_strbuf *sb, const pp_int_list *l, const char *const *na
     }
 }
 
-static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_explanation *ex)
+static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
 {
     const pp_model *m = &prob->model;
     const pp_cluster *c = &prob->cluster;
@@ -934,12 +834,18 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_explanatio
         pp_md_escape(sb, prob->codecs[i].id);
     }
     pp_sb_append(sb, " |\n\n");
-    if (!explained(ex) || ex->n_constants == 0)
+    if (!explained(ex))
         return;
+    pp_assumptions *as = malloc(sizeof *as);
+    if (!as) {
+        sb->failed = true;
+        return;
+    }
+    pp_assumptions_collect(prob, ex->view.cat, &res->best.plan, as);
     pp_sb_append(sb, "The prediction rests on these constants (the full derivation is docs/cost-model.md):\n\n"
                      "| constant | value | source |\n| --- | --- | --- |\n");
-    for (int i = 0; i < ex->n_constants; i++) {
-        const pp_constant *k = &ex->constants[i];
+    for (int i = 0; i < as->n; i++) {
+        const pp_constant *k = &as->items[i];
         pp_sb_append(sb, "| ");
         pp_md_escape(sb, k->name);
         pp_sb_append(sb, " | ");
@@ -949,6 +855,7 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_explanatio
         pp_sb_append(sb, " |\n");
     }
     pp_sb_append(sb, "\n");
+    free(as);
 }
 
 /* ---- plan: the whole report ----------------------------------------------------------- */
@@ -960,8 +867,8 @@ int pp_report_plan_md_ex(const pp_problem *prob, const pp_plan_result *res, cons
     if (has_plan(res)) {
         md_summary_table(out, prob, res, ex);
         if (explained(ex))
-            md_limits(out, ex);
-        md_how_to_run(out, prob, res);
+            md_limits(out, res, ex);
+        pp_md_how_to_run(out, prob, res);
         md_time(out, prob, &res->best.eval);
         md_memory(out, prob, &res->best.eval.mem);
         if (explained(ex)) {
@@ -974,7 +881,7 @@ int pp_report_plan_md_ex(const pp_problem *prob, const pp_plan_result *res, cons
     if (ex)
         md_baseline(out, prob, res, ex);
     md_certificate(out, res);
-    md_inputs(out, prob, ex);
+    md_inputs(out, prob, res, ex);
     return finish(out);
 }
 

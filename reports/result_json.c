@@ -9,6 +9,10 @@
 #include "jsonb.h"
 #include "result_json.h"
 
+#include "assumptions.h"
+#include "decisions.h"
+#include "explain_text.h"
+#include "launch.h"
 #include "problem.h"
 
 #include <math.h>
@@ -24,11 +28,6 @@ static cJSON *finish(pp_jb *b, cJSON *root)
 }
 
 /* ---- plan ---------------------------------------------------------------- */
-
-static const char *codec_id(const pp_problem *prob, int i)
-{
-    return i >= 0 && i < prob->n_codecs ? prob->codecs[i].id : "none";
-}
 
 static void put_plan_fields(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan *p)
 {
@@ -46,7 +45,7 @@ static void put_plan_fields(pp_jb *b, cJSON *o, const pp_problem *prob, const pp
         pp_jb_num(b, o, "tp_depth", p->tp_depth);
     cJSON *comp = pp_jb_obj(b, o, "compression");
     for (int d = 0; d < PP_DIM_COUNT; d++)
-        pp_jb_str(b, comp, pp_dim_name((pp_dim)d), codec_id(prob, p->codec[d]));
+        pp_jb_str(b, comp, pp_dim_name((pp_dim)d), pp_codec_id(prob, p->codec[d]));
 }
 
 cJSON *pp_json_plan(const pp_problem *prob, const pp_plan *plan)
@@ -221,7 +220,9 @@ static void put_summary(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_pla
     if (!ex || !ex->done)
         return;
     cJSON *sum = pp_jb_obj(b, o, "limits");
-    pp_jb_str(b, sum, "text", ex->limits_text);
+    char text[2048];
+    pp_text_limits(res, ex, text, sizeof text);
+    pp_jb_str(b, sum, "text", text);
     cJSON *arr = pp_jb_arr(b, sum, "speedups");
     for (int i = 0; arr && i < ex->n_speedups; i++) {
         const pp_counterfactual *cf = ex->speedups[i];
@@ -280,49 +281,59 @@ static void put_binding(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_exp
         cJSON *cfs = pp_jb_arr(b, it, "counterfactuals");
         for (int k = 0; cfs && k < f->n_cf; k++)
             put_counterfactual(b, cfs, prob, &f->cf[k]);
-        if (strcmp(f->family->name, "divisibility") == 0) {
-            pp_jb_num(b, it, "combinations", (double)ex->combinations);
-            pp_jb_num(b, it, "combinations_valid", (double)ex->combinations_valid);
+        if (f->has_cuts) {
+            pp_jb_num(b, it, "combinations", (double)f->combinations);
+            pp_jb_num(b, it, "combinations_valid", (double)f->combinations_valid);
             cJSON *cuts = pp_jb_arr(b, it, "cuts");
-            for (int k = 0; cuts && k < ex->n_cuts; k++) {
+            for (int k = 0; cuts && k < f->n_cuts; k++) {
                 cJSON *c = pp_jb_check(b, cJSON_CreateObject());
-                pp_jb_str(b, c, "rule", ex->cuts[k].rule);
-                pp_jb_num(b, c, "combinations", (double)ex->cuts[k].combinations);
+                pp_jb_str(b, c, "rule", f->cuts[k].rule);
+                pp_jb_num(b, c, "combinations", (double)f->cuts[k].combinations);
                 add_to_array(b, cuts, c);
             }
         }
-        pp_jb_str(b, it, "verdict", f->verdict);
+        char verdict[2048];
+        pp_text_family_verdict(ex, f, verdict, sizeof verdict);
+        pp_jb_str(b, it, "verdict", verdict);
         add_to_array(b, arr, it);
     }
 }
 
-static void put_runner_up_why(pp_jb *b, cJSON *ru, const pp_runner_up_report *r)
+static void put_runner_up_why(pp_jb *b, cJSON *ru, const pp_problem *prob, const pp_plan *plan, const pp_plan *best,
+                              const pp_runner_up_report *r)
 {
+    char text[512];
     pp_jb_bool(b, ru, "tie", r->tie);
     cJSON *lo = pp_jb_obj(b, ru, "loses_on");
-    pp_jb_str(b, lo, "part", r->part_key ? r->part_key : "none");
+    pp_jb_str(b, lo, "part", pp_part_key(r->worst));
     pp_jb_num(b, lo, "delta_s", r->delta_s);
-    pp_jb_str(b, ru, "changes", r->changes);
-    pp_jb_str(b, ru, "why", r->why);
+    pp_text_changes(prob, plan, best, text, sizeof text);
+    pp_jb_str(b, ru, "changes", text);
+    pp_text_why(prob, plan, best, r, text, sizeof text);
+    pp_jb_str(b, ru, "why", text);
     pp_jb_num(b, ru, "memory_free_gib", r->headroom_gib);
     pp_jb_num(b, ru, "tricks", r->tricks);
-    pp_jb_str(b, ru, "tricks_text", r->tricks_text);
+    pp_text_tricks(prob, plan, text, sizeof text);
+    pp_jb_str(b, ru, "tricks_text", text);
 }
 
-static void put_ties(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_explanation *ex)
+static void put_ties(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
 {
+    char text[2048];
     cJSON *t = pp_jb_obj(b, o, "ties");
     pp_jb_num(b, t, "cost_model_error", PP_COST_MODEL_ERROR);
     pp_jb_num(b, t, "count", ex->n_ties);
     pp_jb_num(b, t, "best_memory_free_gib", ex->best.headroom_gib);
-    pp_jb_str(b, t, "best_tricks_text", ex->best.tricks_text);
-    pp_jb_str(b, t, "text", ex->ties_text);
+    pp_text_tricks(prob, &res->best.plan, text, sizeof text);
+    pp_jb_str(b, t, "best_tricks_text", text);
+    pp_text_ties(prob, res, ex, text, sizeof text);
+    pp_jb_str(b, t, "text", text);
     if (ex->have_simplest) {
         cJSON *s = pp_jb_obj(b, t, "simplest");
         pp_jb_item(b, s, "plan", pp_json_plan(prob, &ex->simplest.best.plan));
         pp_jb_num(b, s, "step_time_s", ex->simplest.best.eval.time.step_s);
         pp_jb_num(b, s, "gap_to_best", ex->simplest_report.gap);
-        put_runner_up_why(b, s, &ex->simplest_report);
+        put_runner_up_why(b, s, prob, &ex->simplest.best.plan, &res->best.plan, &ex->simplest_report);
     }
 }
 
@@ -372,8 +383,10 @@ static void put_baseline(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_ba
         pp_jb_num(b, bo, "speedup", bl->speedup);
         pp_jb_num(b, bo, "time_saved", bl->time_saved);
     }
-    if (bl->problem_text[0])
-        pp_jb_str(b, bo, "problem", bl->problem_text);
+    char problem_text[1100];
+    pp_text_baseline_problem(bl, problem_text, sizeof problem_text);
+    if (problem_text[0])
+        pp_jb_str(b, bo, "problem", problem_text);
 }
 
 static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res)
@@ -385,28 +398,38 @@ static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_
     cJSON *args = pp_jb_arr(b, run, "megatron_args");
     for (int i = 0; args && i < n; i++)
         add_to_array(b, args, pp_jb_check(b, cJSON_CreateString(lines[i])));
+    pp_deepspeed cfg;
+    pp_deepspeed_config(prob, p, res->best.eval.microbatches, &cfg);
     cJSON *ds = pp_jb_obj(b, run, "deepspeed");
-    pp_jb_num(b, ds, "train_batch_size", (double)prob->training.global_batch);
-    pp_jb_num(b, ds, "train_micro_batch_size_per_gpu", p->micro_batch);
-    pp_jb_num(b, ds, "gradient_accumulation_steps", res->best.eval.microbatches);
-    cJSON *prec = pp_jb_obj(b, ds, prob->training.precision == PP_PREC_FP16 ? "fp16" : "bf16");
+    pp_jb_num(b, ds, "train_batch_size", (double)cfg.train_batch_size);
+    pp_jb_num(b, ds, "train_micro_batch_size_per_gpu", cfg.micro_batch_per_gpu);
+    pp_jb_num(b, ds, "gradient_accumulation_steps", cfg.gradient_accumulation_steps);
+    cJSON *prec = pp_jb_obj(b, ds, cfg.precision_key);
     pp_jb_bool(b, prec, "enabled", true);
     cJSON *zo = pp_jb_obj(b, ds, "zero_optimization");
-    pp_jb_num(b, zo, "stage", p->zero);
-    if (p->zero >= 1 && prob->training.dp_overlap)
+    pp_jb_num(b, zo, "stage", cfg.zero_stage);
+    if (cfg.overlap_comm)
         pp_jb_bool(b, zo, "overlap_comm", true);
 }
 
-static void put_assumptions(pp_jb *b, cJSON *o, const pp_explanation *ex)
+static void put_assumptions(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res,
+                            const pp_explanation *ex)
 {
+    pp_assumptions *as = malloc(sizeof *as);
+    if (!as) {
+        b->ok = false;
+        return;
+    }
+    pp_assumptions_collect(prob, ex->view.cat, &res->best.plan, as);
     cJSON *arr = pp_jb_arr(b, o, "assumptions");
-    for (int i = 0; arr && i < ex->n_constants; i++) {
+    for (int i = 0; arr && i < as->n; i++) {
         cJSON *it = pp_jb_check(b, cJSON_CreateObject());
-        pp_jb_str(b, it, "name", ex->constants[i].name);
-        pp_jb_str(b, it, "value", ex->constants[i].value);
-        pp_jb_str(b, it, "source", ex->constants[i].source);
+        pp_jb_str(b, it, "name", as->items[i].name);
+        pp_jb_str(b, it, "value", as->items[i].value);
+        pp_jb_str(b, it, "source", as->items[i].source);
         add_to_array(b, arr, it);
     }
+    free(as);
 }
 
 cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
@@ -427,10 +450,11 @@ cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res,
     if (why) {
         cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "runner_ups");
         for (int i = 0; arr && i < res->n_runner_ups; i++)
-            put_runner_up_why(&b, cJSON_GetArrayItem(arr, i), &ex->runner_ups[i]);
+            put_runner_up_why(&b, cJSON_GetArrayItem(arr, i), prob, &res->runner_ups[i].plan, &res->best.plan,
+                              &ex->runner_ups[i]);
     }
     if (ex && ex->done) {
-        put_ties(&b, root, prob, ex);
+        put_ties(&b, root, prob, res, ex);
         put_binding(&b, root, prob, ex);
         put_schedule(&b, root, &ex->schedule);
     }
@@ -438,7 +462,7 @@ cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res,
         put_baseline(&b, root, prob, &ex->baseline);
     put_problem(&b, root, prob);
     if (ex && ex->done)
-        put_assumptions(&b, root, ex);
+        put_assumptions(&b, root, prob, res, ex);
     return finish(&b, root);
 }
 

@@ -472,7 +472,7 @@ static int memory_counterfactual(const pp_capacity_options *opt, pp_capacity_res
     pp_plan_options po;
     pp_plan_options_init(&po);
     po.method = opt->method;
-    po.relax = pp_cons_bit("memory");
+    po.relax = pp_cons_bit_of(&pp_cons_memory);
     pp_plan_result pr;
     pp_error e;
     int rc = pp_plan_solve(res->chosen_problem, &po, &pr, &e);

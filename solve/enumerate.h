@@ -1,6 +1,5 @@
 /*
- * enumerate.h: the exhaustive planner (--method enumerate) and the
- * explanation of an infeasible problem, shared by both methods.
+ * enumerate.h: the exhaustive planner (--method enumerate).
  *
  * The enumerator prices every plan of the same space (space.h) as the MIP,
  * rejects those that break a rule (rules.h) or a constraint family (cons.h),
@@ -18,9 +17,5 @@
  * feasible. */
 int pp_enumerate(const pp_problem *prob, const pp_space *space, const pp_plan_options *opt, pp_plan_result *res,
                  pp_error *err);
-
-/* Why no plan of the space is feasible, as one sentence starting with the
- * family that blocks ("memory: even at ..."). */
-void pp_explain_infeasible(const pp_problem *prob, const pp_space *space, unsigned relax, char *buf, size_t len);
 
 #endif

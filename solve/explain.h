@@ -1,29 +1,28 @@
 /*
- * explain.h: why the optimal plan is what it is, in numbers a report can
- * print.
+ * explain.h: why the optimal plan is what it is, in numbers.
  *
- * pp_explain_plan() takes a solved problem and works out what the report of
- * `plan` says beyond the plan itself:
+ * pp_explain_plan() takes a solved problem and works out the facts the report
+ * of `plan` rests on beyond the plan itself:
  *
  *   - for every constraint family (cons.h): its rows at the optimum with
  *     their slack, and what relaxing it is worth, found by SOLVING AGAIN with
- *     the limit changed (memory: the family dropped, 16 GiB more per GPU, the
- *     next GPU size of the catalog; accuracy: every tolerance lifted;
- *     bandwidth: the family dropped, twice the network, twice NVLink; GPU
- *     count: the nearest node counts above and below that admit a plan;
- *     divisibility: which rules cut how much of the space);
+ *     the limit changed (each family says which changes to try: its relax
+ *     callback);
  *   - for every runner-up: its gap, whether it ties with the optimum within
- *     the cost model's measured error, and the part of the step time that
- *     makes it lose, with the decisions that differ;
+ *     the cost model's measured error, the part of the step time it loses
+ *     most on and the part it saves most on, its memory headroom and how many
+ *     tricks it needs;
+ *   - among the optimum and its ties, the one with the most headroom and the
+ *     one with the fewest tricks;
  *   - the fastest plan without interleaving or compression, for a reader who
  *     prefers fewer tricks;
+ *   - the relaxations that would speed the plan up, largest gain first;
  *   - the pipeline schedule (schedule.h);
- *   - an optional baseline plan (e.g. a published one), priced and compared;
- *   - the catalog constants the prediction rests on, each with its source.
+ *   - an optional baseline plan (e.g. a published one), priced and compared.
  *
- * Sentences are plain text (no Markdown): the report escapes them like any
- * other string, and the JSON carries them as they are.  Everything here is a
- * pure function of the inputs, so reports stay byte-identical between runs.
+ * Everything here is numbers, plans and flags; reports/ turns them into
+ * sentences and tables (reports/explain_text.h).  It is a pure function of
+ * the inputs, so reports stay byte-identical between runs.
  */
 #ifndef PARPLAN_EXPLAIN_H
 #define PARPLAN_EXPLAIN_H
@@ -40,54 +39,17 @@
  * two plans that close. */
 #define PP_COST_MODEL_ERROR 0.05
 
-#define PP_MEMORY_STEP_GIB 16.0 /* the memory counterfactual: this much more per GPU */
-#define PP_LINK_FACTOR 2.0      /* the bandwidth counterfactuals: links this much faster */
-
-/* One re-solve with one limit changed. */
-typedef struct pp_counterfactual {
-    char key[48];     /* what changed, for tools: "memory_gib=96" */
-    char what[256];   /* in words: "96 GiB per GPU instead of 80" */
-    pp_status status; /* optimal, time_limit or infeasible */
-    pp_candidate best;  /* its optimum (status optimal or time_limit) */
-    double gain;        /* (step now - step then) / step now: > 0 is faster */
-    double gpus;        /* GPUs of the changed problem */
-    char reason[1100];  /* why nothing was found (infeasible, or an error) */
-} pp_counterfactual;
-
-#define PP_EXPLAIN_MAX_CF 4
-#define PP_EXPLAIN_MAX_CUTS 8
-
-/* One rule of the divisibility family and how much of the space it cuts. */
-typedef struct pp_rule_cut {
-    char rule[96];
-    long combinations;
-} pp_rule_cut;
-
-/* One constraint family at the optimum. */
-typedef struct pp_family_report {
-    const pp_cons_family *family;
-    int n_rows;
-    pp_cons_row rows[PP_CONS_MAX_ROWS];
-    int tightest; /* the inequality row with the least slack, -1 if none */
-    bool tight;   /* a row holds with equality (always, for an equality row) */
-    bool binds;   /* relaxing the family makes the optimum faster */
-    int n_cf;
-    pp_counterfactual cf[PP_EXPLAIN_MAX_CF];
-    char verdict[2048]; /* plain sentences: "Memory binds. With 96 GiB ..." */
-} pp_family_report;
-
-/* One runner-up against the optimum. */
+/* One plan against the optimum, part by part. */
 typedef struct pp_runner_up_report {
     double gap;          /* (step - best) / best */
     bool tie;            /* gap within PP_COST_MODEL_ERROR */
-    const char *part;    /* the part of the step time it loses most on: "pipeline bubble" */
-    const char *part_key;/* its key in time_s: "bubble" */
+    bool same_step;      /* the same step time as the optimum */
+    int worst;           /* the part it loses most on (pp_part), -1 if none */
     double delta_s;      /* how much longer that part is */
-    char changes[256];   /* the decisions that differ: "virtual_stages=3 instead of 4" */
-    char why[512];       /* the sentence: "pipeline bubble +0.035 s (virtual_stages=3 instead of 4)" */
+    int saves;           /* the part it saves most on (pp_part), -1 if none */
+    double saves_s;      /* how much shorter that part is (negative) */
     double headroom_gib; /* usable memory left on the most loaded GPU */
     int tricks;          /* interleaving, compressed dimensions, recomputation (selective 1, full 2) */
-    char tricks_text[160];
 } pp_runner_up_report;
 
 /* The plan a user compares against (--baseline). */
@@ -96,44 +58,33 @@ typedef struct pp_baseline_report {
     char label[256]; /* where it came from, e.g. its file name */
     pp_plan plan;
     bool valid;          /* obeys the rules (rules.h), so it could be priced */
+    char invalid[1024];  /* when not valid: the rule it breaks */
     pp_eval eval;
     bool feasible;       /* also satisfies every constraint family */
-    char problem_text[1100]; /* why it is not valid or not feasible */
+    pp_cons_row broken;  /* when not feasible: the first row it breaks */
     double speedup;      /* baseline step / optimal step */
     double time_saved;   /* (baseline - optimal) / baseline */
 } pp_baseline_report;
-
-/* A constant of the catalog (or a default of the tool) the prediction uses. */
-typedef struct pp_constant {
-    char name[80];
-    char value[64];
-    char source[2048];
-} pp_constant;
-
-#define PP_EXPLAIN_MAX_CONSTANTS 40
 
 typedef struct pp_explanation {
     bool done; /* pp_explain_plan ran on a plan (not an infeasible result) */
     double best_step_s; /* the optimum's step time */
     long gpus;          /* the problem's GPU count */
+    pp_cons_view view;  /* what the families' descriptions read (resolve is NULL after the analysis) */
     int n_families;
     pp_family_report families[8];
-    int n_cuts;                        /* divisibility: the rules that cut */
-    pp_rule_cut cuts[PP_EXPLAIN_MAX_CUTS];
-    long combinations, combinations_valid; /* degree combinations that use every GPU, and those valid */
     int n_runner_ups;
     pp_runner_up_report *runner_ups;   /* owned, parallel to the result's runner_ups */
     pp_runner_up_report best;          /* headroom and tricks of the optimum (gap 0) */
     int n_ties;                        /* runner-ups within the model's error */
-    char ties_text[1024];              /* which tie leaves more memory or needs fewer tricks */
+    int tie_most_room;                 /* among the optimum and its ties: rank (2..) of the one with the most
+                                          headroom beyond the optimum's, 0 if the optimum */
+    int tie_fewest_tricks;             /* ... and of the one with the fewest tricks, 0 if the optimum */
     bool have_simplest;
     pp_counterfactual simplest;        /* the fastest plan without interleaving or compression */
     pp_runner_up_report simplest_report;
     pp_schedule schedule;
     pp_baseline_report baseline;
-    int n_constants;
-    pp_constant constants[PP_EXPLAIN_MAX_CONSTANTS];
-    char limits_text[1024];            /* what limits the plan, one or two sentences */
     int n_speedups;                    /* counterfactuals that make the step faster, best first */
     const pp_counterfactual *speedups[16];
 } pp_explanation;
@@ -147,35 +98,15 @@ typedef struct pp_explain_options {
 void pp_explain_options_init(pp_explain_options *o);
 
 /* Fill ex for a result of pp_plan_solve (solve: the options it ran with;
- * cat: the catalog, for sources and GPU sizes; may be NULL).  An infeasible
- * result gets only the baseline.  Returns PP_OK or PP_EINTERNAL (out of
- * memory); a re-solve that fails is recorded in its counterfactual, not
- * returned. */
+ * cat: the catalog, for GPU sizes; may be NULL).  An infeasible result gets
+ * only the baseline.  Returns PP_OK or PP_EINTERNAL (out of memory); a
+ * re-solve that fails is recorded in its counterfactual, not returned. */
 int pp_explain_plan(const pp_problem *prob, const pp_catalog *cat, const pp_plan_options *solve,
                     const pp_plan_result *res, const pp_explain_options *opt, pp_explanation *ex, pp_error *err);
 void pp_explanation_free(pp_explanation *ex);
 
-/* The eight parts of a step time, in the order the report lists them. */
-typedef enum {
-    PP_PART_COMPUTE = 0, PP_PART_BUBBLE, PP_PART_TP_COMM, PP_PART_CP_COMM, PP_PART_PP_COMM, PP_PART_DP_COMM,
-    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_COUNT
-} pp_part;
-
-double pp_part_s(const pp_time *t, pp_part part);
-const char *pp_part_name(pp_part part); /* "pipeline bubble" */
-const char *pp_part_key(pp_part part);  /* "bubble", as in the result JSON */
-
-/* The decisions in which b differs from a, as "pp=16 instead of 8, ..."
- * ("" if none). */
-void pp_plan_changes(const pp_problem *prob, const pp_plan *b, const pp_plan *a, char *buf, size_t cap);
-
-/* The plan as Megatron-LM command-line flags, one group of related flags
- * per entry ("--tensor-model-parallel-size 4"); returns how many. */
-#define PP_MAX_FLAG_LINES 24
-int pp_megatron_flags(const pp_problem *prob, const pp_plan *plan, char lines[][160], int max);
-
-/* The plan in one line, plain text: "tp=4 pp=8 dp=32 ..." (as report_md's
- * plan line, unescaped). */
-void pp_plan_text(const pp_problem *prob, const pp_plan *plan, char *buf, size_t cap);
+/* Compare a priced plan with the optimum part by part (what a runner-up
+ * report holds). */
+void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, pp_runner_up_report *r);
 
 #endif

@@ -276,7 +276,7 @@ static int infeasible(glpk_run *r)
 {
     pp_plan_result *res = r->res;
     res->status = PP_STATUS_INFEASIBLE;
-    pp_explain_infeasible(r->prob, r->space, r->opt->relax, res->infeasible_reason, sizeof res->infeasible_reason);
+    pp_cons_diagnose(r->prob, r->space, r->opt->relax, res->infeasible_reason, sizeof res->infeasible_reason);
     return pp_error_set(r->err, PP_EINFEASIBLE, "", "%s", res->infeasible_reason);
 }
 
@@ -477,14 +477,13 @@ int pp_plan_solve(const pp_problem *problem, const pp_plan_options *options, pp_
     pp_plan_options_init(&defaults);
     const pp_plan_options *opt = options ? options : &defaults;
 
-    /* Relaxing accuracy must reach the rules too (rules.c checks codecs). */
+    /* A dropped family may loosen the problem too, for the plan rules to
+     * see (accuracy: the codec tolerances that rules.c checks). */
     pp_problem *prob = malloc(sizeof *prob);
     if (!prob)
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
     *prob = *problem;
-    if (opt->relax & pp_cons_bit("accuracy"))
-        for (int d = 0; d < PP_DIM_COUNT; d++)
-            prob->error_tolerance[d] = HUGE_VAL;
+    pp_cons_loosen(prob, opt->relax);
 
     if (!prob->has_cluster || pp_cluster_gpus(prob) <= 0) {
         free(prob);
@@ -506,7 +505,7 @@ int pp_plan_solve(const pp_problem *problem, const pp_plan_options *options, pp_
         else if (space.n_shapes == 0) {
             snprintf(res->cert.method, sizeof res->cert.method, "milp");
             res->status = PP_STATUS_INFEASIBLE;
-            pp_explain_infeasible(prob, &space, opt->relax, res->infeasible_reason, sizeof res->infeasible_reason);
+            pp_cons_diagnose(prob, &space, opt->relax, res->infeasible_reason, sizeof res->infeasible_reason);
             rc = pp_error_set(err, PP_EINFEASIBLE, "", "%s", res->infeasible_reason);
         } else
             rc = solve_milp(prob, &space, opt, res, err);

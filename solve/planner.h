@@ -23,7 +23,6 @@
 #include "types.h"
 
 typedef enum { PP_METHOD_MILP = 0, PP_METHOD_ENUMERATE } pp_method;
-typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE, PP_STATUS_EVALUATED } pp_status;
 
 typedef struct pp_plan_options {
     pp_method method;
@@ -42,11 +41,6 @@ typedef struct pp_plan_options {
 #define PP_MAX_ENUMERATED_PLANS 1e8  /* --method enumerate refuses larger decision spaces */
 
 void pp_plan_options_init(pp_plan_options *o);
-
-typedef struct pp_candidate {
-    pp_plan plan;
-    pp_eval eval;
-} pp_candidate;
 
 typedef struct pp_certificate {
     char method[16];   /* "milp" or "enumerate" */

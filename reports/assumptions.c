@@ -1,0 +1,142 @@
+/* assumptions.c: the constants a prediction rests on, with their sources (assumptions.h). */
+#include "assumptions.h"
+
+#include "catalog_source.h"
+#include "explain.h"
+#include "text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct ctx {
+    const pp_problem *prob;
+    const pp_catalog *cat;
+} ctx;
+
+static void add_constant(pp_assumptions *ex, const char *name, const char *value, const char *source)
+{
+    if (ex->n >= PP_MAX_ASSUMPTIONS)
+        return;
+    pp_constant *k = &ex->items[ex->n++];
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->value, sizeof k->value, "%s", value);
+    snprintf(k->source, sizeof k->source, "%s", source && source[0] ? source : "not given");
+}
+
+/* The catalog's source for a GPU field, or a fallback. */
+static void gpu_source(const ctx *c, const char *field, char *buf, size_t cap)
+{
+    const pp_gpu *g = &c->prob->cluster.gpu;
+    if (!g->id[0] || !pp_catalog_source(c->cat, PP_CATALOG_GPUS, g->id, field, buf, cap))
+        snprintf(buf, cap, "the problem (cluster.gpu given as an object)");
+}
+
+/* A link figure: the catalog's when the problem uses the GPU's usual
+ * system value, else the problem's own. */
+static void link_source(const ctx *c, double used, double catalog, const char *field, const char *key, char *buf,
+                        size_t cap)
+{
+    if (fabs(used - catalog) < 1e-9)
+        gpu_source(c, field, buf, cap);
+    else
+        snprintf(buf, cap, "the problem (cluster.%s)", key);
+}
+
+void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, const pp_plan *plan_, pp_assumptions *ex)
+{
+    memset(ex, 0, sizeof *ex);
+    const ctx cc = {prob_, cat}, *c = &cc;
+    const pp_problem *prob = c->prob;
+    const pp_gpu *g = &prob->cluster.gpu;
+    const pp_cluster *cl = &prob->cluster;
+    char value[64], src[2048], name[80];
+    const char *mid = pp_catalog_model_id_of(c->cat, &prob->model);
+    if (!mid || !pp_catalog_source(c->cat, PP_CATALOG_MODELS, mid, NULL, src, sizeof src))
+        snprintf(src, sizeof src, "the problem (model given as an object or a Hugging Face config)");
+    snprintf(value, sizeof value, "%d layers, hidden %d, %d heads", prob->model.layers, prob->model.hidden,
+             prob->model.heads);
+    add_constant(ex, "model shape", value, src);
+
+    snprintf(name, sizeof name, "peak dense %s throughput per GPU", pp_precision_name(prob->training.precision));
+    snprintf(value, sizeof value, "%g TFLOP/s", g->peak_tflops[prob->training.precision]);
+    gpu_source(c, "peak_tflops", src, sizeof src);
+    add_constant(ex, name, value, src);
+    snprintf(value, sizeof value, "%.2f GiB", g->memory_gib);
+    gpu_source(c, "memory_gib", src, sizeof src);
+    add_constant(ex, "GPU memory", value, src);
+    snprintf(value, sizeof value, "%g GB/s", g->hbm_GBps);
+    gpu_source(c, "hbm_GBps", src, sizeof src);
+    add_constant(ex, "HBM bandwidth", value, src);
+    snprintf(value, sizeof value, "%g GB/s", cl->intra_node_GBps);
+    link_source(c, cl->intra_node_GBps, g->nvlink_GBps, "nvlink_GBps", "intra_node_GBps", src, sizeof src);
+    add_constant(ex, "NVLink per GPU, one direction", value, src);
+    snprintf(value, sizeof value, "%g Gb/s", cl->inter_node_Gbps);
+    link_source(c, cl->inter_node_Gbps, g->network_Gbps, "network_Gbps", "inter_node_Gbps", src, sizeof src);
+    add_constant(ex, "network per GPU, one direction", value, src);
+    snprintf(value, sizeof value, "%d", cl->gpus_per_node);
+    link_source(c, cl->gpus_per_node, g->gpus_per_node, "gpus_per_node", "gpus_per_node", src, sizeof src);
+    add_constant(ex, "GPUs per node", value, src);
+
+    const pp_efficiency *e = &g->eff;
+    snprintf(value, sizeof value, "%.4g / %.4g / %.4g / %.4g / %.4g", e->gemm, e->attention, e->hbm, e->nvlink,
+             e->network);
+    add_constant(ex, "fitted efficiency: GEMM / attention / element-wise / NVLink / network",
+                 value, e->source);
+    snprintf(value, sizeof value, "%.4g / %.4g / %.4g us", e->kernel_us, e->nvlink_latency_us, e->network_latency_us);
+    add_constant(ex, "kernel launch / NVLink hop / network hop latency", value, e->source);
+
+    snprintf(value, sizeof value, "%.0f %%", 100.0 * prob->memory_headroom);
+    add_constant(ex, "memory headroom", value,
+                 "the problem's constraints.memory_headroom (default 0.10, pp_problem_init in formulate/problem.c)");
+    snprintf(value, sizeof value, "%.2f GiB", pp_mem_other_gib(prob));
+    add_constant(ex, "other memory per GPU", value,
+                 "docs/cost-model.md section 6: CUDA context, cuBLAS and NCCL workspaces, allocator slack");
+    add_constant(ex, "framework", pp_framework_name(prob->training.framework),
+                 "the problem's training.framework (default megatron-core); its behaviours are in "
+                 "docs/cost-model.md section 5");
+    snprintf(value, sizeof value, "%.0f %%", 100.0 * PP_COST_MODEL_ERROR);
+    add_constant(ex, "cost model error (ties)", value,
+                 "docs/calibration.md, Accuracy: step-time MAPE of the A100 calibration groups, 4.7 % to 7.5 %");
+
+    /* the codecs the optimal plan uses */
+    const pp_plan *plan = plan_;
+    bool any = false;
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        int i = plan->codec[d];
+        if (i <= 0 || i >= prob->n_codecs)
+            continue;
+        bool seen = false;
+        for (int d2 = 0; d2 < d; d2++)
+            seen = seen || plan->codec[d2] == i;
+        if (seen)
+            continue;
+        any = true;
+        const pp_codec *k = &prob->codecs[i];
+        if (k->lossy) {
+            snprintf(name, sizeof name, "codec %s: bits per value", k->id);
+            snprintf(value, sizeof value, "%g", k->bits_per_value);
+            pp_catalog_source(c->cat, PP_CATALOG_CODECS, k->id, "bits_per_value", src, sizeof src);
+            add_constant(ex, name, value, src);
+            snprintf(name, sizeof name, "codec %s: relative error", k->id);
+            snprintf(value, sizeof value, "%g", k->rel_error);
+            pp_catalog_source(c->cat, PP_CATALOG_CODECS, k->id, "rel_error", src, sizeof src);
+            add_constant(ex, name, value, src);
+        } else {
+            snprintf(name, sizeof name, "codec %s: compression ratio", k->id);
+            snprintf(value, sizeof value, "%g", k->lossless_ratio);
+            pp_catalog_source(c->cat, PP_CATALOG_CODECS, k->id, "ratio", src, sizeof src);
+            add_constant(ex, name, value, src);
+        }
+        snprintf(name, sizeof name, "codec %s: GPU throughput", k->id);
+        snprintf(value, sizeof value, "%g / %g GB/s", k->compress_GBps, k->decompress_GBps);
+        pp_catalog_source(c->cat, PP_CATALOG_CODECS, k->id, "compress_GBps", src, sizeof src);
+        add_constant(ex, name, value, src);
+    }
+    if (any) {
+        snprintf(value, sizeof value, "%.0f bytes", prob->compress_min_bytes);
+        pp_catalog_source(c->cat, PP_CATALOG_CODECS, NULL, "compress_min_bytes", src, sizeof src);
+        add_constant(ex, "smallest compressed message", value, src);
+    }
+}
+

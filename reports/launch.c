@@ -1,0 +1,206 @@
+/*
+ * launch.c: how to run a plan, per framework (launch.h).
+ *
+ * Megatron-LM flags, a DeepSpeed configuration and the MVAPICH compression
+ * settings, written from the plan and the problem.  The Markdown report and
+ * the result JSON read the same functions, so the two never disagree.
+ */
+#include "launch.h"
+
+#include "problem.h"
+#include "report_md.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Megatron-LM ---------------------------------------------------------- */
+
+typedef struct flag_lines {
+    char (*lines)[160];
+    int n, max;
+} flag_lines;
+
+static void flag(flag_lines *f, const char *fmt, ...) PP_PRINTF(2, 3);
+static void flag(flag_lines *f, const char *fmt, ...)
+{
+    if (f->n >= f->max)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->lines[f->n++], 160, fmt, ap);
+    va_end(ap);
+}
+
+int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160], int max)
+{
+    const pp_model *m = &prob->model;
+    const pp_training *t = &prob->training;
+    flag_lines f = {lines, 0, max};
+    flag(&f, "--tensor-model-parallel-size %d", p->tp);
+    flag(&f, "--pipeline-model-parallel-size %d", p->pp);
+    if (p->virtual_stages > 1)
+        flag(&f, "--num-layers-per-virtual-pipeline-stage %d", m->layers / (p->pp * p->virtual_stages));
+    flag(&f, "--context-parallel-size %d", p->cp);
+    flag(&f, "--micro-batch-size %d", p->micro_batch);
+    flag(&f, "--global-batch-size %ld", t->global_batch);
+    if (p->sequence_parallel)
+        flag(&f, "--sequence-parallel");
+    if (p->zero == 1)
+        flag(&f, "--use-distributed-optimizer");
+    else if (p->zero >= 2) {
+        flag(&f, "--use-distributed-optimizer --use-megatron-fsdp");
+        flag(&f, "--data-parallel-sharding-strategy %s", p->zero == 2 ? "optim_grads" : "optim_grads_params");
+        flag(&f, "--no-gradient-accumulation-fusion --ckpt-format fsdp_dtensor");
+    }
+    if (p->recompute == PP_RECOMPUTE_SELECTIVE)
+        flag(&f, "--recompute-granularity selective");
+    else if (p->recompute == PP_RECOMPUTE_FULL)
+        flag(&f, "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    if (t->dp_overlap && p->dp > 1)
+        flag(&f, "--overlap-grad-reduce%s", p->zero >= 1 ? " --overlap-param-gather" : "");
+    if (t->flash_attention)
+        flag(&f, "--use-flash-attn");
+    flag(&f, "--num-layers %d --hidden-size %d --num-attention-heads %d", m->layers, m->hidden, m->heads);
+    if (m->kv_heads != m->heads)
+        flag(&f, "--group-query-attention --num-query-groups %d", m->kv_heads);
+    if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp)
+        flag(&f, "--ffn-hidden-size %d%s", m->ffn_hidden, m->gated_mlp ? " --swiglu" : "");
+    if (!m->tie_embeddings)
+        flag(&f, "--untie-embeddings-and-output-weights");
+    flag(&f, "--seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
+    switch (t->precision) {
+    case PP_PREC_FP16: flag(&f, "--fp16"); break;
+    case PP_PREC_FP8: flag(&f, "--bf16 --transformer-impl transformer_engine --fp8-format hybrid"); break;
+    default: flag(&f, "--bf16"); break;
+    }
+    return f.n;
+}
+
+/* ---- DeepSpeed ------------------------------------------------------------ */
+
+void pp_deepspeed_config(const pp_problem *prob, const pp_plan *p, int microbatches, pp_deepspeed *ds)
+{
+    const pp_training *t = &prob->training;
+    ds->train_batch_size = t->global_batch;
+    ds->micro_batch_per_gpu = p->micro_batch;
+    ds->gradient_accumulation_steps = microbatches;
+    ds->precision_key = t->precision == PP_PREC_FP16 ? "fp16" : "bf16";
+    ds->zero_stage = p->zero;
+    ds->overlap_comm = p->zero >= 1 && t->dp_overlap;
+}
+
+/* ---- plan: how to run it ------------------------------------------------------ */
+
+/* Codec ids come from the catalog or the problem: in a code block they are
+ * not Markdown, but keep them to safe characters all the same. */
+static void code_word(pp_strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-_.", *p))
+            pp_sb_appendn(sb, (const char *)p, 1);
+}
+
+static void md_megatron(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
+{
+    char lines[PP_MAX_FLAG_LINES][160];
+    int n = pp_megatron_flags(prob, p, lines, PP_MAX_FLAG_LINES);
+    pp_sb_appendf(sb, "### Megatron-LM\n\n```sh\ntorchrun --nnodes %ld --nproc-per-node %d pretrain_gpt.py \\\n",
+                  prob->cluster.nodes, prob->cluster.gpus_per_node);
+    for (int i = 0; i < n; i++)
+        pp_sb_appendf(sb, "    %s \\\n", lines[i]);
+    pp_sb_append(sb, "    ...   # data, tokenizer, optimizer and schedule flags as usual\n```\n\n");
+    if (p->zero >= 2)
+        pp_sb_append(sb, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
+                         "`--use-custom-fsdp`).\n\n");
+    if (p->tp_mode != PP_TP_1D)
+        pp_sb_appendf(sb, "tp\\_mode=%s is not a Megatron-LM feature: it needs a framework with 2D/2.5D/3D tensor "
+                          "parallelism (e.g. Colossal-AI); the other flags still apply.\n\n",
+                      pp_tp_mode_name(p->tp_mode));
+}
+
+static void md_deepspeed(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p, int m)
+{
+    pp_deepspeed ds;
+    pp_deepspeed_config(prob, p, m, &ds);
+    pp_sb_appendf(sb,
+                  "### DeepSpeed\n\n```json\n{\n  \"train_batch_size\": %ld,\n  \"train_micro_batch_size_per_gpu\": %d,\n"
+                  "  \"gradient_accumulation_steps\": %d,\n  \"%s\": { \"enabled\": true },\n"
+                  "  \"zero_optimization\": { \"stage\": %d%s }\n}\n```\n\n",
+                  ds.train_batch_size, ds.micro_batch_per_gpu, ds.gradient_accumulation_steps, ds.precision_key,
+                  ds.zero_stage, ds.overlap_comm ? ", \"overlap_comm\": true" : "");
+    pp_sb_appendf(sb, "DeepSpeed leaves tensor and pipeline parallelism to the model code: with Megatron-DeepSpeed "
+                      "pass `--tensor-model-parallel-size %d --pipeline-model-parallel-size %d`%s.",
+                  p->tp, p->pp, p->recompute == PP_RECOMPUTE_FULL ? " and `--checkpoint-activations`" : "");
+    if (p->zero >= 2 && p->pp > 1)
+        pp_sb_append(sb, " DeepSpeed's pipeline engine takes ZeRO stage 0 or 1 only, so this plan needs Megatron-LM.");
+    if (p->virtual_stages > 1)
+        pp_sb_append(sb, " DeepSpeed's pipeline engine has no interleaved schedule: use Megatron-LM for "
+                         "virtual\\_stages > 1.");
+    if (p->cp > 1)
+        pp_sb_append(sb, " Context parallelism (a ring over the sequence) is Megatron-LM's; DeepSpeed-Ulysses "
+                         "splits the sequence differently.");
+    if (p->recompute == PP_RECOMPUTE_SELECTIVE)
+        pp_sb_append(sb, " Selective recomputation is Megatron-LM's `--recompute-granularity selective`.");
+    pp_sb_append(sb, "\n\n");
+}
+
+/* Compression runs in MVAPICH-Plus collectives (Xu et al. 2024); its
+ * settings are environment variables (MVAPICH-Plus 4.0 GPU compression
+ * documentation). */
+static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
+{
+    pp_sb_append(sb, "### Compression\n\n");
+    int used = 0;
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        used += p->codec[d] > 0;
+    if (!used) {
+        pp_sb_append(sb, "No dimension is compressed: no MPI compression settings are needed.\n\n");
+        return;
+    }
+    pp_sb_append(sb, "Compressed dimensions run their collectives through MVAPICH-Plus with GPU compression "
+                     "(NCCL does not compress). Its settings are environment variables:\n\n```sh\n"
+                     "export MPIR_CVAR_ENABLE_COMPRESSION=1\n");
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        int i = p->codec[d];
+        if (i <= 0 || i >= prob->n_codecs)
+            continue;
+        const pp_codec *k = &prob->codecs[i];
+        bool zfp = strncmp(k->id, "zfp", 3) == 0;
+        pp_sb_appendf(sb, "# %s traffic: ", pp_dim_name((pp_dim)d));
+        code_word(sb, k->id);
+        pp_sb_appendf(sb, k->lossy ? " (lossy, %g bits per value)\n" : " (lossless)\n",
+                      k->lossy ? k->bits_per_value : 0.0);
+        if (zfp)
+            pp_sb_appendf(sb, "export MPIR_CVAR_COMPRESSION_ALGORITHM=zfp\nexport MPIR_CVAR_ZFP_RATE=%g\n",
+                          k->bits_per_value);
+        else
+            pp_sb_append(sb, "# MPIR_CVAR_COMPRESSION_ALGORITHM: MVAPICH-Plus 4.0 documents zfp only; this codec "
+                             "needs an MVAPICH build that has it\n");
+        if (d == PP_DIM_PP)
+            pp_sb_appendf(sb, "export MPIR_CVAR_ENABLE_PT2PT_GPU_COMPRESSION=1\n"
+                              "export MPIR_CVAR_PT2PT_GPU_COMPRESSION_THRESHOLD=%.0f\n",
+                          prob->compress_min_bytes);
+        else if (d == PP_DIM_DP && p->zero >= 1) /* gradients reduce-scattered */
+            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n");
+        else if (d == PP_DIM_TP && p->sequence_parallel)
+            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n"
+                             "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
+        else if (d == PP_DIM_DP || d == PP_DIM_TP)
+            pp_sb_append(sb, "export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=osu_ring_compression\n");
+        else /* parameter all-gathers */
+            pp_sb_append(sb, "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
+    }
+    pp_sb_append(sb, "```\n\nThese variables hold for the whole process, not one communicator: if two dimensions "
+                     "use different codecs or rates, MVAPICH cannot apply both, and the cheaper choice is to keep "
+                     "the one that saves more time (see the runner-ups).\n\n");
+}
+
+void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res)
+{
+    pp_sb_append(sb, "## How to run it\n\n");
+    md_megatron(sb, prob, &res->best.plan);
+    md_deepspeed(sb, prob, &res->best.plan, res->best.eval.microbatches);
+    md_compression(sb, prob, &res->best.plan);
+}
+

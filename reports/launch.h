@@ -1,0 +1,36 @@
+/*
+ * launch.h: how to run a plan with the frameworks people use.
+ *
+ * Every framework flag parplan writes is written here: the Megatron-LM
+ * command-line flags, the DeepSpeed configuration and the MVAPICH-Plus
+ * compression settings.  The Markdown report prints them as its "How to run
+ * it" section; the result JSON carries the same values under how_to_run.
+ */
+#ifndef PARPLAN_LAUNCH_H
+#define PARPLAN_LAUNCH_H
+
+#include "planner.h"
+#include "strbuf.h"
+#include "types.h"
+
+/* The plan as Megatron-LM command-line flags, one group of related flags
+ * per entry ("--tensor-model-parallel-size 4"); returns how many. */
+#define PP_MAX_FLAG_LINES 24
+int pp_megatron_flags(const pp_problem *prob, const pp_plan *plan, char lines[][160], int max);
+
+/* The DeepSpeed configuration of a plan (its JSON keys). */
+typedef struct pp_deepspeed {
+    long train_batch_size;
+    int micro_batch_per_gpu;
+    int gradient_accumulation_steps;
+    const char *precision_key; /* "bf16" or "fp16" */
+    int zero_stage;
+    bool overlap_comm;
+} pp_deepspeed;
+
+void pp_deepspeed_config(const pp_problem *prob, const pp_plan *plan, int microbatches, pp_deepspeed *out);
+
+/* The report's "How to run it" section: Megatron-LM, DeepSpeed, compression. */
+void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res);
+
+#endif
