@@ -230,7 +230,7 @@ static void md_memory_row(pp_strbuf *sb, const pp_capacity_result *res)
                       pp_md_fmt_fixed(100.0 * (1.0 - l->without_step_time_s / p->step_time_s), 2, b, sizeof b));
     else
         pp_sb_append(sb, "no: this cluster's fastest plan is as fast without it");
-    const pp_capacity_no_plan *np = no_plan_family(res, "memory");
+    const pp_capacity_no_plan *np = no_plan_family(res, pp_cons_memory.name);
     if (np)
         pp_sb_appendf(sb, "; it rules out %s cluster%s entirely (below)", pp_md_fmt_count((double)np->clusters, a, sizeof a),
                       np->clusters == 1 ? "" : "s");

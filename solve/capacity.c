@@ -390,7 +390,7 @@ static const pp_capacity_no_plan *telling_no_plan(const pp_capacity_result *res)
 {
     const pp_capacity_no_plan *best = NULL;
     for (int i = 0; i < res->n_no_plan; i++)
-        if (strcmp(res->no_plan[i].family, "memory") == 0)
+        if (strcmp(res->no_plan[i].family, pp_cons_memory.name) == 0)
             return &res->no_plan[i];
     for (int i = 0; i < res->n_no_plan; i++)
         if (!best || res->no_plan[i].clusters > best->clusters)
