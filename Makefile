@@ -114,7 +114,7 @@ docs: build
 	mv README.md.tmp README.md
 
 # Refit the efficiency parameters and rewrite the accuracy table of docs/calibration.md.
-CALIBRATION ?= ../shared/calibration/published-calibration.json
+CALIBRATION ?= data/measurements/published-calibration.json
 calibration: build
 	$(PARPLAN) calibrate $(CALIBRATION) -o data/efficiency.json
 	$(PARPLAN) accuracy $(CALIBRATION) -o $(BUILD)/accuracy.md

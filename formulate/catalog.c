@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catalog.h"
+#include "json_util.h"
 #include "shapes_json.h"
 
 #ifndef PARPLAN_SOURCE_DATA_DIR

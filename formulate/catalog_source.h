@@ -10,9 +10,11 @@
 #ifndef PARPLAN_CATALOG_SOURCE_H
 #define PARPLAN_CATALOG_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-#include "problem.h"
+#include "catalog.h"
+#include "types.h"
 
 /* The source of `field` of entry `id` of one catalog (an object source's
  * member `field`, or a string source whatever the field); with id NULL, the

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "problem.h"
-
 /* ---- locations and errors --------------------------------------------- */
 
 pp_jpath pp_jpath_root(const char *origin)

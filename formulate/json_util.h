@@ -60,6 +60,10 @@ void pp_json_quote(const char *word, char *buf, size_t cap);
 
 /* ---- documents ---------------------------------------------------------- */
 
+/* Read a whole file into a NUL-terminated heap buffer (caller frees).
+ * Refuses files over 64 MiB.  "-" reads standard input. */
+int pp_read_file(const char *path, char **out, size_t *len, pp_error *err);
+
 /* Read a file whole (pp_read_file) and make sure it is text: a NUL byte
  * inside is an error.  *text is freed with free(). */
 int pp_json_read_text(const char *path, char **text, pp_error *err);

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "costmodel.h"
+#include "json_util.h"
 #include "rules.h"
 
 #include <cjson/cJSON.h>

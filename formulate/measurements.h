@@ -2,10 +2,11 @@
  * measurements.h: published (or your own) training measurements, turned into
  * problems and plans the cost model can price.
  *
- * The rows follow the schema of ../shared/calibration/published-calibration.json
- * (docs/calibration.md): model shape, cluster, parallel configuration and what
- * was measured.  `parplan calibrate` fits the efficiency parameters of each
- * GPU to them; `parplan accuracy` scores the model against them.
+ * The rows follow the schema of data/measurements/README.md (the project's
+ * own set is data/measurements/published-calibration.json; docs/calibration.md):
+ * model shape, cluster, parallel configuration and what was measured.
+ * `parplan calibrate` fits the efficiency parameters of each GPU to them;
+ * `parplan accuracy` scores the model against them.
  */
 #ifndef PARPLAN_MEASUREMENTS_H
 #define PARPLAN_MEASUREMENTS_H

@@ -18,8 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapes_json.h"
+#include "problem.h"
+
+#include "catalog.h"
 #include "costmodel.h"
+#include "json_util.h"
+#include "names.h"
+#include "shapes_json.h"
 
 #define MAX_DEGREE (1 << 24)  /* tp, pp, dp, cp, micro_batch */
 #define MAX_VIRTUAL_STAGES (1 << 16)
@@ -30,24 +35,10 @@
 
 /* ---- names ------------------------------------------------------------------ */
 
-static const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
-static const char *const recompute_names[] = {"none", "selective", "full"};
-static const char *const tp_mode_names[] = {"1d", "2d", "2.5d", "3d"};
-static const char *const dim_names[] = {"dp", "tp", "pp", "params"};
+/* The enumerations' names are in names.c; the search and tolerance objects
+ * take one key per compressible traffic. */
 static const char *const dim_keys[] = {"dp", "tp", "pp", "params", NULL};
-static const char *const objective_names[] = {"min_step_time", "min_cost", "min_time", "min_gpus"};
 #define N_TRAINING_PRECISIONS 3 /* bf16, fp16, fp8: fp32 is not a training precision here */
-
-static const char *name_or(const char *const *names, int n, int i)
-{
-    return (i >= 0 && i < n) ? names[i] : "?";
-}
-
-const char *pp_precision_name(pp_precision p) { return name_or(precision_names, PP_PREC_COUNT, (int)p); }
-const char *pp_recompute_name(pp_recompute r) { return name_or(recompute_names, PP_RECOMPUTE_COUNT, (int)r); }
-const char *pp_tp_mode_name(pp_tp_mode m) { return name_or(tp_mode_names, PP_TP_MODE_COUNT, (int)m); }
-const char *pp_dim_name(pp_dim d) { return name_or(dim_names, PP_DIM_COUNT, (int)d); }
-const char *pp_objective_name(pp_objective o) { return name_or(objective_names, 4, (int)o); }
 
 /* ---- defaults --------------------------------------------------------------- */
 
@@ -294,7 +285,7 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_long(obj, at, "global_batch", PP_REQUIRED, 1, MAX_GLOBAL_BATCH, &t->global_batch, c->err);
     if (!rc)
-        rc = pp_json_enum(obj, at, "precision", PP_OPTIONAL, precision_names, N_TRAINING_PRECISIONS, &precision,
+        rc = pp_json_enum(obj, at, "precision", PP_OPTIONAL, pp_precision_names, N_TRAINING_PRECISIONS, &precision,
                           c->err);
     if (!rc)
         rc = pp_json_enum(obj, at, "optimizer", PP_OPTIONAL, optimizer_names, 1, &optimizer, c->err);
@@ -315,7 +306,7 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
      * fp16/bf16 type; Megatron-LM reduces bf16 gradients in fp32). */
     int grad = t->precision == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
     if (!rc)
-        rc = pp_json_enum(obj, at, "grad_reduce_dtype", PP_OPTIONAL, precision_names, PP_PREC_COUNT, &grad, c->err);
+        rc = pp_json_enum(obj, at, "grad_reduce_dtype", PP_OPTIONAL, pp_precision_names, PP_PREC_COUNT, &grad, c->err);
     if (!rc && grad == PP_PREC_FP8) {
         pp_jpath here = pp_jpath_key(at, "grad_reduce_dtype");
         rc = pp_json_fail(c->err, &here, "expected \"bf16\", \"fp16\" or \"fp32\", found \"fp8\"");
@@ -412,8 +403,8 @@ static const int_range degree_range = {1, MAX_DEGREE};
 static const int_range virtual_range = {1, MAX_VIRTUAL_STAGES};
 static const int_range zero_range = {0, 3};
 static const int_range depth_range = {1, MAX_TP_DEPTH};
-static const name_set recompute_set = {recompute_names, PP_RECOMPUTE_COUNT};
-static const name_set tp_mode_set = {tp_mode_names, PP_TP_MODE_COUNT};
+static const name_set recompute_set = {pp_recompute_names, PP_RECOMPUTE_COUNT};
+static const name_set tp_mode_set = {pp_tp_mode_names, PP_TP_MODE_COUNT};
 
 static const search_dim search_dims[] = {
     {"tp", offsetof(pp_search, tp), read_int_element, &degree_range},
@@ -440,8 +431,8 @@ static int parse_compression_search(const parse_ctx *c, const cJSON *obj, const 
     if (!rc)
         rc = pp_json_check_keys(obj, at, dim_keys, c->err);
     for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
-        const cJSON *item = pp_json_member(obj, dim_names[d]);
-        pp_jpath here = pp_jpath_key(at, dim_names[d]);
+        const cJSON *item = pp_json_member(obj, pp_dim_names[d]);
+        pp_jpath here = pp_jpath_key(at, pp_dim_names[d]);
         if (item)
             rc = parse_list(c, item, &here, read_codec_element, NULL, &c->p->search.compression[d]);
     }
@@ -476,7 +467,7 @@ static int parse_error_tolerance(const parse_ctx *c, const cJSON *obj, const pp_
     if (!rc)
         rc = pp_json_check_keys(obj, at, dim_keys, c->err);
     for (int d = 0; d < PP_DIM_COUNT && !rc; d++)
-        rc = pp_json_double(obj, at, dim_names[d], PP_OPTIONAL, 0, 1, &c->p->error_tolerance[d], c->err);
+        rc = pp_json_double(obj, at, pp_dim_names[d], PP_OPTIONAL, 0, 1, &c->p->error_tolerance[d], c->err);
     return rc;
 }
 
@@ -664,7 +655,7 @@ static int check_precision_supported(const parse_ctx *c, const pp_gpu *g, const 
     for (int p = 0; p < N_TRAINING_PRECISIONS; p++)
         if (g->peak_tflops[p] > 0) {
             size_t used = strlen(supported);
-            snprintf(supported + used, sizeof supported - used, "%s'%s'", used ? ", " : "", precision_names[p]);
+            snprintf(supported + used, sizeof supported - used, "%s'%s'", used ? ", " : "", pp_precision_names[p]);
         }
     return pp_json_fail(c->err, &here, "expected a precision that %s supports (%s), found '%s'", g->id,
                         supported[0] ? supported : "none", pp_precision_name(prec));
@@ -736,7 +727,7 @@ static int parse_section(const parse_ctx *c, const cJSON *doc, const pp_jpath *r
 static int parse_objective(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
 {
     int objective = 0;
-    int rc = pp_json_as_enum(item, at, objective_names, 4, &objective, c->err);
+    int rc = pp_json_as_enum(item, at, pp_objective_names, PP_OBJECTIVE_COUNT, &objective, c->err);
     c->p->objective = (pp_objective)objective;
     return rc;
 }
@@ -841,8 +832,8 @@ static int parse_plan_compression(const plan_ctx *c, const cJSON *obj, const pp_
     if (!rc)
         rc = pp_json_check_keys(obj, at, dim_keys, c->err);
     for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
-        const cJSON *item = pp_json_member(obj, dim_names[d]);
-        pp_jpath here = pp_jpath_key(at, dim_names[d]);
+        const cJSON *item = pp_json_member(obj, pp_dim_names[d]);
+        pp_jpath here = pp_jpath_key(at, pp_dim_names[d]);
         if (item)
             rc = resolve_codec(c->prob, item, &here, &plan->codec[d], c->err);
     }
@@ -871,10 +862,10 @@ static int parse_plan_degrees(const plan_ctx *c, const cJSON *obj, const pp_jpat
 static int parse_plan_modes(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, pp_plan *plan)
 {
     int recompute = (int)plan->recompute, tp_mode = (int)plan->tp_mode;
-    int rc = pp_json_enum(obj, at, "recompute", PP_OPTIONAL, recompute_names, PP_RECOMPUTE_COUNT, &recompute,
+    int rc = pp_json_enum(obj, at, "recompute", PP_OPTIONAL, pp_recompute_names, PP_RECOMPUTE_COUNT, &recompute,
                           c->err);
     if (!rc)
-        rc = pp_json_enum(obj, at, "tp_mode", PP_OPTIONAL, tp_mode_names, PP_TP_MODE_COUNT, &tp_mode, c->err);
+        rc = pp_json_enum(obj, at, "tp_mode", PP_OPTIONAL, pp_tp_mode_names, PP_TP_MODE_COUNT, &tp_mode, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "sequence_parallel", PP_OPTIONAL, &plan->sequence_parallel, c->err);
     plan->recompute = (pp_recompute)recompute;

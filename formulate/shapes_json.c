@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "problem.h"
+#include "names.h"
 
 const char *const pp_model_keys[] = {"name",       "layers",    "hidden",         "heads", "kv_heads",
                                      "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab", "seq_len",

@@ -1,11 +1,10 @@
 /*
- * shapes_json.h: the internal interface of the input layer (catalog.c,
- * problem.c, hfconfig.c, shapes_json.c).
+ * shapes_json.h: reading the two things that both the catalogs and problems
+ * describe, a model shape and a GPU, so a catalog entry (catalog.c) and a
+ * problem's own object (problem.c) obey exactly the same rules.
  *
- * Mainly reading the two things that both the catalogs and problems
- * describe, a model shape and a GPU, so a catalog entry and a problem's own
- * object obey exactly the same rules; and the one message for an id that a
- * catalog does not hold.
+ * This layer sits on json_util.h and knows nothing of catalogs or problems:
+ * it includes neither catalog.h nor problem.h.
  *
  * A model may also come from a Hugging Face config.json (hfconfig.c): its
  * num_hidden_layers, hidden_size, ... are mapped onto pp_model and then
@@ -15,7 +14,6 @@
 #define PARPLAN_SHAPES_JSON_H
 
 #include "json_util.h"
-#include "problem.h"
 #include "types.h"
 
 /* Absurd sizes are rejected: they are typos, and they would overflow the
@@ -52,10 +50,5 @@ int pp_model_from_hf(const cJSON *obj, const pp_jpath *at, const char *base_dir,
  * scalar_precision.  The caller checks the keys. */
 int pp_gpu_read(const cJSON *obj, const pp_jpath *at, pp_presence need_all, pp_precision scalar_precision,
                 pp_gpu *g, pp_error *err);
-
-/* PP_EINPUT at `at`: "expected a GPU id of the catalog ('a', 'b', ...),
- * found 'x'; did you mean 'y'?". */
-int pp_catalog_fail_unknown(const pp_catalog *cat, pp_catalog_kind kind, const char *id, const pp_jpath *at,
-                            pp_error *err);
 
 #endif

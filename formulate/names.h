@@ -1,0 +1,31 @@
+/*
+ * names.h: the names of parplan's enumerations (precisions, recompute
+ * policies, tensor-parallel modes, compressible traffic, objectives), as
+ * PROBLEM.json and PLAN.json spell them and as reports print them.
+ *
+ * One table per enumeration, indexed by its value, so a parser and a printer
+ * cannot disagree.  It depends on types.h only, so every layer may use it.
+ */
+#ifndef PARPLAN_NAMES_H
+#define PARPLAN_NAMES_H
+
+#include "types.h"
+
+/* The names by value: "bf16", "fp16", "fp8", "fp32"; "none", "selective",
+ * "full"; "1d", "2d", "2.5d", "3d"; "dp", "tp", "pp", "params";
+ * "min_step_time", "min_cost", "min_time", "min_gpus". */
+#define PP_OBJECTIVE_COUNT 4
+extern const char *const pp_precision_names[PP_PREC_COUNT];
+extern const char *const pp_recompute_names[PP_RECOMPUTE_COUNT];
+extern const char *const pp_tp_mode_names[PP_TP_MODE_COUNT];
+extern const char *const pp_dim_names[PP_DIM_COUNT];
+extern const char *const pp_objective_names[PP_OBJECTIVE_COUNT];
+
+/* The name of one value, or "?" for a value out of range. */
+const char *pp_precision_name(pp_precision p);
+const char *pp_recompute_name(pp_recompute r);
+const char *pp_tp_mode_name(pp_tp_mode m);
+const char *pp_dim_name(pp_dim d);
+const char *pp_objective_name(pp_objective o);
+
+#endif

@@ -1,0 +1,103 @@
+#!/bin/sh
+# check_input_layers.sh SOURCE_DIR [BUILD_DIR]: the input layer of formulate/
+# depends one way only,
+#
+#   names, error, types  <-  json_util  <-  shapes_json, hfconfig
+#                        <-  catalog, catalog_source  <-  problem  <-  measurements
+#
+# For each module, every project header its .c and .h include, directly or
+# through other headers, must sit on its own layer or below.  costmodel.h
+# (used by problem.c) counts as problem's layer and rules.h (used by
+# measurements.c) as measurements'; any other project header is above the
+# whole input layer.  With BUILD_DIR, the same is checked on the objects:
+# every pp_ symbol a module's object uses must be defined on its layer or
+# below.  Prints the include graph; exits 1 on the first upward arrow.
+set -eu
+SRC=${1:-.}
+BUILD=${2:-}
+DIRS="$SRC/formulate $SRC/solve $SRC/reports"
+
+rank() { # rank of a header or module name
+    case $1 in
+    types.h | error.h | names.h | types | error | names) echo 0 ;;
+    json_util.h | json_util) echo 1 ;;
+    shapes_json.h | shapes_json | hfconfig) echo 2 ;;
+    catalog.h | catalog_source.h | catalog | catalog_source) echo 3 ;;
+    problem.h | costmodel.h | problem | costmodel) echo 4 ;;
+    measurements.h | rules.h | measurements | rules) echo 5 ;;
+    *) echo 99 ;;
+    esac
+}
+
+find_header() { # path of a project header, or nothing
+    for d in $DIRS; do
+        if [ -f "$d/$1" ]; then
+            echo "$d/$1"
+            return
+        fi
+    done
+}
+
+direct() { # the project headers a file includes with "..."
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | while read -r h; do
+        [ -n "$(find_header "$h")" ] && echo "$h"
+    done
+    return 0
+}
+
+closure() { # every project header reachable from the given files
+    todo=$*
+    seen=""
+    while [ -n "$todo" ]; do
+        next=""
+        for f in $todo; do
+            for h in $(direct "$f"); do
+                case " $seen " in *" $h "*) continue ;; esac
+                seen="$seen $h"
+                next="$next $(find_header "$h")"
+            done
+        done
+        todo=$next
+    done
+    echo $seen | tr ' ' '\n' | sort | tr '\n' ' '
+}
+
+status=0
+for m in json_util shapes_json hfconfig catalog catalog_source problem measurements; do
+    files="$SRC/formulate/$m.c"
+    [ -f "$SRC/formulate/$m.h" ] && files="$files $SRC/formulate/$m.h"
+    r=$(rank "$m")
+    hs=$(closure $files)
+    printf '%-15s (layer %d) includes: %s\n' "$m" "$r" "$hs"
+    for h in $hs; do
+        if [ "$(rank "$h")" -gt "$r" ]; then
+            echo "  UPWARD: $m (layer $r) includes $h (layer $(rank "$h"))" >&2
+            status=1
+        fi
+    done
+done
+
+if [ -n "$BUILD" ] && ! command -v nm >/dev/null 2>&1; then
+    echo "objects: not checked (no nm)"
+elif [ -n "$BUILD" ]; then
+    OBJ=$BUILD/CMakeFiles/parplan_core.dir
+    defs=$(mktemp)
+    trap 'rm -f "$defs"' EXIT
+    for o in "$OBJ"/formulate/*.c.o "$OBJ"/solve/*.c.o "$OBJ"/reports/*.c.o; do
+        [ -f "$o" ] || continue
+        n=$(basename "$o" .c.o)
+        nm --defined-only "$o" | awk -v n="$n" '$2 ~ /^[TDRB]$/ && $3 ~ /^pp_/ {print $3, n}'
+    done >"$defs"
+    for m in json_util shapes_json hfconfig catalog catalog_source problem measurements; do
+        r=$(rank "$m")
+        for s in $(nm --undefined-only "$OBJ/formulate/$m.c.o" | awk '$2 ~ /^pp_/ {print $2}'); do
+            owner=$(awk -v s="$s" '$1 == s {print $2}' "$defs")
+            if [ -z "$owner" ] || [ "$(rank "$owner")" -gt "$r" ]; then
+                echo "  UPWARD: $m (layer $r) uses $s of ${owner:-nowhere}" >&2
+                status=1
+            fi
+        done
+    done
+    [ $status -eq 0 ] && echo "objects: every pp_ symbol used is defined on the same layer or below"
+fi
+exit $status
