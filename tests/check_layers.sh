@@ -1,6 +1,11 @@
 #!/bin/sh
-# check_input_layers.sh SOURCE_DIR [BUILD_DIR]: the input layer of formulate/
-# depends one way only,
+# check_layers.sh SOURCE_DIR [BUILD_DIR]: the house depends one way only.
+#
+# 1. The layers: formulate <- solve <- reports <- cli.  No file of a layer
+#    includes a header that lives in a layer above it.  (The build enforces
+#    this too, by include directories; this check names the offender.)
+#
+# 2. Inside formulate/, the input layer depends one way only,
 #
 #   names, error, types  <-  json_util  <-  shapes_json, hfconfig
 #                        <-  catalog, catalog_source  <-  problem  <-  measurements
@@ -15,11 +20,20 @@
 set -eu
 SRC=${1:-.}
 BUILD=${2:-}
-DIRS="$SRC/formulate $SRC/solve $SRC/reports"
+DIRS="$SRC/formulate $SRC/formulate/util $SRC/formulate/cost $SRC/solve $SRC/reports $SRC/cli"
+
+house_rank() { # the layer a folder belongs to
+    case $1 in
+    */cli) echo 3 ;;
+    */reports) echo 2 ;;
+    */solve) echo 1 ;;
+    *) echo 0 ;;
+    esac
+}
 
 rank() { # rank of a header or module name
     case $1 in
-    types.h | error.h | names.h | types | error | names) echo 0 ;;
+    types.h | error.h | names.h | text.h | strbuf.h | fileio.h | types | error | names | text | strbuf | fileio) echo 0 ;;
     json_util.h | json_util) echo 1 ;;
     shapes_json.h | shapes_json | hfconfig) echo 2 ;;
     catalog.h | catalog_source.h | catalog | catalog_source) echo 3 ;;
@@ -63,6 +77,21 @@ closure() { # every project header reachable from the given files
 }
 
 status=0
+for d in $DIRS; do
+    r=$(house_rank "$d")
+    for f in "$d"/*.c "$d"/*.h; do
+        [ -f "$f" ] || continue
+        for h in $(direct "$f"); do
+            hd=$(dirname "$(find_header "$h")")
+            if [ "$(house_rank "$hd")" -gt "$r" ]; then
+                echo "  UPWARD: $f includes $hd/$h" >&2
+                status=1
+            fi
+        done
+    done
+done
+[ $status -eq 0 ] && echo "house: no file includes a header of a layer above its own"
+
 for m in json_util shapes_json hfconfig catalog catalog_source problem measurements; do
     files="$SRC/formulate/$m.c"
     [ -f "$SRC/formulate/$m.h" ] && files="$files $SRC/formulate/$m.h"
@@ -80,10 +109,11 @@ done
 if [ -n "$BUILD" ] && ! command -v nm >/dev/null 2>&1; then
     echo "objects: not checked (no nm)"
 elif [ -n "$BUILD" ]; then
-    OBJ=$BUILD/CMakeFiles/parplan_core.dir
+    OBJ=$BUILD/CMakeFiles/parplan_formulate.dir
     defs=$(mktemp)
     trap 'rm -f "$defs"' EXIT
-    for o in "$OBJ"/formulate/*.c.o "$OBJ"/solve/*.c.o "$OBJ"/reports/*.c.o; do
+    for o in "$OBJ"/formulate/*.c.o "$OBJ"/formulate/util/*.c.o "$OBJ"/formulate/cost/*.c.o \
+             "$BUILD"/CMakeFiles/parplan_solve.dir/solve/*.c.o "$BUILD"/CMakeFiles/parplan_reports.dir/reports/*.c.o; do
         [ -f "$o" ] || continue
         n=$(basename "$o" .c.o)
         nm --defined-only "$o" | awk -v n="$n" '$2 ~ /^[TDRB]$/ && $3 ~ /^pp_/ {print $3, n}'
