@@ -1,14 +1,93 @@
-/* decisions.c: a plan's decisions as text (decisions.h). */
+/* decisions.c: the table of a plan's decisions, and a plan as text (decisions.h). */
 #include "decisions.h"
 
-#include "problem.h"
+#include "names.h"
 #include "text.h"
 
 #include <stdio.h>
 
+static const char *const ON_OFF[] = {"off", "on"};
+
+const pp_decision pp_decisions[PP_DEC_COUNT] = {
+    {PP_DEC_TP, "tp", "tp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_PP, "pp", "pp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_DP, "dp", "dp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_CP, "cp", "cp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_MICRO_BATCH, "micro_batch", "micro_batch", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_VIRTUAL_STAGES, "virtual_stages", "virtual_stages", PP_DK_INT, 1, PP_MAX_VIRTUAL_STAGES, NULL, false, 1,
+     PP_SHOW_ALWAYS, 0},
+    {PP_DEC_ZERO, "zero", "zero", PP_DK_INT, 0, 3, NULL, false, 0, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_RECOMPUTE, "recompute", "recompute", PP_DK_ENUM, 0, PP_RECOMPUTE_COUNT - 1, pp_recompute_names, false,
+     PP_RECOMPUTE_NONE, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_SEQUENCE_PARALLEL, "sequence_parallel", "sp", PP_DK_BOOL, 0, 1, ON_OFF, false, 0, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_TP_MODE, "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names, false, PP_TP_1D,
+     PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_TP_DEPTH, "tp_depth", "tp_depth", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_CODEC_DP, "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP},
+    {PP_DEC_CODEC_TP, "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP},
+    {PP_DEC_CODEC_PP, "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP},
+    {PP_DEC_CODEC_PARAMS, "params", "params", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_UNLESS_DEFAULT,
+     PP_DIM_PARAMS},
+};
+
+int pp_decision_get(const pp_plan *p, pp_decision_id id)
+{
+    switch (id) {
+    case PP_DEC_TP: return p->tp;
+    case PP_DEC_PP: return p->pp;
+    case PP_DEC_DP: return p->dp;
+    case PP_DEC_CP: return p->cp;
+    case PP_DEC_MICRO_BATCH: return p->micro_batch;
+    case PP_DEC_VIRTUAL_STAGES: return p->virtual_stages;
+    case PP_DEC_ZERO: return p->zero;
+    case PP_DEC_RECOMPUTE: return (int)p->recompute;
+    case PP_DEC_SEQUENCE_PARALLEL: return p->sequence_parallel ? 1 : 0;
+    case PP_DEC_TP_MODE: return (int)p->tp_mode;
+    case PP_DEC_TP_DEPTH: return p->tp_depth;
+    case PP_DEC_CODEC_DP: return p->codec[PP_DIM_DP];
+    case PP_DEC_CODEC_TP: return p->codec[PP_DIM_TP];
+    case PP_DEC_CODEC_PP: return p->codec[PP_DIM_PP];
+    case PP_DEC_CODEC_PARAMS: return p->codec[PP_DIM_PARAMS];
+    case PP_DEC_COUNT: break;
+    }
+    return 0;
+}
+
+void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
+{
+    switch (id) {
+    case PP_DEC_TP: p->tp = v; break;
+    case PP_DEC_PP: p->pp = v; break;
+    case PP_DEC_DP: p->dp = v; break;
+    case PP_DEC_CP: p->cp = v; break;
+    case PP_DEC_MICRO_BATCH: p->micro_batch = v; break;
+    case PP_DEC_VIRTUAL_STAGES: p->virtual_stages = v; break;
+    case PP_DEC_ZERO: p->zero = v; break;
+    case PP_DEC_RECOMPUTE: p->recompute = (pp_recompute)v; break;
+    case PP_DEC_SEQUENCE_PARALLEL: p->sequence_parallel = v != 0; break;
+    case PP_DEC_TP_MODE: p->tp_mode = (pp_tp_mode)v; break;
+    case PP_DEC_TP_DEPTH: p->tp_depth = v; break;
+    case PP_DEC_CODEC_DP: p->codec[PP_DIM_DP] = v; break;
+    case PP_DEC_CODEC_TP: p->codec[PP_DIM_TP] = v; break;
+    case PP_DEC_CODEC_PP: p->codec[PP_DIM_PP] = v; break;
+    case PP_DEC_CODEC_PARAMS: p->codec[PP_DIM_PARAMS] = v; break;
+    case PP_DEC_COUNT: break;
+    }
+}
+
 const char *pp_codec_id(const pp_problem *prob, int i)
 {
     return i >= 0 && i < prob->n_codecs ? prob->codecs[i].id : "none";
+}
+
+const char *pp_decision_value_text(const pp_problem *prob, const pp_decision *d, int v, char *buf, size_t cap)
+{
+    switch (d->kind) {
+    case PP_DK_CODEC: return pp_codec_id(prob, v);
+    case PP_DK_ENUM:
+    case PP_DK_BOOL: return v >= d->min && v <= d->max ? d->names[v] : "?";
+    default: snprintf(buf, cap, "%d", v); return buf;
+    }
 }
 
 static void put_word(pp_strbuf *sb, const char *s, void (*word)(pp_strbuf *, const char *))
@@ -19,25 +98,47 @@ static void put_word(pp_strbuf *sb, const char *s, void (*word)(pp_strbuf *, con
         pp_sb_append(sb, s);
 }
 
+static bool shown(const pp_decision *d, int v)
+{
+    return d->show == PP_SHOW_ALWAYS || v != d->def;
+}
+
+/* "tp=8 pp=16 ... sp=off", then the always-shown codecs as one group
+ * "compression dp/tp/pp=a/b/c", then those shown only when used
+ * ("params=X"). */
 void pp_plan_describe(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p,
                       void (*word)(pp_strbuf *sb, const char *s))
 {
-    pp_sb_appendf(sb, "tp=%d pp=%d dp=%d cp=%d micro_batch=%d virtual_stages=%d zero=%d recompute=%s sp=%s", p->tp,
-                  p->pp, p->dp, p->cp, p->micro_batch, p->virtual_stages, p->zero, pp_recompute_name(p->recompute),
-                  p->sequence_parallel ? "on" : "off");
-    if (p->tp_mode != PP_TP_1D)
-        pp_sb_appendf(sb, " tp_mode=%s", pp_tp_mode_name(p->tp_mode));
-    if (p->tp_mode == PP_TP_2P5D)
-        pp_sb_appendf(sb, " tp_depth=%d", p->tp_depth);
-    pp_sb_append(sb, " compression dp/tp/pp=");
-    for (int d = 0; d <= PP_DIM_PP; d++) {
-        if (d > 0)
-            pp_sb_append(sb, "/");
-        put_word(sb, pp_codec_id(prob, p->codec[d]), word);
+    char num[32];
+    bool first = true;
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        int v = pp_decision_get(p, d->id);
+        if (d->kind == PP_DK_CODEC || !shown(d, v))
+            continue;
+        pp_sb_appendf(sb, "%s%s=%s", first ? "" : " ", d->label, pp_decision_value_text(prob, d, v, num, sizeof num));
+        first = false;
     }
-    if (p->codec[PP_DIM_PARAMS] != 0) { /* ZeRO's parameter gathers */
-        pp_sb_append(sb, " params=");
-        put_word(sb, pp_codec_id(prob, p->codec[PP_DIM_PARAMS]), word);
+    int group = 0;
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        if (d->kind == PP_DK_CODEC && d->show == PP_SHOW_ALWAYS)
+            pp_sb_appendf(sb, "%s%s", group++ ? "/" : " compression ", d->label);
+    }
+    for (int i = 0, k = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        if (d->kind != PP_DK_CODEC || d->show != PP_SHOW_ALWAYS)
+            continue;
+        pp_sb_append(sb, k++ ? "/" : "=");
+        put_word(sb, pp_codec_id(prob, pp_decision_get(p, d->id)), word);
+    }
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        int v = pp_decision_get(p, d->id);
+        if (d->kind != PP_DK_CODEC || d->show == PP_SHOW_ALWAYS || v == d->def)
+            continue;
+        pp_sb_appendf(sb, " %s=", d->label);
+        put_word(sb, pp_codec_id(prob, v), word);
     }
 }
 
@@ -53,28 +154,17 @@ void pp_plan_text(const pp_problem *prob, const pp_plan *plan, char *buf, size_t
 void pp_plan_changes(const pp_problem *prob, const pp_plan *b, const pp_plan *a, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    const struct {
-        const char *name;
-        int x, y;
-    } ints[] = {
-        {"tp", b->tp, a->tp}, {"pp", b->pp, a->pp}, {"dp", b->dp, a->dp}, {"cp", b->cp, a->cp},
-        {"micro_batch", b->micro_batch, a->micro_batch}, {"virtual_stages", b->virtual_stages, a->virtual_stages},
-        {"zero", b->zero, a->zero},
-    };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (ints[i].x != ints[i].y)
-            pp_catf(buf, cap, "%s%s=%d instead of %d", buf[0] ? ", " : "", ints[i].name, ints[i].x, ints[i].y);
-    if (b->recompute != a->recompute)
-        pp_catf(buf, cap, "%srecompute=%s instead of %s", buf[0] ? ", " : "", pp_recompute_name(b->recompute),
-                pp_recompute_name(a->recompute));
-    if (b->sequence_parallel != a->sequence_parallel)
-        pp_catf(buf, cap, "%ssp=%s instead of %s", buf[0] ? ", " : "", b->sequence_parallel ? "on" : "off",
-                a->sequence_parallel ? "on" : "off");
-    if (b->tp_mode != a->tp_mode || b->tp_depth != a->tp_depth)
-        pp_catf(buf, cap, "%stp_mode=%s instead of %s", buf[0] ? ", " : "", pp_tp_mode_name(b->tp_mode),
-                pp_tp_mode_name(a->tp_mode));
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        if (b->codec[d] != a->codec[d])
-            pp_catf(buf, cap, "%s%s compression %s instead of %s", buf[0] ? ", " : "", pp_dim_name((pp_dim)d),
-                    pp_codec_id(prob, b->codec[d]), pp_codec_id(prob, a->codec[d]));
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        int x = pp_decision_get(b, d->id), y = pp_decision_get(a, d->id);
+        if (x == y)
+            continue;
+        char nx[32], ny[32];
+        const char *tx = pp_decision_value_text(prob, d, x, nx, sizeof nx);
+        const char *ty = pp_decision_value_text(prob, d, y, ny, sizeof ny);
+        if (d->kind == PP_DK_CODEC)
+            pp_catf(buf, cap, "%s%s compression %s instead of %s", buf[0] ? ", " : "", pp_dim_name(d->dim), tx, ty);
+        else
+            pp_catf(buf, cap, "%s%s=%s instead of %s", buf[0] ? ", " : "", d->label, tx, ty);
+    }
 }

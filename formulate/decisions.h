@@ -1,12 +1,17 @@
 /*
- * decisions.h: the decisions of a plan, and how a plan is written as text.
+ * decisions.h: the decisions of a plan, one table row each.
  *
  * A plan is one value for every decision (types.h, pp_plan): the degrees tp,
  * pp, dp, cp, the micro-batch, the interleaving depth, the ZeRO stage,
- * recomputation, sequence parallelism, the tensor-parallel mode and a codec
- * per compressed dimension.  Every place that shows a plan to a person (the
- * report's plan line, a runner-up's changes, a sentence of an explanation)
- * writes it through these functions, so a plan reads the same everywhere.
+ * recomputation, sequence parallelism, the tensor-parallel mode and depth,
+ * and a codec per compressed dimension.  Each decision is one row of
+ * pp_decisions[] (after PostgreSQL's guc_tables.c): its PLAN.json key, its
+ * range or names, its default, its label in text, and how to read and set it
+ * in a pp_plan.  The plan reader (problem.c) and writer (reports/
+ * result_json.c), eval's range checks (rules.c), the space's choices
+ * (space.c, and so the enumerator and the MIP), the plan text below and the
+ * launch settings (reports/launch.c) walk this table, so a new decision (ep,
+ * etp, uneven stages) is a row here and its meaning in the cost model.
  */
 #ifndef PARPLAN_DECISIONS_H
 #define PARPLAN_DECISIONS_H
@@ -16,8 +21,56 @@
 #include "strbuf.h"
 #include "types.h"
 
+/* Larger values are typos, and would overflow the cost model's counts. */
+#define PP_MAX_DEGREE (1 << 24) /* tp, pp, dp, cp, micro_batch */
+#define PP_MAX_VIRTUAL_STAGES (1 << 16)
+#define PP_MAX_TP_DEPTH (1 << 12)
+
+typedef enum {
+    PP_DEC_TP = 0, PP_DEC_PP, PP_DEC_DP, PP_DEC_CP, PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_ZERO,
+    PP_DEC_RECOMPUTE, PP_DEC_SEQUENCE_PARALLEL, PP_DEC_TP_MODE, PP_DEC_TP_DEPTH,
+    PP_DEC_CODEC_DP, PP_DEC_CODEC_TP, PP_DEC_CODEC_PP, PP_DEC_CODEC_PARAMS,
+    PP_DEC_COUNT
+} pp_decision_id;
+
+typedef enum {
+    PP_DK_INT,   /* an integer in [min, max] */
+    PP_DK_ENUM,  /* one of names[0..max] */
+    PP_DK_BOOL,  /* true or false ("on"/"off" in text) */
+    PP_DK_CODEC  /* a codec of the problem, by id (index in the plan); key is the dimension */
+} pp_decision_kind;
+
+/* When the plan's one-line text shows a decision. */
+typedef enum {
+    PP_SHOW_ALWAYS,
+    PP_SHOW_UNLESS_DEFAULT, /* only when it differs from def */
+} pp_decision_show;
+
+typedef struct pp_decision {
+    pp_decision_id id;
+    const char *key;   /* PLAN.json key ("micro_batch"); for codecs the key inside "compression" */
+    const char *label; /* in the plan's text: "micro_batch", "sp" */
+    pp_decision_kind kind;
+    int min, max;      /* PP_DK_INT: the valid range */
+    const char *const *names; /* PP_DK_ENUM: value names */
+    bool required;     /* PLAN.json must give it (tp, pp) */
+    int def;           /* its value when PLAN.json leaves it out (dp is derived instead) */
+    pp_decision_show show;
+    pp_dim dim;        /* PP_DK_CODEC: the compressed dimension */
+} pp_decision;
+
+extern const pp_decision pp_decisions[PP_DEC_COUNT];
+
+/* A decision's value in a plan (enums and codecs as their index, bools 0/1),
+ * and setting it. */
+int pp_decision_get(const pp_plan *plan, pp_decision_id id);
+void pp_decision_set(pp_plan *plan, pp_decision_id id, int value);
+
 /* The id of codec index i of a problem ("none" when out of range). */
 const char *pp_codec_id(const pp_problem *prob, int i);
+
+/* A decision's value as text: "8", "full", "on", a codec id. */
+const char *pp_decision_value_text(const pp_problem *prob, const pp_decision *d, int value, char *buf, size_t cap);
 
 /* Append the plan in one line: "tp=8 pp=16 dp=8 cp=1 micro_batch=1
  * virtual_stages=1 zero=0 recompute=full sp=off compression

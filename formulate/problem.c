@@ -20,15 +20,14 @@
 
 #include "problem.h"
 
+#include "decisions.h"
+
 #include "catalog.h"
 #include "costmodel.h"
 #include "json_util.h"
 #include "names.h"
 #include "shapes_json.h"
 
-#define MAX_DEGREE (1 << 24)  /* tp, pp, dp, cp, micro_batch */
-#define MAX_VIRTUAL_STAGES (1 << 16)
-#define MAX_TP_DEPTH (1 << 12)
 #define MAX_NODES 10000000L
 #define MAX_GLOBAL_BATCH (1L << 40)
 #define DEFAULT_GPU_ID "a100-sxm4-80gb"
@@ -399,10 +398,10 @@ typedef struct search_dim {
     const void *arg;
 } search_dim;
 
-static const int_range degree_range = {1, MAX_DEGREE};
-static const int_range virtual_range = {1, MAX_VIRTUAL_STAGES};
+static const int_range degree_range = {1, PP_MAX_DEGREE};
+static const int_range virtual_range = {1, PP_MAX_VIRTUAL_STAGES};
 static const int_range zero_range = {0, 3};
-static const int_range depth_range = {1, MAX_TP_DEPTH};
+static const int_range depth_range = {1, PP_MAX_TP_DEPTH};
 static const name_set recompute_set = {pp_recompute_names, PP_RECOMPUTE_COUNT};
 static const name_set tp_mode_set = {pp_tp_mode_names, PP_TP_MODE_COUNT};
 
@@ -822,57 +821,76 @@ typedef struct plan_ctx {
     pp_error *err;
 } plan_ctx;
 
-static const char *const plan_keys[] = {"tp",   "pp",        "dp",                "cp",      "micro_batch",
-                                        "virtual_stages", "zero", "recompute", "sequence_parallel", "tp_mode",
-                                        "tp_depth", "compression", NULL};
+/* Every key of PLAN.json (the decisions of decisions.h, and "compression")
+ * and of its "compression" object (the codec decisions), NULL-terminated. */
+typedef struct plan_key_set {
+    const char *top[PP_DEC_COUNT + 2];
+    const char *codecs[PP_DEC_COUNT + 1];
+} plan_key_set;
 
-static int parse_plan_compression(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, pp_plan *plan)
+static void plan_key_lists(plan_key_set *keys)
 {
-    int rc = pp_json_expect_object(obj, at, c->err);
-    if (!rc)
-        rc = pp_json_check_keys(obj, at, dim_keys, c->err);
-    for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
-        const cJSON *item = pp_json_member(obj, pp_dim_names[d]);
-        pp_jpath here = pp_jpath_key(at, pp_dim_names[d]);
-        if (item)
-            rc = resolve_codec(c->prob, item, &here, &plan->codec[d], c->err);
+    const char **top = keys->top, **codec_keys = keys->codecs;
+    int n = 0, k = 0;
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        if (pp_decisions[i].kind == PP_DK_CODEC)
+            codec_keys[k++] = pp_decisions[i].key;
+        else
+            top[n++] = pp_decisions[i].key;
     }
+    top[n++] = "compression";
+    top[n] = NULL;
+    codec_keys[k] = NULL;
+}
+
+/* One decision from its key (dp is read after the others: its default is
+ * derived from them). */
+static int parse_decision(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, const pp_decision *d,
+                          pp_plan *plan)
+{
+    pp_presence need = d->required ? PP_REQUIRED : PP_OPTIONAL;
+    int v = pp_decision_get(plan, d->id), rc;
+    bool b = v != 0;
+    switch (d->kind) {
+    case PP_DK_INT: rc = pp_json_int(obj, at, d->key, need, d->min, d->max, &v, c->err); break;
+    case PP_DK_ENUM: rc = pp_json_enum(obj, at, d->key, need, d->names, d->max + 1, &v, c->err); break;
+    case PP_DK_BOOL:
+        rc = pp_json_bool(obj, at, d->key, need, &b, c->err);
+        v = b ? 1 : 0;
+        break;
+    default: {
+        const cJSON *item = pp_json_member(obj, d->key);
+        pp_jpath here = pp_jpath_key(at, d->key);
+        rc = item ? resolve_codec(c->prob, item, &here, &v, c->err) : PP_OK;
+        break;
+    }
+    }
+    if (!rc)
+        pp_decision_set(plan, d->id, v);
     return rc;
 }
 
-static int parse_plan_degrees(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, pp_plan *plan)
+static int parse_plan_decisions(const plan_ctx *c, const cJSON *obj, const pp_jpath *at,
+                                const char *const *codec_keys, pp_plan *plan)
 {
-    int rc = pp_json_int(obj, at, "tp", PP_REQUIRED, 1, MAX_DEGREE, &plan->tp, c->err);
-    if (!rc)
-        rc = pp_json_int(obj, at, "pp", PP_REQUIRED, 1, MAX_DEGREE, &plan->pp, c->err);
-    if (!rc)
-        rc = pp_json_int(obj, at, "cp", PP_OPTIONAL, 1, MAX_DEGREE, &plan->cp, c->err);
-    if (!rc)
-        rc = pp_json_int(obj, at, "micro_batch", PP_OPTIONAL, 1, MAX_DEGREE, &plan->micro_batch, c->err);
-    if (!rc)
-        rc = pp_json_int(obj, at, "virtual_stages", PP_OPTIONAL, 1, MAX_VIRTUAL_STAGES, &plan->virtual_stages,
-                         c->err);
-    if (!rc)
-        rc = pp_json_int(obj, at, "zero", PP_OPTIONAL, 0, 3, &plan->zero, c->err);
-    if (!rc)
-        rc = pp_json_int(obj, at, "tp_depth", PP_OPTIONAL, 1, MAX_TP_DEPTH, &plan->tp_depth, c->err);
-    return rc;
-}
-
-static int parse_plan_modes(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, pp_plan *plan)
-{
-    int recompute = (int)plan->recompute, tp_mode = (int)plan->tp_mode;
-    int rc = pp_json_enum(obj, at, "recompute", PP_OPTIONAL, pp_recompute_names, PP_RECOMPUTE_COUNT, &recompute,
-                          c->err);
-    if (!rc)
-        rc = pp_json_enum(obj, at, "tp_mode", PP_OPTIONAL, pp_tp_mode_names, PP_TP_MODE_COUNT, &tp_mode, c->err);
-    if (!rc)
-        rc = pp_json_bool(obj, at, "sequence_parallel", PP_OPTIONAL, &plan->sequence_parallel, c->err);
-    plan->recompute = (pp_recompute)recompute;
-    plan->tp_mode = (pp_tp_mode)tp_mode;
     const cJSON *comp = pp_json_member(obj, "compression");
     pp_jpath comp_at = pp_jpath_key(at, "compression");
-    return (rc || !comp) ? rc : parse_plan_compression(c, comp, &comp_at, plan);
+    int rc = PP_OK;
+    if (comp) {
+        rc = pp_json_expect_object(comp, &comp_at, c->err);
+        if (!rc)
+            rc = pp_json_check_keys(comp, &comp_at, codec_keys, c->err);
+    }
+    for (int i = 0; i < PP_DEC_COUNT && !rc; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        if (d->id == PP_DEC_DP)
+            continue;
+        if (d->kind == PP_DK_CODEC)
+            rc = comp ? parse_decision(c, comp, &comp_at, d, plan) : PP_OK;
+        else
+            rc = parse_decision(c, obj, at, d, plan);
+    }
+    return rc;
 }
 
 /* dp absent: all the GPUs not used by tp, pp and cp, if they divide evenly. */
@@ -906,17 +924,17 @@ static int check_tp_depth(const plan_ctx *c, const pp_jpath *at, const pp_plan *
 
 static int parse_plan_doc(const plan_ctx *c, const cJSON *doc, const pp_jpath *root, pp_plan *plan)
 {
-    int rc = pp_json_check_keys(doc, root, plan_keys, c->err);
+    plan_key_set keys;
+    plan_key_lists(&keys);
+    int rc = pp_json_check_keys(doc, root, keys.top, c->err);
     if (!rc)
-        rc = parse_plan_degrees(c, doc, root, plan);
-    if (!rc)
-        rc = parse_plan_modes(c, doc, root, plan);
+        rc = parse_plan_decisions(c, doc, root, keys.codecs, plan);
     if (!rc)
         rc = check_tp_depth(c, root, plan);
     if (rc)
         return rc;
     if (pp_json_member(doc, "dp"))
-        return pp_json_int(doc, root, "dp", PP_REQUIRED, 1, MAX_DEGREE, &plan->dp, c->err);
+        return parse_decision(c, doc, root, &pp_decisions[PP_DEC_DP], plan);
     return derive_dp(c, root, plan);
 }
 

@@ -7,6 +7,7 @@
 #include "rules.h"
 
 #include "costmodel.h"
+#include "decisions.h"
 #include "error.h"
 #include "problem.h"
 
@@ -19,18 +20,20 @@ long pp_cluster_gpus(const pp_problem *prob)
     return (long)prob->cluster.gpus_per_node * prob->cluster.nodes;
 }
 
-static int rule_positive(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+/* Every decision within its range (decisions.h); codecs are rule_codecs'. */
+static int rule_ranges(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     (void)prob;
-    const struct { const char *name; int v; } f[] = {
-        {"tp", pl->tp}, {"pp", pl->pp}, {"dp", pl->dp}, {"cp", pl->cp},
-        {"micro_batch", pl->micro_batch}, {"virtual_stages", pl->virtual_stages},
-    };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if (f[i].v < 1)
-            return pp_error_set(err, PP_EINPUT, "plan", "%s must be at least 1, found %d", f[i].name, f[i].v);
-    if (pl->zero < 0 || pl->zero > 3)
-        return pp_error_set(err, PP_EINPUT, "plan", "zero must be 0, 1, 2 or 3, found %d", pl->zero);
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        int v = pp_decision_get(pl, d->id);
+        if (d->kind == PP_DK_CODEC)
+            continue;
+        if (v < d->min)
+            return pp_error_set(err, PP_EINPUT, "plan", "%s must be at least %d, found %d", d->key, d->min, v);
+        if (v > d->max)
+            return pp_error_set(err, PP_EINPUT, "plan", "%s must be at most %d, found %d", d->key, d->max, v);
+    }
     return PP_OK;
 }
 
@@ -196,7 +199,7 @@ static int rule_codecs(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 }
 
 static const rule_fn RULES[] = {
-    rule_positive,  rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
+    rule_ranges,  rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
     rule_sequence_split, rule_batch_split, rule_tp_grid,       rule_codecs,  rule_params_codec,
 };
 

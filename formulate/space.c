@@ -22,6 +22,8 @@
  */
 #include "space.h"
 
+#include "decisions.h"
+
 #include "costmodel.h"
 #include "error.h"
 #include "problem.h"
@@ -302,18 +304,18 @@ double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
     return n * pairs;
 }
 
+/* The decision (decisions.h) behind each choice of a shape. */
+static const pp_decision_id OPTION_DECISION[PP_OPT_COUNT] = {
+    [PP_OPT_RECOMPUTE] = PP_DEC_RECOMPUTE, [PP_OPT_SEQUENCE_PARALLEL] = PP_DEC_SEQUENCE_PARALLEL,
+    [PP_OPT_CODEC_TP] = PP_DEC_CODEC_TP,   [PP_OPT_CODEC_PP] = PP_DEC_CODEC_PP,
+    [PP_OPT_ZERO] = PP_DEC_ZERO,           [PP_OPT_CODEC_DP] = PP_DEC_CODEC_DP,
+    [PP_OPT_CODEC_PARAMS] = PP_DEC_CODEC_PARAMS,
+};
+
 void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value)
 {
-    switch (kind) {
-    case PP_OPT_RECOMPUTE: plan->recompute = (pp_recompute)value; break;
-    case PP_OPT_SEQUENCE_PARALLEL: plan->sequence_parallel = value != 0; break;
-    case PP_OPT_ZERO: plan->zero = value; break;
-    case PP_OPT_CODEC_DP: plan->codec[PP_DIM_DP] = value; break;
-    case PP_OPT_CODEC_TP: plan->codec[PP_DIM_TP] = value; break;
-    case PP_OPT_CODEC_PP: plan->codec[PP_DIM_PP] = value; break;
-    case PP_OPT_CODEC_PARAMS: plan->codec[PP_DIM_PARAMS] = value; break;
-    default: break;
-    }
+    if (kind >= 0 && kind < PP_OPT_COUNT)
+        pp_decision_set(plan, OPTION_DECISION[kind], value);
 }
 
 void pp_shape_describe(const pp_shape *shape, char *buf, size_t len)

@@ -29,23 +29,29 @@ static cJSON *finish(pp_jb *b, cJSON *root)
 
 /* ---- plan ---------------------------------------------------------------- */
 
+/* Every decision under its PLAN.json key (decisions.h), so the plan of a
+ * result reads back as the same plan; a decision shown only when used
+ * (tp_depth) is written only then. */
 static void put_plan_fields(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan *p)
 {
-    pp_jb_num(b, o, "tp", p->tp);
-    pp_jb_num(b, o, "pp", p->pp);
-    pp_jb_num(b, o, "dp", p->dp);
-    pp_jb_num(b, o, "cp", p->cp);
-    pp_jb_num(b, o, "micro_batch", p->micro_batch);
-    pp_jb_num(b, o, "virtual_stages", p->virtual_stages);
-    pp_jb_num(b, o, "zero", p->zero);
-    pp_jb_str(b, o, "recompute", pp_recompute_name(p->recompute));
-    pp_jb_bool(b, o, "sequence_parallel", p->sequence_parallel);
-    pp_jb_str(b, o, "tp_mode", pp_tp_mode_name(p->tp_mode));
-    if (p->tp_mode == PP_TP_2P5D)
-        pp_jb_num(b, o, "tp_depth", p->tp_depth);
-    cJSON *comp = pp_jb_obj(b, o, "compression");
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        pp_jb_str(b, comp, pp_dim_name((pp_dim)d), pp_codec_id(prob, p->codec[d]));
+    cJSON *comp = NULL;
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        int v = pp_decision_get(p, d->id);
+        switch (d->kind) {
+        case PP_DK_INT:
+            if (d->show == PP_SHOW_ALWAYS || v != d->def)
+                pp_jb_num(b, o, d->key, v);
+            break;
+        case PP_DK_ENUM: pp_jb_str(b, o, d->key, d->names[v]); break;
+        case PP_DK_BOOL: pp_jb_bool(b, o, d->key, v != 0); break;
+        case PP_DK_CODEC:
+            if (!comp)
+                comp = pp_jb_obj(b, o, "compression");
+            pp_jb_str(b, comp, d->key, pp_codec_id(prob, v));
+            break;
+        }
+    }
 }
 
 cJSON *pp_json_plan(const pp_problem *prob, const pp_plan *plan)

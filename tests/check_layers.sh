@@ -8,7 +8,7 @@
 # 2. Inside formulate/, the input layer depends one way only,
 #
 #   names, error, types  <-  json_util  <-  shapes_json, hfconfig
-#                        <-  catalog, catalog_source  <-  problem  <-  measurements
+#                        <-  catalog, catalog_source, decisions  <-  problem  <-  measurements
 #
 # For each module, every project header its .c and .h include, directly or
 # through other headers, must sit on its own layer or below.  costmodel.h
@@ -36,7 +36,7 @@ rank() { # rank of a header or module name
     types.h | error.h | names.h | text.h | strbuf.h | fileio.h | types | error | names | text | strbuf | fileio) echo 0 ;;
     json_util.h | json_util) echo 1 ;;
     shapes_json.h | shapes_json | hfconfig) echo 2 ;;
-    catalog.h | catalog_source.h | catalog | catalog_source) echo 3 ;;
+    catalog.h | catalog_source.h | decisions.h | catalog | catalog_source | decisions) echo 3 ;;
     problem.h | costmodel.h | problem | costmodel) echo 4 ;;
     measurements.h | rules.h | measurements | rules) echo 5 ;;
     *) echo 99 ;;
