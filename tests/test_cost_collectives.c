@@ -24,6 +24,40 @@ static void test_allreduce_intra(void)
     PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 32, 8), intra + inter, 1e-12);
 }
 
+/* Inside a node an all-gather and a reduce-scatter are each half an
+ * all-reduce: (n-1)/n of the buffer and n-1 steps.  A point-to-point
+ * transfer is one alpha plus bytes over the link. */
+static void test_allgather_reducescatter_p2p(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 2, 16);
+    double M = 64e6, B = 300e9 * 0.8, net = 200e9 / 8 * 0.8;
+    double ar = pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 8, 8);
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, M, 8, 8), ar / 2, 1e-12);
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_REDUCESCATTER, M, 8, 8), 7.0 / 8 * M / B + 7 * 5e-6, 1e-12);
+    PP_REL_EQ(pp_p2p_time_s(&p.cluster, M, false), 5e-6 + M / B, 1e-12);
+    PP_REL_EQ(pp_p2p_time_s(&p.cluster, M, true), 10e-6 + M / net, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(pp_p2p_time_s(&p.cluster, 0.0, true), 0.0, 0.0);
+}
+
+/* Every collective takes longer with more bytes, whatever the layout, and
+ * costs nothing on one rank or on an empty buffer. */
+static void test_time_grows_with_bytes(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 4, 32);
+    const pp_collective kinds[] = {PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER};
+    const long layouts[][2] = {{8, 8}, {32, 8}, {16, 1}, {32, 4}}; /* n ranks, k per node */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) {
+            long n = layouts[j][0], k = layouts[j][1];
+            double small = pp_collective_time_s(&p.cluster, kinds[i], 1e6, n, k);
+            double big = pp_collective_time_s(&p.cluster, kinds[i], 1e8, n, k);
+            CU_ASSERT(small > 0.0);
+            CU_ASSERT(big > small);
+            CU_ASSERT_DOUBLE_EQUAL(pp_collective_time_s(&p.cluster, kinds[i], 0.0, n, k), 0.0, 0.0);
+            CU_ASSERT_DOUBLE_EQUAL(pp_collective_time_s(&p.cluster, kinds[i], 1e8, 1, k), 0.0, 0.0);
+        }
+}
+
 /* Per-link bytes: a hierarchical all-reduce sends 1/k of the buffer's ring
  * share through each NIC and the node's reduce-scatter + all-gather on
  * NVLink. */
@@ -71,6 +105,8 @@ int main(void)
 {
     const pp_test tests[] = {
         {"ring and hierarchical all-reduce", test_allreduce_intra},
+        {"all-gather, reduce-scatter, point-to-point", test_allgather_reducescatter_p2p},
+        {"collective time grows with bytes", test_time_grows_with_bytes},
         {"bytes per link of hierarchical collectives", test_collective_bytes},
         {"compression ratio and threshold", test_compression},
         {NULL, NULL},
