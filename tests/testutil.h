@@ -4,12 +4,17 @@
  * pp_test_main() registers one suite and runs it with the basic interface,
  * returning non-zero if any assertion failed (so CTest sees the failure).
  * pp_run() runs the parplan executable like a user would and captures its
- * exit code, standard output and standard error.
+ * exit code, standard output and standard error.  pp_test_problem() and
+ * pp_test_plan() build the small problems and plans the cost-model suites
+ * (test_cost_*.c) compute by hand.
  */
 #ifndef PARPLAN_TESTUTIL_H
 #define PARPLAN_TESTUTIL_H
 
+#include "types.h"
+
 #include <CUnit/CUnit.h>
+#include <math.h>
 #include <stddef.h>
 
 typedef struct pp_test {
@@ -37,6 +42,26 @@ void pp_write_temp(const char *name, const char *text, char *path, size_t path_l
 
 /* Path of a file in the source tree, e.g. "data/examples/x.json". */
 void pp_source_path(const char *rel, char *path, size_t path_len);
+
+/* a equals b to a relative tolerance (exactly, when b is 0). */
+#define PP_REL_EQ(a, b, tol) CU_ASSERT(fabs((a) - (b)) <= (tol) * fabs(b))
+
+/* The clusters of the cost-model suites: 8 GPUs a node, round figures so
+ * that hand calculations stay simple. */
+typedef enum {
+    PP_TEST_A100, /* DGX A100, every efficiency 0.8; no fused attention, no DP overlap */
+    PP_TEST_H100, /* H100 nodes under Megatron-Core: fused attention, DP overlap */
+} pp_test_cluster;
+
+/* Model m trained on `nodes` nodes of that cluster, global batch `batch`,
+ * bf16, 10% memory headroom, only the "none" codec, compression from 1 MiB. */
+pp_problem pp_test_problem(pp_test_cluster cluster, pp_model m, long nodes, long batch);
+/* GPT-3 175B (96 layers, h = 12288, s = 2048), and Llama 3 8B (GQA, SwiGLU)
+ * at sequence length seq. */
+pp_model pp_test_gpt3_175b(void);
+pp_model pp_test_llama3_8b(int seq);
+/* A plan of 1D tensor parallelism, nothing else switched on. */
+pp_plan pp_test_plan(int tp, int pp, int dp, int cp, int mb);
 
 #define PP_ASSERT_CONTAINS(haystack, needle)                                                  \
     CU_ASSERT_PTR_NOT_NULL_FATAL(haystack);                                                   \

@@ -38,6 +38,22 @@
  *   where m = global_batch / (dp micro_batch) micro-batches per pipeline.
  *
  * The derivation and citation of every term is in docs/cost-model.md.
+ *
+ * The model lives in formulate/cost/, one module a concept, composed once:
+ *
+ *   flops.c        FLOP and parameter counts
+ *   kernels.c      matrix-multiply roofline, attention, element-wise work, and
+ *                  the stage term with the context-parallel exchange
+ *   collectives.c  alpha-beta ring and hierarchical collectives, point-to-point,
+ *                  bytes per link, codecs
+ *   tp.c           the tensor-parallel term (1D and the 2D/2.5D/3D grids)
+ *   pipeline.c     micro-batches, the pipeline factor, the pipeline sends term
+ *   dp.c           the data-parallel term under ZeRO, its overlap windows, the
+ *                  optimizer term
+ *   memory.c       model states, activations, the most loaded GPU
+ *   step.c         frameworks and the composition (pp_step_time_s, pp_evaluate)
+ *
+ * cost_internal.h declares what the modules share; nothing else includes it.
  */
 #ifndef PARPLAN_COSTMODEL_H
 #define PARPLAN_COSTMODEL_H

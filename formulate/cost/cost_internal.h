@@ -1,0 +1,87 @@
+/*
+ * cost_internal.h: what the modules of the cost model share, and nothing
+ * else includes (the public interface is costmodel.h).
+ *
+ * Conventions: t = tp, p = pp, d = dp, c = cp, b = micro_batch, v =
+ * virtual_stages, s = sequence length, h = hidden, a = heads, g = kv_heads,
+ * f = ffn_hidden, V = vocab, L = layers.  Activations travel in 16-bit
+ * (bf16/fp16) whatever the matrix-multiply precision, as in Megatron-LM and
+ * Transformer Engine.  "Per GPU" always means one rank of the busiest stage.
+ *
+ * Each helper is defined once, in the module named above its declaration,
+ * with the comment that explains it.
+ */
+#ifndef PARPLAN_COST_INTERNAL_H
+#define PARPLAN_COST_INTERNAL_H
+
+#include "costmodel.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define ACT_BYTES 2.0        /* bf16/fp16 activations, gradients and weights */
+
+/* --- flops.c ----------------------------------------------------------------- */
+
+/* Width of the fused QKV projection, h + 2 h g / a. */
+double qkv_width(const pp_model *m);
+/* Width of the MLP's input projection, f (2 f when gated). */
+double mlp_in_width(const pp_model *m);
+/* K x N of a layer's four weight matrices: QKV, projection, MLP in, MLP out. */
+void layer_linears(const pp_model *m, double K[4], double N[4]);
+
+/* --- kernels.c --------------------------------------------------------------- */
+
+/* The GPU's peak FLOP/s at a precision (the 16-bit peak if it has none). */
+double peak_flops(const pp_problem *prob, pp_precision prec);
+/* Sustained HBM bandwidth, bytes per second. */
+double hbm_Bps(const pp_problem *prob);
+
+/* The grid of a checked plan's tensor parallelism (built by grid_of in
+ * tp.c): side q, depth d, and how it divides a layer's token rows and
+ * weights on one GPU. */
+typedef struct tp_grid {
+    pp_tp_mode mode;
+    double t, q, d;
+    double rows;   /* token rows split: 1 (1D), q (2D), d q (2.5D), q^2 (3D) */
+    double wshard; /* weights split: t (1D, 2D, 3D), q^2 (2.5D: replicated over the d layers) */
+} tp_grid;
+
+/* Roofline time of one (M x K) @ (K x N) matrix multiply. */
+double gemm_time_s(const pp_problem *prob, double M, double K, double N);
+/* That multiply as one GPU of grid g runs it (1D: N split by t). */
+double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K, double N);
+
+/* --- tp.c -------------------------------------------------------------------- */
+
+/* The grid of a plan: 1D is q = t, d = 1, rows 1, weights split by t. */
+tp_grid grid_of(const pp_plan *plan);
+
+/* --- pipeline.c -------------------------------------------------------------- */
+
+/* Transformer layers on one pipeline stage, L / p. */
+int layers_per_stage(const pp_problem *prob, const pp_plan *plan);
+
+/* --- collectives.c ----------------------------------------------------------- */
+
+/* Whether a group of `size` ranks, `stride` apart, spans more than one node. */
+bool group_inter_node(const pp_problem *prob, long stride, long size);
+/* How many ranks of that group share a node (k of the collectives). */
+long ranks_per_node(const pp_problem *prob, long stride, long size);
+/* Fraction of the buffer one rank sends in a ring collective of n ranks. */
+double ring_factor(pp_collective kind, long n);
+/* The codec dimension `dim` of the plan uses on a message of `bytes`, or
+ * NULL (no codec, or the message is under the threshold). */
+const pp_codec *codec_for(const pp_problem *prob, const pp_plan *plan, pp_dim dim, double bytes);
+/* Compression plus decompression seconds of raw_bytes (0 without codec). */
+double codec_time_s(const pp_codec *codec, double raw_bytes, double value_bits);
+/* Add `count` collectives of `bytes`, each issued as `pieces` pieces, with
+ * the plan's codec of `dim`, to acc: wire and codec time, bytes per link. */
+void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
+                           pp_collective kind, double bytes, double value_bits, long n, long k,
+                           pp_comm_term *acc, double count, double pieces);
+
+/* --- dp.c -------------------------------------------------------------------- */
+
+/* Parameters one GPU of a stage holds before ZeRO partitions them. */
+double stage_params(const pp_problem *prob, const pp_plan *plan, int stage);
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * dp.c: the data-parallel term under ZeRO, its two overlap windows, and the
+ * optimizer step (docs/cost-model.md §3 and §4).
+ *
+ * ZeRO (Rajbhandari et al. 2020 §7): stages 0-2 move 2 Psi per step (an
+ * all-reduce, or a reduce-scatter and an all-gather of the same volume);
+ * stage 2 also reduce-scatters every micro-batch; stage 3 gathers the
+ * parameters for every forward and backward, 3 Psi (1.5x).  The once-a-step
+ * part hides behind the last backward (PyTorch DDP, Li et al. 2020), the
+ * per-micro-batch part behind all compute (PyTorch FSDP, Zhao et al. 2023):
+ *
+ *   + max(0, dp.once_wire - bwd) + max(0, m dp.per_mb_wire - m (fwd + bwd))
+ *
+ * The Adam step is memory-bound: 32 bytes read and written per parameter of
+ * the GPU's optimizer shard.
+ */
+#include "cost_internal.h"
+
+#define ADAM_TRAFFIC_BYTES 32.0 /* bytes read + written per parameter by the Adam update */
+
+/* Parameters held by one GPU of the given stage (0 or pp-1) before ZeRO. */
+double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    double emb = pp_embedding_params(m);
+    double embeddings = emb; /* input table on stage 0, output (or its tied copy) on the last */
+    if (plan->pp == 1 && !m->tie_embeddings)
+        embeddings = 2.0 * emb;
+    (void)stage;
+    /* Split by t, except 2.5D, which replicates its q x q weight blocks over
+     * the d layers of the grid (Tesseract). */
+    tp_grid g = grid_of(plan);
+    return (layers_per_stage(prob, plan) * pp_layer_params(m) + embeddings) / g.wshard;
+}
+
+void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out)
+{
+    *out = (pp_dp_term){0};
+    tp_grid g = grid_of(plan);
+    bool depth = g.mode == PP_TP_2P5D && g.d > 1;
+    if (plan->dp <= 1 && !depth)
+        return;
+    int mb = pp_microbatches(prob, plan);
+    double params = stage_params(prob, plan, 0);
+    /* Gradients travel in training.grad_reduce_dtype, parameters in 16 bits. */
+    double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
+    double grad_bytes = grad_bits / 8.0 * params, param_bytes = ACT_BYTES * params;
+    long stride = (long)plan->tp * plan->cp;
+    long n = plan->dp, k = ranks_per_node(prob, stride, n);
+    pp_comm_term once = {0}, per_mb = {0};
+    /* ZeRO (Rajbhandari et al. 2020 §7): stages 0-2 move 2 Psi per step (an
+     * all-reduce, or reduce-scatter + all-gather of the same volume); stage 2
+     * reduce-scatters every micro-batch; stage 3 also gathers the parameters
+     * for every forward and backward (3 Psi, 1.5x).  From stage 1 on, the
+     * all-gather half carries the updated parameters (DeepSpeed ZeRO-1/2,
+     * Megatron's distributed optimizer): it takes the params codec, the
+     * reduce-scatter half the DP (gradient) codec; each half is priced as
+     * half of the all-reduce, which is the all-reduce when both are equal. */
+    int per_layer = prob->training.param_collectives_per_layer > 0 ? prob->training.param_collectives_per_layer : 1;
+    double pieces = (double)layers_per_stage(prob, plan) * per_layer;
+    switch (n > 1 ? plan->zero : -1) {
+    case -1: break; /* dp = 1: only the depth all-reduce below */
+    case 0:
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 1.0,
+                              1.0);
+        break;
+    case 1:
+    case 2:
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 0.5,
+                              1.0);
+        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, 8.0 * ACT_BYTES, n, k,
+                              &once, 0.5, 1.0);
+        if (plan->zero == 2)
+            compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
+                                  &per_mb, (mb - 1.0) / mb, pieces);
+        break;
+    default:
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &once,
+                              1.0, pieces);
+        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLGATHER, param_bytes, 8.0 * ACT_BYTES, n, k,
+                              &per_mb, 2.0, pieces);
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &per_mb,
+                              (mb - 1.0) / mb, pieces);
+        break;
+    }
+    /* 2.5D: each of the d layers of the grid computes its rows' share of
+     * the weight gradients of the q x q blocks it replicates; they are summed
+     * by an all-reduce over the depth group (stride q^2) once per step, with
+     * the data-parallel reduction (Tesseract; Colossal-AI reduces only over
+     * the row and column groups inside a product). */
+    bool depth_inter = false;
+    if (depth) {
+        long ds = (long)(g.q * g.q), dn = (long)g.d;
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, dn,
+                              ranks_per_node(prob, ds, dn), &once, 1.0, 1.0);
+        depth_inter = group_inter_node(prob, ds, dn);
+    }
+    out->once_wire_s = once.wire_s;
+    out->per_mb_wire_s = per_mb.wire_s;
+    out->codec_s = once.codec_s + mb * per_mb.codec_s;
+    out->bytes_sent = once.bytes_sent + mb * per_mb.bytes_sent;
+    out->bytes_nvlink = once.bytes_nvlink + mb * per_mb.bytes_nvlink;
+    out->bytes_network = once.bytes_network + mb * per_mb.bytes_network;
+    out->inter_node = (n > 1 && k < n) || depth_inter;
+}
+
+double pp_dp_once_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st)
+{
+    /* Gradient buckets are reduced while the last micro-batch's backward runs
+     * (PyTorch DDP, Li et al. 2020; Megatron-Core overlap_grad_reduce). */
+    (void)plan;
+    return prob->training.dp_overlap ? st->bwd_s : 0.0;
+}
+
+double pp_dp_per_mb_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st)
+{
+    /* FSDP / ZeRO-3 prefetch the next layer's parameters during this one's
+     * compute (Zhao et al. 2023, PyTorch FSDP §3.4). */
+    (void)plan;
+    return prob->training.dp_overlap ? st->fwd_s + st->bwd_s : 0.0;
+}
+
+double pp_term_optimizer_s(const pp_problem *prob, const pp_plan *plan)
+{
+    double shard = stage_params(prob, plan, 0) / (plan->zero >= 1 ? plan->dp : 1);
+    return ADAM_TRAFFIC_BYTES * shard / hbm_Bps(prob);
+}

@@ -1,0 +1,89 @@
+/*
+ * flops.c: FLOP and parameter counts of a transformer (docs/cost-model.md §1).
+ *
+ * Megatron-LM's counting (num_floating_point_operations; Narayanan et al.
+ * 2021 §5.1), per layer and forward pass, for T tokens of sequence length s:
+ *
+ *   QKV 2 T h (h + 2 h g/a) + projection 2 T h^2 + MLP 2 T h f x 2 (x 3 gated)
+ *   + attention core 4 T s h (the full square);   logits 2 T h V
+ *
+ * Model FLOPs of a step are three forwards (backward = 2 x forward) and no
+ * recomputation; hardware FLOPs add what recomputation repeats (a forward of
+ * the layers, or only the attention core).  A GPT layer holds 12 h^2 + 13 h
+ * parameters (weights, biases, two LayerNorms).
+ */
+#include "cost_internal.h"
+
+double qkv_width(const pp_model *m)
+{
+    return m->hidden + 2.0 * m->hidden * m->kv_heads / m->heads;
+}
+
+double mlp_in_width(const pp_model *m)
+{
+    return (m->gated_mlp ? 2.0 : 1.0) * m->ffn_hidden;
+}
+
+double pp_attention_core_fwd_flops(const pp_model *m, double tokens, double seq)
+{
+    /* QK^T and scores·V: 2 x 2 tokens·seq·h (Megatron counts the full square). */
+    return 4.0 * tokens * seq * m->hidden;
+}
+
+double pp_layer_fwd_flops(const pp_model *m, double tokens, double seq)
+{
+    double h = m->hidden;
+    double gemm = 2.0 * tokens * h * (qkv_width(m) + h)          /* QKV + output projection */
+                  + 2.0 * tokens * h * (mlp_in_width(m) + m->ffn_hidden); /* MLP in + out */
+    return gemm + pp_attention_core_fwd_flops(m, tokens, seq);
+}
+
+double pp_logits_fwd_flops(const pp_model *m, double tokens)
+{
+    return 2.0 * tokens * m->hidden * m->vocab;
+}
+
+double pp_model_flops_per_step(const pp_model *m, double global_batch)
+{
+    double tokens = global_batch * m->seq_len;
+    return 3.0 * (m->layers * pp_layer_fwd_flops(m, tokens, m->seq_len) + pp_logits_fwd_flops(m, tokens));
+}
+
+double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_recompute r)
+{
+    double tokens = global_batch * m->seq_len;
+    double extra = 0.0;
+    if (r == PP_RECOMPUTE_FULL)
+        extra = m->layers * pp_layer_fwd_flops(m, tokens, m->seq_len);
+    else if (r == PP_RECOMPUTE_SELECTIVE)
+        extra = m->layers * pp_attention_core_fwd_flops(m, tokens, m->seq_len);
+    return pp_model_flops_per_step(m, global_batch) + extra;
+}
+
+double pp_layer_params(const pp_model *m)
+{
+    double h = m->hidden;
+    double attn = h * qkv_width(m) + qkv_width(m) + h * h + h;         /* weights + biases */
+    double mlp = h * mlp_in_width(m) + mlp_in_width(m) + m->ffn_hidden * h + h;
+    return attn + mlp + 4.0 * h; /* two LayerNorms: scale and shift */
+}
+
+double pp_embedding_params(const pp_model *m)
+{
+    return (double)m->vocab * m->hidden;
+}
+
+double pp_model_params(const pp_model *m)
+{
+    double emb = pp_embedding_params(m) * (m->tie_embeddings ? 1.0 : 2.0);
+    return m->layers * pp_layer_params(m) + emb + 2.0 * m->hidden; /* + final LayerNorm */
+}
+
+/* The four weight matrices of a layer: K x N for QKV, projection, MLP in, MLP out. */
+void layer_linears(const pp_model *m, double K[4], double N[4])
+{
+    K[0] = m->hidden, N[0] = qkv_width(m);
+    K[1] = m->hidden, N[1] = m->hidden;
+    K[2] = m->hidden, N[2] = mlp_in_width(m);
+    K[3] = m->ffn_hidden, N[3] = m->hidden;
+}

@@ -1,0 +1,175 @@
+/*
+ * kernels.c: the compute of one micro-batch on the busiest pipeline stage,
+ * the "stage" term (docs/cost-model.md §2).
+ *
+ * Every matrix multiply is a roofline plus its launch:
+ *
+ *   max(2 M K N / (peak x eff.gemm), operand bytes / (HBM x eff.hbm)) + kernel_us
+ *
+ * split by t in 1D, and as SUMMA or 3D split them on a 2D/2.5D/3D grid
+ * (Bian et al. 2021; docs §8).  The attention core runs at eff.attention of
+ * the 16-bit peak (plus the s x s softmax traffic without fused attention),
+ * element-wise work is HBM traffic.  Backward doubles the forward;
+ * recomputation repeats the forward (full) or the attention core
+ * (selective).  Context parallelism adds the ring exchange of K and V not
+ * hidden behind the attention core (Megatron-LM's context parallelism,
+ * Llama 3 §3.3.2).
+ */
+#include "cost_internal.h"
+
+#include <math.h>
+
+/* Element-wise HBM traffic, bytes per element per forward pass (§2.3 of the doc):
+ * two LayerNorms (read + write), two fused bias-dropout-add (read x, read
+ * residual, write, 1-byte mask), bias/rotary: 13 passes over h-wide tensors. */
+#define ELEMWISE_H_BYTES 26.0
+#define ELEMWISE_F_BYTES 4.0        /* activation function: read + write an f-wide tensor */
+#define ELEMWISE_SOFTMAX_BYTES 9.0  /* scale-mask-softmax + dropout on the s x s scores */
+#define ELEMWISE_KERNELS_FWD 8.0    /* element-wise kernels launched per layer forward */
+#define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
+
+double peak_flops(const pp_problem *prob, pp_precision prec)
+{
+    double tf = prob->cluster.gpu.peak_tflops[prec];
+    if (tf <= 0.0)
+        tf = prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0 ? prob->cluster.gpu.peak_tflops[PP_PREC_BF16]
+                                                             : prob->cluster.gpu.peak_tflops[PP_PREC_FP16];
+    return tf * 1e12;
+}
+
+/* Precision of the attention core and of element-wise work: 16-bit. */
+static pp_precision half_precision(const pp_problem *prob)
+{
+    return prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0 ? PP_PREC_BF16 : PP_PREC_FP16;
+}
+
+double hbm_Bps(const pp_problem *prob)
+{
+    return prob->cluster.gpu.hbm_GBps * 1e9 * prob->cluster.gpu.eff.hbm;
+}
+
+/* One matrix multiply (M x K) @ (K x N): the slower of its FLOPs at the
+ * sustained tensor-core rate and its operand traffic through HBM (a
+ * roofline), plus a fixed launch cost.  Small shapes (high TP degree, small
+ * micro-batch) fall onto the memory side of the roofline. */
+double gemm_time_s(const pp_problem *prob, double M, double K, double N)
+{
+    const pp_efficiency *e = &prob->cluster.gpu.eff;
+    double in_bytes = prob->training.precision == PP_PREC_FP8 ? 1.0 : ACT_BYTES;
+    double flops_s = 2.0 * M * K * N / (peak_flops(prob, prob->training.precision) * e->gemm);
+    double bytes_s = (in_bytes * (M * K + K * N) + ACT_BYTES * M * N) / hbm_Bps(prob);
+    return fmax(flops_s, bytes_s) + e->kernel_us * 1e-6;
+}
+
+/* One matrix multiply (M x K) @ (K x N) of a layer on a 2D/2.5D/3D grid, as
+ * one GPU runs it: SUMMA (Optimus, Tesseract) takes q steps, each a product
+ * of an (M/q or M/(dq)) x K/q block by a K/q x N/q block; 3D gathers its
+ * operands and runs one (M/q) x (K/q) x (N/q) product (Bian et al. 2021;
+ * Colossal-AI _Linear3D).  The FLOPs are 2MKN/t in every mode. */
+double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K, double N)
+{
+    switch (g->mode) {
+    case PP_TP_2D: return g->q * gemm_time_s(prob, M / g->q, K / g->q, N / g->q);
+    case PP_TP_2P5D: return g->q * gemm_time_s(prob, M / (g->d * g->q), K / g->q, N / g->q);
+    case PP_TP_3D: return gemm_time_s(prob, M / g->q, K / g->q, N / g->q);
+    default: return gemm_time_s(prob, M, K, N / g->t);
+    }
+}
+
+typedef struct layer_kernels {
+    double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
+    double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
+    double elem_fwd_s;    /* the rest of the forward's element-wise work */
+} layer_kernels;
+
+/* Forward kernels of one layer on one GPU for plan's micro-batch.  In
+ * 2D/2.5D/3D the matrix multiplies are the grid's and every activation is
+ * partitioned over the t GPUs, as sequence parallelism does in 1D. */
+static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k)
+{
+    const pp_model *m = &prob->model;
+    const pp_efficiency *e = &prob->cluster.gpu.eff;
+    double t = plan->tp, s = m->seq_len, h = m->hidden, f = m->ffn_hidden;
+    double tokens = (double)plan->micro_batch * s / plan->cp; /* rows of every GEMM */
+
+    tp_grid g = grid_of(plan);
+    if (g.mode == PP_TP_1D) {
+        k->gemm_fwd_s = gemm_time_s(prob, tokens, h, qkv_width(m) / t) + gemm_time_s(prob, tokens, h / t, h) +
+                        gemm_time_s(prob, tokens, h, mlp_in_width(m) / t) + gemm_time_s(prob, tokens, f / t, h);
+    } else {
+        double K[4], N[4];
+        layer_linears(m, K, N);
+        k->gemm_fwd_s = 0.0;
+        for (int i = 0; i < 4; i++)
+            k->gemm_fwd_s += grid_gemm_s(prob, &g, tokens, K[i], N[i]);
+    }
+
+    double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, s) / t;
+    k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * e->attention) + e->kernel_us * 1e-6;
+    if (!prob->training.flash_attention) {
+        double scores = (double)plan->micro_batch * (m->heads / t) * (s / plan->cp) * s;
+        k->attn_fwd_s += ELEMWISE_SOFTMAX_BYTES * scores / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6;
+    }
+
+    /* LayerNorm/dropout replicated over 1D TP ranks without SP */
+    double h_share = (plan->sequence_parallel || g.mode != PP_TP_1D) ? 1.0 / t : 1.0;
+    double act_f = m->gated_mlp ? 1.5 : 1.0;
+    double elem_bytes = ELEMWISE_H_BYTES * tokens * h * h_share + ELEMWISE_F_BYTES * act_f * tokens * f / t;
+    k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + ELEMWISE_KERNELS_FWD * e->kernel_us * 1e-6;
+}
+
+/* Context-parallel ring exchange of one layer's K and V (Megatron-LM's
+ * context parallelism, Llama 3 §3.3.2): c-1 ring steps forward, twice the
+ * traffic backward (K,V again and their gradients), each hidden behind the
+ * attention core it feeds when it can be.  Returns exposed seconds for
+ * forward (*f) and backward (*b). */
+static void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k,
+                                double *f, double *b)
+{
+    *f = *b = 0.0;
+    if (plan->cp <= 1)
+        return;
+    const pp_model *m = &prob->model;
+    double kv_bytes = 2.0 * ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) *
+                      ((double)m->hidden * m->kv_heads / m->heads) / plan->tp;
+    bool inter = group_inter_node(prob, plan->tp, plan->cp);
+    double ring_f = (plan->cp - 1) * pp_p2p_time_s(&prob->cluster, kv_bytes, inter);
+    *f = fmax(0.0, ring_f - k->attn_fwd_s);
+    *b = fmax(0.0, 2.0 * ring_f - 2.0 * k->attn_fwd_s);
+}
+
+void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out)
+{
+    const pp_model *m = &prob->model;
+    layer_kernels k;
+    layer_kernels_fwd(prob, plan, &k);
+    double cp_f, cp_b;
+    cp_exchange_exposed(prob, plan, &k, &cp_f, &cp_b);
+
+    double layer_fwd = k.gemm_fwd_s + k.attn_fwd_s + k.elem_fwd_s;
+    /* Backward: data and weight gradients double every matrix multiply and
+     * the attention core; element-wise backward reads and writes twice. */
+    double layer_bwd = 2.0 * layer_fwd;
+    double recompute = 0.0, cp_recompute = 0.0;
+    if (plan->recompute == PP_RECOMPUTE_FULL) {
+        recompute = layer_fwd;
+        cp_recompute = cp_f;
+    } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE) {
+        recompute = k.attn_fwd_s;
+        cp_recompute = cp_f;
+    }
+
+    /* The busiest stage is the last: its layers plus the logits and loss. */
+    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp;
+    tp_grid g = grid_of(plan);
+    double logits_gemm = g.mode == PP_TP_1D ? gemm_time_s(prob, tokens, m->hidden, (double)m->vocab / plan->tp)
+                                            : grid_gemm_s(prob, &g, tokens, m->hidden, m->vocab);
+    double logits_fwd = logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
+    double logits_bwd = 2.0 * logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
+
+    int n = layers_per_stage(prob, plan);
+    out->fwd_s = n * layer_fwd + logits_fwd;
+    out->bwd_s = n * (layer_bwd + recompute) + logits_bwd;
+    out->cp_exposed_s = n * (cp_f + cp_b + cp_recompute);
+    out->total_s = out->fwd_s + out->bwd_s + out->cp_exposed_s;
+}

@@ -1,0 +1,127 @@
+/*
+ * memory.c: the memory of the most loaded GPU (docs/cost-model.md §6).
+ *
+ * Model states (ZeRO Table 1, Rajbhandari et al. 2020): 2 bytes of weights,
+ * 2 of gradients and 12 of mixed-precision Adam state per parameter,
+ * partitioned over the d data-parallel ranks from ZeRO-3, -2 and -1 on.
+ * Activations a layer keeps per micro-batch (Korthikanti et al. 2022 §4):
+ *
+ *   s b h (34 + 5 a s / h)   without parallelism, split by t as tensor and
+ *                            sequence parallelism (or a 2D/2.5D/3D grid) allow
+ *
+ * times the micro-batches 1F1B keeps in flight on stage 0 (p, §4.2.3), plus
+ * the fp32 logits on the last stage and the runtime's own buffers.  The more
+ * loaded of the first and the last stage counts.
+ */
+#include "cost_internal.h"
+
+#define ADAM_STATE_BYTES 12.0 /* fp32 master weights, momentum, variance: K = 12 (ZeRO, Rajbhandari 2020) */
+#define RUNTIME_OTHER_GIB 2.0       /* CUDA context, cuBLAS/NCCL workspaces, allocator slack */
+
+void pp_model_state_bytes(double psi, int zero, double d, double *weights, double *grads, double *optim)
+{
+    /* Mixed-precision Adam, ZeRO Table 1: 2 + 2 + 12 bytes per parameter,
+     * partitioned over the d data-parallel ranks by stage. */
+    *weights = ACT_BYTES * psi / (zero >= 3 ? d : 1.0);
+    *grads = ACT_BYTES * psi / (zero >= 2 ? d : 1.0);
+    *optim = ADAM_STATE_BYTES * psi / (zero >= 1 ? d : 1.0);
+}
+
+void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, double *weights,
+                       double *grads, double *optim)
+{
+    pp_model_state_bytes(stage_params(prob, plan, stage), plan->zero, plan->dp, weights, grads, optim);
+    *weights /= GIB;
+    *grads /= GIB;
+    *optim /= GIB;
+}
+
+/* Activation bytes one layer keeps for backward, per micro-batch, on one GPU
+ * (Korthikanti et al. 2022 §4, generalized to grouped-query attention and
+ * gated MLPs).  sbh = micro_batch x local sequence x hidden. */
+double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores)
+{
+    const pp_model *m = &prob->model;
+    double t = plan->tp, s = (double)m->seq_len / plan->cp, b = plan->micro_batch;
+    double sbh = s * b * m->hidden, sbf = s * b * m->ffn_hidden, kv = (double)m->kv_heads / m->heads;
+    /* Not split by TP unless sequence parallel: two LayerNorm inputs (4),
+     * QKV and MLP inputs (2 + 2), two dropout masks (1 + 1): 10 sbh. */
+    double replicated = 10.0 * sbh;
+    /* Split by TP: Q (2) K, V (2 kv each), projection input (2), MLP. */
+    double mlp = m->gated_mlp ? 6.0 * sbf : 4.0 * sbf;
+    double split = (2.0 + 4.0 * kv + 2.0) * sbh + mlp;
+    /* Attention scores: softmax output (2), dropout mask (1), dropout output (2). */
+    double scores = store_scores ? 5.0 * m->heads * s * (double)m->seq_len * b : 0.0;
+    if (plan->tp_mode == PP_TP_1D)
+        return replicated / (plan->sequence_parallel ? t : 1.0) + (split + scores) / t;
+    /* 2D/2.5D/3D partition every activation over the t GPUs (Colossal-AI
+     * table: O(1/q^2), O(1/(d q^2)), O(1/q^3)).  3D keeps what its linear
+     * layers gathered for the backward pass (_Linear3D saves the gathered
+     * input and weight): the four layer inputs q times their share, and the
+     * layer's weight blocks, K N / q^2 each. */
+    double bytes = (replicated + split + scores) / t;
+    if (plan->tp_mode == PP_TP_3D) {
+        tp_grid g = grid_of(plan);
+        double K[4], N[4], weights = 0.0;
+        layer_linears(m, K, N);
+        for (int i = 0; i < 4; i++)
+            weights += K[i] * N[i];
+        double inputs = 6.0 * sbh + 2.0 * sbf; /* QKV, projection, MLP in (h-wide), MLP out (f-wide) */
+        bytes += (g.q - 1.0) * inputs / t + ACT_BYTES * weights / (g.q * g.q);
+    }
+    return bytes;
+}
+
+double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    int mb = pp_microbatches(prob, plan);
+    bool scores = plan->recompute == PP_RECOMPUTE_NONE && !prob->training.flash_attention;
+    double full_layer = pp_layer_activation_bytes(prob, plan, scores);
+    double per_layer = full_layer, working = 0.0;
+    if (plan->recompute == PP_RECOMPUTE_FULL) {
+        /* Only each layer's input is kept; one layer is rebuilt at a time. */
+        double sbh = (double)m->seq_len / plan->cp * plan->micro_batch * m->hidden;
+        bool split = plan->sequence_parallel || plan->tp_mode != PP_TP_1D;
+        per_layer = ACT_BYTES * sbh / (split ? plan->tp : 1.0);
+        working = pp_layer_activation_bytes(prob, plan, !prob->training.flash_attention);
+    }
+    /* 1F1B: stage i keeps p - i micro-batches in flight, so stage 0 holds p
+     * (at most m); interleaving adds (p-1)/(p v) (Korthikanti et al. §4.2.3). */
+    double in_flight = 1.0;
+    if (stage == 0) {
+        in_flight = plan->pp < mb ? plan->pp : mb;
+        if (plan->virtual_stages > 1)
+            in_flight *= 1.0 + (plan->pp - 1.0) / ((double)plan->pp * plan->virtual_stages);
+    }
+    double bytes = layers_per_stage(prob, plan) * per_layer * in_flight + working;
+    if (stage == plan->pp - 1) /* fp32 logits of the micro-batch for the loss */
+        bytes += 4.0 * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->vocab / plan->tp;
+    return bytes / GIB;
+}
+
+double pp_mem_other_gib(const pp_problem *prob)
+{
+    (void)prob;
+    return RUNTIME_OTHER_GIB;
+}
+
+static void memory_of_stage(const pp_problem *prob, const pp_plan *plan, int stage, pp_memory *out)
+{
+    pp_mem_states_gib(prob, plan, stage, &out->weights_gib, &out->gradients_gib, &out->optimizer_gib);
+    out->activations_gib = pp_mem_activations_gib(prob, plan, stage);
+    out->other_gib = pp_mem_other_gib(prob);
+    out->total_gib = out->weights_gib + out->gradients_gib + out->optimizer_gib + out->activations_gib +
+                     out->other_gib;
+    out->stage = stage;
+}
+
+void pp_memory_eval(const pp_problem *prob, const pp_plan *plan, pp_memory *out)
+{
+    pp_memory first, last;
+    memory_of_stage(prob, plan, 0, &first);
+    memory_of_stage(prob, plan, plan->pp - 1, &last);
+    *out = last.total_gib > first.total_gib ? last : first;
+    out->capacity_gib = prob->cluster.gpu.memory_gib;
+    out->usable_gib = out->capacity_gib * (1.0 - prob->memory_headroom);
+}

@@ -1,0 +1,63 @@
+/*
+ * pipeline.c: pipeline parallelism: the layers of a stage, the micro-batches
+ * per pipeline, the pipeline factor and the sends between stages
+ * (docs/cost-model.md §4).
+ *
+ * 1F1B runs m slots of work plus p-1 of fill and drain; interleaving v
+ * chunks shrinks the bubble to (p-1)/v slots (Narayanan et al. 2021 §2.2):
+ *
+ *   step = (m + (p-1)/v) T_mb + ...,   m = global_batch / (dp micro_batch)
+ *
+ * Every micro-batch and chunk sends one activation forward and one gradient
+ * backward, b (s/c) h 16-bit values split over the TP ranks (Narayanan et
+ * al. 2021 §4.1), on the critical path.
+ */
+#include "cost_internal.h"
+
+int layers_per_stage(const pp_problem *prob, const pp_plan *plan)
+{
+    return prob->model.layers / plan->pp;
+}
+
+void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
+{
+    *out = (pp_comm_term){0};
+    if (plan->pp <= 1)
+        return;
+    const pp_model *m = &prob->model;
+    /* One activation forward and one gradient backward per micro-batch and
+     * model chunk, split across the TP ranks (Megatron's scatter/gather
+     * optimization, Narayanan et al. 2021 §4.1); the receiving stage waits
+     * for it, so it sits on the critical path. */
+    double bytes = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->hidden / plan->tp;
+    long stride = (long)plan->tp * plan->cp * plan->dp;
+    bool inter = group_inter_node(prob, stride, plan->pp);
+    const pp_codec *codec = codec_for(prob, plan, PP_DIM_PP, bytes);
+    double wire = bytes / pp_codec_ratio(codec, 8.0 * ACT_BYTES);
+    double sends = 2.0 * plan->virtual_stages;
+    out->wire_s = sends * pp_p2p_time_s(&prob->cluster, wire, inter);
+    out->codec_s = sends * codec_time_s(codec, bytes, 8.0 * ACT_BYTES);
+    out->bytes_sent = sends * wire;
+    if (inter)
+        out->bytes_network = out->bytes_sent;
+    else
+        out->bytes_nvlink = out->bytes_sent;
+    out->inter_node = inter;
+    out->total_s = out->wire_s + out->codec_s;
+}
+
+int pp_microbatches(const pp_problem *prob, const pp_plan *plan)
+{
+    long per_pipeline = (long)plan->dp * plan->micro_batch;
+    if (per_pipeline <= 0 || prob->training.global_batch % per_pipeline != 0)
+        return 0;
+    long m = prob->training.global_batch / per_pipeline;
+    return m > 0x7fffffffL ? 0 : (int)m;
+}
+
+double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
+{
+    /* 1F1B: m slots of work plus (p-1) of fill and drain; interleaving with
+     * v chunks shrinks the bubble to (p-1)/v (Narayanan et al. 2021 §2.2). */
+    return pp_microbatches(prob, plan) + (double)(plan->pp - 1) / plan->virtual_stages;
+}

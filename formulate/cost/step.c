@@ -1,0 +1,116 @@
+/*
+ * step.c: the frameworks, and the composition of one optimizer step from the
+ * terms (docs/cost-model.md §0 and §5).
+ *
+ *   T_mb = stage.total + tp_comm.total + pp_comm.total
+ *   step = (m + (p-1)/v) T_mb                                (1F1B / interleaved)
+ *        + max(0, dp.once_wire - stage.bwd_window)           (epigraph 1)
+ *        + max(0, dp.per_mb_wire * m - stage.compute * m)    (epigraph 2)
+ *        + dp.codec + optimizer
+ *
+ * pp_step_time_s is that sum, the one the MIP mirrors; pp_evaluate splits
+ * the same terms into compute, bubble, exposed communication, compression
+ * and optimizer.  A framework sets what it is known to do: Megatron-LM
+ * 2021/2022 had no fused attention and no DP overlap (Narayanan et al. 2021
+ * §4; Korthikanti et al. 2022 §5), DeepSpeed gathers module by module.
+ */
+#include "cost_internal.h"
+
+#include <math.h>
+
+static const char *const FRAMEWORK_NAMES[PP_FW_COUNT] = {"megatron-core", "megatron-lm-2021", "deepspeed",
+                                                         "deepspeed-2021", "fsdp"};
+
+const char *pp_framework_name(pp_framework fw)
+{
+    return fw >= 0 && fw < PP_FW_COUNT ? FRAMEWORK_NAMES[fw] : "?";
+}
+
+void pp_framework_features(pp_framework fw, pp_training *t)
+{
+    t->framework = fw;
+    /* Megatron-LM 2021/2022 materialized the s x s scores (no fused
+     * attention) and reduced gradients after the backward pass
+     * (Narayanan et al. 2021 §4; Korthikanti et al. 2022 §5). */
+    bool classic = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED_2021;
+    t->flash_attention = !classic;
+    t->dp_overlap = !classic;
+    /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
+     * own (fetch_sub_module): for a GPT layer two LayerNorms and four
+     * linear layers.  FSDP and Megatron-Core move one flat buffer per
+     * wrapped transformer block. */
+    t->param_collectives_per_layer = (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021) ? 6 : 1;
+}
+
+typedef struct step_parts {
+    pp_stage_term stage;
+    pp_comm_term tp, pp;
+    pp_dp_term dp;
+    double optimizer_s;
+    double factor;
+    int m;
+    double dp_once_exposed_s, dp_per_mb_exposed_s;
+} step_parts;
+
+static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_parts *sp)
+{
+    pp_term_stage(prob, plan, &sp->stage);
+    pp_term_tp_comm(prob, plan, &sp->tp);
+    pp_term_pp_comm(prob, plan, &sp->pp);
+    pp_term_dp_comm(prob, plan, &sp->dp);
+    sp->optimizer_s = pp_term_optimizer_s(prob, plan);
+    sp->factor = pp_pipeline_factor(prob, plan);
+    sp->m = pp_microbatches(prob, plan);
+    sp->dp_once_exposed_s = fmax(0.0, sp->dp.once_wire_s - pp_dp_once_window_s(prob, plan, &sp->stage));
+    sp->dp_per_mb_exposed_s =
+        fmax(0.0, sp->m * sp->dp.per_mb_wire_s - sp->m * pp_dp_per_mb_window_s(prob, plan, &sp->stage));
+}
+
+static double slot_s(const step_parts *sp)
+{
+    return sp->stage.total_s + sp->tp.total_s + sp->pp.total_s;
+}
+
+double pp_step_time_s(const pp_problem *prob, const pp_plan *plan)
+{
+    step_parts sp;
+    step_parts_eval(prob, plan, &sp);
+    return sp.factor * slot_s(&sp) + sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s + sp.dp.codec_s +
+           sp.optimizer_s;
+}
+
+void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
+{
+    *out = (pp_eval){0};
+    step_parts sp;
+    step_parts_eval(prob, plan, &sp);
+    double m = sp.m, bubble_slots = sp.factor - m;
+    pp_time *t = &out->time;
+    t->compute_s = m * (sp.stage.fwd_s + sp.stage.bwd_s);
+    t->cp_comm_s = m * sp.stage.cp_exposed_s;
+    t->tp_comm_s = m * sp.tp.wire_s;
+    t->pp_comm_s = m * sp.pp.wire_s;
+    t->bubble_s = bubble_slots * slot_s(&sp);
+    t->dp_comm_s = sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s;
+    t->compression_s = m * (sp.tp.codec_s + sp.pp.codec_s) + sp.dp.codec_s;
+    t->optimizer_s = sp.optimizer_s;
+    t->exposed_comm_s = t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s;
+    t->step_s = t->compute_s + t->bubble_s + t->exposed_comm_s + t->compression_s + t->optimizer_s;
+
+    pp_memory_eval(prob, plan, &out->mem);
+
+    const pp_model *mod = &prob->model;
+    double B = (double)prob->training.global_batch;
+    out->gpus_used = plan->tp * plan->pp * plan->dp * plan->cp;
+    out->microbatches = sp.m;
+    out->tokens_per_s = B * mod->seq_len / t->step_s;
+    out->model_flops_per_step = pp_model_flops_per_step(mod, B);
+    out->hardware_flops_per_step = pp_hardware_flops_per_step(mod, B, plan->recompute);
+    out->model_tflops_per_gpu = out->model_flops_per_step / t->step_s / out->gpus_used / 1e12;
+    out->hardware_tflops_per_gpu = out->hardware_flops_per_step / t->step_s / out->gpus_used / 1e12;
+    out->peak_tflops = peak_flops(prob, prob->training.precision) / 1e12;
+    out->mfu = out->model_tflops_per_gpu / out->peak_tflops;
+
+    out->bytes_network_per_step = m * (sp.tp.bytes_network + sp.pp.bytes_network) + sp.dp.bytes_network;
+    out->bytes_nvlink_per_step = m * (sp.tp.bytes_nvlink + sp.pp.bytes_nvlink) + sp.dp.bytes_nvlink;
+}

@@ -1,0 +1,190 @@
+/*
+ * tp.c: the tensor-parallel term, the traffic of one micro-batch on the
+ * busiest stage, and the grid of 2D/2.5D/3D tensor parallelism
+ * (docs/cost-model.md §3 and §8).
+ *
+ * 1D (Megatron, Shoeybi et al. 2019 §3): per layer two all-reduces of the
+ * b s h activations forward and two backward (full recomputation repeats
+ * the forward pair); sequence parallelism turns each into an all-gather and
+ * a reduce-scatter of the same ring volume (Korthikanti et al. 2022 §4.2.2).
+ *
+ * 2D and 2.5D (SUMMA: Optimus, Tesseract, Colossal-AI) gather activation
+ * and weight panels over the row and column groups of a q x q grid (d of
+ * them in 2.5D, so t = d q^2) and hide step i+1's traffic behind step i's
+ * multiply, leaving C/q + (q-1)/q max(0, C - G) of C seconds of traffic next
+ * to G of multiplies exposed.  3D (t = q^3, Colossal-AI _Linear3D) gathers
+ * and reduce-scatters its operands over three groups and hides nothing.
+ */
+#include "cost_internal.h"
+
+#include <math.h>
+
+int pp_tp_grid_side(const pp_plan *plan)
+{
+    long t = plan->tp, d = plan->tp_mode == PP_TP_2P5D ? plan->tp_depth : 1;
+    if (t < 1 || d < 1 || t % d)
+        return 0;
+    long cells = t / d; /* q^2 (2D, 2.5D), q^3 (3D), t (1D) */
+    if (plan->tp_mode == PP_TP_1D)
+        return plan->tp_depth == 1 ? (int)t : 0;
+    int power = plan->tp_mode == PP_TP_3D ? 3 : 2;
+    for (long q = 1; q <= cells; q++) {
+        long v = power == 3 ? q * q * q : q * q;
+        if (v == cells)
+            return (int)q;
+        if (v > cells)
+            break;
+    }
+    return 0;
+}
+
+tp_grid grid_of(const pp_plan *plan)
+{
+    tp_grid g = {.mode = plan->tp_mode, .t = plan->tp, .q = plan->tp, .d = 1, .rows = 1, .wshard = plan->tp};
+    if (plan->tp_mode == PP_TP_1D)
+        return g;
+    int q = pp_tp_grid_side(plan);
+    g.q = q > 0 ? q : 1;
+    if (plan->tp_mode == PP_TP_2P5D)
+        g.d = plan->tp_depth > 0 ? plan->tp_depth : 1;
+    g.rows = plan->tp_mode == PP_TP_3D ? g.q * g.q : g.d * g.q;
+    g.wshard = plan->tp_mode == PP_TP_2P5D ? g.q * g.q : g.t;
+    return g;
+}
+
+/* One collective of a grid's tensor-parallel traffic over a group of n
+ * ranks, `stride` apart: returns its wire time; adds `count` times its codec
+ * time and bytes to acc (the TP codec, on values of value_bits bits). */
+static double grid_collective(const pp_problem *prob, const pp_plan *plan, pp_collective kind, double bytes,
+                              double value_bits, long stride, long n, double count, pp_comm_term *acc)
+{
+    if (n <= 1 || bytes <= 0.0)
+        return 0.0;
+    long k = ranks_per_node(prob, stride, n);
+    const pp_codec *codec = codec_for(prob, plan, PP_DIM_TP, bytes);
+    double wire = bytes / pp_codec_ratio(codec, value_bits);
+    double nvl, net;
+    pp_collective_bytes(kind, wire, n, k, &nvl, &net);
+    acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes, value_bits);
+    acc->bytes_nvlink += count * nvl;
+    acc->bytes_network += count * net;
+    acc->bytes_sent += count * (nvl + net);
+    if (group_inter_node(prob, stride, n))
+        acc->inter_node = true;
+    return pp_collective_time_s(&prob->cluster, kind, wire, n, k);
+}
+
+/* What a SUMMA product of q steps leaves exposed of its C seconds of
+ * traffic next to its G seconds of multiplies: Colossal-AI double-buffers
+ * the broadcasts (and reductions) of step i+1 behind the multiply of step i,
+ * so the first step's transfer is exposed and then whatever the traffic
+ * takes beyond the multiply: C/q + (q-1)/q max(0, C - G). */
+static double summa_exposed_s(double C, double G, double q)
+{
+    return C / q + (q - 1.0) / q * fmax(0.0, C - G);
+}
+
+/* Tensor-parallel traffic of one linear layer (M token rows, K x N weight)
+ * on a 2D/2.5D/3D grid: forward `fwd` times, backward `bwd` times.  Element
+ * counts are the full buffer each collective leaves on (all-gather) or
+ * takes from (reduce-scatter) one GPU:
+ *
+ *   2D, 2.5D (SUMMA; Optimus arXiv 2104.05343, Tesseract arXiv 2105.14500,
+ *   Colossal-AI Matmul_AB/ABT/ATB_2p5D): A = M K / (d q) of the activation
+ *   panel over the row group (stride 1), B = K N / q of the weight panel over
+ *   the column group (stride q).  The q broadcasts of a panel move the bytes
+ *   of one ring all-gather of it, the q reductions those of a reduce-scatter
+ *   (6 (q-1)/q panel volumes and 6 (q-1) steps per layer: the Colossal-AI
+ *   table).  Forward C = AB: gather A and B; backward dA = dC B^T: gather B,
+ *   reduce dA; dB = A^T dC: gather A, reduce dB.
+ *
+ *   3D (arXiv 2105.14450, Colossal-AI _Linear3D): all-gather X (M K / q^2)
+ *   over the input group (stride q), W (K N / q^2) over the weight group
+ *   (stride 1), reduce-scatter Y (M N / q^2) over the output group (stride
+ *   q^2); backward all-gathers dY and reduce-scatters dX and dW.  Blocking:
+ *   nothing is hidden. */
+static void grid_linear(const pp_problem *prob, const pp_plan *plan, const tp_grid *g, double M, double K,
+                        double N, double fwd, double bwd, pp_comm_term *out)
+{
+    const double bits = 8.0 * ACT_BYTES;
+    long q = (long)g->q;
+    if (g->mode == PP_TP_3D) {
+        double X = ACT_BYTES * M * K / (g->q * g->q), W = ACT_BYTES * K * N / (g->q * g->q);
+        double Y = ACT_BYTES * M * N / (g->q * g->q);
+        double cf = grid_collective(prob, plan, PP_COLL_ALLGATHER, X, bits, q, q, fwd, out) +
+                    grid_collective(prob, plan, PP_COLL_ALLGATHER, W, bits, 1, q, fwd, out) +
+                    grid_collective(prob, plan, PP_COLL_REDUCESCATTER, Y, bits, q * q, q, fwd, out);
+        double cb = grid_collective(prob, plan, PP_COLL_ALLGATHER, Y, bits, q * q, q, bwd, out) +
+                    grid_collective(prob, plan, PP_COLL_REDUCESCATTER, X, bits, q, q, bwd, out) +
+                    grid_collective(prob, plan, PP_COLL_REDUCESCATTER, W, bits, 1, q, bwd, out);
+        out->wire_s += fwd * cf + bwd * cb;
+        return;
+    }
+    double A = ACT_BYTES * M * K / (g->d * g->q), B = ACT_BYTES * K * N / g->q;
+    double G = grid_gemm_s(prob, g, M, K, N);
+    double cf = grid_collective(prob, plan, PP_COLL_ALLGATHER, A, bits, 1, q, fwd, out) +
+                grid_collective(prob, plan, PP_COLL_ALLGATHER, B, bits, q, q, fwd, out);
+    double c_da = grid_collective(prob, plan, PP_COLL_ALLGATHER, B, bits, q, q, bwd, out) +
+                  grid_collective(prob, plan, PP_COLL_REDUCESCATTER, A, bits, 1, q, bwd, out);
+    double c_db = grid_collective(prob, plan, PP_COLL_ALLGATHER, A, bits, 1, q, bwd, out) +
+                  grid_collective(prob, plan, PP_COLL_REDUCESCATTER, B, bits, q, q, bwd, out);
+    out->wire_s += fwd * summa_exposed_s(cf, G, g->q) +
+                   bwd * (summa_exposed_s(c_da, G, g->q) + summa_exposed_s(c_db, G, g->q));
+}
+
+/* Tensor-parallel traffic of one micro-batch on the busiest stage in
+ * 2D/2.5D/3D: the four linear layers of each layer, the LayerNorm
+ * statistics (fp32 per token row: 2D/2.5D all-reduce the mean and the
+ * variance forward and two sums backward over the row group, Colossal-AI
+ * LayerNorm2p5D; 3D one stacked all-reduce each way over the output group,
+ * Layernorm3D), and the logits layer of the last stage as a fifth linear.
+ * Full recomputation repeats the forward traffic.  The depth all-reduce of
+ * 2.5D's weight gradients is once per step and sits in the DP term. */
+static void grid_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
+{
+    const pp_model *m = &prob->model;
+    tp_grid g = grid_of(plan);
+    double M = (double)plan->micro_batch * m->seq_len / plan->cp;
+    double n = layers_per_stage(prob, plan);
+    double fwd = plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 1.0;
+    double K[4], N[4];
+    layer_linears(m, K, N);
+    for (int i = 0; i < 4; i++)
+        grid_linear(prob, plan, &g, M, K[i], N[i], n * fwd, n, out);
+    grid_linear(prob, plan, &g, M, m->hidden, m->vocab, 1.0, 1.0, out);
+
+    /* LayerNorm statistics: two LayerNorms a layer; fp32 sums per token row
+     * of this GPU, latency-bound. */
+    double rows = M / g.rows;
+    bool three_d = g.mode == PP_TP_3D;
+    double stats = (three_d ? 2.0 : 1.0) * 4.0 * rows;
+    long stride = three_d ? (long)(g.q * g.q) : 1;
+    double per_pass = three_d ? 2.0 : 4.0; /* all-reduces per layer and pass */
+    double count = n * per_pass * (fwd + 1.0);
+    out->wire_s += count * grid_collective(prob, plan, PP_COLL_ALLREDUCE, stats, 32.0, stride, (long)g.q, count, out);
+    out->total_s = out->wire_s + out->codec_s;
+}
+
+void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
+{
+    *out = (pp_comm_term){0};
+    if (plan->tp <= 1)
+        return;
+    if (plan->tp_mode != PP_TP_1D) {
+        grid_tp_comm(prob, plan, out);
+        return;
+    }
+    const pp_model *m = &prob->model;
+    /* Megatron 1D (Shoeybi et al. 2019 §3): two all-reduces of the layer's
+     * activations forward (after attention and after the MLP) and two
+     * backward; under sequence parallelism each becomes an all-gather plus
+     * a reduce-scatter, the same ring volume (Korthikanti et al. 2022 §4.2.2).
+     * Full recomputation repeats the forward pair. */
+    double bytes = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->hidden;
+    double per_layer = 4.0 + (plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 0.0);
+    long k = ranks_per_node(prob, 1, plan->tp);
+    compressed_collective(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, out,
+                          per_layer * layers_per_stage(prob, plan), 1.0);
+    out->inter_node = group_inter_node(prob, 1, plan->tp);
+    out->total_s = out->wire_s + out->codec_s;
+}

@@ -1,0 +1,115 @@
+/*
+ * test_cost_collectives.c: the alpha-beta collectives, their bytes per link
+ * and compression (formulate/cost/collectives.c) against hand calculations.
+ */
+#include "costmodel.h"
+#include "testutil.h"
+
+#include <string.h>
+
+/* Ring all-reduce inside a node: 2(n-1)/n M / B + 2(n-1) alpha. */
+static void test_allreduce_intra(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8);
+    double M = 100e6, B = 300e9 * 0.8, alpha = 5e-6;
+    double expect = 2.0 * 7 / 8 * M / B + 14 * alpha;
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 8, 8), expect, 1e-12);
+    /* across nodes, one rank per node: a flat ring on the NIC */
+    double net = 200e9 / 8 * 0.8;
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 16, 1), 2.0 * 15 / 16 * M / net + 30 * 10e-6,
+              1e-12);
+    /* hierarchical: 8 per node, 4 nodes: RS+AG in the node, 1/8 of M across */
+    double intra = 2 * (7.0 / 8 * M / B + 7 * alpha);
+    double inter = 2.0 * 3 / 4 * (M / 8) / net + 6 * 10e-6;
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 32, 8), intra + inter, 1e-12);
+}
+
+/* Inside a node an all-gather and a reduce-scatter are each half an
+ * all-reduce: (n-1)/n of the buffer and n-1 steps.  A point-to-point
+ * transfer is one alpha plus bytes over the link. */
+static void test_allgather_reducescatter_p2p(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 2, 16);
+    double M = 64e6, B = 300e9 * 0.8, net = 200e9 / 8 * 0.8;
+    double ar = pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 8, 8);
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, M, 8, 8), ar / 2, 1e-12);
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_REDUCESCATTER, M, 8, 8), 7.0 / 8 * M / B + 7 * 5e-6, 1e-12);
+    PP_REL_EQ(pp_p2p_time_s(&p.cluster, M, false), 5e-6 + M / B, 1e-12);
+    PP_REL_EQ(pp_p2p_time_s(&p.cluster, M, true), 10e-6 + M / net, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(pp_p2p_time_s(&p.cluster, 0.0, true), 0.0, 0.0);
+}
+
+/* Every collective takes longer with more bytes, whatever the layout, and
+ * costs nothing on one rank or on an empty buffer. */
+static void test_time_grows_with_bytes(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 4, 32);
+    const pp_collective kinds[] = {PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER};
+    const long layouts[][2] = {{8, 8}, {32, 8}, {16, 1}, {32, 4}}; /* n ranks, k per node */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) {
+            long n = layouts[j][0], k = layouts[j][1];
+            double small = pp_collective_time_s(&p.cluster, kinds[i], 1e6, n, k);
+            double big = pp_collective_time_s(&p.cluster, kinds[i], 1e8, n, k);
+            CU_ASSERT(small > 0.0);
+            CU_ASSERT(big > small);
+            CU_ASSERT_DOUBLE_EQUAL(pp_collective_time_s(&p.cluster, kinds[i], 0.0, n, k), 0.0, 0.0);
+            CU_ASSERT_DOUBLE_EQUAL(pp_collective_time_s(&p.cluster, kinds[i], 1e8, 1, k), 0.0, 0.0);
+        }
+}
+
+/* Per-link bytes: a hierarchical all-reduce sends 1/k of the buffer's ring
+ * share through each NIC and the node's reduce-scatter + all-gather on
+ * NVLink. */
+static void test_collective_bytes(void)
+{
+    double nvl, net, M = 1e9;
+    pp_collective_bytes(PP_COLL_ALLREDUCE, M, 8, 8, &nvl, &net);
+    PP_REL_EQ(nvl, 2.0 * 7 / 8 * M, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(net, 0.0, 0.0);
+    pp_collective_bytes(PP_COLL_ALLREDUCE, M, 32, 8, &nvl, &net);
+    PP_REL_EQ(net, 2.0 * 3 / 4 * M / 8, 1e-15);
+    PP_REL_EQ(nvl, 2.0 * 7 / 8 * M, 1e-15);
+    pp_collective_bytes(PP_COLL_ALLGATHER, M, 32, 1, &nvl, &net);
+    PP_REL_EQ(net, 31.0 / 32 * M, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(nvl, 0.0, 0.0);
+}
+
+/* Compression: a lossy 8-bit codec halves 16-bit DP traffic on the wire and
+ * costs codec time; messages under the threshold stay raw. */
+static void test_compression(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 16, 128);
+    pp_codec *c = &p.codecs[1];
+    strcpy(c->id, "zfp8");
+    c->lossy = true;
+    c->bits_per_value = 8;
+    c->compress_GBps = 100;
+    c->decompress_GBps = 100;
+    p.n_codecs = 2;
+    CU_ASSERT_DOUBLE_EQUAL(pp_codec_ratio(c, 16), 2.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(pp_codec_ratio(c, 4), 1.0, 1e-15);
+    pp_plan pl = pp_test_plan(8, 1, 16, 1, 8);
+    pp_dp_term raw, comp;
+    pp_term_dp_comm(&p, &pl, &raw);
+    pl.codec[PP_DIM_DP] = 1;
+    pp_term_dp_comm(&p, &pl, &comp);
+    PP_REL_EQ(comp.bytes_sent, raw.bytes_sent / 2, 1e-12);
+    CU_ASSERT(comp.codec_s > 0 && raw.codec_s == 0);
+    p.compress_min_bytes = 1e15;
+    pp_term_dp_comm(&p, &pl, &comp);
+    PP_REL_EQ(comp.bytes_sent, raw.bytes_sent, 1e-12);
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"ring and hierarchical all-reduce", test_allreduce_intra},
+        {"all-gather, reduce-scatter, point-to-point", test_allgather_reducescatter_p2p},
+        {"collective time grows with bytes", test_time_grows_with_bytes},
+        {"bytes per link of hierarchical collectives", test_collective_bytes},
+        {"compression ratio and threshold", test_compression},
+        {NULL, NULL},
+    };
+    return pp_test_main("cost-collectives", tests);
+}

@@ -1,0 +1,62 @@
+/*
+ * test_cost_dp.c: the data-parallel term under ZeRO, its overlap with the
+ * backward pass, and the Adam step (formulate/cost/dp.c), by hand.
+ */
+#include "costmodel.h"
+#include "testutil.h"
+
+/* ZeRO-3 moves 1.5x the bytes of ZeRO-1 (Rajbhandari et al. 2020 §7.2.2),
+ * with one micro-batch. */
+static void test_zero3_volume(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 16, 128);
+    pp_plan pl = pp_test_plan(8, 1, 16, 1, 8);
+    pp_dp_term z1, z3;
+    pl.zero = 1;
+    pp_term_dp_comm(&p, &pl, &z1);
+    pl.zero = 3;
+    pp_term_dp_comm(&p, &pl, &z3);
+    PP_REL_EQ(z3.bytes_sent, 1.5 * z1.bytes_sent, 1e-12);
+}
+
+/* The Adam step reads and writes 32 bytes per parameter of its shard. */
+static void test_optimizer(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 8);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    double psi = 32 * pp_layer_params(&p.model) + 2 * pp_embedding_params(&p.model);
+    PP_REL_EQ(pp_term_optimizer_s(&p, &pl), 32.0 * psi / (3350e9 * 0.8), 1e-12);
+    pl.zero = 1;
+    PP_REL_EQ(pp_term_optimizer_s(&p, &pl), 32.0 * psi / 8 / (3350e9 * 0.8), 1e-12);
+}
+
+/* DP overlap: the gradient reduction hides behind the last backward; with
+ * overlap off all of it shows. */
+static void test_dp_overlap_epigraph(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 4, 256);
+    pp_plan pl = pp_test_plan(8, 1, 4, 1, 1);
+    pl.zero = 1;
+    pp_stage_term st;
+    pp_dp_term dp;
+    pp_term_stage(&p, &pl, &st);
+    pp_term_dp_comm(&p, &pl, &dp);
+    PP_REL_EQ(pp_dp_once_window_s(&p, &pl, &st), st.bwd_s, 1e-15);
+    pp_eval ev;
+    pp_evaluate(&p, &pl, &ev);
+    PP_REL_EQ(ev.time.dp_comm_s + 1e-300, fmax(0.0, dp.once_wire_s - st.bwd_s) + 1e-300, 1e-12);
+    p.training.dp_overlap = false;
+    pp_evaluate(&p, &pl, &ev);
+    PP_REL_EQ(ev.time.dp_comm_s, dp.once_wire_s, 1e-12);
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"ZeRO-3 volume 1.5x", test_zero3_volume},
+        {"Adam step is memory-bound on the shard", test_optimizer},
+        {"DP reduction overlaps the last backward", test_dp_overlap_epigraph},
+        {NULL, NULL},
+    };
+    return pp_test_main("cost-dp", tests);
+}

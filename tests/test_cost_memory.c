@@ -1,0 +1,71 @@
+/*
+ * test_cost_memory.c: model states and activations of the most loaded GPU
+ * (formulate/cost/memory.c) against ZeRO's Table 1 and Korthikanti et al.'s
+ * formulas.
+ */
+#include "costmodel.h"
+#include "testutil.h"
+
+/* ZeRO Table 1, Psi = 7.5B, N_d = 64: 120, 31.4, 16.6, 1.88 GB. */
+static void test_zero_table1(void)
+{
+    const double expect_GB[4] = {120.0, 31.4, 16.6, 1.88};
+    for (int z = 0; z < 4; z++) {
+        double w, g, o;
+        pp_model_state_bytes(7.5e9, z, 64, &w, &g, &o);
+        double GB = (w + g + o) / 1e9;
+        CU_ASSERT(fabs(GB / expect_GB[z] - 1.0) < 0.01);
+    }
+    /* and the 1T model on 1024 GPUs, ZeRO-3: 16 TB / 1024 = 15.6 GB */
+    double w, g, o;
+    pp_model_state_bytes(1e12, 3, 1024, &w, &g, &o);
+    CU_ASSERT(fabs((w + g + o) / 1e9 / 15.6 - 1.0) < 0.01);
+}
+
+/* Korthikanti et al. 2022, eqs. 2-5: per-layer activations in bytes. */
+static void test_korthikanti_activations(void)
+{
+    pp_model m = {.layers = 48, .hidden = 6144, .heads = 64, .kv_heads = 64, .ffn_hidden = 24576,
+                  .vocab = 51200, .seq_len = 2048};
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, 1, 4);
+    pp_plan pl = pp_test_plan(8, 1, 1, 1, 4);
+    double s = 2048, b = 4, h = 6144, a = 64, t = 8;
+    /* no parallelism: s b h (34 + 5 a s / h) */
+    pp_plan one = pp_test_plan(1, 1, 1, 1, 4);
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &one, true), s * b * h * (34 + 5 * a * s / h), 1e-12);
+    /* tensor parallel: s b h (10 + 24/t + 5 a s/(h t)) */
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &pl, true), s * b * h * (10 + 24 / t + 5 * a * s / (h * t)), 1e-12);
+    /* tensor + sequence parallel: s b h (34/t + 5 a s/(h t)) */
+    pl.sequence_parallel = true;
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &pl, true), s * b * h * (34 / t + 5 * a * s / (h * t)), 1e-12);
+    /* + selective recomputation: 34 s b h / t */
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &pl, false), 34 * s * b * h / t, 1e-12);
+}
+
+/* 1F1B keeps p micro-batches in flight on stage 0: L x per-layer total, the
+ * same for any p (Korthikanti et al. §4.2.3); full recomputation keeps 2sbh
+ * per layer plus one layer's working set. */
+static void test_activation_in_flight(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 128, 1536);
+    pp_plan pl = pp_test_plan(8, 16, 8, 1, 1);
+    pl.sequence_parallel = true;
+    pl.recompute = PP_RECOMPUTE_SELECTIVE;
+    double per_layer = pp_layer_activation_bytes(&p, &pl, false);
+    PP_REL_EQ(pp_mem_activations_gib(&p, &pl, 0) * 1073741824.0, 96 * per_layer, 1e-12);
+    pl.recompute = PP_RECOMPUTE_FULL;
+    double sbh = 2048.0 * 1 * 12288;
+    double expect = 6 * 16 * 2 * sbh / 8 + pp_layer_activation_bytes(&p, &pl, true);
+    PP_REL_EQ(pp_mem_activations_gib(&p, &pl, 0) * 1073741824.0, expect, 1e-12);
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"ZeRO Table 1 model states", test_zero_table1},
+        {"Korthikanti activation formulas", test_korthikanti_activations},
+        {"activations in flight (1F1B)", test_activation_in_flight},
+        {NULL, NULL},
+    };
+    return pp_test_main("cost-memory", tests);
+}

@@ -1,0 +1,55 @@
+/*
+ * test_cost_pipeline.c: pipeline parallelism (formulate/cost/pipeline.c):
+ * micro-batches, the 1F1B bubble and the sends between stages, by hand.
+ */
+#include "costmodel.h"
+#include "testutil.h"
+
+/* Pipeline: 2 v sends per micro-batch of b (s/c) h 16-bit values split by
+ * tp, each alpha + bytes / bandwidth on the link between stages. */
+static void test_pipeline_sends(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 4, 64);
+    pp_plan pl = pp_test_plan(8, 4, 1, 1, 2); /* one stage per node: sends cross the network */
+    pp_comm_term t;
+    pp_term_pp_comm(&p, &pl, &t);
+    double bytes = 2.0 * 2 * 4096 * 4096 / 8;
+    double one = 10e-6 + bytes / (400e9 / 8 * 0.8);
+    PP_REL_EQ(t.wire_s, 2 * one, 1e-12);
+    CU_ASSERT(t.inter_node);
+    PP_REL_EQ(t.bytes_network, 2 * bytes, 1e-12);
+    pl.virtual_stages = 2;
+    pp_term_pp_comm(&p, &pl, &t);
+    PP_REL_EQ(t.wire_s, 4 * one, 1e-12);
+    /* the whole pipeline in one node: NVLink */
+    pp_problem q = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
+    pp_plan in = pp_test_plan(2, 4, 1, 1, 2);
+    pp_term_pp_comm(&q, &in, &t);
+    PP_REL_EQ(t.wire_s, 2 * (5e-6 + 2.0 * 2 * 4096 * 4096 / 2 / (450e9 * 0.9)), 1e-12);
+    CU_ASSERT(!t.inter_node);
+}
+
+/* Pipeline: (m + (p-1)/v) slots; the bubble part is (p-1)/v slots. */
+static void test_bubble(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 128, 1536);
+    pp_plan pl = pp_test_plan(8, 16, 8, 1, 1);
+    CU_ASSERT_EQUAL(pp_microbatches(&p, &pl), 192);
+    PP_REL_EQ(pp_pipeline_factor(&p, &pl), 192 + 15.0, 1e-15);
+    pl.virtual_stages = 3;
+    PP_REL_EQ(pp_pipeline_factor(&p, &pl), 192 + 5.0, 1e-15);
+    pp_eval ev;
+    pp_evaluate(&p, &pl, &ev);
+    double slot = (ev.time.compute_s + ev.time.tp_comm_s + ev.time.pp_comm_s + ev.time.cp_comm_s) / 192;
+    PP_REL_EQ(ev.time.bubble_s, 5.0 * slot, 1e-9);
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"pipeline sends per micro-batch and chunk", test_pipeline_sends},
+        {"pipeline bubble", test_bubble},
+        {NULL, NULL},
+    };
+    return pp_test_main("cost-pipeline", tests);
+}

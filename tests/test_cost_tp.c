@@ -1,0 +1,62 @@
+/*
+ * test_cost_tp.c: the tensor-parallel term (formulate/cost/tp.c): Megatron's
+ * 1D all-reduces by hand, and where a 2D grid's traffic goes.  The grid
+ * volumes and SUMMA overlap are checked by hand in test_tp_modes.c.
+ */
+#include "costmodel.h"
+#include "testutil.h"
+
+/* Megatron 1D (Shoeybi et al. 2019 §3): per layer four all-reduces of the
+ * b s h 16-bit activations, six under full recomputation; inside a node all
+ * of it on NVLink.  No tensor parallelism, no traffic. */
+static void test_1d_allreduces(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8);
+    pp_plan pl = pp_test_plan(8, 1, 1, 1, 1);
+    double bytes = 2.0 * 1 * 2048 * 12288;
+    pp_comm_term t;
+    pp_term_tp_comm(&p, &pl, &t);
+    PP_REL_EQ(t.wire_s, 4 * 96 * pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, bytes, 8, 8), 1e-12);
+    PP_REL_EQ(t.bytes_nvlink, 4 * 96 * 2.0 * 7 / 8 * bytes, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(t.bytes_network, 0.0, 0.0);
+    CU_ASSERT(!t.inter_node);
+    PP_REL_EQ(t.total_s, t.wire_s + t.codec_s, 1e-15);
+    double plain = t.wire_s;
+    pl.recompute = PP_RECOMPUTE_FULL;
+    pp_term_tp_comm(&p, &pl, &t);
+    PP_REL_EQ(t.wire_s, 1.5 * plain, 1e-12);
+    pl = pp_test_plan(1, 1, 8, 1, 1);
+    pp_term_tp_comm(&p, &pl, &t);
+    CU_ASSERT_DOUBLE_EQUAL(t.total_s, 0.0, 0.0);
+}
+
+/* A 2D grid of q x q ranks: its column group is q ranks q apart, so a
+ * 4 x 4 grid spans two 8-GPU nodes and a 2 x 2 grid stays in one. */
+static void test_2d_grid_placement(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 2, 16);
+    pp_plan pl = pp_test_plan(4, 1, 1, 1, 4);
+    pl.tp_mode = PP_TP_2D;
+    CU_ASSERT_EQUAL_FATAL(pp_tp_grid_side(&pl), 2);
+    pp_comm_term t;
+    pp_term_tp_comm(&p, &pl, &t);
+    CU_ASSERT(t.wire_s > 0.0 && t.bytes_nvlink > 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(t.bytes_network, 0.0, 0.0);
+    CU_ASSERT(!t.inter_node);
+    pl.tp = 16;
+    CU_ASSERT_EQUAL_FATAL(pp_tp_grid_side(&pl), 4);
+    pp_term_tp_comm(&p, &pl, &t);
+    CU_ASSERT(t.inter_node);
+    CU_ASSERT(t.bytes_network > 0.0);
+    PP_REL_EQ(t.bytes_sent, t.bytes_nvlink + t.bytes_network, 1e-12);
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"1D: four all-reduces a layer, six with full recomputation", test_1d_allreduces},
+        {"2D grid: the column group crosses nodes", test_2d_grid_placement},
+        {NULL, NULL},
+    };
+    return pp_test_main("cost-tp", tests);
+}
