@@ -141,15 +141,22 @@ static void md_time(pp_strbuf *sb, const pp_problem *prob, const pp_eval *ev)
     md_time_row(sb, "exposed communication: data-parallel", t->dp_comm_s, t->step_s);
     md_time_row(sb, "compression kernels", t->compression_s, t->step_s);
     md_time_row(sb, "optimizer step", t->optimizer_s, t->step_s);
+    md_time_row(sb, "waiting for the busiest link (NVLink or network)", t->link_wait_s, t->step_s);
     pp_sb_appendf(sb, "| **step time** | **%s** | **100.0 %%** |\n\n", pp_md_fmt_fixed(t->step_s, 3, a, sizeof a));
-    pp_sb_appendf(sb, "Exposed communication in all: %s s (%s %% of the step).\n\n",
+    pp_sb_appendf(sb, "Exposed communication in all: %s s (%s %% of the step).",
                   pp_md_fmt_fixed(t->exposed_comm_s, 3, a, sizeof a), pp_md_fmt_fixed(share_pct(t->exposed_comm_s, t->step_s), 1, b, sizeof b));
+    pp_sb_appendf(sb, " One GPU's NIC is busy %s %% of the step and its NVLink %s %%",
+                  pp_md_fmt_fixed(share_pct(ev->network_busy_s, t->step_s), 1, a, sizeof a),
+                  pp_md_fmt_fixed(share_pct(ev->nvlink_busy_s, t->step_s), 1, b, sizeof b));
+    pp_sb_append(sb, t->link_wait_s > 0 ? ": the step waits for the busiest link.\n\n"
+                                         : " (no step is shorter than its busiest link needs).\n\n");
     snprintf(title, sizeof title, "Step time of %s, seconds", prob->model.name);
     pp_pie_slice slices[] = {
         {"computation", t->compute_s},       {"pipeline bubble", t->bubble_s},
         {"tensor-parallel comm", t->tp_comm_s}, {"context-parallel comm", t->cp_comm_s},
         {"pipeline comm", t->pp_comm_s},     {"data-parallel comm", t->dp_comm_s},
         {"compression", t->compression_s},   {"optimizer", t->optimizer_s},
+        {"link wait", t->link_wait_s},
     };
     pp_mermaid_pie(sb, title, slices, (int)(sizeof slices / sizeof slices[0]), 3);
 }

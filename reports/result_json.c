@@ -72,6 +72,7 @@ static void put_time(pp_jb *b, cJSON *o, const pp_time *t)
     pp_jb_num(b, ts, "exposed_comm", t->exposed_comm_s);
     pp_jb_num(b, ts, "compression", t->compression_s);
     pp_jb_num(b, ts, "optimizer", t->optimizer_s);
+    pp_jb_num(b, ts, "link_wait", t->link_wait_s);
     cJSON *by = pp_jb_obj(b, ts, "exposed_comm_by_dim");
     pp_jb_num(b, by, "tp", t->tp_comm_s);
     pp_jb_num(b, by, "cp", t->cp_comm_s);
@@ -112,6 +113,9 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
     put_throughput(b, o, ev);
     put_memory(b, o, &ev->mem);
     pp_jb_bool(b, o, "fits_memory", ev->mem.total_gib <= ev->mem.usable_gib);
+    cJSON *busy = pp_jb_obj(b, o, "link_busy_s");
+    pp_jb_num(b, busy, "nvlink", ev->nvlink_busy_s);
+    pp_jb_num(b, busy, "network", ev->network_busy_s);
     pp_jb_num(b, o, "microbatches", ev->microbatches);
 }
 

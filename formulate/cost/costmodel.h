@@ -94,6 +94,12 @@ typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
 /* Bytes one GPU sends over NVLink and through its NIC in that collective. */
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
+/* The bytes per second a link class sustains in collectives: the line rate
+ * (intra_node_GBps, inter_node_Gbps per GPU, one direction) times its
+ * efficiency (what NCCL's bus bandwidth reaches). */
+double pp_nvlink_Bps(const pp_cluster *c);
+double pp_network_Bps(const pp_cluster *c);
+
 /* Time of one point-to-point transfer, inside a node or across nodes. */
 double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);
 /* Wire-size ratio of a codec on values of `value_bits` bits: fixed-rate
@@ -185,7 +191,9 @@ typedef struct pp_time {
     double compression_s;  /* codec kernels of every dimension */
     double optimizer_s;
     double exposed_comm_s; /* tp + cp + pp + dp */
-    double step_s;         /* the sum of compute, bubble, exposed_comm, compression, optimizer */
+    double link_wait_s;    /* what the busiest link adds: a step is never shorter than the time one GPU's
+                              NVLink or NIC needs for its bytes (link_busy_s), whatever overlaps */
+    double step_s;         /* the sum of compute, bubble, exposed_comm, compression, optimizer, link_wait */
 } pp_time;
 
 typedef struct pp_eval {
@@ -202,6 +210,8 @@ typedef struct pp_eval {
     double peak_tflops; /* of the plan's precision */
     double bytes_nvlink_per_step; /* bytes one GPU sends over NVLink per step */
     double bytes_network_per_step;
+    double nvlink_busy_s;  /* those bytes at the link's sustained rate (pp_nvlink_Bps) */
+    double network_busy_s;
 } pp_eval;
 
 /* Price a plan that passed pp_plan_check (rules.h). */
@@ -209,6 +219,15 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out);
 
 /* The step time alone, composed from the terms exactly as pp_evaluate does. */
 double pp_step_time_s(const pp_problem *prob, const pp_plan *plan);
+
+/* The link bound: one GPU's bytes per step over NVLink and through its NIC,
+ * at the links' sustained rates, and the wait they add to a step whose
+ * terms sum to composed_s: max(0, nvlink_busy - composed, network_busy -
+ * composed).  Every byte the terms charge is on one of the two links, so a
+ * step cannot end before its busiest link has carried them, however much of
+ * the traffic overlaps computation (the MIP prices the same max, mip.h). */
+double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_network, double composed_s,
+                      double *nvlink_busy_s, double *network_busy_s);
 
 /* --- a priced plan, and the parts of its step time ------------------------ */
 
@@ -221,7 +240,7 @@ typedef struct pp_candidate {
 /* The eight parts of a step time, in the order reports list them. */
 typedef enum {
     PP_PART_COMPUTE = 0, PP_PART_BUBBLE, PP_PART_TP_COMM, PP_PART_CP_COMM, PP_PART_PP_COMM, PP_PART_DP_COMM,
-    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_COUNT
+    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_LINK_WAIT, PP_PART_COUNT
 } pp_part;
 
 /* The seconds of one part. */
@@ -236,6 +255,7 @@ static inline double pp_part_s(const pp_time *t, pp_part part)
     case PP_PART_DP_COMM: return t->dp_comm_s;
     case PP_PART_COMPRESSION: return t->compression_s;
     case PP_PART_OPTIMIZER: return t->optimizer_s;
+    case PP_PART_LINK_WAIT: return t->link_wait_s;
     case PP_PART_COUNT: break;
     }
     return 0.0;
