@@ -244,6 +244,13 @@ static void set_options(const pp_problem *prob, pp_space *s)
     s->options[PP_OPT_SEQUENCE_PARALLEL] = in_range(&q->sequence_parallel, &d, 0, 1);
     fixed_list(&d, zero, 4);
     s->options[PP_OPT_ZERO] = in_range(&q->zero, &d, 0, 3);
+    if (!pp_framework_has_zero(prob->training.framework, 1)) { /* FSDP: NO_SHARD, SHARD_GRAD_OP, FULL_SHARD */
+        pp_int_list z = {0};
+        for (int i = 0; i < s->options[PP_OPT_ZERO].n; i++)
+            if (s->options[PP_OPT_ZERO].v[i] != 1)
+                z.v[z.n++] = s->options[PP_OPT_ZERO].v[i];
+        s->options[PP_OPT_ZERO] = z;
+    }
     d.n = 0;
     for (int c = 0; c < prob->n_codecs; c++)
         list_add(&d, c);
@@ -274,10 +281,13 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
     switch (kind) {
     case PP_OPT_SEQUENCE_PARALLEL: degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D; break;
     case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
+    /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
-    case PP_OPT_CODEC_PARAMS: degenerate = b->dp == 1; break;
+    case PP_OPT_CODEC_PARAMS: degenerate = pp_replica_ranks(b) == 1; break;
     /* the DP codec also compresses 2.5D's depth all-reduce of the gradients */
-    case PP_OPT_CODEC_DP: degenerate = b->dp == 1 && !(b->tp_mode == PP_TP_2P5D && b->tp_depth > 1); break;
+    case PP_OPT_CODEC_DP:
+        degenerate = pp_replica_ranks(b) == 1 && !(b->tp_mode == PP_TP_2P5D && b->tp_depth > 1);
+        break;
     case PP_OPT_CODEC_PP: degenerate = b->pp == 1; break;
     default: break;
     }

@@ -64,6 +64,9 @@
  * the framework does (docs/cost-model.md §5). */
 void pp_framework_features(pp_framework fw, pp_training *t);
 const char *pp_framework_name(pp_framework fw);
+/* Whether a framework offers a ZeRO stage: PyTorch FSDP has none like
+ * ZeRO-1 (NO_SHARD is stage 0, SHARD_GRAD_OP 2, FULL_SHARD 3). */
+bool pp_framework_has_zero(pp_framework fw, int zero);
 
 /* --- FLOP counts (Megatron-LM's counting; see docs/cost-model.md §1) ------ */
 
@@ -133,7 +136,9 @@ typedef struct pp_comm_term {
 
 typedef struct pp_dp_term {
     double once_wire_s;     /* per step: gradient all-reduce / reduce-scatter+all-gather */
-    double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers */
+    double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers (the hideable part) */
+    double per_mb_fixed_s;  /* per micro-batch, never hidden: ZeRO-3's first gather of the forward and of
+                               the backward, and the last layer's reduce-scatter */
     double codec_s;         /* per step, all micro-batches included */
     double bytes_sent;      /* per step */
     double bytes_nvlink;    /* ... of which over NVLink */
@@ -168,6 +173,18 @@ typedef struct pp_memory {
 /* Model-state bytes of psi parameters under a ZeRO stage over d ranks
  * (ZeRO Table 1: mixed-precision Adam, 2 + 2 + 12 bytes per parameter). */
 void pp_model_state_bytes(double psi, int zero, double d, double *weights, double *grads, double *optim);
+
+/* Bytes per parameter a framework holds for weights, gradients and the
+ * optimizer before sharding (docs/cost-model.md section 6): Megatron-Core,
+ * Megatron-LM and FSDP keep fp32 main gradients when training in bf16 or
+ * fp8 (2 + 4 + 12), and fp16 gradients plus an fp32 copy in fp16 (2 + 2 +
+ * 16); DeepSpeed ZeRO holds 2 + 2 + 12. */
+void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim);
+
+/* The ranks that hold the same parameters and so share ZeRO's shards and
+ * the gradient reduction: dp x cp (Megatron-Core shards the distributed
+ * optimizer over the data-parallel group with context parallelism). */
+long pp_replica_ranks(const pp_plan *plan);
 /* Activation bytes one layer keeps per micro-batch on one GPU
  * (Korthikanti et al. 2022 §4); store_scores keeps the s x s softmax. */
 double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores);

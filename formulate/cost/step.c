@@ -27,6 +27,11 @@ const char *pp_framework_name(pp_framework fw)
     return fw >= 0 && fw < PP_FW_COUNT ? FRAMEWORK_NAMES[fw] : "?";
 }
 
+bool pp_framework_has_zero(pp_framework fw, int zero)
+{
+    return zero >= 0 && zero <= 3 && !(fw == PP_FW_FSDP && zero == 1);
+}
+
 void pp_framework_features(pp_framework fw, pp_training *t)
 {
     t->framework = fw;
@@ -64,6 +69,7 @@ static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_pa
     sp->m = pp_microbatches(prob, plan);
     sp->dp_once_exposed_s = fmax(0.0, sp->dp.once_wire_s - pp_dp_once_window_s(prob, plan, &sp->stage));
     sp->dp_per_mb_exposed_s =
+        sp->m * sp->dp.per_mb_fixed_s +
         fmax(0.0, sp->m * sp->dp.per_mb_wire_s - sp->m * pp_dp_per_mb_window_s(prob, plan, &sp->stage));
 }
 
