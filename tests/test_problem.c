@@ -7,7 +7,7 @@
  * each, and check the three things a user sees: the exit code (PP_EINPUT),
  * the JSON path of the mistake and the key words of the message.
  *
- * Problems are written with single quotes for readability; json_of() turns
+ * Problems are written with single quotes for readability; pp_json_of() turns
  * them into double quotes before parsing.
  */
 #include "json_util.h"
@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DATA_DIR PARPLAN_SOURCE_DIR "/data"
 #define TEST_DATA_DIR PARPLAN_SOURCE_DIR "/tests/data"
 #define ORIGIN "problem.json"
 #define BIG 65536
@@ -40,33 +39,13 @@ static const char *const interface_example =
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-/* Single quotes to double quotes. */
-static char *json_of(const char *squoted)
-{
-    size_t n = strlen(squoted);
-    char *out = malloc(n + 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    for (size_t i = 0; i <= n; i++)
-        out[i] = squoted[i] == '\'' ? '"' : squoted[i];
-    return out;
-}
-
-static void load_catalog(pp_catalog *cat)
-{
-    pp_error err;
-    int rc = pp_catalog_load(DATA_DIR, cat, &err);
-    if (rc)
-        fprintf(stderr, "catalog: %s: %s\n", err.path, err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-}
-
 /* Parse a single-quoted problem with the real catalog; hf_config paths are
  * relative to tests/data. */
 static int parse_problem(const char *squoted, pp_problem *p, pp_error *err)
 {
     pp_catalog cat;
-    load_catalog(&cat);
-    char *text = json_of(squoted);
+    pp_load_catalog(&cat);
+    char *text = pp_json_of(squoted);
     pp_error_clear(err);
     int rc = pp_problem_parse(text, ORIGIN, TEST_DATA_DIR, &cat, p, err);
     free(text);
@@ -142,7 +121,7 @@ static void bad_plan_at(const char *label, const char *squoted, const char *path
     char *prob = problem_with(NULL, NULL, NULL, NULL);
     CU_ASSERT_EQUAL_FATAL(parse_problem(prob, &p, &err), PP_OK);
     free(prob);
-    char *text = json_of(squoted);
+    char *text = pp_json_of(squoted);
     pp_plan plan;
     int rc = pp_plan_parse(text, "plan.json", &p, &plan, &err);
     free(text);
@@ -345,7 +324,7 @@ static void test_capacity(void)
 {
     pp_problem p;
     pp_error err;
-    char *text = json_of("{'model': 'llama3-70b', 'training': {'global_batch': 2048, 'tokens': 1.5e13},"
+    char *text = pp_json_of("{'model': 'llama3-70b', 'training': {'global_batch': 2048, 'tokens': 1.5e13},"
                          " 'capacity': {'gpus': [{'gpu': 'a100-sxm4-80gb', 'usd_per_gpu_hour': 1.8},"
                          "   {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 4, 'inter_node_Gbps': 100}],"
                          "  'nodes': [1, 8, 64], 'deadline_days': 90, 'max_gpus': 4096}, 'objective': 'min_time'}");
@@ -378,7 +357,7 @@ static bool ends_with(const char *s, const char *suffix)
 static void test_examples_load(void)
 {
     pp_catalog cat;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     char dir[1024];
     pp_source_path("data/examples", dir, sizeof dir);
     DIR *d = opendir(dir);
@@ -423,7 +402,7 @@ static void test_plan_defaults_and_dp(void)
     CU_ASSERT_EQUAL_FATAL(parse_problem(prob, &p, &err), PP_OK);
     free(prob);
     pp_plan plan;
-    char *text = json_of("{'tp': 8, 'pp': 16}");
+    char *text = pp_json_of("{'tp': 8, 'pp': 16}");
     CU_ASSERT_EQUAL_FATAL(pp_plan_parse(text, "plan.json", &p, &plan, &err), PP_OK);
     free(text);
     CU_ASSERT_EQUAL(plan.dp, 8);
@@ -435,7 +414,7 @@ static void test_plan_defaults_and_dp(void)
     CU_ASSERT_FALSE(plan.sequence_parallel);
     CU_ASSERT_EQUAL(plan.tp_mode, PP_TP_1D);
     CU_ASSERT_EQUAL(plan.codec[PP_DIM_DP], 0);
-    text = json_of("{'tp': 4, 'pp': 2, 'dp': 2, 'cp': 2, 'micro_batch': 2, 'virtual_stages': 3, 'zero': 1,"
+    text = pp_json_of("{'tp': 4, 'pp': 2, 'dp': 2, 'cp': 2, 'micro_batch': 2, 'virtual_stages': 3, 'zero': 1,"
                    " 'recompute': 'selective', 'sequence_parallel': true, 'tp_mode': '2.5d', 'tp_depth': 1,"
                    " 'compression': {'dp': 'zfp8', 'tp': 'none', 'pp': 'mpc'}}");
     CU_ASSERT_EQUAL_FATAL(pp_plan_parse(text, "plan.json", &p, &plan, &err), PP_OK);
@@ -463,7 +442,7 @@ static void test_catalog_contents(void)
     static const char *const required[] = {"v100-sxm2-16gb", "v100-sxm2-32gb", "v100-sxm3-32gb", "a100-sxm4-40gb",
                                            "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb"};
     pp_catalog cat;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         CU_ASSERT_PTR_NOT_NULL(pp_catalog_gpu(&cat, required[i]));
     CU_ASSERT_PTR_NULL(pp_catalog_gpu(&cat, "a100"));
@@ -478,26 +457,17 @@ static void test_catalog_contents(void)
     CU_ASSERT_PTR_NULL(cat.gpus);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Own entry, else efficiency_from's (H200 takes H100's), else default;
  * missing keys come from the file's default. */
 static void test_efficiency_layers(void)
 {
     char path[512];
-    char *text = json_of("{'source': 'unit test', 'default': {'gemm': 0.6},"
-                         " 'gpus': {'h100-sxm5-80gb': {'gemm': 0.9, 'kernel_us': 3}}}");
-    pp_write_temp("efficiency.json", text, path, sizeof path);
-    free(text);
+    pp_temp_path("efficiency.json", path, sizeof path);
+    pp_write_json(path, "{'source': 'unit test', 'default': {'gemm': 0.6},"
+                        " 'gpus': {'h100-sxm5-80gb': {'gemm': 0.9, 'kernel_us': 3}}}");
     pp_catalog cat;
     pp_error err;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_EQUAL_FATAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_OK);
     const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
     const pp_gpu *h200 = pp_catalog_gpu(&cat, "h200-sxm-141gb");
@@ -508,15 +478,11 @@ static void test_efficiency_layers(void)
     CU_ASSERT_EQUAL(a100->eff.gemm, 0.6);
     CU_ASSERT_EQUAL(a100->eff.hbm, 0.7); /* neither entry says: built-in */
     PP_ASSERT_CONTAINS(h100->eff.source, "unit test");
-    text = json_of("{'gpus': {'h100-sxm5': {'gemm': 0.9}}}");
-    write_file(path, text);
-    free(text);
+    pp_write_json(path, "{'gpus': {'h100-sxm5': {'gemm': 0.9}}}");
     CU_ASSERT_EQUAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "$.gpus['h100-sxm5']");
     PP_ASSERT_CONTAINS(err.msg, "did you mean 'h100-sxm5-80gb'");
-    text = json_of("{'default': {'gemm': 1.5}}");
-    write_file(path, text);
-    free(text);
+    pp_write_json(path, "{'default': {'gemm': 1.5}}");
     CU_ASSERT_EQUAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "$.default.gemm");
     pp_catalog_free(&cat);
@@ -526,16 +492,15 @@ static void test_efficiency_layers(void)
  * lacking gpus.json is an error naming the file. */
 static void test_catalog_files(void)
 {
-    char path[512], dir[512];
-    pp_write_temp("probe", "", path, sizeof path);
-    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    char dir[512];
+    pp_temp_dir(NULL, dir, sizeof dir);
     pp_catalog cat;
     pp_error err;
     CU_ASSERT_EQUAL(pp_catalog_load(dir, &cat, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "gpus.json");
     PP_ASSERT_CONTAINS(err.msg, "No such file");
     CU_ASSERT_EQUAL(cat.n_gpus, 0);
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_TRUE(cat.gpus[0].eff.gemm > 0 && cat.gpus[0].eff.gemm <= 1);
     pp_catalog_free(&cat);
 }
@@ -555,16 +520,11 @@ static void write_catalog(char *dir, size_t cap, const char *gpus, const char *m
         clusters ? clusters : "{'clusters': [{'id': 'c1', 'gpu': 'g1', 'nodes': 2, 'source': 'x'}]}",
         codecs ? codecs : "{'codecs': [{'id': 'none', 'kind': 'none', 'source': 'x'}]}",
     };
-    char probe[512];
-    pp_write_temp("probe", "", probe, sizeof probe);
-    snprintf(dir, cap, "%.*s/catalog", (int)(strrchr(probe, '/') - probe), probe);
-    mkdir(dir, 0700);
+    pp_temp_dir("catalog", dir, cap);
     for (int i = 0; i < 4; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        char *text = json_of(texts[i]);
-        write_file(path, text);
-        free(text);
+        pp_write_json(path, texts[i]);
     }
 }
 
@@ -954,7 +914,7 @@ static void test_bad_files(void)
     pp_catalog cat;
     pp_problem p;
     pp_error err;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_EQUAL(pp_problem_load("/nonexistent/problem.json", &cat, &p, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "/nonexistent/problem.json");
     PP_ASSERT_CONTAINS(err.msg, "No such file or directory");
@@ -988,14 +948,14 @@ static void test_load_resolves_hf_beside_problem(void)
     text[n] = '\0';
     pp_write_temp("config.json", text, cfg, sizeof cfg);
     char *prob = problem_with("{'hf_config': 'config.json'}", NULL, NULL, NULL);
-    char *json = json_of(prob);
+    char *json = pp_json_of(prob);
     pp_write_temp("hf-problem.json", json, path, sizeof path);
     free(prob);
     free(json);
     pp_catalog cat;
     pp_problem p;
     pp_error err;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_EQUAL(pp_problem_load(path, &cat, &p, &err), PP_OK);
     CU_ASSERT_EQUAL(p.model.kv_heads, 8);
     pp_catalog_free(&cat);

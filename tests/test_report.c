@@ -24,30 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXAMPLE "data/examples/gpt3-175b-1024-a100.json"
-#define BASELINE "data/examples/gpt3-175b-1024-a100.plan.json"
-#define NEOX "data/examples/gpt-neox-20b-lassen.json"
-
 /* ---- helpers ------------------------------------------------------------ */
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 typedef struct report {
     char *md;
@@ -60,11 +37,9 @@ static void run_plan(const char *problem, const char *tag, const char *const *ex
 {
     char md_path[512], json_path[512], name[64];
     snprintf(name, sizeof name, "%s.md", tag);
-    pp_write_temp(name, "", md_path, sizeof md_path);
+    pp_temp_path(name, md_path, sizeof md_path);
     snprintf(name, sizeof name, "%s.json", tag);
-    pp_write_temp(name, "", json_path, sizeof json_path);
-    unlink(md_path);
-    unlink(json_path);
+    pp_temp_path(name, json_path, sizeof json_path);
     const char *args[16] = {"plan", problem, "-o", md_path, "--json", json_path};
     int n = 6;
     for (int i = 0; extra && extra[i] && n < 15; i++)
@@ -76,8 +51,8 @@ static void run_plan(const char *problem, const char *tag, const char *const *ex
     if (r.exit_code != 0)
         fprintf(stderr, "parplan failed: %s\n", r.err);
     pp_run_free(&r);
-    out->md = slurp(md_path);
-    out->json_text = slurp(json_path);
+    out->md = pp_slurp(md_path);
+    out->json_text = pp_slurp(json_path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out->md);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out->json_text);
     out->json = cJSON_Parse(out->json_text);
@@ -100,8 +75,8 @@ static const report *default_report(void)
 {
     if (!have_example) {
         char problem[1024], baseline[1024];
-        pp_source_path(EXAMPLE, problem, sizeof problem);
-        pp_source_path(BASELINE, baseline, sizeof baseline);
+        pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+        pp_source_path(PP_EXAMPLE_PLAN, baseline, sizeof baseline);
         const char *extra[] = {"--baseline", baseline, NULL};
         run_plan(problem, "example", extra, &example);
         have_example = true;
@@ -692,7 +667,7 @@ static void test_mermaid_well_formed(void)
 
     /* a 1F1B schedule without interleaving, and a problem where memory binds */
     char problem[1024];
-    pp_source_path(NEOX, problem, sizeof problem);
+    pp_source_path(PP_NEOX_EXAMPLE, problem, sizeof problem);
     report neox;
     run_plan(problem, "neox", NULL, &neox);
     st = malloc(sizeof *st);
@@ -729,8 +704,8 @@ static void test_deterministic(void)
 {
     const report *first = default_report();
     char problem[1024], baseline[1024];
-    pp_source_path(EXAMPLE, problem, sizeof problem);
-    pp_source_path(BASELINE, baseline, sizeof baseline);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE_PLAN, baseline, sizeof baseline);
     const char *extra[] = {"--baseline", baseline, NULL};
     report again;
     run_plan(problem, "again", extra, &again);
