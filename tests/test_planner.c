@@ -279,7 +279,7 @@ static void test_mip_matches_enumerator(void)
  * optimum of Llama 3 405B 21 % slower. */
 static void test_more_resources_never_slower(void)
 {
-    rng r = {0x5851f42d4c957f2dULL};
+    pp_rng r = {0x5851f42d4c957f2dULL};
     int compared = 0;
     for (int i = 0; i < 120; i++) {
         pp_problem p = random_problem(&r);
