@@ -62,6 +62,7 @@ void pp_problem_init(pp_problem *p)
     pp_framework_features(PP_FW_MEGATRON_CORE, &p->training);
     p->objective = PP_OBJ_MIN_STEP_TIME;
     p->allow_tp_across_nodes = false;
+    p->use_all_gpus = true;
     p->n_codecs = 1;
     codec_none(&p->codecs[0]);
 }
@@ -458,7 +459,7 @@ static int parse_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at
 /* ---- constraints ------------------------------------------------------------------------- */
 
 static const char *const constraint_keys[] = {"memory_headroom", "allow_tp_across_nodes", "error_tolerance",
-                                              "compress_min_bytes", NULL};
+                                              "compress_min_bytes", "use_all_gpus", NULL};
 
 static int parse_error_tolerance(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {
@@ -480,6 +481,8 @@ static int parse_constraints(const parse_ctx *c, const cJSON *obj, const pp_jpat
         rc = pp_json_double(obj, at, "memory_headroom", PP_OPTIONAL, 0, 0.9, &p->memory_headroom, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "allow_tp_across_nodes", PP_OPTIONAL, &p->allow_tp_across_nodes, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "use_all_gpus", PP_OPTIONAL, &p->use_all_gpus, c->err);
     if (!rc)
         rc = pp_json_double(obj, at, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &p->compress_min_bytes, c->err);
     const cJSON *tol = pp_json_member(obj, "error_tolerance");

@@ -341,6 +341,12 @@ static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_pla
                   pp_precision_name(prob->training.precision), pp_framework_name(prob->training.framework));
     pp_md_plan_line(sb, prob, &res->best.plan);
     pp_sb_append(sb, " |\n");
+    long gpus = pp_problem_gpus(prob);
+    if (ev->gpus_used != gpus) {
+        snprintf(text, sizeof text, "%d of %ld (%ld idle: constraints.use_all_gpus is false)", ev->gpus_used, gpus,
+                 gpus - ev->gpus_used);
+        md_summary_row(sb, "GPUs used", text);
+    }
     snprintf(text, sizeof text, "%s s", pp_md_fmt_fixed(ev->time.step_s, 3, a, sizeof a));
     md_summary_row(sb, "predicted step time", text);
     md_summary_row(sb, "tokens/s", pp_md_fmt_count(ev->tokens_per_s, a, sizeof a));

@@ -108,6 +108,8 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
 {
     pp_jb_item(b, o, "plan", pp_json_plan(prob, plan));
     pp_jb_num(b, o, "gpus", ev->gpus_used);
+    if (pp_problem_gpus(prob) >= ev->gpus_used) /* a capacity problem has no cluster of its own */
+        pp_jb_num(b, o, "gpus_idle", (double)(pp_problem_gpus(prob) - ev->gpus_used));
     pp_jb_num(b, o, "step_time_s", ev->time.step_s);
     put_time(b, o, &ev->time);
     put_throughput(b, o, ev);
