@@ -62,7 +62,7 @@ void pp_problem_init(pp_problem *p)
     pp_framework_features(PP_FW_MEGATRON_CORE, &p->training);
     p->objective = PP_OBJ_MIN_STEP_TIME;
     p->allow_tp_across_nodes = false;
-    p->use_all_gpus = true;
+    p->idle_gpus_ok = false;
     p->n_codecs = 1;
     codec_none(&p->codecs[0]);
 }
@@ -481,8 +481,10 @@ static int parse_constraints(const parse_ctx *c, const cJSON *obj, const pp_jpat
         rc = pp_json_double(obj, at, "memory_headroom", PP_OPTIONAL, 0, 0.9, &p->memory_headroom, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "allow_tp_across_nodes", PP_OPTIONAL, &p->allow_tp_across_nodes, c->err);
+    bool use_all = !p->idle_gpus_ok;
     if (!rc)
-        rc = pp_json_bool(obj, at, "use_all_gpus", PP_OPTIONAL, &p->use_all_gpus, c->err);
+        rc = pp_json_bool(obj, at, "use_all_gpus", PP_OPTIONAL, &use_all, c->err);
+    p->idle_gpus_ok = !use_all;
     if (!rc)
         rc = pp_json_double(obj, at, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &p->compress_min_bytes, c->err);
     const cJSON *tol = pp_json_member(obj, "error_tolerance");

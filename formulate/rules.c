@@ -53,9 +53,9 @@ static int rule_gpu_count(const pp_problem *prob, const pp_plan *pl, pp_error *e
      * beyond 2^53 is far above every cluster, so rounding cannot match. */
     double used = (double)pl->tp * pl->pp * pl->dp * pl->cp;
     long have = pp_cluster_gpus(prob);
-    if (!prob->use_all_gpus && used <= (double)have)
+    if (prob->idle_gpus_ok && used <= (double)have)
         return PP_OK;
-    if (!prob->use_all_gpus)
+    if (prob->idle_gpus_ok)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "gpu count: tp*pp*dp*cp = %d*%d*%d*%d = %.0f, more than the cluster's %ld GPUs",
                             pl->tp, pl->pp, pl->dp, pl->cp, used, have);

@@ -184,7 +184,7 @@ static void default_pp(const pp_problem *prob, long gpus_per_tp, pp_int_list *ou
 {
     out->n = 0;
     for (int p = 1; p <= prob->model.layers; p++)
-        if (prob->model.layers % p == 0 && (prob->use_all_gpus ? gpus_per_tp % p == 0 : p <= gpus_per_tp))
+        if (prob->model.layers % p == 0 && (!prob->idle_gpus_ok ? gpus_per_tp % p == 0 : p <= gpus_per_tp))
             list_add(out, p);
 }
 
@@ -205,7 +205,7 @@ static void data_parallel_degrees(const pp_problem *prob, long most, pp_int_list
 {
     const pp_int_list *given = &prob->search.dp;
     out->n = 0;
-    if (prob->use_all_gpus) {
+    if (!prob->idle_gpus_ok) {
         if (most <= INT_MAX && (given->n == 0 || list_has(given, (int)most)))
             list_add(out, (int)most);
         return;
@@ -485,7 +485,7 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     default_cp(prob, &cp_def);
     const pp_int_list *tps = given_or(&q->tp, &tp_def), *cps = given_or(&q->cp, &cp_def);
     const pp_int_list *vlist = given_or(&q->virtual_stages, &v_def);
-    bool all = prob->use_all_gpus; /* else the GPU count is an upper limit */
+    bool all = !prob->idle_gpus_ok; /* else the GPU count is an upper limit */
 
     for (int i = 0; gpus > 0 && i < tps->n; i++) {
         int tp = tps->v[i];

@@ -203,7 +203,7 @@ typedef struct pp_problem {
     double error_tolerance[PP_DIM_COUNT]; /* largest codec rel_error allowed per dimension */
     double compress_min_bytes;          /* messages below this stay uncompressed */
     bool allow_tp_across_nodes;
-    bool use_all_gpus; /* every GPU works (default); false: the GPU count is an upper limit */
+    bool idle_gpus_ok; /* the GPU count is an upper limit (constraints.use_all_gpus false); default: every GPU works */
     int n_codecs;
     pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is always "none" */
     pp_capacity capacity;
