@@ -14,6 +14,7 @@
 #include "launch.h"
 #include "mermaid.h"
 #include "problem.h"
+#include "shapes_json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -765,10 +766,10 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
     char a[48];
     pp_sb_append(sb, "## Inputs and assumptions\n\n| input | value |\n| --- | --- |\n| model.name | ");
     pp_md_escape(sb, m->name);
-    pp_sb_appendf(sb, " |\n| model shape | %d layers, hidden %d, %d heads, %d kv heads, ffn %d%s, vocab %d, "
+    pp_sb_appendf(sb, " |\n| model shape | %d layers, hidden %d, %d heads of width %d, %d kv heads, ffn %d%s, vocab %d, "
                       "sequence %d, embeddings %s |\n",
-                  m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->gated_mlp ? " (gated)" : "", m->vocab,
-                  m->seq_len, m->tie_embeddings ? "tied" : "untied");
+                  m->layers, m->hidden, m->heads, pp_model_head_dim(m), m->kv_heads, m->ffn_hidden,
+                  m->gated_mlp ? " (gated)" : "", m->vocab, m->seq_len, m->tie_embeddings ? "tied" : "untied");
     pp_sb_append(sb, "| cluster.gpu | ");
     pp_md_escape(sb, c->gpu.id[0] ? c->gpu.id : "custom");
     pp_sb_append(sb, " (");

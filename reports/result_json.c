@@ -14,6 +14,7 @@
 #include "explain_text.h"
 #include "launch.h"
 #include "problem.h"
+#include "shapes_json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -127,6 +128,7 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     pp_jb_num(b, mo, "hidden", m->hidden);
     pp_jb_num(b, mo, "heads", m->heads);
     pp_jb_num(b, mo, "kv_heads", m->kv_heads);
+    pp_jb_num(b, mo, "head_dim", pp_model_head_dim(m));
     pp_jb_num(b, mo, "ffn_hidden", m->ffn_hidden);
     pp_jb_bool(b, mo, "gated_mlp", m->gated_mlp);
     pp_jb_bool(b, mo, "tie_embeddings", m->tie_embeddings);

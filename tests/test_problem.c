@@ -12,6 +12,7 @@
  */
 #include "json_util.h"
 #include "problem.h"
+#include "shapes_json.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -319,7 +320,7 @@ static void test_hf_config(void)
 {
     pp_problem p;
     pp_error err;
-    char *text = problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL);
+    char *text = problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 8192}", NULL, NULL, NULL);
     int rc = parse_problem(text, &p, &err);
     free(text);
     if (rc)
@@ -333,12 +334,95 @@ static void test_hf_config(void)
     CU_ASSERT_EQUAL(p.model.vocab, 128256);
     CU_ASSERT_TRUE(p.model.gated_mlp);
     CU_ASSERT_FALSE(p.model.tie_embeddings);
-    CU_ASSERT_EQUAL(p.model.seq_len, 8192); /* max_position_embeddings */
+    CU_ASSERT_EQUAL(p.model.seq_len, 8192);
+    CU_ASSERT_EQUAL(p.model.head_dim, 0); /* no head_dim in the config: hidden / heads */
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 128);
     text = problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", NULL, NULL, NULL);
     CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
     free(text);
     CU_ASSERT_EQUAL(p.model.seq_len, 4096);
     CU_ASSERT_STRING_EQUAL(p.model.name, "L3");
+}
+
+/* Mistral-NeMo 12B (mistralai/Mistral-Nemo-Base-2407, config.json as
+ * published): 32 heads of 128 make attention 4096 wide against hidden 5120. */
+static void test_hf_config_head_dim(void)
+{
+    pp_problem p;
+    pp_error err;
+    char *text = problem_with("{'hf_config': 'mistral-nemo-12b-config.json', 'seq_len': 4096}", NULL, NULL, NULL);
+    int rc = parse_problem(text, &p, &err);
+    free(text);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    CU_ASSERT_EQUAL(p.model.layers, 40);
+    CU_ASSERT_EQUAL(p.model.hidden, 5120);
+    CU_ASSERT_EQUAL(p.model.heads, 32);
+    CU_ASSERT_EQUAL(p.model.kv_heads, 8);
+    CU_ASSERT_EQUAL(p.model.head_dim, 128);
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 128);
+    CU_ASSERT_EQUAL(p.model.heads * pp_model_head_dim(&p.model), 4096);
+    CU_ASSERT_EQUAL(p.model.ffn_hidden, 14336);
+    CU_ASSERT_EQUAL(p.model.vocab, 131072);
+    CU_ASSERT_TRUE(p.model.gated_mlp);
+    CU_ASSERT_FALSE(p.model.tie_embeddings);
+    CU_ASSERT_EQUAL(p.model.seq_len, 4096);
+    CU_ASSERT_STRING_EQUAL(p.model.name, "mistralai/Mistral-Nemo-Base-2407");
+    /* the same shape spelled out in a problem, and the key's limits */
+    text = problem_with("{'layers': 40, 'hidden': 5120, 'heads': 32, 'kv_heads': 8, 'head_dim': 128, 'ffn_hidden': "
+                        "14336, 'gated_mlp': true, 'vocab': 131072, 'seq_len': 4096}",
+                        NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
+    free(text);
+    CU_ASSERT_EQUAL(p.model.head_dim, 128);
+    /* with head_dim, heads need not divide hidden */
+    text = problem_with("{'layers': 2, 'hidden': 1000, 'heads': 48, 'head_dim': 64, 'vocab': 9, 'seq_len': 8}", NULL,
+                        NULL, NULL);
+    CU_ASSERT_EQUAL(parse_problem(text, &p, &err), PP_OK);
+    free(text);
+    text = problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': 0, 'vocab': 9, 'seq_len': 8}", NULL,
+                        NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK); /* 0: hidden / heads */
+    free(text);
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 16);
+    BAD_BUILT("head_dim -1", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': -1, 'vocab': 9,"
+                                          " 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.head_dim", "expected an integer in 0..65536", "found the number -1");
+    BAD_BUILT("head_dim too wide", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4096, 'head_dim': 4096,"
+                                                " 'vocab': 9, 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.head_dim", "heads x head_dim <= 1048576", "found 4096 x 4096");
+}
+
+/* A catalog model with its sequence length overridden. */
+static void test_catalog_model_seq_len(void)
+{
+    pp_problem p, q;
+    pp_error err;
+    char *text = problem_with("'llama3-70b'", NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
+    free(text);
+    text = problem_with("{'id': 'llama3-70b', 'seq_len': 4096}", NULL, NULL, NULL);
+    int rc = parse_problem(text, &q, &err);
+    free(text);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    CU_ASSERT_NOT_EQUAL(p.model.seq_len, 4096);
+    CU_ASSERT_EQUAL(q.model.seq_len, 4096);
+    q.model.seq_len = p.model.seq_len; /* the rest is the catalog's */
+    CU_ASSERT_EQUAL(memcmp(&p.model, &q.model, sizeof p.model), 0);
+    text = problem_with("{'id': 'llama3-70b', 'name': 'L70'}", NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &q, &err), PP_OK);
+    free(text);
+    CU_ASSERT_STRING_EQUAL(q.model.name, "L70");
+    CU_ASSERT_EQUAL(q.model.seq_len, p.model.seq_len);
+    BAD_BUILT("unknown id", problem_with("{'id': 'llama3-70', 'seq_len': 4096}", NULL, NULL, NULL), "$.model.id",
+              "found 'llama3-70'", "did you mean 'llama3-70b'?");
+    BAD_BUILT("shape key beside id", problem_with("{'id': 'llama3-70b', 'layers': 4}", NULL, NULL, NULL),
+              "$.model.layers", "unknown key 'layers'");
+    BAD_BUILT("seq_len 0", problem_with("{'id': 'llama3-70b', 'seq_len': 0}", NULL, NULL, NULL), "$.model.seq_len",
+              "found the number 0");
 }
 
 static void test_capacity(void)
@@ -928,6 +1012,13 @@ static void test_bad_hf_config(void)
     BAD_BUILT("seq_len beyond the config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 16384}",
                                                         NULL, NULL, NULL),
               "$.model.seq_len", "max_position_embeddings (8192)", "found 16384");
+    /* a config says the longest context, not the trained one: seq_len is asked for */
+    BAD_BUILT("no seq_len", problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL), "$.model",
+              "missing required key 'seq_len'", "llama-3-8b-config.json", "at most its max_position_embeddings, 8192");
+    BAD_BUILT("Mixture of Experts", problem_with("{'hf_config': 'mixtral-8x7b-config.json', 'seq_len': 4096}", NULL,
+                                                 NULL, NULL),
+              "mixtral-8x7b-config.json: $.num_local_experts",
+              "Mixture-of-Experts models are not supported yet", "num_local_experts 8");
     BAD_BUILT("extra key beside hf_config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'layers': 2}",
                                                          NULL, NULL, NULL),
               "$.model.layers", "unknown key 'layers'");
@@ -987,7 +1078,7 @@ static void test_load_resolves_hf_beside_problem(void)
     fclose(in);
     text[n] = '\0';
     pp_write_temp("config.json", text, cfg, sizeof cfg);
-    char *prob = problem_with("{'hf_config': 'config.json'}", NULL, NULL, NULL);
+    char *prob = problem_with("{'hf_config': 'config.json', 'seq_len': 8192}", NULL, NULL, NULL);
     char *json = json_of(prob);
     pp_write_temp("hf-problem.json", json, path, sizeof path);
     free(prob);
@@ -1010,6 +1101,8 @@ int main(void)
         {"every section is parsed", test_every_section_parsed},
         {"custom GPU takes A100 figures for what it omits", test_custom_gpu},
         {"hf_config: Meta-Llama-3-8B", test_hf_config},
+        {"hf_config: Mistral-NeMo 12B reads head_dim", test_hf_config_head_dim},
+        {"catalog model with its own seq_len", test_catalog_model_seq_len},
         {"capacity section", test_capacity},
         {"data/examples load", test_examples_load},
         {"plan defaults and derived dp", test_plan_defaults_and_dp},
