@@ -150,6 +150,12 @@ static const char *command_name_at(const void *ctx, int i)
     return ((const cli_command *)ctx)[i].name;
 }
 
+/* "plan, eval, ...": every command of the table. */
+static void command_names(char *buf, size_t cap)
+{
+    pp_name_list(command_name_at, COMMANDS, N_COMMANDS, buf, cap);
+}
+
 static int find_command(const char *word, const cli_command **out, pp_error *err)
 {
     for (int i = 0; i < N_COMMANDS; i++)
@@ -157,26 +163,23 @@ static int find_command(const char *word, const cli_command **out, pp_error *err
             *out = &COMMANDS[i];
             return PP_OK;
         }
-    char q[80], hint[96];
+    char q[80], hint[96], names[160];
     pp_json_quote(word, q, sizeof q);
     pp_did_you_mean(word, command_name_at, COMMANDS, N_COMMANDS, hint, sizeof hint);
-    return pp_error_set(err, PP_EINPUT, "", "unknown command %s%s (commands: plan, eval)", q, hint);
+    command_names(names, sizeof names);
+    return pp_error_set(err, PP_EINPUT, "", "unknown command %s%s (commands: %s)", q, hint, names);
 }
 
-/* The long option a mistyped word most likely meant (at most two edits,
- * so a swapped pair of letters counts), or NULL. */
+static const char *option_name_at(const void *ctx, int i)
+{
+    return ((const cli_option *)ctx)[i].long_name;
+}
+
+/* The long option a mistyped word most likely meant, by the same rule as a
+ * mistyped key (a swapped pair of letters is one edit), or NULL. */
 static const char *nearest_option(const char *word)
 {
-    const char *best = NULL;
-    int best_d = 3;
-    for (int i = 0; i < N_OPTIONS; i++) {
-        int d = pp_edit_distance(word, OPTIONS[i].long_name);
-        if (d < best_d && (size_t)d < strlen(OPTIONS[i].long_name) / 2 + 1) {
-            best = OPTIONS[i].long_name;
-            best_d = d;
-        }
-    }
-    return best;
+    return pp_nearest_name(word, option_name_at, OPTIONS, N_OPTIONS);
 }
 
 /* "'--a', '--b'": the options whose long name starts with len bytes of name. */
@@ -369,8 +372,11 @@ static int check_applicable(const cli_args *a, pp_error *err)
 
 static int check_operands(const cli_args *a, pp_error *err)
 {
-    if (!a->cmd)
-        return pp_error_set(err, PP_EINPUT, "", "missing command (plan or eval)");
+    if (!a->cmd) {
+        char names[160];
+        command_names(names, sizeof names);
+        return pp_error_set(err, PP_EINPUT, "", "missing command (%s)", names);
+    }
     int rc = check_applicable(a, err);
     if (rc)
         return rc;
@@ -448,9 +454,14 @@ static void print_option(FILE *f, const cli_option *o)
 
 static void print_options(FILE *f, unsigned mask, bool common)
 {
+    int n = 0;
     for (int i = 0; i < N_OPTIONS; i++)
-        if ((OPTIONS[i].commands & mask) && ((OPTIONS[i].commands == CMD_ALL) == common))
+        if ((OPTIONS[i].commands & mask) && ((OPTIONS[i].commands == CMD_ALL) == common)) {
             print_option(f, &OPTIONS[i]);
+            n++;
+        }
+    if (n == 0)
+        fprintf(f, "  (none)\n");
 }
 
 static const char EXIT_STATUS_HELP[] =

@@ -169,6 +169,12 @@ static void test_help(void)
     PP_ASSERT_CONTAINS(r.out, "--plan FILE");
     CU_ASSERT_PTR_NULL(strstr(r.out, "--time-limit"));
     pp_run_free(&r);
+
+    /* a command without options of its own says so instead of an empty section */
+    const char *calibrate[] = {"calibrate", "--help", NULL};
+    CU_ASSERT_EQUAL(run(calibrate, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "Options of 'calibrate':\n  (none)\n\nOptions of every command:");
+    pp_run_free(&r);
 }
 
 /* ---- bad usage ------------------------------------------------------------ */
@@ -194,8 +200,13 @@ static void test_bad_usage(void)
     expect_usage_error(unknown_opt, "unknown option '--bogus'");
     const char *typo[] = {"eval", problem, "--plna", plan, NULL};
     expect_usage_error(typo, "did you mean '--plan'?");
+    const char *swapped[] = {"plan", problem, "--tpo", "3", NULL}; /* a short name, two letters swapped */
+    expect_usage_error(swapped, "unknown option '--tpo'; did you mean '--top'?");
     const char *unknown_cmd[] = {"pln", problem, NULL};
     expect_usage_error(unknown_cmd, "did you mean 'plan'?");
+    const char *other_cmd[] = {"frobnicate", problem, NULL};
+    expect_usage_error(other_cmd, "(commands: 'plan', 'eval', 'calibrate', 'accuracy', 'capacity')");
+    expect_usage_error(none, "missing command ('plan', 'eval', 'calibrate', 'accuracy', 'capacity')");
     const char *no_arg[] = {"eval", problem, "--plan", NULL};
     expect_usage_error(no_arg, "needs an argument");
     const char *no_plan[] = {"eval", problem, NULL};

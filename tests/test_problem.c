@@ -741,7 +741,10 @@ static void test_edit_distance_and_suggestions(void)
 {
     static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", NULL};
     CU_ASSERT_EQUAL(pp_edit_distance("heads", "heads"), 0);
-    CU_ASSERT_EQUAL(pp_edit_distance("hedas", "heads"), 2);
+    CU_ASSERT_EQUAL(pp_edit_distance("hedas", "heads"), 1); /* a swap is one edit */
+    CU_ASSERT_EQUAL(pp_edit_distance("tpo", "top"), 1);
+    CU_ASSERT_EQUAL(pp_edit_distance("ab", "ba"), 1);
+    CU_ASSERT_EQUAL(pp_edit_distance("ca", "abc"), 3);
     CU_ASSERT_EQUAL(pp_edit_distance("", "abc"), 3);
     CU_ASSERT_EQUAL(pp_edit_distance("kitten", "sitting"), 3);
     CU_ASSERT_STRING_EQUAL(pp_nearest_name("hedas", pp_string_array_at, keys, 4), "heads");
