@@ -47,7 +47,7 @@
 
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
-    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_COUNT
+    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_ROWS, OPT_COUNT
 } opt_id;
 
 enum {
@@ -86,6 +86,8 @@ static const cli_option OPTIONS[] = {
     {OPT_EXPORT_MPS, "export-mps", 0, "FILE", CMD_PLAN, "write the MIP that was solved in free MPS format"},
     {OPT_BASELINE, "baseline", 0, "PLAN.json", CMD_PLAN,
      "also price this plan (e.g. a published one) and state how much faster the optimal plan is"},
+    {OPT_ROWS, "rows", 0, NULL, CMD_ACCURACY,
+     "also list every timed row: predicted and measured step time and the error of the prediction"},
     {OPT_HELP, "help", 'h', NULL, CMD_ALL, "show this help and exit"},
     {OPT_VERSION, "version", 'V', NULL, CMD_ALL, "show the version and exit"},
 };
@@ -134,6 +136,7 @@ struct cli_args {
     const char *baseline;   /* plan's --baseline */
     pp_plan_options solve;
     unsigned given;         /* bit (1 << opt_id) per option seen */
+    bool rows;              /* accuracy's --rows */
     bool help, version;     /* stop and print */
 };
 
@@ -290,6 +293,7 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_HELP: a->help = true; break;
     case OPT_VERSION: a->version = true; break;
     case OPT_BASELINE: a->baseline = v; break;
+    case OPT_ROWS: a->rows = true; break;
     case OPT_COUNT: break;
     }
     return PP_OK;
@@ -840,8 +844,8 @@ static int run_accuracy(const cli_args *a, pp_error *err)
         pp_score_measurements(&set, &score);
         pp_strbuf md;
         pp_sb_init(&md);
-        pp_report_accuracy_md(&score, set.n, set.n_skipped, &md);
-        cJSON *doc = a->json ? pp_json_accuracy(&score) : NULL;
+        pp_report_accuracy_md(&score, &set, a->rows, &md);
+        cJSON *doc = a->json ? pp_json_accuracy(&score, &set, a->rows) : NULL;
         rc = emit_owned(a, &md, doc, err);
     }
     pp_measurements_free(&set);

@@ -560,6 +560,53 @@ static void test_option_forms(void)
 
 /* The planner lands separately; until it does `plan` must fail cleanly (exit
  * 1, a message).  Once it works, its result obeys the contract. */
+/* accuracy --rows: each timed row's prediction, measurement and error. */
+static void test_accuracy_rows(void)
+{
+    char meas[1024];
+    src("data/measurements/published-calibration.json", meas, sizeof meas);
+    pp_run_result r;
+    const char *plain[] = {"accuracy", meas, "--json", "-", NULL};
+    CU_ASSERT_EQUAL(run(plain, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(doc, "rows"));
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+
+    char md[1024];
+    temp_out("accuracy.md", md, sizeof md);
+    const char *args[] = {"accuracy", meas, "--rows", "--json", "-", "-o", md, NULL};
+    CU_ASSERT_EQUAL(run(args, &r), 0);
+    doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    CU_ASSERT_TRUE_FATAL(cJSON_IsArray(rows) && cJSON_GetArraySize(rows) > 10);
+    char *text = slurp(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    PP_ASSERT_CONTAINS(text, "| row | source group | predicted (s) | measured (s) | error |\n");
+    const cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        double p = cJSON_GetObjectItem(row, "predicted_s")->valuedouble;
+        double m = cJSON_GetObjectItem(row, "measured_s")->valuedouble;
+        double e = cJSON_GetObjectItem(row, "error_pct")->valuedouble;
+        CU_ASSERT_TRUE(p > 0 && m > 0);
+        CU_ASSERT_DOUBLE_EQUAL(e, (p / m - 1.0) * 100.0, 1e-9);
+        char line[512];
+        snprintf(line, sizeof line, " | %.3f | %.3f | %+.1f %% |\n", p, m, e);
+        PP_ASSERT_CONTAINS(text, line);
+    }
+    free(text);
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+
+    char problem[1024];
+    src(SMALL, problem, sizeof problem);
+    const char *not_plan[] = {"plan", problem, "--rows", NULL};
+    expect_usage_error(not_plan, "--rows is not an option of 'plan'");
+}
+
 static void test_plan_small(void)
 {
     char problem[1024];
@@ -607,6 +654,7 @@ int main(void)
         {"--data-dir names the catalogs", test_data_dir},
         {"GNU option forms", test_option_forms},
         {"plan on a small problem", test_plan_small},
+        {"accuracy --rows lists every timed row", test_accuracy_rows},
         {NULL, NULL},
     };
     return pp_test_main("cli", tests);
