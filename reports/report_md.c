@@ -735,12 +735,18 @@ static void md_certificate(pp_strbuf *sb, const pp_plan_result *res)
     if (!milp)
         return;
     unit_name(c->time_units_per_s, v, sizeof v);
-    pp_sb_appendf(sb,
-                  "To check the optimum with another solver, export the MIP of the whole decision space (no "
-                  "screening) and solve it; its objective counts time in units of %s, so the optimum above is %.0f "
-                  "units:\n\n```sh\nparplan plan PROBLEM.json --export-mps model.mps --export-lp model.lp\n"
-                  "glpsol --freemps model.mps     # GLPK; the file is free MPS\ncbc model.mps solve            # COIN-OR CBC\n```\n\n",
-                  v, has_plan(res) ? c->objective_s * c->time_units_per_s : 0.0);
+    if (has_plan(res))
+        pp_sb_appendf(sb,
+                      "To check the optimum with another solver, export the MIP of the whole decision space (no "
+                      "screening) and solve it; its objective counts time in units of %s, so the optimum above is "
+                      "%.0f units:\n\n",
+                      v, c->objective_s * c->time_units_per_s);
+    else
+        pp_sb_append(sb, "To check with another solver that no plan exists, export the MIP of the whole decision "
+                         "space (no screening) and solve it; it should be infeasible too:\n\n");
+    pp_sb_append(sb, "```sh\nparplan plan PROBLEM.json --export-mps model.mps --export-lp model.lp\n"
+                     "glpsol --freemps model.mps     # GLPK; the file is free MPS\ncbc model.mps solve            # "
+                     "COIN-OR CBC\n```\n\n");
 }
 
 /* ---- plan: inputs and assumptions ---------------------------------------------------- */
@@ -774,8 +780,8 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
     pp_md_escape(sb, c->gpu.id[0] ? c->gpu.id : "custom");
     pp_sb_append(sb, " (");
     pp_md_escape(sb, c->gpu.name);
-    pp_sb_appendf(sb, ") |\n| cluster | %ld nodes of %d GPUs, %g GB/s NVLink, %g Gb/s network per GPU |\n", c->nodes,
-                  c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
+    pp_sb_appendf(sb, ") |\n| cluster | %ld node%s of %d GPUs, %g GB/s NVLink, %g Gb/s network per GPU |\n", c->nodes,
+                  c->nodes == 1 ? "" : "s", c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
     pp_sb_appendf(sb, "| training | global batch %ld, %s, framework %s, flash attention %s, DP overlap %s",
                   prob->training.global_batch, pp_precision_name(prob->training.precision),
                   pp_framework_name(prob->training.framework), prob->training.flash_attention ? "on" : "off",
