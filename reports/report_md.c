@@ -448,15 +448,28 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanat
     else
         pp_sb_appendf(sb, "all %d stages", s->pp);
     if (s->microbatches_shown < s->microbatches)
-        pp_sb_appendf(sb, " and only the first %d of the %d micro-batches, to stay readable: with all of them the "
-                          "steady middle part gets longer, and the fill and drain at the ends stay as drawn",
-                      s->microbatches_shown, s->microbatches);
+        pp_sb_appendf(sb, " running only the first %d of the %d micro-batches (a replay of all of them would be too "
+                          "long): the real step has a longer steady middle and ends %s s later",
+                      s->microbatches_shown, s->microbatches,
+                      pp_md_fmt_fixed(s->pipeline_s - s->shown_makespan_s, 3, a, sizeof a));
+    else
+        pp_sb_appendf(sb, " running all %d micro-batches, the schedule of the whole step: it ends at the pipeline "
+                          "time above", s->microbatches);
+    if (s->ops_left_out > 0)
+        pp_sb_appendf(sb, ". To stay readable, each stage drawn shows its first and its last %d operations: the %d "
+                          "in between (the steady phase, forwards and backwards alternating) are left out, so the "
+                          "blank stretch in the middle of each row is not idle time",
+                      (s->n_tasks / s->n_stages_shown) / 2, s->ops_left_out);
     pp_sb_appendf(sb, ". F%s is a forward, B%s a backward (with recomputation)%s; the axis is seconds.%s\n\n",
                   s->virtual_stages > 1 ? "m.c" : "m", s->virtual_stages > 1 ? "m.c" : "m",
                   s->virtual_stages > 1 ? " of micro-batch m, model chunk c" : " of micro-batch m",
                   " Every stage is drawn with the busiest stage's times, as the cost model prices it.");
-    snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
-             s->microbatches_shown, s->microbatches);
+    if (s->microbatches_shown < s->microbatches)
+        snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
+                 s->microbatches_shown, s->microbatches);
+    else
+        snprintf(title, sizeof title, "Pipeline schedule of %s, %d micro-batches", prob->model.name,
+                 s->microbatches);
     int scale = 1;
     pp_strbuf chart;
     pp_sb_init(&chart);

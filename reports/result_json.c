@@ -359,6 +359,7 @@ static void put_schedule(pp_jb *b, cJSON *o, const pp_schedule *s)
     pp_jb_num(b, sc, "pipeline_s", s->pipeline_s);
     pp_jb_num(b, sc, "bubble_s", s->bubble_s);
     pp_jb_num(b, sc, "shown_makespan_s", s->shown_makespan_s);
+    pp_jb_num(b, sc, "ops_left_out", s->ops_left_out);
     cJSON *st = pp_jb_arr(b, sc, "stages_shown");
     for (int i = 0; st && i < s->n_stages_shown; i++)
         add_to_array(b, st, pp_jb_check(b, cJSON_CreateNumber(s->stages_shown[i])));
