@@ -316,30 +316,38 @@ static void test_custom_gpu(void)
     CU_ASSERT_EQUAL(p.cluster.inter_node_Gbps, 200);
 }
 
-static void test_hf_config(void)
+/* Parse a problem whose model is the given object (single quotes); it must parse. */
+static void parse_model_ok(const char *model, pp_problem *p)
 {
-    pp_problem p;
     pp_error err;
-    char *text = problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 8192}", NULL, NULL, NULL);
-    int rc = parse_problem(text, &p, &err);
+    char *text = problem_with(model, NULL, NULL, NULL);
+    int rc = parse_problem(text, p, &err);
     free(text);
     if (rc)
         fprintf(stderr, "%s: %s\n", err.path, err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-    CU_ASSERT_EQUAL(p.model.layers, 32);
-    CU_ASSERT_EQUAL(p.model.hidden, 4096);
-    CU_ASSERT_EQUAL(p.model.heads, 32);
-    CU_ASSERT_EQUAL(p.model.kv_heads, 8);
-    CU_ASSERT_EQUAL(p.model.ffn_hidden, 14336);
-    CU_ASSERT_EQUAL(p.model.vocab, 128256);
-    CU_ASSERT_TRUE(p.model.gated_mlp);
-    CU_ASSERT_FALSE(p.model.tie_embeddings);
-    CU_ASSERT_EQUAL(p.model.seq_len, 8192);
-    CU_ASSERT_EQUAL(p.model.head_dim, 0); /* no head_dim in the config: hidden / heads */
+}
+
+/* Every size and flag of a model shape, name aside. */
+static void check_shape(const pp_model *m, const pp_model *want)
+{
+    const int got[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->ffn_hidden, m->vocab, m->seq_len,
+                       m->gated_mlp, m->tie_embeddings};
+    const int expected[] = {want->layers, want->hidden,  want->heads, want->kv_heads,  want->head_dim,
+                            want->ffn_hidden, want->vocab, want->seq_len, want->gated_mlp, want->tie_embeddings};
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        CU_ASSERT_EQUAL(got[i], expected[i]);
+}
+
+static void test_hf_config(void)
+{
+    pp_problem p;
+    parse_model_ok("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 8192}", &p);
+    /* no head_dim in the config: 0, hidden / heads */
+    check_shape(&p.model, &(pp_model){.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn_hidden = 14336,
+                                       .vocab = 128256, .seq_len = 8192, .gated_mlp = true});
     CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 128);
-    text = problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", NULL, NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
-    free(text);
+    parse_model_ok("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", &p);
     CU_ASSERT_EQUAL(p.model.seq_len, 4096);
     CU_ASSERT_STRING_EQUAL(p.model.name, "L3");
 }
@@ -349,43 +357,21 @@ static void test_hf_config(void)
 static void test_hf_config_head_dim(void)
 {
     pp_problem p;
-    pp_error err;
-    char *text = problem_with("{'hf_config': 'mistral-nemo-12b-config.json', 'seq_len': 4096}", NULL, NULL, NULL);
-    int rc = parse_problem(text, &p, &err);
-    free(text);
-    if (rc)
-        fprintf(stderr, "%s: %s\n", err.path, err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-    CU_ASSERT_EQUAL(p.model.layers, 40);
-    CU_ASSERT_EQUAL(p.model.hidden, 5120);
-    CU_ASSERT_EQUAL(p.model.heads, 32);
-    CU_ASSERT_EQUAL(p.model.kv_heads, 8);
-    CU_ASSERT_EQUAL(p.model.head_dim, 128);
-    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 128);
+    const pp_model nemo = {.layers = 40, .hidden = 5120, .heads = 32, .kv_heads = 8, .head_dim = 128,
+                           .ffn_hidden = 14336, .vocab = 131072, .seq_len = 4096, .gated_mlp = true};
+    parse_model_ok("{'hf_config': 'mistral-nemo-12b-config.json', 'seq_len': 4096}", &p);
+    check_shape(&p.model, &nemo);
     CU_ASSERT_EQUAL(p.model.heads * pp_model_head_dim(&p.model), 4096);
-    CU_ASSERT_EQUAL(p.model.ffn_hidden, 14336);
-    CU_ASSERT_EQUAL(p.model.vocab, 131072);
-    CU_ASSERT_TRUE(p.model.gated_mlp);
-    CU_ASSERT_FALSE(p.model.tie_embeddings);
-    CU_ASSERT_EQUAL(p.model.seq_len, 4096);
     CU_ASSERT_STRING_EQUAL(p.model.name, "mistralai/Mistral-Nemo-Base-2407");
     /* the same shape spelled out in a problem, and the key's limits */
-    text = problem_with("{'layers': 40, 'hidden': 5120, 'heads': 32, 'kv_heads': 8, 'head_dim': 128, 'ffn_hidden': "
-                        "14336, 'gated_mlp': true, 'vocab': 131072, 'seq_len': 4096}",
-                        NULL, NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
-    free(text);
-    CU_ASSERT_EQUAL(p.model.head_dim, 128);
+    parse_model_ok("{'layers': 40, 'hidden': 5120, 'heads': 32, 'kv_heads': 8, 'head_dim': 128, 'ffn_hidden': 14336,"
+                   " 'gated_mlp': true, 'tie_embeddings': false, 'vocab': 131072, 'seq_len': 4096}",
+                   &p);
+    check_shape(&p.model, &nemo);
     /* with head_dim, heads need not divide hidden */
-    text = problem_with("{'layers': 2, 'hidden': 1000, 'heads': 48, 'head_dim': 64, 'vocab': 9, 'seq_len': 8}", NULL,
-                        NULL, NULL);
-    CU_ASSERT_EQUAL(parse_problem(text, &p, &err), PP_OK);
-    free(text);
-    text = problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': 0, 'vocab': 9, 'seq_len': 8}", NULL,
-                        NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK); /* 0: hidden / heads */
-    free(text);
-    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 16);
+    parse_model_ok("{'layers': 2, 'hidden': 1000, 'heads': 48, 'head_dim': 64, 'vocab': 9, 'seq_len': 8}", &p);
+    parse_model_ok("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': 0, 'vocab': 9, 'seq_len': 8}", &p);
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 16); /* 0: hidden / heads */
     BAD_BUILT("head_dim -1", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': -1, 'vocab': 9,"
                                           " 'seq_len': 8}", NULL, NULL, NULL),
               "$.model.head_dim", "expected an integer in 0..65536", "found the number -1");
@@ -398,23 +384,13 @@ static void test_hf_config_head_dim(void)
 static void test_catalog_model_seq_len(void)
 {
     pp_problem p, q;
-    pp_error err;
-    char *text = problem_with("'llama3-70b'", NULL, NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
-    free(text);
-    text = problem_with("{'id': 'llama3-70b', 'seq_len': 4096}", NULL, NULL, NULL);
-    int rc = parse_problem(text, &q, &err);
-    free(text);
-    if (rc)
-        fprintf(stderr, "%s: %s\n", err.path, err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    parse_model_ok("'llama3-70b'", &p);
+    parse_model_ok("{'id': 'llama3-70b', 'seq_len': 4096}", &q);
     CU_ASSERT_NOT_EQUAL(p.model.seq_len, 4096);
     CU_ASSERT_EQUAL(q.model.seq_len, 4096);
     q.model.seq_len = p.model.seq_len; /* the rest is the catalog's */
     CU_ASSERT_EQUAL(memcmp(&p.model, &q.model, sizeof p.model), 0);
-    text = problem_with("{'id': 'llama3-70b', 'name': 'L70'}", NULL, NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &q, &err), PP_OK);
-    free(text);
+    parse_model_ok("{'id': 'llama3-70b', 'name': 'L70'}", &q);
     CU_ASSERT_STRING_EQUAL(q.model.name, "L70");
     CU_ASSERT_EQUAL(q.model.seq_len, p.model.seq_len);
     BAD_BUILT("unknown id", problem_with("{'id': 'llama3-70', 'seq_len': 4096}", NULL, NULL, NULL), "$.model.id",
