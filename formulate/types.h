@@ -62,6 +62,9 @@ typedef struct pp_model {
     int hidden;
     int heads;
     int kv_heads;   /* grouped-query attention: heads sharing one K/V head */
+    int head_dim;   /* width of one attention head; 0 = hidden / heads (pp_model_head_dim).
+                       Attention is heads x head_dim wide, which may differ from hidden
+                       (Mistral-NeMo: 32 x 128 = 4096 against hidden 5120) */
     int ffn_hidden; /* MLP inner width */
     bool gated_mlp; /* SwiGLU-style: three h x ffn matrices instead of two */
     bool tie_embeddings;

@@ -14,6 +14,7 @@
 #include "explain_text.h"
 #include "launch.h"
 #include "problem.h"
+#include "shapes_json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -133,6 +134,7 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     pp_jb_num(b, mo, "hidden", m->hidden);
     pp_jb_num(b, mo, "heads", m->heads);
     pp_jb_num(b, mo, "kv_heads", m->kv_heads);
+    pp_jb_num(b, mo, "head_dim", pp_model_head_dim(m));
     pp_jb_num(b, mo, "ffn_hidden", m->ffn_hidden);
     pp_jb_bool(b, mo, "gated_mlp", m->gated_mlp);
     pp_jb_bool(b, mo, "tie_embeddings", m->tie_embeddings);
@@ -363,6 +365,7 @@ static void put_schedule(pp_jb *b, cJSON *o, const pp_schedule *s)
     pp_jb_num(b, sc, "pipeline_s", s->pipeline_s);
     pp_jb_num(b, sc, "bubble_s", s->bubble_s);
     pp_jb_num(b, sc, "shown_makespan_s", s->shown_makespan_s);
+    pp_jb_num(b, sc, "ops_left_out", s->ops_left_out);
     cJSON *st = pp_jb_arr(b, sc, "stages_shown");
     for (int i = 0; st && i < s->n_stages_shown; i++)
         add_to_array(b, st, pp_jb_check(b, cJSON_CreateNumber(s->stages_shown[i])));

@@ -243,6 +243,15 @@ static const bad_case cases[] = {
     {"unknown hf_config file", "eval", "{'model': {'hf_config': 'no-such-config.json', 'seq_len': 2048},"
                                        " 'cluster': 'selene', 'training': {'global_batch': 8}}",
      NULL, {NULL}, 2, {"$.model.hf_config", "no-such-config.json", "No such file"}},
+    {"hf_config without seq_len", "eval",
+     "{'model': {'hf_config': '" PARPLAN_SOURCE_DIR "/tests/data/llama-3-8b-config.json'},"
+     " 'cluster': 'selene', 'training': {'global_batch': 8}}",
+     NULL, {NULL}, 2, {"problem.json: $.model", "missing required key 'seq_len'", "llama-3-8b-config.json"}},
+    {"hf_config of a Mixture-of-Experts model", "plan",
+     "{'model': {'hf_config': '" PARPLAN_SOURCE_DIR "/tests/data/mixtral-8x7b-config.json', 'seq_len': 4096},"
+     " 'cluster': 'selene', 'training': {'global_batch': 8}}",
+     NULL, {NULL}, 2, {"mixtral-8x7b-config.json: $.num_local_experts",
+                       "Mixture-of-Experts models are not supported yet"}},
     /* ---- contradictory settings ---- */
     {"heads do not divide hidden", "eval",
      MODEL("'layers': 4, 'hidden': 1024, 'heads': 48, 'vocab': 32000, 'seq_len': 1024"),

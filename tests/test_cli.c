@@ -110,6 +110,12 @@ static void test_help(void)
     PP_ASSERT_CONTAINS(r.out, "--plan FILE");
     CU_ASSERT_PTR_NULL(strstr(r.out, "--time-limit"));
     pp_run_free(&r);
+
+    /* a command without options of its own says so instead of an empty section */
+    const char *calibrate[] = {"calibrate", "--help", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(calibrate, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "Options of 'calibrate':\n  (none)\n\nOptions of every command:");
+    pp_run_free(&r);
 }
 
 /* ---- bad usage ------------------------------------------------------------ */
@@ -135,8 +141,13 @@ static void test_bad_usage(void)
     expect_usage_error(unknown_opt, "unknown option '--bogus'");
     const char *typo[] = {"eval", problem, "--plna", plan, NULL};
     expect_usage_error(typo, "did you mean '--plan'?");
+    const char *swapped[] = {"plan", problem, "--tpo", "3", NULL}; /* a short name, two letters swapped */
+    expect_usage_error(swapped, "unknown option '--tpo'; did you mean '--top'?");
     const char *unknown_cmd[] = {"pln", problem, NULL};
     expect_usage_error(unknown_cmd, "did you mean 'plan'?");
+    const char *other_cmd[] = {"frobnicate", problem, NULL};
+    expect_usage_error(other_cmd, "(commands: 'plan', 'eval', 'calibrate', 'accuracy', 'capacity')");
+    expect_usage_error(none, "missing command ('plan', 'eval', 'calibrate', 'accuracy', 'capacity')");
     const char *no_arg[] = {"eval", problem, "--plan", NULL};
     expect_usage_error(no_arg, "needs an argument");
     const char *no_plan[] = {"eval", problem, NULL};
@@ -490,6 +501,53 @@ static void test_option_forms(void)
 
 /* The planner lands separately; until it does `plan` must fail cleanly (exit
  * 1, a message).  Once it works, its result obeys the contract. */
+/* accuracy --rows: each timed row's prediction, measurement and error. */
+static void test_accuracy_rows(void)
+{
+    char meas[1024];
+    pp_source_path("data/measurements/published-calibration.json", meas, sizeof meas);
+    pp_run_result r;
+    const char *plain[] = {"accuracy", meas, "--json", "-", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(plain, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(doc, "rows"));
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+
+    char md[1024];
+    pp_temp_path("accuracy.md", md, sizeof md);
+    const char *args[] = {"accuracy", meas, "--rows", "--json", "-", "-o", md, NULL};
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    CU_ASSERT_TRUE_FATAL(cJSON_IsArray(rows) && cJSON_GetArraySize(rows) > 10);
+    char *text = pp_slurp(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    PP_ASSERT_CONTAINS(text, "| row | source group | predicted (s) | measured (s) | error |\n");
+    const cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        double p = cJSON_GetObjectItem(row, "predicted_s")->valuedouble;
+        double m = cJSON_GetObjectItem(row, "measured_s")->valuedouble;
+        double e = cJSON_GetObjectItem(row, "error_pct")->valuedouble;
+        CU_ASSERT_TRUE(p > 0 && m > 0);
+        CU_ASSERT_DOUBLE_EQUAL(e, (p / m - 1.0) * 100.0, 1e-9);
+        char line[512];
+        snprintf(line, sizeof line, " | %.3f | %.3f | %+.1f %% |\n", p, m, e);
+        PP_ASSERT_CONTAINS(text, line);
+    }
+    free(text);
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+
+    char problem[1024];
+    pp_source_path(PP_SMALL_EXAMPLE, problem, sizeof problem);
+    const char *not_plan[] = {"plan", problem, "--rows", NULL};
+    expect_usage_error(not_plan, "--rows is not an option of 'plan'");
+}
+
 static void test_plan_small(void)
 {
     char problem[1024];
@@ -537,6 +595,7 @@ int main(void)
         {"--data-dir names the catalogs", test_data_dir},
         {"GNU option forms", test_option_forms},
         {"plan on a small problem", test_plan_small},
+        {"accuracy --rows lists every timed row", test_accuracy_rows},
         {NULL, NULL},
     };
     return pp_test_main("cli", tests);

@@ -12,6 +12,7 @@
  */
 #include "json_util.h"
 #include "problem.h"
+#include "shapes_json.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -294,30 +295,89 @@ static void test_custom_gpu(void)
     CU_ASSERT_EQUAL(p.cluster.inter_node_Gbps, 200);
 }
 
-static void test_hf_config(void)
+/* Parse a problem whose model is the given object (single quotes); it must parse. */
+static void parse_model_ok(const char *model, pp_problem *p)
 {
-    pp_problem p;
     pp_error err;
-    char *text = problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL);
-    int rc = parse_problem(text, &p, &err);
+    char *text = problem_with(model, NULL, NULL, NULL);
+    int rc = parse_problem(text, p, &err);
     free(text);
     if (rc)
         fprintf(stderr, "%s: %s\n", err.path, err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-    CU_ASSERT_EQUAL(p.model.layers, 32);
-    CU_ASSERT_EQUAL(p.model.hidden, 4096);
-    CU_ASSERT_EQUAL(p.model.heads, 32);
-    CU_ASSERT_EQUAL(p.model.kv_heads, 8);
-    CU_ASSERT_EQUAL(p.model.ffn_hidden, 14336);
-    CU_ASSERT_EQUAL(p.model.vocab, 128256);
-    CU_ASSERT_TRUE(p.model.gated_mlp);
-    CU_ASSERT_FALSE(p.model.tie_embeddings);
-    CU_ASSERT_EQUAL(p.model.seq_len, 8192); /* max_position_embeddings */
-    text = problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", NULL, NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
-    free(text);
+}
+
+/* Every size and flag of a model shape, name aside. */
+static void check_shape(const pp_model *m, const pp_model *want)
+{
+    const int got[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->ffn_hidden, m->vocab, m->seq_len,
+                       m->gated_mlp, m->tie_embeddings};
+    const int expected[] = {want->layers, want->hidden,  want->heads, want->kv_heads,  want->head_dim,
+                            want->ffn_hidden, want->vocab, want->seq_len, want->gated_mlp, want->tie_embeddings};
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        CU_ASSERT_EQUAL(got[i], expected[i]);
+}
+
+static void test_hf_config(void)
+{
+    pp_problem p;
+    parse_model_ok("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 8192}", &p);
+    /* no head_dim in the config: 0, hidden / heads */
+    check_shape(&p.model, &(pp_model){.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn_hidden = 14336,
+                                       .vocab = 128256, .seq_len = 8192, .gated_mlp = true});
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 128);
+    parse_model_ok("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", &p);
     CU_ASSERT_EQUAL(p.model.seq_len, 4096);
     CU_ASSERT_STRING_EQUAL(p.model.name, "L3");
+}
+
+/* Mistral-NeMo 12B (mistralai/Mistral-Nemo-Base-2407, config.json as
+ * published): 32 heads of 128 make attention 4096 wide against hidden 5120. */
+static void test_hf_config_head_dim(void)
+{
+    pp_problem p;
+    const pp_model nemo = {.layers = 40, .hidden = 5120, .heads = 32, .kv_heads = 8, .head_dim = 128,
+                           .ffn_hidden = 14336, .vocab = 131072, .seq_len = 4096, .gated_mlp = true};
+    parse_model_ok("{'hf_config': 'mistral-nemo-12b-config.json', 'seq_len': 4096}", &p);
+    check_shape(&p.model, &nemo);
+    CU_ASSERT_EQUAL(p.model.heads * pp_model_head_dim(&p.model), 4096);
+    CU_ASSERT_STRING_EQUAL(p.model.name, "mistralai/Mistral-Nemo-Base-2407");
+    /* the same shape spelled out in a problem, and the key's limits */
+    parse_model_ok("{'layers': 40, 'hidden': 5120, 'heads': 32, 'kv_heads': 8, 'head_dim': 128, 'ffn_hidden': 14336,"
+                   " 'gated_mlp': true, 'tie_embeddings': false, 'vocab': 131072, 'seq_len': 4096}",
+                   &p);
+    check_shape(&p.model, &nemo);
+    /* with head_dim, heads need not divide hidden */
+    parse_model_ok("{'layers': 2, 'hidden': 1000, 'heads': 48, 'head_dim': 64, 'vocab': 9, 'seq_len': 8}", &p);
+    parse_model_ok("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': 0, 'vocab': 9, 'seq_len': 8}", &p);
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 16); /* 0: hidden / heads */
+    BAD_BUILT("head_dim -1", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': -1, 'vocab': 9,"
+                                          " 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.head_dim", "expected an integer in 0..65536", "found the number -1");
+    BAD_BUILT("head_dim too wide", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4096, 'head_dim': 4096,"
+                                                " 'vocab': 9, 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.head_dim", "heads x head_dim <= 1048576", "found 4096 x 4096");
+}
+
+/* A catalog model with its sequence length overridden. */
+static void test_catalog_model_seq_len(void)
+{
+    pp_problem p, q;
+    parse_model_ok("'llama3-70b'", &p);
+    parse_model_ok("{'id': 'llama3-70b', 'seq_len': 4096}", &q);
+    CU_ASSERT_NOT_EQUAL(p.model.seq_len, 4096);
+    CU_ASSERT_EQUAL(q.model.seq_len, 4096);
+    q.model.seq_len = p.model.seq_len; /* the rest is the catalog's */
+    CU_ASSERT_EQUAL(memcmp(&p.model, &q.model, sizeof p.model), 0);
+    parse_model_ok("{'id': 'llama3-70b', 'name': 'L70'}", &q);
+    CU_ASSERT_STRING_EQUAL(q.model.name, "L70");
+    CU_ASSERT_EQUAL(q.model.seq_len, p.model.seq_len);
+    BAD_BUILT("unknown id", problem_with("{'id': 'llama3-70', 'seq_len': 4096}", NULL, NULL, NULL), "$.model.id",
+              "found 'llama3-70'", "did you mean 'llama3-70b'?");
+    BAD_BUILT("shape key beside id", problem_with("{'id': 'llama3-70b', 'layers': 4}", NULL, NULL, NULL),
+              "$.model.layers", "unknown key 'layers'");
+    BAD_BUILT("seq_len 0", problem_with("{'id': 'llama3-70b', 'seq_len': 0}", NULL, NULL, NULL), "$.model.seq_len",
+              "found the number 0");
 }
 
 static void test_capacity(void)
@@ -617,7 +677,10 @@ static void test_edit_distance_and_suggestions(void)
 {
     static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", NULL};
     CU_ASSERT_EQUAL(pp_edit_distance("heads", "heads"), 0);
-    CU_ASSERT_EQUAL(pp_edit_distance("hedas", "heads"), 2);
+    CU_ASSERT_EQUAL(pp_edit_distance("hedas", "heads"), 1); /* a swap is one edit */
+    CU_ASSERT_EQUAL(pp_edit_distance("tpo", "top"), 1);
+    CU_ASSERT_EQUAL(pp_edit_distance("ab", "ba"), 1);
+    CU_ASSERT_EQUAL(pp_edit_distance("ca", "abc"), 3);
     CU_ASSERT_EQUAL(pp_edit_distance("", "abc"), 3);
     CU_ASSERT_EQUAL(pp_edit_distance("kitten", "sitting"), 3);
     CU_ASSERT_STRING_EQUAL(pp_nearest_name("hedas", pp_string_array_at, keys, 4), "heads");
@@ -888,6 +951,13 @@ static void test_bad_hf_config(void)
     BAD_BUILT("seq_len beyond the config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 16384}",
                                                         NULL, NULL, NULL),
               "$.model.seq_len", "max_position_embeddings (8192)", "found 16384");
+    /* a config says the longest context, not the trained one: seq_len is asked for */
+    BAD_BUILT("no seq_len", problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL), "$.model",
+              "missing required key 'seq_len'", "llama-3-8b-config.json", "at most its max_position_embeddings, 8192");
+    BAD_BUILT("Mixture of Experts", problem_with("{'hf_config': 'mixtral-8x7b-config.json', 'seq_len': 4096}", NULL,
+                                                 NULL, NULL),
+              "mixtral-8x7b-config.json: $.num_local_experts",
+              "Mixture-of-Experts models are not supported yet", "num_local_experts 8");
     BAD_BUILT("extra key beside hf_config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'layers': 2}",
                                                          NULL, NULL, NULL),
               "$.model.layers", "unknown key 'layers'");
@@ -947,7 +1017,7 @@ static void test_load_resolves_hf_beside_problem(void)
     fclose(in);
     text[n] = '\0';
     pp_write_temp("config.json", text, cfg, sizeof cfg);
-    char *prob = problem_with("{'hf_config': 'config.json'}", NULL, NULL, NULL);
+    char *prob = problem_with("{'hf_config': 'config.json', 'seq_len': 8192}", NULL, NULL, NULL);
     char *json = pp_json_of(prob);
     pp_write_temp("hf-problem.json", json, path, sizeof path);
     free(prob);
@@ -970,6 +1040,8 @@ int main(void)
         {"every section is parsed", test_every_section_parsed},
         {"custom GPU takes A100 figures for what it omits", test_custom_gpu},
         {"hf_config: Meta-Llama-3-8B", test_hf_config},
+        {"hf_config: Mistral-NeMo 12B reads head_dim", test_hf_config_head_dim},
+        {"catalog model with its own seq_len", test_catalog_model_seq_len},
         {"capacity section", test_capacity},
         {"data/examples load", test_examples_load},
         {"plan defaults and derived dp", test_plan_defaults_and_dp},

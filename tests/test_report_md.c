@@ -191,11 +191,20 @@ static void test_time_limit_and_infeasible(void)
 
     memset(&res, 0, sizeof res);
     res.status = PP_STATUS_INFEASIBLE;
+    snprintf(res.cert.method, sizeof res.cert.method, "milp");
+    res.cert.time_units_per_s = 1e6;
     snprintf(res.infeasible_reason, sizeof res.infeasible_reason, "memory: every plan needs > 80 GiB | per GPU");
+    f.prob.cluster.nodes = 1; /* one node, said in the singular everywhere */
     pp_report_plan_md(&f.prob, &res, &sb);
     PP_ASSERT_CONTAINS(pp_sb_str(&sb), "# parplan: no feasible plan");
     PP_ASSERT_CONTAINS(pp_sb_str(&sb), "memory: every plan needs \\> 80 GiB \\| per GPU");
     CU_ASSERT_PTR_NULL(strstr(pp_sb_str(&sb), "## Performance"));
+    PP_ASSERT_CONTAINS(pp_sb_str(&sb), "| cluster | 1 node of 8 GPUs");
+    CU_ASSERT_PTR_NULL(strstr(pp_sb_str(&sb), "1 nodes"));
+    /* no plan, so no optimum to count in MIP units; the check is that the MIP is infeasible too */
+    CU_ASSERT_PTR_NULL(strstr(pp_sb_str(&sb), "the optimum above"));
+    PP_ASSERT_CONTAINS(pp_sb_str(&sb), "To check with another solver that no plan exists");
+    PP_ASSERT_CONTAINS(pp_sb_str(&sb), "glpsol --freemps model.mps");
     pp_sb_free(&sb);
     pp_catalog_free(&f.cat);
 }
