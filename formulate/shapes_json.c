@@ -123,11 +123,6 @@ int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *e
     return pp_model_validate(m, at, err);
 }
 
-int pp_model_head_dim(const pp_model *m)
-{
-    return m->head_dim ? m->head_dim : m->hidden / m->heads;
-}
-
 /* ---- GPUs ------------------------------------------------------------------ */
 
 #define MAX_PEAK_TFLOPS 1e6

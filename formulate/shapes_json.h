@@ -42,10 +42,6 @@ int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *e
  * kv_heads == 0.  Errors point at at.FIELD. */
 int pp_model_validate(const pp_model *m, const pp_jpath *at, pp_error *err);
 
-/* The width of one attention head: head_dim, else hidden / heads.  The
- * attention is heads x this wide (Q and the output projection), K and V
- * kv_heads x this. */
-int pp_model_head_dim(const pp_model *m);
 
 /* A problem's {"hf_config": PATH, "seq_len": N, "name": NAME} object: read
  * the Hugging Face config at PATH (relative to base_dir unless absolute). */

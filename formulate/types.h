@@ -72,6 +72,13 @@ typedef struct pp_model {
     int seq_len;
 } pp_model;
 
+/* The width of one attention head: head_dim, or hidden / heads when the
+ * model does not give it. */
+static inline int pp_model_head_dim(const pp_model *m)
+{
+    return m->head_dim ? m->head_dim : m->hidden / m->heads;
+}
+
 /* ---- GPU and cluster -------------------------------------------------- */
 
 /* How close real kernels and collectives come to the datasheet.  These are the

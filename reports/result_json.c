@@ -140,6 +140,7 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     pp_jb_bool(b, mo, "tie_embeddings", m->tie_embeddings);
     pp_jb_num(b, mo, "vocab", m->vocab);
     pp_jb_num(b, mo, "seq_len", m->seq_len);
+    pp_jb_num(b, mo, "params", pp_model_params(m));
     const pp_cluster *c = &prob->cluster;
     cJSON *cl = pp_jb_obj(b, pr, "cluster");
     pp_jb_str(b, cl, "gpu", c->gpu.id[0] ? c->gpu.id : "custom");

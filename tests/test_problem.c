@@ -13,6 +13,7 @@
 #include "json_util.h"
 #include "problem.h"
 #include "shapes_json.h"
+#include "costmodel.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -342,6 +343,9 @@ static void test_hf_config_head_dim(void)
     check_shape(&p.model, &nemo);
     CU_ASSERT_EQUAL(p.model.heads * pp_model_head_dim(&p.model), 4096);
     CU_ASSERT_STRING_EQUAL(p.model.name, "mistralai/Mistral-Nemo-Base-2407");
+    /* the model card's 12.2 B parameters, within 1 % (hidden x hidden
+     * attention projections would make it 12.8 B) */
+    CU_ASSERT_DOUBLE_EQUAL(pp_model_params(&p.model) / 12.2e9, 1.0, 0.01);
     /* the same shape spelled out in a problem, and the key's limits */
     parse_model_ok("{'layers': 40, 'hidden': 5120, 'heads': 32, 'kv_heads': 8, 'head_dim': 128, 'ffn_hidden': 14336,"
                    " 'gated_mlp': true, 'tie_embeddings': false, 'vocab': 131072, 'seq_len': 4096}",

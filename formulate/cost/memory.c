@@ -82,8 +82,11 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     /* Split by TP: Q (2) K, V (2 kv each), projection input (2), MLP: the
      * first GEMM's output (f, or 2f gated) for the activation's backward and
      * the activation's output, the second GEMM's input. */
-    double mlp = (m->gated_mlp ? 4.0 : 2.0) * sbf + gemm_in * sbf;
-    double split = (2.0 + 4.0 * kv + gemm_in) * sbh + mlp;
+    double mlp = (m->gated_mlp ? 4.0 : 2.0) * sbf + gemm_in * sbf, split;
+    /* Q, K, V and the projection input are heads x head_dim wide (kv_heads x
+     * head_dim for K and V), which differs from hidden when head_dim is given. */
+    double sba = s * b * attention_width(m);
+    split = (2.0 + gemm_in) * sba + 4.0 * kv * sba + mlp;
     /* Attention scores: softmax output (2), dropout mask (1), dropout output (2). */
     double scores = store_scores ? 5.0 * m->heads * s * (double)m->seq_len * b : 0.0;
     if (plan->tp_mode == PP_TP_1D)
