@@ -64,11 +64,15 @@ static int div_add_rows(pp_mip *m, pp_error *err)
             pp_mip_coef(m, row, deg[DP].first_col + i, 1.0);
             pp_mip_coef(m, row, deg[MB].first_col + j, 1.0);
         }
-    int L = m->prob->model.layers;
     for (int i = 0; i < s->pp.n; i++)
         for (int j = 0; j < s->virtual_stages.n; j++) {
             int p = s->pp.v[i], v = s->virtual_stages.v[j];
-            if (L % (p * v) == 0 && (v == 1 || p >= 2))
+            pp_plan probe;
+            pp_plan_init(&probe);
+            probe.pp = p;
+            probe.virtual_stages = v;
+            pp_stage_split split;
+            if (pp_stage_layers(m->prob, &probe, &split) && (v == 1 || p >= 2))
                 continue;
             int row = pp_mip_add_row(m, PP_ROW_LE, 1.0, "div_layers_p%d_v%d", p, v);
             pp_mip_coef(m, row, deg[PP].first_col + i, 1.0);
@@ -83,11 +87,15 @@ static int div_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eva
     if (max < 2)
         return 0;
     long per = (long)plan->dp * plan->micro_batch, B = prob->training.global_batch;
-    long chunks = (long)plan->pp * plan->virtual_stages, L = prob->model.layers;
-    /* Whole multiples of the divisor: equal to the total iff it divides. */
+    long L = prob->model.layers;
+    /* Whole multiples of the divisor: equal to the total iff it divides.
+     * The layers: the stages' layers add up to all of them iff the split
+     * exists (evenly, or with lighter first and last stages). */
+    pp_stage_split split;
+    bool ok = pp_stage_layers(prob, plan, &split);
+    double held = ok ? split.first + (plan->pp - 2.0) * split.middle + (plan->pp > 1 ? split.last : 0) : 0.0;
     pp_cons_row_set(&out[0], "div_batch", (double)(per > 0 ? B / per * per : 0), (double)B, "sequences", true);
-    pp_cons_row_set(&out[1], "div_layers", (double)(chunks > 0 ? L / chunks * chunks : 0), (double)L, "layers",
-                    true);
+    pp_cons_row_set(&out[1], "div_layers", plan->pp == 1 ? (double)L : held, (double)L, "layers", true);
     return 2;
 }
 
@@ -207,12 +215,15 @@ static void div_describe(const pp_cons_view *v, const pp_family_report *f, char 
             f->combinations, pp_cluster_gpus(v->prob), f->combinations_valid);
     for (int i = 0; i < f->n_cuts; i++)
         pp_catf(buf, cap, "%s %ld break \"%s\"", i == 0 ? ";" : ",", f->cuts[i].combinations, f->cuts[i].rule);
-    pp_catf(buf, cap, ". Uneven splits are not modelled, so there is no counterfactual to price.");
+    pp_catf(buf, cap, ". A pipeline depth that does not divide the layers gets an uneven split (the first and last "
+                      "stages lighter, as Megatron-LM's --decoder-first/last-pipeline-num-layers) unless it "
+                      "interleaves.");
 }
 
 const pp_cons_family pp_cons_divisibility = {
     .name = "divisibility",
-    .explain = "the degrees divide what they split: dp x micro_batch the batch, pp x virtual_stages the layers",
+    .explain = "the degrees divide what they split: dp x micro_batch the batch, pp x virtual_stages the layers "
+               "(or, without interleaving, pp stages hold them unevenly)",
     .limit = false,
     .add_rows = div_add_rows,
     .prune = NULL,

@@ -1,9 +1,10 @@
 /*
  * cons_memory.c: the most loaded GPU fits in memory.
  *
- * Two rows per shape, one per candidate for the most loaded GPU
- * (pp_memory_eval), written per shape so that the LP relaxation cannot pay
- * one shape's memory with another's:
+ * One row per shape and candidate for the most loaded GPU (pp_memory_stages:
+ * the first and the last stage, and the second when the layers split
+ * unevenly), written per shape so that the LP relaxation cannot pay one
+ * shape's memory with another's:
  *   mem_stage0_S      sum D states_0 + sum A activations_0  <= (usable - other) y_S
  *   mem_stage_last_S  sum D states_L + sum A activations_L  <= (usable - other) y_S
  * with usable = capacity (1 - headroom): model states come with the ZeRO
@@ -37,7 +38,7 @@ static double usable_gib(const pp_problem *prob)
 static bool pair_fits(const pp_problem *prob, const pp_mip_col *a, const pp_mip_col *d)
 {
     double usable = usable_gib(prob), other = pp_mem_other_gib(prob);
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < a->n_mem_stages; s++)
         if (d->states_gib[s] + a->act_gib[s] + other > usable)
             return false;
     return true;
@@ -80,14 +81,15 @@ static int mem_add_rows(pp_mip *m, pp_error *err)
 {
     (void)err;
     double rhs = usable_gib(m->prob) - pp_mem_other_gib(m->prob);
-    static const char *names[2] = {"mem_stage0", "mem_stage_last"};
+    static const char *names[PP_MEM_STAGES] = {"mem_stage0", "mem_stage_last", "mem_stage1"};
     for (int si = 0; si < m->space->n_shapes; si++) {
         int y = m->shape_col[si], end = m->shape_col_end[si];
         if (!y || all_pairs_fit(m, y + 1, end))
             continue;
         char key[96];
         pp_mip_shape_key(m, si, key, sizeof key);
-        for (int s = 0; s < 2; s++) {
+        int stages[PP_MEM_STAGES], n = pp_memory_stages(m->prob, &m->space->shapes[si].base, stages);
+        for (int s = 0; s < n; s++) {
             int row = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_%s", names[s], key);
             pp_mip_coef(m, row, y, -rhs);
             for (int j = y + 1; j < end; j++) {
@@ -112,12 +114,14 @@ static double stage_total_gib(const pp_problem *prob, const pp_plan *plan, int s
 static int mem_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_cons_row *out, int max)
 {
     (void)ev;
-    if (max < 2)
+    static const char *names[PP_MEM_STAGES] = {"mem_stage0", "mem_stage_last", "mem_stage1"};
+    int stages[PP_MEM_STAGES], n = pp_memory_stages(prob, plan, stages);
+    if (max < n)
         return 0;
     double usable = usable_gib(prob);
-    pp_cons_row_set(&out[0], "mem_stage0", stage_total_gib(prob, plan, 0), usable, "GiB", false);
-    pp_cons_row_set(&out[1], "mem_stage_last", stage_total_gib(prob, plan, plan->pp - 1), usable, "GiB", false);
-    return 2;
+    for (int s = 0; s < n; s++)
+        pp_cons_row_set(&out[s], names[s], stage_total_gib(prob, plan, stages[s]), usable, "GiB", false);
+    return n;
 }
 
 /* ---- explaining ------------------------------------------------------------ */

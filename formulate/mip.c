@@ -229,7 +229,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
     const pp_int_list *Cdp = pp_space_options(s, sh, PP_OPT_CODEC_DP);
     const pp_int_list *Cpar = pp_space_options(s, sh, PP_OPT_CODEC_PARAMS);
     double factor = sh->pipeline_factor;
-    int last = sh->base.pp - 1;
+    int stages[PP_MEM_STAGES], n_stages = pp_memory_stages(prob, &sh->base, stages);
 
     memset(c->n, 0, sizeof c->n);
     c->shape = si;
@@ -242,8 +242,9 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             pp_plan_set_option(&a->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[k]);
             pp_term_stage(prob, &a->plan, &a->stage);
             a->obj = factor * a->stage.total_s;
-            a->act_gib[0] = pp_mem_activations_gib(prob, &a->plan, 0);
-            a->act_gib[1] = pp_mem_activations_gib(prob, &a->plan, last);
+            a->n_mem_stages = n_stages;
+            for (int st = 0; st < n_stages; st++)
+                a->act_gib[st] = pp_mem_activations_gib(prob, &a->plan, stages[st]);
             a->once_window_s = pp_dp_once_window_s(prob, &a->plan, &a->stage);
             a->per_mb_window_s = pp_dp_per_mb_window_s(prob, &a->plan, &a->stage);
         }
@@ -279,8 +280,9 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_term_dp_comm(prob, &d->plan, &d->dp);
                 d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
                 d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s;
-                d->states_gib[0] = states_sum_gib(prob, &d->plan, 0);
-                d->states_gib[1] = states_sum_gib(prob, &d->plan, last);
+                d->n_mem_stages = n_stages;
+                for (int st = 0; st < n_stages; st++)
+                    d->states_gib[st] = states_sum_gib(prob, &d->plan, stages[st]);
             }
 }
 
@@ -294,6 +296,7 @@ static const pp_mip_col *nonfinite_cand(const pp_mip_cands *c)
             const double v[] = {x->obj,
                                 x->act_gib[0],
                                 x->act_gib[1],
+                                x->act_gib[2],
                                 x->once_window_s,
                                 x->per_mb_window_s,
                                 x->comm.bytes_sent,
@@ -303,7 +306,8 @@ static const pp_mip_col *nonfinite_cand(const pp_mip_cands *c)
                                 x->dp.per_mb_wire_s,
                                 x->dp.bytes_sent,
                                 x->states_gib[0],
-                                x->states_gib[1]};
+                                x->states_gib[1],
+                                x->states_gib[2]};
             for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
                 if (!isfinite(v[k]))
                     return x;

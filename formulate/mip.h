@@ -75,7 +75,8 @@ typedef struct pp_mip_col {
     bool banned;  /* a family's rows fix it to zero (accuracy) */
     /* STAGE */
     pp_stage_term stage;
-    double act_gib[2];    /* activations on stage 0 and on the last stage */
+    int n_mem_stages;     /* the stages that may be the most loaded (pp_memory_stages) */
+    double act_gib[PP_MEM_STAGES]; /* activations on each of them */
     double once_window_s; /* pp_dp_once_window_s */
     double per_mb_window_s;
     /* TP, PP */
@@ -83,7 +84,7 @@ typedef struct pp_mip_col {
     /* DP */
     pp_dp_term dp;
     double optimizer_s;
-    double states_gib[2]; /* weights + gradients + optimizer states, stage 0 and last */
+    double states_gib[PP_MEM_STAGES]; /* weights + gradients + optimizer states on each */
     /* AUX */
     int epigraph; /* an epigraph column: PP_EPI_ONCE or PP_EPI_PER_MB; 0 otherwise */
 } pp_mip_col;

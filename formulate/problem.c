@@ -51,7 +51,7 @@ static void codec_none(pp_codec *c)
 void pp_problem_init(pp_problem *p)
 {
     memset(p, 0, sizeof *p);
-    p->memory_headroom = 0.10;
+    p->memory_headroom = 0.05;
     /* Hybrid policy: lossy codecs only on DP gradients, which tolerate it. */
     p->error_tolerance[PP_DIM_DP] = 0.02;
     p->error_tolerance[PP_DIM_TP] = 0.0;

@@ -18,7 +18,7 @@
 #include "names.h"
 #include "types.h"
 
-/* Every default of a problem, set in one place: memory_headroom 0.10,
+/* Every default of a problem, set in one place: memory_headroom 0.05,
  * error_tolerance dp 0.02 / tp 0 / pp 0 / params 0 (lossy codecs only on DP
  * gradients; lossless ones have rel_error 0 and are always allowed), DP
  * gradients on the wire in the training's 16-bit type, compress_min_bytes

@@ -95,10 +95,17 @@ static int rule_tp_in_node(const pp_problem *prob, const pp_plan *pl, pp_error *
 static int rule_layers_split(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     long chunks = (long)pl->pp * pl->virtual_stages;
-    if (prob->model.layers % chunks)
+    pp_stage_split split;
+    if (pl->virtual_stages > 1 && prob->model.layers % chunks)
         return pp_error_set(err, PP_EINPUT, "plan",
-                            "divisibility: pp*virtual_stages = %d*%d = %ld must divide layers=%d", pl->pp,
-                            pl->virtual_stages, chunks, prob->model.layers);
+                            "divisibility: pp*virtual_stages = %d*%d = %ld must divide layers=%d (an interleaved "
+                            "pipeline splits the layers evenly)",
+                            pl->pp, pl->virtual_stages, chunks, prob->model.layers);
+    if (!pp_stage_layers(prob, pl, &split))
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "divisibility: pp=%d stages cannot hold layers=%d (each stage needs at least one layer, "
+                            "the middle ones ceil(layers/pp))",
+                            pl->pp, prob->model.layers);
     if (pl->virtual_stages > 1 && pl->pp < 2)
         return pp_error_set(err, PP_EINPUT, "plan", "interleaving: virtual_stages=%d needs pp >= 2",
                             pl->virtual_stages);

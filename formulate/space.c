@@ -183,9 +183,17 @@ static void default_tp(const pp_problem *prob, long gpus, pp_int_list *out)
 static void default_pp(const pp_problem *prob, long gpus_per_tp, pp_int_list *out)
 {
     out->n = 0;
-    for (int p = 1; p <= prob->model.layers; p++)
-        if (prob->model.layers % p == 0 && (!prob->idle_gpus_ok ? gpus_per_tp % p == 0 : p <= gpus_per_tp))
+    /* every pipeline depth that can hold the layers, evenly or not (the
+     * first and last stages lighter, pp_stage_layers) */
+    pp_plan probe;
+    pp_plan_init(&probe);
+    for (int p = 1; p <= prob->model.layers && out->n < PP_MAX_VALUES; p++) {
+        pp_stage_split split;
+        probe.pp = p;
+        if (pp_stage_layers(prob, &probe, &split) &&
+            (!prob->idle_gpus_ok ? gpus_per_tp % p == 0 : p <= gpus_per_tp))
             list_add(out, p);
+    }
 }
 
 static void default_cp(const pp_problem *prob, pp_int_list *out)

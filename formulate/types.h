@@ -209,7 +209,7 @@ typedef struct pp_problem {
     pp_training training;
     pp_search search;
     pp_objective objective;
-    double memory_headroom;             /* fraction of capacity kept free (default 0.10) */
+    double memory_headroom;             /* fraction of capacity kept free (default 0.05) */
     double error_tolerance[PP_DIM_COUNT]; /* largest codec rel_error allowed per dimension */
     double compress_min_bytes;          /* messages below this stay uncompressed */
     bool allow_tp_across_nodes;

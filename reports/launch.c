@@ -7,6 +7,7 @@
  */
 #include "launch.h"
 
+#include "costmodel.h"
 #include "problem.h"
 #include "report_md.h"
 
@@ -39,6 +40,10 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
     flag_lines f = {lines, 0, max};
     flag(&f, "--tensor-model-parallel-size %d", p->tp);
     flag(&f, "--pipeline-model-parallel-size %d", p->pp);
+    pp_stage_split split;
+    if (pp_stage_layers(prob, p, &split) && split.uneven)
+        flag(&f, "--decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d", split.first,
+             split.last);
     if (p->virtual_stages > 1)
         flag(&f, "--num-layers-per-virtual-pipeline-stage %d", m->layers / (p->pp * p->virtual_stages));
     flag(&f, "--context-parallel-size %d", p->cp);
@@ -68,6 +73,12 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
         flag(&f, "--kv-channels %d", m->head_dim);
     if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp)
         flag(&f, "--ffn-hidden-size %d%s", m->ffn_hidden, m->gated_mlp ? " --swiglu" : "");
+    /* The gated-MLP families parplan knows (Llama, Mistral, Qwen, Nemotron
+     * 4) also use RMSNorm, rotary positions and no linear biases; the GPT
+     * families Megatron-LM's defaults (LayerNorm, learned positions,
+     * biases). */
+    if (m->gated_mlp)
+        flag(&f, "--normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
     if (!m->tie_embeddings)
         flag(&f, "--untie-embeddings-and-output-weights");
     flag(&f, "--seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);

@@ -109,6 +109,13 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
 {
     pp_jb_item(b, o, "plan", pp_json_plan(prob, plan));
     pp_jb_num(b, o, "gpus", ev->gpus_used);
+    pp_stage_split split;
+    if (pp_stage_layers(prob, plan, &split)) {
+        cJSON *sl = pp_jb_obj(b, o, "pipeline_stage_layers");
+        pp_jb_num(b, sl, "first", split.first);
+        pp_jb_num(b, sl, "middle", split.middle);
+        pp_jb_num(b, sl, "last", split.last);
+    }
     if (pp_problem_gpus(prob) >= ev->gpus_used) /* a capacity problem has no cluster of its own */
         pp_jb_num(b, o, "gpus_idle", (double)(pp_problem_gpus(prob) - ev->gpus_used));
     pp_jb_num(b, o, "step_time_s", ev->time.step_s);

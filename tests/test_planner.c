@@ -435,11 +435,13 @@ static void test_huge_model_on_one_gpu(void)
 
 static void test_divisibility_and_accuracy_infeasible(void)
 {
-    /* 3 GPUs, batch 4: no dp divides the batch. */
-    pp_model m = {.layers = 4, .hidden = 256, .heads = 8, .kv_heads = 8, .ffn_hidden = 1024, .vocab = 1000,
+    /* 3 GPUs, batch 4, 2 layers: no dp divides the batch, and 3 stages
+     * cannot hold 2 layers even unevenly. */
+    pp_model m = {.layers = 2, .hidden = 256, .heads = 8, .kv_heads = 8, .ffn_hidden = 1024, .vocab = 1000,
                   .seq_len = 128};
     pp_problem p = a100_problem(m, 3, 1, 4);
     check_infeasible(&p, "divisibility");
+    m.layers = 4;
 
     /* Data parallelism forced, and only a codec too lossy for gradients. */
     p = a100_problem(m, 8, 1, 64);

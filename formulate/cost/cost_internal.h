@@ -60,7 +60,8 @@ tp_grid grid_of(const pp_plan *plan);
 /* --- pipeline.c -------------------------------------------------------------- */
 
 /* Transformer layers on one pipeline stage, L / p. */
-int layers_per_stage(const pp_problem *prob, const pp_plan *plan);
+int layers_per_stage(const pp_problem *prob, const pp_plan *plan); /* the most layers on any stage */
+int layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage); /* stage 0, a middle one, pp-1 */
 
 /* --- collectives.c ----------------------------------------------------------- */
 

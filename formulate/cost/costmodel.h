@@ -148,6 +148,16 @@ typedef struct pp_dp_term {
 
 int pp_microbatches(const pp_problem *prob, const pp_plan *plan); /* m, 0 if not integral */
 
+/* How the layers split over the pipeline stages: every stage alike when pp
+ * (times virtual_stages) divides the layers; else the middle stages hold
+ * ceil(layers/pp) and the first and last the rest (uneven).  False when no
+ * such split exists (too many stages for the layers). */
+typedef struct pp_stage_split {
+    int first, middle, last; /* layers of stage 0, of each middle stage, of stage pp-1 */
+    bool uneven;
+} pp_stage_split;
+bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out);
+
 void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out);
 void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out);
 void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out);
@@ -189,7 +199,12 @@ long pp_replica_ranks(const pp_plan *plan);
  * (Korthikanti et al. 2022 §4); store_scores keeps the s x s softmax. */
 double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores);
 
-/* Model states and activations of one pipeline stage (0 or pp-1). */
+/* The stages that may be the most loaded: 0 and pp-1, and 1 when the split
+ * is uneven; returns how many. */
+#define PP_MEM_STAGES 3
+int pp_memory_stages(const pp_problem *prob, const pp_plan *plan, int stages[PP_MEM_STAGES]);
+
+/* Model states and activations of one pipeline stage. */
 void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage,
                        double *weights, double *grads, double *optim);
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage);

@@ -29,19 +29,30 @@ static void add_comm(pp_comm_term *acc, const pp_comm_term *x)
     acc->bytes_network += x->bytes_network;
 }
 
-/* Parameters held by one GPU of the given stage (0 or pp-1) before ZeRO. */
+/* Parameters held by one GPU of the given stage before ZeRO. */
 double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
     double emb = pp_embedding_params(m);
-    double embeddings = emb; /* input table on stage 0, output (or its tied copy) on the last */
+    /* input table on stage 0, output (or its tied copy) on the last, none
+     * in between */
+    double embeddings = stage == 0 || stage == plan->pp - 1 ? emb : 0.0;
     if (plan->pp == 1 && !m->tie_embeddings)
         embeddings = 2.0 * emb;
-    (void)stage;
     /* Split by t, except 2.5D, which replicates its q x q weight blocks over
      * the d layers of the grid (Tesseract). */
     tp_grid g = grid_of(plan);
-    return (layers_per_stage(prob, plan) * pp_layer_params(m) + embeddings) / g.wshard;
+    return (layers_on_stage(prob, plan, stage) * pp_layer_params(m) + embeddings) / g.wshard;
+}
+
+/* The most parameters any stage holds: its data-parallel traffic and
+ * optimizer step are the slowest. */
+static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan)
+{
+    double most = stage_params(prob, plan, 0);
+    if (plan->pp >= 3)
+        most = fmax(most, stage_params(prob, plan, 1));
+    return fmax(most, stage_params(prob, plan, plan->pp - 1));
 }
 
 void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out)
@@ -53,7 +64,7 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     if (n <= 1 && !depth)
         return;
     int mb = pp_microbatches(prob, plan);
-    double params = stage_params(prob, plan, 0);
+    double params = busiest_stage_params(prob, plan);
     /* Gradients travel in training.grad_reduce_dtype, parameters in 16 bits. */
     double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
     double grad_bytes = grad_bits / 8.0 * params, param_bytes = ACT_BYTES * params;
@@ -147,6 +158,6 @@ double pp_dp_per_mb_window_s(const pp_problem *prob, const pp_plan *plan, const 
 
 double pp_term_optimizer_s(const pp_problem *prob, const pp_plan *plan)
 {
-    double shard = stage_params(prob, plan, 0) / (plan->zero >= 1 ? (double)pp_replica_ranks(plan) : 1.0);
+    double shard = busiest_stage_params(prob, plan) / (plan->zero >= 1 ? (double)pp_replica_ranks(plan) : 1.0);
     return ADAM_TRAFFIC_BYTES * shard / hbm_Bps(prob);
 }

@@ -167,9 +167,22 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     double logits_fwd = logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
     double logits_bwd = 2.0 * logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
 
-    int n = layers_per_stage(prob, plan);
+    /* The slowest stage sets the pipeline's pace: the last (its layers plus
+     * the logits and the loss), or with an uneven split a middle stage of
+     * more layers. */
+    int n = layers_on_stage(prob, plan, plan->pp - 1);
     out->fwd_s = n * layer_fwd + logits_fwd;
     out->bwd_s = n * (layer_bwd + recompute) + logits_bwd;
     out->cp_exposed_s = n * (cp_f + cp_b + cp_recompute);
     out->total_s = out->fwd_s + out->bwd_s + out->cp_exposed_s;
+    int most = layers_per_stage(prob, plan);
+    if (plan->pp > 1 && most > n) {
+        double fwd = most * layer_fwd, bwd = most * (layer_bwd + recompute), cp = most * (cp_f + cp_b + cp_recompute);
+        if (fwd + bwd + cp > out->total_s) {
+            out->fwd_s = fwd;
+            out->bwd_s = bwd;
+            out->cp_exposed_s = cp;
+            out->total_s = fwd + bwd + cp;
+        }
+    }
 }

@@ -123,15 +123,13 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
         per_layer = ACT_BYTES * sbh / (split ? plan->tp : 1.0);
         working = pp_layer_activation_bytes(prob, plan, !prob->training.flash_attention);
     }
-    /* 1F1B: stage i keeps p - i micro-batches in flight, so stage 0 holds p
-     * (at most m); interleaving adds (p-1)/(p v) (Korthikanti et al. §4.2.3). */
-    double in_flight = 1.0;
-    if (stage == 0) {
-        in_flight = plan->pp < mb ? plan->pp : mb;
-        if (plan->virtual_stages > 1)
-            in_flight *= 1.0 + (plan->pp - 1.0) / ((double)plan->pp * plan->virtual_stages);
-    }
-    double bytes = layers_per_stage(prob, plan) * per_layer * in_flight + working;
+    /* 1F1B: stage i keeps p - i micro-batches in flight (at most m), so
+     * stage 0 holds p; interleaving adds (p-1)/(p v) (Korthikanti et al.
+     * §4.2.3). */
+    double in_flight = plan->pp - stage < mb ? plan->pp - stage : mb;
+    if (stage == 0 && plan->virtual_stages > 1)
+        in_flight *= 1.0 + (plan->pp - 1.0) / ((double)plan->pp * plan->virtual_stages);
+    double bytes = layers_on_stage(prob, plan, stage) * per_layer * in_flight + working;
     if (stage == plan->pp - 1) /* fp32 logits of the micro-batch for the loss */
         bytes += 4.0 * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->vocab / plan->tp;
     return bytes / GIB;
@@ -153,12 +151,30 @@ static void memory_of_stage(const pp_problem *prob, const pp_plan *plan, int sta
     out->stage = stage;
 }
 
+int pp_memory_stages(const pp_problem *prob, const pp_plan *plan, int stages[PP_MEM_STAGES])
+{
+    pp_stage_split split;
+    pp_stage_layers(prob, plan, &split);
+    int n = 0;
+    stages[n++] = 0;
+    stages[n++] = plan->pp - 1;
+    /* the second stage holds more layers than the first when the split is
+     * uneven, with one micro-batch fewer in flight */
+    if (split.uneven && plan->pp >= 3)
+        stages[n++] = 1;
+    return n;
+}
+
 void pp_memory_eval(const pp_problem *prob, const pp_plan *plan, pp_memory *out)
 {
-    pp_memory first, last;
-    memory_of_stage(prob, plan, 0, &first);
-    memory_of_stage(prob, plan, plan->pp - 1, &last);
-    *out = last.total_gib > first.total_gib ? last : first;
+    int stages[PP_MEM_STAGES], n = pp_memory_stages(prob, plan, stages);
+    memory_of_stage(prob, plan, stages[0], out);
+    for (int i = 1; i < n; i++) {
+        pp_memory other;
+        memory_of_stage(prob, plan, stages[i], &other);
+        if (other.total_gib > out->total_gib)
+            *out = other;
+    }
     out->capacity_gib = prob->cluster.gpu.memory_gib;
     out->usable_gib = out->capacity_gib * (1.0 - prob->memory_headroom);
 }

@@ -14,9 +14,52 @@
  */
 #include "cost_internal.h"
 
+bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out)
+{
+    long L = prob->model.layers, p = plan->pp, v = plan->virtual_stages;
+    *out = (pp_stage_split){0};
+    if (p < 1 || v < 1 || L < 1)
+        return false;
+    if (v > 1 || L % p == 0) { /* even (interleaving needs it: Megatron's virtual pipeline) */
+        if (L % (p * v))
+            return false;
+        out->first = out->middle = out->last = (int)(L / p);
+        return true;
+    }
+    /* Uneven: the middle stages hold k = ceil(L/p) layers, and the first
+     * and the last share what is left, the last no more than the first
+     * (it also runs the logits and the loss): Megatron-LM's
+     * --decoder-first/last-pipeline-num-layers; Llama 3 405B trained 126
+     * layers on 16 stages as 7 + 14 x 8 + 7 (Llama Team 2024 §3.3.2). */
+    long k = (L + p - 1) / p, rest = L - (p - 2) * k;
+    if (p == 2) {
+        k = (L + 1) / 2;
+        rest = L;
+    }
+    long last = rest / 2, first = rest - last;
+    if (last < 1 || first > k)
+        return false;
+    out->first = (int)first;
+    out->middle = (int)k;
+    out->last = (int)last;
+    out->uneven = true;
+    return true;
+}
+
 int layers_per_stage(const pp_problem *prob, const pp_plan *plan)
 {
-    return prob->model.layers / plan->pp;
+    pp_stage_split s;
+    pp_stage_layers(prob, plan, &s);
+    return s.middle > s.first ? s.middle : s.first;
+}
+
+int layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    pp_stage_split s;
+    pp_stage_layers(prob, plan, &s);
+    if (stage == 0)
+        return s.first;
+    return stage >= plan->pp - 1 ? s.last : s.middle;
 }
 
 void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
