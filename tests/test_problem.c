@@ -189,7 +189,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(p.model.ffn_hidden, 256);
     CU_ASSERT_FALSE(p.model.gated_mlp);
     CU_ASSERT_TRUE(p.model.tie_embeddings);
-    CU_ASSERT_EQUAL(p.memory_headroom, 0.10);
+    CU_ASSERT_EQUAL(p.memory_headroom, 0.05);
     CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_DP], 0.02);
     CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_TP], 0.0);
     CU_ASSERT_EQUAL(p.error_tolerance[PP_DIM_PP], 0.0);
