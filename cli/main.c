@@ -97,7 +97,8 @@ static const cli_option OPTIONS[] = {
     {OPT_GPU, "gpu", 0, "ID", CMD_CALIBRATE,
      "with --nccl-tests: the catalog GPU the logs ran on; its line rates are what the efficiencies are fractions of"},
     {OPT_LOG, "log", 0, "FILE", CMD_CALIBRATE,
-     "a training log (Megatron-LM, NeMo, torchtitan, DeepSpeed): write its median step time as a measurement row "
+     "the training log of a run (Megatron-LM, NeMo, torchtitan, DeepSpeed): write its median step time as a "
+     "measurement row "
      "(needs --problem and --plan)"},
     {OPT_PROBLEM, "problem", 0, "FILE", CMD_CALIBRATE,
      "the PROBLEM.json of the run: the model and cluster of --log, the line rates of --nccl-tests"},

@@ -47,10 +47,16 @@ static bool number_after(const char *line, const char *label, double *out)
     num[n] = '\0';
     char *end;
     double v = strtod(num, &end);
-    if (end == num || !isfinite(v) || v <= 0.0)
+    if (end == num || !isfinite(v) || v < 0.0)
         return false;
     *out = v;
     return true;
+}
+
+/* A time or a rate: the number after `label`, when it is positive. */
+static bool positive_after(const char *line, const char *label, double *out)
+{
+    return number_after(line, label, out) && *out > 0.0;
 }
 
 typedef struct reader {
@@ -63,7 +69,7 @@ typedef struct reader {
 static bool megatron_step(const char *s, double *step_s)
 {
     double ms;
-    if (!number_after(s, "elapsed time per iteration (ms)", &ms))
+    if (!positive_after(s, "elapsed time per iteration (ms)", &ms))
         return false;
     *step_s = ms / 1e3;
     return true;
@@ -71,13 +77,13 @@ static bool megatron_step(const char *s, double *step_s)
 
 static bool nemo_step(const char *s, double *step_s)
 {
-    return number_after(s, "train_step_timing in s", step_s) || number_after(s, "train_step_timing", step_s);
+    return positive_after(s, "train_step_timing in s", step_s) || positive_after(s, "train_step_timing", step_s);
 }
 
 static bool titan_step(const reader *R, const char *s, double *step_s)
 {
     double tps, step;
-    if (!number_after(s, "step:", &step) || !number_after(s, "tps:", &tps))
+    if (!number_after(s, "step:", &step) || !positive_after(s, "tps:", &tps))
         return false;
     const pp_problem *p = R->prob;
     double gpus = (double)p->cluster.nodes * p->cluster.gpus_per_node;
@@ -88,9 +94,9 @@ static bool titan_step(const reader *R, const char *s, double *step_s)
 static bool deepspeed_step(const reader *R, const char *s, double *step_s)
 {
     double v;
-    if (number_after(s, "iter time (s)", step_s))
+    if (positive_after(s, "iter time (s)", step_s))
         return true;
-    if (!number_after(s, "samples/sec", &v) && !number_after(s, "CurrSamplesPerSec", &v))
+    if (!positive_after(s, "samples/sec", &v) && !positive_after(s, "CurrSamplesPerSec", &v))
         return false;
     *step_s = (double)R->prob->training.global_batch / v;
     return true;
