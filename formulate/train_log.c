@@ -223,17 +223,28 @@ void pp_train_log_free(pp_train_log *log)
 
 /* ---- the row ----------------------------------------------------------------- */
 
+/* Numbers of one object of the row, added in order. */
+typedef struct num_field {
+    const char *key;
+    double value;
+} num_field;
+
+static void add_numbers(cJSON *o, const num_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddNumberToObject(o, f[i].key, f[i].value);
+}
+
+#define ADD_NUMBERS(o, fields) add_numbers((o), (fields), sizeof(fields) / sizeof((fields)[0]))
+
 static cJSON *model_json(const pp_model *m)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", m->name);
-    cJSON_AddNumberToObject(o, "layers", m->layers);
-    cJSON_AddNumberToObject(o, "hidden", m->hidden);
-    cJSON_AddNumberToObject(o, "heads", m->heads);
-    cJSON_AddNumberToObject(o, "kv_heads", m->kv_heads);
-    cJSON_AddNumberToObject(o, "ffn_hidden", m->ffn_hidden);
-    cJSON_AddNumberToObject(o, "vocab", m->vocab);
-    cJSON_AddNumberToObject(o, "seq_len", m->seq_len);
+    const num_field f[] = {{"layers", m->layers},         {"hidden", m->hidden}, {"heads", m->heads},
+                           {"kv_heads", m->kv_heads},     {"ffn_hidden", m->ffn_hidden},
+                           {"vocab", m->vocab},           {"seq_len", m->seq_len}};
+    ADD_NUMBERS(o, f);
     cJSON_AddStringToObject(o, "activation", m->gated_mlp ? "swiglu" : "gelu");
     cJSON_AddBoolToObject(o, "tie_embeddings", m->tie_embeddings);
     return o;
@@ -244,29 +255,33 @@ static cJSON *cluster_json(const pp_cluster *c)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", c->gpu.name);
     cJSON_AddStringToObject(o, "gpu", c->gpu.id);
-    cJSON_AddNumberToObject(o, "gpu_memory_GB", c->gpu.memory_gib);
-    cJSON_AddNumberToObject(o, "gpus", (double)c->nodes * c->gpus_per_node);
-    cJSON_AddNumberToObject(o, "gpus_per_node", c->gpus_per_node);
-    cJSON_AddNumberToObject(o, "nodes", (double)c->nodes);
-    cJSON_AddNumberToObject(o, "intra_node_GBps", 2.0 * c->intra_node_GBps); /* rows give both directions */
-    cJSON_AddNumberToObject(o, "inter_node_Gbps_per_gpu", c->inter_node_Gbps);
-    cJSON_AddNumberToObject(o, "inter_node_Gbps_per_node", c->inter_node_Gbps * c->gpus_per_node);
+    const num_field f[] = {
+        {"gpu_memory_GB", c->gpu.memory_gib},
+        {"gpus", (double)c->nodes * c->gpus_per_node},
+        {"gpus_per_node", c->gpus_per_node},
+        {"nodes", (double)c->nodes},
+        {"intra_node_GBps", 2.0 * c->intra_node_GBps}, /* rows give both directions */
+        {"inter_node_Gbps_per_gpu", c->inter_node_Gbps},
+        {"inter_node_Gbps_per_node", c->inter_node_Gbps * c->gpus_per_node},
+    };
+    ADD_NUMBERS(o, f);
     return o;
 }
 
 static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "t", pl->tp);
-    cJSON_AddNumberToObject(o, "p", pl->pp);
-    cJSON_AddNumberToObject(o, "d", pl->dp);
-    cJSON_AddNumberToObject(o, "cp", pl->cp);
-    cJSON_AddNumberToObject(o, "micro_batch", pl->micro_batch);
-    cJSON_AddNumberToObject(o, "global_batch", (double)prob->training.global_batch);
-    cJSON_AddNumberToObject(o, "zero_stage", pl->zero);
+    const num_field f[] = {{"t", pl->tp},
+                           {"p", pl->pp},
+                           {"d", pl->dp},
+                           {"cp", pl->cp},
+                           {"micro_batch", pl->micro_batch},
+                           {"global_batch", (double)prob->training.global_batch},
+                           {"zero_stage", pl->zero},
+                           {"virtual_stages", pl->virtual_stages}};
+    ADD_NUMBERS(o, f);
     cJSON_AddStringToObject(o, "recompute", pp_recompute_name(pl->recompute));
     cJSON_AddBoolToObject(o, "seq_parallel", pl->sequence_parallel);
-    cJSON_AddNumberToObject(o, "virtual_stages", pl->virtual_stages);
     cJSON_AddStringToObject(o, "precision", pp_precision_name(prob->training.precision));
     cJSON_AddStringToObject(o, "framework", pp_framework_name(prob->training.framework));
     return o;
