@@ -50,8 +50,8 @@
 
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
-    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_NCCL_TESTS, OPT_GPU, OPT_LOG,
-    OPT_PROBLEM, OPT_COUNT
+    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_ROWS, OPT_NCCL_TESTS, OPT_GPU,
+    OPT_LOG, OPT_PROBLEM, OPT_COUNT
 } opt_id;
 
 enum {
@@ -91,6 +91,8 @@ static const cli_option OPTIONS[] = {
     {OPT_EXPORT_MPS, "export-mps", 0, "FILE", CMD_PLAN, "write the MIP that was solved in free MPS format"},
     {OPT_BASELINE, "baseline", 0, "PLAN.json", CMD_PLAN,
      "also price this plan (e.g. a published one) and state how much faster the optimal plan is"},
+    {OPT_ROWS, "rows", 0, NULL, CMD_ACCURACY,
+     "also list every timed row: predicted and measured step time and the error of the prediction"},
     {OPT_NCCL_TESTS, "nccl-tests", 0, NULL, CMD_CALIBRATE,
      "the operands are nccl-tests logs (all_reduce_perf, all_gather_perf, ...): fit the NVLink and network "
      "efficiency and latency to them and write an efficiency file (needs --gpu or --problem)"},
@@ -162,6 +164,7 @@ struct cli_args {
     const char *operands[CLI_MAX_OPERANDS];
     pp_plan_options solve;
     unsigned given;         /* bit (1 << opt_id) per option seen */
+    bool rows;              /* accuracy's --rows */
     bool help, version;     /* stop and print */
 };
 
@@ -178,6 +181,12 @@ static const char *command_name_at(const void *ctx, int i)
     return ((const cli_command *)ctx)[i].name;
 }
 
+/* "plan, eval, ...": every command of the table. */
+static void command_names(char *buf, size_t cap)
+{
+    pp_name_list(command_name_at, COMMANDS, N_COMMANDS, buf, cap);
+}
+
 static int find_command(const char *word, const cli_command **out, pp_error *err)
 {
     for (int i = 0; i < N_COMMANDS; i++)
@@ -185,26 +194,23 @@ static int find_command(const char *word, const cli_command **out, pp_error *err
             *out = &COMMANDS[i];
             return PP_OK;
         }
-    char q[80], hint[96];
+    char q[80], hint[96], names[160];
     pp_json_quote(word, q, sizeof q);
     pp_did_you_mean(word, command_name_at, COMMANDS, N_COMMANDS, hint, sizeof hint);
-    return pp_error_set(err, PP_EINPUT, "", "unknown command %s%s (commands: plan, eval)", q, hint);
+    command_names(names, sizeof names);
+    return pp_error_set(err, PP_EINPUT, "", "unknown command %s%s (commands: %s)", q, hint, names);
 }
 
-/* The long option a mistyped word most likely meant (at most two edits,
- * so a swapped pair of letters counts), or NULL. */
+static const char *option_name_at(const void *ctx, int i)
+{
+    return ((const cli_option *)ctx)[i].long_name;
+}
+
+/* The long option a mistyped word most likely meant, by the same rule as a
+ * mistyped key (a swapped pair of letters is one edit), or NULL. */
 static const char *nearest_option(const char *word)
 {
-    const char *best = NULL;
-    int best_d = 3;
-    for (int i = 0; i < N_OPTIONS; i++) {
-        int d = pp_edit_distance(word, OPTIONS[i].long_name);
-        if (d < best_d && (size_t)d < strlen(OPTIONS[i].long_name) / 2 + 1) {
-            best = OPTIONS[i].long_name;
-            best_d = d;
-        }
-    }
-    return best;
+    return pp_nearest_name(word, option_name_at, OPTIONS, N_OPTIONS);
 }
 
 /* "'--a', '--b'": the options whose long name starts with len bytes of name. */
@@ -315,6 +321,7 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_HELP: a->help = true; break;
     case OPT_VERSION: a->version = true; break;
     case OPT_BASELINE: a->baseline = v; break;
+    case OPT_ROWS: a->rows = true; break;
     case OPT_NCCL_TESTS: a->nccl_tests = true; break;
     case OPT_GPU: a->gpu = v; break;
     case OPT_LOG: a->log = v; break;
@@ -429,8 +436,11 @@ static int check_calibrate(const cli_args *a, pp_error *err)
 
 static int check_operands(const cli_args *a, pp_error *err)
 {
-    if (!a->cmd)
-        return pp_error_set(err, PP_EINPUT, "", "missing command (plan or eval)");
+    if (!a->cmd) {
+        char names[160];
+        command_names(names, sizeof names);
+        return pp_error_set(err, PP_EINPUT, "", "missing command (%s)", names);
+    }
     int rc = check_applicable(a, err);
     if (rc)
         return rc;
@@ -510,9 +520,14 @@ static void print_option(FILE *f, const cli_option *o)
 
 static void print_options(FILE *f, unsigned mask, bool common)
 {
+    int n = 0;
     for (int i = 0; i < N_OPTIONS; i++)
-        if ((OPTIONS[i].commands & mask) && ((OPTIONS[i].commands == CMD_ALL) == common))
+        if ((OPTIONS[i].commands & mask) && ((OPTIONS[i].commands == CMD_ALL) == common)) {
             print_option(f, &OPTIONS[i]);
+            n++;
+        }
+    if (n == 0)
+        fprintf(f, "  (none)\n");
 }
 
 static const char EXIT_STATUS_HELP[] =
@@ -1016,8 +1031,8 @@ static int run_accuracy(const cli_args *a, pp_error *err)
         pp_score_measurements(&set, &score);
         pp_strbuf md;
         pp_sb_init(&md);
-        pp_report_accuracy_md(&score, set.n, set.n_skipped, &md);
-        cJSON *doc = a->json ? pp_json_accuracy(&score) : NULL;
+        pp_report_accuracy_md(&score, &set, a->rows, &md);
+        cJSON *doc = a->json ? pp_json_accuracy(&score, &set, a->rows) : NULL;
         rc = emit_owned(a, &md, doc, err);
     }
     pp_measurements_free(&set);

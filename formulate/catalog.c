@@ -42,9 +42,9 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "usd_per_gpu_hour_example", "efficiency_from", "source",
                                              "notes",       NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
-static const char *const model_entry_keys[] = {"id",    "name",     "layers",    "hidden", "heads",
-                                               "kv_heads", "ffn_hidden", "gated_mlp", "tie_embeddings",
-                                               "vocab", "seq_len",  "params_b",  "source", "notes", NULL};
+static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
+                                               "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
+                                               "vocab",    "seq_len",    "params_b",  "source",         "notes", NULL};
 static const char *const clusters_file_keys[] = {"clusters", "description", "source", NULL};
 static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",
                                                  "gpus_per_node", "nodes", "intra_node_GBps",

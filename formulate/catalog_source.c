@@ -6,6 +6,7 @@
 #include "catalog_source.h"
 
 #include "json_util.h"
+#include "shapes_json.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -67,7 +68,8 @@ const char *pp_catalog_model_id_of(const pp_catalog *cat, const pp_model *model)
     for (int i = 0; cat && i < cat->n_models; i++) {
         const pp_model *c = &cat->models[i].model;
         if (strcmp(c->name, model->name) == 0 && c->layers == model->layers && c->hidden == model->hidden &&
-            c->heads == model->heads && c->kv_heads == model->kv_heads && c->ffn_hidden == model->ffn_hidden &&
+            c->heads == model->heads && c->kv_heads == model->kv_heads &&
+            pp_model_head_dim(c) == pp_model_head_dim(model) && c->ffn_hidden == model->ffn_hidden &&
             c->vocab == model->vocab && c->gated_mlp == model->gated_mlp)
             return cat->models[i].id;
     }

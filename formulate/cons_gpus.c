@@ -21,7 +21,8 @@
 static int gpus_add_rows(pp_mip *m, pp_error *err)
 {
     (void)err;
-    int row = pp_mip_add_row(m, PP_ROW_EQ, (double)pp_cluster_gpus(m->prob), "gpu_count");
+    int row = pp_mip_add_row(m, m->prob->idle_gpus_ok ? PP_ROW_LE : PP_ROW_EQ, (double)pp_cluster_gpus(m->prob),
+                             "gpu_count");
     for (int i = 0; i < m->space->n_shapes; i++) {
         const pp_plan *b = &m->space->shapes[i].base;
         if (m->shape_col[i])
@@ -36,7 +37,7 @@ static int gpus_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_ev
     if (max < 1)
         return 0;
     double used = (double)plan->tp * plan->pp * plan->dp * plan->cp;
-    pp_cons_row_set(&out[0], "gpu_count", used, (double)pp_cluster_gpus(prob), "GPUs", true);
+    pp_cons_row_set(&out[0], "gpu_count", used, (double)pp_cluster_gpus(prob), "GPUs", !prob->idle_gpus_ok);
     return 1;
 }
 
@@ -135,15 +136,21 @@ static void describe_direction(const pp_cons_view *v, const pp_counterfactual *c
 
 static void gpus_describe(const pp_cons_view *v, const pp_family_report *f, char *buf, size_t cap)
 {
-    pp_catf(buf, cap, "The GPU count is an equality: every plan uses all %ld GPUs (tp x pp x dp x cp = %ld).",
-            pp_cluster_gpus(v->prob), pp_cluster_gpus(v->prob));
+    long gpus = pp_cluster_gpus(v->prob), used = v->best->eval.gpus_used;
+    if (!v->prob->idle_gpus_ok)
+        pp_catf(buf, cap, "The GPU count is an equality: every plan uses all %ld GPUs (tp x pp x dp x cp = %ld).",
+                gpus, gpus);
+    else
+        pp_catf(buf, cap, "The GPU count is an upper limit (constraints.use_all_gpus is false): the plan uses %ld "
+                          "of the %ld GPUs and leaves %ld idle.", used, gpus, gpus - used);
     for (int i = 0; i < f->n_cf; i++)
         describe_direction(v, &f->cf[i], i == 0 ? +1 : -1, buf, cap);
 }
 
 const pp_cons_family pp_cons_gpus = {
     .name = "gpus",
-    .explain = "every GPU of the cluster is used: tp x pp x dp x cp equals the GPU count",
+    .explain = "tp x pp x dp x cp equals the GPU count (at most the GPU count when constraints.use_all_gpus "
+               "is false)",
     .limit = false,
     .tried = "the nearest cluster sizes",
     .add_rows = gpus_add_rows,

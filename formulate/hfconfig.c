@@ -2,13 +2,19 @@
  * hfconfig.c: a model shape from a Hugging Face config.json.
  *
  * A problem may say {"hf_config": "path/config.json", "seq_len": 8192}
- * instead of spelling the shape out.  Only the Llama-style keys that every
- * decoder on the Hub shares are read (num_hidden_layers, hidden_size,
- * num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
- * hidden_act, max_position_embeddings, tie_word_embeddings); other keys are
- * ignored, since configs carry dozens parplan has no use for.  A config in
- * another dialect (GPT-2's n_layer, n_embd, n_head) is refused with a message
- * naming the missing key rather than guessed at.
+ * instead of spelling the shape out.  seq_len is required: a config says
+ * only the longest context the model supports (max_position_embeddings,
+ * 131072 for Llama 3.1), not the one it is trained with, so that is checked
+ * as an upper bound and never used as a default.  Only the Llama-style keys
+ * that every decoder on the Hub shares are read (num_hidden_layers,
+ * hidden_size, num_attention_heads, num_key_value_heads, head_dim,
+ * intermediate_size, vocab_size, hidden_act, max_position_embeddings,
+ * tie_word_embeddings); other keys are ignored, since configs carry dozens
+ * parplan has no use for.  A config in another dialect (GPT-2's n_layer,
+ * n_embd, n_head) is refused with a message naming the missing key rather
+ * than guessed at, and so is a Mixture-of-Experts config (num_local_experts,
+ * n_routed_experts, num_experts, moe_intermediate_size), which planned as
+ * dense would be wrong in every term.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +25,7 @@ static const char *const hf_problem_keys[] = {"hf_config", "seq_len", "name", NU
 
 /* The keys read from the config; checked for duplicates. */
 static const char *const hf_read_keys[] = {"num_hidden_layers", "hidden_size",  "num_attention_heads",
-                                           "num_key_value_heads", "intermediate_size", "vocab_size",
+                                           "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
                                            "hidden_act", "max_position_embeddings", "tie_word_embeddings",
                                            "model_type", "_name_or_path", NULL};
 
@@ -72,7 +78,36 @@ static int read_hf_ints(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_er
     m->kv_heads = m->heads;
     const cJSON *kv = pp_json_member(cfg, "num_key_value_heads");
     pp_jpath kv_at = pp_jpath_key(at, "num_key_value_heads");
-    return (kv && !cJSON_IsNull(kv)) ? pp_json_as_int(kv, &kv_at, 1, PP_MAX_HEADS, &m->kv_heads, err) : PP_OK;
+    int rc = (kv && !cJSON_IsNull(kv)) ? pp_json_as_int(kv, &kv_at, 1, PP_MAX_HEADS, &m->kv_heads, err) : PP_OK;
+    const cJSON *hd = pp_json_member(cfg, "head_dim"); /* absent or null: hidden_size / num_attention_heads */
+    pp_jpath hd_at = pp_jpath_key(at, "head_dim");
+    if (!rc && hd && !cJSON_IsNull(hd))
+        rc = pp_json_as_int(hd, &hd_at, 1, PP_MAX_HEAD_DIM, &m->head_dim, err);
+    return rc;
+}
+
+/* The keys by which a Mixture-of-Experts config says it has experts: more
+ * than `above` of them (a dense config may carry num_experts 0 or 1). */
+static const struct {
+    const char *key;
+    double above;
+} hf_moe_keys[] = {
+    {"num_local_experts", 1}, {"n_routed_experts", 0}, {"num_experts", 1}, {"moe_intermediate_size", 0}};
+
+static int refuse_moe(const cJSON *cfg, const pp_jpath *at, pp_error *err)
+{
+    for (size_t i = 0; i < sizeof hf_moe_keys / sizeof hf_moe_keys[0]; i++) {
+        const cJSON *item = pp_json_member(cfg, hf_moe_keys[i].key);
+        if (cJSON_IsNumber(item) && item->valuedouble > hf_moe_keys[i].above) {
+            pp_jpath here = pp_jpath_key(at, hf_moe_keys[i].key);
+            return pp_json_fail(err, &here,
+                                "Mixture-of-Experts models are not supported yet: the config says %s %g, and parplan "
+                                "prices only dense models (it would plan this one as if every token ran every "
+                                "expert)",
+                                hf_moe_keys[i].key, item->valuedouble);
+        }
+    }
+    return PP_OK;
 }
 
 /* SwiGLU families (silu, swish) use three MLP matrices, GELU and ReLU ones
@@ -111,7 +146,7 @@ static int read_hf_flags(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_e
     return rc ? rc : read_hf_activation(cfg, at, m, err);
 }
 
-/* seq_len: the problem's, else max_position_embeddings; never more than it. */
+/* seq_len: the problem's, required; never more than max_position_embeddings. */
 static int choose_seq_len(const cJSON *obj, const pp_jpath *at, const cJSON *cfg, const pp_jpath *cfg_at,
                           pp_model *m, pp_error *err)
 {
@@ -119,13 +154,20 @@ static int choose_seq_len(const cJSON *obj, const pp_jpath *at, const cJSON *cfg
     const cJSON *mp = pp_json_member(cfg, "max_position_embeddings");
     pp_jpath mp_at = pp_jpath_key(cfg_at, "max_position_embeddings");
     int rc = (mp && !cJSON_IsNull(mp)) ? pp_json_as_int(mp, &mp_at, 1, PP_MAX_SEQ_LEN, &max_pos, err) : PP_OK;
-    if (!rc)
-        rc = pp_json_int(obj, at, "seq_len", max_pos ? PP_OPTIONAL : PP_REQUIRED, 1, PP_MAX_SEQ_LEN, &m->seq_len,
-                         err);
     if (rc)
         return rc;
-    if (m->seq_len == 0)
-        m->seq_len = max_pos;
+    if (!pp_json_member(obj, "seq_len")) {
+        char most[64] = "";
+        if (max_pos)
+            snprintf(most, sizeof most, " (at most its max_position_embeddings, %d)", max_pos);
+        return pp_json_fail(err, at,
+                            "missing required key 'seq_len': the Hugging Face config %.600s does not say the "
+                            "sequence length you train with; give it beside hf_config, e.g. \"seq_len\": 4096%s",
+                            cfg_at->origin, most);
+    }
+    rc = pp_json_int(obj, at, "seq_len", PP_REQUIRED, 1, PP_MAX_SEQ_LEN, &m->seq_len, err);
+    if (rc)
+        return rc;
     if (max_pos && m->seq_len > max_pos) {
         pp_jpath here = pp_jpath_key(at, "seq_len");
         return pp_json_fail(err, &here, "expected seq_len <= max_position_embeddings (%d) of the config, found %d",
@@ -151,6 +193,8 @@ static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *
 {
     pp_jpath cfg_at = pp_jpath_root(path);
     int rc = pp_json_check_unique(cfg, &cfg_at, hf_read_keys, err);
+    if (!rc)
+        rc = refuse_moe(cfg, &cfg_at, err);
     if (!rc)
         rc = read_hf_ints(cfg, &cfg_at, m, err);
     if (!rc)

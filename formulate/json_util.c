@@ -738,21 +738,26 @@ int pp_json_enum(const cJSON *obj, const pp_jpath *at, const char *key, pp_prese
 
 #define EDIT_MAX_LEN 64
 
+/* Optimal string alignment: insertions, deletions, substitutions and swaps
+ * of two adjacent letters ("hedas" for "heads") each count one. */
 int pp_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > EDIT_MAX_LEN || lb > EDIT_MAX_LEN)
         return EDIT_MAX_LEN * 2; /* too long to be a typo of a key */
-    int prev[EDIT_MAX_LEN + 1], cur[EDIT_MAX_LEN + 1];
+    int before[EDIT_MAX_LEN + 1], prev[EDIT_MAX_LEN + 1], cur[EDIT_MAX_LEN + 1];
     for (size_t j = 0; j <= lb; j++)
-        prev[j] = (int)j;
+        prev[j] = before[j] = (int)j;
     for (size_t i = 1; i <= la; i++) {
         cur[0] = (int)i;
         for (size_t j = 1; j <= lb; j++) {
             int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
             int del = prev[j] + 1, ins = cur[j - 1] + 1;
             cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && before[j - 2] + 1 < cur[j])
+                cur[j] = before[j - 2] + 1;
         }
+        memcpy(before, prev, sizeof before);
         memcpy(prev, cur, sizeof prev);
     }
     return prev[lb];

@@ -278,7 +278,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_plan_set_option(&d->plan, PP_OPT_CODEC_PARAMS, Cpar->v[l]);
                 pp_term_dp_comm(prob, &d->plan, &d->dp);
                 d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
-                d->obj = d->dp.codec_s + d->optimizer_s;
+                d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s;
                 d->states_gib[0] = states_sum_gib(prob, &d->plan, 0);
                 d->states_gib[1] = states_sum_gib(prob, &d->plan, last);
             }
@@ -390,6 +390,72 @@ static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
     }
 }
 
+/* Bytes per step a column puts on one link (the network if network), as
+ * pp_evaluate counts them: TP and PP per micro-batch, DP per step. */
+double pp_mip_col_bytes(const pp_mip *m, const pp_mip_col *x, bool network)
+{
+    double mb = x->shape >= 0 ? m->space->shapes[x->shape].microbatches : 0;
+    switch (x->kind) {
+    case PP_COL_TP:
+    case PP_COL_PP: return mb * (network ? x->comm.bytes_network : x->comm.bytes_nvlink);
+    case PP_COL_DP: return network ? x->dp.bytes_network : x->dp.bytes_nvlink;
+    default: return 0.0;
+    }
+}
+
+/* The link bound of one shape (pp_link_wait_s): one column w >= 0 of cost 1
+ * and, per link, the row
+ *   link_nvlink_S   w - sum_j bytes_j / rate + sum_j cost_j >= 0
+ * over the shape's columns (cost_j its objective coefficient, the epigraph
+ * columns included), so that at any integer point w is at least the
+ * busiest link's time beyond the rest of the step.  A link's row is left
+ * out when its most bytes cannot outlast the shape's least step. */
+static void add_link_bound(pp_mip *m, int si, const char *key, int first_col)
+{
+    static const char *names[2] = {"link_nvlink", "link_network"};
+    const pp_cluster *cl = &m->prob->cluster;
+    double Bps[2] = {pp_nvlink_Bps(cl), pp_network_Bps(cl)};
+    int end = m->n_cols + 1, col = 0;
+    for (int link = 0; link < 2; link++) {
+        if (!(Bps[link] > 0.0))
+            continue;
+        double least_s[PP_FAM_COUNT], most_bytes[PP_FAM_COUNT];
+        for (int f = 0; f < PP_FAM_COUNT; f++) {
+            least_s[f] = HUGE_VAL;
+            most_bytes[f] = 0.0;
+        }
+        for (int j = first_col; j < end; j++) {
+            const pp_mip_col *x = &m->cols[j];
+            if (x->kind > PP_COL_DP)
+                continue;
+            least_s[x->kind] = fmin(least_s[x->kind], x->obj);
+            most_bytes[x->kind] = fmax(most_bytes[x->kind], pp_mip_col_bytes(m, x, link == 1));
+        }
+        double step_s = 0.0, bytes = 0.0;
+        for (int f = 0; f < PP_FAM_COUNT; f++) {
+            step_s += least_s[f];
+            bytes += most_bytes[f];
+        }
+        if (!(bytes / Bps[link] > step_s * (1.0 - 1e-9)))
+            continue;
+        if (!col) {
+            pp_mip_col desc;
+            memset(&desc, 0, sizeof desc);
+            desc.kind = PP_COL_AUX;
+            desc.shape = si;
+            char name[160];
+            snprintf(name, sizeof name, "link_wait_%s_%s", m->unit, key);
+            col = add_col(m, &desc, false, 0.0, -1.0, 1.0, name);
+        }
+        int row = pp_mip_add_row(m, PP_ROW_GE, 0.0, "%s_%s", names[link], key);
+        pp_mip_coef(m, row, col, 1.0);
+        for (int j = first_col; j < end; j++) {
+            double v = glp_get_obj_coef(m->lp, j) - pp_mip_col_bytes(m, &m->cols[j], link == 1) / Bps[link] * m->units_per_s;
+            pp_mip_coef(m, row, j, v);
+        }
+    }
+}
+
 static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
 {
     const pp_shape *sh = &m->space->shapes[si];
@@ -442,6 +508,7 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
                 pp_mip_coef(m, link[r], j, 1.0);
         }
     add_epigraphs(m, si, key, y + 1);
+    add_link_bound(m, si, key, y + 1);
     m->shape_col_end[si] = m->n_cols + 1;
 }
 
@@ -679,7 +746,7 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
                             m->nonfinite_col);
 
     for (int i = 0; i < pp_cons_n_families && !m->failed; i++)
-        if (family_on(m, i)) {
+        if (family_on(m, i) && pp_cons_families[i]->add_rows) {
             int rc = pp_cons_families[i]->add_rows(m, err);
             if (rc)
                 return rc;

@@ -14,12 +14,14 @@
  *   P_{S,Cpp}        PP codec                         factor_S * pp_comm.total
  *   D_{S,Z,Cdp,Cpar} ZeRO stage, DP and params codecs dp.codec + optimizer
  *   e_once_S, e_per_mb_S >= 0, cost 1: the two DP overlap epigraphs
+ *   w_S >= 0, cost 1: the link bound (what the busiest link adds)
  *
  * with the consistency rows, for each S: sum A = sum P = sum D = y_S, for
  * each (S,R): sum_SP A = sum_Ctp T, and sum_S y_S = 1, and the epigraphs
  *
  *   e_once_S   >= sum D once_wire        - sum A once_window
  *   e_per_mb_S >= sum D m_S per_mb_wire  - sum A m_S per_mb_window
+ *   w_S        >= sum bytes_link / rate_link - (every other cost of S)   per link
  *
  * At any integer point exactly one variable of each family is 1, so the
  * objective is the cost model's step time of the decoded plan, term for term
@@ -181,6 +183,9 @@ void pp_mip_coef(pp_mip *mip, int row, int col, double value);
  * column, minus the overlap window for a stage column, 0 otherwise.  The
  * epigraph column e of a shape satisfies e >= u, e >= 0. */
 double pp_mip_exposed_coef(const pp_mip *mip, int epigraph, const pp_mip_col *x);
+
+/* Bytes per step a joint column puts on NVLink (or the network). */
+double pp_mip_col_bytes(const pp_mip *mip, const pp_mip_col *x, bool network);
 
 /* Objective coefficient of column j, in the MIP's units. */
 double pp_mip_obj_coef(const pp_mip *mip, int j);

@@ -62,6 +62,7 @@ void pp_problem_init(pp_problem *p)
     pp_framework_features(PP_FW_MEGATRON_CORE, &p->training);
     p->objective = PP_OBJ_MIN_STEP_TIME;
     p->allow_tp_across_nodes = false;
+    p->idle_gpus_ok = false;
     p->n_codecs = 1;
     codec_none(&p->codecs[0]);
 }
@@ -121,17 +122,44 @@ static int resolve_codec(const pp_problem *p, const cJSON *item, const pp_jpath 
 
 /* ---- model ------------------------------------------------------------------- */
 
+/* The keys of {"id": "llama3-70b", "seq_len": 4096}: a catalog model with
+ * its sequence length (and name) overridden. */
+static const char *const catalog_model_keys[] = {"id", "seq_len", "name", NULL};
+
+static int use_catalog_model(const parse_ctx *c, const char *id, const pp_jpath *at)
+{
+    const pp_catalog_model *cm = pp_catalog_model_find(c->cat, id);
+    if (!cm)
+        return pp_catalog_fail_unknown(c->cat, PP_CATALOG_MODELS, id, at, c->err);
+    c->p->model = cm->model;
+    return PP_OK;
+}
+
+static int parse_catalog_model_object(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
+{
+    char id[PP_ID_LEN];
+    pp_jpath id_at = pp_jpath_key(at, "id");
+    pp_model *m = &c->p->model;
+    int rc = pp_json_check_keys(item, at, catalog_model_keys, c->err);
+    if (!rc)
+        rc = pp_json_string(item, at, "id", PP_REQUIRED, id, sizeof id, c->err);
+    if (!rc)
+        rc = use_catalog_model(c, id, &id_at);
+    if (!rc)
+        rc = pp_json_int(item, at, "seq_len", PP_OPTIONAL, 1, PP_MAX_SEQ_LEN, &m->seq_len, c->err);
+    if (!rc)
+        rc = pp_json_string(item, at, "name", PP_OPTIONAL, m->name, sizeof m->name, c->err);
+    return rc;
+}
+
 static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
 {
-    if (cJSON_IsString(item)) {
-        const pp_catalog_model *cm = pp_catalog_model_find(c->cat, item->valuestring);
-        if (!cm)
-            return pp_catalog_fail_unknown(c->cat, PP_CATALOG_MODELS, item->valuestring, at, c->err);
-        c->p->model = cm->model;
-        return PP_OK;
-    }
+    if (cJSON_IsString(item))
+        return use_catalog_model(c, item->valuestring, at);
     if (!cJSON_IsObject(item))
         return pp_json_fail_expected(c->err, at, "a model id of models.json or a model object", item);
+    if (pp_json_member(item, "id"))
+        return parse_catalog_model_object(c, item, at);
     if (pp_json_member(item, "hf_config"))
         return pp_model_from_hf(item, at, c->base_dir, &c->p->model, c->err);
     int rc = pp_json_check_keys(item, at, pp_model_keys, c->err);
@@ -458,7 +486,7 @@ static int parse_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at
 /* ---- constraints ------------------------------------------------------------------------- */
 
 static const char *const constraint_keys[] = {"memory_headroom", "allow_tp_across_nodes", "error_tolerance",
-                                              "compress_min_bytes", NULL};
+                                              "compress_min_bytes", "use_all_gpus", NULL};
 
 static int parse_error_tolerance(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {
@@ -480,6 +508,10 @@ static int parse_constraints(const parse_ctx *c, const cJSON *obj, const pp_jpat
         rc = pp_json_double(obj, at, "memory_headroom", PP_OPTIONAL, 0, 0.9, &p->memory_headroom, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "allow_tp_across_nodes", PP_OPTIONAL, &p->allow_tp_across_nodes, c->err);
+    bool use_all = !p->idle_gpus_ok;
+    if (!rc)
+        rc = pp_json_bool(obj, at, "use_all_gpus", PP_OPTIONAL, &use_all, c->err);
+    p->idle_gpus_ok = !use_all;
     if (!rc)
         rc = pp_json_double(obj, at, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &p->compress_min_bytes, c->err);
     const cJSON *tol = pp_json_member(obj, "error_tolerance");

@@ -37,12 +37,28 @@ static int rule_ranges(const pp_problem *prob, const pp_plan *pl, pp_error *err)
     return PP_OK;
 }
 
+static int rule_framework_zero(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    if (!pp_framework_has_zero(prob->training.framework, pl->zero))
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "framework: %s has no ZeRO stage %d (FSDP's NO_SHARD is zero 0, SHARD_GRAD_OP "
+                            "zero 2, FULL_SHARD zero 3)",
+                            pp_framework_name(prob->training.framework), pl->zero);
+    return PP_OK;
+}
+
 static int rule_gpu_count(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     /* In double: four degrees of up to 2^24 overflow a long; any product
      * beyond 2^53 is far above every cluster, so rounding cannot match. */
     double used = (double)pl->tp * pl->pp * pl->dp * pl->cp;
     long have = pp_cluster_gpus(prob);
+    if (prob->idle_gpus_ok && used <= (double)have)
+        return PP_OK;
+    if (prob->idle_gpus_ok)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "gpu count: tp*pp*dp*cp = %d*%d*%d*%d = %.0f, more than the cluster's %ld GPUs",
+                            pl->tp, pl->pp, pl->dp, pl->cp, used, have);
     if (used != (double)have)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "gpu count: tp*pp*dp*cp = %d*%d*%d*%d = %.0f, but the cluster has %ld GPUs",
@@ -199,7 +215,7 @@ static int rule_codecs(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 }
 
 static const rule_fn RULES[] = {
-    rule_ranges,  rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
+    rule_ranges,  rule_framework_zero, rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
     rule_sequence_split, rule_batch_split, rule_tp_grid,       rule_codecs,  rule_params_codec,
 };
 

@@ -14,25 +14,27 @@
 
 #include "names.h"
 
-const char *const pp_model_keys[] = {"name",       "layers",    "hidden",         "heads", "kv_heads",
-                                     "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab", "seq_len",
-                                     NULL};
+const char *const pp_model_keys[] = {"name",      "layers",     "hidden",    "heads",          "kv_heads",
+                                     "head_dim",  "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab",
+                                     "seq_len",   NULL};
 
 typedef struct model_int_field {
     const char *key;
     size_t offset; /* of the int in pp_model */
     int max;
     bool required; /* else a default is derived from the others */
+    bool zero_ok;  /* 0 stays, meaning "derived from the others" (head_dim) */
 } model_int_field;
 
 static const model_int_field model_int_fields[] = {
-    {"layers", offsetof(pp_model, layers), PP_MAX_LAYERS, true},
-    {"hidden", offsetof(pp_model, hidden), PP_MAX_HIDDEN, true},
-    {"heads", offsetof(pp_model, heads), PP_MAX_HEADS, true},
-    {"kv_heads", offsetof(pp_model, kv_heads), PP_MAX_HEADS, false},
-    {"ffn_hidden", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN, false},
-    {"vocab", offsetof(pp_model, vocab), PP_MAX_VOCAB, true},
-    {"seq_len", offsetof(pp_model, seq_len), PP_MAX_SEQ_LEN, true},
+    {"layers", offsetof(pp_model, layers), PP_MAX_LAYERS, true, false},
+    {"hidden", offsetof(pp_model, hidden), PP_MAX_HIDDEN, true, false},
+    {"heads", offsetof(pp_model, heads), PP_MAX_HEADS, true, false},
+    {"kv_heads", offsetof(pp_model, kv_heads), PP_MAX_HEADS, false, false},
+    {"head_dim", offsetof(pp_model, head_dim), PP_MAX_HEAD_DIM, false, true},
+    {"ffn_hidden", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN, false, false},
+    {"vocab", offsetof(pp_model, vocab), PP_MAX_VOCAB, true, false},
+    {"seq_len", offsetof(pp_model, seq_len), PP_MAX_SEQ_LEN, true, false},
 };
 #define N_MODEL_INT_FIELDS ((int)(sizeof model_int_fields / sizeof model_int_fields[0]))
 
@@ -53,6 +55,8 @@ static int check_model_ranges(const pp_model *m, const pp_jpath *at, pp_error *e
     for (int i = 0; i < N_MODEL_INT_FIELDS; i++) {
         const model_int_field *f = &model_int_fields[i];
         int v = model_int_value(m, f);
+        if (v == 0 && f->zero_ok)
+            continue;
         if (v < 1 || v > f->max) {
             pp_jpath here = pp_jpath_key(at, f->key);
             return pp_json_fail(err, &here, "expected an integer in 1..%d, found %d", f->max, v);
@@ -66,10 +70,16 @@ int pp_model_validate(const pp_model *m, const pp_jpath *at, pp_error *err)
     int rc = check_model_ranges(m, at, err);
     if (rc)
         return rc;
-    if (m->hidden % m->heads != 0) {
+    if (m->head_dim == 0 && m->hidden % m->heads != 0) {
         pp_jpath here = pp_jpath_key(at, "heads");
-        return pp_json_fail(err, &here, "expected heads to divide hidden (%d), found heads %d (hidden %% heads = %d)",
+        return pp_json_fail(err, &here,
+                            "expected heads to divide hidden (%d) or a head_dim, found heads %d (hidden %% heads = %d)",
                             m->hidden, m->heads, m->hidden % m->heads);
+    }
+    if ((long)m->heads * m->head_dim > PP_MAX_HIDDEN) {
+        pp_jpath here = pp_jpath_key(at, "head_dim");
+        return pp_json_fail(err, &here, "expected heads x head_dim <= %d, found %d x %d", PP_MAX_HIDDEN, m->heads,
+                            m->head_dim);
     }
     if (m->heads % m->kv_heads != 0) {
         pp_jpath here = pp_jpath_key(at, "kv_heads");
@@ -84,8 +94,8 @@ static int read_model_ints(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
 {
     for (int i = 0; i < N_MODEL_INT_FIELDS; i++) {
         const model_int_field *f = &model_int_fields[i];
-        int rc = pp_json_int(obj, at, f->key, f->required ? PP_REQUIRED : PP_OPTIONAL, 1, f->max, model_int(m, f),
-                             err);
+        int rc = pp_json_int(obj, at, f->key, f->required ? PP_REQUIRED : PP_OPTIONAL, f->zero_ok ? 0 : 1, f->max,
+                             model_int(m, f), err);
         if (rc)
             return rc;
     }

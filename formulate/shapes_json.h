@@ -21,6 +21,7 @@
 #define PP_MAX_LAYERS 100000
 #define PP_MAX_HIDDEN (1 << 20)
 #define PP_MAX_HEADS (1 << 16)
+#define PP_MAX_HEAD_DIM (1 << 16)
 #define PP_MAX_FFN_HIDDEN (1 << 22)
 #define PP_MAX_VOCAB (1 << 24)
 #define PP_MAX_SEQ_LEN (1 << 24)
@@ -31,13 +32,16 @@ extern const char *const pp_model_keys[];
 
 /* Read a model object's fields into *m: layers, hidden, heads, vocab and
  * seq_len are required; kv_heads defaults to heads, ffn_hidden to 4*hidden,
- * gated_mlp to false, tie_embeddings to true, name to "custom".  The caller
+ * head_dim to 0 (= hidden / heads), gated_mlp to false, tie_embeddings to
+ * true, name to "custom".  The caller
  * checks the keys.  The result is validated (pp_model_validate). */
 int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err);
 
-/* All sizes positive and not absurd, hidden % heads == 0, heads % kv_heads
- * == 0.  Errors point at at.FIELD. */
+/* All sizes positive and not absurd (head_dim may be 0), hidden % heads == 0
+ * unless head_dim is given, heads x head_dim <= PP_MAX_HIDDEN, heads %
+ * kv_heads == 0.  Errors point at at.FIELD. */
 int pp_model_validate(const pp_model *m, const pp_jpath *at, pp_error *err);
+
 
 /* A problem's {"hf_config": PATH, "seq_len": N, "name": NAME} object: read
  * the Hugging Face config at PATH (relative to base_dir unless absolute). */

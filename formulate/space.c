@@ -184,7 +184,7 @@ static void default_pp(const pp_problem *prob, long gpus_per_tp, pp_int_list *ou
 {
     out->n = 0;
     for (int p = 1; p <= prob->model.layers; p++)
-        if (prob->model.layers % p == 0 && gpus_per_tp % p == 0)
+        if (prob->model.layers % p == 0 && (!prob->idle_gpus_ok ? gpus_per_tp % p == 0 : p <= gpus_per_tp))
             list_add(out, p);
 }
 
@@ -195,6 +195,25 @@ static void default_cp(const pp_problem *prob, pp_int_list *out)
     for (size_t i = 0; i < sizeof cps / sizeof cps[0]; i++)
         if (cps[i] == 1 || prob->model.seq_len % (2 * cps[i]) == 0)
             list_add(out, cps[i]);
+}
+
+/* The data-parallel degrees of a shape whose tp pp cp leave `most` times
+ * their GPUs: exactly `most` when every GPU works, else every degree up to
+ * it that divides the global batch (the GPU count is an upper limit); the
+ * problem's search.dp narrows either. */
+static void data_parallel_degrees(const pp_problem *prob, long most, pp_int_list *out)
+{
+    const pp_int_list *given = &prob->search.dp;
+    out->n = 0;
+    if (!prob->idle_gpus_ok) {
+        if (most <= INT_MAX && (given->n == 0 || list_has(given, (int)most)))
+            list_add(out, (int)most);
+        return;
+    }
+    long B = prob->training.global_batch;
+    for (long d = most; d >= 1 && out->n < PP_MAX_VALUES; d--)
+        if (d <= INT_MAX && B % d == 0 && (given->n == 0 || list_has(given, (int)d)))
+            list_add(out, (int)d);
 }
 
 static void default_micro_batch(const pp_problem *prob, int dp, pp_int_list *out)
@@ -244,6 +263,13 @@ static void set_options(const pp_problem *prob, pp_space *s)
     s->options[PP_OPT_SEQUENCE_PARALLEL] = in_range(&q->sequence_parallel, &d, 0, 1);
     fixed_list(&d, zero, 4);
     s->options[PP_OPT_ZERO] = in_range(&q->zero, &d, 0, 3);
+    if (!pp_framework_has_zero(prob->training.framework, 1)) { /* FSDP: NO_SHARD, SHARD_GRAD_OP, FULL_SHARD */
+        pp_int_list z = {0};
+        for (int i = 0; i < s->options[PP_OPT_ZERO].n; i++)
+            if (s->options[PP_OPT_ZERO].v[i] != 1)
+                z.v[z.n++] = s->options[PP_OPT_ZERO].v[i];
+        s->options[PP_OPT_ZERO] = z;
+    }
     d.n = 0;
     for (int c = 0; c < prob->n_codecs; c++)
         list_add(&d, c);
@@ -274,10 +300,13 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
     switch (kind) {
     case PP_OPT_SEQUENCE_PARALLEL: degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D; break;
     case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
+    /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
-    case PP_OPT_CODEC_PARAMS: degenerate = b->dp == 1; break;
+    case PP_OPT_CODEC_PARAMS: degenerate = pp_replica_ranks(b) == 1; break;
     /* the DP codec also compresses 2.5D's depth all-reduce of the gradients */
-    case PP_OPT_CODEC_DP: degenerate = b->dp == 1 && !(b->tp_mode == PP_TP_2P5D && b->tp_depth > 1); break;
+    case PP_OPT_CODEC_DP:
+        degenerate = pp_replica_ranks(b) == 1 && !(b->tp_mode == PP_TP_2P5D && b->tp_depth > 1);
+        break;
     case PP_OPT_CODEC_PP: degenerate = b->pp == 1; break;
     default: break;
     }
@@ -456,10 +485,11 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     default_cp(prob, &cp_def);
     const pp_int_list *tps = given_or(&q->tp, &tp_def), *cps = given_or(&q->cp, &cp_def);
     const pp_int_list *vlist = given_or(&q->virtual_stages, &v_def);
+    bool all = !prob->idle_gpus_ok; /* else the GPU count is an upper limit */
 
     for (int i = 0; gpus > 0 && i < tps->n; i++) {
         int tp = tps->v[i];
-        if (tp < 1 || gpus % tp)
+        if (tp < 1 || (all ? gpus % tp : tp > gpus))
             continue;
         int modes[PP_MAX_VALUES], depths[PP_MAX_VALUES];
         int n_modes = grid_choices(prob, tp, modes, depths, PP_MAX_VALUES);
@@ -467,24 +497,26 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
         const pp_int_list *pps = given_or(&q->pp, &pp_def);
         for (int j = 0; j < pps->n; j++) {
             int pp = pps->v[j];
-            if (pp < 1 || (gpus / tp) % pp)
+            if (pp < 1 || (all ? (gpus / tp) % pp : pp > gpus / tp))
                 continue;
             for (int k = 0; k < cps->n; k++) {
                 int cp = cps->v[k];
-                if (cp < 1 || (gpus / tp / pp) % cp)
+                if (cp < 1 || (all ? (gpus / tp / pp) % cp : cp > gpus / tp / pp))
                     continue;
                 long dpl = gpus / tp / pp / cp;
-                if (dpl > INT_MAX || (q->dp.n > 0 && !list_has(&q->dp, (int)dpl)))
-                    continue;
-                int dp = (int)dpl;
-                default_micro_batch(prob, dp, &mb_def);
-                const pp_int_list *mbs = given_or(&q->micro_batch, &mb_def);
-                for (int l = 0; l < mbs->n; l++)
-                    for (int n = 0; n < vlist->n; n++)
-                        for (int g = 0; g < n_modes; g++)
-                            if ((rc = try_shape(&b, tp, modes[g], depths[g], pp, dp, cp, mbs->v[l],
-                                                vlist->v[n])) != PP_OK)
-                                return space_failed(&b, rc, err);
+                pp_int_list dps;
+                data_parallel_degrees(prob, dpl, &dps);
+                for (int e = 0; e < dps.n; e++) {
+                    int dp = dps.v[e];
+                    default_micro_batch(prob, dp, &mb_def);
+                    const pp_int_list *mbs = given_or(&q->micro_batch, &mb_def);
+                    for (int l = 0; l < mbs->n; l++)
+                        for (int n = 0; n < vlist->n; n++)
+                            for (int g = 0; g < n_modes; g++)
+                                if ((rc = try_shape(&b, tp, modes[g], depths[g], pp, dp, cp, mbs->v[l],
+                                                    vlist->v[n])) != PP_OK)
+                                    return space_failed(&b, rc, err);
+                }
             }
         }
     }

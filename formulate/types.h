@@ -62,12 +62,22 @@ typedef struct pp_model {
     int hidden;
     int heads;
     int kv_heads;   /* grouped-query attention: heads sharing one K/V head */
+    int head_dim;   /* width of one attention head; 0 = hidden / heads (pp_model_head_dim).
+                       Attention is heads x head_dim wide, which may differ from hidden
+                       (Mistral-NeMo: 32 x 128 = 4096 against hidden 5120) */
     int ffn_hidden; /* MLP inner width */
     bool gated_mlp; /* SwiGLU-style: three h x ffn matrices instead of two */
     bool tie_embeddings;
     int vocab;
     int seq_len;
 } pp_model;
+
+/* The width of one attention head: head_dim, or hidden / heads when the
+ * model does not give it. */
+static inline int pp_model_head_dim(const pp_model *m)
+{
+    return m->head_dim ? m->head_dim : m->hidden / m->heads;
+}
 
 /* ---- GPU and cluster -------------------------------------------------- */
 
@@ -203,6 +213,7 @@ typedef struct pp_problem {
     double error_tolerance[PP_DIM_COUNT]; /* largest codec rel_error allowed per dimension */
     double compress_min_bytes;          /* messages below this stay uncompressed */
     bool allow_tp_across_nodes;
+    bool idle_gpus_ok; /* the GPU count is an upper limit (constraints.use_all_gpus false); default: every GPU works */
     int n_codecs;
     pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is always "none" */
     pp_capacity capacity;

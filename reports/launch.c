@@ -64,6 +64,8 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
     flag(&f, "--num-layers %d --hidden-size %d --num-attention-heads %d", m->layers, m->hidden, m->heads);
     if (m->kv_heads != m->heads)
         flag(&f, "--group-query-attention --num-query-groups %d", m->kv_heads);
+    if (m->head_dim && m->head_dim * m->heads != m->hidden)
+        flag(&f, "--kv-channels %d", m->head_dim);
     if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp)
         flag(&f, "--ffn-hidden-size %d%s", m->ffn_hidden, m->gated_mlp ? " --swiglu" : "");
     if (!m->tie_embeddings)

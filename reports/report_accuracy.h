@@ -1,6 +1,7 @@
 /*
  * report_accuracy.h: how well the cost model predicts measured steps, as a
- * Markdown table and as JSON (`parplan accuracy`).
+ * Markdown table and as JSON (`parplan accuracy`): per source group, and
+ * with `--rows` per measured row (predicted and measured step time, error).
  */
 #ifndef PARPLAN_REPORT_ACCURACY_H
 #define PARPLAN_REPORT_ACCURACY_H
@@ -10,7 +11,9 @@
 
 #include <cjson/cJSON.h>
 
-int pp_report_accuracy_md(const pp_score *score, int n_rows, int n_skipped, pp_strbuf *out);
-cJSON *pp_json_accuracy(const pp_score *score);
+/* The group table of score; with rows, also one line per timed row of set. */
+int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, bool rows, pp_strbuf *out);
+/* {"groups": [...]}, and with rows a "rows" array of the timed rows of set. */
+cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bool rows);
 
 #endif

@@ -14,6 +14,7 @@
 #include "launch.h"
 #include "mermaid.h"
 #include "problem.h"
+#include "shapes_json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -141,15 +142,22 @@ static void md_time(pp_strbuf *sb, const pp_problem *prob, const pp_eval *ev)
     md_time_row(sb, "exposed communication: data-parallel", t->dp_comm_s, t->step_s);
     md_time_row(sb, "compression kernels", t->compression_s, t->step_s);
     md_time_row(sb, "optimizer step", t->optimizer_s, t->step_s);
+    md_time_row(sb, "waiting for the busiest link (NVLink or network)", t->link_wait_s, t->step_s);
     pp_sb_appendf(sb, "| **step time** | **%s** | **100.0 %%** |\n\n", pp_md_fmt_fixed(t->step_s, 3, a, sizeof a));
-    pp_sb_appendf(sb, "Exposed communication in all: %s s (%s %% of the step).\n\n",
+    pp_sb_appendf(sb, "Exposed communication in all: %s s (%s %% of the step).",
                   pp_md_fmt_fixed(t->exposed_comm_s, 3, a, sizeof a), pp_md_fmt_fixed(share_pct(t->exposed_comm_s, t->step_s), 1, b, sizeof b));
+    pp_sb_appendf(sb, " One GPU's NIC is busy %s %% of the step and its NVLink %s %%",
+                  pp_md_fmt_fixed(share_pct(ev->network_busy_s, t->step_s), 1, a, sizeof a),
+                  pp_md_fmt_fixed(share_pct(ev->nvlink_busy_s, t->step_s), 1, b, sizeof b));
+    pp_sb_append(sb, t->link_wait_s > 0 ? ": the step waits for the busiest link.\n\n"
+                                         : " (no step is shorter than its busiest link needs).\n\n");
     snprintf(title, sizeof title, "Step time of %s, seconds", prob->model.name);
     pp_pie_slice slices[] = {
         {"computation", t->compute_s},       {"pipeline bubble", t->bubble_s},
         {"tensor-parallel comm", t->tp_comm_s}, {"context-parallel comm", t->cp_comm_s},
         {"pipeline comm", t->pp_comm_s},     {"data-parallel comm", t->dp_comm_s},
         {"compression", t->compression_s},   {"optimizer", t->optimizer_s},
+        {"link wait", t->link_wait_s},
     };
     pp_mermaid_pie(sb, title, slices, (int)(sizeof slices / sizeof slices[0]), 3);
 }
@@ -334,6 +342,12 @@ static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_pla
                   pp_precision_name(prob->training.precision), pp_framework_name(prob->training.framework));
     pp_md_plan_line(sb, prob, &res->best.plan);
     pp_sb_append(sb, " |\n");
+    long gpus = pp_problem_gpus(prob);
+    if (ev->gpus_used != gpus) {
+        snprintf(text, sizeof text, "%d of %ld (%ld idle: constraints.use_all_gpus is false)", ev->gpus_used, gpus,
+                 gpus - ev->gpus_used);
+        md_summary_row(sb, "GPUs used", text);
+    }
     snprintf(text, sizeof text, "%s s", pp_md_fmt_fixed(ev->time.step_s, 3, a, sizeof a));
     md_summary_row(sb, "predicted step time", text);
     md_summary_row(sb, "tokens/s", pp_md_fmt_count(ev->tokens_per_s, a, sizeof a));
@@ -447,15 +461,28 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanat
     else
         pp_sb_appendf(sb, "all %d stages", s->pp);
     if (s->microbatches_shown < s->microbatches)
-        pp_sb_appendf(sb, " and only the first %d of the %d micro-batches, to stay readable: with all of them the "
-                          "steady middle part gets longer, and the fill and drain at the ends stay as drawn",
-                      s->microbatches_shown, s->microbatches);
+        pp_sb_appendf(sb, " running only the first %d of the %d micro-batches (a replay of all of them would be too "
+                          "long): the real step has a longer steady middle and ends %s s later",
+                      s->microbatches_shown, s->microbatches,
+                      pp_md_fmt_fixed(s->pipeline_s - s->shown_makespan_s, 3, a, sizeof a));
+    else
+        pp_sb_appendf(sb, " running all %d micro-batches, the schedule of the whole step: it ends at the pipeline "
+                          "time above", s->microbatches);
+    if (s->ops_left_out > 0)
+        pp_sb_appendf(sb, ". To stay readable, each stage drawn shows its first and its last %d operations: the %d "
+                          "in between (the steady phase, forwards and backwards alternating) are left out, so the "
+                          "blank stretch in the middle of each row is not idle time",
+                      (s->n_tasks / s->n_stages_shown) / 2, s->ops_left_out);
     pp_sb_appendf(sb, ". F%s is a forward, B%s a backward (with recomputation)%s; the axis is seconds.%s\n\n",
                   s->virtual_stages > 1 ? "m.c" : "m", s->virtual_stages > 1 ? "m.c" : "m",
                   s->virtual_stages > 1 ? " of micro-batch m, model chunk c" : " of micro-batch m",
                   " Every stage is drawn with the busiest stage's times, as the cost model prices it.");
-    snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
-             s->microbatches_shown, s->microbatches);
+    if (s->microbatches_shown < s->microbatches)
+        snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
+                 s->microbatches_shown, s->microbatches);
+    else
+        snprintf(title, sizeof title, "Pipeline schedule of %s, %d micro-batches", prob->model.name,
+                 s->microbatches);
     int scale = 1;
     pp_strbuf chart;
     pp_sb_init(&chart);
@@ -734,12 +761,18 @@ static void md_certificate(pp_strbuf *sb, const pp_plan_result *res)
     if (!milp)
         return;
     unit_name(c->time_units_per_s, v, sizeof v);
-    pp_sb_appendf(sb,
-                  "To check the optimum with another solver, export the MIP of the whole decision space (no "
-                  "screening) and solve it; its objective counts time in units of %s, so the optimum above is %.0f "
-                  "units:\n\n```sh\nparplan plan PROBLEM.json --export-mps model.mps --export-lp model.lp\n"
-                  "glpsol --freemps model.mps     # GLPK; the file is free MPS\ncbc model.mps solve            # COIN-OR CBC\n```\n\n",
-                  v, has_plan(res) ? c->objective_s * c->time_units_per_s : 0.0);
+    if (has_plan(res))
+        pp_sb_appendf(sb,
+                      "To check the optimum with another solver, export the MIP of the whole decision space (no "
+                      "screening) and solve it; its objective counts time in units of %s, so the optimum above is "
+                      "%.0f units:\n\n",
+                      v, c->objective_s * c->time_units_per_s);
+    else
+        pp_sb_append(sb, "To check with another solver that no plan exists, export the MIP of the whole decision "
+                         "space (no screening) and solve it; it should be infeasible too:\n\n");
+    pp_sb_append(sb, "```sh\nparplan plan PROBLEM.json --export-mps model.mps --export-lp model.lp\n"
+                     "glpsol --freemps model.mps     # GLPK; the file is free MPS\ncbc model.mps solve            # "
+                     "COIN-OR CBC\n```\n\n");
 }
 
 /* ---- plan: inputs and assumptions ---------------------------------------------------- */
@@ -765,16 +798,16 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
     char a[48];
     pp_sb_append(sb, "## Inputs and assumptions\n\n| input | value |\n| --- | --- |\n| model.name | ");
     pp_md_escape(sb, m->name);
-    pp_sb_appendf(sb, " |\n| model shape | %d layers, hidden %d, %d heads, %d kv heads, ffn %d%s, vocab %d, "
+    pp_sb_appendf(sb, " |\n| model shape | %d layers, hidden %d, %d heads of width %d, %d kv heads, ffn %d%s, vocab %d, "
                       "sequence %d, embeddings %s |\n",
-                  m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->gated_mlp ? " (gated)" : "", m->vocab,
-                  m->seq_len, m->tie_embeddings ? "tied" : "untied");
+                  m->layers, m->hidden, m->heads, pp_model_head_dim(m), m->kv_heads, m->ffn_hidden,
+                  m->gated_mlp ? " (gated)" : "", m->vocab, m->seq_len, m->tie_embeddings ? "tied" : "untied");
     pp_sb_append(sb, "| cluster.gpu | ");
     pp_md_escape(sb, c->gpu.id[0] ? c->gpu.id : "custom");
     pp_sb_append(sb, " (");
     pp_md_escape(sb, c->gpu.name);
-    pp_sb_appendf(sb, ") |\n| cluster | %ld nodes of %d GPUs, %g GB/s NVLink, %g Gb/s network per GPU |\n", c->nodes,
-                  c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
+    pp_sb_appendf(sb, ") |\n| cluster | %ld node%s of %d GPUs, %g GB/s NVLink, %g Gb/s network per GPU |\n", c->nodes,
+                  c->nodes == 1 ? "" : "s", c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
     pp_sb_appendf(sb, "| training | global batch %ld, %s, framework %s, flash attention %s, DP overlap %s",
                   prob->training.global_batch, pp_precision_name(prob->training.precision),
                   pp_framework_name(prob->training.framework), prob->training.flash_attention ? "on" : "off",

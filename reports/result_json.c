@@ -14,6 +14,7 @@
 #include "explain_text.h"
 #include "launch.h"
 #include "problem.h"
+#include "shapes_json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -72,6 +73,7 @@ static void put_time(pp_jb *b, cJSON *o, const pp_time *t)
     pp_jb_num(b, ts, "exposed_comm", t->exposed_comm_s);
     pp_jb_num(b, ts, "compression", t->compression_s);
     pp_jb_num(b, ts, "optimizer", t->optimizer_s);
+    pp_jb_num(b, ts, "link_wait", t->link_wait_s);
     cJSON *by = pp_jb_obj(b, ts, "exposed_comm_by_dim");
     pp_jb_num(b, by, "tp", t->tp_comm_s);
     pp_jb_num(b, by, "cp", t->cp_comm_s);
@@ -107,11 +109,16 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
 {
     pp_jb_item(b, o, "plan", pp_json_plan(prob, plan));
     pp_jb_num(b, o, "gpus", ev->gpus_used);
+    if (pp_problem_gpus(prob) >= ev->gpus_used) /* a capacity problem has no cluster of its own */
+        pp_jb_num(b, o, "gpus_idle", (double)(pp_problem_gpus(prob) - ev->gpus_used));
     pp_jb_num(b, o, "step_time_s", ev->time.step_s);
     put_time(b, o, &ev->time);
     put_throughput(b, o, ev);
     put_memory(b, o, &ev->mem);
     pp_jb_bool(b, o, "fits_memory", ev->mem.total_gib <= ev->mem.usable_gib);
+    cJSON *busy = pp_jb_obj(b, o, "link_busy_s");
+    pp_jb_num(b, busy, "nvlink", ev->nvlink_busy_s);
+    pp_jb_num(b, busy, "network", ev->network_busy_s);
     pp_jb_num(b, o, "microbatches", ev->microbatches);
 }
 
@@ -127,11 +134,13 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     pp_jb_num(b, mo, "hidden", m->hidden);
     pp_jb_num(b, mo, "heads", m->heads);
     pp_jb_num(b, mo, "kv_heads", m->kv_heads);
+    pp_jb_num(b, mo, "head_dim", pp_model_head_dim(m));
     pp_jb_num(b, mo, "ffn_hidden", m->ffn_hidden);
     pp_jb_bool(b, mo, "gated_mlp", m->gated_mlp);
     pp_jb_bool(b, mo, "tie_embeddings", m->tie_embeddings);
     pp_jb_num(b, mo, "vocab", m->vocab);
     pp_jb_num(b, mo, "seq_len", m->seq_len);
+    pp_jb_num(b, mo, "params", pp_model_params(m));
     const pp_cluster *c = &prob->cluster;
     cJSON *cl = pp_jb_obj(b, pr, "cluster");
     pp_jb_str(b, cl, "gpu", c->gpu.id[0] ? c->gpu.id : "custom");
@@ -357,6 +366,7 @@ static void put_schedule(pp_jb *b, cJSON *o, const pp_schedule *s)
     pp_jb_num(b, sc, "pipeline_s", s->pipeline_s);
     pp_jb_num(b, sc, "bubble_s", s->bubble_s);
     pp_jb_num(b, sc, "shown_makespan_s", s->shown_makespan_s);
+    pp_jb_num(b, sc, "ops_left_out", s->ops_left_out);
     cJSON *st = pp_jb_arr(b, sc, "stages_shown");
     for (int i = 0; st && i < s->n_stages_shown; i++)
         add_to_array(b, st, pp_jb_check(b, cJSON_CreateNumber(s->stages_shown[i])));

@@ -27,6 +27,12 @@ static pp_group_score *group_slot(pp_score *s, const char *name)
     return g;
 }
 
+double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s)
+{
+    *predicted_s = pp_step_time_s(&r->prob, &r->plan);
+    return (*predicted_s / r->iteration_s - 1.0) * 100.0;
+}
+
 void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
 {
     memset(score, 0, sizeof *score);
@@ -36,7 +42,8 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         if (!g)
             continue;
         if (r->has_time) {
-            double ape = fabs(pp_step_time_s(&r->prob, &r->plan) / r->iteration_s - 1.0) * 100.0;
+            double predicted;
+            double ape = fabs(pp_row_time_error_pct(r, &predicted));
             g->mape_time += ape;
             g->max_ape_time = fmax(g->max_ape_time, ape);
             g->n_time++;

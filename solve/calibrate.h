@@ -32,6 +32,10 @@ typedef struct pp_score {
 /* Score the model (with each row's GPU efficiency as loaded) per group. */
 void pp_score_measurements(const pp_measurement_set *set, pp_score *score);
 
+/* One timed row (r->has_time): the predicted step time into *predicted_s,
+ * and the signed error of the prediction, 100 (predicted / measured - 1) %. */
+double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s);
+
 typedef struct pp_fit {
     char gpu_id[PP_ID_LEN];
     int n_rows;

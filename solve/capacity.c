@@ -328,8 +328,8 @@ static int solve_cluster(sweep *s, int kind, long nodes)
     }
     if (rc != PP_OK) {
         pp_plan_result_free(&pr);
-        return pp_error_set(s->err, rc, "", "%ld nodes of %s: %s", nodes, pp_capacity_kind_name(s->prob, kind),
-                            e.msg);
+        return pp_error_set(s->err, rc, "", "%ld node%s of %s: %s", nodes, nodes == 1 ? "" : "s",
+                            pp_capacity_kind_name(s->prob, kind), e.msg);
     }
     pp_capacity_point p;
     memset(&p, 0, sizeof p);

@@ -181,20 +181,32 @@ static int cmp_task(const void *a, const void *b)
     return (x->start_s > y->start_s) - (x->start_s < y->start_s);
 }
 
-/* How many micro-batches to lay out: two rounds of the pipeline (fill,
- * steady state, drain) when they fit in the chart, else one; with
- * interleaving a multiple of pp, as Megatron-LM requires. */
-static int shown_microbatches(int p, int v, int m, int stages)
+/* How many micro-batches to replay: all m, unless the replay would exceed
+ * PP_SCHEDULE_MAX_REPLAY_OPS; then as many as fit (with interleaving a
+ * multiple of pp, as Megatron-LM requires). */
+static int replayed_microbatches(int p, int v, int m)
 {
-    int want = 2 * p < m ? 2 * p : m;
-    if ((long)stages * want * v * 2 > PP_SCHEDULE_MAX_TASKS)
-        want = p < m ? p : m;
-    if (v == 1) {
-        while (want > 1 && (long)stages * want * 2 > PP_SCHEDULE_MAX_TASKS)
-            want--;
-        return want;
+    long per_mb = 2L * p * v;
+    if ((long)m * per_mb <= PP_SCHEDULE_MAX_REPLAY_OPS)
+        return m;
+    long fit = PP_SCHEDULE_MAX_REPLAY_OPS / per_mb;
+    if (v > 1)
+        fit -= fit % p;
+    return fit < p ? p : (int)fit;
+}
+
+/* Keep the first and the last `keep` tasks of each stage of the sorted
+ * tasks (each stage has per_stage of them). */
+static void excerpt(pp_schedule *s, int per_stage, int keep)
+{
+    int n = 0;
+    for (int i = 0; i < s->n_tasks; i++) {
+        int k = i % per_stage; /* tasks are grouped by stage, per_stage each */
+        if (k < keep || k >= per_stage - keep)
+            s->tasks[n++] = s->tasks[i];
     }
-    return want;
+    s->n_tasks = n;
+    s->ops_left_out = per_stage - 2 * keep;
 }
 
 int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *out, pp_error *err)
@@ -220,11 +232,13 @@ int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *
     if (p < 2 || m < 1)
         return PP_OK;
 
-    /* Which stages to draw: all of a short pipeline, else the first and the last. */
+    /* Which stages to draw: all of a short pipeline whose bars fit, else
+     * the first and the last. */
     bool *keep = calloc((size_t)p, sizeof *keep);
     if (!keep)
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-    if (p <= PP_SCHEDULE_ALL_STAGES_UPTO)
+    int shown = replayed_microbatches(p, v, m), per_stage = 2 * shown * v;
+    if (p <= PP_SCHEDULE_ALL_STAGES_UPTO && (long)p * per_stage <= PP_SCHEDULE_MAX_TASKS)
         for (int r = 0; r < p; r++)
             out->stages_shown[out->n_stages_shown++] = r;
     else {
@@ -234,9 +248,8 @@ int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *
     for (int i = 0; i < out->n_stages_shown; i++)
         keep[out->stages_shown[i]] = true;
 
-    int shown = shown_microbatches(p, v, m, out->n_stages_shown);
     out->microbatches_shown = shown;
-    out->tasks = malloc((size_t)out->n_stages_shown * 2 * shown * v * sizeof *out->tasks);
+    out->tasks = malloc((size_t)out->n_stages_shown * per_stage * sizeof *out->tasks);
     if (!out->tasks) {
         free(keep);
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
@@ -249,6 +262,8 @@ int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *
         return pp_error_set(err, PP_EINTERNAL, "", "internal error: the pipeline schedule replay stalled");
     }
     qsort(out->tasks, (size_t)out->n_tasks, sizeof *out->tasks, cmp_task);
+    if (out->n_tasks > PP_SCHEDULE_MAX_TASKS)
+        excerpt(out, per_stage, PP_SCHEDULE_MAX_TASKS / (2 * out->n_stages_shown));
     return PP_OK;
 }
 

@@ -13,17 +13,24 @@
  *
  * Every stage takes the busiest stage's time per micro-batch (forward and
  * backward of one chunk are 1/v of it), as the cost model assumes, so the
- * replay of m micro-batches takes exactly the cost model's pipeline time.  A
- * chart of thousands of bars is unreadable, so pp_schedule_build lays out only
- * the first m_shown micro-batches (the fill, a stretch of steady state and
- * the drain; with more micro-batches only the steady middle grows).
+ * replay of m micro-batches takes exactly the cost model's pipeline time.
+ * pp_schedule_build replays all m micro-batches, so what it lays out is the
+ * step's real schedule, and keeps the bars of the stages drawn: all of them
+ * when the whole schedule has at most PP_SCHEDULE_MAX_TASKS bars and pp <=
+ * PP_SCHEDULE_ALL_STAGES_UPTO, else the first and the last.  When even those
+ * are too many bars, each stage drawn keeps its first and last operations
+ * (warm-up and a stretch of steady state, a stretch of steady state and
+ * cool-down) and ops_left_out says how many in between are not laid out.
+ * Only a replay beyond PP_SCHEDULE_MAX_REPLAY_OPS operations (never for a
+ * real batch) falls back to the first microbatches_shown micro-batches.
  */
 #ifndef PARPLAN_SCHEDULE_H
 #define PARPLAN_SCHEDULE_H
 
 #include "types.h"
 
-#define PP_SCHEDULE_MAX_TASKS 800    /* bars in one chart at most */
+#define PP_SCHEDULE_MAX_TASKS 2000   /* bars in one chart at most */
+#define PP_SCHEDULE_MAX_REPLAY_OPS (1L << 20) /* operations of one replay at most (p 2 m v) */
 #define PP_SCHEDULE_ALL_STAGES_UPTO 8 /* draw every stage up to this pp; else the first and the last */
 
 typedef struct pp_sched_task {
@@ -37,13 +44,14 @@ typedef struct pp_sched_task {
 typedef struct pp_schedule {
     int pp, virtual_stages;
     int microbatches;       /* m of the plan */
-    int microbatches_shown; /* laid out below */
+    int microbatches_shown; /* replayed and laid out below: m unless the replay would be too long */
     double forward_s;       /* one chunk's forward on one stage */
     double backward_s;      /* one chunk's backward (with recomputation) */
     double slot_s;          /* one micro-batch on one stage: v (forward + backward) */
     double pipeline_s;      /* the cost model's (m + (p-1)/v) slot_s for all m micro-batches */
     double bubble_s;        /* (p-1)/v slot_s: idle time of each stage per step */
-    double shown_makespan_s;/* end of the last task laid out */
+    double shown_makespan_s;/* end of the replay: pipeline_s when microbatches_shown = m */
+    int ops_left_out;       /* per stage drawn: operations in the middle not laid out (0: none) */
     int n_stages_shown;
     int stages_shown[PP_SCHEDULE_ALL_STAGES_UPTO];
     int n_tasks;

@@ -48,37 +48,6 @@ typedef struct bad_case {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static char *double_quoted(const char *squoted)
-{
-    size_t n = strlen(squoted);
-    char *out = malloc(n + 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    for (size_t i = 0; i <= n; i++)
-        out[i] = squoted[i] == '\'' ? '"' : squoted[i];
-    return out;
-}
-
-static void write_file(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_EQUAL(fwrite(text, 1, len, f), len);
-    fclose(f);
-}
-
-static void write_doc(const char *path, const char *squoted)
-{
-    char *text = double_quoted(squoted);
-    write_file(path, text, strlen(text));
-    free(text);
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
 /* Files in dir whose name contains ".tmp." (an interrupted atomic write). */
 static int temp_files_in(const char *dir)
 {
@@ -96,11 +65,9 @@ static int temp_files_in(const char *dir)
 /* A fresh directory for one case. */
 static void case_dir(int index, char *dir, size_t cap)
 {
-    char probe[512];
-    pp_write_temp("probe", "", probe, sizeof probe);
-    *strrchr(probe, '/') = '\0';
-    snprintf(dir, cap, "%s/bad-%02d", probe, index);
-    mkdir(dir, 0700);
+    char sub[16];
+    snprintf(sub, sizeof sub, "bad-%02d", index);
+    pp_temp_dir(sub, dir, cap);
 }
 
 static const char *expand(const char *arg, const char *dir, const char *md, const char *json, const char *problem,
@@ -129,8 +96,8 @@ static void run_case(int index, const bad_case *c)
     snprintf(plan, sizeof plan, "%s/plan.json", dir);
     snprintf(md, sizeof md, "%s/report.md", dir);
     snprintf(json, sizeof json, "%s/result.json", dir);
-    write_doc(problem, c->problem ? c->problem : SMALL_PROBLEM);
-    write_doc(plan, c->plan ? c->plan : SMALL_PLAN);
+    pp_write_json(problem, c->problem ? c->problem : SMALL_PROBLEM);
+    pp_write_json(plan, c->plan ? c->plan : SMALL_PLAN);
 
     const char *argv[MAX_ARGS + 8];
     char expanded[MAX_ARGS][1200];
@@ -165,11 +132,11 @@ static void run_case(int index, const bad_case *c)
                                 CU_FALSE);
     }
     /* Nothing written: no report, no JSON, no export, no temporary file. */
-    CU_assertImplementation(!exists(md), __LINE__, note, __FILE__, "", CU_FALSE);
-    CU_assertImplementation(!exists(json), __LINE__, note, __FILE__, "", CU_FALSE);
+    CU_assertImplementation(!pp_exists(md), __LINE__, note, __FILE__, "", CU_FALSE);
+    CU_assertImplementation(!pp_exists(json), __LINE__, note, __FILE__, "", CU_FALSE);
     char export_lp[1100];
     snprintf(export_lp, sizeof export_lp, "%s/model.lp", dir);
-    CU_assertImplementation(!exists(export_lp), __LINE__, note, __FILE__, "", CU_FALSE);
+    CU_assertImplementation(!pp_exists(export_lp), __LINE__, note, __FILE__, "", CU_FALSE);
     CU_assertImplementation(temp_files_in(dir) == 0, __LINE__, note, __FILE__, "", CU_FALSE);
     CU_assertImplementation(strcmp(r.out, "") == 0, __LINE__, note, __FILE__, "", CU_FALSE);
     pp_run_free(&r);
@@ -276,6 +243,15 @@ static const bad_case cases[] = {
     {"unknown hf_config file", "eval", "{'model': {'hf_config': 'no-such-config.json', 'seq_len': 2048},"
                                        " 'cluster': 'selene', 'training': {'global_batch': 8}}",
      NULL, {NULL}, 2, {"$.model.hf_config", "no-such-config.json", "No such file"}},
+    {"hf_config without seq_len", "eval",
+     "{'model': {'hf_config': '" PARPLAN_SOURCE_DIR "/tests/data/llama-3-8b-config.json'},"
+     " 'cluster': 'selene', 'training': {'global_batch': 8}}",
+     NULL, {NULL}, 2, {"problem.json: $.model", "missing required key 'seq_len'", "llama-3-8b-config.json"}},
+    {"hf_config of a Mixture-of-Experts model", "plan",
+     "{'model': {'hf_config': '" PARPLAN_SOURCE_DIR "/tests/data/mixtral-8x7b-config.json', 'seq_len': 4096},"
+     " 'cluster': 'selene', 'training': {'global_batch': 8}}",
+     NULL, {NULL}, 2, {"mixtral-8x7b-config.json: $.num_local_experts",
+                       "Mixture-of-Experts models are not supported yet"}},
     /* ---- contradictory settings ---- */
     {"heads do not divide hidden", "eval",
      MODEL("'layers': 4, 'hidden': 1024, 'heads': 48, 'vocab': 32000, 'seq_len': 1024"),
@@ -363,14 +339,14 @@ static void test_nul_byte(void)
     case_dir(N_CASES, dir, sizeof dir);
     snprintf(problem, sizeof problem, "%s/binary.json", dir);
     snprintf(md, sizeof md, "%s/report.md", dir);
-    write_file(problem, "{\"model\":\0 1}", 13);
+    pp_write_file(problem, "{\"model\":\0 1}", 13);
     const char *args[] = {"plan", problem, "-o", md, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
     CU_ASSERT_EQUAL(r.exit_code, 2);
     PP_ASSERT_CONTAINS(r.err, "NUL byte");
     PP_ASSERT_CONTAINS(r.err, "binary.json");
-    CU_ASSERT_FALSE(exists(md));
+    CU_ASSERT_FALSE(pp_exists(md));
     pp_run_free(&r);
 }
 
@@ -385,14 +361,14 @@ static void test_deep_nesting(void)
     char *deep = malloc(n + 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(deep);
     memset(deep, '[', n);
-    write_file(problem, deep, n);
+    pp_write_file(problem, deep, n);
     free(deep);
     const char *args[] = {"plan", problem, "-o", md, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
     CU_ASSERT_EQUAL(r.exit_code, 2);
     PP_ASSERT_CONTAINS(r.err, "nested at most 32 levels");
-    CU_ASSERT_FALSE(exists(md));
+    CU_ASSERT_FALSE(pp_exists(md));
     pp_run_free(&r);
 }
 
@@ -411,7 +387,7 @@ static void test_too_many_values(void)
     for (size_t i = 0; i < n; i++)
         memcpy(text + 11 + 2 * i, "0,", 2);
     memcpy(text + 11 + 2 * n - 1, "]}", 2);
-    write_file(problem, text, 11 + 2 * n + 1);
+    pp_write_file(problem, text, 11 + 2 * n + 1);
     free(text);
     const char *args[] = {"plan", problem, "-o", md, NULL};
     pp_run_result r;
@@ -419,7 +395,7 @@ static void test_too_many_values(void)
     CU_ASSERT_EQUAL(r.exit_code, 2);
     PP_ASSERT_CONTAINS(r.err, "values.json:1:");
     PP_ASSERT_CONTAINS(r.err, "at most 1000000 JSON values");
-    CU_ASSERT_FALSE(exists(md));
+    CU_ASSERT_FALSE(pp_exists(md));
     pp_run_free(&r);
 }
 

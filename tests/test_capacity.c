@@ -32,11 +32,6 @@
 
 #define REL_TOL 1e-9
 
-static bool rel_eq(double a, double b)
-{
-    return fabs(a - b) <= REL_TOL * fmax(fabs(a), fabs(b));
-}
-
 /* ---- problems ------------------------------------------------------------ */
 
 static pp_gpu make_gpu(const char *id, double tflops, double mem_gib, double hbm_GBps, int gpus_per_node,
@@ -67,33 +62,10 @@ static void add_kind(pp_problem *p, pp_gpu g, double usd_per_gpu_hour)
     c->usd_per_gpu_hour = usd_per_gpu_hour;
 }
 
-/* xorshift64*: a fixed seed makes every run test the same problems. */
-typedef struct rng {
-    unsigned long long s;
-} rng;
-
-static unsigned long long rng_next(rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 2685821657736338717ULL;
-}
-
-static int rng_int(rng *r, int lo, int hi)
-{
-    return lo + (int)(rng_next(r) % (unsigned long long)(hi - lo + 1));
-}
-
-static int rng_pick(rng *r, const int *v, int n)
-{
-    return v[rng_int(r, 0, n - 1)];
-}
-
 /* A tiny model on two GPU kinds (a slow cheap one with 4 GPUs per node, a
  * fast dear one with 8 or 2), 1 to 8 nodes; memory small enough that the
  * smallest clusters cannot hold the model. */
-static pp_problem random_capacity_problem(rng *r)
+static pp_problem random_capacity_problem(pp_rng *r)
 {
     static const int heads[] = {4, 8}, layers[] = {2, 4, 6, 8, 12}, seqs[] = {128, 256, 512};
     static const int batches[] = {8, 12, 16, 24, 32, 48}, hidden_per_head[] = {64, 128};
@@ -101,21 +73,21 @@ static pp_problem random_capacity_problem(rng *r)
     pp_problem_init(&p);
     pp_model *m = &p.model;
     snprintf(m->name, sizeof m->name, "tiny");
-    m->heads = rng_pick(r, heads, 2);
-    m->kv_heads = rng_int(r, 0, 1) ? m->heads : m->heads / 2;
-    m->hidden = m->heads * rng_pick(r, hidden_per_head, 2);
+    m->heads = pp_rng_pick(r, heads, 2);
+    m->kv_heads = pp_rng_int(r, 0, 1) ? m->heads : m->heads / 2;
+    m->hidden = m->heads * pp_rng_pick(r, hidden_per_head, 2);
     m->ffn_hidden = 4 * m->hidden;
-    m->gated_mlp = rng_int(r, 0, 1);
-    m->layers = rng_pick(r, layers, 5);
-    m->vocab = rng_int(r, 1000, 8000);
-    m->seq_len = rng_pick(r, seqs, 3);
-    p.training.global_batch = rng_pick(r, batches, 6);
-    p.training.tokens = 1e9 * rng_int(r, 1, 50);
+    m->gated_mlp = pp_rng_int(r, 0, 1);
+    m->layers = pp_rng_pick(r, layers, 5);
+    m->vocab = pp_rng_int(r, 1000, 8000);
+    m->seq_len = pp_rng_pick(r, seqs, 3);
+    p.training.global_batch = pp_rng_pick(r, batches, 6);
+    p.training.tokens = 1e9 * pp_rng_int(r, 1, 50);
     p.capacity.present = true;
-    double mem = 2.3 + 0.1 * rng_int(r, 0, 10); /* 2 GiB go to "other": 0.1 to 1.1 GiB left */
-    add_kind(&p, make_gpu("slow", 100, mem, 900, 4, 100, 100), 1.0 + 0.1 * rng_int(r, 0, 5));
-    add_kind(&p, make_gpu("fast", 300, mem * 2, 2000, rng_int(r, 0, 1) ? 8 : 2, 300, 200),
-             2.0 + 0.1 * rng_int(r, 0, 20));
+    double mem = 2.3 + 0.1 * pp_rng_int(r, 0, 10); /* 2 GiB go to "other": 0.1 to 1.1 GiB left */
+    add_kind(&p, make_gpu("slow", 100, mem, 900, 4, 100, 100), 1.0 + 0.1 * pp_rng_int(r, 0, 5));
+    add_kind(&p, make_gpu("fast", 300, mem * 2, 2000, pp_rng_int(r, 0, 1) ? 8 : 2, 300, 200),
+             2.0 + 0.1 * pp_rng_int(r, 0, 20));
     p.capacity.nodes_min = 1;
     p.capacity.nodes_max = 8;
     return p;
@@ -246,8 +218,8 @@ static void check_against(const pp_problem *prob, const bf_set *s, pp_method met
                     rc == PP_EINFEASIBLE ? res.infeasible_reason : err.msg, want);
         CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
         const pp_capacity_point *p = &res.points[res.chosen];
-        CU_ASSERT(rel_eq(point_value(prob->objective, p), want));
-        if (!rel_eq(point_value(prob->objective, p), want))
+        CU_ASSERT(pp_rel_close(point_value(prob->objective, p), want, REL_TOL));
+        if (!pp_rel_close(point_value(prob->objective, p), want, REL_TOL))
             fprintf(stderr, "objective %s: capacity %.17g, brute force %.17g\n", pp_objective_name(prob->objective),
                     point_value(prob->objective, p), want);
         CU_ASSERT(p->within_limits);
@@ -271,7 +243,7 @@ static double quantile(const bf_set *s, bool cost, double q)
 
 static void run_exactness(pp_method method, int problems)
 {
-    rng r = {0x5eedcafef00dULL + (unsigned)method};
+    pp_rng r = {0x5eedcafef00dULL + (unsigned)method};
     int feasible = 0, infeasible = 0, with_plans = 0;
     for (int t = 0; t < problems; t++) {
         pp_problem prob = random_capacity_problem(&r);
@@ -332,7 +304,7 @@ static void test_matches_brute_force_enumerate(void)
  * fastest plan is also the cheapest, to the last bit of the cost formula. */
 static void test_fastest_plan_is_cheapest(void)
 {
-    rng r = {42};
+    pp_rng r = {42};
     for (int t = 0; t < 6; t++) {
         pp_problem prob = random_capacity_problem(&r);
         bf_set s;
@@ -353,8 +325,8 @@ static void test_fastest_plan_is_cheapest(void)
                     least_cost = fmin(least_cost, s.e[j].cost);
                     least_days = fmin(least_days, s.e[j].days);
                 }
-            CU_ASSERT(rel_eq(p->cost_usd, least_cost));
-            CU_ASSERT(rel_eq(p->time_to_train_days, least_days));
+            CU_ASSERT(pp_rel_close(p->cost_usd, least_cost, REL_TOL));
+            CU_ASSERT(pp_rel_close(p->time_to_train_days, least_days, REL_TOL));
         }
         /* and every cluster with a feasible plan is a point */
         for (int j = 0; j < s.n; j++) {
@@ -372,7 +344,7 @@ static void test_fastest_plan_is_cheapest(void)
 
 static pp_problem fixed_problem(void)
 {
-    rng r = {7};
+    pp_rng r = {7};
     pp_problem p;
     do
         p = random_capacity_problem(&r);
@@ -396,12 +368,12 @@ static void test_training_figures(void)
     p.training.global_batch = 16;
     p.model.seq_len = 512;
     p.training.tokens = 8192.0 * 1000; /* 1000 steps */
-    CU_ASSERT(rel_eq(pp_capacity_steps(&p), 1000.0));
+    CU_ASSERT(pp_rel_close(pp_capacity_steps(&p), 1000.0, REL_TOL));
     double days, gpu_hours, cost;
     pp_capacity_training_figures(&p, 86.4, 10, 2.5, &days, &gpu_hours, &cost);
-    CU_ASSERT(rel_eq(days, 1.0));     /* 1000 x 86.4 s = 1 day */
-    CU_ASSERT(rel_eq(gpu_hours, 240.0)); /* 10 GPUs x 24 h */
-    CU_ASSERT(rel_eq(cost, 600.0));
+    CU_ASSERT(pp_rel_close(days, 1.0, REL_TOL));     /* 1000 x 86.4 s = 1 day */
+    CU_ASSERT(pp_rel_close(gpu_hours, 240.0, REL_TOL)); /* 10 GPUs x 24 h */
+    CU_ASSERT(pp_rel_close(cost, 600.0, REL_TOL));
     pp_capacity_training_figures(&p, 86.4, 10, 0, &days, &gpu_hours, &cost);
     CU_ASSERT(isnan(cost));
 }
@@ -421,9 +393,9 @@ static void test_points_frontier_and_order(void)
         const pp_capacity_point *q = &res.points[i];
         const pp_capacity_gpu *g = &p.capacity.gpus[q->kind];
         CU_ASSERT_EQUAL(q->gpus, q->nodes * g->gpus_per_node);
-        CU_ASSERT(rel_eq(q->time_to_train_days * 86400.0, res.steps * q->step_time_s));
-        CU_ASSERT(rel_eq(q->gpu_hours, q->gpus * q->time_to_train_days * 24.0));
-        CU_ASSERT(rel_eq(q->cost_usd, q->gpu_hours * g->usd_per_gpu_hour));
+        CU_ASSERT(pp_rel_close(q->time_to_train_days * 86400.0, res.steps * q->step_time_s, REL_TOL));
+        CU_ASSERT(pp_rel_close(q->gpu_hours, q->gpus * q->time_to_train_days * 24.0, REL_TOL));
+        CU_ASSERT(pp_rel_close(q->cost_usd, q->gpu_hours * g->usd_per_gpu_hour, REL_TOL));
         CU_ASSERT_EQUAL(q->status, PP_STATUS_OPTIMAL);
         if (i > 0) /* by kind, then nodes ascending */
             CU_ASSERT(res.points[i - 1].kind < q->kind ||
@@ -574,10 +546,11 @@ static void test_result_json(void)
     CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(cluster, "gpu")), p.capacity.gpus[c->kind].gpu.id);
     CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(cluster, "nodes")), (double)c->nodes);
     CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(cluster, "gpus")), (double)c->gpus);
-    CU_ASSERT(rel_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "time_to_train_days")), c->time_to_train_days));
-    CU_ASSERT(rel_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "gpu_hours")), c->gpu_hours));
-    CU_ASSERT(rel_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "cost_usd")), c->cost_usd));
-    CU_ASSERT(rel_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "step_time_s")), c->step_time_s));
+    CU_ASSERT(pp_rel_close(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "time_to_train_days")), c->time_to_train_days,
+                           REL_TOL));
+    CU_ASSERT(pp_rel_close(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "gpu_hours")), c->gpu_hours, REL_TOL));
+    CU_ASSERT(pp_rel_close(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "cost_usd")), c->cost_usd, REL_TOL));
+    CU_ASSERT(pp_rel_close(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "step_time_s")), c->step_time_s, REL_TOL));
     CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(doc, "plan"));
     CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(doc, "certificate"));
     cJSON *frontier = cJSON_GetObjectItem(doc, "frontier");
@@ -586,9 +559,9 @@ static void test_result_json(void)
         cJSON *f = cJSON_GetArrayItem(frontier, i);
         CU_ASSERT(cJSON_IsString(cJSON_GetObjectItem(f, "gpu")));
         CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "gpus")), (double)res.points[i].gpus);
-        CU_ASSERT(rel_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "time_to_train_days")),
-                         res.points[i].time_to_train_days));
-        CU_ASSERT(rel_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "cost_usd")), res.points[i].cost_usd));
+        CU_ASSERT(pp_rel_close(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "time_to_train_days")),
+                         res.points[i].time_to_train_days, REL_TOL));
+        CU_ASSERT(pp_rel_close(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "cost_usd")), res.points[i].cost_usd, REL_TOL));
         CU_ASSERT(cJSON_IsBool(cJSON_GetObjectItem(f, "pareto")));
     }
     cJSON_Delete(doc);
@@ -703,8 +676,8 @@ static void test_cli_capacity(void)
     CU_ASSERT_EQUAL(json_number(cluster, "gpus"), 8 * json_number(cluster, "nodes"));
     double days = json_number(doc, "time_to_train_days"), hours = json_number(doc, "gpu_hours");
     CU_ASSERT(days > 0 && days <= 30);
-    CU_ASSERT(rel_eq(hours, days * 24 * json_number(cluster, "gpus")));
-    CU_ASSERT(rel_eq(json_number(doc, "cost_usd"), hours * json_number(cluster, "usd_per_gpu_hour")));
+    CU_ASSERT(pp_rel_close(hours, days * 24 * json_number(cluster, "gpus"), REL_TOL));
+    CU_ASSERT(pp_rel_close(json_number(doc, "cost_usd"), hours * json_number(cluster, "usd_per_gpu_hour"), REL_TOL));
     cJSON *frontier = cJSON_GetObjectItem(doc, "frontier");
     CU_ASSERT(cJSON_GetArraySize(frontier) >= 2);
     cJSON *pt;
@@ -732,7 +705,7 @@ static void test_cli_capacity(void)
     buf[n] = '\0';
     fclose(f);
     doc = cJSON_Parse(buf);
-    CU_ASSERT(rel_eq(json_number(en, "cost_usd"), json_number(doc, "cost_usd")));
+    CU_ASSERT(pp_rel_close(json_number(en, "cost_usd"), json_number(doc, "cost_usd"), REL_TOL));
     CU_ASSERT_EQUAL(json_number(cJSON_GetObjectItem(en, "cluster"), "gpus"),
                     json_number(cJSON_GetObjectItem(doc, "cluster"), "gpus"));
     cJSON_Delete(en);

@@ -18,67 +18,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define EXAMPLE "data/examples/gpt3-175b-1024-a100.json"
-#define EXAMPLE_PLAN "data/examples/gpt3-175b-1024-a100.plan.json"
-#define SMALL "data/examples/small-gpt-8gpu.json"
-
 /* ---- helpers ------------------------------------------------------------ */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-/* A fresh path in the per-test temp directory (the file does not exist). */
-static void temp_out(const char *name, char *path, size_t cap)
-{
-    pp_write_temp(name, "", path, cap);
-    unlink(path);
-}
-
-static void src(const char *rel, char *path, size_t cap)
-{
-    pp_source_path(rel, path, cap);
-}
-
-/* Run parplan with args; returns the exit code, result in r. */
-static int run(const char *const *args, pp_run_result *r)
-{
-    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, r), 0);
-    return r->exit_code;
-}
-
-/* Run `parplan eval EXAMPLE --plan PLANFILE` plus extra args (NULL-ended). */
+/* Run `parplan eval PP_EXAMPLE --plan PLANFILE` plus extra args (NULL-ended). */
 static int run_eval(const char *plan_path, const char *const *extra, pp_run_result *r)
 {
     char problem[1024];
-    src(EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
     const char *args[32] = {"eval", problem, "--plan", plan_path};
     int n = 4;
     for (int i = 0; extra && extra[i] && n < 31; i++)
         args[n++] = extra[i];
     args[n] = NULL;
-    return run(args, r);
+    return pp_run_code(args, r);
 }
 
 static double num(const cJSON *obj, const char *key)
@@ -91,17 +43,6 @@ static double num(const cJSON *obj, const char *key)
 static bool close_rel(double a, double b, double rel)
 {
     return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
-}
-
-/* No NaN/Inf made it out as null: every value of a priced result is set. */
-static bool has_null(const cJSON *item)
-{
-    if (cJSON_IsNull(item))
-        return true;
-    for (const cJSON *c = item->child; c; c = c->next)
-        if (has_null(c))
-            return true;
-    return false;
 }
 
 /* The arithmetic every priced result obeys. */
@@ -138,7 +79,7 @@ static void test_version(void)
 {
     pp_run_result r;
     const char *args[] = {"--version", NULL};
-    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     CU_ASSERT_STRING_EQUAL(r.out, "parplan 0.1.0\n");
     CU_ASSERT_STRING_EQUAL(r.err, "");
     pp_run_free(&r);
@@ -148,7 +89,7 @@ static void test_help(void)
 {
     pp_run_result r;
     const char *top[] = {"--help", NULL};
-    CU_ASSERT_EQUAL(run(top, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(top, &r), 0);
     PP_ASSERT_CONTAINS(r.out, "Usage: parplan");
     PP_ASSERT_CONTAINS(r.out, "plan PROBLEM.json");
     PP_ASSERT_CONTAINS(r.out, "eval PROBLEM.json --plan PLAN.json");
@@ -158,16 +99,24 @@ static void test_help(void)
     pp_run_free(&r);
 
     const char *plan[] = {"plan", "--help", NULL};
-    CU_ASSERT_EQUAL(run(plan, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(plan, &r), 0);
     PP_ASSERT_CONTAINS(r.out, "--time-limit SECONDS");
     PP_ASSERT_CONTAINS(r.out, "--export-mps FILE");
     CU_ASSERT_PTR_NULL(strstr(r.out, "--plan FILE"));
     pp_run_free(&r);
 
     const char *eval[] = {"eval", "-h", NULL};
-    CU_ASSERT_EQUAL(run(eval, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(eval, &r), 0);
     PP_ASSERT_CONTAINS(r.out, "--plan FILE");
     CU_ASSERT_PTR_NULL(strstr(r.out, "--time-limit"));
+    pp_run_free(&r);
+
+    /* calibrate's three forms and their options */
+    const char *calibrate[] = {"calibrate", "--help", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(calibrate, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "or: parplan calibrate --nccl-tests LOG...");
+    PP_ASSERT_CONTAINS(r.out, "--log FILE");
+    CU_ASSERT_PTR_NULL(strstr(r.out, "--rows"));
     pp_run_free(&r);
 }
 
@@ -176,7 +125,7 @@ static void test_help(void)
 static void expect_usage_error(const char *const *args, const char *needle)
 {
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 2);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 2);
     PP_ASSERT_CONTAINS(r.err, needle);
     PP_ASSERT_CONTAINS(r.err, "--help");
     CU_ASSERT_STRING_EQUAL(r.out, "");
@@ -186,16 +135,21 @@ static void expect_usage_error(const char *const *args, const char *needle)
 static void test_bad_usage(void)
 {
     char problem[1024], plan[1024];
-    src(EXAMPLE, problem, sizeof problem);
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     const char *none[] = {NULL};
     expect_usage_error(none, "missing command");
     const char *unknown_opt[] = {"eval", problem, "--plan", plan, "--bogus", NULL};
     expect_usage_error(unknown_opt, "unknown option '--bogus'");
     const char *typo[] = {"eval", problem, "--plna", plan, NULL};
     expect_usage_error(typo, "did you mean '--plan'?");
+    const char *swapped[] = {"plan", problem, "--tpo", "3", NULL}; /* a short name, two letters swapped */
+    expect_usage_error(swapped, "unknown option '--tpo'; did you mean '--top'?");
     const char *unknown_cmd[] = {"pln", problem, NULL};
     expect_usage_error(unknown_cmd, "did you mean 'plan'?");
+    const char *other_cmd[] = {"frobnicate", problem, NULL};
+    expect_usage_error(other_cmd, "(commands: 'plan', 'eval', 'calibrate', 'accuracy', 'capacity')");
+    expect_usage_error(none, "missing command ('plan', 'eval', 'calibrate', 'accuracy', 'capacity')");
     const char *no_arg[] = {"eval", problem, "--plan", NULL};
     expect_usage_error(no_arg, "needs an argument");
     const char *no_plan[] = {"eval", problem, NULL};
@@ -217,20 +171,20 @@ static void test_bad_usage(void)
 static void test_eval_example(void)
 {
     char plan[1024], json[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
-    temp_out("eval.json", json, sizeof json);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    pp_temp_path("eval.json", json, sizeof json);
     const char *extra[] = {"--json", json, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
     PP_ASSERT_CONTAINS(r.out, "# parplan");
     PP_ASSERT_CONTAINS(r.out, "tp=8 pp=16 dp=8 cp=1 micro_batch=1");
     PP_ASSERT_CONTAINS(r.out, "| **step time** |");
-    char *text = slurp(json);
+    char *text = pp_slurp(json);
     cJSON *doc = cJSON_Parse(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(doc, "status")->valuestring, "evaluated");
     check_priced(doc, 1024);
-    CU_ASSERT_FALSE(has_null(doc));
+    CU_ASSERT_FALSE(pp_json_has_null(doc));
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(doc, "plan");
     CU_ASSERT_EQUAL(num(p, "tp"), 8);
     CU_ASSERT_EQUAL(num(p, "pp"), 16);
@@ -247,7 +201,7 @@ static void test_eval_example(void)
 static void test_json_to_stdout(void)
 {
     char plan[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     const char *extra[] = {"--json", "-", NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
@@ -263,7 +217,7 @@ static void test_json_to_stdout(void)
 static void test_plan_round_trip(void)
 {
     char plan[1024], again[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     const char *extra[] = {"--json", "-", NULL};
     pp_run_result r1, r2;
     CU_ASSERT_EQUAL(run_eval(plan, extra, &r1), 0);
@@ -282,14 +236,14 @@ static void test_plan_round_trip(void)
 static void test_problem_from_stdin(void)
 {
     char problem[1024], plan[1024];
-    src(EXAMPLE, problem, sizeof problem);
-    src(EXAMPLE_PLAN, plan, sizeof plan);
-    char *text = slurp(problem);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    char *text = pp_slurp(problem);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     const char *from_file[] = {"eval", problem, "--plan", plan, NULL};
     const char *from_stdin[] = {"eval", "-", "--plan", plan, NULL};
     pp_run_result r1, r2;
-    CU_ASSERT_EQUAL(run(from_file, &r1), 0);
+    CU_ASSERT_EQUAL(pp_run_code(from_file, &r1), 0);
     CU_ASSERT_EQUAL_FATAL(pp_run(from_stdin, text, &r2), 0);
     CU_ASSERT_EQUAL(r2.exit_code, 0);
     CU_ASSERT_STRING_EQUAL(r1.out, r2.out);
@@ -303,15 +257,15 @@ static void test_problem_from_stdin(void)
 static void test_output_file(void)
 {
     char plan[1024], report[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
-    temp_out("report.md", report, sizeof report);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    pp_temp_path("report.md", report, sizeof report);
     const char *extra[] = {"-o", report, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
     CU_ASSERT_STRING_EQUAL(r.out, "");
     PP_ASSERT_CONTAINS(r.err, "wrote report to");
     PP_ASSERT_CONTAINS(r.err, report);
-    char *text = slurp(report);
+    char *text = pp_slurp(report);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_EQUAL(strncmp(text, "# parplan", 9), 0);
     CU_ASSERT_EQUAL(text[strlen(text) - 1], '\n');
@@ -328,7 +282,7 @@ static void test_output_never_partial(void)
     const char *extra[] = {"-o", report, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL(run_eval(bad_plan, extra, &r), 2);
-    char *text = slurp(report);
+    char *text = pp_slurp(report);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_STRING_EQUAL(text, "previous report\n");
     free(text);
@@ -344,14 +298,14 @@ static void test_output_never_partial(void)
 static void test_unwritable_output(void)
 {
     char plan[1024], json[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
-    temp_out("not-written.json", json, sizeof json);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    pp_temp_path("not-written.json", json, sizeof json);
     const char *bad_report[] = {"-o", "/nonexistent/dir/r.md", "--json", json, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL(run_eval(plan, bad_report, &r), 2);
     PP_ASSERT_CONTAINS(r.err, "/nonexistent/dir/r.md");
-    CU_ASSERT_FALSE(exists("/nonexistent/dir/r.md"));
-    CU_ASSERT_FALSE(exists(json)); /* checked before any work: nothing written */
+    CU_ASSERT_FALSE(pp_exists("/nonexistent/dir/r.md"));
+    CU_ASSERT_FALSE(pp_exists(json)); /* checked before any work: nothing written */
     pp_run_free(&r);
 
     const char *bad_json[] = {"--json", "/nonexistent/dir/r.json", NULL};
@@ -361,9 +315,9 @@ static void test_unwritable_output(void)
     pp_run_free(&r);
 
     char problem[1024];
-    src(EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
     const char *bad_export[] = {"plan", problem, "--export-lp", "/nonexistent/dir/m.lp", NULL};
-    CU_ASSERT_EQUAL(run(bad_export, &r), 2);
+    CU_ASSERT_EQUAL(pp_run_code(bad_export, &r), 2);
     PP_ASSERT_CONTAINS(r.err, "/nonexistent/dir/m.lp");
     pp_run_free(&r);
 
@@ -377,10 +331,10 @@ static void test_unwritable_output(void)
 static void test_inputs_unchanged(void)
 {
     char problem[1024], plan[1024], json[1024];
-    src(EXAMPLE, problem, sizeof problem);
-    src(EXAMPLE_PLAN, plan, sizeof plan);
-    temp_out("inputs.json", json, sizeof json);
-    char *before_problem = slurp(problem), *before_plan = slurp(plan);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    pp_temp_path("inputs.json", json, sizeof json);
+    char *before_problem = pp_slurp(problem), *before_plan = pp_slurp(plan);
     CU_ASSERT_PTR_NOT_NULL_FATAL(before_problem);
     CU_ASSERT_PTR_NOT_NULL_FATAL(before_plan);
     pp_run_result r;
@@ -391,7 +345,7 @@ static void test_inputs_unchanged(void)
     CU_ASSERT_EQUAL(run_eval(plan, onto_input, &r), 2);
     PP_ASSERT_CONTAINS(r.err, "input");
     pp_run_free(&r);
-    char *after_problem = slurp(problem), *after_plan = slurp(plan);
+    char *after_problem = pp_slurp(problem), *after_plan = pp_slurp(plan);
     CU_ASSERT_STRING_EQUAL(before_problem, after_problem);
     CU_ASSERT_STRING_EQUAL(before_plan, after_plan);
     free(before_problem);
@@ -403,15 +357,15 @@ static void test_inputs_unchanged(void)
 static void test_deterministic(void)
 {
     char plan[1024], j1[1024], j2[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
-    temp_out("det1.json", j1, sizeof j1);
-    temp_out("det2.json", j2, sizeof j2);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    pp_temp_path("det1.json", j1, sizeof j1);
+    pp_temp_path("det2.json", j2, sizeof j2);
     const char *e1[] = {"--json", j1, NULL}, *e2[] = {"--json", j2, NULL};
     pp_run_result r1, r2;
     CU_ASSERT_EQUAL(run_eval(plan, e1, &r1), 0);
     CU_ASSERT_EQUAL(run_eval(plan, e2, &r2), 0);
     CU_ASSERT_STRING_EQUAL(r1.out, r2.out);
-    char *a = slurp(j1), *b = slurp(j2);
+    char *a = pp_slurp(j1), *b = pp_slurp(j2);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_ASSERT_STRING_EQUAL(a, b);
@@ -426,10 +380,10 @@ static void test_deterministic(void)
 static void test_missing_file(void)
 {
     char plan[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     const char *args[] = {"eval", "no-such-problem.json", "--plan", plan, NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 2);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 2);
     PP_ASSERT_CONTAINS(r.err, "no-such-problem.json");
     CU_ASSERT_STRING_EQUAL(r.out, "");
     pp_run_free(&r);
@@ -445,7 +399,7 @@ static void expect_invalid_plan(const char *problem, const char *plan_text, cons
     pp_write_temp("invalid.plan.json", plan_text, plan, sizeof plan);
     const char *args[] = {"eval", problem, "--plan", plan, "--json", "-", NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 2);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 2);
     PP_ASSERT_CONTAINS(r.err, needle);
     PP_ASSERT_CONTAINS(r.err, plan); /* the message names the plan's file */
     CU_ASSERT_STRING_EQUAL(r.out, "");
@@ -455,7 +409,7 @@ static void expect_invalid_plan(const char *problem, const char *plan_text, cons
 static void test_invalid_plans(void)
 {
     char example[1024], six[1024];
-    src(EXAMPLE, example, sizeof example);
+    pp_source_path(PP_EXAMPLE, example, sizeof example);
     pp_write_temp("six-gpus.json",
                   "{\"model\": {\"name\": \"tiny\", \"layers\": 4, \"hidden\": 1024, \"heads\": 16, "
                   "\"vocab\": 32000, \"seq_len\": 1024},"
@@ -473,7 +427,7 @@ static void test_invalid_plans(void)
 static double step_time_of(const char *const *extra)
 {
     char plan[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     pp_run_result r;
     CU_ASSERT_EQUAL(run_eval(plan, extra, &r), 0);
     cJSON *doc = cJSON_Parse(r.out);
@@ -494,7 +448,7 @@ static void test_efficiency_override(void)
     CU_ASSERT_TRUE(t1 > t0 * 1.2);
 
     char plan[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     const char *missing[] = {"--efficiency", "no-such-efficiency.json", NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL(run_eval(plan, missing, &r), 2);
@@ -505,8 +459,8 @@ static void test_efficiency_override(void)
 static void test_data_dir(void)
 {
     char plan[1024], data[1024];
-    src(EXAMPLE_PLAN, plan, sizeof plan);
-    src("data", data, sizeof data);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path("data", data, sizeof data);
     const char *same[] = {"--json", "-", "--data-dir", data, NULL};
     const char *base[] = {"--json", "-", NULL};
     CU_ASSERT_EQUAL(step_time_of(same), step_time_of(base));
@@ -521,27 +475,27 @@ static void test_data_dir(void)
 static void test_option_forms(void)
 {
     char problem[1024], plan[1024], plan_eq[1100], report[1024], short_attached[1100];
-    src(EXAMPLE, problem, sizeof problem);
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     snprintf(plan_eq, sizeof plan_eq, "--plan=%s", plan);
-    temp_out("forms.md", report, sizeof report);
+    pp_temp_path("forms.md", report, sizeof report);
     snprintf(short_attached, sizeof short_attached, "-o%s", report);
     const char *args[] = {"--jso", "-", "eval", plan_eq, problem, short_attached, NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     cJSON *doc = cJSON_Parse(r.out);
     CU_ASSERT_PTR_NOT_NULL(doc);
     cJSON_Delete(doc);
-    CU_ASSERT_TRUE(exists(report));
+    CU_ASSERT_TRUE(pp_exists(report));
     pp_run_free(&r);
 
     const char *ambiguous[] = {"plan", problem, "--e", "x", NULL};
-    CU_ASSERT_EQUAL(run(ambiguous, &r), 2);
+    CU_ASSERT_EQUAL(pp_run_code(ambiguous, &r), 2);
     PP_ASSERT_CONTAINS(r.err, "ambiguous");
     pp_run_free(&r);
 
     const char *dev_null[] = {"eval", problem, "--plan", plan, "-o", "/dev/null", NULL};
-    CU_ASSERT_EQUAL(run(dev_null, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(dev_null, &r), 0);
     pp_run_free(&r);
 }
 
@@ -549,13 +503,60 @@ static void test_option_forms(void)
 
 /* The planner lands separately; until it does `plan` must fail cleanly (exit
  * 1, a message).  Once it works, its result obeys the contract. */
+/* accuracy --rows: each timed row's prediction, measurement and error. */
+static void test_accuracy_rows(void)
+{
+    char meas[1024];
+    pp_source_path("data/measurements/published-calibration.json", meas, sizeof meas);
+    pp_run_result r;
+    const char *plain[] = {"accuracy", meas, "--json", "-", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(plain, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(doc, "rows"));
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+
+    char md[1024];
+    pp_temp_path("accuracy.md", md, sizeof md);
+    const char *args[] = {"accuracy", meas, "--rows", "--json", "-", "-o", md, NULL};
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    CU_ASSERT_TRUE_FATAL(cJSON_IsArray(rows) && cJSON_GetArraySize(rows) > 10);
+    char *text = pp_slurp(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    PP_ASSERT_CONTAINS(text, "| row | source group | predicted (s) | measured (s) | error |\n");
+    const cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        double p = cJSON_GetObjectItem(row, "predicted_s")->valuedouble;
+        double m = cJSON_GetObjectItem(row, "measured_s")->valuedouble;
+        double e = cJSON_GetObjectItem(row, "error_pct")->valuedouble;
+        CU_ASSERT_TRUE(p > 0 && m > 0);
+        CU_ASSERT_DOUBLE_EQUAL(e, (p / m - 1.0) * 100.0, 1e-9);
+        char line[512];
+        snprintf(line, sizeof line, " | %.3f | %.3f | %+.1f %% |\n", p, m, e);
+        PP_ASSERT_CONTAINS(text, line);
+    }
+    free(text);
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+
+    char problem[1024];
+    pp_source_path(PP_SMALL_EXAMPLE, problem, sizeof problem);
+    const char *not_plan[] = {"plan", problem, "--rows", NULL};
+    expect_usage_error(not_plan, "--rows is not an option of 'plan'");
+}
+
 static void test_plan_small(void)
 {
     char problem[1024];
-    src(SMALL, problem, sizeof problem);
+    pp_source_path(PP_SMALL_EXAMPLE, problem, sizeof problem);
     const char *args[] = {"plan", problem, "--json", "-", NULL};
     pp_run_result r;
-    int code = run(args, &r);
+    int code = pp_run_code(args, &r);
     if (code == 1) {
         PP_ASSERT_CONTAINS(r.err, "parplan: ");
         pp_run_free(&r);
@@ -596,6 +597,7 @@ int main(void)
         {"--data-dir names the catalogs", test_data_dir},
         {"GNU option forms", test_option_forms},
         {"plan on a small problem", test_plan_small},
+        {"accuracy --rows lists every timed row", test_accuracy_rows},
         {NULL, NULL},
     };
     return pp_test_main("cli", tests);

@@ -12,17 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void temp_path(const char *name, char *path, size_t cap)
-{
-    pp_write_temp(name, "", path, cap);
-    unlink(path);
-}
-
 static void test_check(void)
 {
     pp_error err;
     char ok[1024], dir[1024];
-    temp_path("check.md", ok, sizeof ok);
+    pp_temp_path("check.md", ok, sizeof ok);
     CU_ASSERT_EQUAL(pp_output_check(ok, &err), 0);
     CU_ASSERT_NOT_EQUAL(access(ok, F_OK), 0); /* nothing left behind */
     CU_ASSERT_EQUAL(pp_output_check("-", &err), 0);

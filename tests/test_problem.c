@@ -7,11 +7,13 @@
  * each, and check the three things a user sees: the exit code (PP_EINPUT),
  * the JSON path of the mistake and the key words of the message.
  *
- * Problems are written with single quotes for readability; json_of() turns
+ * Problems are written with single quotes for readability; pp_json_of() turns
  * them into double quotes before parsing.
  */
 #include "json_util.h"
 #include "problem.h"
+#include "shapes_json.h"
+#include "costmodel.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -23,7 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DATA_DIR PARPLAN_SOURCE_DIR "/data"
 #define TEST_DATA_DIR PARPLAN_SOURCE_DIR "/tests/data"
 #define ORIGIN "problem.json"
 #define BIG 65536
@@ -40,33 +41,13 @@ static const char *const interface_example =
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-/* Single quotes to double quotes. */
-static char *json_of(const char *squoted)
-{
-    size_t n = strlen(squoted);
-    char *out = malloc(n + 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    for (size_t i = 0; i <= n; i++)
-        out[i] = squoted[i] == '\'' ? '"' : squoted[i];
-    return out;
-}
-
-static void load_catalog(pp_catalog *cat)
-{
-    pp_error err;
-    int rc = pp_catalog_load(DATA_DIR, cat, &err);
-    if (rc)
-        fprintf(stderr, "catalog: %s: %s\n", err.path, err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-}
-
 /* Parse a single-quoted problem with the real catalog; hf_config paths are
  * relative to tests/data. */
 static int parse_problem(const char *squoted, pp_problem *p, pp_error *err)
 {
     pp_catalog cat;
-    load_catalog(&cat);
-    char *text = json_of(squoted);
+    pp_load_catalog(&cat);
+    char *text = pp_json_of(squoted);
     pp_error_clear(err);
     int rc = pp_problem_parse(text, ORIGIN, TEST_DATA_DIR, &cat, p, err);
     free(text);
@@ -142,7 +123,7 @@ static void bad_plan_at(const char *label, const char *squoted, const char *path
     char *prob = problem_with(NULL, NULL, NULL, NULL);
     CU_ASSERT_EQUAL_FATAL(parse_problem(prob, &p, &err), PP_OK);
     free(prob);
-    char *text = json_of(squoted);
+    char *text = pp_json_of(squoted);
     pp_plan plan;
     int rc = pp_plan_parse(text, "plan.json", &p, &plan, &err);
     free(text);
@@ -315,37 +296,99 @@ static void test_custom_gpu(void)
     CU_ASSERT_EQUAL(p.cluster.inter_node_Gbps, 200);
 }
 
-static void test_hf_config(void)
+/* Parse a problem whose model is the given object (single quotes); it must parse. */
+static void parse_model_ok(const char *model, pp_problem *p)
 {
-    pp_problem p;
     pp_error err;
-    char *text = problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL);
-    int rc = parse_problem(text, &p, &err);
+    char *text = problem_with(model, NULL, NULL, NULL);
+    int rc = parse_problem(text, p, &err);
     free(text);
     if (rc)
         fprintf(stderr, "%s: %s\n", err.path, err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-    CU_ASSERT_EQUAL(p.model.layers, 32);
-    CU_ASSERT_EQUAL(p.model.hidden, 4096);
-    CU_ASSERT_EQUAL(p.model.heads, 32);
-    CU_ASSERT_EQUAL(p.model.kv_heads, 8);
-    CU_ASSERT_EQUAL(p.model.ffn_hidden, 14336);
-    CU_ASSERT_EQUAL(p.model.vocab, 128256);
-    CU_ASSERT_TRUE(p.model.gated_mlp);
-    CU_ASSERT_FALSE(p.model.tie_embeddings);
-    CU_ASSERT_EQUAL(p.model.seq_len, 8192); /* max_position_embeddings */
-    text = problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", NULL, NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
-    free(text);
+}
+
+/* Every size and flag of a model shape, name aside. */
+static void check_shape(const pp_model *m, const pp_model *want)
+{
+    const int got[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->ffn_hidden, m->vocab, m->seq_len,
+                       m->gated_mlp, m->tie_embeddings};
+    const int expected[] = {want->layers, want->hidden,  want->heads, want->kv_heads,  want->head_dim,
+                            want->ffn_hidden, want->vocab, want->seq_len, want->gated_mlp, want->tie_embeddings};
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        CU_ASSERT_EQUAL(got[i], expected[i]);
+}
+
+static void test_hf_config(void)
+{
+    pp_problem p;
+    parse_model_ok("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 8192}", &p);
+    /* no head_dim in the config: 0, hidden / heads */
+    check_shape(&p.model, &(pp_model){.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn_hidden = 14336,
+                                       .vocab = 128256, .seq_len = 8192, .gated_mlp = true});
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 128);
+    parse_model_ok("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 4096, 'name': 'L3'}", &p);
     CU_ASSERT_EQUAL(p.model.seq_len, 4096);
     CU_ASSERT_STRING_EQUAL(p.model.name, "L3");
+}
+
+/* Mistral-NeMo 12B (mistralai/Mistral-Nemo-Base-2407, config.json as
+ * published): 32 heads of 128 make attention 4096 wide against hidden 5120. */
+static void test_hf_config_head_dim(void)
+{
+    pp_problem p;
+    const pp_model nemo = {.layers = 40, .hidden = 5120, .heads = 32, .kv_heads = 8, .head_dim = 128,
+                           .ffn_hidden = 14336, .vocab = 131072, .seq_len = 4096, .gated_mlp = true};
+    parse_model_ok("{'hf_config': 'mistral-nemo-12b-config.json', 'seq_len': 4096}", &p);
+    check_shape(&p.model, &nemo);
+    CU_ASSERT_EQUAL(p.model.heads * pp_model_head_dim(&p.model), 4096);
+    CU_ASSERT_STRING_EQUAL(p.model.name, "mistralai/Mistral-Nemo-Base-2407");
+    /* the model card's 12.2 B parameters, within 1 % (hidden x hidden
+     * attention projections would make it 12.8 B) */
+    CU_ASSERT_DOUBLE_EQUAL(pp_model_params(&p.model) / 12.2e9, 1.0, 0.01);
+    /* the same shape spelled out in a problem, and the key's limits */
+    parse_model_ok("{'layers': 40, 'hidden': 5120, 'heads': 32, 'kv_heads': 8, 'head_dim': 128, 'ffn_hidden': 14336,"
+                   " 'gated_mlp': true, 'tie_embeddings': false, 'vocab': 131072, 'seq_len': 4096}",
+                   &p);
+    check_shape(&p.model, &nemo);
+    /* with head_dim, heads need not divide hidden */
+    parse_model_ok("{'layers': 2, 'hidden': 1000, 'heads': 48, 'head_dim': 64, 'vocab': 9, 'seq_len': 8}", &p);
+    parse_model_ok("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': 0, 'vocab': 9, 'seq_len': 8}", &p);
+    CU_ASSERT_EQUAL(pp_model_head_dim(&p.model), 16); /* 0: hidden / heads */
+    BAD_BUILT("head_dim -1", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4, 'head_dim': -1, 'vocab': 9,"
+                                          " 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.head_dim", "expected an integer in 0..65536", "found the number -1");
+    BAD_BUILT("head_dim too wide", problem_with("{'layers': 2, 'hidden': 64, 'heads': 4096, 'head_dim': 4096,"
+                                                " 'vocab': 9, 'seq_len': 8}", NULL, NULL, NULL),
+              "$.model.head_dim", "heads x head_dim <= 1048576", "found 4096 x 4096");
+}
+
+/* A catalog model with its sequence length overridden. */
+static void test_catalog_model_seq_len(void)
+{
+    pp_problem p, q;
+    parse_model_ok("'llama3-70b'", &p);
+    parse_model_ok("{'id': 'llama3-70b', 'seq_len': 4096}", &q);
+    CU_ASSERT_NOT_EQUAL(p.model.seq_len, 4096);
+    CU_ASSERT_EQUAL(q.model.seq_len, 4096);
+    q.model.seq_len = p.model.seq_len; /* the rest is the catalog's */
+    CU_ASSERT_EQUAL(memcmp(&p.model, &q.model, sizeof p.model), 0);
+    parse_model_ok("{'id': 'llama3-70b', 'name': 'L70'}", &q);
+    CU_ASSERT_STRING_EQUAL(q.model.name, "L70");
+    CU_ASSERT_EQUAL(q.model.seq_len, p.model.seq_len);
+    BAD_BUILT("unknown id", problem_with("{'id': 'llama3-70', 'seq_len': 4096}", NULL, NULL, NULL), "$.model.id",
+              "found 'llama3-70'", "did you mean 'llama3-70b'?");
+    BAD_BUILT("shape key beside id", problem_with("{'id': 'llama3-70b', 'layers': 4}", NULL, NULL, NULL),
+              "$.model.layers", "unknown key 'layers'");
+    BAD_BUILT("seq_len 0", problem_with("{'id': 'llama3-70b', 'seq_len': 0}", NULL, NULL, NULL), "$.model.seq_len",
+              "found the number 0");
 }
 
 static void test_capacity(void)
 {
     pp_problem p;
     pp_error err;
-    char *text = json_of("{'model': 'llama3-70b', 'training': {'global_batch': 2048, 'tokens': 1.5e13},"
+    char *text = pp_json_of("{'model': 'llama3-70b', 'training': {'global_batch': 2048, 'tokens': 1.5e13},"
                          " 'capacity': {'gpus': [{'gpu': 'a100-sxm4-80gb', 'usd_per_gpu_hour': 1.8},"
                          "   {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 4, 'inter_node_Gbps': 100}],"
                          "  'nodes': [1, 8, 64], 'deadline_days': 90, 'max_gpus': 4096}, 'objective': 'min_time'}");
@@ -378,7 +421,7 @@ static bool ends_with(const char *s, const char *suffix)
 static void test_examples_load(void)
 {
     pp_catalog cat;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     char dir[1024];
     pp_source_path("data/examples", dir, sizeof dir);
     DIR *d = opendir(dir);
@@ -423,7 +466,7 @@ static void test_plan_defaults_and_dp(void)
     CU_ASSERT_EQUAL_FATAL(parse_problem(prob, &p, &err), PP_OK);
     free(prob);
     pp_plan plan;
-    char *text = json_of("{'tp': 8, 'pp': 16}");
+    char *text = pp_json_of("{'tp': 8, 'pp': 16}");
     CU_ASSERT_EQUAL_FATAL(pp_plan_parse(text, "plan.json", &p, &plan, &err), PP_OK);
     free(text);
     CU_ASSERT_EQUAL(plan.dp, 8);
@@ -435,7 +478,7 @@ static void test_plan_defaults_and_dp(void)
     CU_ASSERT_FALSE(plan.sequence_parallel);
     CU_ASSERT_EQUAL(plan.tp_mode, PP_TP_1D);
     CU_ASSERT_EQUAL(plan.codec[PP_DIM_DP], 0);
-    text = json_of("{'tp': 4, 'pp': 2, 'dp': 2, 'cp': 2, 'micro_batch': 2, 'virtual_stages': 3, 'zero': 1,"
+    text = pp_json_of("{'tp': 4, 'pp': 2, 'dp': 2, 'cp': 2, 'micro_batch': 2, 'virtual_stages': 3, 'zero': 1,"
                    " 'recompute': 'selective', 'sequence_parallel': true, 'tp_mode': '2.5d', 'tp_depth': 1,"
                    " 'compression': {'dp': 'zfp8', 'tp': 'none', 'pp': 'mpc'}}");
     CU_ASSERT_EQUAL_FATAL(pp_plan_parse(text, "plan.json", &p, &plan, &err), PP_OK);
@@ -463,7 +506,7 @@ static void test_catalog_contents(void)
     static const char *const required[] = {"v100-sxm2-16gb", "v100-sxm2-32gb", "v100-sxm3-32gb", "a100-sxm4-40gb",
                                            "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb"};
     pp_catalog cat;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         CU_ASSERT_PTR_NOT_NULL(pp_catalog_gpu(&cat, required[i]));
     CU_ASSERT_PTR_NULL(pp_catalog_gpu(&cat, "a100"));
@@ -478,26 +521,17 @@ static void test_catalog_contents(void)
     CU_ASSERT_PTR_NULL(cat.gpus);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Own entry, else efficiency_from's (H200 takes H100's), else default;
  * missing keys come from the file's default. */
 static void test_efficiency_layers(void)
 {
     char path[512];
-    char *text = json_of("{'source': 'unit test', 'default': {'gemm': 0.6},"
-                         " 'gpus': {'h100-sxm5-80gb': {'gemm': 0.9, 'kernel_us': 3}}}");
-    pp_write_temp("efficiency.json", text, path, sizeof path);
-    free(text);
+    pp_temp_path("efficiency.json", path, sizeof path);
+    pp_write_json(path, "{'source': 'unit test', 'default': {'gemm': 0.6},"
+                        " 'gpus': {'h100-sxm5-80gb': {'gemm': 0.9, 'kernel_us': 3}}}");
     pp_catalog cat;
     pp_error err;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_EQUAL_FATAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_OK);
     const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
     const pp_gpu *h200 = pp_catalog_gpu(&cat, "h200-sxm-141gb");
@@ -508,15 +542,11 @@ static void test_efficiency_layers(void)
     CU_ASSERT_EQUAL(a100->eff.gemm, 0.6);
     CU_ASSERT_EQUAL(a100->eff.hbm, 0.7); /* neither entry says: built-in */
     PP_ASSERT_CONTAINS(h100->eff.source, "unit test");
-    text = json_of("{'gpus': {'h100-sxm5': {'gemm': 0.9}}}");
-    write_file(path, text);
-    free(text);
+    pp_write_json(path, "{'gpus': {'h100-sxm5': {'gemm': 0.9}}}");
     CU_ASSERT_EQUAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "$.gpus['h100-sxm5']");
     PP_ASSERT_CONTAINS(err.msg, "did you mean 'h100-sxm5-80gb'");
-    text = json_of("{'default': {'gemm': 1.5}}");
-    write_file(path, text);
-    free(text);
+    pp_write_json(path, "{'default': {'gemm': 1.5}}");
     CU_ASSERT_EQUAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "$.default.gemm");
     pp_catalog_free(&cat);
@@ -526,16 +556,15 @@ static void test_efficiency_layers(void)
  * lacking gpus.json is an error naming the file. */
 static void test_catalog_files(void)
 {
-    char path[512], dir[512];
-    pp_write_temp("probe", "", path, sizeof path);
-    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    char dir[512];
+    pp_temp_dir(NULL, dir, sizeof dir);
     pp_catalog cat;
     pp_error err;
     CU_ASSERT_EQUAL(pp_catalog_load(dir, &cat, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "gpus.json");
     PP_ASSERT_CONTAINS(err.msg, "No such file");
     CU_ASSERT_EQUAL(cat.n_gpus, 0);
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_TRUE(cat.gpus[0].eff.gemm > 0 && cat.gpus[0].eff.gemm <= 1);
     pp_catalog_free(&cat);
 }
@@ -555,16 +584,11 @@ static void write_catalog(char *dir, size_t cap, const char *gpus, const char *m
         clusters ? clusters : "{'clusters': [{'id': 'c1', 'gpu': 'g1', 'nodes': 2, 'source': 'x'}]}",
         codecs ? codecs : "{'codecs': [{'id': 'none', 'kind': 'none', 'source': 'x'}]}",
     };
-    char probe[512];
-    pp_write_temp("probe", "", probe, sizeof probe);
-    snprintf(dir, cap, "%.*s/catalog", (int)(strrchr(probe, '/') - probe), probe);
-    mkdir(dir, 0700);
+    pp_temp_dir("catalog", dir, cap);
     for (int i = 0; i < 4; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        char *text = json_of(texts[i]);
-        write_file(path, text);
-        free(text);
+        pp_write_json(path, texts[i]);
     }
 }
 
@@ -657,7 +681,10 @@ static void test_edit_distance_and_suggestions(void)
 {
     static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", NULL};
     CU_ASSERT_EQUAL(pp_edit_distance("heads", "heads"), 0);
-    CU_ASSERT_EQUAL(pp_edit_distance("hedas", "heads"), 2);
+    CU_ASSERT_EQUAL(pp_edit_distance("hedas", "heads"), 1); /* a swap is one edit */
+    CU_ASSERT_EQUAL(pp_edit_distance("tpo", "top"), 1);
+    CU_ASSERT_EQUAL(pp_edit_distance("ab", "ba"), 1);
+    CU_ASSERT_EQUAL(pp_edit_distance("ca", "abc"), 3);
     CU_ASSERT_EQUAL(pp_edit_distance("", "abc"), 3);
     CU_ASSERT_EQUAL(pp_edit_distance("kitten", "sitting"), 3);
     CU_ASSERT_STRING_EQUAL(pp_nearest_name("hedas", pp_string_array_at, keys, 4), "heads");
@@ -928,6 +955,13 @@ static void test_bad_hf_config(void)
     BAD_BUILT("seq_len beyond the config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'seq_len': 16384}",
                                                         NULL, NULL, NULL),
               "$.model.seq_len", "max_position_embeddings (8192)", "found 16384");
+    /* a config says the longest context, not the trained one: seq_len is asked for */
+    BAD_BUILT("no seq_len", problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL), "$.model",
+              "missing required key 'seq_len'", "llama-3-8b-config.json", "at most its max_position_embeddings, 8192");
+    BAD_BUILT("Mixture of Experts", problem_with("{'hf_config': 'mixtral-8x7b-config.json', 'seq_len': 4096}", NULL,
+                                                 NULL, NULL),
+              "mixtral-8x7b-config.json: $.num_local_experts",
+              "Mixture-of-Experts models are not supported yet", "num_local_experts 8");
     BAD_BUILT("extra key beside hf_config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'layers': 2}",
                                                          NULL, NULL, NULL),
               "$.model.layers", "unknown key 'layers'");
@@ -954,7 +988,7 @@ static void test_bad_files(void)
     pp_catalog cat;
     pp_problem p;
     pp_error err;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_EQUAL(pp_problem_load("/nonexistent/problem.json", &cat, &p, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "/nonexistent/problem.json");
     PP_ASSERT_CONTAINS(err.msg, "No such file or directory");
@@ -987,15 +1021,15 @@ static void test_load_resolves_hf_beside_problem(void)
     fclose(in);
     text[n] = '\0';
     pp_write_temp("config.json", text, cfg, sizeof cfg);
-    char *prob = problem_with("{'hf_config': 'config.json'}", NULL, NULL, NULL);
-    char *json = json_of(prob);
+    char *prob = problem_with("{'hf_config': 'config.json', 'seq_len': 8192}", NULL, NULL, NULL);
+    char *json = pp_json_of(prob);
     pp_write_temp("hf-problem.json", json, path, sizeof path);
     free(prob);
     free(json);
     pp_catalog cat;
     pp_problem p;
     pp_error err;
-    load_catalog(&cat);
+    pp_load_catalog(&cat);
     CU_ASSERT_EQUAL(pp_problem_load(path, &cat, &p, &err), PP_OK);
     CU_ASSERT_EQUAL(p.model.kv_heads, 8);
     pp_catalog_free(&cat);
@@ -1010,6 +1044,8 @@ int main(void)
         {"every section is parsed", test_every_section_parsed},
         {"custom GPU takes A100 figures for what it omits", test_custom_gpu},
         {"hf_config: Meta-Llama-3-8B", test_hf_config},
+        {"hf_config: Mistral-NeMo 12B reads head_dim", test_hf_config_head_dim},
+        {"catalog model with its own seq_len", test_catalog_model_seq_len},
         {"capacity section", test_capacity},
         {"data/examples load", test_examples_load},
         {"plan defaults and derived dp", test_plan_defaults_and_dp},

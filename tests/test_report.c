@@ -11,7 +11,9 @@
  */
 #include "explain.h"
 #include "mermaid.h"
+#include "problem.h"
 #include "report_md.h"
+#include "rules.h"
 #include "schedule.h"
 #include "testutil.h"
 
@@ -24,30 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXAMPLE "data/examples/gpt3-175b-1024-a100.json"
-#define BASELINE "data/examples/gpt3-175b-1024-a100.plan.json"
-#define NEOX "data/examples/gpt-neox-20b-lassen.json"
-
 /* ---- helpers ------------------------------------------------------------ */
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 typedef struct report {
     char *md;
@@ -60,11 +39,9 @@ static void run_plan(const char *problem, const char *tag, const char *const *ex
 {
     char md_path[512], json_path[512], name[64];
     snprintf(name, sizeof name, "%s.md", tag);
-    pp_write_temp(name, "", md_path, sizeof md_path);
+    pp_temp_path(name, md_path, sizeof md_path);
     snprintf(name, sizeof name, "%s.json", tag);
-    pp_write_temp(name, "", json_path, sizeof json_path);
-    unlink(md_path);
-    unlink(json_path);
+    pp_temp_path(name, json_path, sizeof json_path);
     const char *args[16] = {"plan", problem, "-o", md_path, "--json", json_path};
     int n = 6;
     for (int i = 0; extra && extra[i] && n < 15; i++)
@@ -76,8 +53,8 @@ static void run_plan(const char *problem, const char *tag, const char *const *ex
     if (r.exit_code != 0)
         fprintf(stderr, "parplan failed: %s\n", r.err);
     pp_run_free(&r);
-    out->md = slurp(md_path);
-    out->json_text = slurp(json_path);
+    out->md = pp_slurp(md_path);
+    out->json_text = pp_slurp(json_path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out->md);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out->json_text);
     out->json = cJSON_Parse(out->json_text);
@@ -100,8 +77,8 @@ static const report *default_report(void)
 {
     if (!have_example) {
         char problem[1024], baseline[1024];
-        pp_source_path(EXAMPLE, problem, sizeof problem);
-        pp_source_path(BASELINE, baseline, sizeof baseline);
+        pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+        pp_source_path(PP_EXAMPLE_PLAN, baseline, sizeof baseline);
         const char *extra[] = {"--baseline", baseline, NULL};
         run_plan(problem, "example", extra, &example);
         have_example = true;
@@ -488,11 +465,15 @@ static void test_schedule(void)
     has(s, "%d micro-batches per step", m);
     has(s, "the pipeline part of the step is %.3f s", num(sc, "pipeline_s"));
     has(s, "each stage idles %.3f s", num(sc, "bubble_s"));
-    if (shown < m)
-        has(s, "only the first %d of the %d micro-batches", shown, m);
-    /* all stages when pp <= 8, else the first and the last */
+    /* the chart is the real schedule of all m micro-batches, and says so */
+    CU_ASSERT_EQUAL(shown, m);
+    CU_ASSERT_DOUBLE_EQUAL(num(sc, "shown_makespan_s"), num(sc, "pipeline_s"), 1e-9 * num(sc, "pipeline_s"));
+    has(s, "running all %d micro-batches, the schedule of the whole step", m);
+    CU_ASSERT_PTR_NULL(strstr(s, "stay as drawn"));
+    /* all stages when pp <= 8 and their bars fit, else the first and the last */
     const cJSON *stages = get(sc, "stages_shown");
-    CU_ASSERT_EQUAL(cJSON_GetArraySize(stages), pp <= 8 ? pp : 2);
+    bool all = pp <= 8 && (long)pp * 2 * m * (int)num(sc, "virtual_stages") <= PP_SCHEDULE_MAX_TASKS;
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(stages), all ? pp : 2);
     mermaid_stats *st = malloc(sizeof *st);
     CU_ASSERT_EQUAL(validate_mermaid(s, st), 0);
     CU_ASSERT_EQUAL(st->gantts, 1);
@@ -692,7 +673,7 @@ static void test_mermaid_well_formed(void)
 
     /* a 1F1B schedule without interleaving, and a problem where memory binds */
     char problem[1024];
-    pp_source_path(NEOX, problem, sizeof problem);
+    pp_source_path(PP_NEOX_EXAMPLE, problem, sizeof problem);
     report neox;
     run_plan(problem, "neox", NULL, &neox);
     st = malloc(sizeof *st);
@@ -729,8 +710,8 @@ static void test_deterministic(void)
 {
     const report *first = default_report();
     char problem[1024], baseline[1024];
-    pp_source_path(EXAMPLE, problem, sizeof problem);
-    pp_source_path(BASELINE, baseline, sizeof baseline);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE_PLAN, baseline, sizeof baseline);
     const char *extra[] = {"--baseline", baseline, NULL};
     report again;
     run_plan(problem, "again", extra, &again);
@@ -796,6 +777,63 @@ static void test_schedule_replay(void)
     CU_ASSERT_TRUE(pp_schedule_makespan_s(8, 4, 12, 1, 2) < 0); /* interleaving needs m a multiple of pp */
 }
 
+/* pp_schedule_build lays out the real schedule: a replay of all m
+ * micro-batches that ends at the cost model's (m + (p-1)/v) slots, with the
+ * bars of the stages drawn (an excerpt of each when there are too many). */
+static void check_built_schedule(const pp_problem *prob, int tp, int pp, int v, int expect_m, bool expect_excerpt)
+{
+    pp_plan plan;
+    pp_plan_init(&plan);
+    plan.tp = tp, plan.pp = pp, plan.virtual_stages = v;
+    plan.dp = (int)(pp_problem_gpus(prob) / (tp * pp));
+    plan.sequence_parallel = true;
+    plan.recompute = PP_RECOMPUTE_SELECTIVE;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(prob, &plan, &err), PP_OK);
+    pp_schedule s;
+    CU_ASSERT_EQUAL_FATAL(pp_schedule_build(prob, &plan, &s, &err), PP_OK);
+    double want = (s.microbatches + (double)(pp - 1) / v) * s.slot_s;
+    CU_ASSERT_EQUAL(s.microbatches, expect_m);
+    CU_ASSERT_EQUAL(s.microbatches_shown, s.microbatches);
+    CU_ASSERT_DOUBLE_EQUAL(s.pipeline_s, want, 1e-9 * want);
+    CU_ASSERT_DOUBLE_EQUAL(s.shown_makespan_s, want, 1e-9 * want);
+    CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(pp, v, s.microbatches, s.forward_s, s.backward_s), want,
+                           1e-9 * want);
+    CU_ASSERT_TRUE(s.n_tasks <= PP_SCHEDULE_MAX_TASKS);
+    CU_ASSERT_EQUAL(s.ops_left_out > 0, expect_excerpt);
+    /* every stage drawn: its 2 m v operations, less those left out, one at a time */
+    CU_ASSERT_EQUAL(s.n_tasks, s.n_stages_shown * (2 * s.microbatches * v - s.ops_left_out));
+    double last_end = 0;
+    for (int i = 0; i < s.n_tasks; i++) {
+        if (i > 0 && s.tasks[i].stage == s.tasks[i - 1].stage)
+            CU_ASSERT_TRUE(s.tasks[i].start_s >= s.tasks[i - 1].end_s - 1e-12);
+        last_end = fmax(last_end, s.tasks[i].end_s);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(last_end, want, 1e-9 * want); /* the drawn drain ends the step */
+    pp_schedule_free(&s);
+}
+
+static void test_schedule_built_whole(void)
+{
+    char path[1024];
+    pp_source_path("data/examples/gpt3-175b-1024-a100.json", path, sizeof path);
+    pp_catalog cat;
+    pp_problem prob;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(pp_default_data_dir(), &cat, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &prob, &err), PP_OK);
+    /* 1024 GPUs, global batch 1536: tp 8 x pp 8 leaves dp 16, so 96 micro-batches of 1 */
+    check_built_schedule(&prob, 8, 8, 1, 96, false);  /* 1F1B, first and last stage */
+    check_built_schedule(&prob, 8, 8, 4, 96, false);  /* interleaved, 8 stages x 4 chunks */
+    check_built_schedule(&prob, 8, 16, 3, 192, true); /* 2304 bars: an excerpt of each stage */
+    check_built_schedule(&prob, 8, 4, 1, 48, false);  /* 4 stages, all drawn */
+    prob.training.global_batch = 768;                  /* 48 micro-batches */
+    check_built_schedule(&prob, 8, 8, 4, 48, false);  /* the 8-stage 4-chunk 48-micro-batch case */
+    check_built_schedule(&prob, 8, 8, 1, 48, false);
+    check_built_schedule(&prob, 8, 2, 1, 12, false);  /* 2 stages: every bar of both */
+    pp_catalog_free(&cat);
+}
+
 static void test_mermaid_label(void)
 {
     pp_strbuf sb;
@@ -821,6 +859,7 @@ int main(void)
         {"two runs give byte-identical reports", test_deterministic},
         {"a hostile model name stays in its cell and its labels", test_hostile_name},
         {"schedule replay equals the cost model's pipeline", test_schedule_replay},
+        {"the schedule laid out is the whole step's", test_schedule_built_whole},
         {"Mermaid label sanitizing", test_mermaid_label},
         {NULL, NULL},
     };

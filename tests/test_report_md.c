@@ -14,27 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The default example and Megatron-LM's plan for it, priced. */
-typedef struct fixture {
-    pp_catalog cat;
-    pp_problem prob;
-    pp_plan plan;
-    pp_eval ev;
-} fixture;
-
-static void fixture_load(fixture *f)
-{
-    char problem[1024], plan[1024];
-    pp_error err;
-    pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
-    pp_source_path("data/examples/gpt3-175b-1024-a100.plan.json", plan, sizeof plan);
-    memset(f, 0, sizeof *f);
-    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(pp_default_data_dir(), &f->cat, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(pp_problem_load(problem, &f->cat, &f->prob, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(pp_plan_load(plan, &f->prob, &f->plan, &err), 0);
-    pp_evaluate(&f->prob, &f->plan, &f->ev);
-}
-
 static char *escaped(const char *s)
 {
     pp_strbuf sb;
@@ -58,8 +37,8 @@ static void test_escape(void)
 
 static void test_plan_line(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     pp_strbuf sb;
     pp_sb_init(&sb);
     pp_md_plan_line(&sb, &f.prob, &f.plan);
@@ -71,8 +50,8 @@ static void test_plan_line(void)
 
 static void test_eval_report(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     pp_strbuf sb;
     pp_sb_init(&sb);
     CU_ASSERT_EQUAL(pp_report_eval_md(&f.prob, &f.plan, &f.ev, &sb), 0);
@@ -94,8 +73,8 @@ static void test_eval_report(void)
 
 static void test_does_not_fit(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     f.ev.mem.total_gib = 90;
     pp_strbuf sb;
     pp_sb_init(&sb);
@@ -109,8 +88,8 @@ static void test_does_not_fit(void)
 /* Names from input cannot open a heading, a table cell or HTML. */
 static void test_hostile_names(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     snprintf(f.prob.model.name, sizeof f.prob.model.name, "evil | cell\n# heading <script>");
     snprintf(f.prob.cluster.gpu.name, sizeof f.prob.cluster.gpu.name, "gpu`code`*bold*");
     pp_strbuf sb;
@@ -125,7 +104,7 @@ static void test_hostile_names(void)
     pp_catalog_free(&f.cat);
 }
 
-static pp_plan_result optimal_result(const fixture *f, pp_candidate *runner_ups, int n)
+static pp_plan_result optimal_result(const pp_test_example *f, pp_candidate *runner_ups, int n)
 {
     pp_plan_result res;
     memset(&res, 0, sizeof res);
@@ -147,8 +126,8 @@ static pp_plan_result optimal_result(const fixture *f, pp_candidate *runner_ups,
 
 static void test_plan_report(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     pp_candidate ru = {f.plan, f.ev};
     ru.plan.micro_batch = 2;
     ru.eval.time.step_s = f.ev.time.step_s * 1.01;
@@ -175,8 +154,8 @@ static void test_plan_report(void)
  * that need re-solves are left out. */
 static void test_plan_report_without_explanation(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     pp_plan_result res = optimal_result(&f, NULL, 0);
     pp_strbuf sb;
     pp_sb_init(&sb);
@@ -197,8 +176,8 @@ static void test_plan_report_without_explanation(void)
 
 static void test_time_limit_and_infeasible(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     pp_plan_result res = optimal_result(&f, NULL, 0);
     res.status = PP_STATUS_TIME_LIMIT;
     res.cert.best_bound_s = f.ev.time.step_s * 0.9;
@@ -212,11 +191,20 @@ static void test_time_limit_and_infeasible(void)
 
     memset(&res, 0, sizeof res);
     res.status = PP_STATUS_INFEASIBLE;
+    snprintf(res.cert.method, sizeof res.cert.method, "milp");
+    res.cert.time_units_per_s = 1e6;
     snprintf(res.infeasible_reason, sizeof res.infeasible_reason, "memory: every plan needs > 80 GiB | per GPU");
+    f.prob.cluster.nodes = 1; /* one node, said in the singular everywhere */
     pp_report_plan_md(&f.prob, &res, &sb);
     PP_ASSERT_CONTAINS(pp_sb_str(&sb), "# parplan: no feasible plan");
     PP_ASSERT_CONTAINS(pp_sb_str(&sb), "memory: every plan needs \\> 80 GiB \\| per GPU");
     CU_ASSERT_PTR_NULL(strstr(pp_sb_str(&sb), "## Performance"));
+    PP_ASSERT_CONTAINS(pp_sb_str(&sb), "| cluster | 1 node of 8 GPUs");
+    CU_ASSERT_PTR_NULL(strstr(pp_sb_str(&sb), "1 nodes"));
+    /* no plan, so no optimum to count in MIP units; the check is that the MIP is infeasible too */
+    CU_ASSERT_PTR_NULL(strstr(pp_sb_str(&sb), "the optimum above"));
+    PP_ASSERT_CONTAINS(pp_sb_str(&sb), "To check with another solver that no plan exists");
+    PP_ASSERT_CONTAINS(pp_sb_str(&sb), "glpsol --freemps model.mps");
     pp_sb_free(&sb);
     pp_catalog_free(&f.cat);
 }

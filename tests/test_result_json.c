@@ -12,26 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fixture {
-    pp_catalog cat;
-    pp_problem prob;
-    pp_plan plan;
-    pp_eval ev;
-} fixture;
-
-static void fixture_load(fixture *f)
-{
-    char problem[1024], plan[1024];
-    pp_error err;
-    pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
-    pp_source_path("data/examples/gpt3-175b-1024-a100.plan.json", plan, sizeof plan);
-    memset(f, 0, sizeof *f);
-    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(pp_default_data_dir(), &f->cat, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(pp_problem_load(problem, &f->cat, &f->prob, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(pp_plan_load(plan, &f->prob, &f->plan, &err), 0);
-    pp_evaluate(&f->prob, &f->plan, &f->ev);
-}
-
 static const cJSON *get(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);
@@ -46,8 +26,8 @@ static void assert_keys(const cJSON *o, const char *const *keys)
 
 static void test_eval_keys(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     cJSON *doc = pp_json_eval(&f.prob, &f.plan, &f.ev);
     static const char *const top[] = {"status", "plan", "gpus", "step_time_s", "time_s", "throughput",
                                       "memory_gib", "problem", NULL};
@@ -78,8 +58,8 @@ static void test_eval_keys(void)
 /* Codecs are written by id, so the plan object reads back as PLAN.json. */
 static void test_plan_codecs_by_id(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     CU_ASSERT_FATAL(f.prob.n_codecs >= 2);
     f.plan.codec[PP_DIM_DP] = f.prob.n_codecs - 1;
     cJSON *plan = pp_json_plan(&f.prob, &f.plan);
@@ -100,8 +80,8 @@ static void test_plan_codecs_by_id(void)
 
 static void test_plan_result(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     pp_candidate ru[2] = {{f.plan, f.ev}, {f.plan, f.ev}};
     ru[0].eval.time.step_s *= 1.5;
     ru[1].eval.time.step_s *= 2;
@@ -138,8 +118,8 @@ static void test_plan_result(void)
 
 static void test_infeasible(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     pp_plan_result res;
     memset(&res, 0, sizeof res);
     res.status = PP_STATUS_INFEASIBLE;
@@ -156,8 +136,8 @@ static void test_infeasible(void)
 
 static void test_render(void)
 {
-    fixture f;
-    fixture_load(&f);
+    pp_test_example f;
+    pp_test_example_load(&f);
     cJSON *doc = pp_json_eval(&f.prob, &f.plan, &f.ev);
     pp_strbuf a, b;
     pp_sb_init(&a);

@@ -34,51 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXAMPLE "data/examples/gpt3-175b-1024-a100.json"
-#define EXAMPLE_PLAN "data/examples/gpt3-175b-1024-a100.plan.json"
-#define SMALL "data/examples/small-gpt-8gpu.json"
-
 /* ---- helpers ------------------------------------------------------------ */
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap + 1);
-    for (size_t n; buf && (n = fread(buf + len, 1, cap - len, f)) > 0;) {
-        len += n;
-        if (len == cap) {
-            char *grown = realloc(buf, (cap *= 2) + 1);
-            if (!grown)
-                free(buf);
-            buf = grown;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
-}
-
-static void src(const char *rel, char *path, size_t cap)
-{
-    pp_source_path(rel, path, cap);
-}
-
-/* A path in the per-test directory; the file does not exist. */
-static void temp_path(const char *name, char *path, size_t cap)
-{
-    pp_write_temp(name, "", path, cap);
-    unlink(path);
-}
-
-static int run(const char *const *args, pp_run_result *r)
-{
-    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, r), 0);
-    return r->exit_code;
-}
 
 static double now_s(void)
 {
@@ -111,20 +67,20 @@ static char *without_solve_time(const char *text)
 static void test_outputs_replace_by_rename(void)
 {
     char problem[1024], plan[1024], report[1024], old_name[1024], json[1024], old_json[1024];
-    src(EXAMPLE, problem, sizeof problem);
-    src(EXAMPLE_PLAN, plan, sizeof plan);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
     pp_write_temp("replaced.md", "old report\n", report, sizeof report);
     pp_write_temp("replaced.json", "{\"old\": true}\n", json, sizeof json);
-    temp_path("old-report.md", old_name, sizeof old_name);
-    temp_path("old-result.json", old_json, sizeof old_json);
+    pp_temp_path("old-report.md", old_name, sizeof old_name);
+    pp_temp_path("old-result.json", old_json, sizeof old_json);
     CU_ASSERT_EQUAL_FATAL(link(report, old_name), 0);
     CU_ASSERT_EQUAL_FATAL(link(json, old_json), 0);
     CU_ASSERT_EQUAL(chmod(report, 0640), 0);
     const char *args[] = {"eval", problem, "--plan", plan, "-o", report, "--json", json, NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     pp_run_free(&r);
-    char *old_text = slurp(old_name), *new_text = slurp(report), *old_js = slurp(old_json), *new_js = slurp(json);
+    char *old_text = pp_slurp(old_name), *new_text = pp_slurp(report), *old_js = pp_slurp(old_json), *new_js = pp_slurp(json);
     CU_ASSERT_STRING_EQUAL(old_text, "old report\n");
     CU_ASSERT_STRING_EQUAL(old_js, "{\"old\": true}\n");
     CU_ASSERT_EQUAL(strncmp(new_text, "# parplan", 9), 0);
@@ -142,17 +98,17 @@ static void test_outputs_replace_by_rename(void)
 static void test_exports_replace_by_rename(void)
 {
     char problem[1024], lp[1024], old_lp[1024], mps[1024], report[1024];
-    src(SMALL, problem, sizeof problem);
+    pp_source_path(PP_SMALL_EXAMPLE, problem, sizeof problem);
     pp_write_temp("model.lp", "old model\n", lp, sizeof lp);
-    temp_path("old-model.lp", old_lp, sizeof old_lp);
-    temp_path("model.mps", mps, sizeof mps);
-    temp_path("export-report.md", report, sizeof report);
+    pp_temp_path("old-model.lp", old_lp, sizeof old_lp);
+    pp_temp_path("model.mps", mps, sizeof mps);
+    pp_temp_path("export-report.md", report, sizeof report);
     CU_ASSERT_EQUAL_FATAL(link(lp, old_lp), 0);
     const char *args[] = {"plan", problem, "--export-lp", lp, "--export-mps", mps, "-o", report, NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     pp_run_free(&r);
-    char *old_text = slurp(old_lp), *new_text = slurp(lp), *mps_text = slurp(mps);
+    char *old_text = pp_slurp(old_lp), *new_text = pp_slurp(lp), *mps_text = pp_slurp(mps);
     CU_ASSERT_STRING_EQUAL(old_text, "old model\n");
     CU_ASSERT_PTR_NOT_NULL(strstr(new_text, "Minimize"));
     CU_ASSERT_PTR_NOT_NULL(strstr(mps_text, "ROWS"));
@@ -171,34 +127,34 @@ static void test_exports_replace_by_rename(void)
 static void test_plan_leaves_inputs_alone(void)
 {
     char example[1024], problem[1024], report[1024], json[1024], lp[1024];
-    src(SMALL, example, sizeof example);
-    char *text = slurp(example);
+    pp_source_path(PP_SMALL_EXAMPLE, example, sizeof example);
+    char *text = pp_slurp(example);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     pp_write_temp("input.json", text, problem, sizeof problem);
     CU_ASSERT_EQUAL(chmod(problem, 0444), 0);
     struct stat before, after;
     CU_ASSERT_EQUAL(stat(problem, &before), 0);
-    temp_path("input-report.md", report, sizeof report);
-    temp_path("input-result.json", json, sizeof json);
-    temp_path("input-model.lp", lp, sizeof lp);
+    pp_temp_path("input-report.md", report, sizeof report);
+    pp_temp_path("input-result.json", json, sizeof json);
+    pp_temp_path("input-model.lp", lp, sizeof lp);
     sleep(1); /* a write would move the modification time */
     const char *args[] = {"plan", problem, "-o", report, "--json", json, "--export-lp", lp, "--top", "2", NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     pp_run_free(&r);
     CU_ASSERT_EQUAL(stat(problem, &after), 0);
     CU_ASSERT_EQUAL(before.st_mtime, after.st_mtime);
     CU_ASSERT_EQUAL(before.st_size, after.st_size);
     CU_ASSERT_EQUAL(before.st_mode, after.st_mode);
-    char *again = slurp(problem);
+    char *again = pp_slurp(problem);
     CU_ASSERT_STRING_EQUAL(text, again);
     free(again);
     /* Asked to write onto an input, it refuses and writes nothing. */
     const char *onto[] = {"plan", problem, "-o", report, "--json", problem, NULL};
-    CU_ASSERT_EQUAL(run(onto, &r), 2);
+    CU_ASSERT_EQUAL(pp_run_code(onto, &r), 2);
     PP_ASSERT_CONTAINS(r.err, "refusing to overwrite an input file");
     pp_run_free(&r);
-    again = slurp(problem);
+    again = pp_slurp(problem);
     CU_ASSERT_STRING_EQUAL(text, again);
     free(again);
     free(text);
@@ -209,20 +165,20 @@ static void test_plan_leaves_inputs_alone(void)
 static void plan_outputs(const char *tag, char **report, char **json, char **lp)
 {
     char problem[1024], r_path[1024], j_path[1024], l_path[1024], name[64];
-    src(EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
     snprintf(name, sizeof name, "det-%s.md", tag);
-    temp_path(name, r_path, sizeof r_path);
+    pp_temp_path(name, r_path, sizeof r_path);
     snprintf(name, sizeof name, "det-%s.json", tag);
-    temp_path(name, j_path, sizeof j_path);
+    pp_temp_path(name, j_path, sizeof j_path);
     snprintf(name, sizeof name, "det-%s.lp", tag);
-    temp_path(name, l_path, sizeof l_path);
+    pp_temp_path(name, l_path, sizeof l_path);
     const char *args[] = {"plan", problem, "--top", "3", "-o", r_path, "--json", j_path, "--export-lp", l_path, NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     pp_run_free(&r);
-    *report = slurp(r_path);
-    *json = slurp(j_path);
-    *lp = slurp(l_path);
+    *report = pp_slurp(r_path);
+    *json = pp_slurp(j_path);
+    *lp = pp_slurp(l_path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(*report);
     CU_ASSERT_PTR_NOT_NULL_FATAL(*json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(*lp);
@@ -261,7 +217,7 @@ static void expect_quick(const char *const *args, int code_a, int code_b, const 
 {
     pp_run_result r;
     double t0 = now_s();
-    int code = run(args, &r);
+    int code = pp_run_code(args, &r);
     double took = now_s() - t0;
     char note[1600];
     snprintf(note, sizeof note, "%s: exit %d after %.1f s: %.1200s", args[1], code, took, r.err);
@@ -343,13 +299,11 @@ static int check_limited(const pp_problem *prob, int rc, const pp_error *err, co
  * time_limit with its gap; never a crash or an unproven "optimal". */
 static void test_node_limited_search(void)
 {
-    char path[1024];
-    src(EXAMPLE, path, sizeof path);
     pp_catalog cat;
     pp_problem prob;
     pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(PARPLAN_SOURCE_DIR "/data", &cat, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &prob, &err), PP_OK);
+    pp_load_catalog(&cat);
+    pp_load_problem(PP_EXAMPLE, &cat, &prob);
     for (long limit = 1; limit <= 16; limit *= 2) {
         pp_plan_options opt;
         pp_plan_options_init(&opt);
@@ -367,10 +321,10 @@ static void test_node_limited_search(void)
 static void test_time_limited_search(void)
 {
     char problem[1024];
-    src(EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
     const char *args[] = {"plan", problem, "--time-limit", "0.001", "--json", "-", NULL};
     pp_run_result r;
-    int code = run(args, &r);
+    int code = pp_run_code(args, &r);
     CU_ASSERT_TRUE(code == 0 || code == 1);
     if (code == 1) {
         PP_ASSERT_CONTAINS(r.err, "time limit");
@@ -391,13 +345,11 @@ static void test_time_limited_search(void)
  * optimal, in the JSON and in the report. */
 static void test_time_limit_rendering(void)
 {
-    char path[1024];
-    src(EXAMPLE, path, sizeof path);
     pp_catalog cat;
     pp_problem prob;
     pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(PARPLAN_SOURCE_DIR "/data", &cat, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &prob, &err), PP_OK);
+    pp_load_catalog(&cat);
+    pp_load_problem(PP_EXAMPLE, &cat, &prob);
     pp_plan_result res;
     CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&prob, NULL, &res, &err), PP_OK);
     res.status = PP_STATUS_TIME_LIMIT; /* as if stopped with this incumbent */
@@ -436,10 +388,10 @@ static void test_limits_always_set(void)
 static void test_glpk_output_captured(void)
 {
     char problem[1024];
-    src(EXAMPLE, problem, sizeof problem);
+    pp_source_path(PP_EXAMPLE, problem, sizeof problem);
     const char *args[] = {"plan", problem, "--top", "2", NULL};
     pp_run_result r;
-    CU_ASSERT_EQUAL(run(args, &r), 0);
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     CU_ASSERT_EQUAL(strncmp(r.out, "# parplan", 9), 0);
     const char *glpk_words[] = {"GLPK Integer Optimizer", "glp_", "Long-step", "INTEGER OPTIMAL", "+ ", NULL};
     for (int i = 0; glpk_words[i]; i++)

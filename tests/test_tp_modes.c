@@ -12,69 +12,20 @@
 #include <math.h>
 #include <string.h>
 
-#define REL_EQ(a, b, tol) CU_ASSERT(fabs((a) - (b)) <= (tol) * fabs(b))
-
 /* A GPT with round numbers on 8-GPU nodes of one fast link class. */
 static pp_problem gpt_problem(int hidden, int heads, int layers, int seq, long nodes, long batch)
 {
-    pp_problem p;
-    memset(&p, 0, sizeof p);
-    pp_model *m = &p.model;
-    strcpy(m->name, "gpt");
-    m->hidden = hidden;
-    m->heads = m->kv_heads = heads;
-    m->ffn_hidden = 4 * hidden;
-    m->layers = layers;
-    m->vocab = 32768;
-    m->seq_len = seq;
-    pp_gpu *g = &p.cluster.gpu;
-    strcpy(g->id, "gpu");
-    g->peak_tflops[PP_PREC_BF16] = g->peak_tflops[PP_PREC_FP16] = 312;
-    g->memory_gib = 80;
-    g->hbm_GBps = 2039;
-    g->eff = (pp_efficiency){.gemm = 0.8, .attention = 0.5, .hbm = 0.8, .nvlink = 0.8, .network = 0.8,
-                             .kernel_us = 5, .nvlink_latency_us = 5, .network_latency_us = 10};
-    p.cluster.gpus_per_node = 8;
-    p.cluster.nodes = nodes;
-    p.cluster.intra_node_GBps = 300;
-    p.cluster.inter_node_Gbps = 200;
-    p.training.global_batch = batch;
-    p.training.precision = PP_PREC_BF16;
+    pp_model m = {.hidden = hidden, .heads = heads, .kv_heads = heads, .ffn_hidden = 4 * hidden, .layers = layers,
+                  .vocab = 32768, .seq_len = seq};
+    strcpy(m.name, "gpt");
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, nodes, batch);
     pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
-    p.memory_headroom = 0.1;
-    p.n_codecs = 1;
-    strcpy(p.codecs[0].id, "none");
-    p.codecs[0].lossless_ratio = 1;
-    p.compress_min_bytes = 1 << 20;
-    p.has_cluster = true;
     return p;
-}
-
-static int add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double ratio16,
-                     double GBps, double rel_error)
-{
-    pp_codec *c = &p->codecs[p->n_codecs];
-    memset(c, 0, sizeof *c);
-    snprintf(c->id, sizeof c->id, "%s", id);
-    c->lossy = lossy;
-    c->bits_per_value = bits;
-    c->lossless_ratio = ratio;
-    c->lossless_ratio_16 = ratio16;
-    c->compress_GBps = c->decompress_GBps = GBps;
-    c->rel_error = rel_error;
-    return p->n_codecs++;
 }
 
 static pp_plan grid_plan(int tp, pp_tp_mode mode, int depth, int pp, int dp, int mb)
 {
-    pp_plan pl;
-    memset(&pl, 0, sizeof pl);
-    pl.tp = tp;
-    pl.pp = pp;
-    pl.dp = dp;
-    pl.cp = 1;
-    pl.micro_batch = mb;
-    pl.virtual_stages = 1;
+    pp_plan pl = pp_test_plan(tp, pp, dp, 1, mb);
     pl.tp_mode = mode;
     pl.tp_depth = depth;
     return pl;
@@ -201,17 +152,17 @@ static void test_same_flops(void)
     pp_term_stage(&p, &pl, &one);
     pl = grid_plan(4, PP_TP_2D, 1, 1, 2, 4);
     pp_term_stage(&p, &pl, &grid);
-    REL_EQ(grid.total_s, one.total_s, 1e-9);
+    PP_REL_EQ(grid.total_s, one.total_s, 1e-9);
     pl = grid_plan(8, PP_TP_3D, 1, 1, 1, 8);
     pp_term_stage(&p, &pl, &grid);
-    REL_EQ(grid.total_s, one.total_s, 1e-9);
+    PP_REL_EQ(grid.total_s, one.total_s, 1e-9);
     /* 2.5D [q, q, d] at micro-batch d b is 2D [q, q] at micro-batch b per GPU */
     pp_stage_term two, twofive;
     pl = grid_plan(4, PP_TP_2D, 1, 1, 2, 2);
     pp_term_stage(&p, &pl, &two);
     pl = grid_plan(8, PP_TP_2P5D, 2, 1, 1, 4);
     pp_term_stage(&p, &pl, &twofive);
-    REL_EQ(twofive.total_s, two.total_s, 1e-12);
+    PP_REL_EQ(twofive.total_s, two.total_s, 1e-12);
 }
 
 /* ---- communication volume --------------------------------------------------- */
@@ -240,15 +191,15 @@ static void test_summa_volume(void)
     pp_plan pl = grid_plan(4, PP_TP_2D, 1, 1, 2, 4);
     pp_term_tp_comm(&p, &pl, &c);
     double M = 4.0 * 1024;
-    REL_EQ(c.bytes_sent, summa_bytes(&p.model, M, 2, 1, 4, 1), 1e-12);
+    PP_REL_EQ(c.bytes_sent, summa_bytes(&p.model, M, 2, 1, 4, 1), 1e-12);
     CU_ASSERT(c.bytes_network == 0.0 && !c.inter_node);
     pl = grid_plan(8, PP_TP_2P5D, 2, 1, 1, 8);
     pp_term_tp_comm(&p, &pl, &c);
-    REL_EQ(c.bytes_sent, summa_bytes(&p.model, 8.0 * 1024, 2, 2, 4, 1), 1e-12);
+    PP_REL_EQ(c.bytes_sent, summa_bytes(&p.model, 8.0 * 1024, 2, 2, 4, 1), 1e-12);
     /* Full recomputation repeats the layers' forward traffic. */
     pl.recompute = PP_RECOMPUTE_FULL;
     pp_term_tp_comm(&p, &pl, &c);
-    REL_EQ(c.bytes_sent, summa_bytes(&p.model, 8.0 * 1024, 2, 2, 4, 2), 1e-12);
+    PP_REL_EQ(c.bytes_sent, summa_bytes(&p.model, 8.0 * 1024, 2, 2, 4, 2), 1e-12);
 }
 
 /* 3D: per linear forward X = M K/q^2, W = K N/q^2 gathered and Y = M N/q^2
@@ -269,7 +220,7 @@ static void test_3d_volume(void)
         expect += (i < 4 ? 4.0 : 1.0) * 2.0 * f * 2.0 * (M * K + K * N + M * N) / (q * q);
     }
     expect += 4.0 * 4.0 * 2.0 * f * (8.0 * M / (q * q)); /* LayerNorm: 2 a layer each way, 2 stats */
-    REL_EQ(c.bytes_sent, expect, 1e-12);
+    PP_REL_EQ(c.bytes_sent, expect, 1e-12);
 }
 
 /* The Colossal-AI table's trade: going from 2D [q,q] to 2.5D [q,q,d] at the
@@ -312,18 +263,18 @@ static void test_grid_memory(void)
     pp_plan twofive = grid_plan(8, PP_TP_2P5D, 2, 1, 1, 4);
     pp_mem_states_gib(&p, &one, 0, &w1, &g1, &o1);
     pp_mem_states_gib(&p, &twofive, 0, &w2, &g2, &o2);
-    REL_EQ(w2, w1, 1e-12); /* weights over q^2 = 4, replicated over the depth */
+    PP_REL_EQ(w2, w1, 1e-12); /* weights over q^2 = 4, replicated over the depth */
     /* 2D activations are those of 1D with sequence parallelism */
     pp_plan sp = grid_plan(4, PP_TP_1D, 1, 1, 2, 4);
     sp.sequence_parallel = true;
     pp_plan two = grid_plan(4, PP_TP_2D, 1, 1, 2, 4);
-    REL_EQ(pp_layer_activation_bytes(&p, &two, true), pp_layer_activation_bytes(&p, &sp, true), 1e-12);
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &two, true), pp_layer_activation_bytes(&p, &sp, true), 1e-12);
     /* 3D also keeps its gathered inputs (q times) and weight blocks */
     pp_plan three = grid_plan(8, PP_TP_3D, 1, 1, 1, 4);
     double sbh = 4.0 * 2048 * 4096, sbf = 4.0 * sbh, K_N = 12.0 * 4096.0 * 4096.0;
     pp_plan sp8 = grid_plan(8, PP_TP_1D, 1, 1, 1, 4);
     sp8.sequence_parallel = true;
-    REL_EQ(pp_layer_activation_bytes(&p, &three, false),
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &three, false),
            pp_layer_activation_bytes(&p, &sp8, false) + (6.0 * sbh + 2.0 * sbf) / 8.0 + 2.0 * K_N / 4.0, 1e-12);
 }
 
@@ -338,12 +289,12 @@ static void test_depth_allreduce(void)
     double w, g, o;
     pp_mem_states_gib(&p, &pl, 0, &w, &g, &o);
     double grad_bytes = w * 1024.0 * 1024.0 * 1024.0; /* 2 bytes a parameter, as the weights */
-    REL_EQ(d.bytes_sent, 2.0 * 0.5 * grad_bytes, 1e-12);
+    PP_REL_EQ(d.bytes_sent, 2.0 * 0.5 * grad_bytes, 1e-12);
     CU_ASSERT(d.once_wire_s > 0.0 && d.per_mb_wire_s == 0.0);
     pl = grid_plan(4, PP_TP_2D, 1, 1, 2, 4);
     pl.dp = 2;
     pp_term_dp_comm(&p, &pl, &d);
-    REL_EQ(d.bytes_sent, 2.0 * 0.5 * grad_bytes, 1e-12); /* DP of 2D [2,2]: the same gradients */
+    PP_REL_EQ(d.bytes_sent, 2.0 * 0.5 * grad_bytes, 1e-12); /* DP of 2D [2,2]: the same gradients */
 }
 
 /* ---- compression physics ----------------------------------------------------- */
@@ -369,7 +320,7 @@ static void test_codec_ratio_per_type(void)
 static void test_grad_reduce_dtype(void)
 {
     pp_problem p = gpt_problem(2048, 16, 4, 1024, 1, 64);
-    int zfp16 = add_codec(&p, "zfp16", true, 16, 0, 0, 40, 2e-4);
+    int zfp16 = pp_test_add_codec(&p, "zfp16", true, 16, 0, 40, 2e-4);
     pp_plan pl = grid_plan(1, PP_TP_1D, 1, 1, 8, 1);
     pp_dp_term d16, d32, z16, z32;
     pp_term_dp_comm(&p, &pl, &d16);
@@ -379,11 +330,11 @@ static void test_grad_reduce_dtype(void)
     pp_term_dp_comm(&p, &pl, &z32);
     pl.codec[PP_DIM_DP] = 0;
     pp_term_dp_comm(&p, &pl, &d32);
-    REL_EQ(d32.bytes_sent, 2.0 * d16.bytes_sent, 1e-12);
-    REL_EQ(z16.bytes_sent, d16.bytes_sent, 1e-12);
+    PP_REL_EQ(d32.bytes_sent, 2.0 * d16.bytes_sent, 1e-12);
+    PP_REL_EQ(z16.bytes_sent, d16.bytes_sent, 1e-12);
     CU_ASSERT(z16.codec_s > 0.0);
-    REL_EQ(z32.bytes_sent, d16.bytes_sent, 1e-12);
-    REL_EQ(z32.codec_s, z16.codec_s, 1e-12); /* the codec sees fp32 values either way */
+    PP_REL_EQ(z32.bytes_sent, d16.bytes_sent, 1e-12);
+    PP_REL_EQ(z32.codec_s, z16.codec_s, 1e-12); /* the codec sees fp32 values either way */
 }
 
 /* ZeRO-1/2: the reduce-scatter half carries gradients (DP codec), the
@@ -392,7 +343,7 @@ static void test_grad_reduce_dtype(void)
 static void test_zero_params_codec(void)
 {
     pp_problem p = gpt_problem(2048, 16, 4, 1024, 2, 64);
-    int zfp8 = add_codec(&p, "zfp8", true, 8, 0, 0, 0, 0.05);
+    int zfp8 = pp_test_add_codec(&p, "zfp8", true, 8, 0, 0, 0.05);
     pp_plan pl = grid_plan(1, PP_TP_1D, 1, 1, 16, 1);
     pp_dp_term z0, z1, dp_only, both;
     pp_term_dp_comm(&p, &pl, &z0);
@@ -402,10 +353,10 @@ static void test_zero_params_codec(void)
     CU_ASSERT_EQUAL(z1.bytes_sent, z0.bytes_sent);
     pl.codec[PP_DIM_DP] = zfp8;
     pp_term_dp_comm(&p, &pl, &dp_only);
-    REL_EQ(dp_only.bytes_sent, 0.75 * z0.bytes_sent, 1e-12);
+    PP_REL_EQ(dp_only.bytes_sent, 0.75 * z0.bytes_sent, 1e-12);
     pl.codec[PP_DIM_PARAMS] = zfp8;
     pp_term_dp_comm(&p, &pl, &both);
-    REL_EQ(both.bytes_sent, 0.5 * z0.bytes_sent, 1e-12);
+    PP_REL_EQ(both.bytes_sent, 0.5 * z0.bytes_sent, 1e-12);
     /* the params codec needs ZeRO >= 1, and is an accuracy dimension */
     p.error_tolerance[PP_DIM_PARAMS] = 0.1;
     pl.zero = 0;
@@ -422,7 +373,7 @@ static void test_zero_params_codec(void)
 static void test_small_messages_raw(void)
 {
     pp_problem p = gpt_problem(256, 8, 2, 128, 1, 64);
-    int zfp8 = add_codec(&p, "zfp8", true, 8, 0, 0, 40, 0.05);
+    int zfp8 = pp_test_add_codec(&p, "zfp8", true, 8, 0, 40, 0.05);
     pp_plan pl = grid_plan(4, PP_TP_1D, 1, 1, 2, 1);
     pp_comm_term raw, c;
     pp_term_tp_comm(&p, &pl, &raw);
@@ -432,7 +383,7 @@ static void test_small_messages_raw(void)
     CU_ASSERT_EQUAL(c.codec_s, 0.0);
     p.compress_min_bytes = 0;
     pp_term_tp_comm(&p, &pl, &c);
-    REL_EQ(c.bytes_sent, 0.5 * raw.bytes_sent, 1e-12);
+    PP_REL_EQ(c.bytes_sent, 0.5 * raw.bytes_sent, 1e-12);
 }
 
 int main(void)

@@ -1,8 +1,8 @@
-/* testutil.c: suite runner, process helpers and cost-model fixtures for the
- * CUnit tests. */
+/* testutil.c: suite runner, process helpers and the fixtures the CUnit
+ * suites (and the fuzz harnesses) share; see testutil.h. */
 #include "testutil.h"
 
-#include "costmodel.h"
+#include "error.h"
 
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -140,9 +140,163 @@ void pp_source_path(const char *rel, char *path, size_t path_len)
     snprintf(path, path_len, "%s/%s", PARPLAN_SOURCE_DIR, rel);
 }
 
+int pp_run_code(const char *const *args, pp_run_result *r)
+{
+    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, r), 0);
+    return r->exit_code;
+}
+
+void pp_temp_path(const char *name, char *path, size_t path_len)
+{
+    pp_write_temp(name, "", path, path_len);
+    unlink(path);
+}
+
+void pp_temp_dir(const char *sub, char *dir, size_t dir_len)
+{
+    char probe[512];
+    pp_temp_path("probe", probe, sizeof probe);
+    *strrchr(probe, '/') = '\0';
+    if (sub) {
+        snprintf(dir, dir_len, "%s/%s", probe, sub);
+        mkdir(dir, 0700);
+    } else {
+        snprintf(dir, dir_len, "%s", probe);
+    }
+}
+
+char *pp_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    for (size_t n; buf && (n = fread(buf + len, 1, cap - len, f)) > 0;) {
+        len += n;
+        if (len == cap) {
+            char *grown = realloc(buf, (cap *= 2) + 1);
+            if (!grown)
+                free(buf);
+            buf = grown;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+bool pp_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+void pp_write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(text, 1, len, f), len);
+    fclose(f);
+}
+
+char *pp_json_of(const char *squoted)
+{
+    size_t n = strlen(squoted);
+    char *out = malloc(n + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (size_t i = 0; i <= n; i++)
+        out[i] = squoted[i] == '\'' ? '"' : squoted[i];
+    return out;
+}
+
+void pp_write_json(const char *path, const char *squoted)
+{
+    char *text = pp_json_of(squoted);
+    pp_write_file(path, text, strlen(text));
+    free(text);
+}
+
+int pp_source_catalog_load(pp_catalog *cat, pp_error *err)
+{
+    pp_error_clear(err);
+    int rc = pp_catalog_load(PARPLAN_SOURCE_DIR "/data", cat, err);
+    if (rc != PP_OK)
+        fprintf(stderr, "catalog: %s: %s\n", err->path, err->msg);
+    return rc;
+}
+
+void pp_load_catalog(pp_catalog *cat)
+{
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_source_catalog_load(cat, &err), PP_OK);
+}
+
+void pp_load_problem(const char *rel, const pp_catalog *cat, pp_problem *p)
+{
+    char path[1024];
+    pp_error err;
+    pp_source_path(rel, path, sizeof path);
+    int rc = pp_problem_load(path, cat, p, &err);
+    if (rc != PP_OK)
+        fprintf(stderr, "problem: %s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+}
+
+void pp_test_example_load(pp_test_example *f)
+{
+    char plan[1024];
+    pp_error err;
+    memset(f, 0, sizeof *f);
+    pp_load_catalog(&f->cat);
+    pp_load_problem(PP_EXAMPLE, &f->cat, &f->prob);
+    pp_source_path(PP_EXAMPLE_PLAN, plan, sizeof plan);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_load(plan, &f->prob, &f->plan, &err), 0);
+    pp_evaluate(&f->prob, &f->plan, &f->ev);
+}
+
+bool pp_json_has_null(const cJSON *item)
+{
+    if (cJSON_IsNull(item))
+        return true;
+    for (const cJSON *c = item->child; c; c = c->next)
+        if (pp_json_has_null(c))
+            return true;
+    return false;
+}
+
+unsigned long long pp_rng_next(pp_rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 2685821657736338717ULL;
+}
+
+int pp_rng_int(pp_rng *r, int lo, int hi)
+{
+    return lo + (int)(pp_rng_next(r) % (unsigned long long)(hi - lo + 1));
+}
+
+double pp_rng_uniform(pp_rng *r, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(pp_rng_next(r) >> 11) / 9007199254740992.0;
+}
+
+int pp_rng_pick(pp_rng *r, const int *v, int n)
+{
+    return v[pp_rng_int(r, 0, n - 1)];
+}
+
+bool pp_rel_close(double a, double b, double tol)
+{
+    return fabs(a - b) <= tol * fmax(fabs(a), fabs(b));
+}
+
 /* What differs between the clusters of pp_test_cluster. */
 typedef struct test_cluster_spec {
-    const char *gpu_id;
+    const char *gpu_id, *gpu_name;
     double bf16_tflops, fp16_tflops, hbm_GBps;
     double nvlink_GBps, network_Gbps; /* the catalog's figures; the cost model reads the cluster's */
     int gpu_gpus_per_node;
@@ -152,14 +306,18 @@ typedef struct test_cluster_spec {
 } test_cluster_spec;
 
 static const test_cluster_spec TEST_CLUSTERS[] = {
-    [PP_TEST_A100] = {"a100-sxm4-80gb", 312, 312, 2039, 300, 200, 8,
+    [PP_TEST_A100] = {"a100-sxm4-80gb", "", 312, 312, 2039, 300, 200, 8,
                       {.gemm = 0.8, .attention = 0.5, .hbm = 0.8, .nvlink = 0.8, .network = 0.8, .kernel_us = 5,
                        .nvlink_latency_us = 5, .network_latency_us = 10},
                       300, 200, false},
-    [PP_TEST_H100] = {"", 989, 0, 3350, 0, 0, 0,
+    [PP_TEST_H100] = {"", "", 989, 0, 3350, 0, 0, 0,
                       {.gemm = 0.7, .attention = 0.5, .hbm = 0.8, .nvlink = 0.9, .network = 0.8, .kernel_us = 5,
                        .nvlink_latency_us = 5, .network_latency_us = 10},
                       450, 400, true},
+    [PP_TEST_DGX_A100] = {"a100-sxm4-80gb", "A100-80GB", 312, 312, 2039, 300, 200, 8,
+                          {.gemm = 0.75, .attention = 0.5, .hbm = 0.7, .nvlink = 0.75, .network = 0.8,
+                           .kernel_us = 5, .nvlink_latency_us = 5, .network_latency_us = 10},
+                          300, 200, true},
 };
 
 pp_problem pp_test_problem(pp_test_cluster cluster, pp_model m, long nodes, long batch)
@@ -170,6 +328,7 @@ pp_problem pp_test_problem(pp_test_cluster cluster, pp_model m, long nodes, long
     p.model = m;
     pp_gpu *g = &p.cluster.gpu;
     snprintf(g->id, sizeof g->id, "%s", c->gpu_id);
+    snprintf(g->name, sizeof g->name, "%s", c->gpu_name);
     g->peak_tflops[PP_PREC_BF16] = c->bf16_tflops;
     g->peak_tflops[PP_PREC_FP16] = c->fp16_tflops;
     g->memory_gib = 80;
@@ -213,4 +372,18 @@ pp_plan pp_test_plan(int tp, int pp, int dp, int cp, int mb)
 {
     return (pp_plan){.tp = tp, .pp = pp, .dp = dp, .cp = cp, .micro_batch = mb, .virtual_stages = 1,
                      .tp_mode = PP_TP_1D, .tp_depth = 1};
+}
+
+int pp_test_add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double GBps,
+                      double rel_error)
+{
+    pp_codec *c = &p->codecs[p->n_codecs];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->lossy = lossy;
+    c->bits_per_value = bits;
+    c->lossless_ratio = ratio;
+    c->compress_GBps = c->decompress_GBps = GBps;
+    c->rel_error = rel_error;
+    return p->n_codecs++;
 }

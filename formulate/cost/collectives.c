@@ -61,12 +61,12 @@ static double ring_steps(pp_collective kind, long n)
     return kind == PP_COLL_ALLREDUCE ? 2.0 * (n - 1) : (double)(n - 1);
 }
 
-static double nvlink_Bps(const pp_cluster *c)
+double pp_nvlink_Bps(const pp_cluster *c)
 {
     return c->intra_node_GBps * 1e9 * c->gpu.eff.nvlink;
 }
 
-static double network_Bps(const pp_cluster *c)
+double pp_network_Bps(const pp_cluster *c)
 {
     return c->inter_node_Gbps / 8.0 * 1e9 * c->gpu.eff.network;
 }
@@ -85,7 +85,7 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
         return 0.0;
     double a_nv = c->gpu.eff.nvlink_latency_us * 1e-6, a_net = c->gpu.eff.network_latency_us * 1e-6;
     if (k >= n)
-        return flat_ring_s(kind, bytes, n, nvlink_Bps(c), a_nv);
+        return flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
     if (k < 1)
         k = 1;
     /* Hierarchical (NCCL tree/ring across nodes, Megatron/NCCL docs): the k
@@ -96,17 +96,17 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
     if (kind != PP_COLL_ALLREDUCE) {
         /* NCCL runs all-gather and reduce-scatter only as rings: n - 1
          * steps, each as slow as its network hop (NCCL docs, "Algorithms"). */
-        double bw = ring_factor(kind, n) * bytes / k / network_Bps(c);
+        double bw = ring_factor(kind, n) * bytes / k / pp_network_Bps(c);
         return bw + (double)(n - 1) * a_net;
     }
     double intra = 0.0;
     if (k > 1) {
         pp_collective in_kind = kind == PP_COLL_ALLREDUCE ? PP_COLL_REDUCESCATTER : kind;
-        intra = flat_ring_s(in_kind, bytes, k, nvlink_Bps(c), a_nv);
+        intra = flat_ring_s(in_kind, bytes, k, pp_nvlink_Bps(c), a_nv);
         if (kind == PP_COLL_ALLREDUCE)
             intra *= 2.0; /* reduce-scatter before, all-gather after */
     }
-    return intra + flat_ring_s(kind, bytes / (double)k, nodes, network_Bps(c), a_net);
+    return intra + flat_ring_s(kind, bytes / (double)k, nodes, pp_network_Bps(c), a_net);
 }
 
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network)
@@ -137,8 +137,8 @@ double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node)
     if (bytes <= 0.0)
         return 0.0;
     if (inter_node)
-        return c->gpu.eff.network_latency_us * 1e-6 + bytes / network_Bps(c);
-    return c->gpu.eff.nvlink_latency_us * 1e-6 + bytes / nvlink_Bps(c);
+        return c->gpu.eff.network_latency_us * 1e-6 + bytes / pp_network_Bps(c);
+    return c->gpu.eff.nvlink_latency_us * 1e-6 + bytes / pp_nvlink_Bps(c);
 }
 
 /* The codec a dimension uses for a message of `bytes`: none below the

@@ -23,6 +23,8 @@
 
 /* Width of the fused QKV projection, h + 2 h g / a. */
 double qkv_width(const pp_model *m);
+/* heads x head_dim: the width of the attention core and the output projection's input. */
+double attention_width(const pp_model *m);
 /* Width of the MLP's input projection, f (2 f when gated). */
 double mlp_in_width(const pp_model *m);
 /* K x N of a layer's four weight matrices: QKV, projection, MLP in, MLP out. */

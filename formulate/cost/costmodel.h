@@ -64,6 +64,9 @@
  * the framework does (docs/cost-model.md §5). */
 void pp_framework_features(pp_framework fw, pp_training *t);
 const char *pp_framework_name(pp_framework fw);
+/* Whether a framework offers a ZeRO stage: PyTorch FSDP has none like
+ * ZeRO-1 (NO_SHARD is stage 0, SHARD_GRAD_OP 2, FULL_SHARD 3). */
+bool pp_framework_has_zero(pp_framework fw, int zero);
 
 /* --- FLOP counts (Megatron-LM's counting; see docs/cost-model.md §1) ------ */
 
@@ -94,6 +97,12 @@ typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
 /* Bytes one GPU sends over NVLink and through its NIC in that collective. */
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
+/* The bytes per second a link class sustains in collectives: the line rate
+ * (intra_node_GBps, inter_node_Gbps per GPU, one direction) times its
+ * efficiency (what NCCL's bus bandwidth reaches). */
+double pp_nvlink_Bps(const pp_cluster *c);
+double pp_network_Bps(const pp_cluster *c);
+
 /* Time of one point-to-point transfer, inside a node or across nodes. */
 double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);
 /* Wire-size ratio of a codec on values of `value_bits` bits: fixed-rate
@@ -127,7 +136,9 @@ typedef struct pp_comm_term {
 
 typedef struct pp_dp_term {
     double once_wire_s;     /* per step: gradient all-reduce / reduce-scatter+all-gather */
-    double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers */
+    double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers (the hideable part) */
+    double per_mb_fixed_s;  /* per micro-batch, never hidden: ZeRO-3's first gather of the forward and of
+                               the backward, and the last layer's reduce-scatter */
     double codec_s;         /* per step, all micro-batches included */
     double bytes_sent;      /* per step */
     double bytes_nvlink;    /* ... of which over NVLink */
@@ -162,6 +173,18 @@ typedef struct pp_memory {
 /* Model-state bytes of psi parameters under a ZeRO stage over d ranks
  * (ZeRO Table 1: mixed-precision Adam, 2 + 2 + 12 bytes per parameter). */
 void pp_model_state_bytes(double psi, int zero, double d, double *weights, double *grads, double *optim);
+
+/* Bytes per parameter a framework holds for weights, gradients and the
+ * optimizer before sharding (docs/cost-model.md section 6): Megatron-Core,
+ * Megatron-LM and FSDP keep fp32 main gradients when training in bf16 or
+ * fp8 (2 + 4 + 12), and fp16 gradients plus an fp32 copy in fp16 (2 + 2 +
+ * 16); DeepSpeed ZeRO holds 2 + 2 + 12. */
+void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim);
+
+/* The ranks that hold the same parameters and so share ZeRO's shards and
+ * the gradient reduction: dp x cp (Megatron-Core shards the distributed
+ * optimizer over the data-parallel group with context parallelism). */
+long pp_replica_ranks(const pp_plan *plan);
 /* Activation bytes one layer keeps per micro-batch on one GPU
  * (Korthikanti et al. 2022 §4); store_scores keeps the s x s softmax. */
 double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores);
@@ -185,7 +208,9 @@ typedef struct pp_time {
     double compression_s;  /* codec kernels of every dimension */
     double optimizer_s;
     double exposed_comm_s; /* tp + cp + pp + dp */
-    double step_s;         /* the sum of compute, bubble, exposed_comm, compression, optimizer */
+    double link_wait_s;    /* what the busiest link adds: a step is never shorter than the time one GPU's
+                              NVLink or NIC needs for its bytes (link_busy_s), whatever overlaps */
+    double step_s;         /* the sum of compute, bubble, exposed_comm, compression, optimizer, link_wait */
 } pp_time;
 
 typedef struct pp_eval {
@@ -202,6 +227,8 @@ typedef struct pp_eval {
     double peak_tflops; /* of the plan's precision */
     double bytes_nvlink_per_step; /* bytes one GPU sends over NVLink per step */
     double bytes_network_per_step;
+    double nvlink_busy_s;  /* those bytes at the link's sustained rate (pp_nvlink_Bps) */
+    double network_busy_s;
 } pp_eval;
 
 /* Price a plan that passed pp_plan_check (rules.h). */
@@ -209,6 +236,15 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out);
 
 /* The step time alone, composed from the terms exactly as pp_evaluate does. */
 double pp_step_time_s(const pp_problem *prob, const pp_plan *plan);
+
+/* The link bound: one GPU's bytes per step over NVLink and through its NIC,
+ * at the links' sustained rates, and the wait they add to a step whose
+ * terms sum to composed_s: max(0, nvlink_busy - composed, network_busy -
+ * composed).  Every byte the terms charge is on one of the two links, so a
+ * step cannot end before its busiest link has carried them, however much of
+ * the traffic overlaps computation (the MIP prices the same max, mip.h). */
+double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_network, double composed_s,
+                      double *nvlink_busy_s, double *network_busy_s);
 
 /* --- a priced plan, and the parts of its step time ------------------------ */
 
@@ -221,7 +257,7 @@ typedef struct pp_candidate {
 /* The eight parts of a step time, in the order reports list them. */
 typedef enum {
     PP_PART_COMPUTE = 0, PP_PART_BUBBLE, PP_PART_TP_COMM, PP_PART_CP_COMM, PP_PART_PP_COMM, PP_PART_DP_COMM,
-    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_COUNT
+    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_LINK_WAIT, PP_PART_COUNT
 } pp_part;
 
 /* The seconds of one part. */
@@ -236,6 +272,7 @@ static inline double pp_part_s(const pp_time *t, pp_part part)
     case PP_PART_DP_COMM: return t->dp_comm_s;
     case PP_PART_COMPRESSION: return t->compression_s;
     case PP_PART_OPTIMIZER: return t->optimizer_s;
+    case PP_PART_LINK_WAIT: return t->link_wait_s;
     case PP_PART_COUNT: break;
     }
     return 0.0;

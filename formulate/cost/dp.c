@@ -16,7 +16,18 @@
  */
 #include "cost_internal.h"
 
+#include <math.h>
+
 #define ADAM_TRAFFIC_BYTES 32.0 /* bytes read + written per parameter by the Adam update */
+
+static void add_comm(pp_comm_term *acc, const pp_comm_term *x)
+{
+    acc->wire_s += x->wire_s;
+    acc->codec_s += x->codec_s;
+    acc->bytes_sent += x->bytes_sent;
+    acc->bytes_nvlink += x->bytes_nvlink;
+    acc->bytes_network += x->bytes_network;
+}
 
 /* Parameters held by one GPU of the given stage (0 or pp-1) before ZeRO. */
 double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
@@ -38,16 +49,18 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     *out = (pp_dp_term){0};
     tp_grid g = grid_of(plan);
     bool depth = g.mode == PP_TP_2P5D && g.d > 1;
-    if (plan->dp <= 1 && !depth)
+    long n = pp_replica_ranks(plan); /* the gradient reduction spans dp x cp */
+    if (n <= 1 && !depth)
         return;
     int mb = pp_microbatches(prob, plan);
     double params = stage_params(prob, plan, 0);
     /* Gradients travel in training.grad_reduce_dtype, parameters in 16 bits. */
     double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
     double grad_bytes = grad_bits / 8.0 * params, param_bytes = ACT_BYTES * params;
-    long stride = (long)plan->tp * plan->cp;
-    long n = plan->dp, k = ranks_per_node(prob, stride, n);
+    long stride = (long)plan->tp;
+    long k = ranks_per_node(prob, stride, n);
     pp_comm_term once = {0}, per_mb = {0};
+    double fixed_s = 0.0;
     /* ZeRO (Rajbhandari et al. 2020 §7): stages 0-2 move 2 Psi per step (an
      * all-reduce, or reduce-scatter + all-gather of the same volume); stage 2
      * reduce-scatters every micro-batch; stage 3 also gathers the parameters
@@ -74,14 +87,25 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
             compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
                                   &per_mb, (mb - 1.0) / mb, pieces);
         break;
-    default:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &once,
+    default: {
+        pp_comm_term gather = {0}, rs_once = {0};
+        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &rs_once,
                               1.0, pieces);
         compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLGATHER, param_bytes, 8.0 * ACT_BYTES, n, k,
-                              &per_mb, 2.0, pieces);
+                              &gather, 2.0, pieces);
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &per_mb,
                               (mb - 1.0) / mb, pieces);
+        add_comm(&once, &rs_once);
+        add_comm(&per_mb, &gather);
+        /* Prefetching hides the gather of the next layer behind this one's
+         * compute, never the first layer's gather of a forward and of a
+         * backward, nor the reduce-scatter of the backward's last layer
+         * (PyTorch FSDP, Zhao et al. 2023 §3.4-3.5): per micro-batch one
+         * piece of each is exposed whatever the overlap. */
+        if (prob->training.dp_overlap)
+            fixed_s = gather.wire_s / pieces + rs_once.wire_s / pieces;
         break;
+    }
     }
     /* 2.5D: each of the d layers of the grid computes its rows' share of
      * the weight gradients of the q x q blocks it replicates; they are summed
@@ -96,7 +120,8 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
         depth_inter = group_inter_node(prob, ds, dn);
     }
     out->once_wire_s = once.wire_s;
-    out->per_mb_wire_s = per_mb.wire_s;
+    out->per_mb_fixed_s = fixed_s;
+    out->per_mb_wire_s = fmax(0.0, per_mb.wire_s - fixed_s);
     out->codec_s = once.codec_s + mb * per_mb.codec_s;
     out->bytes_sent = once.bytes_sent + mb * per_mb.bytes_sent;
     out->bytes_nvlink = once.bytes_nvlink + mb * per_mb.bytes_nvlink;
@@ -122,6 +147,6 @@ double pp_dp_per_mb_window_s(const pp_problem *prob, const pp_plan *plan, const 
 
 double pp_term_optimizer_s(const pp_problem *prob, const pp_plan *plan)
 {
-    double shard = stage_params(prob, plan, 0) / (plan->zero >= 1 ? plan->dp : 1);
+    double shard = stage_params(prob, plan, 0) / (plan->zero >= 1 ? (double)pp_replica_ranks(plan) : 1.0);
     return ADAM_TRAFFIC_BYTES * shard / hbm_Bps(prob);
 }

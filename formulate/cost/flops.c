@@ -16,7 +16,12 @@
 
 double qkv_width(const pp_model *m)
 {
-    return m->hidden + 2.0 * m->hidden * m->kv_heads / m->heads;
+    return attention_width(m) + 2.0 * (double)m->kv_heads * pp_model_head_dim(m);
+}
+
+double attention_width(const pp_model *m)
+{
+    return (double)m->heads * pp_model_head_dim(m);
 }
 
 double mlp_in_width(const pp_model *m)
@@ -27,13 +32,13 @@ double mlp_in_width(const pp_model *m)
 double pp_attention_core_fwd_flops(const pp_model *m, double tokens, double seq)
 {
     /* QK^T and scores·V: 2 x 2 tokens·seq·h (Megatron counts the full square). */
-    return 4.0 * tokens * seq * m->hidden;
+    return 4.0 * tokens * seq * attention_width(m);
 }
 
 double pp_layer_fwd_flops(const pp_model *m, double tokens, double seq)
 {
     double h = m->hidden;
-    double gemm = 2.0 * tokens * h * (qkv_width(m) + h)          /* QKV + output projection */
+    double gemm = 2.0 * tokens * (h * qkv_width(m) + attention_width(m) * h) /* QKV + output projection */
                   + 2.0 * tokens * h * (mlp_in_width(m) + m->ffn_hidden); /* MLP in + out */
     return gemm + pp_attention_core_fwd_flops(m, tokens, seq);
 }
@@ -63,7 +68,7 @@ double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_rec
 double pp_layer_params(const pp_model *m)
 {
     double h = m->hidden;
-    double attn = h * qkv_width(m) + qkv_width(m) + h * h + h;         /* weights + biases */
+    double attn = h * qkv_width(m) + qkv_width(m) + attention_width(m) * h + h; /* weights + biases */
     double mlp = h * mlp_in_width(m) + mlp_in_width(m) + m->ffn_hidden * h + h;
     return attn + mlp + 4.0 * h; /* two LayerNorms: scale and shift */
 }
@@ -83,7 +88,7 @@ double pp_model_params(const pp_model *m)
 void layer_linears(const pp_model *m, double K[4], double N[4])
 {
     K[0] = m->hidden, N[0] = qkv_width(m);
-    K[1] = m->hidden, N[1] = m->hidden;
+    K[1] = attention_width(m), N[1] = m->hidden;
     K[2] = m->hidden, N[2] = mlp_in_width(m);
     K[3] = m->ffn_hidden, N[3] = m->hidden;
 }

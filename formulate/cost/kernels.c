@@ -94,7 +94,7 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
 
     tp_grid g = grid_of(plan);
     if (g.mode == PP_TP_1D) {
-        k->gemm_fwd_s = gemm_time_s(prob, tokens, h, qkv_width(m) / t) + gemm_time_s(prob, tokens, h / t, h) +
+        k->gemm_fwd_s = gemm_time_s(prob, tokens, h, qkv_width(m) / t) + gemm_time_s(prob, tokens, attention_width(m) / t, h) +
                         gemm_time_s(prob, tokens, h, mlp_in_width(m) / t) + gemm_time_s(prob, tokens, f / t, h);
     } else {
         double K[4], N[4];
@@ -131,7 +131,7 @@ static void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, con
         return;
     const pp_model *m = &prob->model;
     double kv_bytes = 2.0 * ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) *
-                      ((double)m->hidden * m->kv_heads / m->heads) / plan->tp;
+                      ((double)m->kv_heads * pp_model_head_dim(m)) / plan->tp;
     bool inter = group_inter_node(prob, plan->tp, plan->cp);
     double ring_f = (plan->cp - 1) * pp_p2p_time_s(&prob->cluster, kv_bytes, inter);
     *f = fmax(0.0, ring_f - k->attn_fwd_s);

@@ -3,7 +3,9 @@
  *
  * Model states (ZeRO Table 1, Rajbhandari et al. 2020): 2 bytes of weights,
  * 2 of gradients and 12 of mixed-precision Adam state per parameter,
- * partitioned over the d data-parallel ranks from ZeRO-3, -2 and -1 on.
+ * partitioned over the d data-parallel ranks from ZeRO-3, -2 and -1 on;
+ * Megatron-Core and FSDP keep fp32 main gradients (4 bytes) in bf16, and
+ * the replicas that share the shards are dp x cp (pp_replica_ranks).
  * Activations a layer keeps per micro-batch (Korthikanti et al. 2022 §4):
  *
  *   s b h (34 + 5 a s / h)   without parallelism, split by t as tensor and
@@ -27,13 +29,38 @@ void pp_model_state_bytes(double psi, int zero, double d, double *weights, doubl
     *optim = ADAM_STATE_BYTES * psi / (zero >= 1 ? d : 1.0);
 }
 
+void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim)
+{
+    *weights = ACT_BYTES;
+    *grads = ACT_BYTES;
+    *optim = ADAM_STATE_BYTES;
+    if (t->framework == PP_FW_DEEPSPEED || t->framework == PP_FW_DEEPSPEED_2021)
+        return; /* ZeRO Table 1 */
+    /* Megatron-Core's distributed optimizer documentation ("Distributed
+     * Optimizer", bytes per parameter: bf16 params with fp32 grads 6 + 12/d,
+     * fp16 params and grads 4 + 16/d); PyTorch FSDP with a bf16 compute
+     * dtype keeps fp32 sharded parameters and gradients. */
+    if (t->precision == PP_PREC_FP16)
+        *optim = ADAM_STATE_BYTES + 4.0; /* fp32 copy of the fp16 gradients */
+    else
+        *grads = 4.0; /* fp32 main gradients */
+}
+
+long pp_replica_ranks(const pp_plan *plan)
+{
+    return (long)plan->dp * plan->cp;
+}
+
 void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, double *weights,
                        double *grads, double *optim)
 {
-    pp_model_state_bytes(stage_params(prob, plan, stage), plan->zero, plan->dp, weights, grads, optim);
-    *weights /= GIB;
-    *grads /= GIB;
-    *optim /= GIB;
+    double psi = stage_params(prob, plan, stage), d = (double)pp_replica_ranks(plan);
+    double w, g, o;
+    pp_state_bytes_per_param(&prob->training, &w, &g, &o);
+    int z = plan->zero;
+    *weights = w * psi / (z >= 3 ? d : 1.0) / GIB;
+    *grads = g * psi / (z >= 2 ? d : 1.0) / GIB;
+    *optim = o * psi / (z >= 1 ? d : 1.0) / GIB;
 }
 
 /* Activation bytes one layer keeps for backward, per micro-batch, on one GPU
@@ -44,12 +71,22 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     const pp_model *m = &prob->model;
     double t = plan->tp, s = (double)m->seq_len / plan->cp, b = plan->micro_batch;
     double sbh = s * b * m->hidden, sbf = s * b * m->ffn_hidden, kv = (double)m->kv_heads / m->heads;
+    /* In fp8, Transformer Engine keeps the inputs of the four matrix
+     * multiplies for the backward pass in their fp8 cast (1 byte): the QKV,
+     * projection, MLP-in and MLP-out inputs (Transformer Engine's Linear
+     * saves its quantized input; Micikevicius et al. 2022, arXiv 2209.05433). */
+    double gemm_in = prob->training.precision == PP_PREC_FP8 ? 1.0 : 2.0;
     /* Not split by TP unless sequence parallel: two LayerNorm inputs (4),
      * QKV and MLP inputs (2 + 2), two dropout masks (1 + 1): 10 sbh. */
-    double replicated = 10.0 * sbh;
-    /* Split by TP: Q (2) K, V (2 kv each), projection input (2), MLP. */
-    double mlp = m->gated_mlp ? 6.0 * sbf : 4.0 * sbf;
-    double split = (2.0 + 4.0 * kv + 2.0) * sbh + mlp;
+    double replicated = (6.0 + 2.0 * gemm_in) * sbh;
+    /* Split by TP: Q (2) K, V (2 kv each), projection input (2), MLP: the
+     * first GEMM's output (f, or 2f gated) for the activation's backward and
+     * the activation's output, the second GEMM's input. */
+    double mlp = (m->gated_mlp ? 4.0 : 2.0) * sbf + gemm_in * sbf, split;
+    /* Q, K, V and the projection input are heads x head_dim wide (kv_heads x
+     * head_dim for K and V), which differs from hidden when head_dim is given. */
+    double sba = s * b * attention_width(m);
+    split = (2.0 + gemm_in) * sba + 4.0 * kv * sba + mlp;
     /* Attention scores: softmax output (2), dropout mask (1), dropout output (2). */
     double scores = store_scores ? 5.0 * m->heads * s * (double)m->seq_len * b : 0.0;
     if (plan->tp_mode == PP_TP_1D)

@@ -7,6 +7,7 @@
  *        + max(0, dp.once_wire - stage.bwd_window)           (epigraph 1)
  *        + max(0, dp.per_mb_wire * m - stage.compute * m)    (epigraph 2)
  *        + dp.codec + optimizer
+ *        + max(0, busiest link's bytes / its rate - the above)  (the link bound)
  *
  * pp_step_time_s is that sum, the one the MIP mirrors; pp_evaluate splits
  * the same terms into compute, bubble, exposed communication, compression
@@ -24,6 +25,11 @@ static const char *const FRAMEWORK_NAMES[PP_FW_COUNT] = {"megatron-core", "megat
 const char *pp_framework_name(pp_framework fw)
 {
     return fw >= 0 && fw < PP_FW_COUNT ? FRAMEWORK_NAMES[fw] : "?";
+}
+
+bool pp_framework_has_zero(pp_framework fw, int zero)
+{
+    return zero >= 0 && zero <= 3 && !(fw == PP_FW_FSDP && zero == 1);
 }
 
 void pp_framework_features(pp_framework fw, pp_training *t)
@@ -63,6 +69,7 @@ static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_pa
     sp->m = pp_microbatches(prob, plan);
     sp->dp_once_exposed_s = fmax(0.0, sp->dp.once_wire_s - pp_dp_once_window_s(prob, plan, &sp->stage));
     sp->dp_per_mb_exposed_s =
+        sp->m * sp->dp.per_mb_fixed_s +
         fmax(0.0, sp->m * sp->dp.per_mb_wire_s - sp->m * pp_dp_per_mb_window_s(prob, plan, &sp->stage));
 }
 
@@ -71,12 +78,38 @@ static double slot_s(const step_parts *sp)
     return sp->stage.total_s + sp->tp.total_s + sp->pp.total_s;
 }
 
+/* Bytes one GPU puts on each link per step: TP and PP per micro-batch, DP
+ * per step, as the terms count them. */
+static double step_bytes(const step_parts *sp, bool network)
+{
+    return network ? sp->m * (sp->tp.bytes_network + sp->pp.bytes_network) + sp->dp.bytes_network
+                   : sp->m * (sp->tp.bytes_nvlink + sp->pp.bytes_nvlink) + sp->dp.bytes_nvlink;
+}
+
+double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_network, double composed_s,
+                      double *nvlink_busy_s, double *network_busy_s)
+{
+    double nv = bytes_nvlink > 0.0 ? bytes_nvlink / pp_nvlink_Bps(&prob->cluster) : 0.0;
+    double net = bytes_network > 0.0 ? bytes_network / pp_network_Bps(&prob->cluster) : 0.0;
+    if (nvlink_busy_s)
+        *nvlink_busy_s = nv;
+    if (network_busy_s)
+        *network_busy_s = net;
+    return fmax(0.0, fmax(nv, net) - composed_s);
+}
+
+static double terms_s(const step_parts *sp)
+{
+    return sp->factor * slot_s(sp) + sp->dp_once_exposed_s + sp->dp_per_mb_exposed_s + sp->dp.codec_s +
+           sp->optimizer_s;
+}
+
 double pp_step_time_s(const pp_problem *prob, const pp_plan *plan)
 {
     step_parts sp;
     step_parts_eval(prob, plan, &sp);
-    return sp.factor * slot_s(&sp) + sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s + sp.dp.codec_s +
-           sp.optimizer_s;
+    double c = terms_s(&sp);
+    return c + pp_link_wait_s(prob, step_bytes(&sp, false), step_bytes(&sp, true), c, NULL, NULL);
 }
 
 void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
@@ -95,7 +128,11 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     t->compression_s = m * (sp.tp.codec_s + sp.pp.codec_s) + sp.dp.codec_s;
     t->optimizer_s = sp.optimizer_s;
     t->exposed_comm_s = t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s;
-    t->step_s = t->compute_s + t->bubble_s + t->exposed_comm_s + t->compression_s + t->optimizer_s;
+    out->bytes_network_per_step = step_bytes(&sp, true);
+    out->bytes_nvlink_per_step = step_bytes(&sp, false);
+    t->link_wait_s = pp_link_wait_s(prob, out->bytes_nvlink_per_step, out->bytes_network_per_step, terms_s(&sp),
+                                    &out->nvlink_busy_s, &out->network_busy_s);
+    t->step_s = t->compute_s + t->bubble_s + t->exposed_comm_s + t->compression_s + t->optimizer_s + t->link_wait_s;
 
     pp_memory_eval(prob, plan, &out->mem);
 
@@ -111,6 +148,4 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     out->peak_tflops = peak_flops(prob, prob->training.precision) / 1e12;
     out->mfu = out->model_tflops_per_gpu / out->peak_tflops;
 
-    out->bytes_network_per_step = m * (sp.tp.bytes_network + sp.pp.bytes_network) + sp.dp.bytes_network;
-    out->bytes_nvlink_per_step = m * (sp.tp.bytes_nvlink + sp.pp.bytes_nvlink) + sp.dp.bytes_nvlink;
 }

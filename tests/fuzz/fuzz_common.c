@@ -1,5 +1,8 @@
-/* fuzz_common.c: shared helpers of the harnesses (see fuzz_common.h). */
+/* fuzz_common.c: shared helpers of the harnesses (see fuzz_common.h); the
+ * fixtures they share with the CUnit suites come from tests/testutil.c. */
 #include "fuzz_common.h"
+
+#include "testutil.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -13,9 +16,8 @@ const pp_catalog *pp_fuzz_catalog(void)
 {
     if (!catalog_loaded) {
         pp_error err;
-        pp_error_clear(&err);
-        if (pp_catalog_load(PARPLAN_SOURCE_DIR "/data", &catalog, &err) != PP_OK) {
-            fprintf(stderr, "parplan fuzz: cannot load the catalogs: %s: %s\n", err.path, err.msg);
+        if (pp_source_catalog_load(&catalog, &err) != PP_OK) {
+            fprintf(stderr, "parplan fuzz: cannot load the catalogs\n");
             exit(1);
         }
         catalog_loaded = 1;

@@ -16,6 +16,7 @@
 #include "result_json.h"
 #include "rules.h"
 #include "strbuf.h"
+#include "testutil.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -32,16 +33,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     pp_fuzz_catalog();
     return 0;
-}
-
-static bool has_null(const cJSON *item)
-{
-    if (cJSON_IsNull(item))
-        return true;
-    for (const cJSON *c = item->child; c; c = c->next)
-        if (has_null(c))
-            return true;
-    return false;
 }
 
 /* Render the report and the JSON; returns them in md and js. */
@@ -64,7 +55,7 @@ static void check_rendered(const pp_strbuf *md, const pp_strbuf *js)
     cJSON *back = cJSON_Parse(pp_sb_str(js));
     if (!back)
         pp_fuzz_fail("result JSON", "does not parse back");
-    if (has_null(back)) {
+    if (pp_json_has_null(back)) {
         fprintf(stderr, "%s", pp_sb_str(js));
         pp_fuzz_fail("result JSON", "a null (a number that was not finite)");
     }

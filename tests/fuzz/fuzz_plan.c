@@ -13,6 +13,7 @@
 #include "costmodel.h"
 #include "result_json.h"
 #include "rules.h"
+#include "testutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,8 +21,8 @@
 #include <string.h>
 
 static const char *const problem_files[] = {
-    "data/examples/gpt3-175b-1024-a100.json",
-    "data/examples/small-gpt-8gpu.json",
+    PP_EXAMPLE,
+    PP_SMALL_EXAMPLE,
     "data/examples/llama3-70b-capacity.json",
 };
 #define N_PROBLEMS ((int)(sizeof problem_files / sizeof problem_files[0]))
@@ -35,7 +36,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (int i = 0; i < N_PROBLEMS; i++) {
         char path[1024];
         pp_error err;
-        snprintf(path, sizeof path, "%s/%s", PARPLAN_SOURCE_DIR, problem_files[i]);
+        pp_source_path(problem_files[i], path, sizeof path);
         if (pp_problem_load(path, pp_fuzz_catalog(), &problems[i], &err) != PP_OK) {
             fprintf(stderr, "parplan fuzz: %s: %s\n", err.path, err.msg);
             exit(1);

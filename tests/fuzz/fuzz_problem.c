@@ -109,9 +109,9 @@ static void check_problem(const pp_problem *p)
 {
     const pp_model *m = &p->model;
     if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 1 || m->ffn_hidden < 1 || m->vocab < 1 ||
-        m->seq_len < 1)
+        m->seq_len < 1 || m->head_dim < 0)
         pp_fuzz_fail("problem", "an accepted model with a size below 1");
-    if (m->hidden % m->heads || m->heads % m->kv_heads)
+    if ((!m->head_dim && m->hidden % m->heads) || m->heads % m->kv_heads)
         pp_fuzz_fail("problem", "an accepted model whose heads do not divide");
     if (p->training.global_batch < 1)
         pp_fuzz_fail("problem", "an accepted global batch below 1");
