@@ -98,6 +98,7 @@ static bool fill_model(const cJSON *jm, pp_model *m)
     m->hidden = (int)num_or(jm, "hidden", 0);
     m->heads = (int)num_or(jm, "heads", 0);
     m->kv_heads = (int)num_or(jm, "kv_heads", m->heads);
+    m->head_dim = (int)num_or(jm, "head_dim", 0); /* 0: hidden / heads */
     m->ffn_hidden = (int)num_or(jm, "ffn_hidden", 4.0 * m->hidden);
     m->vocab = (int)num_or(jm, "vocab", 0);
     m->seq_len = (int)num_or(jm, "seq_len", 0);

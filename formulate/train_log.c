@@ -245,6 +245,8 @@ static cJSON *model_json(const pp_model *m)
                            {"kv_heads", m->kv_heads},     {"ffn_hidden", m->ffn_hidden},
                            {"vocab", m->vocab},           {"seq_len", m->seq_len}};
     ADD_NUMBERS(o, f);
+    if (m->head_dim)
+        cJSON_AddNumberToObject(o, "head_dim", m->head_dim);
     cJSON_AddStringToObject(o, "activation", m->gated_mlp ? "swiglu" : "gelu");
     cJSON_AddBoolToObject(o, "tie_embeddings", m->tie_embeddings);
     return o;
