@@ -21,6 +21,7 @@
  * everything it calls reports through pp_error (error.h).
  */
 #include "calibrate.h"
+#include "calibrate_links.h"
 #include "capacity.h"
 #include "fileio.h"
 #include "costmodel.h"
@@ -31,10 +32,12 @@
 #include "problem.h"
 #include "report_accuracy.h"
 #include "report_capacity.h"
+#include "report_links.h"
 #include "report_md.h"
 #include "result_json.h"
 #include "rules.h"
 #include "strbuf.h"
+#include "train_log.h"
 #include "version.h"
 
 #include <ctype.h>
@@ -47,7 +50,8 @@
 
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
-    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_ROWS, OPT_COUNT
+    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_ROWS, OPT_NCCL_TESTS, OPT_GPU,
+    OPT_LOG, OPT_PROBLEM, OPT_COUNT
 } opt_id;
 
 enum {
@@ -76,7 +80,8 @@ static const cli_option OPTIONS[] = {
     {OPT_DATA_DIR, "data-dir", 0, "DIR", CMD_ALL, "read the catalogs (gpus.json, models.json, ...) from DIR"},
     {OPT_EFFICIENCY, "efficiency", 0, "FILE", CMD_ALL,
      "apply the calibrated efficiency parameters in FILE (efficiency.json format, see data/SCHEMA.md)"},
-    {OPT_PLAN, "plan", 0, "FILE", CMD_EVAL, "the plan to price (PLAN.json); required"},
+    {OPT_PLAN, "plan", 0, "FILE", CMD_EVAL | CMD_CALIBRATE,
+     "the plan to price (PLAN.json); required by eval, and by calibrate --log (the plan the log ran)"},
     {OPT_METHOD, "method", 0, "METHOD", CMD_PLAN | CMD_CAPACITY,
      "milp (default): the MIP solved by GLPK; enumerate: price every valid plan (the exactness reference)"},
     {OPT_TIME_LIMIT, "time-limit", 0, "SECONDS", CMD_PLAN,
@@ -88,6 +93,17 @@ static const cli_option OPTIONS[] = {
      "also price this plan (e.g. a published one) and state how much faster the optimal plan is"},
     {OPT_ROWS, "rows", 0, NULL, CMD_ACCURACY,
      "also list every timed row: predicted and measured step time and the error of the prediction"},
+    {OPT_NCCL_TESTS, "nccl-tests", 0, NULL, CMD_CALIBRATE,
+     "the operands are nccl-tests logs (all_reduce_perf, all_gather_perf, ...): fit the NVLink and network "
+     "efficiency and latency to them and write an efficiency file (needs --gpu or --problem)"},
+    {OPT_GPU, "gpu", 0, "ID", CMD_CALIBRATE,
+     "with --nccl-tests: the catalog GPU the logs ran on; its line rates are what the efficiencies are fractions of"},
+    {OPT_LOG, "log", 0, "FILE", CMD_CALIBRATE,
+     "the training log of a run (Megatron-LM, NeMo, torchtitan, DeepSpeed): write its median step time as a "
+     "measurement row "
+     "(needs --problem and --plan)"},
+    {OPT_PROBLEM, "problem", 0, "FILE", CMD_CALIBRATE,
+     "the PROBLEM.json of the run: the model and cluster of --log, the line rates of --nccl-tests"},
     {OPT_HELP, "help", 'h', NULL, CMD_ALL, "show this help and exit"},
     {OPT_VERSION, "version", 'V', NULL, CMD_ALL, "show the version and exit"},
 };
@@ -114,8 +130,12 @@ static const cli_command COMMANDS[] = {
      "find the optimal plan with the MIP and GLPK, and write its report", run_plan},
     {"eval", CMD_EVAL, "eval PROBLEM.json --plan PLAN.json [OPTION]...",
      "price one fixed plan with the cost model, without optimization", run_eval},
-    {"calibrate", CMD_CALIBRATE, "calibrate MEASUREMENTS.json [-o EFFICIENCY.json]",
-     "fit each GPU's efficiency parameters to measured steps; the output is what --efficiency reads",
+    {"calibrate", CMD_CALIBRATE,
+     "calibrate MEASUREMENTS.json [-o EFFICIENCY.json]\n"
+     "   or: parplan calibrate --nccl-tests LOG... (--gpu ID | --problem PROBLEM.json) [-o EFFICIENCY.json]\n"
+     "   or: parplan calibrate --log FILE --problem PROBLEM.json --plan PLAN.json [-o ROWS.json]",
+     "fit each GPU's efficiency parameters to measured steps, or its link parameters to nccl-tests logs, or turn "
+     "a training log into a measurement row; an efficiency output is what --efficiency reads",
      run_calibrate},
     {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json [OPTION]...",
      "score the cost model against measured steps: mean absolute % error per source group", run_accuracy},
@@ -123,6 +143,8 @@ static const cli_command COMMANDS[] = {
      "choose GPU kind, node count and plan within a deadline, budget or GPU cap", run_capacity},
 };
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
+
+#define CLI_MAX_OPERANDS 256 /* calibrate --nccl-tests LOG... */
 
 /* Everything the command line said. */
 struct cli_args {
@@ -134,6 +156,12 @@ struct cli_args {
     const char *data_dir;   /* NULL: pp_default_data_dir() */
     const char *efficiency; /* --efficiency */
     const char *baseline;   /* plan's --baseline */
+    bool nccl_tests;        /* calibrate --nccl-tests: the operands are logs */
+    const char *gpu;        /* calibrate --gpu */
+    const char *log;        /* calibrate --log */
+    const char *problem_file; /* calibrate --problem */
+    int n_operands;         /* after the command; operands[0] is also `problem` */
+    const char *operands[CLI_MAX_OPERANDS];
     pp_plan_options solve;
     unsigned given;         /* bit (1 << opt_id) per option seen */
     bool rows;              /* accuracy's --rows */
@@ -294,6 +322,10 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_VERSION: a->version = true; break;
     case OPT_BASELINE: a->baseline = v; break;
     case OPT_ROWS: a->rows = true; break;
+    case OPT_NCCL_TESTS: a->nccl_tests = true; break;
+    case OPT_GPU: a->gpu = v; break;
+    case OPT_LOG: a->log = v; break;
+    case OPT_PROBLEM: a->problem_file = v; break;
     case OPT_COUNT: break;
     }
     return PP_OK;
@@ -354,8 +386,9 @@ static int parse_operand(cli_args *a, const char *arg, pp_error *err)
 {
     if (!a->cmd)
         return find_command(arg, &a->cmd, err);
-    if (!a->problem) {
-        a->problem = arg;
+    if (a->n_operands < (a->cmd->bit == CMD_CALIBRATE ? CLI_MAX_OPERANDS : 1)) {
+        a->operands[a->n_operands++] = arg;
+        a->problem = a->operands[0];
         return PP_OK;
     }
     char q[80];
@@ -374,6 +407,33 @@ static int check_applicable(const cli_args *a, pp_error *err)
     return PP_OK;
 }
 
+/* calibrate's three forms: MEASUREMENTS.json, --nccl-tests LOG..., --log. */
+static int check_calibrate(const cli_args *a, pp_error *err)
+{
+    if (a->nccl_tests && a->log)
+        return pp_error_set(err, PP_EINPUT, "", "give --nccl-tests LOG... or --log FILE, not both");
+    if (a->nccl_tests) {
+        if (!a->n_operands)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate --nccl-tests' needs at least one nccl-tests log");
+        if (!a->gpu && !a->problem_file)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate --nccl-tests' needs --gpu ID or --problem "
+                                                    "PROBLEM.json: the line rates the efficiencies are fractions of");
+    } else if (a->log) {
+        if (a->n_operands)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate --log' takes no operand (found '%.100s')",
+                                a->operands[0]);
+        if (!a->problem_file || !a->plan)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate --log' needs --problem PROBLEM.json and --plan PLAN.json");
+    } else {
+        if (a->gpu || a->problem_file || a->plan)
+            return pp_error_set(err, PP_EINPUT, "", "--gpu, --problem and --plan go with 'calibrate --nccl-tests' "
+                                                    "or 'calibrate --log'");
+        if (a->n_operands != 1)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate' takes one MEASUREMENTS.json");
+    }
+    return PP_OK;
+}
+
 static int check_operands(const cli_args *a, pp_error *err)
 {
     if (!a->cmd) {
@@ -384,6 +444,8 @@ static int check_operands(const cli_args *a, pp_error *err)
     int rc = check_applicable(a, err);
     if (rc)
         return rc;
+    if (a->cmd->bit == CMD_CALIBRATE)
+        return check_calibrate(a, err);
     if (!a->problem)
         return pp_error_set(err, PP_EINPUT, "", "'%s' needs a PROBLEM.json", a->cmd->name);
     if (a->cmd->bit == CMD_EVAL && !a->plan)
@@ -546,9 +608,12 @@ static bool same_output(const char *x, const char *y)
 
 static int check_not_input(const cli_args *a, const char *out, pp_error *err)
 {
-    const char *inputs[] = {a->problem, a->plan, a->efficiency, a->baseline};
+    const char *inputs[] = {a->problem, a->plan, a->efficiency, a->baseline, a->log, a->problem_file};
     for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
         if (inputs[i] && !is_stdio(out) && same_output(out, inputs[i]))
+            return pp_error_set(err, PP_EINPUT, out, "refusing to overwrite an input file");
+    for (int i = 1; i < a->n_operands; i++)
+        if (!is_stdio(out) && same_output(out, a->operands[i]))
             return pp_error_set(err, PP_EINPUT, out, "refusing to overwrite an input file");
     return PP_OK;
 }
@@ -633,14 +698,21 @@ static int load_plan_file(const char *path, const pp_problem *prob, pp_plan *pla
     return rc;
 }
 
-/* Catalog (with any calibration override) and problem.  The catalog must be
- * freed even on failure. */
-static int load_problem(const cli_args *a, pp_catalog *cat, pp_problem *prob, pp_error *err)
+/* The catalog with any --efficiency override; to be freed even on failure. */
+static int load_catalog(const cli_args *a, pp_catalog *cat, pp_error *err)
 {
     memset(cat, 0, sizeof *cat);
     int rc = pp_catalog_load(a->data_dir ? a->data_dir : pp_default_data_dir(), cat, err);
     if (!rc && a->efficiency)
         rc = pp_catalog_apply_efficiency(cat, a->efficiency, err);
+    return rc;
+}
+
+/* Catalog (with any calibration override) and problem.  The catalog must be
+ * freed even on failure. */
+static int load_problem(const cli_args *a, pp_catalog *cat, pp_problem *prob, pp_error *err)
+{
+    int rc = load_catalog(a, cat, err);
     if (!rc)
         rc = load_problem_file(a->problem, cat, prob, err);
     return rc;
@@ -793,11 +865,8 @@ static int run_plan(const cli_args *a, pp_error *err)
 /* The catalog (with any --efficiency override) and the measurement rows. */
 static int load_measurements(const cli_args *a, pp_catalog *cat, pp_measurement_set *set, pp_error *err)
 {
-    memset(cat, 0, sizeof *cat);
     memset(set, 0, sizeof *set);
-    int rc = pp_catalog_load(a->data_dir ? a->data_dir : pp_default_data_dir(), cat, err);
-    if (!rc && a->efficiency)
-        rc = pp_catalog_apply_efficiency(cat, a->efficiency, err);
+    int rc = load_catalog(a, cat, err);
     if (!rc)
         rc = pp_measurements_load(a->problem, cat, set, err);
     if (!rc && set->n == 0)
@@ -805,8 +874,133 @@ static int load_measurements(const cli_args *a, pp_catalog *cat, pp_measurement_
     return rc;
 }
 
+/* A JSON text calibrate made (NULL: out of memory) goes where -o says. */
+static int emit_json_text(const cli_args *a, char *text, pp_error *err)
+{
+    pp_strbuf md;
+    pp_sb_init(&md);
+    pp_sb_append(&md, text ? text : "");
+    pp_sb_append(&md, "\n");
+    free(text);
+    if (!text)
+        md.failed = true;
+    cJSON *doc = a->json ? cJSON_Parse(pp_sb_str(&md)) : NULL;
+    return emit_owned(a, &md, doc, err);
+}
+
+/* The line rates the nccl-tests efficiencies are fractions of: --problem's
+ * cluster, else the catalog GPU's usual system. */
+static int links_cluster(const cli_args *a, const pp_catalog *cat, pp_cluster *c, pp_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (a->problem_file) {
+        pp_problem prob;
+        int rc = load_problem_file(a->problem_file, cat, &prob, err);
+        if (rc)
+            return rc;
+        if (!prob.has_cluster)
+            return pp_error_set(err, PP_EINPUT, a->problem_file, "the problem has no cluster to take line rates from");
+        if (a->gpu && strcmp(a->gpu, prob.cluster.gpu.id) != 0)
+            return pp_error_set(err, PP_EINPUT, "--gpu", "'%.64s' is not the GPU of %.100s ('%.64s')", a->gpu,
+                                a->problem_file, prob.cluster.gpu.id);
+        *c = prob.cluster;
+    } else {
+        const pp_gpu *g = pp_catalog_gpu(cat, a->gpu);
+        pp_jpath at = pp_jpath_root("--gpu");
+        if (!g)
+            return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, a->gpu, &at, err);
+        c->gpu = *g;
+        c->gpus_per_node = g->gpus_per_node;
+        c->nodes = 1;
+        c->intra_node_GBps = g->nvlink_GBps;
+        c->inter_node_Gbps = g->network_Gbps;
+    }
+    if (!pp_catalog_gpu(cat, c->gpu.id))
+        return pp_error_set(err, PP_EINPUT, a->problem_file, "the GPU '%.64s' is not in the catalog, and an "
+                                                             "efficiency file names catalog GPUs", c->gpu.id);
+    return PP_OK;
+}
+
+static int fit_links(const cli_args *a, pp_nccl_log *logs, pp_link_calibration *cal, pp_error *err)
+{
+    int fitted = pp_calibrate_links(logs, a->n_operands, cal);
+    pp_strbuf txt;
+    pp_sb_init(&txt);
+    pp_report_links_text(logs, a->n_operands, cal, &txt);
+    fputs(pp_sb_str(&txt), stderr);
+    pp_sb_free(&txt);
+    if (!fitted)
+        return pp_error_set(err, PP_EINPUT, "", "nothing valid to fit in the nccl-tests log%s (above: why each run was "
+                                                "not used)", a->n_operands == 1 ? "" : "s");
+    char source[512];
+    snprintf(source, sizeof source, "parplan calibrate --nccl-tests (%d log%s, first %.200s): NVLink %s, network %s; "
+             "the other parameters as the catalog has them", a->n_operands, a->n_operands == 1 ? "" : "s",
+             a->operands[0], cal->link[PP_LINK_NVLINK].fitted ? "fitted" : "kept",
+             cal->link[PP_LINK_NETWORK].fitted ? "fitted" : "kept");
+    pp_fit fit;
+    memset(&fit, 0, sizeof fit);
+    snprintf(fit.gpu_id, sizeof fit.gpu_id, "%s", cal->cluster.gpu.id);
+    fit.eff = cal->cluster.gpu.eff;
+    return emit_json_text(a, pp_fits_to_json(&fit, 1, source), err);
+}
+
+static int run_calibrate_nccl(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_link_calibration cal;
+    pp_nccl_log *logs = calloc((size_t)a->n_operands, sizeof *logs);
+    int n = 0, rc = load_catalog(a, &cat, err);
+    if (!rc && !logs)
+        rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    if (!rc)
+        rc = links_cluster(a, &cat, &cal.cluster, err);
+    for (; !rc && n < a->n_operands; n++)
+        rc = pp_nccl_log_load(a->operands[n], cal.cluster.gpus_per_node, &logs[n], err);
+    if (!rc)
+        rc = fit_links(a, logs, &cal, err);
+    for (int i = 0; i < n; i++)
+        pp_nccl_log_free(&logs[i]);
+    free(logs);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
+static int run_calibrate_log(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_problem prob;
+    pp_plan plan;
+    pp_train_log tl;
+    memset(&tl, 0, sizeof tl);
+    int rc = load_catalog(a, &cat, err);
+    if (!rc)
+        rc = load_problem_file(a->problem_file, &cat, &prob, err);
+    if (!rc)
+        rc = load_plan_file(a->plan, &prob, &plan, err);
+    if (!rc && (rc = pp_plan_check(&prob, &plan, err)) != PP_OK)
+        locate_plan_error(err, a->plan);
+    if (!rc)
+        rc = pp_train_log_load(a->log, &prob, &tl, err);
+    if (!rc) {
+        fprintf(stderr, "parplan: %s: %s log, %d step-time reports; the first %d skipped as warm-up; median of the "
+                        "other %d: %.4g s (from %s)\n",
+                a->log, pp_train_log_format_name(tl.format), tl.n, tl.warmup_skipped, tl.n - tl.warmup_skipped,
+                tl.median_s, tl.how);
+        if (tl.n == 1)
+            fprintf(stderr, "parplan: warning: one report only: it includes the warm-up; run more steps\n");
+        rc = emit_json_text(a, pp_train_log_rows_json(&tl, a->log, &prob, &plan), err);
+    }
+    pp_train_log_free(&tl);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
 static int run_calibrate(const cli_args *a, pp_error *err)
 {
+    if (a->nccl_tests)
+        return run_calibrate_nccl(a, err);
+    if (a->log)
+        return run_calibrate_log(a, err);
     pp_catalog cat;
     pp_measurement_set set;
     int rc = load_measurements(a, &cat, &set, err);
@@ -817,17 +1011,10 @@ static int run_calibrate(const cli_args *a, pp_error *err)
         snprintf(source, sizeof source,
                  "parplan calibrate %.400s: least squares on log(predicted/measured step time), %d rows", a->problem,
                  set.n);
-        char *text = pp_fits_to_json(fits, n, source);
-        pp_strbuf md;
-        pp_sb_init(&md);
-        pp_sb_append(&md, text ? text : "");
-        pp_sb_append(&md, "\n");
-        free(text);
         for (int i = 0; i < n; i++)
             fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f -> %.3f\n", fits[i].gpu_id, fits[i].n_rows,
                     fits[i].rms_log_error_before, fits[i].rms_log_error_after);
-        cJSON *doc = a->json ? cJSON_Parse(pp_sb_str(&md)) : NULL;
-        rc = emit_owned(a, &md, doc, err);
+        rc = emit_json_text(a, pp_fits_to_json(fits, n, source), err);
     }
     pp_measurements_free(&set);
     pp_catalog_free(&cat);

@@ -60,6 +60,9 @@ static const char *gpu_id_of(const char *name, double memory_GB)
  * pp_framework_features (fused attention, overlap, gather granularity). */
 static pp_framework framework_of(const char *fw)
 {
+    for (int f = 0; f < PP_FW_COUNT; f++) /* a problem's own names ("deepspeed", "fsdp"): rows of calibrate --log */
+        if (strcmp(fw, pp_framework_name((pp_framework)f)) == 0)
+            return (pp_framework)f;
     if (contains_ci(fw, "deepspeed"))
         return PP_FW_DEEPSPEED_2021; /* the only DeepSpeed rows are Narayanan et al.'s of 2021 */
     if (contains_ci(fw, "fsdp"))
@@ -95,19 +98,23 @@ static bool fill_model(const cJSON *jm, pp_model *m)
     m->hidden = (int)num_or(jm, "hidden", 0);
     m->heads = (int)num_or(jm, "heads", 0);
     m->kv_heads = (int)num_or(jm, "kv_heads", m->heads);
+    m->head_dim = (int)num_or(jm, "head_dim", 0); /* 0: hidden / heads */
     m->ffn_hidden = (int)num_or(jm, "ffn_hidden", 4.0 * m->hidden);
     m->vocab = (int)num_or(jm, "vocab", 0);
     m->seq_len = (int)num_or(jm, "seq_len", 0);
     const char *act = str_or(jm, "activation", "gelu");
     m->gated_mlp = contains_ci(act, "swiglu") || contains_ci(act, "silu") || contains_ci(act, "geglu");
-    m->tie_embeddings = true;
+    const cJSON *tie = cJSON_GetObjectItemCaseSensitive(jm, "tie_embeddings");
+    m->tie_embeddings = cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : true;
     return m->layers > 0 && m->hidden > 0 && m->heads > 0 && m->vocab > 0 && m->seq_len > 0 &&
            m->hidden % m->heads == 0 && m->kv_heads > 0 && m->heads % m->kv_heads == 0;
 }
 
 static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement *row)
 {
-    const char *id = gpu_id_of(str_or(jc, "gpu", ""), num_or(jc, "gpu_memory_GB", 0));
+    const char *id = str_or(jc, "gpu", ""); /* a catalog id, else a name such as "A100-SXM4-80GB" */
+    if (!pp_catalog_gpu(cat, id))
+        id = gpu_id_of(id, num_or(jc, "gpu_memory_GB", 0));
     const pp_gpu *gpu = id ? pp_catalog_gpu(cat, id) : NULL;
     if (!gpu)
         return false;

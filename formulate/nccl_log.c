@@ -1,0 +1,629 @@
+/*
+ * nccl_log.c: reading nccl-tests output (see nccl_log.h).
+ *
+ * The layout follows nccl-tests' own printf formats (src/common.cu of
+ * NVIDIA/nccl-tests: v2.0-v2.11 print "#   Rank  0 Pid ..." and an "error"
+ * column, v2.13 on "#  Rank  0 Group  0 Pid ..." and "#wrong", with a
+ * "root" column for every test; v2.17 on add "# nccl-tests version" and
+ * "# Collective test starting:" lines).  Nothing is assumed about column
+ * positions: the header line names them.
+ */
+#include "nccl_log.h"
+
+#include "error.h"
+#include "json_util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 64
+
+static const char *const OP_NAMES[PP_NCCL_OP_COUNT] = {"unknown",     "all_reduce", "all_gather", "reduce_scatter",
+                                                       "alltoall",    "sendrecv",   "other"};
+
+const char *pp_nccl_op_name(pp_nccl_op op)
+{
+    return op >= 0 && op < PP_NCCL_OP_COUNT ? OP_NAMES[op] : "?";
+}
+
+double pp_nccl_bus_factor(pp_nccl_op op, long n)
+{
+    if (n < 1)
+        return 0.0;
+    double f = (double)(n - 1) / (double)n;
+    switch (op) {
+    case PP_NCCL_ALLREDUCE: return 2.0 * f;
+    case PP_NCCL_ALLGATHER:
+    case PP_NCCL_REDUCESCATTER:
+    case PP_NCCL_ALLTOALL: return f;
+    case PP_NCCL_SENDRECV: return 1.0;
+    default: return 0.0;
+    }
+}
+
+/* Test names, most specific first ("reduce_perf" is inside "all_reduce_perf"). */
+static const struct {
+    const char *word;
+    pp_nccl_op op;
+} TEST_NAMES[] = {
+    {"all_reduce", PP_NCCL_ALLREDUCE},         {"allreduce", PP_NCCL_ALLREDUCE},
+    {"all_gather", PP_NCCL_ALLGATHER},         {"allgather", PP_NCCL_ALLGATHER},
+    {"reduce_scatter", PP_NCCL_REDUCESCATTER}, {"reducescatter", PP_NCCL_REDUCESCATTER},
+    {"alltoallv", PP_NCCL_OTHER},              {"alltoall", PP_NCCL_ALLTOALL},
+    {"sendrecv", PP_NCCL_SENDRECV},            {"broadcast", PP_NCCL_OTHER},
+    {"reduce", PP_NCCL_OTHER},                 {"gather", PP_NCCL_OTHER},
+    {"scatter", PP_NCCL_OTHER},                {"hypercube", PP_NCCL_OTHER},
+};
+
+/* The collective a text names: "<test>_perf" (a command line, "Collective
+ * test starting: all_reduce_perf"), or with loose, any spelling of the test
+ * (a file name such as allreduce-2nodes.log). */
+static pp_nccl_op op_in_text(const char *text, bool loose)
+{
+    char low[512];
+    size_t i = 0;
+    for (; text[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)text[i]);
+    low[i] = '\0';
+    for (size_t k = 0; k < sizeof TEST_NAMES / sizeof TEST_NAMES[0]; k++) {
+        char word[40];
+        snprintf(word, sizeof word, "%s%s", TEST_NAMES[k].word, loose ? "" : "_perf");
+        if (strstr(low, word))
+            return TEST_NAMES[k].op;
+    }
+    return PP_NCCL_UNKNOWN;
+}
+
+/* ---- lines and tokens ------------------------------------------------------ */
+
+/* Remove ANSI colour sequences (ESC [ ... letter) in place. */
+static void strip_ansi(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r;) {
+        if (r[0] == '\x1b' && r[1] == '[') {
+            r += 2;
+            while (*r && !isalpha((unsigned char)*r))
+                r++;
+            if (*r)
+                r++;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* Past what launchers put before each line: MPI's "[1,0]<stdout>:", srun's
+ * "0: " and pdsh's "host: " (when a table line or a comment follows). */
+static char *skip_prefixes(char *p)
+{
+    for (int round = 0; round < 4; round++) {
+        while (isspace((unsigned char)*p))
+            p++;
+        char *q;
+        if (*p == '[' && (q = strchr(p, ']')) && (strncmp(q, "]<stdout>:", 10) == 0 || strncmp(q, "]<stderr>:", 10) == 0)) {
+            p = q + 10;
+            continue;
+        }
+        size_t word = strcspn(p, " \t");
+        if (word > 1 && word < 64 && p[word - 1] == ':' && isspace((unsigned char)p[word])) {
+            char *rest = p + word;
+            while (isspace((unsigned char)*rest))
+                rest++;
+            if (*rest == '#' || isdigit((unsigned char)*rest)) {
+                p = rest;
+                continue;
+            }
+        }
+        break;
+    }
+    return p;
+}
+
+static int tokenize(char *s, char **tok, int max)
+{
+    int n = 0;
+    for (char *t = strtok(s, " \t"); t && n < max; t = strtok(NULL, " \t"))
+        tok[n++] = t;
+    return n;
+}
+
+static bool parse_number(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* ---- the parser's state ------------------------------------------------------ */
+
+typedef struct col_layout {
+    bool known;
+    int ncols;       /* tokens of a full row, without a timestamp */
+    bool timestamp;  /* rows end with a timestamp (nccl-tests -T) */
+    int type_col, redop_col;
+    int time_col[2]; /* out-of-place, in-place; -1 if absent */
+    bool error_column; /* "error" (max delta, before 2.13) instead of "#wrong" */
+} col_layout;
+
+typedef struct host_count {
+    char name[PP_ID_LEN];
+    long ranks;
+} host_count;
+
+typedef struct parser {
+    pp_nccl_log *log;
+    pp_nccl_run *run; /* current, NULL before the first */
+    col_layout cols;
+    pp_nccl_op named, pending; /* the current run's test name; one seen after its table */
+    host_count *hosts;
+    int n_hosts, cap_hosts;
+    long max_rank;
+    bool reduces; /* a redop other than "none" */
+    double best_algbw, ratio; /* busbw/algbw of the row with the largest algbw */
+    double *err_over_tol;     /* per row: the old error column over nccl-tests' tolerance */
+    int cap_err;
+    int gpus_per_node, line;
+    bool oom;
+} parser;
+
+static void *grow(void *p, int *cap, int need, size_t size, bool *oom)
+{
+    if (need <= *cap)
+        return p;
+    int c = *cap ? *cap * 2 : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(p, (size_t)c * size);
+    if (!q) {
+        *oom = true;
+        return p;
+    }
+    *cap = c;
+    return q;
+}
+
+static void reset_run_state(parser *P)
+{
+    memset(&P->cols, 0, sizeof P->cols);
+    P->named = P->pending;
+    P->pending = PP_NCCL_UNKNOWN;
+    P->n_hosts = 0;
+    P->max_rank = -1;
+    P->reduces = false;
+    P->best_algbw = P->ratio = 0.0;
+}
+
+static pp_nccl_run *new_run(parser *P)
+{
+    pp_nccl_log *L = P->log;
+    pp_nccl_run *runs = grow(L->runs, &L->cap_runs, L->n_runs + 1, sizeof *runs, &P->oom);
+    L->runs = runs;
+    if (P->oom)
+        return NULL;
+    pp_nccl_run *r = &runs[L->n_runs++];
+    memset(r, 0, sizeof *r);
+    r->index = L->n_runs;
+    r->line = P->line;
+    reset_run_state(P);
+    return P->run = r;
+}
+
+static pp_nccl_run *current(parser *P)
+{
+    return P->run ? P->run : new_run(P);
+}
+
+static bool has_table(const parser *P)
+{
+    return P->run && (P->cols.known || P->run->n_rows || P->run->skipped_incomplete || P->run->skipped_wrong);
+}
+
+/* ---- finishing a run ------------------------------------------------------------ */
+
+/* nccl-tests' tolerance of the max error column (DeltaMaxValue of v2.0-v2.11,
+ * times n - 1 ranks). */
+static double type_tolerance(const char *type)
+{
+    if (strstr(type, "half") || strstr(type, "bfloat16") || strstr(type, "fp8"))
+        return 1e-2;
+    if (strcmp(type, "double") == 0 || strcmp(type, "float64") == 0)
+        return 1e-12;
+    if (strstr(type, "float"))
+        return 1e-5;
+    if (strstr(type, "int"))
+        return 1e-200;
+    return 1e-2;
+}
+
+static void place_ranks(parser *P, pp_nccl_run *r)
+{
+    if (P->n_hosts > 0) {
+        r->ranks_from_lines = true;
+        r->ranks = P->max_rank + 1;
+        r->hosts = P->n_hosts;
+        r->ranks_per_host = P->hosts[0].ranks;
+        for (int i = 1; i < P->n_hosts; i++)
+            if (P->hosts[i].ranks < r->ranks_per_host)
+                r->ranks_per_host = P->hosts[i].ranks;
+    }
+}
+
+static pp_nccl_op op_by_ratio(const parser *P, long n)
+{
+    double r = P->ratio;
+    pp_nccl_op like = P->reduces ? PP_NCCL_REDUCESCATTER : PP_NCCL_ALLGATHER;
+    if (n >= 2) {
+        double d_ar = fabs(r - pp_nccl_bus_factor(PP_NCCL_ALLREDUCE, n));
+        double d_ag = fabs(r - pp_nccl_bus_factor(like, n));
+        double d_sr = fabs(r - 1.0);
+        if (n == 2 && d_ar < 0.02)
+            return P->reduces ? PP_NCCL_ALLREDUCE : PP_NCCL_SENDRECV;
+        return d_ar <= d_ag && d_ar <= d_sr ? PP_NCCL_ALLREDUCE : d_ag <= d_sr ? like : PP_NCCL_SENDRECV;
+    }
+    if (r > 1.02)
+        return PP_NCCL_ALLREDUCE;
+    if (r < 0.98)
+        return like;
+    return P->reduces ? PP_NCCL_ALLREDUCE : PP_NCCL_SENDRECV;
+}
+
+/* The rank count that busbw/algbw = factor implies, 0 if none. */
+static long ranks_by_ratio(pp_nccl_op op, double r)
+{
+    double n = 0.0;
+    if (op == PP_NCCL_ALLREDUCE && r < 2.0)
+        n = 2.0 / (2.0 - r);
+    else if ((op == PP_NCCL_ALLGATHER || op == PP_NCCL_REDUCESCATTER || op == PP_NCCL_ALLTOALL) && r < 1.0)
+        n = 1.0 / (1.0 - r);
+    return n >= 1.5 && n < 4096.5 ? lround(n) : 0;
+}
+
+static void decide_op(parser *P, pp_nccl_run *r)
+{
+    if (P->named != PP_NCCL_UNKNOWN) {
+        r->op = P->named;
+        snprintf(r->op_from, sizeof r->op_from, "test name");
+    } else if ((r->op = op_in_text(P->log->name, true)) != PP_NCCL_UNKNOWN) {
+        snprintf(r->op_from, sizeof r->op_from, "file name");
+    }
+    if (P->best_algbw <= 0.0 || r->op == PP_NCCL_OTHER)
+        return;
+    if (r->op == PP_NCCL_UNKNOWN) {
+        r->op = op_by_ratio(P, r->ranks);
+        snprintf(r->op_from, sizeof r->op_from, "busbw/algbw%s", r->op == PP_NCCL_ALLGATHER ? ", or all-to-all" : "");
+        return;
+    }
+    double want = pp_nccl_bus_factor(r->op, r->ranks);
+    if (r->ranks >= 2 && fabs(P->ratio - want) > 0.03 * want) {
+        pp_nccl_op by_ratio = op_by_ratio(P, r->ranks);
+        snprintf(r->op_from, sizeof r->op_from, "busbw/algbw, not the %s name", pp_nccl_op_name(r->op));
+        r->op = by_ratio;
+    }
+}
+
+static void infer_ranks(parser *P, pp_nccl_run *r)
+{
+    if (r->ranks_from_lines || r->op == PP_NCCL_OTHER || r->op == PP_NCCL_UNKNOWN)
+        return;
+    if (r->op == PP_NCCL_SENDRECV) {
+        snprintf(r->unusable, sizeof r->unusable,
+                 "sendrecv without '# Using devices' rank lines: its ranks and hosts cannot be told");
+        return;
+    }
+    r->ranks = ranks_by_ratio(r->op, P->ratio);
+    if (r->ranks < 2) {
+        snprintf(r->unusable, sizeof r->unusable,
+                 "no rank lines, and busbw/algbw = %.4f gives no rank count for %s", P->ratio, pp_nccl_op_name(r->op));
+        return;
+    }
+    long g = P->gpus_per_node > 0 ? P->gpus_per_node : r->ranks;
+    r->ranks_per_host = r->ranks <= g ? r->ranks : g;
+    r->hosts = (r->ranks + r->ranks_per_host - 1) / r->ranks_per_host;
+}
+
+/* Drop the rows whose old error column is beyond nccl-tests' tolerance. */
+static void drop_wrong(parser *P, pp_nccl_run *r)
+{
+    double limit = r->ranks > 2 ? (double)(r->ranks - 1) : 1.0;
+    int w = 0;
+    for (int i = 0; i < r->n_rows; i++) {
+        if (P->err_over_tol[i] > limit) {
+            r->skipped_wrong++;
+            continue;
+        }
+        r->rows[w++] = r->rows[i];
+    }
+    r->n_rows = w;
+}
+
+static void finish_run(parser *P)
+{
+    pp_nccl_run *r = P->run;
+    if (!r)
+        return;
+    place_ranks(P, r);
+    decide_op(P, r);
+    infer_ranks(P, r);
+    drop_wrong(P, r);
+    if (r->unusable[0])
+        return;
+    if (!P->cols.known)
+        snprintf(r->unusable, sizeof r->unusable, "no table (the run printed no column header)");
+    else if (r->n_rows == 0)
+        snprintf(r->unusable, sizeof r->unusable, "no valid row");
+    else if (r->op == PP_NCCL_UNKNOWN)
+        snprintf(r->unusable, sizeof r->unusable, "the collective cannot be told (no test name, no bandwidth)");
+    else if (r->op == PP_NCCL_OTHER)
+        snprintf(r->unusable, sizeof r->unusable, "a collective the cost model does not price");
+    else if (r->ranks < 2)
+        snprintf(r->unusable, sizeof r->unusable, "fewer than two ranks");
+}
+
+/* Close the current run if its table has begun: a new run starts here. */
+static void boundary(parser *P)
+{
+    if (!has_table(P))
+        return;
+    finish_run(P);
+    P->run = NULL;
+}
+
+/* ---- the line kinds ---------------------------------------------------------- */
+
+static void rank_line(parser *P, char **tok, int n, const char *raw)
+{
+    boundary(P);
+    pp_nccl_run *r = current(P);
+    if (!r || n < 4)
+        return;
+    long rank = strtol(tok[2], NULL, 10);
+    const char *host = NULL;
+    for (int i = 3; i + 1 < n; i++)
+        if (strcmp(tok[i], "on") == 0) {
+            host = tok[i + 1];
+            break;
+        }
+    if (!host)
+        return;
+    if (rank > P->max_rank)
+        P->max_rank = rank;
+    int h = 0;
+    while (h < P->n_hosts && strcmp(P->hosts[h].name, host) != 0)
+        h++;
+    if (h == P->n_hosts) {
+        P->hosts = grow(P->hosts, &P->cap_hosts, P->n_hosts + 1, sizeof *P->hosts, &P->oom);
+        if (P->oom)
+            return;
+        memset(&P->hosts[h], 0, sizeof P->hosts[h]);
+        snprintf(P->hosts[h].name, sizeof P->hosts[h].name, "%s", host);
+        P->n_hosts++;
+    }
+    P->hosts[h].ranks++;
+    const char *bracket = strstr(raw, "device");
+    bracket = bracket ? strchr(bracket, ']') : NULL;
+    if (bracket && !r->device[0]) {
+        bracket++;
+        while (isspace((unsigned char)*bracket))
+            bracket++;
+        snprintf(r->device, sizeof r->device, "%s", bracket);
+    }
+}
+
+static void header_line(parser *P, char **tok, int n)
+{
+    col_layout c;
+    memset(&c, 0, sizeof c);
+    c.type_col = c.redop_col = c.time_col[0] = c.time_col[1] = -1;
+    int t = 0;
+    for (int i = 1; i < n; i++) { /* tok[0] is "#" */
+        int col = i - 1;
+        if (strcmp(tok[i], "type") == 0)
+            c.type_col = col;
+        else if (strcmp(tok[i], "redop") == 0)
+            c.redop_col = col;
+        else if ((strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0) && t < 2)
+            c.time_col[t++] = col;
+        else if (strcmp(tok[i], "timestamp") == 0 && i == n - 1) {
+            c.timestamp = true;
+            break;
+        }
+        c.ncols = col + 1;
+    }
+    if (c.time_col[0] < 0 || c.time_col[0] + 3 >= c.ncols)
+        return;
+    c.error_column = strcmp(tok[c.time_col[0] + 4], "error") == 0;
+    c.known = true;
+    if (P->run && (P->run->n_rows || P->run->skipped_incomplete))
+        boundary(P);
+    if (!current(P))
+        return;
+    P->cols = c;
+    P->run->line = P->line;
+}
+
+/* One half (time, algbw, busbw, #wrong/error) of a row. */
+typedef struct half {
+    double time, algbw, busbw, wrong;
+} half;
+
+static bool read_half(char **tok, int col, half *h)
+{
+    h->wrong = 0.0;
+    if (!parse_number(tok[col], &h->time) || !parse_number(tok[col + 1], &h->algbw) ||
+        !parse_number(tok[col + 2], &h->busbw) || h->time <= 0.0)
+        return false;
+    return strcmp(tok[col + 3], "N/A") == 0 || parse_number(tok[col + 3], &h->wrong);
+}
+
+static void keep_half(parser *P, const half *h, const char *type, double bytes, bool in_place)
+{
+    pp_nccl_run *r = P->run;
+    if (!P->cols.error_column && h->wrong > 0.0) {
+        r->skipped_wrong++;
+        return;
+    }
+    r->rows = grow(r->rows, &r->cap_rows, r->n_rows + 1, sizeof *r->rows, &P->oom);
+    P->err_over_tol = grow(P->err_over_tol, &P->cap_err, r->n_rows + 1, sizeof *P->err_over_tol, &P->oom);
+    if (P->oom)
+        return;
+    P->err_over_tol[r->n_rows] = P->cols.error_column ? fabs(h->wrong) / type_tolerance(type) : 0.0;
+    r->rows[r->n_rows++] = (pp_nccl_row){bytes, h->time, in_place};
+    if (h->algbw > P->best_algbw && h->busbw > 0.0) {
+        P->best_algbw = h->algbw;
+        P->ratio = h->busbw / h->algbw;
+    }
+}
+
+static void data_line(parser *P, char **tok, int n)
+{
+    const col_layout *c = &P->cols;
+    bool complete = c->timestamp ? n >= c->ncols : n == c->ncols;
+    double bytes = strtod(tok[0], NULL);
+    half h[2];
+    for (int i = 0; i < 2 && complete; i++)
+        complete = c->time_col[i] < 0 || read_half(tok, c->time_col[i], &h[i]);
+    if (!complete || bytes <= 0.0) {
+        P->run->skipped_incomplete++;
+        return;
+    }
+    const char *type = c->type_col >= 0 ? tok[c->type_col] : "float";
+    if (c->redop_col >= 0 && strcmp(tok[c->redop_col], "none") != 0)
+        P->reduces = true;
+    for (int i = 0; i < 2; i++)
+        if (c->time_col[i] >= 0)
+            keep_half(P, &h[i], type, bytes, i == 1);
+}
+
+static void comment_line(parser *P, char *p, const char *raw)
+{
+    if (strstr(p, "nccl-tests version") || strstr(p, "Using devices")) {
+        boundary(P);
+        current(P);
+        return;
+    }
+    const char *start = strstr(p, "Collective test starting:");
+    if (start) {
+        boundary(P);
+        if (current(P))
+            P->named = op_in_text(start, false);
+        return;
+    }
+    if (strstr(p, "Avg bus bandwidth") || strstr(p, "Collective test concluded")) {
+        if (P->run)
+            P->run->complete = true;
+        return;
+    }
+    char *tok[MAX_TOKENS];
+    int n = tokenize(p, tok, MAX_TOKENS);
+    if (n >= 2 && strcmp(tok[1], "nThread") == 0) {
+        boundary(P);
+        current(P);
+    } else if (n >= 3 && strcmp(tok[1], "Rank") == 0)
+        rank_line(P, tok, n, raw);
+    else if (n >= 6 && strcmp(tok[1], "size") == 0)
+        header_line(P, tok, n);
+}
+
+static void other_line(parser *P, char *p)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", p);
+    char *tok[MAX_TOKENS];
+    int n = tokenize(p, tok, MAX_TOKENS);
+    if (P->cols.known && P->run && n >= 2 && all_digits(tok[0]) && all_digits(tok[1])) {
+        data_line(P, tok, n);
+        return;
+    }
+    pp_nccl_op op = op_in_text(copy, false);
+    if (op == PP_NCCL_UNKNOWN)
+        return;
+    if (has_table(P))
+        P->pending = op;
+    else
+        P->named = op;
+}
+
+char *pp_log_line_text(char *line)
+{
+    strip_ansi(line);
+    return skip_prefixes(line);
+}
+
+static void parse_line(parser *P, char *line)
+{
+    char raw[1024];
+    char *p = pp_log_line_text(line);
+    snprintf(raw, sizeof raw, "%s", p);
+    if (*p == '#')
+        comment_line(P, p, raw);
+    else if (*p)
+        other_line(P, p);
+}
+
+int pp_nccl_log_parse(const char *text, const char *name, int gpus_per_node, pp_nccl_log *log, pp_error *err)
+{
+    memset(log, 0, sizeof *log);
+    snprintf(log->name, sizeof log->name, "%s", name);
+    parser P;
+    memset(&P, 0, sizeof P);
+    P.log = log;
+    P.gpus_per_node = gpus_per_node;
+    P.max_rank = -1;
+    char *buf = strdup(text);
+    if (!buf)
+        return pp_error_set(err, PP_EINTERNAL, name, "out of memory");
+    for (char *line = buf, *next; line && !P.oom; line = next) {
+        size_t len = strcspn(line, "\r\n");
+        next = line[len] ? line + len + (line[len] == '\r' && line[len + 1] == '\n' ? 2 : 1) : NULL;
+        line[len] = '\0';
+        P.line++;
+        parse_line(&P, line);
+    }
+    finish_run(&P);
+    free(buf);
+    free(P.hosts);
+    free(P.err_over_tol);
+    if (P.oom) {
+        pp_nccl_log_free(log);
+        return pp_error_set(err, PP_EINTERNAL, name, "out of memory");
+    }
+    return PP_OK;
+}
+
+int pp_nccl_log_load(const char *path, int gpus_per_node, pp_nccl_log *log, pp_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    memset(log, 0, sizeof *log);
+    int rc = pp_read_file(path, &text, &len, err);
+    if (!rc)
+        rc = pp_nccl_log_parse(text, path, gpus_per_node, log, err);
+    free(text);
+    return rc;
+}
+
+void pp_nccl_log_free(pp_nccl_log *log)
+{
+    for (int i = 0; i < log->n_runs; i++)
+        free(log->runs[i].rows);
+    free(log->runs);
+    memset(log, 0, sizeof *log);
+}

@@ -1,0 +1,333 @@
+/*
+ * train_log.c: step times from training logs, and the measurement row they
+ * make (see train_log.h).
+ */
+#include "train_log.h"
+
+#include "costmodel.h"
+#include "error.h"
+#include "json_util.h"
+#include "names.h"
+#include "nccl_log.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const FORMAT_NAMES[PP_TRAIN_LOG_FORMAT_COUNT] = {"unknown", "Megatron-LM", "NeMo", "torchtitan",
+                                                                    "DeepSpeed"};
+
+const char *pp_train_log_format_name(pp_train_log_format f)
+{
+    return f >= 0 && f < PP_TRAIN_LOG_FORMAT_COUNT ? FORMAT_NAMES[f] : "?";
+}
+
+/* The number after `label` (past spaces, one ':' or '=', spaces), with
+ * thousands separators ("6,123"). */
+static bool number_after(const char *line, const char *label, double *out)
+{
+    const char *p = strstr(line, label);
+    if (!p)
+        return false;
+    p += strlen(label);
+    while (*p == ' ')
+        p++;
+    if (*p == ':' || *p == '=')
+        p++;
+    while (*p == ' ')
+        p++;
+    char num[64];
+    size_t n = 0;
+    for (; *p && n + 1 < sizeof num && (isdigit((unsigned char)*p) || strchr(".,eE+-", *p)); p++)
+        if (*p != ',')
+            num[n++] = *p;
+    num[n] = '\0';
+    char *end;
+    double v = strtod(num, &end);
+    if (end == num || !isfinite(v) || v < 0.0)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* A time or a rate: the number after `label`, when it is positive. */
+static bool positive_after(const char *line, const char *label, double *out)
+{
+    return number_after(line, label, out) && *out > 0.0;
+}
+
+typedef struct reader {
+    const pp_problem *prob;
+    pp_train_log *log;
+    double last_global_step; /* NeMo's progress bar repeats a step: -1 if none */
+    bool oom;
+} reader;
+
+static bool megatron_step(const char *s, double *step_s)
+{
+    double ms;
+    if (!positive_after(s, "elapsed time per iteration (ms)", &ms))
+        return false;
+    *step_s = ms / 1e3;
+    return true;
+}
+
+static bool nemo_step(const char *s, double *step_s)
+{
+    return positive_after(s, "train_step_timing in s", step_s) || positive_after(s, "train_step_timing", step_s);
+}
+
+static bool titan_step(const reader *R, const char *s, double *step_s)
+{
+    double tps, step;
+    if (!number_after(s, "step:", &step) || !positive_after(s, "tps:", &tps))
+        return false;
+    const pp_problem *p = R->prob;
+    double gpus = (double)p->cluster.nodes * p->cluster.gpus_per_node;
+    *step_s = (double)p->training.global_batch * p->model.seq_len / gpus / tps;
+    return true;
+}
+
+static bool deepspeed_step(const reader *R, const char *s, double *step_s)
+{
+    double v;
+    if (positive_after(s, "iter time (s)", step_s))
+        return true;
+    if (!positive_after(s, "samples/sec", &v) && !positive_after(s, "CurrSamplesPerSec", &v))
+        return false;
+    *step_s = (double)R->prob->training.global_batch / v;
+    return true;
+}
+
+static bool step_of(const reader *R, pp_train_log_format f, const char *s, double *step_s)
+{
+    switch (f) {
+    case PP_TRAIN_LOG_MEGATRON: return megatron_step(s, step_s);
+    case PP_TRAIN_LOG_NEMO: return nemo_step(s, step_s);
+    case PP_TRAIN_LOG_TORCHTITAN: return titan_step(R, s, step_s);
+    case PP_TRAIN_LOG_DEEPSPEED: return deepspeed_step(R, s, step_s);
+    default: return false;
+    }
+}
+
+static void add_report(reader *R, double step_s, const char *s)
+{
+    pp_train_log *L = R->log;
+    double gs;
+    if (L->format == PP_TRAIN_LOG_NEMO && number_after(s, "global_step", &gs)) {
+        if (gs == R->last_global_step && L->n > 0) { /* a refresh of the same step */
+            L->step_s[L->n - 1] = step_s;
+            return;
+        }
+        R->last_global_step = gs;
+    }
+    if (L->n == L->cap) {
+        int cap = L->cap ? 2 * L->cap : 64;
+        double *p = realloc(L->step_s, (size_t)cap * sizeof *p);
+        if (!p) {
+            R->oom = true;
+            return;
+        }
+        L->step_s = p;
+        L->cap = cap;
+    }
+    L->step_s[L->n++] = step_s;
+}
+
+static void read_line(reader *R, char *line)
+{
+    const char *s = pp_log_line_text(line);
+    double step_s;
+    pp_train_log *L = R->log;
+    if (L->format == PP_TRAIN_LOG_UNKNOWN) {
+        for (int f = PP_TRAIN_LOG_MEGATRON; f < PP_TRAIN_LOG_FORMAT_COUNT; f++)
+            if (step_of(R, (pp_train_log_format)f, s, &step_s)) {
+                L->format = (pp_train_log_format)f;
+                break;
+            }
+        if (L->format == PP_TRAIN_LOG_UNKNOWN)
+            return;
+    } else if (!step_of(R, L->format, s, &step_s))
+        return;
+    add_report(R, step_s, s);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void summarize(pp_train_log *L)
+{
+    L->warmup_skipped = L->n >= 6 ? 3 : L->n >= 2 ? 1 : 0;
+    int m = L->n - L->warmup_skipped;
+    double *v = malloc((size_t)m * sizeof *v);
+    if (!v)
+        return;
+    memcpy(v, L->step_s + L->warmup_skipped, (size_t)m * sizeof *v);
+    qsort(v, (size_t)m, sizeof *v, cmp_double);
+    L->median_s = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+    free(v);
+    static const char *const HOW[PP_TRAIN_LOG_FORMAT_COUNT] = {
+        "", "'elapsed time per iteration (ms)'", "'train_step_timing'",
+        "global_batch * seq_len / GPUs / tps", "'iter time (s)', else global_batch / samples/sec"};
+    snprintf(L->how, sizeof L->how, "%s", HOW[L->format]);
+}
+
+int pp_train_log_parse(const char *text, const char *name, const pp_problem *prob, pp_train_log *log, pp_error *err)
+{
+    memset(log, 0, sizeof *log);
+    reader R = {prob, log, -1.0, false};
+    char *buf = strdup(text);
+    if (!buf)
+        return pp_error_set(err, PP_EINTERNAL, name, "out of memory");
+    for (char *line = buf, *next; line && !R.oom; line = next) {
+        size_t len = strcspn(line, "\r\n");
+        next = line[len] ? line + len + 1 : NULL;
+        line[len] = '\0';
+        read_line(&R, line);
+    }
+    free(buf);
+    if (R.oom)
+        return pp_error_set(err, PP_EINTERNAL, name, "out of memory");
+    if (log->n == 0)
+        return pp_error_set(err, PP_EINPUT, name,
+                            "no step time found: expected Megatron-LM 'elapsed time per iteration (ms):', NeMo "
+                            "'train_step_timing', torchtitan 'step: ... tps:' or DeepSpeed 'iter time (s):' / "
+                            "'samples/sec' lines");
+    summarize(log);
+    return PP_OK;
+}
+
+int pp_train_log_load(const char *path, const pp_problem *prob, pp_train_log *log, pp_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    memset(log, 0, sizeof *log);
+    int rc = pp_read_file(path, &text, &len, err);
+    if (!rc)
+        rc = pp_train_log_parse(text, path, prob, log, err);
+    free(text);
+    return rc;
+}
+
+void pp_train_log_free(pp_train_log *log)
+{
+    free(log->step_s);
+    memset(log, 0, sizeof *log);
+}
+
+/* ---- the row ----------------------------------------------------------------- */
+
+/* Numbers of one object of the row, added in order. */
+typedef struct num_field {
+    const char *key;
+    double value;
+} num_field;
+
+static void add_numbers(cJSON *o, const num_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddNumberToObject(o, f[i].key, f[i].value);
+}
+
+#define ADD_NUMBERS(o, fields) add_numbers((o), (fields), sizeof(fields) / sizeof((fields)[0]))
+
+static cJSON *model_json(const pp_model *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", m->name);
+    const num_field f[] = {{"layers", m->layers},         {"hidden", m->hidden}, {"heads", m->heads},
+                           {"kv_heads", m->kv_heads},     {"ffn_hidden", m->ffn_hidden},
+                           {"vocab", m->vocab},           {"seq_len", m->seq_len}};
+    ADD_NUMBERS(o, f);
+    if (m->head_dim)
+        cJSON_AddNumberToObject(o, "head_dim", m->head_dim);
+    cJSON_AddStringToObject(o, "activation", m->gated_mlp ? "swiglu" : "gelu");
+    cJSON_AddBoolToObject(o, "tie_embeddings", m->tie_embeddings);
+    return o;
+}
+
+static cJSON *cluster_json(const pp_cluster *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", c->gpu.name);
+    cJSON_AddStringToObject(o, "gpu", c->gpu.id);
+    const num_field f[] = {
+        {"gpu_memory_GB", c->gpu.memory_gib},
+        {"gpus", (double)c->nodes * c->gpus_per_node},
+        {"gpus_per_node", c->gpus_per_node},
+        {"nodes", (double)c->nodes},
+        {"intra_node_GBps", 2.0 * c->intra_node_GBps}, /* rows give both directions */
+        {"inter_node_Gbps_per_gpu", c->inter_node_Gbps},
+        {"inter_node_Gbps_per_node", c->inter_node_Gbps * c->gpus_per_node},
+    };
+    ADD_NUMBERS(o, f);
+    return o;
+}
+
+static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
+{
+    cJSON *o = cJSON_CreateObject();
+    const num_field f[] = {{"t", pl->tp},
+                           {"p", pl->pp},
+                           {"d", pl->dp},
+                           {"cp", pl->cp},
+                           {"micro_batch", pl->micro_batch},
+                           {"global_batch", (double)prob->training.global_batch},
+                           {"zero_stage", pl->zero},
+                           {"virtual_stages", pl->virtual_stages}};
+    ADD_NUMBERS(o, f);
+    cJSON_AddStringToObject(o, "recompute", pp_recompute_name(pl->recompute));
+    cJSON_AddBoolToObject(o, "seq_parallel", pl->sequence_parallel);
+    cJSON_AddStringToObject(o, "precision", pp_precision_name(prob->training.precision));
+    cJSON_AddStringToObject(o, "framework", pp_framework_name(prob->training.framework));
+    return o;
+}
+
+static cJSON *measured_json(const pp_train_log *L)
+{
+    cJSON *o = cJSON_CreateObject();
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", L->median_s);
+    cJSON_AddNumberToObject(o, "iteration_s", strtod(buf, NULL));
+    cJSON_AddNumberToObject(o, "step_reports", L->n);
+    cJSON_AddNumberToObject(o, "warmup_reports_skipped", L->warmup_skipped);
+    cJSON_AddStringToObject(o, "step_time_from", L->how);
+    return o;
+}
+
+char *pp_train_log_rows_json(const pp_train_log *L, const char *path, const pp_problem *prob, const pp_plan *plan)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char text[512];
+    cJSON *row = cJSON_CreateObject();
+    snprintf(text, sizeof text, "log-%.200s", base);
+    cJSON_AddStringToObject(row, "id", text);
+    cJSON_AddStringToObject(row, "source_group", "training-log");
+    cJSON_AddStringToObject(row, "fidelity", "high");
+    cJSON *src = cJSON_AddObjectToObject(row, "source");
+    snprintf(text, sizeof text, "%s training log", pp_train_log_format_name(L->format));
+    cJSON_AddStringToObject(src, "name", text);
+    cJSON_AddStringToObject(src, "ref", path);
+    snprintf(text, sizeof text, "parplan calibrate --log: median of %d step-time reports after skipping %d of warm-up",
+             L->n - L->warmup_skipped, L->warmup_skipped);
+    cJSON_AddStringToObject(src, "via", text);
+    cJSON_AddStringToObject(row, "kind", "measured");
+    cJSON_AddItemToObject(row, "model", model_json(&prob->model));
+    cJSON_AddItemToObject(row, "cluster", cluster_json(&prob->cluster));
+    cJSON_AddItemToObject(row, "config", config_json(prob, plan));
+    cJSON_AddItemToObject(row, "measured", measured_json(L));
+    cJSON_AddStringToObject(row, "notes", "model, cluster and config from the run's PROBLEM.json and PLAN.json");
+    cJSON_AddItemToObject(row, "inferred", cJSON_CreateArray());
+    cJSON *rows = cJSON_CreateArray();
+    cJSON_AddItemToArray(rows, row);
+    char *out = cJSON_Print(rows);
+    cJSON_Delete(rows);
+    return out;
+}

@@ -1,0 +1,113 @@
+/*
+ * report_links.c: the fit report of `parplan calibrate --nccl-tests`
+ * (see report_links.h).
+ */
+#include "report_links.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* The mean measured time of the rows of one size starting at row i (the
+ * out-of-place and in-place halves); *next is the first row of the next size. */
+static double size_mean_us(const pp_nccl_run *r, int i, int *next)
+{
+    double sum = 0.0;
+    int j = i;
+    while (j < r->n_rows && r->rows[j].bytes == r->rows[i].bytes)
+        sum += r->rows[j++].time_us;
+    *next = j;
+    return sum / (j - i);
+}
+
+double pp_nccl_run_worst_error(const pp_cluster *c, const pp_nccl_run *r, double *at_bytes)
+{
+    double worst = 0.0;
+    *at_bytes = 0.0;
+    if (!pp_nccl_run_fitted(r))
+        return 0.0;
+    for (int i = 0, next; i < r->n_rows; i = next) {
+        double measured = size_mean_us(r, i, &next);
+        double e = pp_nccl_model_time_us(c, r, r->rows[i].bytes) / measured - 1.0;
+        if (fabs(e) > fabs(worst)) {
+            worst = e;
+            *at_bytes = r->rows[i].bytes;
+        }
+    }
+    return worst;
+}
+
+static void run_heading(const pp_nccl_log *log, const pp_nccl_run *r, pp_strbuf *out)
+{
+    pp_sb_appendf(out, "%s, run %d (line %d): %s (from the %s)", log->name, r->index, r->line,
+                  pp_nccl_op_name(r->op), r->op_from[0] ? r->op_from : "nothing");
+    if (r->ranks >= 2)
+        pp_sb_appendf(out, ", %ld ranks on %ld host%s (%ld a host; %s), so %s", r->ranks, r->hosts,
+                      r->hosts == 1 ? "" : "s", r->ranks_per_host,
+                      r->ranks_from_lines ? "from the rank lines" : "no rank lines: from busbw/algbw and gpus_per_node",
+                      pp_link_class_name(pp_nccl_run_link(r)));
+    if (r->device[0])
+        pp_sb_appendf(out, "; %s", r->device);
+    pp_sb_append(out, "\n");
+}
+
+static void run_skips(const pp_nccl_run *r, pp_strbuf *out)
+{
+    if (r->skipped_wrong)
+        pp_sb_appendf(out, "  skipped %d timings with wrong values (#wrong > 0, or an error beyond nccl-tests' "
+                           "tolerance)\n", r->skipped_wrong);
+    if (r->skipped_incomplete)
+        pp_sb_appendf(out, "  skipped %d rows cut short or malformed (the run failing mid-table?)\n",
+                      r->skipped_incomplete);
+    if (!r->complete && !r->unusable[0])
+        pp_sb_append(out, "  the run ended without its summary line: it may have failed; its complete rows are used\n");
+    if (r->unusable[0])
+        pp_sb_appendf(out, "  not used: %s\n", r->unusable);
+    else if (!pp_nccl_run_fitted(r))
+        pp_sb_append(out, "  not used: the cost model prices no all-to-all\n");
+}
+
+static void run_table(const pp_cluster *c, const pp_nccl_run *r, pp_strbuf *out)
+{
+    pp_sb_append(out, "        size (B)   measured (us)   fitted (us)    error\n");
+    for (int i = 0, next; i < r->n_rows; i = next) {
+        double measured = size_mean_us(r, i, &next);
+        double fitted = pp_nccl_model_time_us(c, r, r->rows[i].bytes);
+        pp_sb_appendf(out, "  %14.0f %15.2f %13.2f %+7.1f %%\n", r->rows[i].bytes, measured, fitted,
+                      (fitted / measured - 1.0) * 100.0);
+    }
+    double at, worst = pp_nccl_run_worst_error(c, r, &at);
+    pp_sb_appendf(out, "  worst error %+.1f %% at %.0f B\n", worst * 100.0, at);
+}
+
+static void link_summary(const pp_link_fit *f, pp_link_class x, pp_strbuf *out)
+{
+    const char *name = pp_link_class_name(x);
+    if (!f->fitted) {
+        pp_sb_appendf(out, "%s: not measured; kept efficiency %.3g and latency %.3g us\n", name, f->efficiency,
+                      f->latency_us);
+        return;
+    }
+    pp_sb_appendf(out, "%s: efficiency %.3f of %.4g GB/s (bus bandwidth %.1f GB/s), latency %.3g us a step; "
+                       "from %d run%s, %d timings%s%s\n",
+                  name, f->efficiency, f->line_GBps, f->efficiency * f->line_GBps, f->latency_us, f->n_runs,
+                  f->n_runs == 1 ? "" : "s", f->n_rows,
+                  f->at_line_rate ? "; held at the line rate (the runs were faster: is the line rate right?)" : "",
+                  f->latency_floor ? "; latency held at 0" : "");
+}
+
+void pp_report_links_text(const pp_nccl_log *logs, int n_logs, const pp_link_calibration *cal, pp_strbuf *out)
+{
+    for (int l = 0; l < n_logs; l++) {
+        if (logs[l].n_runs == 0)
+            pp_sb_appendf(out, "%s: no nccl-tests run found\n", logs[l].name);
+        for (int i = 0; i < logs[l].n_runs; i++) {
+            const pp_nccl_run *r = &logs[l].runs[i];
+            run_heading(&logs[l], r, out);
+            run_skips(r, out);
+            if (pp_nccl_run_fitted(r))
+                run_table(&cal->cluster, r, out);
+        }
+    }
+    for (int x = 0; x < PP_LINK_COUNT; x++)
+        link_summary(&cal->link[x], (pp_link_class)x, out);
+}

@@ -1,0 +1,145 @@
+/*
+ * calibrate_links.c: the alpha-beta fit of NVLink and network parameters to
+ * nccl-tests runs (see calibrate_links.h).
+ */
+#include "calibrate_links.h"
+
+#include "costmodel.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *pp_link_class_name(pp_link_class c)
+{
+    return c == PP_LINK_NVLINK ? "NVLink" : "network";
+}
+
+pp_link_class pp_nccl_run_link(const pp_nccl_run *r)
+{
+    return r->hosts > 1 ? PP_LINK_NETWORK : PP_LINK_NVLINK;
+}
+
+bool pp_nccl_run_fitted(const pp_nccl_run *r)
+{
+    return !r->unusable[0] && r->n_rows > 0 && r->ranks >= 2 &&
+           (r->op == PP_NCCL_ALLREDUCE || r->op == PP_NCCL_ALLGATHER || r->op == PP_NCCL_REDUCESCATTER ||
+            r->op == PP_NCCL_SENDRECV);
+}
+
+double pp_nccl_model_time_us(const pp_cluster *c, const pp_nccl_run *r, double bytes)
+{
+    bool across = pp_nccl_run_link(r) == PP_LINK_NETWORK;
+    if (r->op == PP_NCCL_SENDRECV)
+        return pp_p2p_time_s(c, bytes, across) * 1e6;
+    pp_collective kind = r->op == PP_NCCL_ALLREDUCE   ? PP_COLL_ALLREDUCE
+                         : r->op == PP_NCCL_ALLGATHER ? PP_COLL_ALLGATHER
+                                                      : PP_COLL_REDUCESCATTER;
+    return pp_collective_time_s(c, kind, bytes, r->ranks, across ? r->ranks_per_host : r->ranks) * 1e6;
+}
+
+static void set_link(pp_cluster *c, pp_link_class x, double eff, double alpha_us)
+{
+    if (x == PP_LINK_NVLINK) {
+        c->gpu.eff.nvlink = eff;
+        c->gpu.eff.nvlink_latency_us = alpha_us;
+    } else {
+        c->gpu.eff.network = eff;
+        c->gpu.eff.network_latency_us = alpha_us;
+    }
+}
+
+/* A near-infinite efficiency: the bandwidth term of the class vanishes. */
+#define NO_BANDWIDTH_TERM 1e12
+
+/* t = A / efficiency + B * alpha + C for one size of a run, read off the
+ * cost model itself (it is linear in 1/efficiency and alpha). */
+static void coefficients(const pp_cluster *base, pp_link_class x, const pp_nccl_run *r, double bytes, double *A,
+                         double *B, double *C)
+{
+    pp_cluster c = *base;
+    set_link(&c, x, NO_BANDWIDTH_TERM, 0.0);
+    *C = pp_nccl_model_time_us(&c, r, bytes);
+    set_link(&c, x, 1.0, 0.0);
+    *A = pp_nccl_model_time_us(&c, r, bytes) - *C;
+    set_link(&c, x, NO_BANDWIDTH_TERM, 1.0);
+    *B = pp_nccl_model_time_us(&c, r, bytes) - *C;
+}
+
+/* Sums of the weighted normal equations of min sum ((A u + B a + C - t) / t)^2. */
+typedef struct normal_eq {
+    double aa, ab, bb, ay, by;
+    int rows, runs;
+} normal_eq;
+
+static void accumulate(const pp_cluster *c, pp_link_class x, const pp_nccl_run *r, normal_eq *q)
+{
+    for (int i = 0; i < r->n_rows; i++) {
+        double A, B, C, t = r->rows[i].time_us;
+        coefficients(c, x, r, r->rows[i].bytes, &A, &B, &C);
+        double w = 1.0 / (t * t), y = t - C;
+        q->aa += w * A * A;
+        q->ab += w * A * B;
+        q->bb += w * B * B;
+        q->ay += w * A * y;
+        q->by += w * B * y;
+        q->rows++;
+    }
+    q->runs++;
+}
+
+/* Solve for u = 1/efficiency >= 1 and alpha >= 0. */
+static bool solve(const normal_eq *q, pp_link_fit *f)
+{
+    double u, a, det = q->aa * q->bb - q->ab * q->ab;
+    if (q->aa <= 0.0)
+        return false;
+    if (q->bb > 0.0 && det > 1e-9 * q->aa * q->bb) {
+        u = (q->ay * q->bb - q->by * q->ab) / det;
+        a = (q->aa * q->by - q->ab * q->ay) / det;
+    } else {
+        a = 0.0;
+        u = q->ay / q->aa;
+    }
+    if (a < 0.0) {
+        a = 0.0;
+        u = q->ay / q->aa;
+        f->latency_floor = true;
+    }
+    if (u < 1.0) {
+        u = 1.0;
+        a = q->bb > 0.0 ? fmax(0.0, (q->by - q->ab) / q->bb) : 0.0;
+        f->at_line_rate = true;
+    }
+    if (!isfinite(u) || !isfinite(a))
+        return false;
+    f->efficiency = 1.0 / u;
+    f->latency_us = a;
+    return true;
+}
+
+int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration *cal)
+{
+    int fitted = 0;
+    pp_efficiency *e = &cal->cluster.gpu.eff;
+    for (int x = 0; x < PP_LINK_COUNT; x++) { /* NVLink first: network runs contain an NVLink part */
+        pp_link_fit *f = &cal->link[x];
+        memset(f, 0, sizeof *f);
+        f->line_GBps = x == PP_LINK_NVLINK ? cal->cluster.intra_node_GBps : cal->cluster.inter_node_Gbps / 8.0;
+        f->efficiency = x == PP_LINK_NVLINK ? e->nvlink : e->network;
+        f->latency_us = x == PP_LINK_NVLINK ? e->nvlink_latency_us : e->network_latency_us;
+        normal_eq q;
+        memset(&q, 0, sizeof q);
+        for (int l = 0; l < n_logs; l++)
+            for (int i = 0; i < logs[l].n_runs; i++)
+                if (pp_nccl_run_fitted(&logs[l].runs[i]) && (int)pp_nccl_run_link(&logs[l].runs[i]) == x)
+                    accumulate(&cal->cluster, (pp_link_class)x, &logs[l].runs[i], &q);
+        f->n_rows = q.rows;
+        f->n_runs = q.runs;
+        if (q.rows == 0 || !solve(&q, f))
+            continue;
+        f->fitted = true;
+        set_link(&cal->cluster, (pp_link_class)x, f->efficiency, f->latency_us);
+        fitted++;
+    }
+    return fitted;
+}

@@ -1,0 +1,55 @@
+/*
+ * calibrate_links.h: fit the link parameters of the cost model (NVLink and
+ * network bus-bandwidth efficiency, and the per-step latency alpha of each)
+ * to nccl-tests measurements (nccl_log.h).
+ *
+ * The fit uses the cost model's own collective times (pp_collective_time_s
+ * and pp_p2p_time_s of formulate/cost/collectives.c), so what it fits is
+ * exactly what the planner prices: a run on one host measures NVLink (a ring
+ * of n ranks), a run across hosts the network (all-reduce hierarchical: a
+ * reduce-scatter and an all-gather on NVLink around a network all-reduce of
+ * each GPU's 1/k share; all-gather and reduce-scatter as rings whose n - 1
+ * steps each cross a NIC; send/receive one hop).  Every such time is
+ * t = A / efficiency + B * alpha + C in the two parameters of its link class
+ * (C holds the NVLink part of a network run), so the fit is a weighted
+ * linear least squares in (1/efficiency, alpha) on relative errors: large
+ * sizes fix the bandwidth, small ones the latency.  NVLink is fitted first,
+ * so the network fit sees the fitted NVLink part.  All-to-all runs are read
+ * and reported but not fitted: the cost model prices no all-to-all.
+ */
+#ifndef PARPLAN_CALIBRATE_LINKS_H
+#define PARPLAN_CALIBRATE_LINKS_H
+
+#include "nccl_log.h"
+
+typedef enum { PP_LINK_NVLINK = 0, PP_LINK_NETWORK, PP_LINK_COUNT } pp_link_class;
+
+typedef struct pp_link_fit {
+    bool fitted;
+    int n_runs, n_rows;  /* runs and timed halves (out-of-place, in-place) used */
+    double line_GBps;    /* the line rate the efficiency is a fraction of */
+    double efficiency;   /* fitted, else the catalog's */
+    double latency_us;   /* fitted, else the catalog's */
+    bool at_line_rate;   /* the rows asked for more than the line rate: held at 1 */
+    bool latency_floor;  /* the rows asked for a negative latency: held at 0 */
+} pp_link_fit;
+
+typedef struct pp_link_calibration {
+    pp_cluster cluster; /* line rates and gpus_per_node in; gpu.eff holds the fit out */
+    pp_link_fit link[PP_LINK_COUNT];
+} pp_link_calibration;
+
+const char *pp_link_class_name(pp_link_class c); /* "NVLink", "network" */
+
+/* The link class a run measured (network when it spans hosts). */
+pp_link_class pp_nccl_run_link(const pp_nccl_run *r);
+/* Whether the fit uses the run: usable, and a collective the model prices. */
+bool pp_nccl_run_fitted(const pp_nccl_run *r);
+/* The cost model's time of one size of the run, in microseconds. */
+double pp_nccl_model_time_us(const pp_cluster *c, const pp_nccl_run *r, double bytes);
+
+/* Fit cal->cluster's link parameters to every usable run of the logs;
+ * returns the number of link classes fitted (0: nothing valid). */
+int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration *cal);
+
+#endif

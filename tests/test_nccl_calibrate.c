@@ -1,0 +1,465 @@
+/*
+ * test_nccl_calibrate.c: `parplan calibrate --nccl-tests` on logs this test
+ * writes itself, in the exact formats of nccl-tests (src/common.cu of
+ * NVIDIA/nccl-tests: v2.10 and v2.13+), from a known alpha-beta truth:
+ * H100 NVLink at 80 % of 450 GB/s with 2 us a step, the network at 70 % of
+ * 400 Gb/s with 8 us a step, and +-2 % of noise on every timing.  One host
+ * of 8 GPUs measures NVLink, 4 hosts of 8 the network.  The fit must find
+ * each efficiency within 0.04 and each latency within 30 %, whatever the
+ * format, the NCCL INFO noise, the MPI prefixes, missing rank lines, wrong
+ * rows and a run that dies mid-table.
+ */
+#include "calibrate_links.h"
+#include "catalog.h"
+#include "costmodel.h"
+#include "nccl_log.h"
+#include "strbuf.h"
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRUE_NVLINK 0.80
+#define TRUE_NVLINK_US 2.0
+#define TRUE_NETWORK 0.70
+#define TRUE_NETWORK_US 8.0
+
+static pp_cluster h100_cluster(double nvlink, double nvlink_us, double network, double network_us)
+{
+    pp_cluster c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.gpu.id, sizeof c.gpu.id, "h100-sxm5-80gb");
+    c.gpus_per_node = 8;
+    c.nodes = 4;
+    c.intra_node_GBps = 450;
+    c.inter_node_Gbps = 400;
+    pp_efficiency_init(&c.gpu.eff);
+    c.gpu.eff.nvlink = nvlink;
+    c.gpu.eff.nvlink_latency_us = nvlink_us;
+    c.gpu.eff.network = network;
+    c.gpu.eff.network_latency_us = network_us;
+    return c;
+}
+
+/* How a generated log looks. */
+typedef struct gen {
+    pp_nccl_op op;
+    long ranks, hosts;
+    bool old_format; /* v2.10: "#   Rank  0 Pid", an "error" column, no root */
+    bool rank_lines;
+    bool noise;      /* NCCL INFO and wrapper lines between the lines */
+    bool mpi_prefix; /* "[1,0]<stdout>:" before every line (mpirun --tag-output) */
+    int wrong_row;   /* this size's in-place half reports wrong values; -1: none */
+    int fail_after;  /* the run dies after this many sizes; -1: it completes */
+} gen;
+
+static void line(pp_strbuf *sb, const gen *g, const char *fmt, ...) PP_PRINTF(3, 4);
+static void line(pp_strbuf *sb, const gen *g, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    pp_sb_appendf(sb, "%s%s", g->mpi_prefix ? "[1,0]<stdout>:" : "", buf);
+}
+
+static const char *test_name(pp_nccl_op op)
+{
+    switch (op) {
+    case PP_NCCL_ALLREDUCE: return "all_reduce_perf";
+    case PP_NCCL_ALLGATHER: return "all_gather_perf";
+    case PP_NCCL_REDUCESCATTER: return "reduce_scatter_perf";
+    case PP_NCCL_SENDRECV: return "sendrecv_perf";
+    default: return "alltoall_perf";
+    }
+}
+
+static bool has_redop(const gen *g)
+{
+    return !g->old_format || g->op == PP_NCCL_ALLREDUCE || g->op == PP_NCCL_REDUCESCATTER || g->op == PP_NCCL_ALLTOALL;
+}
+
+static void header(pp_strbuf *sb, const gen *g)
+{
+    long k = g->ranks / g->hosts;
+    if (!g->old_format) {
+        line(sb, g, "# nccl-tests version 2.13.9 nccl-headers=21903 nccl-library=21903\n");
+        line(sb, g, "# Collective test starting: %s\n", test_name(g->op));
+        line(sb, g, "# nThread 1 nGpus %ld minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 "
+                    "agg iters: 1 validation: 1 graph: 0\n", g->hosts > 1 ? 1L : g->ranks);
+    } else
+        line(sb, g, "# nThread 1 nGpus %ld minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 "
+                    "validation: 1 \n", g->hosts > 1 ? 1L : g->ranks);
+    line(sb, g, "#\n");
+    line(sb, g, "# Using devices\n");
+    for (long r = 0; r < g->ranks && g->rank_lines; r++) {
+        char host[32];
+        snprintf(host, sizeof host, "node-%ld", r / k + 1);
+        if (g->old_format)
+            line(sb, g, "#   Rank %2ld Pid %6ld on %10s device %2ld [0x%02lx] NVIDIA H100 80GB HBM3\n", r, 4000 + r, host,
+                 r % k, 0x18 + r % k);
+        else
+            line(sb, g, "#  Rank %2ld Group %2d Pid %6ld on %10s device %2ld [0x%02lx] NVIDIA H100 80GB HBM3\n", r, 0,
+                 4000 + r, host, r % k, 0x18 + r % k);
+        if (g->noise && r == 3)
+            pp_sb_appendf(sb, "node-1:4003:4003 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n");
+    }
+    line(sb, g, "#\n");
+    if (g->old_format && has_redop(g)) {
+        line(sb, g, "# %10s  %12s  %8s  %6s            out-of-place                       in-place          \n", "", "", "",
+             "");
+        line(sb, g, "# %10s  %12s  %8s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "size", "count", "type", "redop",
+             "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error");
+        line(sb, g, "# %10s  %12s  %8s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)", "(elements)", "", "",
+             "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    } else if (g->old_format) {
+        line(sb, g, "# %10s  %12s  %8s            out-of-place                       in-place          \n", "", "", "");
+        line(sb, g, "# %10s  %12s  %8s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "size", "count", "type", "time",
+             "algbw", "busbw", "error", "time", "algbw", "busbw", "error");
+        line(sb, g, "# %10s  %12s  %8s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)", "(elements)", "", "(us)",
+             "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    } else {
+        line(sb, g, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+             "", "", "", "");
+        line(sb, g, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n", "size", "count", "type",
+             "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+        line(sb, g, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)", "(elements)", "", "",
+             "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    }
+}
+
+/* nccl-tests' time column: %7.0f from 10 ms, %7.1f from 100 us, else %7.2f. */
+static void time_str(double us, char *buf, size_t cap)
+{
+    snprintf(buf, cap, us >= 10000.0 ? "%7.0f" : us >= 100.0 ? "%7.1f" : "%7.2f", us);
+}
+
+static double truth_us(const pp_cluster *c, const gen *g, double bytes)
+{
+    pp_nccl_run r;
+    memset(&r, 0, sizeof r);
+    r.op = g->op;
+    r.ranks = g->ranks;
+    r.hosts = g->hosts;
+    r.ranks_per_host = g->ranks / g->hosts;
+    return pp_nccl_model_time_us(c, &r, bytes);
+}
+
+static void half(pp_strbuf *sb, const gen *g, double bytes, double us, bool wrong)
+{
+    char t[32];
+    time_str(us, t, sizeof t);
+    double algbw = bytes / us / 1e3, busbw = algbw * pp_nccl_bus_factor(g->op, g->ranks);
+    if (g->old_format)
+        pp_sb_appendf(sb, "  %7s  %6.2f  %6.2f  %5.0le", t, algbw, busbw, wrong ? 0.25 : 2e-7);
+    else
+        pp_sb_appendf(sb, "  %7s  %6.2f  %6.2f  %5g", t, algbw, busbw, wrong ? 3.0 : 0.0);
+}
+
+static void row_start(pp_strbuf *sb, const gen *g, double bytes)
+{
+    const char *redop = g->op == PP_NCCL_ALLREDUCE || g->op == PP_NCCL_REDUCESCATTER ? "sum" : "none";
+    line(sb, g, "%12li  %12li  %8s", (long)bytes, (long)bytes / 4, "float");
+    if (has_redop(g))
+        pp_sb_appendf(sb, "  %6s", redop);
+    if (!g->old_format)
+        pp_sb_appendf(sb, "  %6i", -1);
+}
+
+/* A log of one run: sizes 8 B to 8 GiB by factors of 2. */
+static void generate(pp_strbuf *sb, const pp_cluster *truth, const gen *g)
+{
+    header(sb, g);
+    double sum_busbw = 0.0;
+    int i = 0;
+    for (double bytes = 8; bytes <= 8589934592.0; bytes *= 2, i++) {
+        if (i == g->fail_after) {
+            row_start(sb, g, bytes);
+            pp_sb_append(sb, "node-2: Test NCCL failure common.cu:1029 'remote process exited or there was a network "
+                             "error'\n .. node-2 pid 4009: Test failure common.cu:902\n");
+            return;
+        }
+        double t = truth_us(truth, g, bytes);
+        double jitter = 1.0 + 0.02 * ((double)((i * 7919) % 13) / 6.0 - 1.0);
+        double jitter2 = 1.0 + 0.02 * ((double)((i * 104729) % 11) / 5.0 - 1.0);
+        row_start(sb, g, bytes);
+        half(sb, g, bytes, t * jitter, false);
+        half(sb, g, bytes, t * jitter2, i == g->wrong_row);
+        pp_sb_append(sb, "\n");
+        sum_busbw += bytes / t / 1e3 * pp_nccl_bus_factor(g->op, g->ranks);
+        if (g->noise && i % 7 == 3)
+            pp_sb_appendf(sb, "node-1:4000:4100 [0] NCCL INFO Channel 02/32 :    0   1   2   3   4   5   6   7\n");
+    }
+    line(sb, g, "# Out of bounds values : %d %s\n", g->wrong_row >= 0, g->wrong_row >= 0 ? "FAILED" : "OK");
+    line(sb, g, "# Avg bus bandwidth    : %g \n", sum_busbw / i);
+    line(sb, g, "#\n");
+    if (!g->old_format)
+        line(sb, g, "# Collective test concluded: %s\n", test_name(g->op));
+}
+
+static gen plain(pp_nccl_op op, long ranks, long hosts, bool old_format)
+{
+    return (gen){op, ranks, hosts, old_format, true, false, false, -1, -1};
+}
+
+static void parse(const char *text, const char *name, pp_nccl_log *log)
+{
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_parse(text, name, 8, log, &err), PP_OK);
+}
+
+/* Fit the logs and check the truth is found; prints what it found. */
+static void check_fit(const char *what, pp_nccl_log *logs, int n)
+{
+    pp_link_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    cal.cluster = h100_cluster(0.95, 5.0, 0.95, 10.0); /* the catalog's values, to be replaced */
+    CU_ASSERT_EQUAL(pp_calibrate_links(logs, n, &cal), 2);
+    const pp_link_fit *nv = &cal.link[PP_LINK_NVLINK], *net = &cal.link[PP_LINK_NETWORK];
+    printf("\n  %s: NVLink %.4f (truth %.2f), %.3f us (truth %.1f); network %.4f (truth %.2f), %.3f us (truth %.1f)",
+           what, nv->efficiency, TRUE_NVLINK, nv->latency_us, TRUE_NVLINK_US, net->efficiency, TRUE_NETWORK,
+           net->latency_us, TRUE_NETWORK_US);
+    CU_ASSERT(fabs(nv->efficiency - TRUE_NVLINK) <= 0.04);
+    CU_ASSERT(fabs(nv->latency_us / TRUE_NVLINK_US - 1.0) <= 0.30);
+    CU_ASSERT(fabs(net->efficiency - TRUE_NETWORK) <= 0.04);
+    CU_ASSERT(fabs(net->latency_us / TRUE_NETWORK_US - 1.0) <= 0.30);
+    CU_ASSERT_DOUBLE_EQUAL(cal.cluster.gpu.eff.nvlink, nv->efficiency, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(cal.cluster.gpu.eff.network_latency_us, net->latency_us, 0.0);
+}
+
+/* One host (NVLink: all-reduce, all-gather) and 4 hosts (network:
+ * all-reduce, reduce-scatter), in the format of nccl-tests v2.10 or v2.13+. */
+static void fit_both(bool old_format, bool noise, bool mpi_prefix, const char *what)
+{
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    gen gens[] = {plain(PP_NCCL_ALLREDUCE, 8, 1, old_format), plain(PP_NCCL_ALLGATHER, 8, 1, old_format),
+                  plain(PP_NCCL_ALLREDUCE, 32, 4, old_format), plain(PP_NCCL_REDUCESCATTER, 32, 4, old_format)};
+    const char *names[] = {"all_reduce_1node.log", "all_gather_1node.log", "all_reduce_4nodes.log",
+                           "reduce_scatter_4nodes.log"};
+    pp_nccl_log logs[4];
+    for (int i = 0; i < 4; i++) {
+        gens[i].noise = noise;
+        gens[i].mpi_prefix = mpi_prefix && gens[i].hosts > 1;
+        pp_strbuf sb;
+        pp_sb_init(&sb);
+        generate(&sb, &truth, &gens[i]);
+        parse(pp_sb_str(&sb), names[i], &logs[i]);
+        pp_sb_free(&sb);
+        CU_ASSERT_EQUAL(logs[i].n_runs, 1);
+        const pp_nccl_run *r = &logs[i].runs[0];
+        CU_ASSERT_EQUAL(r->op, gens[i].op);
+        CU_ASSERT_EQUAL(r->ranks, gens[i].ranks);
+        CU_ASSERT_EQUAL(r->hosts, gens[i].hosts);
+        CU_ASSERT_EQUAL(r->ranks_per_host, 8);
+        CU_ASSERT(r->ranks_from_lines);
+        CU_ASSERT(r->complete);
+        CU_ASSERT_EQUAL(r->n_rows, 2 * 31);
+        CU_ASSERT_STRING_EQUAL(r->unusable, "");
+        CU_ASSERT_STRING_EQUAL(r->device, "NVIDIA H100 80GB HBM3");
+    }
+    check_fit(what, logs, 4);
+    for (int i = 0; i < 4; i++)
+        pp_nccl_log_free(&logs[i]);
+}
+
+static void test_new_format(void)
+{
+    fit_both(false, false, false, "v2.13 format");
+}
+
+static void test_new_format_noise_mpi(void)
+{
+    fit_both(false, true, true, "v2.13 format, NCCL INFO noise, MPI prefixes");
+}
+
+static void test_old_format(void)
+{
+    fit_both(true, false, false, "v2.10 format");
+}
+
+static void test_old_format_noise_mpi(void)
+{
+    fit_both(true, true, true, "v2.10 format, NCCL INFO noise, MPI prefixes");
+}
+
+/* Without rank lines or a test name, busbw/algbw gives the collective and
+ * the rank count, and gpus_per_node the hosts. */
+static void test_no_rank_lines(void)
+{
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    gen g[] = {plain(PP_NCCL_ALLREDUCE, 8, 1, true), plain(PP_NCCL_ALLREDUCE, 32, 4, true),
+               plain(PP_NCCL_ALLGATHER, 32, 4, true)};
+    pp_nccl_log logs[3];
+    for (int i = 0; i < 3; i++) {
+        g[i].rank_lines = false;
+        pp_strbuf sb;
+        pp_sb_init(&sb);
+        generate(&sb, &truth, &g[i]);
+        parse(pp_sb_str(&sb), "node.log", &logs[i]);
+        pp_sb_free(&sb);
+        const pp_nccl_run *r = &logs[i].runs[0];
+        CU_ASSERT_EQUAL(r->op, g[i].op);
+        CU_ASSERT_EQUAL(r->ranks, g[i].ranks);
+        CU_ASSERT_EQUAL(r->hosts, g[i].hosts);
+        CU_ASSERT(!r->ranks_from_lines);
+        PP_ASSERT_CONTAINS(r->op_from, "busbw/algbw");
+    }
+    check_fit("no rank lines, v2.10", logs, 3);
+    for (int i = 0; i < 3; i++)
+        pp_nccl_log_free(&logs[i]);
+}
+
+/* One file, three runs: one with a wrong in-place half, one that dies
+ * mid-table (its complete rows are kept), one all-to-all (read, not fitted). */
+static void test_skips_and_runs(void)
+{
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    gen a = plain(PP_NCCL_ALLREDUCE, 8, 1, false), b = plain(PP_NCCL_ALLGATHER, 32, 4, false),
+        c = plain(PP_NCCL_ALLTOALL, 8, 1, false), d = plain(PP_NCCL_ALLREDUCE, 8, 1, true);
+    a.wrong_row = 5;
+    b.fail_after = 20;
+    d.wrong_row = 7;
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    pp_sb_append(&sb, "+ srun --mpi=pmix ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8\n");
+    generate(&sb, &truth, &a);
+    generate(&sb, &truth, &b);
+    generate(&sb, &truth, &c);
+    generate(&sb, &truth, &d);
+    pp_nccl_log log;
+    parse(pp_sb_str(&sb), "sweep.log", &log);
+    pp_sb_free(&sb);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 4);
+    CU_ASSERT_EQUAL(log.runs[0].op, PP_NCCL_ALLREDUCE);
+    CU_ASSERT_EQUAL(log.runs[0].skipped_wrong, 1);
+    CU_ASSERT_EQUAL(log.runs[0].n_rows, 61);
+    CU_ASSERT_EQUAL(log.runs[1].op, PP_NCCL_ALLGATHER);
+    CU_ASSERT_EQUAL(log.runs[1].n_rows, 40);
+    CU_ASSERT_EQUAL(log.runs[1].skipped_incomplete, 1);
+    CU_ASSERT(!log.runs[1].complete);
+    CU_ASSERT(pp_nccl_run_fitted(&log.runs[1]));
+    CU_ASSERT_EQUAL(log.runs[2].op, PP_NCCL_ALLTOALL);
+    CU_ASSERT(!pp_nccl_run_fitted(&log.runs[2]));
+    CU_ASSERT_EQUAL(log.runs[3].op, PP_NCCL_ALLREDUCE); /* old format: by busbw/algbw */
+    CU_ASSERT_EQUAL(log.runs[3].skipped_wrong, 1);      /* error 0.25 > 7 x 1e-5 */
+    CU_ASSERT_EQUAL(log.runs[3].n_rows, 61);
+    pp_nccl_log_free(&log);
+}
+
+/* A sample in the format the nccl-tests README documents: the output of its
+ * quick example "./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8"
+ * (github.com/NVIDIA/nccl-tests, README.md "Quick examples"; columns as
+ * doc/PERFORMANCE.md explains them), made for this test. */
+static void test_readme_sample(void)
+{
+    char path[1024];
+    pp_source_path("tests/data/nccl-tests-readme-sample.log", path, sizeof path);
+    pp_nccl_log log;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 8, &log, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    const pp_nccl_run *r = &log.runs[0];
+    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
+    CU_ASSERT_EQUAL(r->ranks, 8);
+    CU_ASSERT_EQUAL(r->hosts, 1);
+    CU_ASSERT_EQUAL(r->n_rows, 2 * 25);
+    CU_ASSERT(r->complete);
+    pp_nccl_log_free(&log);
+}
+
+/* Nothing parses: no runs; a table of only wrong rows: unusable, said why. */
+static void test_nothing_valid(void)
+{
+    pp_nccl_log log;
+    parse("hello\nNCCL INFO nothing here\n", "empty.log", &log);
+    CU_ASSERT_EQUAL(log.n_runs, 0);
+    pp_nccl_log_free(&log);
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    gen g = plain(PP_NCCL_ALLREDUCE, 8, 1, false);
+    g.fail_after = 0;
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    generate(&sb, &truth, &g);
+    parse(pp_sb_str(&sb), "dead.log", &log);
+    pp_sb_free(&sb);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    CU_ASSERT_STRING_EQUAL(log.runs[0].unusable, "no valid row");
+    pp_nccl_log_free(&log);
+}
+
+/* The command: logs in, an efficiency file out that --efficiency reads,
+ * with the other parameters of data/efficiency.json kept; exit 2 when
+ * nothing is valid. */
+static void test_cli(void)
+{
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    gen g1 = plain(PP_NCCL_ALLREDUCE, 8, 1, false), g2 = plain(PP_NCCL_ALLREDUCE, 32, 4, false);
+    g2.mpi_prefix = true;
+    char p1[512], p2[512], out[512], dead[512];
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    generate(&sb, &truth, &g1);
+    pp_write_temp("ar1.log", pp_sb_str(&sb), p1, sizeof p1);
+    pp_sb_free(&sb);
+    pp_sb_init(&sb);
+    generate(&sb, &truth, &g2);
+    pp_write_temp("ar4.log", pp_sb_str(&sb), p2, sizeof p2);
+    pp_sb_free(&sb);
+    pp_write_temp("my-eff.json", "", out, sizeof out);
+    remove(out);
+    const char *args[] = {"calibrate", "--nccl-tests", p1, p2, "--gpu", "h100-sxm5-80gb", "-o", out, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
+    CU_ASSERT_EQUAL(r.exit_code, 0);
+    PP_ASSERT_CONTAINS(r.err, "worst error");
+    PP_ASSERT_CONTAINS(r.err, "NVLink: efficiency 0.8");
+    pp_run_free(&r);
+    FILE *f = fopen(out, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char text[4096] = "";
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    PP_ASSERT_CONTAINS(text, "\"h100-sxm5-80gb\"");
+    PP_ASSERT_CONTAINS(text, "\"gemm\":\t0.6167"); /* data/efficiency.json's, kept */
+    char problem[512], plan[512];
+    pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
+    pp_source_path("data/examples/gpt3-175b-1024-a100.plan.json", plan, sizeof plan);
+    const char *eval[] = {"eval", problem, "--plan", plan, "--efficiency", out, NULL};
+    CU_ASSERT_EQUAL_FATAL(pp_run(eval, NULL, &r), 0);
+    CU_ASSERT_EQUAL(r.exit_code, 0);
+    pp_run_free(&r);
+
+    pp_write_temp("dead.log", "# nThread 1 nGpus 8\nsegfault\n", dead, sizeof dead);
+    const char *bad[] = {"calibrate", "--nccl-tests", dead, "--gpu", "h100-sxm5-80gb", NULL};
+    CU_ASSERT_EQUAL_FATAL(pp_run(bad, NULL, &r), 0);
+    CU_ASSERT_EQUAL(r.exit_code, 2);
+    PP_ASSERT_CONTAINS(r.err, "nothing valid to fit");
+    PP_ASSERT_CONTAINS(r.err, "no table");
+    pp_run_free(&r);
+    const char *no_gpu[] = {"calibrate", "--nccl-tests", p1, NULL};
+    CU_ASSERT_EQUAL_FATAL(pp_run(no_gpu, NULL, &r), 0);
+    CU_ASSERT_EQUAL(r.exit_code, 2);
+    PP_ASSERT_CONTAINS(r.err, "--gpu ID or --problem");
+    pp_run_free(&r);
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"v2.13 format: NVLink and network recovered", test_new_format},
+        {"v2.13 format with NCCL INFO noise and MPI prefixes", test_new_format_noise_mpi},
+        {"v2.10 format (no Group, error column, no root)", test_old_format},
+        {"v2.10 format with noise and MPI prefixes", test_old_format_noise_mpi},
+        {"no rank lines: ranks from busbw/algbw", test_no_rank_lines},
+        {"wrong rows, a run failing mid-table, several runs a file", test_skips_and_runs},
+        {"the nccl-tests README example parses", test_readme_sample},
+        {"nothing valid", test_nothing_valid},
+        {"calibrate --nccl-tests writes an efficiency file", test_cli},
+        {NULL, NULL},
+    };
+    return pp_test_main("nccl-tests calibration", tests);
+}
