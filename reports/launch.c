@@ -209,11 +209,65 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
                      "the one that saves more time (see the runner-ups).\n\n");
 }
 
+/* ---- PyTorch FSDP2 / torchtitan ------------------------------------------- */
+
+void pp_torchtitan_config(const pp_problem *prob, const pp_plan *p, pp_torchtitan *tt)
+{
+    memset(tt, 0, sizeof *tt);
+    /* FSDP2 shards over data_parallel_shard_degree and replicates over
+     * data_parallel_replicate_degree (HSDP); ZeRO-3 is FULL_SHARD (reshard
+     * after forward), ZeRO-2 keeps the gathered parameters between forward
+     * and backward (reshard_after_forward "never"), ZeRO-0 is plain
+     * replication; FSDP has no ZeRO-1 (torchtitan docs/fsdp.md). */
+    long dp = pp_replica_ranks(p) / p->cp;
+    tt->shard = p->zero >= 2 ? dp : 1;
+    tt->replicate = p->zero >= 2 ? 1 : dp;
+    tt->reshard_after_forward = p->zero == 3 ? "always" : "never";
+    tt->tp = p->tp;
+    tt->pp = p->pp;
+    tt->cp = p->cp;
+    tt->schedule = p->pp <= 1 ? NULL : p->virtual_stages > 1 ? "Interleaved1F1B" : "1F1B";
+    tt->local_batch_size = (long)p->micro_batch * pp_microbatches(prob, p);
+    tt->microbatch_size = p->micro_batch;
+    tt->global_batch_size = prob->training.global_batch;
+    tt->seq_len = prob->model.seq_len;
+    tt->ac_mode = p->recompute == PP_RECOMPUTE_FULL ? "full" : p->recompute == PP_RECOMPUTE_SELECTIVE ? "selective" : "none";
+    tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D && p->codec[PP_DIM_DP] == 0 &&
+                p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0;
+}
+
+static void md_torchtitan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
+{
+    pp_torchtitan tt;
+    pp_torchtitan_config(prob, p, &tt);
+    pp_sb_appendf(sb, "### PyTorch FSDP2 (torchtitan)\n\n```toml\n[parallelism]\n"
+                      "data_parallel_replicate_degree = %ld\ndata_parallel_shard_degree = %ld\n"
+                      "fsdp_reshard_after_forward = \"%s\"\ntensor_parallel_degree = %d\n"
+                      "context_parallel_degree = %d\npipeline_parallel_degree = %d\n",
+                  tt.replicate, tt.shard, tt.reshard_after_forward, tt.tp, tt.cp, tt.pp);
+    if (tt.schedule)
+        pp_sb_appendf(sb, "pipeline_parallel_schedule = \"%s\"\npipeline_parallel_microbatch_size = %d\n",
+                      tt.schedule, tt.microbatch_size);
+    pp_sb_appendf(sb, "\n[training]\nlocal_batch_size = %ld\nglobal_batch_size = %ld\nseq_len = %d\n\n"
+                      "[activation_checkpoint]\nmode = \"%s\"\n```\n\n",
+                  tt.local_batch_size, tt.global_batch_size, tt.seq_len, tt.ac_mode);
+    if (p->zero == 1)
+        pp_sb_append(sb, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
+                         "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");
+    else if (!tt.exact)
+        pp_sb_append(sb, "torchtitan has no 2D/2.5D/3D tensor parallelism and no message compression: this plan "
+                         "needs Megatron-LM or Colossal-AI and MVAPICH for those parts.\n\n");
+    if (p->pp > 1 && p->zero >= 2)
+        pp_sb_append(sb, "With pipeline parallelism torchtitan keeps FSDP's gathered parameters across the micro-"
+                         "batches of a step (reshard_after_forward applies per step).\n\n");
+}
+
 void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res)
 {
     pp_sb_append(sb, "## How to run it\n\n");
     md_megatron(sb, prob, &res->best.plan);
     md_deepspeed(sb, prob, &res->best.plan, res->best.eval.microbatches);
+    md_torchtitan(sb, prob, &res->best.plan);
     md_compression(sb, prob, &res->best.plan);
 }
 

@@ -2,8 +2,8 @@
  * launch.h: how to run a plan with the frameworks people use.
  *
  * Every framework flag parplan writes is written here: the Megatron-LM
- * command-line flags, the DeepSpeed configuration and the MVAPICH-Plus
- * compression settings.  The Markdown report prints them as its "How to run
+ * command-line flags, the DeepSpeed configuration, the PyTorch FSDP2 /
+ * torchtitan configuration and the MVAPICH-Plus compression settings.  The Markdown report prints them as its "How to run
  * it" section; the result JSON carries the same values under how_to_run.
  */
 #ifndef PARPLAN_LAUNCH_H
@@ -29,6 +29,21 @@ typedef struct pp_deepspeed {
 } pp_deepspeed;
 
 void pp_deepspeed_config(const pp_problem *prob, const pp_plan *plan, int microbatches, pp_deepspeed *out);
+
+/* The PyTorch FSDP2 / torchtitan configuration of a plan (its TOML keys):
+ * HSDP's replicate and shard degrees from dp and the ZeRO stage. */
+typedef struct pp_torchtitan {
+    long replicate, shard;
+    const char *reshard_after_forward; /* "always" (FULL_SHARD) or "never" (SHARD_GRAD_OP) */
+    int tp, cp, pp;
+    const char *schedule; /* NULL without pipeline parallelism */
+    long local_batch_size, global_batch_size;
+    int microbatch_size, seq_len;
+    const char *ac_mode; /* activation checkpointing: none, selective, full */
+    bool exact;          /* torchtitan runs the plan as priced */
+} pp_torchtitan;
+
+void pp_torchtitan_config(const pp_problem *prob, const pp_plan *plan, pp_torchtitan *out);
 
 /* The report's "How to run it" section: Megatron-LM, DeepSpeed, compression. */
 void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res);

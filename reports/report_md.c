@@ -258,6 +258,31 @@ static const char *plan_title(const pp_plan_result *res)
     return "parallel plan";
 }
 
+/* The safe choice among the optimum and its ties, when it is not the
+ * optimum: a plan the model cannot tell from the optimum, with more memory
+ * left or fewer tricks. */
+static void md_recommended(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex)
+{
+    if (!ex || !ex->done || ex->recommended < 2 || ex->recommended - 2 >= ex->n_runner_ups)
+        return;
+    const pp_candidate *c = &res->runner_ups[ex->recommended - 2];
+    const pp_runner_up_report *r = &ex->runner_ups[ex->recommended - 2];
+    char a[48], b[48], h[48], hb[48], tricks[160], best_tricks[160];
+    pp_text_tricks(prob, &c->plan, tricks, sizeof tricks);
+    pp_text_tricks(prob, &res->best.plan, best_tricks, sizeof best_tricks);
+    pp_sb_appendf(sb, "**Safe choice: #%d.** It is within the cost model's error of the optimum (%s %% slower, "
+                      "%s s), leaves %s GiB of memory free (the optimum %s GiB) and needs these tricks: ",
+                  ex->recommended, pp_md_fmt_fixed(100.0 * r->gap, 1, a, sizeof a),
+                  pp_md_fmt_fixed(c->eval.time.step_s, 3, b, sizeof b), pp_md_fmt_fixed(r->headroom_gib, 2, h, sizeof h),
+                  pp_md_fmt_fixed(ex->best.headroom_gib, 2, hb, sizeof hb));
+    pp_md_escape(sb, tricks);
+    pp_sb_append(sb, " (the optimum: ");
+    pp_md_escape(sb, best_tricks);
+    pp_sb_append(sb, "). Its plan: ");
+    pp_md_plan_line(sb, prob, &c->plan);
+    pp_sb_append(sb, ".\n\n");
+}
+
 static void md_summary_sentence(pp_strbuf *sb, const pp_plan_result *res)
 {
     const pp_certificate *c = &res->cert;
@@ -897,6 +922,8 @@ int pp_report_plan_md_ex(const pp_problem *prob, const pp_plan_result *res, cons
 {
     pp_sb_appendf(out, "# parplan: %s\n\n", plan_title(res));
     md_summary_sentence(out, res);
+    if (has_plan(res))
+        md_recommended(out, prob, res, ex);
     if (has_plan(res)) {
         md_summary_table(out, prob, res, ex);
         if (explained(ex))

@@ -433,6 +433,21 @@ static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_
     pp_jb_num(b, zo, "stage", cfg.zero_stage);
     if (cfg.overlap_comm)
         pp_jb_bool(b, zo, "overlap_comm", true);
+    pp_torchtitan tt;
+    pp_torchtitan_config(prob, p, &tt);
+    cJSON *t = pp_jb_obj(b, run, "torchtitan");
+    pp_jb_num(b, t, "data_parallel_replicate_degree", (double)tt.replicate);
+    pp_jb_num(b, t, "data_parallel_shard_degree", (double)tt.shard);
+    pp_jb_str(b, t, "fsdp_reshard_after_forward", tt.reshard_after_forward);
+    pp_jb_num(b, t, "tensor_parallel_degree", tt.tp);
+    pp_jb_num(b, t, "context_parallel_degree", tt.cp);
+    pp_jb_num(b, t, "pipeline_parallel_degree", tt.pp);
+    if (tt.schedule)
+        pp_jb_str(b, t, "pipeline_parallel_schedule", tt.schedule);
+    pp_jb_num(b, t, "local_batch_size", (double)tt.local_batch_size);
+    pp_jb_num(b, t, "global_batch_size", (double)tt.global_batch_size);
+    pp_jb_str(b, t, "activation_checkpoint_mode", tt.ac_mode);
+    pp_jb_bool(b, t, "exact", tt.exact);
 }
 
 static void put_assumptions(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res,
@@ -478,6 +493,14 @@ cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res,
     }
     if (ex && ex->done) {
         put_ties(&b, root, prob, res, ex);
+        const pp_candidate *safe = ex->recommended >= 2 && ex->recommended - 2 < res->n_runner_ups
+                                       ? &res->runner_ups[ex->recommended - 2]
+                                       : &res->best;
+        cJSON *rec = pp_jb_obj(&b, root, "recommended");
+        pp_jb_num(&b, rec, "rank", ex->recommended >= 2 ? ex->recommended : 1);
+        pp_jb_item(&b, rec, "plan", pp_json_plan(prob, &safe->plan));
+        pp_jb_num(&b, rec, "step_time_s", safe->eval.time.step_s);
+        pp_jb_num(&b, rec, "memory_free_gib", safe->eval.mem.usable_gib - safe->eval.mem.total_gib);
         put_binding(&b, root, prob, ex);
         put_schedule(&b, root, &ex->schedule);
     }

@@ -27,6 +27,7 @@
 
 #define SAME_STEP_REL 1e-9    /* two step times this close are the same optimum */
 #define WORTH_MENTIONING 5e-4 /* a speed-up below 0.05 % is not listed among "what would speed it up" */
+#define SAFE_MARGIN_GIB 1.0   /* a tie must leave this much more memory to count as the safer choice */
 
 /* ---- re-solving ------------------------------------------------------------- */
 
@@ -120,9 +121,11 @@ static void analyze_runner_ups(const pp_plan_result *res, pp_explanation *ex)
         if (ex->runner_ups[i].tie)
             ex->n_ties++;
     }
-    /* among the optimum and its ties: most headroom, fewest tricks */
-    double room_gib = ex->best.headroom_gib;
-    int fewest = ex->best.tricks;
+    /* among the optimum and its ties: most headroom, fewest tricks; the
+     * safe choice is the one with the most headroom (at least a GiB more,
+     * else no margin worth a slower plan), then the fewest tricks */
+    double room_gib = ex->best.headroom_gib, safe_gib = ex->best.headroom_gib;
+    int fewest = ex->best.tricks, safe_tricks = ex->best.tricks;
     for (int i = 0; i < ex->n_runner_ups; i++) {
         const pp_runner_up_report *r = &ex->runner_ups[i];
         if (!r->tie)
@@ -134,6 +137,12 @@ static void analyze_runner_ups(const pp_plan_result *res, pp_explanation *ex)
         if (r->tricks < fewest) {
             fewest = r->tricks;
             ex->tie_fewest_tricks = i + 2;
+        }
+        if (r->headroom_gib > safe_gib + SAFE_MARGIN_GIB ||
+            (r->headroom_gib > safe_gib - SAFE_MARGIN_GIB && r->tricks < safe_tricks)) {
+            safe_gib = r->headroom_gib;
+            safe_tricks = r->tricks;
+            ex->recommended = i + 2;
         }
     }
 }

@@ -80,6 +80,9 @@ typedef struct pp_explanation {
     int tie_most_room;                 /* among the optimum and its ties: rank (2..) of the one with the most
                                           headroom beyond the optimum's, 0 if the optimum */
     int tie_fewest_tricks;             /* ... and of the one with the fewest tricks, 0 if the optimum */
+    int recommended;                   /* the safe choice among the optimum and its ties: the most memory
+                                          headroom, then the fewest tricks; rank (2..) of a runner-up, or 0
+                                          for the optimum itself */
     bool have_simplest;
     pp_counterfactual simplest;        /* the fastest plan without interleaving or compression */
     pp_runner_up_report simplest_report;
