@@ -1,5 +1,5 @@
 /*
- * test_cli.c: the command line as a user drives it (solve/main.c).
+ * test_cli.c: the command line as a user drives it (cli/main.c).
  *
  * Every test runs the real parplan binary with pp_run() and checks what the
  * contract of docs/interface.md promises: exit codes (0 ok, 2 bad usage or

@@ -1,6 +1,6 @@
 /*
  * test_tp_modes.c: 2D / 2.5D / 3D tensor parallelism and the compression
- * model (formulate/costmodel.c, rules.c, space.c), against hand counts of
+ * model (formulate/cost/, rules.c, space.c), against hand counts of
  * the formulas of docs/cost-model.md section 8 and the codec physics of
  * section 3.
  */
