@@ -24,7 +24,7 @@ PLAN       ?= data/examples/gpt3-175b-1024-a100.plan.json
 REPORT     ?= report.md
 PARPLAN     = $(BUILD)/parplan
 
-BUILD_PACKAGES := build-essential cmake pkg-config libglpk-dev glpk-utils libcjson-dev libcunit1-dev
+BUILD_PACKAGES := build-essential cmake pkg-config libglpk-dev glpk-utils libnlopt-dev libcjson-dev libcunit1-dev
 TEST_PACKAGES  := $(BUILD_PACKAGES) coinor-cbc clang libclang-rt-14-dev valgrind
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
