@@ -47,7 +47,7 @@
 
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
-    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_COUNT
+    OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_CV, OPT_COUNT
 } opt_id;
 
 enum {
@@ -86,6 +86,9 @@ static const cli_option OPTIONS[] = {
     {OPT_EXPORT_MPS, "export-mps", 0, "FILE", CMD_PLAN, "write the MIP that was solved in free MPS format"},
     {OPT_BASELINE, "baseline", 0, "PLAN.json", CMD_PLAN,
      "also price this plan (e.g. a published one) and state how much faster the optimal plan is"},
+    {OPT_CV, "cv", 0, NULL, CMD_CALIBRATE | CMD_ACCURACY,
+     "leave-one-source-group-out cross-validation: each group priced with parameters fitted on the others, "
+     "in-sample error beside it (accuracy: the report; calibrate: a summary on standard error)"},
     {OPT_HELP, "help", 'h', NULL, CMD_ALL, "show this help and exit"},
     {OPT_VERSION, "version", 'V', NULL, CMD_ALL, "show the version and exit"},
 };
@@ -112,11 +115,14 @@ static const cli_command COMMANDS[] = {
      "find the optimal plan with the MIP and GLPK, and write its report", run_plan},
     {"eval", CMD_EVAL, "eval PROBLEM.json --plan PLAN.json [OPTION]...",
      "price one fixed plan with the cost model, without optimization", run_eval},
-    {"calibrate", CMD_CALIBRATE, "calibrate MEASUREMENTS.json [-o EFFICIENCY.json]",
-     "fit each GPU's efficiency parameters to measured steps; the output is what --efficiency reads",
+    {"calibrate", CMD_CALIBRATE, "calibrate MEASUREMENTS.json|DIR... [-o EFFICIENCY.json]",
+     "fit each GPU's efficiency parameters, within physical bounds, to measured steps (several files, or a "
+     "directory of them); the output is what --efficiency reads",
      run_calibrate},
-    {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json [OPTION]...",
-     "score the cost model against measured steps: mean absolute % error per source group", run_accuracy},
+    {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json|DIR... [--cv] [OPTION]...",
+     "score the cost model against measured steps: mean absolute % error per source group; --cv "
+     "cross-validates",
+     run_accuracy},
     {"capacity", CMD_CAPACITY, "capacity PROBLEM.json [OPTION]...",
      "choose GPU kind, node count and plan within a deadline, budget or GPU cap", run_capacity},
 };
@@ -132,6 +138,9 @@ struct cli_args {
     const char *data_dir;   /* NULL: pp_default_data_dir() */
     const char *efficiency; /* --efficiency */
     const char *baseline;   /* plan's --baseline */
+    const char *more[64];   /* calibrate, accuracy: further measurement files after the first */
+    int n_more;
+    bool cv;                /* --cv */
     pp_plan_options solve;
     unsigned given;         /* bit (1 << opt_id) per option seen */
     bool help, version;     /* stop and print */
@@ -287,6 +296,7 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_HELP: a->help = true; break;
     case OPT_VERSION: a->version = true; break;
     case OPT_BASELINE: a->baseline = v; break;
+    case OPT_CV: a->cv = true; break;
     case OPT_COUNT: break;
     }
     return PP_OK;
@@ -349,6 +359,10 @@ static int parse_operand(cli_args *a, const char *arg, pp_error *err)
         return find_command(arg, &a->cmd, err);
     if (!a->problem) {
         a->problem = arg;
+        return PP_OK;
+    }
+    if ((a->cmd->bit & (CMD_CALIBRATE | CMD_ACCURACY)) && a->n_more < (int)(sizeof a->more / sizeof a->more[0])) {
+        a->more[a->n_more++] = arg; /* several measurement files */
         return PP_OK;
     }
     char q[80];
@@ -783,8 +797,12 @@ static int load_measurements(const cli_args *a, pp_catalog *cat, pp_measurement_
     int rc = pp_catalog_load(a->data_dir ? a->data_dir : pp_default_data_dir(), cat, err);
     if (!rc && a->efficiency)
         rc = pp_catalog_apply_efficiency(cat, a->efficiency, err);
+    const char *paths[1 + sizeof a->more / sizeof a->more[0]];
+    paths[0] = a->problem;
+    for (int i = 0; i < a->n_more; i++)
+        paths[1 + i] = a->more[i];
     if (!rc)
-        rc = pp_measurements_load(a->problem, cat, set, err);
+        rc = pp_measurements_load_many(paths, 1 + a->n_more, cat, set, err);
     if (!rc && set->n == 0)
         rc = pp_error_set(err, PP_EINPUT, a->problem, "no row could be priced (%d skipped)", set->n_skipped);
     return rc;
@@ -795,13 +813,19 @@ static int run_calibrate(const cli_args *a, pp_error *err)
     pp_catalog cat;
     pp_measurement_set set;
     int rc = load_measurements(a, &cat, &set, err);
+    pp_cv_result *cv = NULL;
+    if (!rc && a->cv && !(cv = malloc(sizeof *cv)))
+        rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    if (!rc && cv && (rc = pp_cross_validate(&set, cv)) != PP_OK)
+        pp_error_set(err, rc, "", "out of memory");
     if (!rc) {
         pp_fit fits[PP_MAX_GROUPS];
         int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
         char source[512];
         snprintf(source, sizeof source,
-                 "parplan calibrate %.400s: least squares on log(predicted/measured step time), %d rows", a->problem,
-                 set.n);
+                 "parplan calibrate %.300s%s: least squares on log(predicted/measured step time) within physical "
+                 "bounds (NLopt BOBYQA), %d rows",
+                 a->problem, a->n_more ? " ..." : "", set.n);
         char *text = pp_fits_to_json(fits, n, source);
         pp_strbuf md;
         pp_sb_init(&md);
@@ -809,14 +833,55 @@ static int run_calibrate(const cli_args *a, pp_error *err)
         pp_sb_append(&md, "\n");
         free(text);
         for (int i = 0; i < n; i++)
-            fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f -> %.3f\n", fits[i].gpu_id, fits[i].n_rows,
-                    fits[i].rms_log_error_before, fits[i].rms_log_error_after);
+            fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f (middle of the bounds) -> %.3f, %d of %d "
+                            "parameters at a bound\n",
+                    fits[i].gpu_id, fits[i].n_rows, fits[i].rms_log_error_before, fits[i].rms_log_error_after,
+                    fits[i].n_at_bound, PP_EFF_COUNT);
+        for (int i = 0; cv && i < cv->n_groups; i++)
+            fprintf(stderr, "parplan: cv: %-32s %4d rows  step-time MAPE %5.1f %% cross-validated, %5.1f %% in sample\n",
+                    cv->groups[i].group, cv->groups[i].n_time, cv->groups[i].mape_cv, cv->groups[i].mape_in);
+        if (cv)
+            fprintf(stderr, "parplan: cv: all rows: %.1f %% cross-validated, %.1f %% in sample\n", cv->mape_cv,
+                    cv->mape_in);
         cJSON *doc = a->json ? cJSON_Parse(pp_sb_str(&md)) : NULL;
         rc = emit_owned(a, &md, doc, err);
     }
+    free(cv);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
     return rc;
+}
+
+/* "parplan accuracy A B --cv", for the report to say how it was made. */
+static void command_line(const cli_args *a, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "parplan %s %s", a->cmd->name, a->problem);
+    for (int i = 0; i < a->n_more && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, " %s", a->more[i]);
+    if (used < cap)
+        snprintf(buf + used, cap - used, " --cv");
+}
+
+static int run_accuracy_cv(const cli_args *a, pp_measurement_set *set, pp_error *err)
+{
+    pp_cv_result *cv = malloc(sizeof *cv);
+    if (!cv)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    int rc = pp_cross_validate(set, cv);
+    if (rc) {
+        free(cv);
+        return pp_error_set(err, rc, "", "out of memory");
+    }
+    pp_score score; /* memory rows, with the all-groups fit the rows now carry */
+    pp_score_measurements(set, &score);
+    char cmd[1024];
+    command_line(a, cmd, sizeof cmd);
+    pp_strbuf md;
+    pp_sb_init(&md);
+    pp_report_cv_md(cv, &score, set, cmd, &md);
+    cJSON *doc = a->json ? pp_json_cv(cv) : NULL;
+    free(cv);
+    return emit_owned(a, &md, doc, err);
 }
 
 static int run_accuracy(const cli_args *a, pp_error *err)
@@ -824,7 +889,9 @@ static int run_accuracy(const cli_args *a, pp_error *err)
     pp_catalog cat;
     pp_measurement_set set;
     int rc = load_measurements(a, &cat, &set, err);
-    if (!rc) {
+    if (!rc && a->cv) {
+        rc = run_accuracy_cv(a, &set, err);
+    } else if (!rc) {
         pp_score score;
         pp_score_measurements(&set, &score);
         pp_strbuf md;
