@@ -58,19 +58,20 @@ static void pairs_cell(pp_strbuf *out, int n, double cv, double in)
 
 static void cv_table(const pp_cv_result *cv, pp_strbuf *out)
 {
-    pp_sb_append(out, "| source group | rows | cross-validated step-time MAPE | worst row (CV) | in-sample MAPE "
-                      "| same-job pairs | ordered as measured (CV) | ordered (in-sample) |\n"
-                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    pp_sb_append(out, "| source group | rows | cross-validated step-time MAPE | worst row (CV) | mean signed error (CV) "
+                      "| in-sample MAPE | same-job pairs | ordered as measured (CV) | ordered (in-sample) |\n"
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (int i = 0; i < cv->n_groups; i++) {
         const pp_cv_group *g = &cv->groups[i];
         pp_sb_append(out, "| ");
         pp_md_escape(out, g->group);
-        pp_sb_appendf(out, " | %d | %.1f %% | %.1f %% | %.1f %%", g->n_time, g->mape_cv, g->max_ape_cv, g->mape_in);
+        pp_sb_appendf(out, " | %d | %.1f %% | %.1f %% | %+.1f %% | %.1f %%", g->n_time, g->mape_cv, g->max_ape_cv,
+                      g->bias_cv, g->mape_in);
         pairs_cell(out, g->n_pairs, g->ordered_cv, g->ordered_in);
     }
-    pp_sb_appendf(out, "| **all rows** | %d | **%.1f %%** | | %.1f %%", cv->n_rows, cv->mape_cv, cv->mape_in);
+    pp_sb_appendf(out, "| **all rows** | %d | **%.1f %%** | | | %.1f %%", cv->n_rows, cv->mape_cv, cv->mape_in);
     pairs_cell(out, cv->n_pairs, cv->ordered_cv, cv->ordered_in);
-    pp_sb_appendf(out, "| mean of groups | %d | %.1f %% | | |", cv->n_groups, cv->group_mape_cv);
+    pp_sb_appendf(out, "| mean of groups | %d | %.1f %% | | | |", cv->n_groups, cv->group_mape_cv);
     pp_sb_append(out, " | | |\n");
 }
 
@@ -110,8 +111,9 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
     pp_sb_append(out, "## Step time, leave-one-source-group-out\n\n"
                       "Each group's rows are priced with parameters fitted on every *other* group (a GPU no other "
                       "group has is priced at the middle of its bounds); the in-sample column prices them with "
-                      "the fit on all groups, for comparison only. Same-job pairs: two rows of one group with the "
-                      "same model, GPU count and global batch whose measured step times differ by more than 3 %.\n\n");
+                      "the fit on all groups, for comparison only. A positive signed error means the model "
+                      "predicts a slower step than measured. Same-job pairs: two rows of one group with the same "
+                      "model, GPU count and global batch whose measured step times differ by more than 3 %.\n\n");
     cv_table(cv, out);
     pp_sb_appendf(out, "\nAccuracy of record (mean cross-validated step-time error over all rows): **%.1f %%**.\n",
                   100.0 * pp_cv_step_time_error(cv));
@@ -153,6 +155,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
         cJSON_AddNumberToObject(o, "rows_time", g->n_time);
         cJSON_AddNumberToObject(o, "mape_time_cv_pct", g->mape_cv);
         cJSON_AddNumberToObject(o, "max_ape_time_cv_pct", g->max_ape_cv);
+        cJSON_AddNumberToObject(o, "bias_time_cv_pct", g->bias_cv);
         cJSON_AddNumberToObject(o, "mape_time_in_sample_pct", g->mape_in);
         cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
         cJSON_AddNumberToObject(o, "ordered_cv", g->ordered_cv);

@@ -458,6 +458,7 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
         g->n_time++;
         g->mape_cv += ape_cv;
         g->max_ape_cv = fmax(g->max_ape_cv, ape_cv);
+        g->bias_cv += (pred_cv[i] / r->iteration_s - 1.0) * 100.0;
         g->mape_in += ape_in;
         cv->n_rows++;
         cv->mape_cv += ape_cv;
@@ -468,6 +469,7 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
         pp_cv_group *x = &cv->groups[g];
         if (x->n_time) {
             x->mape_cv /= x->n_time;
+            x->bias_cv /= x->n_time;
             x->mape_in /= x->n_time;
             cv->group_mape_cv += x->mape_cv;
             groups_timed++;

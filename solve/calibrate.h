@@ -78,6 +78,7 @@ typedef struct pp_cv_group {
     int n_time;
     double mape_cv;      /* step-time MAPE with parameters fitted on every other group, % */
     double max_ape_cv;
+    double bias_cv;      /* mean signed error (predicted / measured - 1), %: > 0 the model is too slow */
     double mape_in;      /* the same rows with parameters fitted on all groups, % */
     int n_pairs;         /* same-job pairs whose measured step times differ by > 3 % */
     double ordered_cv;   /* share of them the held-out predictions order as measured */
