@@ -81,19 +81,17 @@ static void params_table(const pp_cv_result *cv, pp_strbuf *out)
                       "| --- | --- | ---: | ---: | --- |\n");
     for (int k = 0; k < cv->n_fits; k++) {
         const pp_fit *f = &cv->fits[k];
-        const double v[PP_EFF_COUNT] = {f->eff.gemm,    f->eff.attention, f->eff.hbm,
-                                        f->eff.nvlink,  f->eff.network,   f->eff.kernel_us,
-                                        f->eff.nvlink_latency_us, f->eff.network_latency_us};
         for (int i = 0; i < PP_EFF_COUNT; i++) {
             double lo, hi;
             const char *src, *fam;
             pp_efficiency_bounds(f->gpu_id, i, &lo, &hi, &src, &fam);
             double tol = 1e-3 * (hi - lo);
-            const char *edge = v[i] <= lo + tol ? " (at lower bound)" : v[i] >= hi - tol ? " (at upper bound)" : "";
+            double v = pp_efficiency_value(&f->eff, i);
+            const char *edge = v <= lo + tol ? " (at lower bound)" : v >= hi - tol ? " (at upper bound)" : "";
             pp_sb_append(out, "| ");
             pp_md_escape(out, f->gpu_id);
-            pp_sb_appendf(out, " (%d rows) | `%s` | %.3g%s | %.3g - %.3g | %s: ", f->n_rows, pp_efficiency_key(i), v[i],
-                          edge, lo, hi, fam);
+            pp_sb_appendf(out, " (%d rows) | `%s` | %.3g%s | %.3g - %.3g | %s: ", f->n_rows, pp_efficiency_key(i), v, edge,
+                          lo, hi, fam);
             pp_md_escape(out, src);
             pp_sb_append(out, " |\n");
         }
@@ -168,15 +166,12 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "gpu", f->gpu_id);
         cJSON_AddNumberToObject(o, "rows", f->n_rows);
-        const double v[PP_EFF_COUNT] = {f->eff.gemm,    f->eff.attention, f->eff.hbm,
-                                        f->eff.nvlink,  f->eff.network,   f->eff.kernel_us,
-                                        f->eff.nvlink_latency_us, f->eff.network_latency_us};
         cJSON *params = cJSON_AddObjectToObject(o, "parameters");
         for (int i = 0; i < PP_EFF_COUNT; i++) {
             double lo, hi;
             pp_efficiency_bounds(f->gpu_id, i, &lo, &hi, NULL, NULL);
             cJSON *p = cJSON_AddObjectToObject(params, pp_efficiency_key(i));
-            cJSON_AddNumberToObject(p, "value", v[i]);
+            cJSON_AddNumberToObject(p, "value", pp_efficiency_value(&f->eff, i));
             cJSON_AddNumberToObject(p, "lower_bound", lo);
             cJSON_AddNumberToObject(p, "upper_bound", hi);
         }

@@ -181,6 +181,12 @@ static double *eff_field(pp_efficiency *e, int i)
     return f[i];
 }
 
+double pp_efficiency_value(const pp_efficiency *e, int i)
+{
+    pp_efficiency copy = *e;
+    return i >= 0 && i < PP_EFF_COUNT ? *eff_field(&copy, i) : 0.0;
+}
+
 /* The optimizer works on u in [0, 1]^8, u = (value - lo) / (hi - lo), so
  * every parameter has the same scale. */
 typedef struct fit_ctx {
@@ -506,7 +512,7 @@ static cJSON *eff_json(const pp_efficiency *e)
     cJSON *o = cJSON_CreateObject();
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         char buf[32];
-        snprintf(buf, sizeof buf, "%.4g", *eff_field((pp_efficiency *)e, i));
+        snprintf(buf, sizeof buf, "%.4g", pp_efficiency_value(e, i));
         cJSON_AddItemToObject(o, KEYS[i], cJSON_CreateNumber(strtod(buf, NULL)));
     }
     return o;

@@ -45,8 +45,9 @@ enum {
     PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_COUNT
 };
 
-/* The key of parameter i in efficiency.json ("gemm", ...). */
+/* The key of parameter i in efficiency.json ("gemm", ...), and its value in e. */
 const char *pp_efficiency_key(int i);
+double pp_efficiency_value(const pp_efficiency *e, int i);
 
 /* The physical bounds of parameter i for a GPU (by catalog id: the family is
  * its prefix, "a100", "h100", "h200"; anything else gets the union of the

@@ -18,29 +18,28 @@
 
 static double get(const pp_efficiency *e, int i)
 {
-    const double v[PP_EFF_COUNT] = {e->gemm,   e->attention, e->hbm,       e->nvlink,
-                                    e->network, e->kernel_us, e->nvlink_latency_us, e->network_latency_us};
-    return v[i];
+    return pp_efficiency_value(e, i);
 }
 
-/* Known parameters, inside the bounds but away from their middle (the
- * latencies, which few rows inform, sit near it). */
-static pp_efficiency truth_a100(void)
+static pp_efficiency make_eff(double gemm, double attention, double hbm, double nvlink, double network,
+                              double kernel_us, double nvlink_latency_us, double network_latency_us)
 {
     pp_efficiency e;
     pp_efficiency_init(&e);
-    e.gemm = 0.78, e.attention = 0.62, e.hbm = 0.86, e.nvlink = 0.82, e.network = 0.88, e.kernel_us = 4.0;
-    e.nvlink_latency_us = 10.0, e.network_latency_us = 12.0;
+    e.gemm = gemm, e.attention = attention, e.hbm = hbm, e.nvlink = nvlink, e.network = network;
+    e.kernel_us = kernel_us, e.nvlink_latency_us = nvlink_latency_us, e.network_latency_us = network_latency_us;
     return e;
+}
+
+/* Known parameters, inside the bounds and away from their middle. */
+static pp_efficiency truth_a100(void)
+{
+    return make_eff(0.78, 0.62, 0.86, 0.82, 0.88, 4.0, 10.0, 12.0);
 }
 
 static pp_efficiency truth_h100(void)
 {
-    pp_efficiency e;
-    pp_efficiency_init(&e);
-    e.gemm = 0.70, e.attention = 0.55, e.hbm = 0.88, e.nvlink = 0.85, e.network = 0.80, e.kernel_us = 5.5;
-    e.nvlink_latency_us = 11.0, e.network_latency_us = 10.0;
-    return e;
+    return make_eff(0.70, 0.55, 0.88, 0.85, 0.80, 5.5, 11.0, 10.0);
 }
 
 static void load_project_set(pp_catalog *cat, pp_measurement_set *set)
