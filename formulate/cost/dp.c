@@ -55,17 +55,22 @@ static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan)
     return fmax(most, stage_params(prob, plan, plan->pp - 1));
 }
 
-/* Gradient accumulation: each micro-batch's weight-gradient GEMMs add into
- * the gradient buffer (Megatron-LM's gradient-accumulation fusion writes
- * straight into the fp32 main gradients; DeepSpeed and FSDP accumulate
- * their buffer likewise), a read and a write of every gradient byte the GPU
- * holds, memory-bound.  It depends on the ZeRO stage (the buffer is
- * sharded from ZeRO-2 on), so it belongs to this term. */
+/* Gradient accumulation: each micro-batch's weight gradients are added into
+ * the gradient buffer the GPU holds.  Megatron-LM fuses the addition into
+ * the weight-gradient GEMM (--gradient-accumulation-fusion: the GEMM's
+ * epilogue reads and writes the fp32 main gradient while the tensor cores
+ * work), so it costs nothing extra; DeepSpeed and PyTorch FSDP add the
+ * micro-batch's gradients with a separate kernel, a read and a write of
+ * every gradient byte held, memory-bound.  It depends on the ZeRO stage (the
+ * buffer is sharded from ZeRO-2 on), so it belongs to this term. */
 static double accumulation_s(const pp_problem *prob, const pp_plan *plan)
 {
+    pp_framework fw = prob->training.framework;
+    if (fw == PP_FW_MEGATRON_CORE || fw == PP_FW_MEGATRON_2021)
+        return 0.0;
     double w, g, o;
     pp_mem_states_gib(prob, plan, 0, &w, &g, &o);
-    return pp_microbatches(prob, plan) * 2.0 * g * GIB / hbm_Bps(prob);
+    return (pp_microbatches(prob, plan) - 1.0) * 2.0 * g * GIB / hbm_Bps(prob);
 }
 
 void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out)

@@ -94,6 +94,25 @@ double gemm_time_s(const pp_problem *prob, double M, double K, double N)
     return fmax(flops_s, bytes_s) + e->kernel_us * 1e-6;
 }
 
+/* The attention kernel's generation: eff.attention is what FlashAttention-2
+ * class kernels reach; on Hopper (a GPU with fp8 tensor cores) Megatron-Core
+ * runs Transformer Engine's cuDNN fused attention, a FlashAttention-3 class
+ * kernel that uses the asynchronous tensor cores: 1.5-2.0x FlashAttention-2
+ * in bf16, up to 740 TFLOP/s, 75 % of the H100 peak (Shah et al. 2024,
+ * arXiv 2407.08608, Fig. 1 and §4.1).  Other frameworks (PyTorch SDPA in
+ * FSDP/torchtitan, DeepSpeed) run FlashAttention-2. */
+#define FA3_SPEEDUP 1.75
+#define FA3_PEAK_FRACTION 0.75
+
+static double attention_efficiency(const pp_problem *prob)
+{
+    double e = prob->cluster.gpu.eff.attention;
+    bool hopper = prob->cluster.gpu.peak_tflops[PP_PREC_FP8] > 0.0;
+    if (hopper && prob->training.framework == PP_FW_MEGATRON_CORE && flash_usable(prob))
+        e = fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e);
+    return e;
+}
+
 /* Fused attention (FlashAttention-2/3, cuDNN) needs a head dimension that
  * is a multiple of 8 and at most 256 (FlashAttention-2 README); otherwise
  * frameworks fall back to the unfused path that writes the s x s scores. */
@@ -150,7 +169,7 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     /* the batched QK^T and scores-V products have K = head_dim: misaligned,
      * they fall off the tensor cores like any other GEMM */
     double attn_align = pp_model_head_dim(m) % 8 ? GEMM_MISALIGNED : 1.0;
-    k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * e->attention * attn_align) +
+    k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob) * attn_align) +
                     e->kernel_us * 1e-6;
     if (!flash_usable(prob)) {
         double scores = (double)plan->micro_batch * (m->heads / t) * (s / plan->cp) * s;
