@@ -118,7 +118,7 @@ docs: build
 # table and the fitted parameters beside their bounds (between the calibration markers).
 CALIBRATION ?= data/measurements
 calibration: build
-	$(PARPLAN) calibrate $(CALIBRATION) -o data/efficiency.json
+	$(PARPLAN) calibrate $(CALIBRATION) --cv -o data/efficiency.json
 	$(PARPLAN) accuracy $(CALIBRATION) --cv -o $(BUILD)/accuracy-cv.md
 	sed -e '1,2d' -e 's/^## /### /' $(BUILD)/accuracy-cv.md > $(BUILD)/accuracy-cv.body.md
 	awk -v f=$(BUILD)/accuracy-cv.body.md \

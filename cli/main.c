@@ -950,7 +950,7 @@ static int fit_links(const cli_args *a, pp_nccl_log *logs, pp_link_calibration *
     memset(&fit, 0, sizeof fit);
     snprintf(fit.gpu_id, sizeof fit.gpu_id, "%s", cal->cluster.gpu.id);
     fit.eff = cal->cluster.gpu.eff;
-    return emit_json_text(a, pp_fits_to_json(&fit, 1, source), err);
+    return emit_json_text(a, pp_fits_to_json(&fit, 1, source, 0.0), err);
 }
 
 static int run_calibrate_nccl(const cli_args *a, pp_error *err)
@@ -1026,7 +1026,7 @@ static int run_calibrate(const cli_args *a, pp_error *err)
                  "parplan calibrate %.300s%s: least squares on log(predicted/measured step time) within physical "
                  "bounds (NLopt BOBYQA), %d rows",
                  a->problem, a->n_operands > 1 ? " ..." : "", set.n);
-        char *text = pp_fits_to_json(fits, n, source);
+        char *text = pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0);
         pp_strbuf md;
         pp_sb_init(&md);
         pp_sb_append(&md, text ? text : "");

@@ -53,7 +53,8 @@ static const char *const codecs_file_keys[] = {"codecs", "compress_min_bytes", "
 static const char *const codec_entry_keys[] = {"id",       "name",          "kind",            "bits_per_value",
                                                "ratio",    "ratio_16bit",   "compress_GBps",   "decompress_GBps",
                                                "rel_error", "source",       "notes",           NULL};
-static const char *const efficiency_file_keys[] = {"source", "description", "gpus", "default", NULL};
+static const char *const efficiency_file_keys[] = {"source", "description", "gpus", "default", "cross_validated_error",
+                                                   NULL};
 
 /* ---- efficiency parameters -------------------------------------------------- */
 
@@ -603,6 +604,7 @@ typedef struct eff_file {
     pp_efficiency def;
     bool *has;          /* per catalog GPU: the file has its own entry */
     pp_efficiency *eff; /* per catalog GPU */
+    double model_error; /* "cross_validated_error", 0 if absent */
 } eff_file;
 
 static void eff_file_free(eff_file *f)
@@ -646,6 +648,10 @@ static int read_eff_file(const pp_catalog *cat, const cJSON *doc, const pp_jpath
         rc = pp_json_string(doc, root, "source", PP_OPTIONAL, file_source, sizeof file_source, err);
     if (rc)
         return rc;
+    if (!rc)
+        rc = pp_json_double(doc, root, "cross_validated_error", PP_OPTIONAL, 0.0, 1.0, &f->model_error, err);
+    if (rc)
+        return rc;
     if (!file_source[0])
         snprintf(file_source, sizeof file_source, "%.1000s", root->origin);
     const cJSON *def = pp_json_member(doc, "default");
@@ -682,7 +688,7 @@ static int apply_efficiency_doc(pp_catalog *cat, const cJSON *doc, const char *p
 {
     pp_jpath root = pp_jpath_root(path);
     size_t n = cat->n_gpus > 0 ? (size_t)cat->n_gpus : 1;
-    eff_file f = {false, cat->efficiency_default, calloc(n, sizeof(bool)), calloc(n, sizeof(pp_efficiency))};
+    eff_file f = {false, cat->efficiency_default, calloc(n, sizeof(bool)), calloc(n, sizeof(pp_efficiency)), 0.0};
     if (!f.has || !f.eff) {
         eff_file_free(&f);
         return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
@@ -690,6 +696,8 @@ static int apply_efficiency_doc(pp_catalog *cat, const cJSON *doc, const char *p
     int rc = read_eff_file(cat, doc, &root, &f, err);
     if (!rc)
         assign_efficiency(cat, &f);
+    if (!rc && f.model_error > 0.0)
+        cat->model_error = f.model_error;
     eff_file_free(&f);
     return rc;
 }

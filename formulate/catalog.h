@@ -47,6 +47,8 @@ typedef struct pp_catalog {
     /* Added by the input layer: */
     double compress_min_bytes;            /* codecs.json's threshold */
     pp_efficiency efficiency_default;     /* efficiency.json's "default" */
+    double model_error; /* the cost model's cross-validated step-time error (efficiency.json's
+                           "cross_validated_error"), 0 when no calibration gave one */
     char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
 } pp_catalog;
 

@@ -95,9 +95,13 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
     add_constant(ex, "framework", pp_framework_name(prob->training.framework),
                  "the problem's training.framework (default megatron-core); its behaviours are in "
                  "docs/cost-model.md section 5");
-    snprintf(value, sizeof value, "%.0f %%", 100.0 * PP_COST_MODEL_ERROR);
+    double model_error = c->cat && c->cat->model_error > 0.0 ? c->cat->model_error : PP_COST_MODEL_ERROR;
+    snprintf(value, sizeof value, "%.1f %%", 100.0 * model_error);
     add_constant(ex, "cost model error (ties)", value,
-                 "docs/calibration.md, Accuracy: step-time MAPE of the A100 calibration groups, 4.7 % to 7.5 %");
+                 c->cat && c->cat->model_error > 0.0
+                     ? "data/efficiency.json's cross_validated_error: the leave-one-source-group-out step-time "
+                       "error of the fit (docs/calibration.md, accuracy of record)"
+                     : "no cross-validated error in the efficiency file: the built-in 5 % (solve/explain.h)");
 
     /* the codecs the optimal plan uses */
     const pp_plan *plan = plan_;

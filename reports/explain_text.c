@@ -74,7 +74,7 @@ void pp_text_ties(const pp_problem *prob, const pp_plan_result *res, const pp_ex
 {
     char e[32], best_tricks[160];
     v[0] = '\0';
-    pp_pct(PP_COST_MODEL_ERROR, e, sizeof e);
+    pp_pct(ex->model_error, e, sizeof e);
     if (ex->n_runner_ups == 0 && !ex->have_simplest)
         return;
     pp_text_tricks(prob, &res->best.plan, best_tricks, sizeof best_tricks);
@@ -141,8 +141,8 @@ void pp_text_limits(const pp_plan_result *res, const pp_explanation *ex, char *v
                 most = fmax(most, f->cf[k].gain);
         char p[32], e[32];
         pp_pct(most, p, sizeof p);
-        pp_pct(PP_COST_MODEL_ERROR, e, sizeof e);
-        bool barely = most < PP_COST_MODEL_ERROR;
+        pp_pct(ex->model_error, e, sizeof e);
+        bool barely = most < ex->model_error;
         pp_catf(v, vc, "%c%s binds%s: lifting it entirely would make a step %s faster%s%s. ",
                 pp_toupper_ascii(f->family->name[0]), f->family->name + 1, barely ? ", but barely" : "", p,
                 barely ? ", within the cost model's error of " : "", barely ? e : "");

@@ -620,8 +620,11 @@ static void md_runner_ups(pp_strbuf *sb, const pp_problem *prob, const pp_plan_r
     bool why = explained(ex) && ex->n_runner_ups == res->n_runner_ups;
     char a[48], b[48], text[2048];
     pp_sb_append(sb, "## Runner-ups\n\n");
-    pp_sb_appendf(sb, "The next %d plans by step time.%s\n\n", res->n_runner_ups,
-                  why ? " A plan whose gap is within the cost model's measured error (5 %) is marked as a tie." : "");
+    pp_sb_appendf(sb, "The next %d plans by step time.", res->n_runner_ups);
+    if (why)
+        pp_sb_appendf(sb, " A plan whose gap is within the cost model's measured error (%s %%, cross-validated) is "
+                          "marked as a tie.", pp_md_fmt_fixed(100.0 * ex->model_error, 1, a, sizeof a));
+    pp_sb_append(sb, "\n\n");
     if (why)
         pp_sb_append(sb, "| rank | plan | step time (s) | slower than best | tie | loses on | memory free (GiB) | tricks |\n"
                          "| ---: | --- | ---: | ---: | --- | --- | ---: | --- |\n");

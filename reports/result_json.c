@@ -343,7 +343,7 @@ static void put_ties(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_r
 {
     char text[2048];
     cJSON *t = pp_jb_obj(b, o, "ties");
-    pp_jb_num(b, t, "cost_model_error", PP_COST_MODEL_ERROR);
+    pp_jb_num(b, t, "cost_model_error", ex->model_error);
     pp_jb_num(b, t, "count", ex->n_ties);
     pp_jb_num(b, t, "best_memory_free_gib", ex->best.headroom_gib);
     pp_text_tricks(prob, &res->best.plan, text, sizeof text);

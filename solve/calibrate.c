@@ -525,10 +525,15 @@ static cJSON *eff_json(const pp_efficiency *e)
     return o;
 }
 
-char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source)
+char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source, double cv_error)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "source", source);
+    if (cv_error > 0.0) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.3g", cv_error);
+        cJSON_AddItemToObject(root, "cross_validated_error", cJSON_CreateNumber(strtod(buf, NULL)));
+    }
     cJSON *gpus = cJSON_AddObjectToObject(root, "gpus");
     for (int i = 0; i < n_fits; i++)
         cJSON_AddItemToObject(gpus, fits[i].gpu_id, eff_json(&fits[i].eff));

@@ -74,7 +74,9 @@ typedef struct pp_fit {
 int pp_calibrate(pp_measurement_set *set, pp_fit *fits, int max_fits);
 
 /* The calibration override file (data/SCHEMA.md, efficiency.json). */
-char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source);
+/* cv_error > 0: also the cross-validated step-time error (a fraction), which
+ * the reports take as the cost model's error when they call plans ties. */
+char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source, double cv_error);
 
 /* ---- cross-validation ---------------------------------------------------- */
 

@@ -84,7 +84,8 @@ static int tricks_of(const pp_plan *p)
     return n;
 }
 
-void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, pp_runner_up_report *r)
+void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, double model_error,
+                          pp_runner_up_report *r)
 {
     double b = best->eval.time.step_s, t = cand->eval.time.step_s;
     memset(r, 0, sizeof *r);
@@ -92,7 +93,7 @@ void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, pp
     r->same_step = same_step(t, b);
     if (r->same_step)
         r->gap = 0.0;
-    r->tie = r->gap <= PP_COST_MODEL_ERROR;
+    r->tie = r->gap <= model_error;
     r->headroom_gib = cand->eval.mem.usable_gib - cand->eval.mem.total_gib;
     r->tricks = tricks_of(&cand->plan);
     r->worst = r->saves = -1;
@@ -115,9 +116,9 @@ void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, pp
 
 static void analyze_runner_ups(const pp_plan_result *res, pp_explanation *ex)
 {
-    pp_compare_with_best(&res->best, &res->best, &ex->best);
+    pp_compare_with_best(&res->best, &res->best, ex->model_error, &ex->best);
     for (int i = 0; i < ex->n_runner_ups; i++) {
-        pp_compare_with_best(&res->best, &res->runner_ups[i], &ex->runner_ups[i]);
+        pp_compare_with_best(&res->best, &res->runner_ups[i], ex->model_error, &ex->runner_ups[i]);
         if (ex->runner_ups[i].tie)
             ex->n_ties++;
     }
@@ -175,7 +176,7 @@ static void find_simplest(const pp_problem *prob, const solver_ctx *c, const pp_
     free(changed);
     ex->have_simplest = pp_cf_found(cf);
     if (ex->have_simplest)
-        pp_compare_with_best(&res->best, &cf->best, &ex->simplest_report);
+        pp_compare_with_best(&res->best, &cf->best, ex->model_error, &ex->simplest_report);
 }
 
 /* ---- baseline ------------------------------------------------------------------ */
@@ -245,6 +246,7 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *catalog, const pp_
                     const pp_plan_result *res, const pp_explain_options *options, pp_explanation *ex, pp_error *err)
 {
     memset(ex, 0, sizeof *ex);
+    ex->model_error = catalog && catalog->model_error > 0.0 ? catalog->model_error : PP_COST_MODEL_ERROR;
     pp_explain_options defaults;
     pp_explain_options_init(&defaults);
     const pp_explain_options *opt = options ? options : &defaults;

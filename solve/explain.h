@@ -32,17 +32,17 @@
 #include "problem.h"
 #include "schedule.h"
 
-/* The cost model's measured error: plans closer than this to the optimum are
- * ties.  5 % is the step-time mean absolute percentage error of the A100
- * calibration groups in docs/calibration.md ("Accuracy": 4.7 % to 7.5 % per
- * source group, 5.7 % over the 108 MosaicML rows); a prediction cannot rank
- * two plans that close. */
+/* The cost model's error when no calibration states one: plans closer than
+ * this to the optimum are ties.  The catalog's efficiency.json carries the
+ * cross-validated error of its fit ("cross_validated_error", written by
+ * `parplan calibrate --cv`, docs/calibration.md), which replaces it: a
+ * prediction cannot rank two plans closer than its own error. */
 #define PP_COST_MODEL_ERROR 0.05
 
 /* One plan against the optimum, part by part. */
 typedef struct pp_runner_up_report {
     double gap;          /* (step - best) / best */
-    bool tie;            /* gap within PP_COST_MODEL_ERROR */
+    bool tie;            /* gap within the cost model's error (pp_explanation.model_error) */
     bool same_step;      /* the same step time as the optimum */
     int worst;           /* the part it loses most on (pp_part), -1 if none */
     double delta_s;      /* how much longer that part is */
@@ -69,6 +69,7 @@ typedef struct pp_baseline_report {
 typedef struct pp_explanation {
     bool done; /* pp_explain_plan ran on a plan (not an infeasible result) */
     double best_step_s; /* the optimum's step time */
+    double model_error; /* the cost model's error: the catalog's cross-validated one, else PP_COST_MODEL_ERROR */
     long gpus;          /* the problem's GPU count */
     pp_cons_view view;  /* what the families' descriptions read (resolve is NULL after the analysis) */
     int n_families;
@@ -110,6 +111,7 @@ void pp_explanation_free(pp_explanation *ex);
 
 /* Compare a priced plan with the optimum part by part (what a runner-up
  * report holds). */
-void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, pp_runner_up_report *r);
+void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, double model_error,
+                          pp_runner_up_report *r);
 
 #endif

@@ -146,7 +146,7 @@ static char *fit_json(void)
     load_project_set(&cat, &set);
     pp_fit fits[PP_MAX_GROUPS];
     int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
-    char *text = pp_fits_to_json(fits, n, "test");
+    char *text = pp_fits_to_json(fits, n, "test", 0.0);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
     return text;
