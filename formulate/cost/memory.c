@@ -18,7 +18,13 @@
 #include "cost_internal.h"
 
 #define ADAM_STATE_BYTES 12.0 /* fp32 master weights, momentum, variance: K = 12 (ZeRO, Rajbhandari 2020) */
-#define RUNTIME_OTHER_GIB 2.0       /* CUDA context, cuBLAS/NCCL workspaces, allocator slack */
+#define LOSS_BYTES_PER_LOGIT 6.0 /* bf16 logits and their fp32 softmax at the loss */
+/* What the runtime holds besides tensors: the CUDA context (~0.5 GiB on
+ * A100/H100 with the lazy module loading of CUDA 11.7+), cuBLAS/cuDNN
+ * workspaces (~0.1 GiB), NCCL's communicator buffers (4 MiB NCCL_BUFFSIZE
+ * per channel and peer, ~0.5-1 GiB for a few communicators); the
+ * allocator's fragmentation is the problem's memory_headroom. */
+#define RUNTIME_OTHER_GIB 1.5
 
 void pp_model_state_bytes(double psi, int zero, double d, double *weights, double *grads, double *optim)
 {
@@ -130,8 +136,14 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     if (stage == 0 && plan->virtual_stages > 1)
         in_flight *= 1.0 + (plan->pp - 1.0) / ((double)plan->pp * plan->virtual_stages);
     double bytes = layers_on_stage(prob, plan, stage) * per_layer * in_flight + working;
-    if (stage == plan->pp - 1) /* fp32 logits of the micro-batch for the loss */
-        bytes += 4.0 * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->vocab / plan->tp;
+    /* The loss of the micro-batch on the last stage: the output layer's
+     * 16-bit logits and the fp32 softmax the cross-entropy keeps for its
+     * backward, whose gradient it computes in place (Megatron-LM's
+     * _VocabParallelCrossEntropy saves exp_logits in fp32): 2 + 4 bytes per
+     * logit.  With a large vocabulary (128K for Llama 3) this is
+     * gigabytes. */
+    if (stage == plan->pp - 1)
+        bytes += LOSS_BYTES_PER_LOGIT * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->vocab / plan->tp;
     return bytes / GIB;
 }
 
