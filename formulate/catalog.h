@@ -46,6 +46,7 @@ typedef struct pp_catalog {
     pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is "none" */
     /* Added by the input layer: */
     double compress_min_bytes;            /* codecs.json's threshold */
+    double codec_chunk_bytes;             /* codecs.json's pipeline chunk */
     pp_efficiency efficiency_default;     /* efficiency.json's "default" */
     char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
 } pp_catalog;
