@@ -24,7 +24,7 @@ PLAN       ?= data/examples/gpt3-175b-1024-a100.plan.json
 REPORT     ?= report.md
 PARPLAN     = $(BUILD)/parplan
 
-BUILD_PACKAGES := build-essential cmake pkg-config libglpk-dev glpk-utils libcjson-dev libcunit1-dev
+BUILD_PACKAGES := build-essential cmake pkg-config libglpk-dev glpk-utils libnlopt-dev libcjson-dev libcunit1-dev
 TEST_PACKAGES  := $(BUILD_PACKAGES) coinor-cbc clang libclang-rt-14-dev valgrind
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -113,15 +113,18 @@ docs: build
 	   !skip { print }' README.md > README.md.tmp
 	mv README.md.tmp README.md
 
-# Refit the efficiency parameters and rewrite the accuracy table of docs/calibration.md.
-CALIBRATION ?= data/measurements/published-calibration.json
+# Refit the efficiency parameters from every measurement file of the project (within their
+# physical bounds) and rewrite the generated part of docs/calibration.md: the cross-validated
+# table and the fitted parameters beside their bounds (between the calibration markers).
+CALIBRATION ?= data/measurements
 calibration: build
 	$(PARPLAN) calibrate $(CALIBRATION) -o data/efficiency.json
-	$(PARPLAN) accuracy $(CALIBRATION) -o $(BUILD)/accuracy.md
-	awk -v f=$(BUILD)/accuracy.md \
-	  'BEGIN { while ((getline l < f) > 0) if (l ~ /^\|/) t = t l "\n" } \
-	   /^\| source group/ { printf "%s", t; skip = 1; next } \
-	   skip && /^\|/ { next } { skip = 0; print }' docs/calibration.md > docs/calibration.md.tmp
+	$(PARPLAN) accuracy $(CALIBRATION) --cv -o $(BUILD)/accuracy-cv.md
+	sed -e '1,2d' -e 's/^## /### /' $(BUILD)/accuracy-cv.md > $(BUILD)/accuracy-cv.body.md
+	awk -v f=$(BUILD)/accuracy-cv.body.md \
+	  '/<!-- calibration:begin -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next } \
+	   /<!-- calibration:end -->/ { skip = 0 } \
+	   !skip { print }' docs/calibration.md > docs/calibration.md.tmp
 	mv docs/calibration.md.tmp docs/calibration.md
 
 clean:

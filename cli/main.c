@@ -51,7 +51,7 @@
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
     OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_ROWS, OPT_NCCL_TESTS, OPT_GPU,
-    OPT_LOG, OPT_PROBLEM, OPT_COUNT
+    OPT_LOG, OPT_PROBLEM, OPT_CV, OPT_COUNT
 } opt_id;
 
 enum {
@@ -104,6 +104,9 @@ static const cli_option OPTIONS[] = {
      "(needs --problem and --plan)"},
     {OPT_PROBLEM, "problem", 0, "FILE", CMD_CALIBRATE,
      "the PROBLEM.json of the run: the model and cluster of --log, the line rates of --nccl-tests"},
+    {OPT_CV, "cv", 0, NULL, CMD_CALIBRATE | CMD_ACCURACY,
+     "leave-one-source-group-out cross-validation: each group priced with parameters fitted on the others, "
+     "in-sample error beside it (accuracy: the report; calibrate: a summary on standard error)"},
     {OPT_HELP, "help", 'h', NULL, CMD_ALL, "show this help and exit"},
     {OPT_VERSION, "version", 'V', NULL, CMD_ALL, "show the version and exit"},
 };
@@ -131,14 +134,17 @@ static const cli_command COMMANDS[] = {
     {"eval", CMD_EVAL, "eval PROBLEM.json --plan PLAN.json [OPTION]...",
      "price one fixed plan with the cost model, without optimization", run_eval},
     {"calibrate", CMD_CALIBRATE,
-     "calibrate MEASUREMENTS.json [-o EFFICIENCY.json]\n"
+     "calibrate MEASUREMENTS.json|DIR... [-o EFFICIENCY.json]\n"
      "   or: parplan calibrate --nccl-tests LOG... (--gpu ID | --problem PROBLEM.json) [-o EFFICIENCY.json]\n"
      "   or: parplan calibrate --log FILE --problem PROBLEM.json --plan PLAN.json [-o ROWS.json]",
-     "fit each GPU's efficiency parameters to measured steps, or its link parameters to nccl-tests logs, or turn "
-     "a training log into a measurement row; an efficiency output is what --efficiency reads",
+     "fit each GPU's efficiency parameters, within physical bounds, to measured steps (several files, or a "
+     "directory of them), or its link parameters to nccl-tests logs, or turn a training log into a measurement "
+     "row; an efficiency output is what --efficiency reads",
      run_calibrate},
-    {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json [OPTION]...",
-     "score the cost model against measured steps: mean absolute % error per source group", run_accuracy},
+    {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json|DIR... [--cv] [OPTION]...",
+     "score the cost model against measured steps: mean absolute % error per source group; --cv "
+     "cross-validates",
+     run_accuracy},
     {"capacity", CMD_CAPACITY, "capacity PROBLEM.json [OPTION]...",
      "choose GPU kind, node count and plan within a deadline, budget or GPU cap", run_capacity},
 };
@@ -162,6 +168,7 @@ struct cli_args {
     const char *problem_file; /* calibrate --problem */
     int n_operands;         /* after the command; operands[0] is also `problem` */
     const char *operands[CLI_MAX_OPERANDS];
+    bool cv;                /* --cv */
     pp_plan_options solve;
     unsigned given;         /* bit (1 << opt_id) per option seen */
     bool rows;              /* accuracy's --rows */
@@ -326,6 +333,7 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_GPU: a->gpu = v; break;
     case OPT_LOG: a->log = v; break;
     case OPT_PROBLEM: a->problem_file = v; break;
+    case OPT_CV: a->cv = true; break;
     case OPT_COUNT: break;
     }
     return PP_OK;
@@ -386,7 +394,8 @@ static int parse_operand(cli_args *a, const char *arg, pp_error *err)
 {
     if (!a->cmd)
         return find_command(arg, &a->cmd, err);
-    if (a->n_operands < (a->cmd->bit == CMD_CALIBRATE ? CLI_MAX_OPERANDS : 1)) {
+    /* calibrate and accuracy take several files (logs or measurement sets) */
+    if (a->n_operands < ((a->cmd->bit & (CMD_CALIBRATE | CMD_ACCURACY)) ? CLI_MAX_OPERANDS : 1)) {
         a->operands[a->n_operands++] = arg;
         a->problem = a->operands[0];
         return PP_OK;
@@ -428,8 +437,8 @@ static int check_calibrate(const cli_args *a, pp_error *err)
         if (a->gpu || a->problem_file || a->plan)
             return pp_error_set(err, PP_EINPUT, "", "--gpu, --problem and --plan go with 'calibrate --nccl-tests' "
                                                     "or 'calibrate --log'");
-        if (a->n_operands != 1)
-            return pp_error_set(err, PP_EINPUT, "", "'calibrate' takes one MEASUREMENTS.json");
+        if (a->n_operands < 1)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate' needs MEASUREMENTS.json (or several, or a directory)");
     }
     return PP_OK;
 }
@@ -868,7 +877,7 @@ static int load_measurements(const cli_args *a, pp_catalog *cat, pp_measurement_
     memset(set, 0, sizeof *set);
     int rc = load_catalog(a, cat, err);
     if (!rc)
-        rc = pp_measurements_load(a->problem, cat, set, err);
+        rc = pp_measurements_load_many(a->operands, a->n_operands, cat, set, err);
     if (!rc && set->n == 0)
         rc = pp_error_set(err, PP_EINPUT, a->problem, "no row could be priced (%d skipped)", set->n_skipped);
     return rc;
@@ -1004,21 +1013,75 @@ static int run_calibrate(const cli_args *a, pp_error *err)
     pp_catalog cat;
     pp_measurement_set set;
     int rc = load_measurements(a, &cat, &set, err);
+    pp_cv_result *cv = NULL;
+    if (!rc && a->cv && !(cv = malloc(sizeof *cv)))
+        rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    if (!rc && cv && (rc = pp_cross_validate(&set, cv)) != PP_OK)
+        pp_error_set(err, rc, "", "out of memory");
     if (!rc) {
         pp_fit fits[PP_MAX_GROUPS];
         int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
         char source[512];
         snprintf(source, sizeof source,
-                 "parplan calibrate %.400s: least squares on log(predicted/measured step time), %d rows", a->problem,
-                 set.n);
+                 "parplan calibrate %.300s%s: least squares on log(predicted/measured step time) within physical "
+                 "bounds (NLopt BOBYQA), %d rows",
+                 a->problem, a->n_operands > 1 ? " ..." : "", set.n);
+        char *text = pp_fits_to_json(fits, n, source);
+        pp_strbuf md;
+        pp_sb_init(&md);
+        pp_sb_append(&md, text ? text : "");
+        pp_sb_append(&md, "\n");
+        free(text);
         for (int i = 0; i < n; i++)
-            fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f -> %.3f\n", fits[i].gpu_id, fits[i].n_rows,
-                    fits[i].rms_log_error_before, fits[i].rms_log_error_after);
-        rc = emit_json_text(a, pp_fits_to_json(fits, n, source), err);
+            fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f (middle of the bounds) -> %.3f, %d of %d "
+                            "parameters at a bound\n",
+                    fits[i].gpu_id, fits[i].n_rows, fits[i].rms_log_error_before, fits[i].rms_log_error_after,
+                    fits[i].n_at_bound, PP_EFF_COUNT);
+        for (int i = 0; cv && i < cv->n_groups; i++)
+            fprintf(stderr, "parplan: cv: %-32s %4d rows  step-time MAPE %5.1f %% cross-validated, %5.1f %% in sample\n",
+                    cv->groups[i].group, cv->groups[i].n_time, cv->groups[i].mape_cv, cv->groups[i].mape_in);
+        if (cv)
+            fprintf(stderr, "parplan: cv: all rows: %.1f %% cross-validated, %.1f %% in sample\n", cv->mape_cv,
+                    cv->mape_in);
+        cJSON *doc = a->json ? cJSON_Parse(pp_sb_str(&md)) : NULL;
+        rc = emit_owned(a, &md, doc, err);
     }
+    free(cv);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
     return rc;
+}
+
+/* "parplan accuracy A B --cv", for the report to say how it was made. */
+static void command_line(const cli_args *a, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "parplan %s %s", a->cmd->name, a->problem);
+    for (int i = 1; i < a->n_operands && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, " %s", a->operands[i]);
+    if (used < cap)
+        snprintf(buf + used, cap - used, " --cv");
+}
+
+static int run_accuracy_cv(const cli_args *a, pp_measurement_set *set, pp_error *err)
+{
+    pp_cv_result *cv = malloc(sizeof *cv);
+    if (!cv)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    int rc = pp_cross_validate(set, cv);
+    if (rc) {
+        free(cv);
+        return pp_error_set(err, rc, "", "out of memory");
+    }
+    pp_score score; /* memory rows, with the all-groups fit the rows now carry */
+    pp_score_measurements(set, &score);
+    char cmd[1024];
+    command_line(a, cmd, sizeof cmd);
+    pp_strbuf md;
+    pp_sb_init(&md);
+    pp_report_cv_md(cv, &score, set, cmd, &md);
+    cJSON *doc = a->json ? pp_json_cv(cv) : NULL;
+    free(cv);
+    return emit_owned(a, &md, doc, err);
 }
 
 static int run_accuracy(const cli_args *a, pp_error *err)
@@ -1026,7 +1089,9 @@ static int run_accuracy(const cli_args *a, pp_error *err)
     pp_catalog cat;
     pp_measurement_set set;
     int rc = load_measurements(a, &cat, &set, err);
-    if (!rc) {
+    if (!rc && a->cv) {
+        rc = run_accuracy_cv(a, &set, err);
+    } else if (!rc) {
         pp_score score;
         pp_score_measurements(&set, &score);
         pp_strbuf md;

@@ -40,7 +40,7 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "memory_gib",  "hbm_GBps",      "nvlink_GBps",
                                              "network_Gbps", "gpus_per_node", "system",
                                              "usd_per_gpu_hour_example", "efficiency_from", "source",
-                                             "notes",       NULL};
+                                             "notes",       "sm_count",      NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",

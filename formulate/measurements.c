@@ -13,9 +13,12 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static double num_or(const cJSON *obj, const char *key, double dflt)
 {
@@ -119,6 +122,10 @@ static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement 
     if (!gpu)
         return false;
     snprintf(row->gpu_id, sizeof row->gpu_id, "%s", id);
+    /* The GPU whose fitted parameters this one takes (H200 takes H100's). */
+    long at = gpu - cat->gpus;
+    const char *from = cat->gpu_efficiency_from && at >= 0 && at < cat->n_gpus ? cat->gpu_efficiency_from[at] : "";
+    snprintf(row->eff_id, sizeof row->eff_id, "%s", from[0] ? from : id);
     pp_cluster *c = &row->prob.cluster;
     c->gpu = *gpu;
     c->gpus_per_node = (int)num_or(jc, "gpus_per_node", gpu->gpus_per_node);
@@ -216,9 +223,9 @@ static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *r
     return pp_plan_check(&row->prob, &row->plan, &err) == PP_OK && (row->has_time || row->has_memory);
 }
 
-int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
+/* Append the rows of one JSON file to set (rows grown as needed). */
+static int load_file(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
 {
-    memset(set, 0, sizeof *set);
     char *text = NULL;
     size_t len = 0;
     int rc = pp_read_file(path, &text, &len, err);
@@ -231,11 +238,12 @@ int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement
         return pp_error_set(err, PP_EINPUT, path, "expected a JSON array of measurement rows");
     }
     int n = cJSON_GetArraySize(doc);
-    set->rows = calloc(n > 0 ? (size_t)n : 1, sizeof *set->rows);
-    if (!set->rows) {
+    pp_measurement *rows = realloc(set->rows, ((size_t)set->n + (size_t)n + 1) * sizeof *rows);
+    if (!rows) {
         cJSON_Delete(doc);
         return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
     }
+    set->rows = rows;
     const cJSON *jrow;
     cJSON_ArrayForEach(jrow, doc)
     {
@@ -245,7 +253,86 @@ int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement
             set->n_skipped++;
     }
     cJSON_Delete(doc);
+    set->n_files++;
     return PP_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Every *.json of a directory, in name order (so the set, and the fit, never
+ * depend on the order readdir happens to return). */
+static int load_dir(const char *dir, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return pp_error_set(err, PP_EINPUT, dir, "cannot open directory: %s", strerror(errno));
+    char **names = NULL;
+    int n = 0, cap = 0, rc = PP_OK;
+    struct dirent *e;
+    while (rc == PP_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".json"))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **grown = realloc(names, (size_t)cap * sizeof *names);
+            if (!grown) {
+                rc = pp_error_set(err, PP_EINTERNAL, dir, "out of memory");
+                break;
+            }
+            names = grown;
+        }
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        if (!(names[n] = malloc(len))) {
+            rc = pp_error_set(err, PP_EINTERNAL, dir, "out of memory");
+            break;
+        }
+        snprintf(names[n++], len, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (rc == PP_OK && n == 0)
+        rc = pp_error_set(err, PP_EINPUT, dir, "no *.json measurement file in the directory");
+    if (rc == PP_OK)
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; i < n; i++) {
+        if (rc == PP_OK)
+            rc = load_file(names[i], cat, set, err);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+int pp_measurements_load_many(const char *const *paths, int n_paths, const pp_catalog *cat,
+                              pp_measurement_set *set, pp_error *err)
+{
+    memset(set, 0, sizeof *set);
+    int rc = PP_OK;
+    for (int i = 0; i < n_paths && rc == PP_OK; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+            rc = load_dir(paths[i], cat, set, err);
+        else
+            rc = load_file(paths[i], cat, set, err);
+    }
+    if (rc == PP_OK && !set->rows && !(set->rows = calloc(1, sizeof *set->rows)))
+        rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    if (rc != PP_OK)
+        pp_measurements_free(set);
+    return rc;
+}
+
+int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
+{
+    return pp_measurements_load_many(&path, 1, cat, set, err);
 }
 
 void pp_measurements_free(pp_measurement_set *set)

@@ -18,6 +18,8 @@ typedef struct pp_measurement {
     char id[160];
     char group[64];
     char gpu_id[PP_ID_LEN];
+    char eff_id[PP_ID_LEN]; /* whose efficiency parameters it uses: the GPU's
+                               efficiency_from (gpus.json), else gpu_id */
     pp_problem prob;
     pp_plan plan;
     bool has_time;      /* iteration time usable for scoring */
@@ -32,11 +34,20 @@ typedef struct pp_measurement_set {
     int n;
     pp_measurement *rows; /* owned */
     int n_skipped;        /* rows that carry nothing the model can price */
+    int n_files;          /* JSON files read */
 } pp_measurement_set;
 
 /* Load rows; rows whose configuration breaks a plan rule or names a GPU
  * missing from the catalog are skipped and counted, never guessed. */
 int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err);
+
+/* The rows of several paths, in the order given; a path that is a directory
+ * contributes every *.json file in it, in name order (so the project's set is
+ * `data/measurements/`).  Keys a row carries that the loader does not use
+ * (e.g. config.scatter_gather, config.async_tp) are ignored, never errors.
+ * On failure the set is empty. */
+int pp_measurements_load_many(const char *const *paths, int n_paths, const pp_catalog *cat,
+                              pp_measurement_set *set, pp_error *err);
 void pp_measurements_free(pp_measurement_set *set);
 
 #endif

@@ -279,7 +279,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_plan_set_option(&d->plan, PP_OPT_CODEC_PARAMS, Cpar->v[l]);
                 pp_term_dp_comm(prob, &d->plan, &d->dp);
                 d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
-                d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s;
+                d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s + d->dp.accum_s;
                 d->n_mem_stages = n_stages;
                 for (int st = 0; st < n_stages; st++)
                     d->states_gib[st] = states_sum_gib(prob, &d->plan, stages[st]);

@@ -169,7 +169,7 @@ static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at
 
 /* ---- GPUs ------------------------------------------------------------------------ */
 
-static const char *const custom_gpu_keys[] = {"id",          "name",          "peak_tflops",      "memory_gib",
+static const char *const custom_gpu_keys[] = {"sm_count",    "id",          "name",          "peak_tflops",      "memory_gib",
                                               "hbm_GBps",    "nvlink_GBps",   "network_Gbps",     "gpus_per_node",
                                               "usd_per_gpu_hour", "efficiency_from", NULL};
 

@@ -105,6 +105,7 @@ typedef struct pp_gpu {
     double nvlink_GBps;  /* per GPU, one direction */
     double network_Gbps; /* per GPU, one direction, in its flagship system */
     int gpus_per_node;   /* of its flagship system */
+    int sm_count;        /* streaming multiprocessors (AMD: compute units); 0 = unknown: no wave quantization */
     double usd_per_gpu_hour; /* example price, 0 if none */
     pp_efficiency eff;
 } pp_gpu;

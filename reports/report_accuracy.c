@@ -3,6 +3,8 @@
 
 #include "report_md.h"
 
+#include <string.h>
+
 static void md_rows(const pp_measurement_set *set, pp_strbuf *out)
 {
     pp_sb_append(out, "\n## Rows\n\nEach timed row: the step time the cost model predicts, the one measured (or "
@@ -83,5 +85,139 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
     }
     if (rows)
         json_rows(root, set);
+    return root;
+}
+
+/* ---- cross-validation --------------------------------------------------- */
+
+static void pairs_cell(pp_strbuf *out, int n, double cv, double in)
+{
+    if (n)
+        pp_sb_appendf(out, " | %d | %.0f %% | %.0f %% |\n", n, 100.0 * cv, 100.0 * in);
+    else
+        pp_sb_append(out, " | 0 | - | - |\n");
+}
+
+static void cv_table(const pp_cv_result *cv, pp_strbuf *out)
+{
+    pp_sb_append(out, "| source group | rows | cross-validated step-time MAPE | worst row (CV) | mean signed error (CV) "
+                      "| in-sample MAPE | same-job pairs | ordered as measured (CV) | ordered (in-sample) |\n"
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int i = 0; i < cv->n_groups; i++) {
+        const pp_cv_group *g = &cv->groups[i];
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, g->group);
+        pp_sb_appendf(out, " | %d | %.1f %% | %.1f %% | %+.1f %% | %.1f %%", g->n_time, g->mape_cv, g->max_ape_cv,
+                      g->bias_cv, g->mape_in);
+        pairs_cell(out, g->n_pairs, g->ordered_cv, g->ordered_in);
+    }
+    pp_sb_appendf(out, "| **all rows** | %d | **%.1f %%** | | | %.1f %%", cv->n_rows, cv->mape_cv, cv->mape_in);
+    pairs_cell(out, cv->n_pairs, cv->ordered_cv, cv->ordered_in);
+    pp_sb_appendf(out, "| mean of groups | %d | %.1f %% | | | |", cv->n_groups, cv->group_mape_cv);
+    pp_sb_append(out, " | | |\n");
+}
+
+static void params_table(const pp_cv_result *cv, pp_strbuf *out)
+{
+    pp_sb_append(out, "| GPU | parameter | fitted | physical bounds | source of the bounds |\n"
+                      "| --- | --- | ---: | ---: | --- |\n");
+    for (int k = 0; k < cv->n_fits; k++) {
+        const pp_fit *f = &cv->fits[k];
+        for (int i = 0; i < PP_EFF_COUNT; i++) {
+            double lo, hi;
+            const char *src, *fam;
+            pp_efficiency_bounds(f->gpu_id, i, &lo, &hi, &src, &fam);
+            double tol = 1e-3 * (hi - lo);
+            double v = pp_efficiency_value(&f->eff, i);
+            const char *edge = v <= lo + tol ? " (at lower bound)" : v >= hi - tol ? " (at upper bound)" : "";
+            pp_sb_append(out, "| ");
+            pp_md_escape(out, f->gpu_id);
+            pp_sb_appendf(out, " (%d rows) | `%s` | %.3g%s | %.3g - %.3g | %s: ", f->n_rows, pp_efficiency_key(i), v, edge,
+                          lo, hi, fam);
+            pp_md_escape(out, src);
+            pp_sb_append(out, " |\n");
+        }
+    }
+}
+
+int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_measurement_set *set,
+                    const char *command, pp_strbuf *out)
+{
+    pp_sb_appendf(out, "# parplan: cost-model accuracy, cross-validated\n\n%d rows priced from %d file(s), %d skipped (no "
+                       "model shape, or a configuration that breaks a plan rule).\n\n",
+                  set->n, set->n_files, set->n_skipped);
+    if (command)
+        pp_sb_appendf(out, "```sh\n%s\n```\n\n", command);
+    pp_sb_append(out, "## Step time, leave-one-source-group-out\n\n"
+                      "Each group's rows are priced with parameters fitted on every *other* group (a GPU no other "
+                      "group has is priced at the middle of its bounds); the in-sample column prices them with "
+                      "the fit on all groups, for comparison only. A positive signed error means the model "
+                      "predicts a slower step than measured. Same-job pairs: two rows of one group with the same "
+                      "model, GPU count and global batch whose measured step times differ by more than 3 %.\n\n");
+    cv_table(cv, out);
+    pp_sb_appendf(out, "\nAccuracy of record (mean cross-validated step-time error over all rows): **%.1f %%**.\n",
+                  100.0 * pp_cv_step_time_error(cv));
+    bool any_memory = false;
+    for (int i = 0; score && i < score->n_groups; i++)
+        any_memory |= score->groups[i].n_memory > 0;
+    if (any_memory) {
+        pp_sb_append(out, "\nMemory is not fitted, so it is the same in and out of sample:\n\n"
+                          "| source group | rows (memory) | memory MAPE |\n| --- | ---: | ---: |\n");
+        for (int i = 0; i < score->n_groups; i++)
+            if (score->groups[i].n_memory) {
+                pp_sb_append(out, "| ");
+                pp_md_escape(out, score->groups[i].group);
+                pp_sb_appendf(out, " | %d | %.1f %% |\n", score->groups[i].n_memory, score->groups[i].mape_memory);
+            }
+    }
+    pp_sb_append(out, "\n## Fitted parameters (all groups) and their physical bounds\n\n");
+    params_table(cv, out);
+    return out->failed ? -1 : 0;
+}
+
+cJSON *pp_json_cv(const pp_cv_result *cv)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "method", "leave-one-source-group-out");
+    cJSON_AddNumberToObject(root, "rows_time", cv->n_rows);
+    cJSON_AddNumberToObject(root, "mape_time_cv_pct", cv->mape_cv);
+    cJSON_AddNumberToObject(root, "mape_time_in_sample_pct", cv->mape_in);
+    cJSON_AddNumberToObject(root, "group_mean_mape_time_cv_pct", cv->group_mape_cv);
+    cJSON_AddNumberToObject(root, "step_time_error", pp_cv_step_time_error(cv));
+    cJSON_AddNumberToObject(root, "same_job_pairs", cv->n_pairs);
+    cJSON_AddNumberToObject(root, "ordered_cv", cv->ordered_cv);
+    cJSON_AddNumberToObject(root, "ordered_in_sample", cv->ordered_in);
+    cJSON *groups = cJSON_AddArrayToObject(root, "groups");
+    for (int i = 0; i < cv->n_groups; i++) {
+        const pp_cv_group *g = &cv->groups[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "group", g->group);
+        cJSON_AddNumberToObject(o, "rows_time", g->n_time);
+        cJSON_AddNumberToObject(o, "mape_time_cv_pct", g->mape_cv);
+        cJSON_AddNumberToObject(o, "max_ape_time_cv_pct", g->max_ape_cv);
+        cJSON_AddNumberToObject(o, "bias_time_cv_pct", g->bias_cv);
+        cJSON_AddNumberToObject(o, "mape_time_in_sample_pct", g->mape_in);
+        cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
+        cJSON_AddNumberToObject(o, "ordered_cv", g->ordered_cv);
+        cJSON_AddNumberToObject(o, "ordered_in_sample", g->ordered_in);
+        cJSON_AddItemToArray(groups, o);
+    }
+    cJSON *fits = cJSON_AddArrayToObject(root, "fits");
+    for (int k = 0; k < cv->n_fits; k++) {
+        const pp_fit *f = &cv->fits[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "gpu", f->gpu_id);
+        cJSON_AddNumberToObject(o, "rows", f->n_rows);
+        cJSON *params = cJSON_AddObjectToObject(o, "parameters");
+        for (int i = 0; i < PP_EFF_COUNT; i++) {
+            double lo, hi;
+            pp_efficiency_bounds(f->gpu_id, i, &lo, &hi, NULL, NULL);
+            cJSON *p = cJSON_AddObjectToObject(params, pp_efficiency_key(i));
+            cJSON_AddNumberToObject(p, "value", pp_efficiency_value(&f->eff, i));
+            cJSON_AddNumberToObject(p, "lower_bound", lo);
+            cJSON_AddNumberToObject(p, "upper_bound", hi);
+        }
+        cJSON_AddItemToArray(fits, o);
+    }
     return root;
 }

@@ -16,4 +16,13 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
 /* {"groups": [...]}, and with rows a "rows" array of the timed rows of set. */
 cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bool rows);
 
+/* `accuracy --cv`: the cross-validated table (per source group: CV and
+ * in-sample step-time MAPE, same-job pairs ordered as measured), the memory
+ * rows of score (not fitted, so the same either way; may be NULL), and the
+ * fitted parameters beside their physical bounds and sources.  set gives the
+ * row counts; command is the command line to print for reproduction. */
+int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_measurement_set *set,
+                    const char *command, pp_strbuf *out);
+cJSON *pp_json_cv(const pp_cv_result *cv);
+
 #endif

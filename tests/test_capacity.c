@@ -258,7 +258,10 @@ static void run_exactness(pp_method method, int problems)
             prob.objective = PP_OBJ_MIN_COST;
             prob.capacity.budget_usd = 0;
             prob.capacity.max_gpus = 0;
-            prob.capacity.deadline_days = s.n ? quantile(&s, false, q) : 1.0;
+            /* A limit set at one plan's exact figure: two plans of the same
+             * step time may sum their terms in another order and differ in
+             * the last bit, so the limit gets that bit of room. */
+            prob.capacity.deadline_days = s.n ? quantile(&s, false, q) * (1.0 + 1e-12) : 1.0;
             check_against(&prob, &s, method, &feasible, &infeasible);
             /* min_gpus within the same deadline */
             prob.objective = PP_OBJ_MIN_GPUS;
@@ -266,7 +269,7 @@ static void run_exactness(pp_method method, int problems)
             /* min_time within a budget */
             prob.objective = PP_OBJ_MIN_TIME;
             prob.capacity.deadline_days = 0;
-            prob.capacity.budget_usd = s.n ? quantile(&s, true, q) : 1.0;
+            prob.capacity.budget_usd = s.n ? quantile(&s, true, q) * (1.0 + 1e-12) : 1.0;
             check_against(&prob, &s, method, &feasible, &infeasible);
             /* min_time within a GPU cap (and min_step_time, its synonym) */
             prob.capacity.budget_usd = 0;
@@ -275,7 +278,7 @@ static void run_exactness(pp_method method, int problems)
             check_against(&prob, &s, method, &feasible, &infeasible);
             /* min_cost within a deadline and a GPU cap together */
             prob.objective = PP_OBJ_MIN_COST;
-            prob.capacity.deadline_days = s.n ? quantile(&s, false, q) : 1.0;
+            prob.capacity.deadline_days = s.n ? quantile(&s, false, q) * (1.0 + 1e-12) : 1.0;
             check_against(&prob, &s, method, &feasible, &infeasible);
             prob.capacity.max_gpus = 0;
             prob.capacity.deadline_days = 0;

@@ -574,7 +574,7 @@ static void test_runner_ups(void)
             str(ru, "why"), num(ru, "memory_free_gib"), str(ru, "tricks_text"));
         /* the reason names the part that costs most */
         const cJSON *lo = get(ru, "loses_on");
-        CU_ASSERT_TRUE(num(lo, "delta_s") > 0);
+        CU_ASSERT_TRUE(gap == 0.0 || num(lo, "delta_s") > 0);
         rank++;
     }
     const cJSON *ties = get(r->json, "ties");
@@ -682,7 +682,7 @@ static void test_mermaid_well_formed(void)
     run_plan(problem, "neox", NULL, &neox);
     st = malloc(sizeof *st);
     CU_ASSERT_EQUAL(validate_mermaid(neox.md, st), 0);
-    CU_ASSERT_EQUAL(st->gantts, 1);
+    CU_ASSERT_EQUAL(st->gantts, num(get(neox.json, "schedule"), "pp") >= 2 ? 1 : 0);
     free(st);
     const cJSON *f;
     cJSON_ArrayForEach(f, get(neox.json, "binding")) if (strcmp(str(f, "family"), "memory") == 0)

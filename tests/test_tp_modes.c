@@ -141,7 +141,9 @@ static void test_space_offers_grids(void)
 /* ---- the compute split ---------------------------------------------------- */
 
 /* Every mode does the same FLOPs: on large, compute-bound shapes the stage
- * time is the same within the launch costs of SUMMA's q steps. */
+ * time is the same within the launch costs of SUMMA's q steps and the
+ * shorter K of a grid's block products (K / (K + 64) of the tile pipeline,
+ * under 2 % at these sizes). */
 static void test_same_flops(void)
 {
     pp_problem p = gpt_problem(8192, 64, 8, 2048, 1, 64);
@@ -152,10 +154,10 @@ static void test_same_flops(void)
     pp_term_stage(&p, &pl, &one);
     pl = grid_plan(4, PP_TP_2D, 1, 1, 2, 4);
     pp_term_stage(&p, &pl, &grid);
-    PP_REL_EQ(grid.total_s, one.total_s, 1e-9);
+    PP_REL_EQ(grid.total_s, one.total_s, 0.02);
     pl = grid_plan(8, PP_TP_3D, 1, 1, 1, 8);
     pp_term_stage(&p, &pl, &grid);
-    PP_REL_EQ(grid.total_s, one.total_s, 1e-9);
+    PP_REL_EQ(grid.total_s, one.total_s, 0.02);
     /* 2.5D [q, q, d] at micro-batch d b is 2D [q, q] at micro-batch b per GPU */
     pp_stage_term two, twofive;
     pl = grid_plan(4, PP_TP_2D, 1, 1, 2, 2);

@@ -36,6 +36,8 @@ void layer_linears(const pp_model *m, double K[4], double N[4]);
 double peak_flops(const pp_problem *prob, pp_precision prec);
 /* Sustained HBM bandwidth, bytes per second. */
 double hbm_Bps(const pp_problem *prob);
+/* Whether fused attention runs (the framework has it and the head dimension allows it). */
+bool flash_usable(const pp_problem *prob);
 
 /* The grid of a checked plan's tensor parallelism (built by grid_of in
  * tp.c): side q, depth d, and how it divides a layer's token rows and

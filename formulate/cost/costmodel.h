@@ -146,6 +146,8 @@ typedef struct pp_dp_term {
     double per_mb_fixed_s;  /* per micro-batch, never hidden: ZeRO-3's first gather of the forward and of
                                the backward, and the last layer's reduce-scatter */
     double codec_s;         /* per step, all micro-batches included */
+    double accum_s;         /* per step: every micro-batch's backward adds its weight gradients into the
+                               gradient buffer the GPU holds (read and write it once per micro-batch) */
     double bytes_sent;      /* per step */
     double bytes_nvlink;    /* ... of which over NVLink */
     double bytes_network;   /* ... of which through the NIC */

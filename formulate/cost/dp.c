@@ -55,9 +55,23 @@ static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan)
     return fmax(most, stage_params(prob, plan, plan->pp - 1));
 }
 
+/* Gradient accumulation: each micro-batch's weight-gradient GEMMs add into
+ * the gradient buffer (Megatron-LM's gradient-accumulation fusion writes
+ * straight into the fp32 main gradients; DeepSpeed and FSDP accumulate
+ * their buffer likewise), a read and a write of every gradient byte the GPU
+ * holds, memory-bound.  It depends on the ZeRO stage (the buffer is
+ * sharded from ZeRO-2 on), so it belongs to this term. */
+static double accumulation_s(const pp_problem *prob, const pp_plan *plan)
+{
+    double w, g, o;
+    pp_mem_states_gib(prob, plan, 0, &w, &g, &o);
+    return pp_microbatches(prob, plan) * 2.0 * g * GIB / hbm_Bps(prob);
+}
+
 void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out)
 {
     *out = (pp_dp_term){0};
+    out->accum_s = accumulation_s(prob, plan);
     tp_grid g = grid_of(plan);
     bool depth = g.mode == PP_TP_2P5D && g.d > 1;
     long n = pp_replica_ranks(plan); /* the gradient reduction spans dp x cp */

@@ -27,6 +27,7 @@
 #define ELEMWISE_SOFTMAX_BYTES 9.0  /* scale-mask-softmax + dropout on the s x s scores */
 #define ELEMWISE_KERNELS_FWD 8.0    /* element-wise kernels launched per layer forward */
 #define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
+#define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
 
 double peak_flops(const pp_problem *prob, pp_precision prec)
 {
@@ -48,17 +49,58 @@ double hbm_Bps(const pp_problem *prob)
     return prob->cluster.gpu.hbm_GBps * 1e9 * prob->cluster.gpu.eff.hbm;
 }
 
+/* How much of the GPU one matrix multiply's shape can keep busy (NVIDIA,
+ * "Matrix Multiplication Background User's Guide": tile and wave
+ * quantization, dimension alignment):
+ *   - the output is cut into GEMM_TILE x GEMM_TILE tiles, one thread block
+ *     each, and the blocks run in waves of one per SM: a last partial wave
+ *     idles the rest (tiles / (waves x SMs));
+ *   - every tile walks K in steps; the pipeline's fill and the epilogue cost
+ *     about GEMM_K_OVERHEAD more steps of K (K / (K + GEMM_K_OVERHEAD));
+ *   - tensor cores need K and N multiples of 8 elements in 16 bits (16 in
+ *     fp8); cuBLAS runs misaligned shapes on slower kernels (GEMM_MISALIGNED).
+ * Large aligned shapes come out near 1; the fitted eff.gemm is then the
+ * best a kernel reaches. */
+#define GEMM_TILE 128.0
+#define GEMM_K_OVERHEAD 64.0
+#define GEMM_MISALIGNED 0.5
+
+static double gemm_shape_efficiency(const pp_problem *prob, double M, double K, double N)
+{
+    double u = K / (K + GEMM_K_OVERHEAD);
+    int sms = prob->cluster.gpu.sm_count;
+    if (sms > 0) {
+        double tiles = ceil(M / GEMM_TILE) * ceil(N / GEMM_TILE), waves = ceil(tiles / sms);
+        u *= tiles / (waves * sms);
+    }
+    double align = prob->training.precision == PP_PREC_FP8 ? 16.0 : 8.0;
+    if (fmod(K, align) != 0.0 || fmod(N, align) != 0.0)
+        u *= GEMM_MISALIGNED;
+    return u;
+}
+
 /* One matrix multiply (M x K) @ (K x N): the slower of its FLOPs at the
- * sustained tensor-core rate and its operand traffic through HBM (a
- * roofline), plus a fixed launch cost.  Small shapes (high TP degree, small
- * micro-batch) fall onto the memory side of the roofline. */
+ * sustained tensor-core rate for its shape and its operand traffic through
+ * HBM (a roofline), plus a fixed launch cost.  Small shapes (high TP
+ * degree, small micro-batch) lose to wave quantization or fall onto the
+ * memory side of the roofline. */
 double gemm_time_s(const pp_problem *prob, double M, double K, double N)
 {
     const pp_efficiency *e = &prob->cluster.gpu.eff;
     double in_bytes = prob->training.precision == PP_PREC_FP8 ? 1.0 : ACT_BYTES;
-    double flops_s = 2.0 * M * K * N / (peak_flops(prob, prob->training.precision) * e->gemm);
+    double rate = peak_flops(prob, prob->training.precision) * e->gemm * gemm_shape_efficiency(prob, M, K, N);
+    double flops_s = 2.0 * M * K * N / rate;
     double bytes_s = (in_bytes * (M * K + K * N) + ACT_BYTES * M * N) / hbm_Bps(prob);
     return fmax(flops_s, bytes_s) + e->kernel_us * 1e-6;
+}
+
+/* Fused attention (FlashAttention-2/3, cuDNN) needs a head dimension that
+ * is a multiple of 8 and at most 256 (FlashAttention-2 README); otherwise
+ * frameworks fall back to the unfused path that writes the s x s scores. */
+bool flash_usable(const pp_problem *prob)
+{
+    int d = pp_model_head_dim(&prob->model);
+    return prob->training.flash_attention && d % 8 == 0 && d <= 256;
 }
 
 /* One matrix multiply (M x K) @ (K x N) of a layer on a 2D/2.5D/3D grid, as
@@ -105,8 +147,12 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     }
 
     double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, s) / t;
-    k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * e->attention) + e->kernel_us * 1e-6;
-    if (!prob->training.flash_attention) {
+    /* the batched QK^T and scores-V products have K = head_dim: misaligned,
+     * they fall off the tensor cores like any other GEMM */
+    double attn_align = pp_model_head_dim(m) % 8 ? GEMM_MISALIGNED : 1.0;
+    k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * e->attention * attn_align) +
+                    e->kernel_us * 1e-6;
+    if (!flash_usable(prob)) {
         double scores = (double)plan->micro_batch * (m->heads / t) * (s / plan->cp) * s;
         k->attn_fwd_s += ELEMWISE_SOFTMAX_BYTES * scores / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6;
     }
@@ -162,8 +208,11 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     /* The busiest stage is the last: its layers plus the logits and loss. */
     double tokens = (double)plan->micro_batch * m->seq_len / plan->cp;
     tp_grid g = grid_of(plan);
-    double logits_gemm = g.mode == PP_TP_1D ? gemm_time_s(prob, tokens, m->hidden, (double)m->vocab / plan->tp)
-                                            : grid_gemm_s(prob, &g, tokens, m->hidden, m->vocab);
+    /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
+     * (--make-vocab-size-divisible-by 128) so every rank's slice is aligned */
+    double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
+    double logits_gemm = g.mode == PP_TP_1D ? gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp)
+                                            : grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
     double logits_fwd = logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
     double logits_bwd = 2.0 * logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
 

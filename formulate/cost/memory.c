@@ -113,7 +113,7 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
 {
     const pp_model *m = &prob->model;
     int mb = pp_microbatches(prob, plan);
-    bool scores = plan->recompute == PP_RECOMPUTE_NONE && !prob->training.flash_attention;
+    bool scores = plan->recompute == PP_RECOMPUTE_NONE && !flash_usable(prob);
     double full_layer = pp_layer_activation_bytes(prob, plan, scores);
     double per_layer = full_layer, working = 0.0;
     if (plan->recompute == PP_RECOMPUTE_FULL) {
@@ -121,7 +121,7 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
         double sbh = (double)m->seq_len / plan->cp * plan->micro_batch * m->hidden;
         bool split = plan->sequence_parallel || plan->tp_mode != PP_TP_1D;
         per_layer = ACT_BYTES * sbh / (split ? plan->tp : 1.0);
-        working = pp_layer_activation_bytes(prob, plan, !prob->training.flash_attention);
+        working = pp_layer_activation_bytes(prob, plan, !flash_usable(prob));
     }
     /* 1F1B: stage i keeps p - i micro-batches in flight (at most m), so
      * stage 0 holds p; interleaving adds (p-1)/(p v) (Korthikanti et al.

@@ -101,7 +101,7 @@ double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_
 static double terms_s(const step_parts *sp)
 {
     return sp->factor * slot_s(sp) + sp->dp_once_exposed_s + sp->dp_per_mb_exposed_s + sp->dp.codec_s +
-           sp->optimizer_s;
+           sp->optimizer_s + sp->dp.accum_s;
 }
 
 double pp_step_time_s(const pp_problem *prob, const pp_plan *plan)
@@ -119,7 +119,7 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     step_parts_eval(prob, plan, &sp);
     double m = sp.m, bubble_slots = sp.factor - m;
     pp_time *t = &out->time;
-    t->compute_s = m * (sp.stage.fwd_s + sp.stage.bwd_s);
+    t->compute_s = m * (sp.stage.fwd_s + sp.stage.bwd_s) + sp.dp.accum_s;
     t->cp_comm_s = m * sp.stage.cp_exposed_s;
     t->tp_comm_s = m * sp.tp.wire_s;
     t->pp_comm_s = m * sp.pp.wire_s;

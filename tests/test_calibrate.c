@@ -1,0 +1,338 @@
+/*
+ * test_calibrate.c: the physics-bounded fit and the cross-validation of
+ * solve/calibrate.c, and the loading of several measurement files.
+ *
+ * Rows "synthesized with the cost model itself" are the project's measured
+ * rows (data/measurements/) with their step time replaced by what the cost
+ * model predicts under known parameters: a fit that cannot recover those
+ * parameters cannot be trusted with real ones.
+ */
+#include "calibrate.h"
+#include "catalog.h"
+#include "costmodel.h"
+#include "measurements.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double get(const pp_efficiency *e, int i)
+{
+    return pp_efficiency_value(e, i);
+}
+
+static pp_efficiency make_eff(double gemm, double attention, double hbm, double nvlink, double network,
+                              double kernel_us, double nvlink_latency_us, double network_latency_us)
+{
+    pp_efficiency e;
+    pp_efficiency_init(&e);
+    e.gemm = gemm, e.attention = attention, e.hbm = hbm, e.nvlink = nvlink, e.network = network;
+    e.kernel_us = kernel_us, e.nvlink_latency_us = nvlink_latency_us, e.network_latency_us = network_latency_us;
+    return e;
+}
+
+/* Known parameters, inside the bounds and away from their middle. */
+static pp_efficiency truth_a100(void)
+{
+    return make_eff(0.78, 0.62, 0.86, 0.82, 0.88, 4.0, 10.0, 12.0);
+}
+
+static pp_efficiency truth_h100(void)
+{
+    return make_eff(0.70, 0.55, 0.88, 0.85, 0.80, 5.5, 11.0, 10.0);
+}
+
+static void load_project_set(pp_catalog *cat, pp_measurement_set *set)
+{
+    pp_load_catalog(cat);
+    char dir[1024];
+    pp_source_path("data/measurements", dir, sizeof dir);
+    const char *paths[] = {dir};
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(paths, 1, cat, set, &err), PP_OK);
+    CU_ASSERT_FATAL(set->n > 100);
+}
+
+/* Replace every timed row's step time by the model's under the truth of its
+ * GPU family. */
+static void synthesize(pp_measurement_set *set)
+{
+    for (int i = 0; i < set->n; i++) {
+        pp_measurement *r = &set->rows[i];
+        if (!r->has_time)
+            continue;
+        r->prob.cluster.gpu.eff = strncmp(r->eff_id, "a100", 4) == 0 ? truth_a100() : truth_h100();
+        r->iteration_s = pp_step_time_s(&r->prob, &r->plan);
+        pp_efficiency_init(&r->prob.cluster.gpu.eff); /* the fit must not start from the answer */
+    }
+}
+
+static void test_recovers_known_parameters(void)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    load_project_set(&cat, &set);
+    synthesize(&set);
+    pp_fit fits[PP_MAX_GROUPS];
+    int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    CU_ASSERT(n >= 2);
+    int checked = 0;
+    for (int k = 0; k < n; k++) {
+        bool a100 = strncmp(fits[k].gpu_id, "a100", 4) == 0, h100 = strncmp(fits[k].gpu_id, "h100", 4) == 0;
+        if (!a100 && !h100)
+            continue;
+        pp_efficiency t = a100 ? truth_a100() : truth_h100();
+        CU_ASSERT(fits[k].rms_log_error_after < 0.01);
+        for (int i = 0; i < PP_EFF_COUNT; i++) {
+            double want = get(&t, i), got = get(&fits[k].eff, i);
+            if (!pp_rel_close(got, want, 0.05))
+                fprintf(stderr, "\n%s %s: fitted %g, true %g\n", fits[k].gpu_id, pp_efficiency_key(i), got, want);
+            CU_ASSERT(pp_rel_close(got, want, 0.05));
+        }
+        checked++;
+    }
+    CU_ASSERT_EQUAL(checked, 2);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
+static void assert_in_bounds(const pp_fit *fits, int n)
+{
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < PP_EFF_COUNT; i++) {
+            double lo, hi, v = get(&fits[k].eff, i);
+            pp_efficiency_bounds(fits[k].gpu_id, i, &lo, &hi, NULL, NULL);
+            CU_ASSERT(lo < hi);
+            CU_ASSERT(v >= lo && v <= hi);
+        }
+}
+
+/* Real rows (which push some parameters to their bounds) and rows made with
+ * parameters far outside the bounds: the fit stops at the bounds. */
+static void test_never_leaves_bounds(void)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    load_project_set(&cat, &set);
+    pp_fit fits[PP_MAX_GROUPS];
+    int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    CU_ASSERT(n >= 2);
+    assert_in_bounds(fits, n);
+    for (int i = 0; i < set.n; i++) { /* GEMMs at 30 % and a 40 us launch: unphysical */
+        pp_measurement *r = &set.rows[i];
+        if (!r->has_time)
+            continue;
+        pp_efficiency e = strncmp(r->eff_id, "a100", 4) == 0 ? truth_a100() : truth_h100();
+        e.gemm = 0.30, e.kernel_us = 40.0;
+        r->prob.cluster.gpu.eff = e;
+        r->iteration_s = pp_step_time_s(&r->prob, &r->plan);
+    }
+    n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    assert_in_bounds(fits, n);
+    for (int k = 0; k < n; k++) {
+        double lo, hi;
+        pp_efficiency_bounds(fits[k].gpu_id, PP_EFF_GEMM, &lo, &hi, NULL, NULL);
+        CU_ASSERT_DOUBLE_EQUAL(fits[k].eff.gemm, lo, 1e-9);
+        CU_ASSERT(fits[k].n_at_bound >= 1);
+    }
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
+static char *fit_json(void)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    load_project_set(&cat, &set);
+    pp_fit fits[PP_MAX_GROUPS];
+    int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    char *text = pp_fits_to_json(fits, n, "test");
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+    return text;
+}
+
+static void test_deterministic(void)
+{
+    char *a = fit_json(), *b = fit_json();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    free(a);
+    free(b);
+    /* and the command line, byte for byte */
+    char dir[1024], out1[1024], out2[1024];
+    pp_source_path("data/measurements", dir, sizeof dir);
+    pp_temp_path("eff1.json", out1, sizeof out1);
+    pp_temp_path("eff2.json", out2, sizeof out2);
+    const char *args1[] = {"calibrate", dir, "-o", out1, NULL}, *args2[] = {"calibrate", dir, "-o", out2, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args1, &r), 0);
+    pp_run_free(&r);
+    CU_ASSERT_EQUAL(pp_run_code(args2, &r), 0);
+    pp_run_free(&r);
+    char *x = pp_slurp(out1), *y = pp_slurp(out2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    CU_ASSERT_STRING_EQUAL(x, y);
+    free(x);
+    free(y);
+}
+
+/* Two groups of one GPU made with different parameters: each group's
+ * cross-validated error is exactly that of pricing it with the fit on the
+ * other group alone. */
+static void test_cv_scores_each_group_with_the_other_fit(void)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    load_project_set(&cat, &set);
+    /* keep the A100 timed rows, alternately in groups "even" and "odd" */
+    int m = 0;
+    for (int i = 0; i < set.n; i++) {
+        pp_measurement r = set.rows[i];
+        if (!r.has_time || strcmp(r.eff_id, "a100-sxm4-80gb") != 0)
+            continue;
+        snprintf(r.group, sizeof r.group, "%s", m % 2 ? "odd" : "even");
+        pp_efficiency t = truth_a100();
+        if (m % 2)
+            t.gemm = 0.66, t.hbm = 0.82; /* the odd rows run slower kernels */
+        r.prob.cluster.gpu.eff = t;
+        r.iteration_s = pp_step_time_s(&r.prob, &r.plan);
+        set.rows[m++] = r;
+    }
+    set.n = m;
+    CU_ASSERT_FATAL(m >= 20);
+    pp_measurement *copy = malloc((size_t)m * sizeof *copy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+    memcpy(copy, set.rows, (size_t)m * sizeof *copy);
+
+    pp_cv_result *cv = malloc(sizeof *cv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
+    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&set, cv), PP_OK);
+    CU_ASSERT_EQUAL(cv->n_groups, 2);
+    CU_ASSERT_EQUAL(cv->n_rows, m);
+
+    for (int g = 0; g < cv->n_groups; g++) {
+        const char *held = cv->groups[g].group;
+        /* fit on the other group alone */
+        pp_measurement_set other = {0, malloc((size_t)m * sizeof(pp_measurement)), 0, 0};
+        CU_ASSERT_PTR_NOT_NULL_FATAL(other.rows);
+        for (int i = 0; i < m; i++)
+            if (strcmp(copy[i].group, held) != 0)
+                other.rows[other.n++] = copy[i];
+        pp_fit fit[2];
+        CU_ASSERT_EQUAL(pp_calibrate(&other, fit, 2), 1);
+        double sum = 0.0;
+        int n = 0;
+        for (int i = 0; i < m; i++)
+            if (strcmp(copy[i].group, held) == 0) {
+                pp_measurement r = copy[i];
+                r.prob.cluster.gpu.eff = fit[0].eff;
+                sum += fabs(pp_step_time_s(&r.prob, &r.plan) / r.iteration_s - 1.0) * 100.0;
+                n++;
+            }
+        CU_ASSERT_EQUAL(cv->groups[g].n_time, n);
+        CU_ASSERT(pp_rel_close(cv->groups[g].mape_cv, sum / n, 1e-9));
+        /* parameters not fitted on it: worse than in sample, and not ~0 */
+        CU_ASSERT(cv->groups[g].mape_cv > 1.0);
+        CU_ASSERT(cv->groups[g].mape_cv > cv->groups[g].mape_in);
+        free(other.rows);
+    }
+    CU_ASSERT(pp_cv_step_time_error(cv) > 0.01);
+    CU_ASSERT(pp_rel_close(pp_cv_step_time_error(cv), cv->mape_cv / 100.0, 1e-12));
+    free(cv);
+    free(copy);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
+static void test_several_files_load(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char a[1024], b[1024], dir[1024];
+    pp_source_path("data/measurements/published-calibration.json", a, sizeof a);
+    pp_source_path("data/measurements/narayanan2021-fig12.json", b, sizeof b); /* rows with scatter_gather */
+    pp_source_path("data/measurements", dir, sizeof dir);
+    pp_error err;
+    pp_measurement_set sa, sb, both, all;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(a, &cat, &sa, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(b, &cat, &sb, &err), PP_OK);
+    CU_ASSERT(sb.n == 10 && sb.n_skipped == 0); /* the unknown config key is ignored */
+    const char *two[] = {a, b};
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(two, 2, &cat, &both, &err), PP_OK);
+    CU_ASSERT_EQUAL(both.n, sa.n + sb.n);
+    CU_ASSERT_EQUAL(both.n_skipped, sa.n_skipped + sb.n_skipped);
+    CU_ASSERT_EQUAL(both.n_files, 2);
+    CU_ASSERT_STRING_EQUAL(both.rows[sa.n].id, sb.rows[0].id);
+    const char *one[] = {dir};
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(one, 1, &cat, &all, &err), PP_OK);
+    CU_ASSERT(all.n_files >= 15);
+    CU_ASSERT(all.n > both.n);
+    /* a row with keys the loader does not know, anywhere, still loads */
+    char path[1024];
+    pp_temp_path("unknown-keys.json", path, sizeof path);
+    pp_write_json(path,
+                  "[{'id': 'x', 'source_group': 'g', 'new_top_level': 1,"
+                  "  'model': {'name': 'm', 'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 51200, 'seq_len': 2048,"
+                  "            'exotic': true},"
+                  "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 8, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'scatter_gather': true,"
+                  "             'async_tp': false},"
+                  "  'measured': {'iteration_s': 0.5}}]");
+    pp_measurement_set u;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &u, &err), PP_OK);
+    CU_ASSERT_EQUAL(u.n, 1);
+    /* a missing file fails, and leaves the set empty */
+    const char *bad[] = {a, "/nonexistent/measurements.json"};
+    pp_measurement_set z;
+    CU_ASSERT_NOT_EQUAL(pp_measurements_load_many(bad, 2, &cat, &z, &err), PP_OK);
+    CU_ASSERT_EQUAL(z.n, 0);
+    pp_measurements_free(&u);
+    pp_measurements_free(&sa);
+    pp_measurements_free(&sb);
+    pp_measurements_free(&both);
+    pp_measurements_free(&all);
+    pp_measurements_free(&z);
+    pp_catalog_free(&cat);
+}
+
+static void test_cli_accuracy_cv_several_files(void)
+{
+    char a[1024], b[1024];
+    pp_source_path("data/measurements/narayanan2021-fig12.json", a, sizeof a);
+    pp_source_path("data/measurements/narayanan2021-fig13.json", b, sizeof b);
+    const char *args[] = {"accuracy", a, b, "--cv", "--json", "-", NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "\"method\":");
+    PP_ASSERT_CONTAINS(r.out, "narayanan2021-fig13");
+    pp_run_free(&r);
+    const char *md[] = {"accuracy", a, b, "--cv", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(md, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "cross-validated step-time MAPE");
+    PP_ASSERT_CONTAINS(r.out, "physical bounds");
+    pp_run_free(&r);
+    const char *cal[] = {"calibrate", a, b, "--cv", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(cal, &r), 0);
+    PP_ASSERT_CONTAINS(r.err, "cross-validated");
+    pp_run_free(&r);
+    const char *wrong[] = {"plan", a, b, NULL}; /* plan still takes one problem */
+    CU_ASSERT_EQUAL(pp_run_code(wrong, &r), 2);
+    pp_run_free(&r);
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"fit recovers parameters the cost model made the rows with", test_recovers_known_parameters},
+        {"fit never leaves the physical bounds", test_never_leaves_bounds},
+        {"fit is deterministic (library and command line)", test_deterministic},
+        {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
+        {"several measurement files and a directory load", test_several_files_load},
+        {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
+        {NULL, NULL},
+    };
+    return pp_test_main("calibrate", tests);
+}
