@@ -188,6 +188,7 @@ static void test_codec_where_it_pays(void)
     best_of(&p, &res);
     CU_ASSERT(!any_codec(&res.best.plan));
     pp_plan_result_free(&res);
+    pp_catalog_free(&cat);
 }
 
 int main(void)
