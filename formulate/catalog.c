@@ -49,7 +49,8 @@ static const char *const clusters_file_keys[] = {"clusters", "description", "sou
 static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",
                                                  "gpus_per_node", "nodes", "intra_node_GBps",
                                                  "inter_node_Gbps", "source", "notes", NULL};
-static const char *const codecs_file_keys[] = {"codecs", "compress_min_bytes", "description", "source", NULL};
+static const char *const codecs_file_keys[] = {"codecs", "compress_min_bytes", "chunk_bytes", "description", "source",
+                                               NULL};
 static const char *const codec_entry_keys[] = {"id",       "name",          "kind",            "bits_per_value",
                                                "ratio",    "ratio_16bit",   "compress_GBps",   "decompress_GBps",
                                                "rel_error", "source",       "notes",           NULL};
@@ -487,8 +488,8 @@ static int load_clusters(pp_catalog *cat, pp_error *err)
 
 /* ---- codecs.json ------------------------------------------------------------------ */
 
-typedef enum { CODEC_NONE = 0, CODEC_LOSSY, CODEC_LOSSLESS } codec_kind;
-static const char *const codec_kind_names[] = {"none", "lossy", "lossless"};
+typedef enum { CODEC_NONE = 0, CODEC_LOSSY, CODEC_LOSSLESS, CODEC_CAST } codec_kind;
+static const char *const codec_kind_names[] = {"none", "lossy", "lossless", "cast"};
 
 /* Keys that only some kinds may carry. */
 static int check_codec_kind_keys(const cJSON *obj, const pp_jpath *at, codec_kind kind, pp_error *err)
@@ -496,7 +497,9 @@ static int check_codec_kind_keys(const cJSON *obj, const pp_jpath *at, codec_kin
     static const char *const lossy_only[] = {"bits_per_value", NULL};
     static const char *const lossless_only[] = {"ratio", "ratio_16bit", NULL};
     static const char *const none_never[] = {"bits_per_value", "ratio", "ratio_16bit", "rel_error", NULL};
-    const char *const *banned = kind == CODEC_LOSSY ? lossless_only : kind == CODEC_LOSSLESS ? lossy_only : none_never;
+    const char *const *banned = kind == CODEC_LOSSY || kind == CODEC_CAST ? lossless_only
+                                : kind == CODEC_LOSSLESS                ? lossy_only
+                                                                        : none_never;
     for (; *banned; banned++)
         if (pp_json_member(obj, *banned)) {
             pp_jpath here = pp_jpath_key(at, *banned);
@@ -506,15 +509,63 @@ static int check_codec_kind_keys(const cJSON *obj, const pp_jpath *at, codec_kin
     return PP_OK;
 }
 
+/* The rate entry of `gpu` in c (added if new), or NULL when the table is full. */
+static pp_codec_rate *codec_rate_slot(pp_codec *c, const char *gpu)
+{
+    for (int i = 0; i < c->n_rates; i++)
+        if (strcmp(c->rates[i].gpu, gpu) == 0)
+            return &c->rates[i];
+    if (c->n_rates >= PP_MAX_CODEC_RATES)
+        return NULL;
+    pp_codec_rate *r = &c->rates[c->n_rates++];
+    snprintf(r->gpu, sizeof r->gpu, "%s", gpu);
+    r->compress_GBps = r->decompress_GBps = -1.0;
+    return r;
+}
+
+/* A throughput: a number (every GPU), or an object of GPU-id prefixes with
+ * an optional "default" ({"v100": 73, "a100": 166, "default": 166}). */
+static int read_codec_rate(const cJSON *obj, const pp_jpath *at, const char *key, bool decompress, pp_codec *c,
+                           pp_error *err)
+{
+    double *dflt = decompress ? &c->decompress_GBps : &c->compress_GBps;
+    const cJSON *v = pp_json_member(obj, key);
+    if (!v || !cJSON_IsObject(v))
+        return pp_json_double(obj, at, key, PP_OPTIONAL, 0, 1e7, dflt, err);
+    pp_jpath here = pp_jpath_key(at, key);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, v)
+    {
+        double x = 0.0;
+        int rc = pp_json_double(v, &here, item->string, PP_REQUIRED, 0, 1e7, &x, err);
+        if (rc)
+            return rc;
+        if (strcmp(item->string, "default") == 0) {
+            *dflt = x;
+            continue;
+        }
+        pp_codec_rate *r = strlen(item->string) < sizeof r->gpu ? codec_rate_slot(c, item->string) : NULL;
+        if (!r) {
+            pp_jpath k = pp_jpath_key(&here, item->string);
+            return pp_json_fail(err, &k, "expected at most %d GPU ids of under 32 characters, found more or longer",
+                                PP_MAX_CODEC_RATES);
+        }
+        *(decompress ? &r->decompress_GBps : &r->compress_GBps) = x;
+    }
+    return PP_OK;
+}
+
 /* The figures of a codec of the given kind (none has none). */
 static int read_codec_figures(const cJSON *obj, const pp_jpath *at, codec_kind kind, pp_codec *c, pp_error *err)
 {
     int rc = check_codec_kind_keys(obj, at, kind, err);
-    c->lossy = kind == CODEC_LOSSY;
+    bool fixed_rate = kind == CODEC_LOSSY || kind == CODEC_CAST;
+    c->lossy = fixed_rate;
+    c->cast = kind == CODEC_CAST;
     c->lossless_ratio = 1;
-    if (!rc && kind == CODEC_LOSSY)
+    if (!rc && fixed_rate)
         rc = pp_json_positive(obj, at, "bits_per_value", PP_REQUIRED, 64, &c->bits_per_value, err);
-    if (!rc && kind == CODEC_LOSSY)
+    if (!rc && fixed_rate)
         rc = pp_json_double(obj, at, "rel_error", PP_REQUIRED, 0, 1, &c->rel_error, err);
     if (!rc && kind == CODEC_LOSSLESS)
         rc = pp_json_double(obj, at, "ratio", PP_REQUIRED, 1, 1000, &c->lossless_ratio, err);
@@ -523,9 +574,9 @@ static int read_codec_figures(const cJSON *obj, const pp_jpath *at, codec_kind k
     if (!rc && kind == CODEC_LOSSLESS)
         rc = pp_json_double(obj, at, "rel_error", PP_OPTIONAL, 0, 0, &c->rel_error, err);
     if (!rc)
-        rc = pp_json_double(obj, at, "compress_GBps", PP_OPTIONAL, 0, 1e7, &c->compress_GBps, err);
+        rc = read_codec_rate(obj, at, "compress_GBps", false, c, err);
     if (!rc)
-        rc = pp_json_double(obj, at, "decompress_GBps", PP_OPTIONAL, 0, 1e7, &c->decompress_GBps, err);
+        rc = read_codec_rate(obj, at, "decompress_GBps", true, c, err);
     return rc;
 }
 
@@ -536,7 +587,7 @@ static int check_codec_position(const pp_codec *c, codec_kind kind, const pp_jpa
     if (i == 0 && (strcmp(c->id, "none") != 0 || kind != CODEC_NONE))
         return pp_json_fail(err, &here, "expected the codec 'none' of kind 'none' first, found '%s'", c->id);
     if (i > 0 && kind == CODEC_NONE)
-        return pp_json_fail(err, &here, "expected 'lossy' or 'lossless' (only the first codec is 'none'), "
+        return pp_json_fail(err, &here, "expected 'lossy', 'lossless' or 'cast' (only the first codec is 'none'), "
                                         "found 'none'");
     return PP_OK;
 }
@@ -553,7 +604,7 @@ static int read_codec_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *a
     if (!rc)
         rc = pp_json_string(obj, at, "name", PP_OPTIONAL, name, sizeof name, err);
     if (!rc)
-        rc = pp_json_enum(obj, at, "kind", PP_REQUIRED, codec_kind_names, 3, &kind, err);
+        rc = pp_json_enum(obj, at, "kind", PP_REQUIRED, codec_kind_names, 4, &kind, err);
     if (!rc)
         rc = check_codec_position(c, (codec_kind)kind, at, i, err);
     return rc ? rc : read_codec_figures(obj, at, (codec_kind)kind, c, err);
@@ -586,6 +637,9 @@ static int load_codecs(pp_catalog *cat, pp_error *err)
     rc = pp_json_check_keys(doc, &root, codecs_file_keys, err);
     if (!rc)
         rc = pp_json_double(doc, &root, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &cat->compress_min_bytes, err);
+    cat->codec_chunk_bytes = 1 << 20;
+    if (!rc)
+        rc = pp_json_positive(doc, &root, "chunk_bytes", PP_OPTIONAL, 1e15, &cat->codec_chunk_bytes, err);
     if (!rc)
         rc = entry_list(doc, &root, "codecs", PP_MAX_CODECS, &list, err);
     if (!rc) {

@@ -46,6 +46,7 @@ typedef struct pp_catalog {
     pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is "none" */
     /* Added by the input layer: */
     double compress_min_bytes;            /* codecs.json's threshold */
+    double codec_chunk_bytes;             /* codecs.json's pipeline chunk */
     pp_efficiency efficiency_default;     /* efficiency.json's "default" */
     double model_error; /* the cost model's cross-validated step-time error (efficiency.json's
                            "cross_validated_error"), 0 when no calibration gave one */

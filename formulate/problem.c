@@ -58,6 +58,7 @@ void pp_problem_init(pp_problem *p)
     p->error_tolerance[PP_DIM_PP] = 0.0;
     p->error_tolerance[PP_DIM_PARAMS] = 0.0; /* parameters: lossless or none, as TP/PP */
     p->compress_min_bytes = 1 << 20;
+    p->codec_chunk_bytes = 1 << 20;
     p->training.precision = PP_PREC_BF16;
     pp_framework_features(PP_FW_MEGATRON_CORE, &p->training);
     p->objective = PP_OBJ_MIN_STEP_TIME;
@@ -297,7 +298,9 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 /* ---- training ------------------------------------------------------------------------- */
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
-                                            "flash_attention", "dp_overlap", "grad_reduce_dtype", NULL};
+                                            "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
+                                            NULL};
+static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
                                               "deepspeed-2021", "fsdp"};
 static const char *const optimizer_names[] = {"adam"};
@@ -339,6 +342,10 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_fail(c->err, &here, "expected \"bf16\", \"fp16\" or \"fp32\", found \"fp8\"");
     }
     t->grad_reduce_dtype = (pp_precision)grad;
+    int lib = t->mvapich ? 1 : 0;
+    if (!rc)
+        rc = pp_json_enum(obj, at, "collectives", PP_OPTIONAL, collectives_names, 2, &lib, c->err);
+    t->mvapich = lib == 1;
     return rc;
 }
 
@@ -727,9 +734,28 @@ static int check_capacity(const parse_ctx *c, const pp_jpath *root)
     return check_capacity_prices(c, root);
 }
 
+/* The collectives library: MVAPICH2-GDR prices MPI's algorithms and offers
+ * every codec; NCCL does not compress, so a dimension whose codecs the
+ * problem does not list searches only the framework's casts (kind "cast"). */
+static void apply_collectives(pp_problem *p)
+{
+    p->cluster.mpi_collectives = p->training.mvapich;
+    if (p->training.mvapich)
+        return;
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        pp_int_list *l = &p->search.compression[d];
+        if (l->n > 0)
+            continue;
+        for (int i = 0; i < p->n_codecs && l->n < PP_MAX_VALUES; i++)
+            if (i == 0 || p->codecs[i].cast)
+                l->v[l->n++] = i;
+    }
+}
+
 static int check_across_sections(const parse_ctx *c, const pp_jpath *root)
 {
     int rc = PP_OK;
+    apply_collectives(c->p);
     if (c->p->has_cluster)
         rc = check_precision_supported(c, &c->p->cluster.gpu, root);
     if (!rc && c->p->capacity.present)
@@ -802,6 +828,7 @@ static void take_catalog_codecs(const pp_catalog *cat, pp_problem *p)
     p->n_codecs = cat->n_codecs;
     memcpy(p->codecs, cat->codecs, sizeof p->codecs);
     p->compress_min_bytes = cat->compress_min_bytes;
+    p->codec_chunk_bytes = cat->codec_chunk_bytes;
 }
 
 int pp_problem_parse(const char *json_text, const char *origin, const char *base_dir, const pp_catalog *cat,

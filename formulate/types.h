@@ -116,6 +116,7 @@ typedef struct pp_cluster {
     long nodes;
     double intra_node_GBps; /* NVLink/NVSwitch per GPU, one direction */
     double inter_node_Gbps; /* network per GPU, one direction */
+    bool mpi_collectives;   /* training.collectives "mvapich2-gdr": MPI algorithms (flat rings), not NCCL's */
 } pp_cluster;
 
 /* ---- training --------------------------------------------------------- */
@@ -144,13 +145,26 @@ typedef struct pp_training {
     pp_precision grad_reduce_dtype; /* data type of the DP gradient traffic on the wire: fp32
                                        (4 bytes a value) or a 16-bit type (bf16/fp16, 2 bytes,
                                        the default: DeepSpeed's communication_data_type) */
+    bool mvapich; /* training.collectives: false "nccl" (default), true "mvapich2-gdr" */
 } pp_training;
 
 /* ---- codecs ------------------------------------------------------------ */
 
+#define PP_MAX_CODEC_RATES 8
+
+/* A codec's throughput on one GPU family: the entry applies to every GPU
+ * whose id starts with `gpu` ("v100" -> "v100-sxm2-16gb"); < 0 = the
+ * codec's default. */
+typedef struct pp_codec_rate {
+    char gpu[32];
+    double compress_GBps, decompress_GBps;
+} pp_codec_rate;
+
 typedef struct pp_codec {
     char id[PP_ID_LEN];
     bool lossy;
+    bool cast; /* kind "cast": a cast or quantizer the training framework applies before the
+                  collective, on the values' own type (no fp32 widening); needs no MPI library */
     double bits_per_value;  /* lossy fixed-rate codecs: bits per value on the wire */
     double lossless_ratio;  /* lossless codecs: measured ratio on fp32 messages (>= 1), 1 for none */
     double lossless_ratio_16; /* lossless codecs: wire ratio on 16-bit messages, which an fp32 codec
@@ -158,6 +172,8 @@ typedef struct pp_codec {
     double compress_GBps;   /* GPU throughput, input bytes per second; 0 = free */
     double decompress_GBps; /* GPU throughput, output bytes per second; 0 = free */
     double rel_error;       /* relative error it introduces (0 for lossless) */
+    int n_rates;            /* per-GPU throughputs; compress_GBps/decompress_GBps are the default */
+    pp_codec_rate rates[PP_MAX_CODEC_RATES];
 } pp_codec;
 
 /* ---- search space ------------------------------------------------------ */
@@ -213,6 +229,7 @@ typedef struct pp_problem {
     double memory_headroom;             /* fraction of capacity kept free (default 0.05) */
     double error_tolerance[PP_DIM_COUNT]; /* largest codec rel_error allowed per dimension */
     double compress_min_bytes;          /* messages below this stay uncompressed */
+    double codec_chunk_bytes;           /* pipeline unit of a compressed collective (codecs.json) */
     bool allow_tp_across_nodes;
     bool idle_gpus_ok; /* the GPU count is an upper limit (constraints.use_all_gpus false); default: every GPU works */
     int n_codecs;

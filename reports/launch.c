@@ -171,42 +171,84 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
         pp_sb_append(sb, "No dimension is compressed: no MPI compression settings are needed.\n\n");
         return;
     }
-    pp_sb_append(sb, "Compressed dimensions run their collectives through MVAPICH-Plus with GPU compression "
-                     "(NCCL does not compress). Its settings are environment variables:\n\n```sh\n"
-                     "export MPIR_CVAR_ENABLE_COMPRESSION=1\n");
+    int mpi = 0;
     for (int d = 0; d < PP_DIM_COUNT; d++) {
         int i = p->codec[d];
         if (i <= 0 || i >= prob->n_codecs)
             continue;
         const pp_codec *k = &prob->codecs[i];
-        bool zfp = strncmp(k->id, "zfp", 3) == 0;
-        pp_sb_appendf(sb, "# %s traffic: ", pp_dim_name((pp_dim)d));
+        if (!k->cast) {
+            mpi++;
+            continue;
+        }
+        pp_sb_appendf(sb, "%s traffic: ", pp_dim_name((pp_dim)d));
         code_word(sb, k->id);
-        pp_sb_appendf(sb, k->lossy ? " (lossy, %g bits per value)\n" : " (lossless)\n",
-                      k->lossy ? k->bits_per_value : 0.0);
-        if (zfp)
-            pp_sb_appendf(sb, "export MPIR_CVAR_COMPRESSION_ALGORITHM=zfp\nexport MPIR_CVAR_ZFP_RATE=%g\n",
-                          k->bits_per_value);
-        else
-            pp_sb_append(sb, "# MPIR_CVAR_COMPRESSION_ALGORITHM: MVAPICH-Plus 4.0 documents zfp only; this codec "
-                             "needs an MVAPICH build that has it\n");
-        if (d == PP_DIM_PP)
-            pp_sb_appendf(sb, "export MPIR_CVAR_ENABLE_PT2PT_GPU_COMPRESSION=1\n"
-                              "export MPIR_CVAR_PT2PT_GPU_COMPRESSION_THRESHOLD=%.0f\n",
-                          prob->compress_min_bytes);
-        else if (d == PP_DIM_DP && p->zero >= 1) /* gradients reduce-scattered */
-            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n");
-        else if (d == PP_DIM_TP && p->sequence_parallel)
-            pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n"
-                             "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
-        else if (d == PP_DIM_DP || d == PP_DIM_TP)
-            pp_sb_append(sb, "export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=osu_ring_compression\n");
-        else /* parameter all-gathers */
-            pp_sb_append(sb, "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
+        pp_sb_appendf(sb, ", a cast the training framework applies before the collective (%g bits per value: "
+                          "DeepSpeed `communication_data_type` for bf16, ZeRO++ `zero_quantized_gradients` or "
+                          "1-bit Adam's compressed communication for int8); the collective library needs no "
+                          "setting.\n\n",
+                      k->bits_per_value);
     }
-    pp_sb_append(sb, "```\n\nThese variables hold for the whole process, not one communicator: if two dimensions "
-                     "use different codecs or rates, MVAPICH cannot apply both, and the cheaper choice is to keep "
-                     "the one that saves more time (see the runner-ups).\n\n");
+    if (mpi > 0) {
+        pp_sb_append(sb, "Dimensions with an MPI codec run their collectives through MVAPICH2-GDR / MVAPICH-Plus "
+                         "with GPU compression (NCCL does not compress). Its settings are environment "
+                         "variables:\n\n```sh\nexport MPIR_CVAR_ENABLE_COMPRESSION=1\n");
+        for (int d = 0; d < PP_DIM_COUNT; d++) {
+            int i = p->codec[d];
+            if (i <= 0 || i >= prob->n_codecs || prob->codecs[i].cast)
+                continue;
+            const pp_codec *k = &prob->codecs[i];
+            bool zfp = strncmp(k->id, "zfp", 3) == 0;
+            pp_sb_appendf(sb, "# %s traffic: ", pp_dim_name((pp_dim)d));
+            code_word(sb, k->id);
+            pp_sb_appendf(sb, k->lossy ? " (lossy, %g bits per value)\n" : " (lossless)\n",
+                          k->lossy ? k->bits_per_value : 0.0);
+            if (zfp)
+                pp_sb_appendf(sb, "export MPIR_CVAR_COMPRESSION_ALGORITHM=zfp\nexport MPIR_CVAR_ZFP_RATE=%g\n",
+                              k->bits_per_value);
+            else
+                pp_sb_append(sb, "# MPIR_CVAR_COMPRESSION_ALGORITHM: MVAPICH-Plus 4.0 documents zfp only; this "
+                                 "codec needs an MVAPICH build that has it\n");
+            if (d == PP_DIM_PP)
+                pp_sb_appendf(sb, "export MPIR_CVAR_ENABLE_PT2PT_GPU_COMPRESSION=1\n"
+                                  "export MPIR_CVAR_PT2PT_GPU_COMPRESSION_THRESHOLD=%.0f\n",
+                              prob->compress_min_bytes);
+            else if (d == PP_DIM_DP && p->zero >= 1) /* gradients reduce-scattered */
+                pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n");
+            else if (d == PP_DIM_TP && p->sequence_parallel)
+                pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n"
+                                 "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
+            else if (d == PP_DIM_DP || d == PP_DIM_TP)
+                pp_sb_append(sb, "export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=osu_ring_compression\n");
+            else /* parameter all-gathers */
+                pp_sb_append(sb, "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
+        }
+        pp_sb_append(sb, "```\n\nThese variables hold for the whole process, not one communicator: if two "
+                         "dimensions use different codecs or rates, MVAPICH cannot apply both, and the cheaper "
+                         "choice is to keep the one that saves more time (see the runner-ups).\n\n");
+    }
+    /* The accuracy risk of each lossy choice (docs/cost-model.md §3). */
+    static const char *const risk[PP_DIM_COUNT] = {
+        [PP_DIM_DP] = "gradients tolerate aggressive compression when the error is fed back into the next step "
+                      "(1-bit Adam, ZeRO++ qgZ, Xu et al.'s hybrid at baseline loss); watch the loss curve against "
+                      "an uncompressed run for the first thousand steps",
+        [PP_DIM_TP] = "activations are consumed at once, so the error enters every layer's output without "
+                      "feedback; Xu et al.'s compress-all run lost loss this way",
+        [PP_DIM_PP] = "activations and their gradients cross each stage boundary without error feedback; the "
+                      "error compounds over the pipeline",
+        [PP_DIM_PARAMS] = "parameters gathered with error are the weights the forward pass uses, and ZeRO++ "
+                          "keeps them at 8 bits at most (qwZ) for that reason",
+    };
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        int i = p->codec[d];
+        if (i <= 0 || i >= prob->n_codecs || !prob->codecs[i].lossy)
+            continue;
+        const pp_codec *k = &prob->codecs[i];
+        pp_sb_appendf(sb, "Accuracy risk, %s: ", pp_dim_name((pp_dim)d));
+        code_word(sb, k->id);
+        pp_sb_appendf(sb, " adds relative error %.2g per message (tolerance %.2g); %s.\n\n", k->rel_error,
+                      prob->error_tolerance[d], risk[d]);
+    }
 }
 
 /* ---- PyTorch FSDP2 / torchtitan ------------------------------------------- */

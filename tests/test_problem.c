@@ -268,7 +268,13 @@ static void test_every_section_parsed(void)
     CU_ASSERT_EQUAL(p.search.compression[PP_DIM_DP].n, 2);
     CU_ASSERT_STRING_EQUAL(p.codecs[p.search.compression[PP_DIM_DP].v[1]].id, "zfp8");
     CU_ASSERT_STRING_EQUAL(p.codecs[p.search.compression[PP_DIM_PP].v[0]].id, "mpc");
-    CU_ASSERT_EQUAL(p.search.compression[PP_DIM_TP].n, 0);
+    /* nccl (the default) does not compress: an unlisted dimension searches
+     * none and the framework's casts only */
+    CU_ASSERT_TRUE(p.search.compression[PP_DIM_TP].n >= 1);
+    for (int i = 0; i < p.search.compression[PP_DIM_TP].n; i++) {
+        int k = p.search.compression[PP_DIM_TP].v[i];
+        CU_ASSERT_TRUE(k == 0 || p.codecs[k].cast);
+    }
     CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_COST);
     CU_ASSERT_EQUAL(p.memory_headroom, 0.2);
     CU_ASSERT_TRUE(p.allow_tp_across_nodes);

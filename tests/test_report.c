@@ -518,10 +518,14 @@ static void test_binding(void)
         has(u, "| %s | ", name);
         has(u, "- **%s** (%s). %s\n", name, str(f, "explain"), str(f, "verdict"));
         const cJSON *cf;
+        int k = 0;
         cJSON_ArrayForEach(cf, get(f, "counterfactuals"))
         {
             CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(cf, "status"));
-            if (strcmp(str(cf, "status"), "infeasible") != 0 && num(cf, "gain") > 0) {
+            /* memory states its first re-solve (no limit at all) only when no
+             * finite memory helps (cons_memory.c) */
+            bool stated = !(strcmp(name, "memory") == 0 && k++ == 0);
+            if (stated && strcmp(str(cf, "status"), "infeasible") != 0 && num(cf, "gain") > 0) {
                 char p[32];
                 double g = 100.0 * num(cf, "gain");
                 snprintf(p, sizeof p, g < 1.0 ? "%.2f%%" : "%.1f%%", g);

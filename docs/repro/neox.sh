@@ -89,6 +89,20 @@ row "every codec allowed, codecs free" plan "$T/any.json"
 "$P" plan $D/neox-lassen.json --json - 2>/dev/null | jq '.plan' >"$T/opt.plan.json"
 row "ceiling: links 10^7 GB/s, no codec" eval "$T/free-links.json" --plan "$T/opt.plan.json"
 echo
+echo "### The same policy on a modern cluster: 24 nodes of 8 H100, 400 Gb/s per GPU, NCCL (plan)"
+echo
+jq '.cluster = {"gpu": "h100-sxm5-80gb", "gpus_per_node": 8, "nodes": 24, "intra_node_GBps": 450,
+      "inter_node_Gbps": 400} | .training.precision = "bf16" | del(.training.collectives)' \
+    $D/neox-lassen.json >"$T/h100.json"
+jq "$ANY" "$T/h100.json" >"$T/h100-any.json"
+jq '.search.compression = {"dp": ["none"], "tp": ["none"], "pp": ["none"], "params": ["none"]}' "$T/h100.json" \
+    >"$T/h100-none.json"
+echo "$HEAD"
+BASE=""
+row "no compression" plan "$T/h100-none.json"
+row "hybrid policy (default tolerances), codecs free" plan "$T/h100.json"
+row "every codec NCCL can use allowed, codecs free" plan "$T/h100-any.json"
+echo
 echo "### DP gradients in fp32 on the wire (released configuration, eval)"
 echo
 echo "$HEAD"
@@ -101,7 +115,8 @@ echo "### Sensitivity: codecs 10 times faster than the catalog's (a what-if, not
 echo
 # A copy of the catalogs whose codecs run at 10x compress_GBps / decompress_GBps.
 cp -r data "$T/data"
-jq '.codecs |= map(if .compress_GBps then .compress_GBps *= 10 | .decompress_GBps *= 10 else . end)' \
+jq 'def x10: if type == "object" then map_values(. * 10) else . * 10 end;
+    .codecs |= map(if .compress_GBps then .compress_GBps |= x10 | .decompress_GBps |= x10 else . end)' \
     data/codecs.json >"$T/data/codecs.json"
 echo "$HEAD"
 BASE=""

@@ -13,11 +13,25 @@
  * n ranks `stride` apart has k of them in one node.  An all-reduce across
  * nodes is hierarchical (NCCL): reduce-scatter on NVLink, the inter-node
  * all-reduce of a 1/k share through each GPU's NIC, all-gather on NVLink;
- * all-gather and reduce-scatter stay rings.  A codec divides the bytes on
- * the wire by its ratio and adds its compression kernels; messages below the
- * problem's threshold stay raw (MVAPICH compresses only messages >= 1 MiB).
+ * all-gather and reduce-scatter stay rings.  With training.collectives
+ * "mvapich2-gdr" the all-reduce across nodes is MPI's flat ring over all n
+ * ranks instead (MVAPICH2-GDR's large-message GPU all-reduce; its
+ * compressed form is osu_ring_compression), so every step crosses the
+ * slowest link.
+ *
+ * A codec divides the bytes on the wire by its ratio and adds its kernels;
+ * messages below the problem's threshold stay raw (MVAPICH compresses only
+ * messages >= 1 MiB).  MVAPICH pipelines the kernels with the wire: it
+ * compresses chunk i+1 while chunk i is on the wire and the receiver
+ * decompresses chunk i while chunk i+1 arrives, so a transfer of wire time
+ * W and codec time C in n chunks takes max(W, C) + min(W, C) / n; only the
+ * part beyond W is codec time.  A framework cast (kind "cast": bf16, int8)
+ * runs before and after the collective, unpipelined, once on the buffer.
  */
 #include "cost_internal.h"
+
+#include <math.h>
+#include <string.h>
 
 bool group_inter_node(const pp_problem *prob, long stride, long size)
 {
@@ -88,6 +102,11 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
         return flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
     if (k < 1)
         k = 1;
+    /* MVAPICH2-GDR: ring all-reduce over all n ranks (reduce-scatter then
+     * all-gather, Thakur et al. 2005 as MPICH/MVAPICH run it for large
+     * messages); each of its 2(n-1) steps is as slow as the network hop. */
+    if (c->mpi_collectives && kind == PP_COLL_ALLREDUCE)
+        return flat_ring_s(kind, bytes, n, pp_network_Bps(c), a_net);
     /* Hierarchical (NCCL tree/ring across nodes, Megatron/NCCL docs): the k
      * ranks of a node first reduce-scatter over NVLink, each then runs the
      * inter-node collective on its 1/k share through its own NIC, and the
@@ -111,6 +130,12 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
 
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network)
 {
+    pp_collective_bytes_lib(kind, bytes, n, k, false, nvlink, network);
+}
+
+void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,
+                             double *network)
+{
     *nvlink = *network = 0.0;
     if (n <= 1 || bytes <= 0.0)
         return;
@@ -123,7 +148,11 @@ void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, doubl
     /* As pp_collective_time_s: the node's share crosses the network once per
      * GPU (1/k of the buffer); the rest of the ring stays on NVLink. */
     long nodes = (n + k - 1) / k;
-    if (kind == PP_COLL_ALLREDUCE) {
+    if (mpi && kind == PP_COLL_ALLREDUCE) {
+        /* flat ring: the GPU at a node's edge sends its whole share out */
+        *network = ring_factor(kind, n) * bytes;
+        *nvlink = k > 1 ? *network : 0.0;
+    } else if (kind == PP_COLL_ALLREDUCE) {
         *network = ring_factor(kind, nodes) * bytes / (double)k;
         *nvlink = k > 1 ? 2.0 * ring_factor(PP_COLL_REDUCESCATTER, k) * bytes : 0.0;
     } else {
@@ -151,26 +180,70 @@ const pp_codec *codec_for(const pp_problem *prob, const pp_plan *plan, pp_dim di
     return &prob->codecs[i];
 }
 
+/* A codec's throughput on the problem's GPU: the per-GPU entry whose id
+ * prefix matches the GPU's id best, else the codec's default. */
+double pp_codec_GBps(const pp_codec *codec, const char *gpu_id, bool decompress)
+{
+    double best = decompress ? codec->decompress_GBps : codec->compress_GBps;
+    size_t best_len = 0;
+    for (int i = 0; i < codec->n_rates; i++) {
+        const pp_codec_rate *r = &codec->rates[i];
+        size_t len = strlen(r->gpu);
+        double v = decompress ? r->decompress_GBps : r->compress_GBps;
+        if (v >= 0.0 && len > best_len && gpu_id && strncmp(gpu_id, r->gpu, len) == 0) {
+            best = v;
+            best_len = len;
+        }
+    }
+    return best;
+}
+
 /* Compress raw_bytes of value_bits-bit values on the sender and decompress
- * them on the receiver.  The codecs (ZFP, MPC) work on fp32 values, so they
- * process 4 bytes a value whatever the message's type. */
-double codec_time_s(const pp_codec *codec, double raw_bytes, double value_bits)
+ * them on the receiver, on the problem's GPU.  The MPI codecs (ZFP, MPC)
+ * work on fp32 values, so they process 4 bytes a value whatever the
+ * message's type; a cast works on the values as they are. */
+double codec_time_s(const pp_problem *prob, const pp_codec *codec, double raw_bytes, double value_bits)
 {
     if (!codec)
         return 0.0;
-    raw_bytes *= 32.0 / value_bits;
+    if (!codec->cast)
+        raw_bytes *= 32.0 / value_bits;
+    const char *gpu = prob->cluster.gpu.id;
+    double c = pp_codec_GBps(codec, gpu, false), d = pp_codec_GBps(codec, gpu, true);
     double t = 0.0;
-    if (codec->compress_GBps > 0.0)
-        t += raw_bytes / (codec->compress_GBps * 1e9);
-    if (codec->decompress_GBps > 0.0)
-        t += raw_bytes / (codec->decompress_GBps * 1e9);
+    if (c > 0.0)
+        t += raw_bytes / (c * 1e9);
+    if (d > 0.0)
+        t += raw_bytes / (d * 1e9);
     return t;
+}
+
+/* Bytes of a collective's buffer the codec processes: every chunk the ring
+ * sends and receives for an MPI codec; the buffer once for a cast. */
+double codec_bytes(const pp_codec *codec, pp_collective kind, double bytes, long n)
+{
+    return codec && codec->cast ? bytes : ring_factor(kind, n) * bytes;
+}
+
+/* The codec time a compressed transfer adds to its wire time wire_s:
+ * MVAPICH pipelines codec_s over chunks of codec_chunk_bytes of the
+ * raw_bytes it codes, max(W, C) + min(W, C) / chunks - W; a cast is not
+ * pipelined. */
+double codec_exposed_s(const pp_problem *prob, const pp_codec *codec, double wire_s, double codec_s,
+                       double raw_bytes)
+{
+    if (!codec || codec_s <= 0.0)
+        return 0.0;
+    if (codec->cast)
+        return codec_s;
+    double chunk = prob->codec_chunk_bytes > 0.0 ? prob->codec_chunk_bytes : raw_bytes;
+    double chunks = fmax(1.0, ceil(raw_bytes / chunk));
+    return fmax(0.0, codec_s - wire_s) + fmin(wire_s, codec_s) / chunks;
 }
 
 /* `count` collectives, each issued as `pieces` equal collectives (ZeRO-3
  * gathers layer by layer or module by module): wire time on the compressed
- * message, codec time on every chunk the ring sends (compress) and
- * receives (decompress). */
+ * message, and the codec time of every piece beyond its wire time. */
 void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
                            pp_collective kind, double bytes, double value_bits, long n, long k,
                            pp_comm_term *acc, double count, double pieces)
@@ -180,10 +253,13 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
     double piece = bytes / pieces;
     const pp_codec *codec = codec_for(prob, plan, dim, piece);
     double wire = piece / pp_codec_ratio(codec, value_bits);
-    acc->wire_s += count * pieces * pp_collective_time_s(&prob->cluster, kind, wire, n, k);
-    acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes, value_bits);
+    double w1 = pp_collective_time_s(&prob->cluster, kind, wire, n, k);
+    double coded = codec_bytes(codec, kind, piece, n);
+    double c1 = codec_time_s(prob, codec, coded, value_bits);
+    acc->wire_s += count * pieces * w1;
+    acc->codec_s += count * pieces * codec_exposed_s(prob, codec, w1, c1, coded);
     double nvl, net;
-    pp_collective_bytes(kind, wire, n, k, &nvl, &net);
+    pp_collective_bytes_lib(kind, wire, n, k, prob->cluster.mpi_collectives, &nvl, &net);
     acc->bytes_nvlink += count * pieces * nvl;
     acc->bytes_network += count * pieces * net;
     acc->bytes_sent += count * pieces * (nvl + net);

@@ -76,8 +76,16 @@ double ring_factor(pp_collective kind, long n);
 /* The codec dimension `dim` of the plan uses on a message of `bytes`, or
  * NULL (no codec, or the message is under the threshold). */
 const pp_codec *codec_for(const pp_problem *prob, const pp_plan *plan, pp_dim dim, double bytes);
-/* Compression plus decompression seconds of raw_bytes (0 without codec). */
-double codec_time_s(const pp_codec *codec, double raw_bytes, double value_bits);
+/* Compression plus decompression seconds of raw_bytes on the problem's GPU
+ * (0 without codec). */
+double codec_time_s(const pp_problem *prob, const pp_codec *codec, double raw_bytes, double value_bits);
+/* Bytes of a collective's buffer the codec processes (ring chunks, or the
+ * buffer once for a cast). */
+double codec_bytes(const pp_codec *codec, pp_collective kind, double bytes, long n);
+/* Codec seconds a transfer of wire_s adds when MVAPICH pipelines codec_s
+ * over chunks of raw_bytes (casts: all of codec_s). */
+double codec_exposed_s(const pp_problem *prob, const pp_codec *codec, double wire_s, double codec_s,
+                       double raw_bytes);
 /* Add `count` collectives of `bytes`, each issued as `pieces` pieces, with
  * the plan's codec of `dim`, to acc: wire and codec time, bytes per link. */
 void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,

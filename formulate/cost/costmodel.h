@@ -97,6 +97,9 @@ typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
 /* Bytes one GPU sends over NVLink and through its NIC in that collective. */
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
+/* The same with MPI's flat-ring all-reduce when mpi (training.collectives). */
+void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,
+                             double *network);
 /* The bytes per second a link class sustains in collectives: the line rate
  * (intra_node_GBps, inter_node_Gbps per GPU, one direction) times its
  * efficiency (what NCCL's bus bandwidth reaches). */
@@ -109,6 +112,9 @@ double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);
  * codecs value_bits / bits_per_value (at least 1); lossless fp32 codecs
  * their fp32 ratio, or on 16-bit values lossless_ratio_16 (may be < 1). */
 double pp_codec_ratio(const pp_codec *codec, double value_bits);
+/* A codec's compress (decompress) throughput in GB/s on the GPU of that id:
+ * its per-GPU entry (codecs.json), else its default. */
+double pp_codec_GBps(const pp_codec *codec, const char *gpu_id, bool decompress);
 
 /* The side q of a plan's tensor-parallel grid: tp itself for 1D, q with
  * tp = q^2 (2D), q^2 tp_depth (2.5D) or q^3 (3D); 0 if tp, tp_mode and

@@ -64,14 +64,16 @@ static double grid_collective(const pp_problem *prob, const pp_plan *plan, pp_co
     const pp_codec *codec = codec_for(prob, plan, PP_DIM_TP, bytes);
     double wire = bytes / pp_codec_ratio(codec, value_bits);
     double nvl, net;
-    pp_collective_bytes(kind, wire, n, k, &nvl, &net);
-    acc->codec_s += count * codec_time_s(codec, ring_factor(kind, n) * bytes, value_bits);
+    pp_collective_bytes_lib(kind, wire, n, k, prob->cluster.mpi_collectives, &nvl, &net);
+    double w = pp_collective_time_s(&prob->cluster, kind, wire, n, k);
+    double coded = codec_bytes(codec, kind, bytes, n);
+    acc->codec_s += count * codec_exposed_s(prob, codec, w, codec_time_s(prob, codec, coded, value_bits), coded);
     acc->bytes_nvlink += count * nvl;
     acc->bytes_network += count * net;
     acc->bytes_sent += count * (nvl + net);
     if (group_inter_node(prob, stride, n))
         acc->inter_node = true;
-    return pp_collective_time_s(&prob->cluster, kind, wire, n, k);
+    return w;
 }
 
 /* What a SUMMA product of q steps leaves exposed of its C seconds of
