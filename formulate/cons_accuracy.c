@@ -18,19 +18,13 @@
 #include "decisions.h"
 #include "mip.h"
 #include "problem.h"
+#include "rules.h"
 #include "space.h"
 #include "text.h"
 
 #include <math.h>
 #include <stdio.h>
 
-static bool too_lossy(const pp_problem *prob, int codec, pp_dim d)
-{
-    if (codec < 0 || codec >= prob->n_codecs)
-        return false;
-    const pp_codec *c = &prob->codecs[codec];
-    return c->lossy && c->rel_error > prob->error_tolerance[d];
-}
 
 static const struct {
     pp_dim dim;
@@ -49,7 +43,7 @@ static void acc_prune(const pp_mip *m, pp_mip_cands *c)
     for (size_t k = 0; k < sizeof DIMS / sizeof DIMS[0]; k++)
         for (int i = 0; i < c->n[fams[k]]; i++) {
             pp_mip_col *x = &c->c[fams[k]][i];
-            if (too_lossy(m->prob, x->plan.codec[DIMS[k].dim], DIMS[k].dim))
+            if (pp_codec_too_lossy(m->prob, x->plan.codec[DIMS[k].dim], DIMS[k].dim))
                 x->banned = true;
         }
 }
@@ -62,7 +56,7 @@ static int acc_add_rows(pp_mip *m, pp_error *err)
         const pp_int_list *codecs = &m->space->options[DIMS[k].option];
         for (int i = 0; i < codecs->n; i++) {
             int c = codecs->v[i];
-            if (!too_lossy(prob, c, DIMS[k].dim))
+            if (!pp_codec_too_lossy(prob, c, DIMS[k].dim))
                 continue;
             char id[PP_ID_LEN];
             snprintf(id, sizeof id, "%s", prob->codecs[c].id);
@@ -90,7 +84,7 @@ static int acc_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eva
         char name[32];
         snprintf(name, sizeof name, "acc_%s", pp_dim_name(d));
         pp_cons_row_set(&out[n], name, err, prob->error_tolerance[d], "relative error", false);
-        out[n].violated = too_lossy(prob, c, d); /* exactly the rule of rules.c */
+        out[n].violated = pp_codec_too_lossy(prob, c, d); /* exactly the rule of rules.c */
         out[n].binding = out[n].binding && codec && codec->lossy;
         n++;
     }
@@ -146,7 +140,7 @@ static void acc_describe(const pp_cons_view *v, const pp_family_report *f, char 
     pp_catf(buf, cap, ".");
     for (int d = 0; d < PP_DIM_COUNT; d++) {
         const pp_codec *k = &prob->codecs[cf->best.plan.codec[d]];
-        if (k->lossy && k->rel_error > prob->error_tolerance[d])
+        if (pp_codec_too_lossy(prob, cf->best.plan.codec[d], (pp_dim)d))
             pp_catf(buf, cap,
                     " It adds relative error %.2g to %s traffic, above the tolerance %.2g "
                     "(constraints.error_tolerance.%s).",
@@ -162,7 +156,7 @@ static int blocked_dim(const pp_problem *prob, const pp_space *s, const pp_shape
         const pp_int_list *l = pp_space_options(s, sh, DIMS[k].option);
         bool any = false;
         for (int i = 0; i < l->n && !any; i++)
-            any = l->v[i] >= 0 && l->v[i] < prob->n_codecs && !too_lossy(prob, l->v[i], DIMS[k].dim);
+            any = l->v[i] >= 0 && l->v[i] < prob->n_codecs && !pp_codec_too_lossy(prob, l->v[i], DIMS[k].dim);
         if (!any)
             return (int)DIMS[k].dim;
     }

@@ -148,7 +148,7 @@ static const pp_int_list *given_or(const pp_int_list *given, const pp_int_list *
  * first rule each breaks. */
 static void count_cuts(const pp_problem *prob, pp_family_report *ex)
 {
-    long gpus = pp_cluster_gpus(prob);
+    long gpus = pp_problem_gpus(prob);
     long span = prob->allow_tp_across_nodes ? gpus : prob->cluster.gpus_per_node;
     pp_int_list tps = {0}, cps = {4, {1, 2, 4, 8}}, mbs = {5, {1, 2, 4, 8, 16}}, vs = {6, {1, 2, 3, 4, 6, 8}};
     for (long t = 1; t <= span && tps.n < PP_MAX_VALUES; t++)
@@ -212,7 +212,7 @@ static void div_describe(const pp_cons_view *v, const pp_family_report *f, char 
             "Divisibility cuts the space, not the optimum: every degree divides what it splits (an equality at "
             "every plan). Of the %ld ways to split the %ld GPUs into (tp, pp, dp, cp) with the micro-batch sizes "
             "and interleaving depths tried, %ld are valid",
-            f->combinations, pp_cluster_gpus(v->prob), f->combinations_valid);
+            f->combinations, pp_problem_gpus(v->prob), f->combinations_valid);
     for (int i = 0; i < f->n_cuts; i++)
         pp_catf(buf, cap, "%s %ld break \"%s\"", i == 0 ? ";" : ",", f->cuts[i].combinations, f->cuts[i].rule);
     pp_catf(buf, cap, ". A pipeline depth that does not divide the layers gets an uneven split (the first and last "

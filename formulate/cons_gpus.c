@@ -11,6 +11,7 @@
  */
 #include "cons.h"
 #include "mip.h"
+#include "problem.h"
 #include "rules.h"
 #include "text.h"
 
@@ -21,7 +22,7 @@
 static int gpus_add_rows(pp_mip *m, pp_error *err)
 {
     (void)err;
-    int row = pp_mip_add_row(m, m->prob->idle_gpus_ok ? PP_ROW_LE : PP_ROW_EQ, (double)pp_cluster_gpus(m->prob),
+    int row = pp_mip_add_row(m, m->prob->idle_gpus_ok ? PP_ROW_LE : PP_ROW_EQ, (double)pp_problem_gpus(m->prob),
                              "gpu_count");
     for (int i = 0; i < m->space->n_shapes; i++) {
         const pp_plan *b = &m->space->shapes[i].base;
@@ -37,7 +38,7 @@ static int gpus_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_ev
     if (max < 1)
         return 0;
     double used = (double)plan->tp * plan->pp * plan->dp * plan->cp;
-    pp_cons_row_set(&out[0], "gpu_count", used, (double)pp_cluster_gpus(prob), "GPUs", !prob->idle_gpus_ok);
+    pp_cons_row_set(&out[0], "gpu_count", used, (double)pp_problem_gpus(prob), "GPUs", !prob->idle_gpus_ok);
     return 1;
 }
 
@@ -119,7 +120,7 @@ static void describe_direction(const pp_cons_view *v, const pp_counterfactual *c
     }
     long n = (long)(cf->gpus / prob->cluster.gpus_per_node + 0.5);
     double best_s = v->best->eval.time.step_s;
-    double gpu_time_now = best_s * (double)pp_cluster_gpus(prob);
+    double gpu_time_now = best_s * (double)pp_problem_gpus(prob);
     double gpu_time = cf->best.eval.time.step_s * cf->gpus;
     char g[32];
     pp_pct((gpu_time - gpu_time_now) / gpu_time_now, g, sizeof g);
@@ -136,7 +137,7 @@ static void describe_direction(const pp_cons_view *v, const pp_counterfactual *c
 
 static void gpus_describe(const pp_cons_view *v, const pp_family_report *f, char *buf, size_t cap)
 {
-    long gpus = pp_cluster_gpus(v->prob), used = v->best->eval.gpus_used;
+    long gpus = pp_problem_gpus(v->prob), used = v->best->eval.gpus_used;
     if (!v->prob->idle_gpus_ok)
         pp_catf(buf, cap, "The GPU count is an equality: every plan uses all %ld GPUs (tp x pp x dp x cp = %ld).",
                 gpus, gpus);

@@ -15,9 +15,12 @@
 
 typedef int (*rule_fn)(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
-long pp_cluster_gpus(const pp_problem *prob)
+bool pp_codec_too_lossy(const pp_problem *prob, int codec, pp_dim d)
 {
-    return (long)prob->cluster.gpus_per_node * prob->cluster.nodes;
+    if (codec < 0 || codec >= prob->n_codecs)
+        return false;
+    const pp_codec *c = &prob->codecs[codec];
+    return c->lossy && c->rel_error > prob->error_tolerance[d];
 }
 
 /* Every decision within its range (decisions.h); codecs are rule_codecs'. */
@@ -52,7 +55,7 @@ static int rule_gpu_count(const pp_problem *prob, const pp_plan *pl, pp_error *e
     /* In double: four degrees of up to 2^24 overflow a long; any product
      * beyond 2^53 is far above every cluster, so rounding cannot match. */
     double used = (double)pl->tp * pl->pp * pl->dp * pl->cp;
-    long have = pp_cluster_gpus(prob);
+    long have = pp_problem_gpus(prob);
     if (prob->idle_gpus_ok && used <= (double)have)
         return PP_OK;
     if (prob->idle_gpus_ok)
@@ -211,7 +214,7 @@ static int rule_codecs(const pp_problem *prob, const pp_plan *pl, pp_error *err)
             return pp_error_set(err, PP_EINPUT, "plan.compression", "codec index %d of %s is out of range", i,
                                 pp_dim_name((pp_dim)d));
         const pp_codec *c = &prob->codecs[i];
-        if (c->lossy && c->rel_error > prob->error_tolerance[d])
+        if (pp_codec_too_lossy(prob, i, (pp_dim)d))
             return pp_error_set(err, PP_EINPUT, "plan.compression",
                                 "accuracy: codec '%s' adds relative error %g to %s traffic, above its "
                                 "tolerance %g (constraints.error_tolerance.%s)",

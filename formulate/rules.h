@@ -15,7 +15,9 @@
  * rule and the numbers that break it (path "plan: $.field"). */
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
-/* Total GPUs of the problem's cluster. */
-long pp_cluster_gpus(const pp_problem *prob);
+/* Whether a codec adds more relative error to dimension d's traffic than
+ * the problem tolerates (the accuracy rule; cons_accuracy.c's rows say the
+ * same). */
+bool pp_codec_too_lossy(const pp_problem *prob, int codec, pp_dim d);
 
 #endif

@@ -446,7 +446,7 @@ static void explain_empty(const builder *b)
 {
     const pp_problem *prob = b->prob;
     pp_space *s = b->s;
-    long gpus = pp_cluster_gpus(prob);
+    long gpus = pp_problem_gpus(prob);
     if (b->tried == 0 && (prob->search.tp_mode.n > 0 || prob->search.tp_depth.n > 0))
         snprintf(s->empty_reason, sizeof s->empty_reason,
                  "tp_mode: no tensor-parallel degree that divides the %ld GPUs forms a grid of the listed modes "
@@ -483,7 +483,7 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     set_options(prob, s);
     builder b = {.prob = prob, .s = s};
     const pp_search *q = &prob->search;
-    long gpus = pp_cluster_gpus(prob);
+    long gpus = pp_problem_gpus(prob);
 
     pp_int_list tp_def, pp_def, cp_def, mb_def;
     static const int vs[] = {1, 2, 3, 4, 6, 8};

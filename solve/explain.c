@@ -55,7 +55,7 @@ static void resolve(void *solver, const pp_problem *changed, unsigned relax, pp_
     pp_error err;
     pp_error_clear(&err);
     int rc = pp_plan_solve(changed, &o, &r, &err);
-    cf->gpus = (double)pp_cluster_gpus(changed);
+    cf->gpus = (double)pp_problem_gpus(changed);
     if (rc == PP_OK && r.best.plan.tp >= 1) {
         cf->status = r.status;
         cf->best = r.best;
@@ -258,7 +258,7 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *catalog, const pp_
         return PP_OK;
     ex->done = true;
     ex->best_step_s = c.best_s;
-    ex->gpus = pp_cluster_gpus(prob);
+    ex->gpus = pp_problem_gpus(prob);
     ex->view = (pp_cons_view){.prob = prob, .cat = catalog, .best = &res->best,
                               .counterfactuals = opt->counterfactuals, .resolve = resolve, .solver = &c};
 

@@ -30,6 +30,7 @@
 #include "enumerate.h"
 #include "error.h"
 #include "mip.h"
+#include "problem.h"
 #include "rules.h"
 #include "space.h"
 
@@ -485,7 +486,7 @@ int pp_plan_solve(const pp_problem *problem, const pp_plan_options *options, pp_
     *prob = *problem;
     pp_cons_loosen(prob, opt->relax);
 
-    if (!prob->has_cluster || pp_cluster_gpus(prob) <= 0) {
+    if (!prob->has_cluster || pp_problem_gpus(prob) <= 0) {
         free(prob);
         return pp_error_set(err, PP_EINPUT, "$.cluster",
                             "planning needs a cluster (GPU kind, nodes); a problem with only a capacity section "

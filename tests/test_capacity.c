@@ -148,7 +148,7 @@ static void brute_force(const pp_problem *prob, bf_set *out)
                         pp_evaluate(cl, &plan, &ev);
                         out->plans_priced++;
                         if (pp_cons_plan_feasible(cl, &plan, &ev, 0, NULL)) {
-                            bf_entry e = {.kind = k, .nodes = n, .gpus = pp_cluster_gpus(cl)};
+                            bf_entry e = {.kind = k, .nodes = n, .gpus = pp_problem_gpus(cl)};
                             double gpu_hours;
                             pp_capacity_training_figures(prob, ev.time.step_s, e.gpus,
                                                          prob->capacity.gpus[k].usd_per_gpu_hour, &e.days,

@@ -116,7 +116,7 @@ static void check_problem(const pp_problem *p)
     if (p->training.global_batch < 1)
         pp_fuzz_fail("problem", "an accepted global batch below 1");
     if (p->has_cluster) {
-        if (pp_cluster_gpus(p) < 1)
+        if (pp_problem_gpus(p) < 1)
             pp_fuzz_fail("problem", "an accepted cluster without GPUs");
         if (!(p->cluster.gpu.peak_tflops[p->training.precision] > 0) || !(p->cluster.gpu.memory_gib > 0))
             pp_fuzz_fail("problem", "an accepted GPU without a peak or memory for the precision");
