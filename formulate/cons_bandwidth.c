@@ -51,24 +51,25 @@ static void bw_relax(const pp_cons_view *v, pp_family_report *f)
     pp_problem *changed = malloc(sizeof *changed);
     if (!changed)
         return;
+    /* the network first (the usual lever), then NVLink */
     const pp_cluster *cl = &v->prob->cluster;
-    char what[256], key[48];
-    if (cl->inter_node_Gbps > 0 && cl->nodes > 1) {
+    const struct {
+        bool applies;
+        const char *key, *unit, *what;
+    } links[2] = {
+        {cl->inter_node_Gbps > 0 && cl->nodes > 1, "inter_node_Gbps", "Gb/s", "network"},
+        {cl->intra_node_GBps > 0 && cl->gpus_per_node > 1, "intra_node_GBps", "GB/s", "NVLink"},
+    };
+    for (int l = 0; l < 2; l++) {
+        if (!links[l].applies)
+            continue;
         *changed = *v->prob;
-        changed->cluster.inter_node_Gbps *= LINK_FACTOR;
-        snprintf(key, sizeof key, "inter_node_Gbps=%g", changed->cluster.inter_node_Gbps);
-        snprintf(what, sizeof what, "%g Gb/s of network per GPU instead of %g", changed->cluster.inter_node_Gbps,
-                 cl->inter_node_Gbps);
-        pp_counterfactual *cf = pp_cf_add(f, key, what);
-        if (cf)
-            v->resolve(v->solver, changed, 0, cf);
-    }
-    if (cl->intra_node_GBps > 0 && cl->gpus_per_node > 1) {
-        *changed = *v->prob;
-        changed->cluster.intra_node_GBps *= LINK_FACTOR;
-        snprintf(key, sizeof key, "intra_node_GBps=%g", changed->cluster.intra_node_GBps);
-        snprintf(what, sizeof what, "%g GB/s of NVLink per GPU instead of %g", changed->cluster.intra_node_GBps,
-                 cl->intra_node_GBps);
+        double *rate = l == 0 ? &changed->cluster.inter_node_Gbps : &changed->cluster.intra_node_GBps;
+        double before = *rate;
+        *rate *= LINK_FACTOR;
+        char what[256], key[48];
+        snprintf(key, sizeof key, "%s=%g", links[l].key, *rate);
+        snprintf(what, sizeof what, "%g %s of %s per GPU instead of %g", *rate, links[l].unit, links[l].what, before);
         pp_counterfactual *cf = pp_cf_add(f, key, what);
         if (cf)
             v->resolve(v->solver, changed, 0, cf);
