@@ -23,6 +23,10 @@ const pp_decision pp_decisions[PP_DEC_COUNT] = {
     {PP_DEC_TP_MODE, "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names, false, PP_TP_1D,
      PP_SHOW_UNLESS_DEFAULT, 0},
     {PP_DEC_TP_DEPTH, "tp_depth", "tp_depth", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    /* Mixture of experts: expert parallelism (ranks from dp x cp) and expert
+     * tensor parallelism (1 or tp); 1 for dense models (rules.c). */
+    {PP_DEC_EP, "ep", "ep", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_ETP, "etp", "etp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
     {PP_DEC_CODEC_DP, "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP},
     {PP_DEC_CODEC_TP, "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP},
     {PP_DEC_CODEC_PP, "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP},
@@ -44,6 +48,8 @@ int pp_decision_get(const pp_plan *p, pp_decision_id id)
     case PP_DEC_SEQUENCE_PARALLEL: return p->sequence_parallel ? 1 : 0;
     case PP_DEC_TP_MODE: return (int)p->tp_mode;
     case PP_DEC_TP_DEPTH: return p->tp_depth;
+    case PP_DEC_EP: return p->ep;
+    case PP_DEC_ETP: return p->etp;
     case PP_DEC_CODEC_DP: return p->codec[PP_DIM_DP];
     case PP_DEC_CODEC_TP: return p->codec[PP_DIM_TP];
     case PP_DEC_CODEC_PP: return p->codec[PP_DIM_PP];
@@ -67,6 +73,8 @@ void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
     case PP_DEC_SEQUENCE_PARALLEL: p->sequence_parallel = v != 0; break;
     case PP_DEC_TP_MODE: p->tp_mode = (pp_tp_mode)v; break;
     case PP_DEC_TP_DEPTH: p->tp_depth = v; break;
+    case PP_DEC_EP: p->ep = v; break;
+    case PP_DEC_ETP: p->etp = v; break;
     case PP_DEC_CODEC_DP: p->codec[PP_DIM_DP] = v; break;
     case PP_DEC_CODEC_TP: p->codec[PP_DIM_TP] = v; break;
     case PP_DEC_CODEC_PP: p->codec[PP_DIM_PP] = v; break;

@@ -173,6 +173,7 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
         pl->sequence_parallel = false;
     pl->tp_mode = PP_TP_1D;
     pl->tp_depth = 1;
+    pl->ep = pl->etp = 1;
     row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
     const char *prec = str_or(cfg, "precision", "bf16");
     row->prob.training.precision = contains_ci(prec, "fp8") ? PP_PREC_FP8

@@ -149,6 +149,8 @@ void pp_mip_shape_key(const pp_mip *m, int si, char *buf, size_t len)
     const pp_plan *b = &m->space->shapes[si].base;
     int n = snprintf(buf, len, "t%d_p%d_d%d_c%d_b%d_v%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch,
                      b->virtual_stages);
+    if ((b->ep > 1 || b->etp > 1) && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "_e%d_x%d", b->ep, b->etp);
     if (b->tp_mode == PP_TP_1D || n < 0 || (size_t)n >= len)
         return;
     if (b->tp_mode == PP_TP_2P5D)
@@ -403,6 +405,7 @@ double pp_mip_col_bytes(const pp_mip *m, const pp_mip_col *x, bool network)
     case PP_COL_TP:
     case PP_COL_PP: return mb * (network ? x->comm.bytes_network : x->comm.bytes_nvlink);
     case PP_COL_DP: return network ? x->dp.bytes_network : x->dp.bytes_nvlink;
+    case PP_COL_STAGE: return mb * (network ? x->stage.bytes_network : x->stage.bytes_nvlink); /* MoE all-to-all */
     default: return 0.0;
     }
 }

@@ -61,6 +61,7 @@ void pp_problem_init(pp_problem *p)
     p->codec_chunk_bytes = 1 << 20;
     p->training.precision = PP_PREC_BF16;
     pp_framework_features(PP_FW_MEGATRON_CORE, &p->training);
+    p->training.moe_load_imbalance = 1.2; /* docs/cost-model.md section 9 */
     p->objective = PP_OBJ_MIN_STEP_TIME;
     p->allow_tp_across_nodes = false;
     p->idle_gpus_ok = false;
@@ -79,6 +80,7 @@ void pp_plan_init(pp_plan *plan)
     plan->sequence_parallel = false;
     plan->tp_mode = PP_TP_1D;
     plan->tp_depth = 1;
+    plan->ep = plan->etp = 1;
     for (int d = 0; d < PP_DIM_COUNT; d++)
         plan->codec[d] = 0;
 }
@@ -299,7 +301,7 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
-                                            NULL};
+                                            "moe_load_imbalance", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
                                               "deepspeed-2021", "fsdp"};
@@ -330,6 +332,8 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "flash_attention", PP_OPTIONAL, &t->flash_attention, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "moe_load_imbalance", PP_OPTIONAL, 1.0, 64.0, &t->moe_load_imbalance, c->err);
     t->precision = (pp_precision)precision;
     /* DP gradients on the wire: the 16-bit type of the training unless the
      * problem says fp32 (DeepSpeed's default communication_data_type is the
@@ -452,12 +456,14 @@ static const search_dim search_dims[] = {
     {"sequence_parallel", offsetof(pp_search, sequence_parallel), read_bool_element, NULL},
     {"tp_mode", offsetof(pp_search, tp_mode), read_enum_element, &tp_mode_set},
     {"tp_depth", offsetof(pp_search, tp_depth), read_int_element, &depth_range},
+    {"ep", offsetof(pp_search, ep), read_int_element, &degree_range},
+    {"etp", offsetof(pp_search, etp), read_int_element, &degree_range},
 };
 #define N_SEARCH_DIMS ((int)(sizeof search_dims / sizeof search_dims[0]))
 
 static const char *const search_keys[] = {"tp",        "pp",        "dp",   "cp",
                                           "micro_batch", "virtual_stages", "zero", "recompute",
-                                          "sequence_parallel", "tp_mode", "tp_depth", "compression", NULL};
+                                          "sequence_parallel", "tp_mode", "tp_depth", "ep", "etp", "compression", NULL};
 
 static int parse_compression_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {

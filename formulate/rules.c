@@ -195,6 +195,46 @@ static int rule_tp_grid(const pp_problem *prob, const pp_plan *pl, pp_error *err
     return PP_OK;
 }
 
+/* Mixture of experts (docs/cost-model.md section 9): ep divides the routed
+ * experts and takes its ranks from dp x cp (Megatron-Core; MindSpeed's
+ * search rule (cp dp) % ep == 0 and E % ep == 0); expert tensor
+ * parallelism is 1 or tp.  Megatron-Core needs sequence parallelism with
+ * tensor parallelism in a MoE model, and the 2D/2.5D/3D grids have no
+ * MoE.  Dense models keep ep = etp = 1. */
+static int rule_moe(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    const pp_model *m = &prob->model;
+    if (!pp_model_is_moe(m)) {
+        if (pl->ep != 1 || pl->etp != 1)
+            return pp_error_set(err, PP_EINPUT, "plan",
+                                "moe: ep=%d etp=%d: expert parallelism needs a Mixture-of-Experts model (%s has no "
+                                "experts); use ep 1 and etp 1",
+                                pl->ep, pl->etp, m->name);
+        return PP_OK;
+    }
+    long dpcp = (long)pl->dp * pl->cp;
+    if (m->experts % pl->ep || dpcp % pl->ep)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "divisibility: ep=%d must divide the experts (%d) and dp*cp = %ld (expert-parallel ranks "
+                            "are taken from the data- and context-parallel ranks)",
+                            pl->ep, m->experts, dpcp);
+    if (pl->etp != 1 && pl->etp != pl->tp)
+        return pp_error_set(err, PP_EINPUT, "plan", "moe: etp=%d must be 1 or tp=%d", pl->etp, pl->tp);
+    if (pl->etp > 1 && m->moe_ffn_hidden % pl->etp)
+        return pp_error_set(err, PP_EINPUT, "plan", "divisibility: etp=%d must divide moe_ffn_hidden=%d", pl->etp,
+                            m->moe_ffn_hidden);
+    if (pl->tp_mode != PP_TP_1D)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "moe: tp_mode \"%s\" has no Mixture-of-Experts layers (Megatron-Core's are 1d)",
+                            pp_tp_mode_name(pl->tp_mode));
+    if (pl->tp > 1 && !pl->sequence_parallel)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "moe: with tp=%d a Mixture-of-Experts model needs sequence_parallel (Megatron-Core "
+                            "requires it)",
+                            pl->tp);
+    return PP_OK;
+}
+
 /* ZeRO's parameter all-gathers exist only from stage 1 on. */
 static int rule_params_codec(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
@@ -227,6 +267,7 @@ static int rule_codecs(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 static const rule_fn RULES[] = {
     rule_ranges,  rule_framework_zero, rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
     rule_sequence_split, rule_batch_split, rule_tp_grid,       rule_codecs,  rule_params_codec,
+    rule_moe,
 };
 
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)

@@ -286,6 +286,9 @@ static void set_options(const pp_problem *prob, pp_space *s)
     s->options[PP_OPT_CODEC_PP] = in_range(&q->compression[PP_DIM_PP], &d, 0, prob->n_codecs - 1);
     s->options[PP_OPT_CODEC_PARAMS] = in_range(&q->compression[PP_DIM_PARAMS], &d, 0, prob->n_codecs - 1);
 
+    s->sp_on.n = 0;
+    if (list_has(&s->options[PP_OPT_SEQUENCE_PARALLEL], 1))
+        list_add(&s->sp_on, 1);
     for (int k = 0; k < PP_OPT_COUNT; k++) {
         const pp_int_list *o = &s->options[k];
         pp_int_list *g = &s->degenerate[k];
@@ -306,7 +309,11 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
     const pp_plan *b = &shape->base;
     bool degenerate = false;
     switch (kind) {
-    case PP_OPT_SEQUENCE_PARALLEL: degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D; break;
+    case PP_OPT_SEQUENCE_PARALLEL:
+        if (s->moe && b->tp > 1)
+            return &s->sp_on; /* Megatron-Core: MoE with TP needs SP */
+        degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D;
+        break;
     case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
     /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
@@ -360,6 +367,8 @@ void pp_shape_describe(const pp_shape *shape, char *buf, size_t len)
     const pp_plan *b = &shape->base;
     int n = snprintf(buf, len, "tp=%d pp=%d dp=%d cp=%d mb=%d v=%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch,
                      b->virtual_stages);
+    if ((b->ep > 1 || b->etp > 1) && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " ep=%d etp=%d", b->ep, b->etp);
     if (b->tp_mode != PP_TP_1D && n >= 0 && (size_t)n < len) {
         if (b->tp_mode == PP_TP_2P5D)
             snprintf(buf + n, len - (size_t)n, " tp_mode=%s d=%d", pp_tp_mode_name(b->tp_mode), b->tp_depth);
@@ -399,11 +408,17 @@ static int push_shape(builder *b, const pp_plan *plan)
 
 /* Try one shape: keep it iff it obeys the rules with defaults elsewhere and
  * its choices leave at least one plan. */
-static int try_shape(builder *b, int tp, int mode, int depth, int pp, int dp, int cp, int mb, int v)
+static int try_shape(builder *b, int tp, int mode, int depth, int pp, int dp, int cp, int mb, int v, int ep,
+                     int etp)
 {
     pp_plan plan;
     pp_plan_init(&plan);
     plan.tp = tp;
+    plan.ep = ep;
+    plan.etp = etp;
+    /* Megatron-Core runs a MoE model's tensor parallelism with sequence
+     * parallelism (rules.c); the space offers only "on" there. */
+    plan.sequence_parallel = b->s->moe && tp > 1;
     plan.tp_mode = (pp_tp_mode)mode;
     plan.tp_depth = depth;
     plan.pp = pp;
@@ -434,9 +449,11 @@ static int try_shape(builder *b, int tp, int mode, int depth, int pp, int dp, in
 static int cmp_shape(const void *a, const void *b)
 {
     const pp_plan *x = &((const pp_shape *)a)->base, *y = &((const pp_shape *)b)->base;
-    const int kx[] = {x->tp, x->pp, x->cp, x->dp, x->micro_batch, x->virtual_stages, (int)x->tp_mode, x->tp_depth};
-    const int ky[] = {y->tp, y->pp, y->cp, y->dp, y->micro_batch, y->virtual_stages, (int)y->tp_mode, y->tp_depth};
-    for (int i = 0; i < 8; i++)
+    const int kx[] = {x->tp, x->pp, x->cp, x->dp, x->micro_batch, x->virtual_stages, (int)x->tp_mode, x->tp_depth,
+                      x->ep, x->etp};
+    const int ky[] = {y->tp, y->pp, y->cp, y->dp, y->micro_batch, y->virtual_stages, (int)y->tp_mode, y->tp_depth,
+                      y->ep, y->etp};
+    for (int i = 0; i < 10; i++)
         if (kx[i] != ky[i])
             return kx[i] < ky[i] ? -1 : 1;
     return 0;
@@ -494,6 +511,20 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     const pp_int_list *tps = given_or(&q->tp, &tp_def), *cps = given_or(&q->cp, &cp_def);
     const pp_int_list *vlist = given_or(&q->virtual_stages, &v_def);
     bool all = !prob->idle_gpus_ok; /* else the GPU count is an upper limit */
+    /* Expert parallelism (MoE): every divisor of the routed experts, or
+     * the listed degrees; dense models 1.  etp is 1 or tp (both for a MoE
+     * model unless search.etp narrows it). */
+    s->moe = pp_model_is_moe(&prob->model);
+    pp_int_list eps = {0};
+    if (q->ep.n > 0)
+        eps = q->ep;
+    else if (s->moe) {
+        long edivs[MAX_DIVISORS];
+        int ne = divisors(prob->model.experts, edivs, MAX_DIVISORS);
+        for (int i = 0; i < ne; i++)
+            list_add(&eps, (int)edivs[i]);
+    } else
+        list_add(&eps, 1);
 
     for (int i = 0; gpus > 0 && i < tps->n; i++) {
         int tp = tps->v[i];
@@ -521,9 +552,15 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
                     for (int l = 0; l < mbs->n; l++)
                         for (int n = 0; n < vlist->n; n++)
                             for (int g = 0; g < n_modes; g++)
-                                if ((rc = try_shape(&b, tp, modes[g], depths[g], pp, dp, cp, mbs->v[l],
-                                                    vlist->v[n])) != PP_OK)
-                                    return space_failed(&b, rc, err);
+                                for (int x = 0; x < eps.n; x++)
+                                    for (int y = 0; y < 2 && (y == 0 || tp > 1); y++) {
+                                        int etp = y == 0 ? 1 : tp;
+                                        if (q->etp.n > 0 ? !list_has(&q->etp, etp) : (y == 1 && !s->moe))
+                                            continue;
+                                        if ((rc = try_shape(&b, tp, modes[g], depths[g], pp, dp, cp, mbs->v[l],
+                                                            vlist->v[n], eps.v[x], etp)) != PP_OK)
+                                            return space_failed(&b, rc, err);
+                                    }
                 }
             }
         }

@@ -4,7 +4,7 @@
  *
  * A plan is a shape plus seven small choices:
  *
- *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth)
+ *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth, ep, etp)
  *   choices = recompute, sequence_parallel, zero, codec[dp], codec[tp], codec[pp],
  *             codec[params]
  *
@@ -65,6 +65,8 @@ typedef struct pp_space {
      * narrower list used where it is degenerate (tp = 1, dp = 1, degree 1). */
     pp_int_list options[PP_OPT_COUNT];
     pp_int_list degenerate[PP_OPT_COUNT];
+    pp_int_list sp_on; /* sequence parallelism of a MoE shape with tp > 1: only "on" */
+    bool moe;          /* the model has experts: ep and etp are part of the shape */
 
     double decision_space; /* plans in the space: sum over shapes of the option products */
     char empty_reason[1024]; /* when n_shapes == 0: why no shape obeys the rules */

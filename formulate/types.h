@@ -70,7 +70,37 @@ typedef struct pp_model {
     bool tie_embeddings;
     int vocab;
     int seq_len;
+    /* Mixture of experts (docs/cost-model.md section 9); experts == 0: dense.
+     * Layer i is a MoE layer when i >= first_dense_layers and
+     * i % moe_layer_freq == 0 (Megatron's --moe-layer-freq, DeepSeek's
+     * first_k_dense_replace and moe_layer_freq); the others are dense layers
+     * of width ffn_hidden. */
+    int experts;            /* routed experts per MoE layer */
+    int experts_per_token;  /* top-k */
+    int moe_ffn_hidden;     /* MLP width of one routed expert */
+    int shared_experts;     /* shared experts every token runs */
+    int shared_ffn_hidden;  /* their total MLP width (shared_experts x their width) */
+    int first_dense_layers; /* the first k layers are dense */
+    int moe_layer_freq;     /* every freq-th layer is MoE (1 = all); 0 read as 1 */
+    int mtp_layers;         /* DeepSeek multi-token-prediction modules: recorded, not priced or counted */
+    /* Multi-head latent attention (DeepSeek-V2/V3), kv_lora_rank > 0; then
+     * head_dim is v_head_dim and kv_heads = heads. */
+    int q_lora_rank;        /* 0: queries are projected directly */
+    int kv_lora_rank;
+    int qk_nope_head_dim;
+    int qk_rope_head_dim;
+    int v_head_dim;
 } pp_model;
+
+static inline bool pp_model_is_moe(const pp_model *m)
+{
+    return m->experts > 0;
+}
+
+static inline bool pp_model_is_mla(const pp_model *m)
+{
+    return m->kv_lora_rank > 0;
+}
 
 /* The width of one attention head: head_dim, or hidden / heads when the
  * model does not give it. */
@@ -142,6 +172,8 @@ typedef struct pp_training {
     int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
                                         wrapped block (FSDP, Megatron-Core), one per leaf
                                         module with parameters (DeepSpeed: 6 for a GPT layer) */
+    double moe_load_imbalance; /* tokens of the busiest expert over the mean (MoE; default 1.2,
+                                  docs/cost-model.md section 9) */
     pp_precision grad_reduce_dtype; /* data type of the DP gradient traffic on the wire: fp32
                                        (4 bytes a value) or a 16-bit type (bf16/fp16, 2 bytes,
                                        the default: DeepSpeed's communication_data_type) */
@@ -190,6 +222,7 @@ typedef struct pp_search {
     pp_int_list sequence_parallel; /* 0 / 1 */
     pp_int_list tp_mode;           /* values of pp_tp_mode */
     pp_int_list tp_depth;          /* 2.5D depths d (tp = q^2 d, d >= 2) */
+    pp_int_list ep, etp;           /* expert-parallel and expert-tensor-parallel degrees (MoE) */
     pp_int_list compression[PP_DIM_COUNT]; /* codec indices into problem.codecs */
 } pp_search;
 
@@ -249,6 +282,8 @@ typedef struct pp_plan {
     bool sequence_parallel;
     pp_tp_mode tp_mode;
     int tp_depth;             /* 2.5D depth d (tp = q^2 d); 1 otherwise */
+    int ep;                   /* expert-parallel degree (MoE): its ranks come from dp x cp */
+    int etp;                  /* expert tensor parallelism: 1 or tp */
     int codec[PP_DIM_COUNT];  /* index into problem.codecs */
 } pp_plan;
 

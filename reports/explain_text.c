@@ -13,10 +13,11 @@ static const char *const PART_NAMES[PP_PART_COUNT] = {
     "computation", "pipeline bubble", "exposed tensor-parallel communication",
     "exposed context-parallel exchange", "pipeline sends", "exposed data-parallel communication",
     "compression kernels", "optimizer step", "waiting for the busiest link",
+    "exposed expert all-to-all",
 };
 static const char *const PART_KEYS[PP_PART_COUNT] = {"compute", "bubble", "tp_comm", "cp_comm",
                                                      "pp_comm", "dp_comm", "compression", "optimizer",
-                                                     "link_wait"};
+                                                     "link_wait", "ep_comm"};
 
 const char *pp_part_name(pp_part part)
 {

@@ -79,6 +79,7 @@ static void put_time(pp_jb *b, cJSON *o, const pp_time *t)
     pp_jb_num(b, by, "cp", t->cp_comm_s);
     pp_jb_num(b, by, "pp", t->pp_comm_s);
     pp_jb_num(b, by, "dp", t->dp_comm_s);
+    pp_jb_num(b, by, "ep", t->ep_comm_s);
 }
 
 static void put_throughput(pp_jb *b, cJSON *o, const pp_eval *ev)

@@ -371,7 +371,7 @@ pp_model pp_test_llama3_8b(int seq)
 pp_plan pp_test_plan(int tp, int pp, int dp, int cp, int mb)
 {
     return (pp_plan){.tp = tp, .pp = pp, .dp = dp, .cp = cp, .micro_batch = mb, .virtual_stages = 1,
-                     .tp_mode = PP_TP_1D, .tp_depth = 1};
+                     .tp_mode = PP_TP_1D, .tp_depth = 1, .ep = 1, .etp = 1};
 }
 
 int pp_test_add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double GBps,

@@ -264,3 +264,32 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
     acc->bytes_network += count * pieces * net;
     acc->bytes_sent += count * pieces * (nvl + net);
 }
+
+/* All-to-all of `bytes` per rank over n ranks, k per node (MoE dispatch and
+ * combine; NCCL runs it as one grouped send/recv to every peer): each rank
+ * sends bytes/n to each of the n - 1 others, k - 1 of them over NVLink and
+ * n - k through its NIC.  Both links run at once, so the time is the slower
+ * of the two plus one latency of each link class used. */
+void pp_alltoall_bytes(double bytes, long n, long k, double *nvlink, double *network)
+{
+    *nvlink = *network = 0.0;
+    if (n <= 1 || bytes <= 0.0)
+        return;
+    if (k > n)
+        k = n;
+    if (k < 1)
+        k = 1;
+    *nvlink = bytes * (double)(k - 1) / (double)n;
+    *network = bytes * (double)(n - k) / (double)n;
+}
+
+double pp_alltoall_time_s(const pp_cluster *c, double bytes, long n, long k)
+{
+    double nv, net;
+    pp_alltoall_bytes(bytes, n, k, &nv, &net);
+    if (nv <= 0.0 && net <= 0.0)
+        return 0.0;
+    double t_nv = nv > 0.0 ? nv / pp_nvlink_Bps(c) + c->gpu.eff.nvlink_latency_us * 1e-6 : 0.0;
+    double t_net = net > 0.0 ? net / pp_network_Bps(c) + c->gpu.eff.network_latency_us * 1e-6 : 0.0;
+    return t_nv > t_net ? t_nv : t_net;
+}

@@ -92,6 +92,35 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
                            pp_collective kind, double bytes, double value_bits, long n, long k,
                            pp_comm_term *acc, double count, double pieces);
 
+/* --- moe.c ------------------------------------------------------------------- */
+
+/* Multi-head latent attention: the query and key/value projections of one
+ * layer's forward on one GPU of a 1D tensor group of t (down-projections
+ * replicated, up-projections split by t). */
+double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
+/* Parameters of a layer's attention (MLA or the QKV and output
+ * projections, with biases), and its forward GEMM FLOPs for `tokens`. */
+double attention_params(const pp_model *m);
+double attention_gemm_fwd_flops(const pp_model *m, double tokens);
+/* MoE layers among the layers a pipeline stage holds. */
+int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage);
+/* The stage term of a MoE model: every stage weighed with its dense and MoE
+ * layers (a MoE layer is a dense one with its MLP, mlp_fwd_s, replaced by
+ * the MoE block), the busiest kept.  dense_fwd, dense_bwd (with
+ * recomputation) and cp are per dense layer. */
+void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fwd, double dense_bwd, double cp,
+                    double mlp_fwd_s, double logits_fwd, double logits_bwd, pp_stage_term *out);
+/* Routed-expert parameters one GPU of a stage holds (sharded by ep and
+ * etp); 0 for a dense model. */
+double stage_expert_params(const pp_problem *prob, const pp_plan *plan, int stage);
+/* Parameters one GPU of a MoE model's stage holds, experts included. */
+double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage);
+/* Activation bytes the MoE layers of a stage add to (or take from) the
+ * dense count, with `in_flight` micro-batches (0 for a dense model). */
+double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, int stage, double in_flight);
+/* The expert-data-parallel group: n ranks, k of them per node. */
+void moe_expert_dp_group(const pp_problem *prob, const pp_plan *plan, long *n, long *k);
+
 /* --- dp.c -------------------------------------------------------------------- */
 
 /* Parameters one GPU of a stage holds before ZeRO partitions them. */

@@ -87,6 +87,26 @@ double pp_layer_params(const pp_model *m);
 double pp_embedding_params(const pp_model *m);
 double pp_model_params(const pp_model *m);
 
+/* --- Mixture of experts and latent attention (moe.c, docs/cost-model.md §9) -- */
+
+/* Whether layer i (0-based) of the model is a MoE layer. */
+bool pp_layer_is_moe(const pp_model *m, int i);
+/* MoE layers of the whole model. */
+int pp_moe_layers(const pp_model *m);
+/* Parameters of layer i: all of them, and (if expert is not NULL) those of
+ * its routed experts. */
+double pp_layer_params_at(const pp_model *m, int i, double *expert);
+/* Parameters one token runs through (the embedding, every attention, the
+ * dense MLPs, and of each MoE layer the router, the top-k routed and the
+ * shared experts); pp_model_params for a dense model. */
+double pp_model_active_params(const pp_model *m);
+/* Forward FLOPs of all the transformer layers for `tokens` tokens (top-k
+ * routed experts, not all of them). */
+double pp_layers_fwd_flops(const pp_model *m, double tokens, double seq);
+/* The expert-data-parallel ranks that share an expert's gradients and
+ * optimizer shards: tp dp cp / (etp ep) (Megatron-Core). */
+long pp_expert_replica_ranks(const pp_plan *plan);
+
 /* --- collectives (alpha-beta, docs/cost-model.md §3) ----------------------- */
 
 typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_collective;
@@ -105,6 +125,12 @@ void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, b
  * efficiency (what NCCL's bus bandwidth reaches). */
 double pp_nvlink_Bps(const pp_cluster *c);
 double pp_network_Bps(const pp_cluster *c);
+
+/* All-to-all of `bytes` per rank over n ranks, k per node (MoE token
+ * dispatch and combine): time, and the bytes one rank sends over each link
+ * ((k-1)/n of the buffer on NVLink, (n-k)/n through the NIC). */
+double pp_alltoall_time_s(const pp_cluster *c, double bytes, long n, long k);
+void pp_alltoall_bytes(double bytes, long n, long k, double *nvlink, double *network);
 
 /* Time of one point-to-point transfer, inside a node or across nodes. */
 double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);
@@ -127,7 +153,10 @@ typedef struct pp_stage_term {
     double fwd_s;        /* forward of one micro-batch on the busiest stage */
     double bwd_s;        /* backward, including recomputation */
     double cp_exposed_s; /* context-parallel K/V exchange not hidden by attention */
-    double total_s;      /* fwd + bwd + cp_exposed */
+    double ep_comm_s;    /* MoE: token all-to-alls (and expert-TP gathers), never overlapped */
+    double total_s;      /* fwd + bwd + cp_exposed + ep_comm */
+    double bytes_nvlink; /* MoE: bytes one GPU sends per micro-batch over NVLink in ep_comm */
+    double bytes_network;/* ... and through its NIC */
 } pp_stage_term;
 
 typedef struct pp_comm_term {
@@ -226,11 +255,12 @@ typedef struct pp_time {
     double bubble_s;       /* (p-1)/v x one micro-batch slot */
     double tp_comm_s;      /* exposed tensor-parallel collectives (m slots) */
     double cp_comm_s;      /* exposed context-parallel exchange */
+    double ep_comm_s;      /* MoE token all-to-alls (expert parallelism), m slots */
     double pp_comm_s;      /* pipeline sends on the critical path */
     double dp_comm_s;      /* data-parallel traffic not hidden by compute */
     double compression_s;  /* codec kernels of every dimension */
     double optimizer_s;
-    double exposed_comm_s; /* tp + cp + pp + dp */
+    double exposed_comm_s; /* tp + cp + ep + pp + dp */
     double link_wait_s;    /* what the busiest link adds: a step is never shorter than the time one GPU's
                               NVLink or NIC needs for its bytes (link_busy_s), whatever overlaps */
     double step_s;         /* the sum of compute, bubble, exposed_comm, compression, optimizer, link_wait */
@@ -280,7 +310,7 @@ typedef struct pp_candidate {
 /* The eight parts of a step time, in the order reports list them. */
 typedef enum {
     PP_PART_COMPUTE = 0, PP_PART_BUBBLE, PP_PART_TP_COMM, PP_PART_CP_COMM, PP_PART_PP_COMM, PP_PART_DP_COMM,
-    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_LINK_WAIT, PP_PART_COUNT
+    PP_PART_COMPRESSION, PP_PART_OPTIMIZER, PP_PART_LINK_WAIT, PP_PART_EP_COMM, PP_PART_COUNT
 } pp_part;
 
 /* The seconds of one part. */
@@ -296,6 +326,7 @@ static inline double pp_part_s(const pp_time *t, pp_part part)
     case PP_PART_COMPRESSION: return t->compression_s;
     case PP_PART_OPTIMIZER: return t->optimizer_s;
     case PP_PART_LINK_WAIT: return t->link_wait_s;
+    case PP_PART_EP_COMM: return t->ep_comm_s;
     case PP_PART_COUNT: break;
     }
     return 0.0;

@@ -42,13 +42,28 @@ double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
     /* Split by t, except 2.5D, which replicates its q x q weight blocks over
      * the d layers of the grid (Tesseract). */
     tp_grid g = grid_of(plan);
+    if (pp_model_is_moe(m)) /* dense and MoE layers differ; experts split by ep and etp */
+        return moe_stage_params(prob, plan, stage);
     return (layers_on_stage(prob, plan, stage) * pp_layer_params(m) + embeddings) / g.wshard;
 }
 
 /* The most parameters any stage holds: its data-parallel traffic and
- * optimizer step are the slowest. */
-static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan)
+ * optimizer step are the slowest.  *expert: the routed-expert share of
+ * them (MoE; every stage weighed). */
+static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan, double *expert)
 {
+    *expert = 0.0;
+    if (pp_model_is_moe(&prob->model)) {
+        double most = -1.0;
+        for (int s = 0; s < plan->pp; s++) {
+            double p = stage_params(prob, plan, s);
+            if (p > most) {
+                most = p;
+                *expert = stage_expert_params(prob, plan, s);
+            }
+        }
+        return most;
+    }
     double most = stage_params(prob, plan, 0);
     if (plan->pp >= 3)
         most = fmax(most, stage_params(prob, plan, 1));
@@ -73,34 +88,15 @@ static double accumulation_s(const pp_problem *prob, const pp_plan *plan)
     return (pp_microbatches(prob, plan) - 1.0) * 2.0 * g * GIB / hbm_Bps(prob);
 }
 
-void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out)
+/* The ZeRO traffic of `params` parameters over n replicas, k per node (see
+ * pp_term_dp_comm), added to once, per_mb and *fixed_s. */
+static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double params, long n, long k, int mb,
+                         double pieces, pp_comm_term *acc_once, pp_comm_term *acc_per_mb, double *acc_fixed)
 {
-    *out = (pp_dp_term){0};
-    out->accum_s = accumulation_s(prob, plan);
-    tp_grid g = grid_of(plan);
-    bool depth = g.mode == PP_TP_2P5D && g.d > 1;
-    long n = pp_replica_ranks(plan); /* the gradient reduction spans dp x cp */
-    if (n <= 1 && !depth)
-        return;
-    int mb = pp_microbatches(prob, plan);
-    double params = busiest_stage_params(prob, plan);
-    /* Gradients travel in training.grad_reduce_dtype, parameters in 16 bits. */
     double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
     double grad_bytes = grad_bits / 8.0 * params, param_bytes = ACT_BYTES * params;
-    long stride = (long)plan->tp;
-    long k = ranks_per_node(prob, stride, n);
     pp_comm_term once = {0}, per_mb = {0};
     double fixed_s = 0.0;
-    /* ZeRO (Rajbhandari et al. 2020 §7): stages 0-2 move 2 Psi per step (an
-     * all-reduce, or reduce-scatter + all-gather of the same volume); stage 2
-     * reduce-scatters every micro-batch; stage 3 also gathers the parameters
-     * for every forward and backward (3 Psi, 1.5x).  From stage 1 on, the
-     * all-gather half carries the updated parameters (DeepSpeed ZeRO-1/2,
-     * Megatron's distributed optimizer): it takes the params codec, the
-     * reduce-scatter half the DP (gradient) codec; each half is priced as
-     * half of the all-reduce, which is the all-reduce when both are equal. */
-    int per_layer = prob->training.param_collectives_per_layer > 0 ? prob->training.param_collectives_per_layer : 1;
-    double pieces = (double)layers_per_stage(prob, plan) * per_layer;
     switch (n > 1 ? plan->zero : -1) {
     case -1: break; /* dp = 1: only the depth all-reduce below */
     case 0:
@@ -137,6 +133,49 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
         break;
     }
     }
+    add_comm(acc_once, &once);
+    add_comm(acc_per_mb, &per_mb);
+    *acc_fixed += fixed_s;
+}
+
+void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *out)
+{
+    *out = (pp_dp_term){0};
+    out->accum_s = accumulation_s(prob, plan);
+    tp_grid g = grid_of(plan);
+    bool depth = g.mode == PP_TP_2P5D && g.d > 1;
+    long n = pp_replica_ranks(plan); /* the gradient reduction spans dp x cp */
+    if (n <= 1 && !depth && !pp_model_is_moe(&prob->model))
+        return;
+    int mb = pp_microbatches(prob, plan);
+    double expert;
+    double params = busiest_stage_params(prob, plan, &expert);
+    /* Gradients travel in training.grad_reduce_dtype, parameters in 16 bits. */
+    double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
+    double grad_bytes = grad_bits / 8.0 * params;
+    long stride = (long)plan->tp;
+    long k = ranks_per_node(prob, stride, n);
+    /* ZeRO (Rajbhandari et al. 2020 §7): stages 0-2 move 2 Psi per step (an
+     * all-reduce, or reduce-scatter + all-gather of the same volume); stage 2
+     * reduce-scatters every micro-batch; stage 3 also gathers the parameters
+     * for every forward and backward (3 Psi, 1.5x).  From stage 1 on, the
+     * all-gather half carries the updated parameters (DeepSpeed ZeRO-1/2,
+     * Megatron's distributed optimizer): it takes the params codec, the
+     * reduce-scatter half the DP (gradient) codec; each half is priced as
+     * half of the all-reduce, which is the all-reduce when both are equal. */
+    int per_layer = prob->training.param_collectives_per_layer > 0 ? prob->training.param_collectives_per_layer : 1;
+    double pieces = (double)layers_per_stage(prob, plan) * per_layer;
+    pp_comm_term once = {0}, per_mb = {0};
+    double fixed_s = 0.0;
+    /* Mixture of experts: the routed experts' gradients reduce over the
+     * expert-data-parallel group (tp dp cp / (etp ep) ranks), the rest over
+     * dp x cp (Megatron-Core's expert data parallelism). */
+    long ne = 1, ke = 1;
+    if (pp_model_is_moe(&prob->model))
+        moe_expert_dp_group(prob, plan, &ne, &ke);
+    zero_traffic(prob, plan, params - expert, n, k, mb, pieces, &once, &per_mb, &fixed_s);
+    if (expert > 0.0 && ne > 1)
+        zero_traffic(prob, plan, expert, ne, ke, mb, pieces, &once, &per_mb, &fixed_s);
     /* 2.5D: each of the d layers of the grid computes its rows' share of
      * the weight gradients of the q x q blocks it replicates; they are summed
      * by an all-reduce over the depth group (stride q^2) once per step, with
@@ -177,6 +216,12 @@ double pp_dp_per_mb_window_s(const pp_problem *prob, const pp_plan *plan, const 
 
 double pp_term_optimizer_s(const pp_problem *prob, const pp_plan *plan)
 {
-    double shard = busiest_stage_params(prob, plan) / (plan->zero >= 1 ? (double)pp_replica_ranks(plan) : 1.0);
+    double expert;
+    double shard = busiest_stage_params(prob, plan, &expert);
+    if (expert > 0.0) /* the experts' optimizer shards span the expert-data-parallel group */
+        shard = (shard - expert) / (plan->zero >= 1 ? (double)pp_replica_ranks(plan) : 1.0) +
+                expert / (plan->zero >= 1 ? (double)pp_expert_replica_ranks(plan) : 1.0);
+    else
+        shard /= plan->zero >= 1 ? (double)pp_replica_ranks(plan) : 1.0;
     return ADAM_TRAFFIC_BYTES * shard / hbm_Bps(prob);
 }

@@ -32,13 +32,16 @@ double mlp_in_width(const pp_model *m)
 double pp_attention_core_fwd_flops(const pp_model *m, double tokens, double seq)
 {
     /* QK^T and scores·V: 2 x 2 tokens·seq·h (Megatron counts the full square). */
+    if (pp_model_is_mla(m)) /* keys of d_nope + d_rope, values of d_v */
+        return 2.0 * tokens * seq * m->heads * ((double)m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim);
     return 4.0 * tokens * seq * attention_width(m);
 }
 
 double pp_layer_fwd_flops(const pp_model *m, double tokens, double seq)
 {
     double h = m->hidden;
-    double gemm = 2.0 * tokens * (h * qkv_width(m) + attention_width(m) * h) /* QKV + output projection */
+    double gemm = (pp_model_is_mla(m) ? attention_gemm_fwd_flops(m, tokens)
+                                      : 2.0 * tokens * (h * qkv_width(m) + attention_width(m) * h)) /* QKV + output projection */
                   + 2.0 * tokens * h * (mlp_in_width(m) + m->ffn_hidden); /* MLP in + out */
     return gemm + pp_attention_core_fwd_flops(m, tokens, seq);
 }
@@ -51,7 +54,7 @@ double pp_logits_fwd_flops(const pp_model *m, double tokens)
 double pp_model_flops_per_step(const pp_model *m, double global_batch)
 {
     double tokens = global_batch * m->seq_len;
-    return 3.0 * (m->layers * pp_layer_fwd_flops(m, tokens, m->seq_len) + pp_logits_fwd_flops(m, tokens));
+    return 3.0 * (pp_layers_fwd_flops(m, tokens, m->seq_len) + pp_logits_fwd_flops(m, tokens));
 }
 
 double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_recompute r)
@@ -59,7 +62,7 @@ double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_rec
     double tokens = global_batch * m->seq_len;
     double extra = 0.0;
     if (r == PP_RECOMPUTE_FULL)
-        extra = m->layers * pp_layer_fwd_flops(m, tokens, m->seq_len);
+        extra = pp_layers_fwd_flops(m, tokens, m->seq_len);
     else if (r == PP_RECOMPUTE_SELECTIVE)
         extra = m->layers * pp_attention_core_fwd_flops(m, tokens, m->seq_len);
     return pp_model_flops_per_step(m, global_batch) + extra;
@@ -68,7 +71,7 @@ double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_rec
 double pp_layer_params(const pp_model *m)
 {
     double h = m->hidden;
-    double attn = h * qkv_width(m) + qkv_width(m) + attention_width(m) * h + h; /* weights + biases */
+    double attn = attention_params(m); /* weights + biases (MLA: moe.c) */
     double mlp = h * mlp_in_width(m) + mlp_in_width(m) + m->ffn_hidden * h + h;
     return attn + mlp + 4.0 * h; /* two LayerNorms: scale and shift */
 }
@@ -81,6 +84,12 @@ double pp_embedding_params(const pp_model *m)
 double pp_model_params(const pp_model *m)
 {
     double emb = pp_embedding_params(m) * (m->tie_embeddings ? 1.0 : 2.0);
+    if (pp_model_is_moe(m)) { /* dense and MoE layers differ */
+        double sum = 0.0;
+        for (int i = 0; i < m->layers; i++)
+            sum += pp_layer_params_at(m, i, NULL);
+        return sum + emb + 2.0 * m->hidden;
+    }
     return m->layers * pp_layer_params(m) + emb + 2.0 * m->hidden; /* + final LayerNorm */
 }
 

@@ -139,6 +139,7 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
 
 typedef struct layer_kernels {
     double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
+    double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
     double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
     double elem_fwd_s;    /* the rest of the forward's element-wise work */
 } layer_kernels;
@@ -154,9 +155,12 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     double tokens = (double)plan->micro_batch * s / plan->cp; /* rows of every GEMM */
 
     tp_grid g = grid_of(plan);
+    k->mlp_fwd_s = 0.0;
     if (g.mode == PP_TP_1D) {
-        k->gemm_fwd_s = gemm_time_s(prob, tokens, h, qkv_width(m) / t) + gemm_time_s(prob, tokens, attention_width(m) / t, h) +
-                        gemm_time_s(prob, tokens, h, mlp_in_width(m) / t) + gemm_time_s(prob, tokens, f / t, h);
+        double qkv = pp_model_is_mla(m) ? mla_qkv_gemm_s(prob, tokens, t) : gemm_time_s(prob, tokens, h, qkv_width(m) / t);
+        double mlp_in = gemm_time_s(prob, tokens, h, mlp_in_width(m) / t), mlp_out = gemm_time_s(prob, tokens, f / t, h);
+        k->gemm_fwd_s = qkv + gemm_time_s(prob, tokens, attention_width(m) / t, h) + mlp_in + mlp_out;
+        k->mlp_fwd_s = mlp_in + mlp_out;
     } else {
         double K[4], N[4];
         layer_linears(m, K, N);
@@ -181,6 +185,7 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     double act_f = m->gated_mlp ? 1.5 : 1.0;
     double elem_bytes = ELEMWISE_H_BYTES * tokens * h * h_share + ELEMWISE_F_BYTES * act_f * tokens * f / t;
     k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + ELEMWISE_KERNELS_FWD * e->kernel_us * 1e-6;
+    k->mlp_fwd_s += ELEMWISE_F_BYTES * act_f * tokens * f / t / hbm_Bps(prob);
 }
 
 /* Context-parallel ring exchange of one layer's K and V (Megatron-LM's
@@ -238,6 +243,12 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     /* The slowest stage sets the pipeline's pace: the last (its layers plus
      * the logits and the loss), or with an uneven split a middle stage of
      * more layers. */
+    *out = (pp_stage_term){0};
+    if (pp_model_is_moe(m)) { /* dense and MoE layers differ: moe.c weighs every stage */
+        moe_stage_term(prob, plan, layer_fwd, layer_bwd + recompute, cp_f + cp_b + cp_recompute, k.mlp_fwd_s,
+                       logits_fwd, logits_bwd, out);
+        return;
+    }
     int n = layers_on_stage(prob, plan, plan->pp - 1);
     out->fwd_s = n * layer_fwd + logits_fwd;
     out->bwd_s = n * (layer_bwd + recompute) + logits_bwd;

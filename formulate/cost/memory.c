@@ -67,6 +67,13 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
     *weights = w * psi / (z >= 3 ? d : 1.0) / GIB;
     *grads = g * psi / (z >= 2 ? d : 1.0) / GIB;
     *optim = o * psi / (z >= 1 ? d : 1.0) / GIB;
+    double pe = stage_expert_params(prob, plan, stage); /* MoE: experts shard over expert data parallelism */
+    if (pe > 0.0) {
+        double de = (double)pp_expert_replica_ranks(plan);
+        *weights = (w * (psi - pe) / (z >= 3 ? d : 1.0) + w * pe / (z >= 3 ? de : 1.0)) / GIB;
+        *grads = (g * (psi - pe) / (z >= 2 ? d : 1.0) + g * pe / (z >= 2 ? de : 1.0)) / GIB;
+        *optim = (o * (psi - pe) / (z >= 1 ? d : 1.0) + o * pe / (z >= 1 ? de : 1.0)) / GIB;
+    }
 }
 
 /* Activation bytes one layer keeps for backward, per micro-batch, on one GPU
@@ -136,6 +143,8 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     if (stage == 0 && plan->virtual_stages > 1)
         in_flight *= 1.0 + (plan->pp - 1.0) / ((double)plan->pp * plan->virtual_stages);
     double bytes = layers_on_stage(prob, plan, stage) * per_layer * in_flight + working;
+    if (pp_model_is_moe(m))
+        bytes += moe_stage_activation_bytes(prob, plan, stage, in_flight);
     /* The loss of the micro-batch on the last stage: the output layer's
      * 16-bit logits and the fp32 softmax the cross-entropy keeps for its
      * backward, whose gradient it computes in place (Megatron-LM's
@@ -172,7 +181,7 @@ int pp_memory_stages(const pp_problem *prob, const pp_plan *plan, int stages[PP_
     stages[n++] = plan->pp - 1;
     /* the second stage holds more layers than the first when the split is
      * uneven, with one micro-batch fewer in flight */
-    if (split.uneven && plan->pp >= 3)
+    if ((split.uneven || pp_model_is_moe(&prob->model)) && plan->pp >= 3) /* MoE: dense layers first */
         stages[n++] = 1;
     return n;
 }

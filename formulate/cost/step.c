@@ -82,8 +82,9 @@ static double slot_s(const step_parts *sp)
  * per step, as the terms count them. */
 static double step_bytes(const step_parts *sp, bool network)
 {
-    return network ? sp->m * (sp->tp.bytes_network + sp->pp.bytes_network) + sp->dp.bytes_network
-                   : sp->m * (sp->tp.bytes_nvlink + sp->pp.bytes_nvlink) + sp->dp.bytes_nvlink;
+    /* the stage term's bytes are a MoE model's all-to-alls (0 otherwise) */
+    return network ? sp->m * (sp->tp.bytes_network + sp->pp.bytes_network + sp->stage.bytes_network) + sp->dp.bytes_network
+                   : sp->m * (sp->tp.bytes_nvlink + sp->pp.bytes_nvlink + sp->stage.bytes_nvlink) + sp->dp.bytes_nvlink;
 }
 
 double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_network, double composed_s,
@@ -121,13 +122,14 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     pp_time *t = &out->time;
     t->compute_s = m * (sp.stage.fwd_s + sp.stage.bwd_s) + sp.dp.accum_s;
     t->cp_comm_s = m * sp.stage.cp_exposed_s;
+    t->ep_comm_s = m * sp.stage.ep_comm_s;
     t->tp_comm_s = m * sp.tp.wire_s;
     t->pp_comm_s = m * sp.pp.wire_s;
     t->bubble_s = bubble_slots * slot_s(&sp);
     t->dp_comm_s = sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s;
     t->compression_s = m * (sp.tp.codec_s + sp.pp.codec_s) + sp.dp.codec_s;
     t->optimizer_s = sp.optimizer_s;
-    t->exposed_comm_s = t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s;
+    t->exposed_comm_s = t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s + t->ep_comm_s;
     out->bytes_network_per_step = step_bytes(&sp, true);
     out->bytes_nvlink_per_step = step_bytes(&sp, false);
     t->link_wait_s = pp_link_wait_s(prob, out->bytes_nvlink_per_step, out->bytes_network_per_step, terms_s(&sp),
