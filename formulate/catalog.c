@@ -44,7 +44,8 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
-                                               "vocab",    "seq_len",    "params_b",  "source",         "notes", NULL};
+                                               "vocab",    "seq_len",    "params_b",  "source",         "notes",
+                                               "active_params_b", PP_MODEL_MOE_KEYS, NULL};
 static const char *const clusters_file_keys[] = {"clusters", "description", "source", NULL};
 static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",
                                                  "gpus_per_node", "nodes", "intra_node_GBps",
@@ -365,6 +366,8 @@ static int read_model_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *a
         rc = pp_model_read(obj, at, &cm->model, err);
     if (!rc)
         rc = pp_json_double(obj, at, "params_b", PP_OPTIONAL, 0, 1e6, &cm->params_b, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "active_params_b", PP_OPTIONAL, 0, 1e6, &cm->active_params_b, err);
     if (!rc && !pp_json_member(obj, "name"))
         snprintf(cm->model.name, sizeof cm->model.name, "%s", cm->id);
     return rc;

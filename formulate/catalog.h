@@ -21,6 +21,7 @@ typedef struct pp_catalog_model {
     char id[PP_ID_LEN];
     pp_model model;
     double params_b; /* published parameter count, billions (for display) */
+    double active_params_b; /* MoE: published parameters per token, billions (0 if none) */
 } pp_catalog_model;
 
 /* A named cluster of the catalog (e.g. "selene"): a GPU id and its links. */

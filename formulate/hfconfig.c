@@ -12,9 +12,9 @@
  * tie_word_embeddings); other keys are ignored, since configs carry dozens
  * parplan has no use for.  A config in another dialect (GPT-2's n_layer,
  * n_embd, n_head) is refused with a message naming the missing key rather
- * than guessed at, and so is a Mixture-of-Experts config (num_local_experts,
- * n_routed_experts, num_experts, moe_intermediate_size), which planned as
- * dense would be wrong in every term.
+ * than guessed at.  Mixture-of-Experts configs (Mixtral, DeepSeek, Qwen-MoE)
+ * give their experts in each family's keys, and DeepSeek its multi-head
+ * latent attention (read_hf_moe, read_hf_mla).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +27,12 @@ static const char *const hf_problem_keys[] = {"hf_config", "seq_len", "name", NU
 static const char *const hf_read_keys[] = {"num_hidden_layers", "hidden_size",  "num_attention_heads",
                                            "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
                                            "hidden_act", "max_position_embeddings", "tie_word_embeddings",
-                                           "model_type", "_name_or_path", NULL};
+                                           "model_type", "_name_or_path", "num_local_experts", "n_routed_experts",
+                                           "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                                           "n_shared_experts", "shared_expert_intermediate_size",
+                                           "first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers",
+                                           "decoder_sparse_step", "mlp_only_layers", "q_lora_rank", "kv_lora_rank",
+                                           "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL};
 
 typedef struct hf_int_key {
     const char *key;
@@ -86,28 +91,106 @@ static int read_hf_ints(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_er
     return rc;
 }
 
-/* The keys by which a Mixture-of-Experts config says it has experts: more
- * than `above` of them (a dense config may carry num_experts 0 or 1). */
-static const struct {
-    const char *key;
-    double above;
-} hf_moe_keys[] = {
-    {"num_local_experts", 1}, {"n_routed_experts", 0}, {"num_experts", 1}, {"moe_intermediate_size", 0}};
-
-static int refuse_moe(const cJSON *cfg, const pp_jpath *at, pp_error *err)
+/* An optional integer key of the config (absent or null: *out unchanged). */
+static int hf_opt_int(const cJSON *cfg, const pp_jpath *at, const char *key, int lo, int hi, int *out, pp_error *err)
 {
-    for (size_t i = 0; i < sizeof hf_moe_keys / sizeof hf_moe_keys[0]; i++) {
-        const cJSON *item = pp_json_member(cfg, hf_moe_keys[i].key);
-        if (cJSON_IsNumber(item) && item->valuedouble > hf_moe_keys[i].above) {
-            pp_jpath here = pp_jpath_key(at, hf_moe_keys[i].key);
-            return pp_json_fail(err, &here,
-                                "Mixture-of-Experts models are not supported yet: the config says %s %g, and parplan "
-                                "prices only dense models (it would plan this one as if every token ran every "
-                                "expert)",
-                                hf_moe_keys[i].key, item->valuedouble);
-        }
+    const cJSON *item = pp_json_member(cfg, key);
+    if (!item || cJSON_IsNull(item))
+        return PP_OK;
+    pp_jpath here = pp_jpath_key(at, key);
+    return pp_json_as_int(item, &here, lo, hi, out, err);
+}
+
+/* Mixture of experts, in each family's keys (docs/cost-model.md section 9):
+ *   Mixtral     num_local_experts, num_experts_per_tok; every layer MoE, the
+ *               experts intermediate_size wide
+ *   DeepSeek    n_routed_experts, num_experts_per_tok, moe_intermediate_size,
+ *               n_shared_experts (each moe_intermediate_size wide),
+ *               first_k_dense_replace, moe_layer_freq, num_nextn_predict_layers
+ *   Qwen-MoE    num_experts, num_experts_per_tok, moe_intermediate_size,
+ *               decoder_sparse_step (1: every layer), mlp_only_layers (empty),
+ *               shared_expert_intermediate_size (Qwen2-MoE's one shared expert)
+ * A dense config may carry num_experts 0 or 1. */
+static int read_hf_moe(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    int e = 0, rc = PP_OK;
+    static const char *const expert_keys[] = {"num_local_experts", "n_routed_experts", "num_experts"};
+    for (size_t i = 0; i < 3 && !rc && e == 0; i++) {
+        int v = 0;
+        rc = hf_opt_int(cfg, at, expert_keys[i], 0, PP_MAX_EXPERTS, &v, err);
+        if (v > 1)
+            e = v;
     }
-    return PP_OK;
+    if (rc || e == 0)
+        return rc;
+    m->experts = e;
+    m->moe_ffn_hidden = m->ffn_hidden; /* Mixtral: intermediate_size */
+    m->moe_layer_freq = 1;
+    rc = hf_opt_int(cfg, at, "num_experts_per_tok", 1, e, &m->experts_per_token, err);
+    if (!rc && m->experts_per_token == 0)
+        return pp_json_missing(at, "num_experts_per_tok", err);
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "moe_intermediate_size", 1, PP_MAX_FFN_HIDDEN, &m->moe_ffn_hidden, err);
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "n_shared_experts", 0, PP_MAX_EXPERTS, &m->shared_experts, err);
+    if (!rc && m->shared_experts > 0)
+        m->shared_ffn_hidden = m->shared_experts * m->moe_ffn_hidden;
+    int shared_width = 0;
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "shared_expert_intermediate_size", 0, PP_MAX_FFN_HIDDEN, &shared_width, err);
+    if (!rc && shared_width > 0) {
+        m->shared_experts = 1;
+        m->shared_ffn_hidden = shared_width;
+    }
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "first_k_dense_replace", 0, PP_MAX_LAYERS, &m->first_dense_layers, err);
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "moe_layer_freq", 1, PP_MAX_LAYERS, &m->moe_layer_freq, err);
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "num_nextn_predict_layers", 0, PP_MAX_LAYERS, &m->mtp_layers, err);
+    int step = 1;
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "decoder_sparse_step", 1, PP_MAX_LAYERS, &step, err);
+    if (!rc && step != 1) {
+        pp_jpath here = pp_jpath_key(at, "decoder_sparse_step");
+        return pp_json_fail(err, &here,
+                            "expected decoder_sparse_step 1 (every layer MoE), found %d: parplan places MoE layers "
+                            "at i %% freq == 0 (Megatron's --moe-layer-freq), not at (i + 1) %% step == 0",
+                            step);
+    }
+    const cJSON *only = pp_json_member(cfg, "mlp_only_layers");
+    if (!rc && cJSON_IsArray(only) && cJSON_GetArraySize(only) > 0) {
+        pp_jpath here = pp_jpath_key(at, "mlp_only_layers");
+        return pp_json_fail(err, &here, "expected an empty list (every layer MoE), found %d dense layers listed",
+                            cJSON_GetArraySize(only));
+    }
+    return rc;
+}
+
+/* Multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank and the head
+ * dimensions; q_lora_rank null means queries are projected directly. */
+static int read_hf_mla(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    int rc = hf_opt_int(cfg, at, "kv_lora_rank", 0, PP_MAX_HIDDEN, &m->kv_lora_rank, err);
+    if (rc || m->kv_lora_rank == 0)
+        return rc;
+    static const struct {
+        const char *key;
+        size_t off;
+    } dims[] = {{"qk_nope_head_dim", offsetof(pp_model, qk_nope_head_dim)},
+                {"qk_rope_head_dim", offsetof(pp_model, qk_rope_head_dim)},
+                {"v_head_dim", offsetof(pp_model, v_head_dim)}};
+    for (size_t i = 0; i < 3 && !rc; i++) {
+        int *v = (int *)((char *)m + dims[i].off);
+        rc = hf_opt_int(cfg, at, dims[i].key, 1, PP_MAX_HEAD_DIM, v, err);
+        if (!rc && *v == 0)
+            return pp_json_missing(at, dims[i].key, err);
+    }
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "q_lora_rank", 0, PP_MAX_HIDDEN, &m->q_lora_rank, err);
+    m->head_dim = m->v_head_dim; /* the value width; keys are d_nope + d_rope */
+    m->kv_heads = m->heads;
+    return rc;
 }
 
 /* SwiGLU families (silu, swish) use three MLP matrices, GELU and ReLU ones
@@ -194,9 +277,11 @@ static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *
     pp_jpath cfg_at = pp_jpath_root(path);
     int rc = pp_json_check_unique(cfg, &cfg_at, hf_read_keys, err);
     if (!rc)
-        rc = refuse_moe(cfg, &cfg_at, err);
-    if (!rc)
         rc = read_hf_ints(cfg, &cfg_at, m, err);
+    if (!rc)
+        rc = read_hf_moe(cfg, &cfg_at, m, err);
+    if (!rc)
+        rc = read_hf_mla(cfg, &cfg_at, m, err);
     if (!rc)
         rc = read_hf_flags(cfg, &cfg_at, m, err);
     if (!rc)

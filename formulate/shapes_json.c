@@ -16,7 +16,7 @@
 
 const char *const pp_model_keys[] = {"name",      "layers",     "hidden",    "heads",          "kv_heads",
                                      "head_dim",  "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab",
-                                     "seq_len",   NULL};
+                                     "seq_len",   PP_MODEL_MOE_KEYS, NULL};
 
 typedef struct model_int_field {
     const char *key;
@@ -35,6 +35,20 @@ static const model_int_field model_int_fields[] = {
     {"ffn_hidden", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN, false, false},
     {"vocab", offsetof(pp_model, vocab), PP_MAX_VOCAB, true, false},
     {"seq_len", offsetof(pp_model, seq_len), PP_MAX_SEQ_LEN, true, false},
+    /* Mixture of experts and multi-head latent attention: 0 = none */
+    {"experts", offsetof(pp_model, experts), PP_MAX_EXPERTS, false, true},
+    {"experts_per_token", offsetof(pp_model, experts_per_token), PP_MAX_EXPERTS, false, true},
+    {"moe_ffn_hidden", offsetof(pp_model, moe_ffn_hidden), PP_MAX_FFN_HIDDEN, false, true},
+    {"shared_experts", offsetof(pp_model, shared_experts), PP_MAX_EXPERTS, false, true},
+    {"shared_ffn_hidden", offsetof(pp_model, shared_ffn_hidden), PP_MAX_FFN_HIDDEN, false, true},
+    {"first_dense_layers", offsetof(pp_model, first_dense_layers), PP_MAX_LAYERS, false, true},
+    {"moe_layer_freq", offsetof(pp_model, moe_layer_freq), PP_MAX_LAYERS, false, true},
+    {"mtp_layers", offsetof(pp_model, mtp_layers), PP_MAX_LAYERS, false, true},
+    {"q_lora_rank", offsetof(pp_model, q_lora_rank), PP_MAX_HIDDEN, false, true},
+    {"kv_lora_rank", offsetof(pp_model, kv_lora_rank), PP_MAX_HIDDEN, false, true},
+    {"qk_nope_head_dim", offsetof(pp_model, qk_nope_head_dim), PP_MAX_HEAD_DIM, false, true},
+    {"qk_rope_head_dim", offsetof(pp_model, qk_rope_head_dim), PP_MAX_HEAD_DIM, false, true},
+    {"v_head_dim", offsetof(pp_model, v_head_dim), PP_MAX_HEAD_DIM, false, true},
 };
 #define N_MODEL_INT_FIELDS ((int)(sizeof model_int_fields / sizeof model_int_fields[0]))
 
@@ -49,6 +63,29 @@ static int model_int_value(const pp_model *m, const model_int_field *f)
 }
 
 /* ---- models --------------------------------------------------------------- */
+
+int pp_moe_layer_count(const pp_model *m)
+{
+    int n = 0, f = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
+    for (int i = m->first_dense_layers; i < m->layers; i++)
+        n += i % f == 0;
+    return n;
+}
+
+void pp_model_moe_defaults(pp_model *m)
+{
+    if (m->experts > 0) {
+        if (m->moe_ffn_hidden == 0)
+            m->moe_ffn_hidden = m->ffn_hidden;
+        if (m->moe_layer_freq == 0)
+            m->moe_layer_freq = 1;
+    }
+    if (m->kv_lora_rank > 0) { /* latent attention: every head has its keys and values */
+        if (m->head_dim == 0)
+            m->head_dim = m->v_head_dim;
+        m->kv_heads = m->heads;
+    }
+}
 
 static int check_model_ranges(const pp_model *m, const pp_jpath *at, pp_error *err)
 {
@@ -65,9 +102,58 @@ static int check_model_ranges(const pp_model *m, const pp_jpath *at, pp_error *e
     return PP_OK;
 }
 
+/* A MoE model routes each token to 1..experts experts, has a MoE layer at
+ * all, and shared experts only with a width; an MLA model gives every head
+ * dimension, and head_dim is its value width. */
+static int check_moe_mla(const pp_model *m, const pp_jpath *at, pp_error *err)
+{
+    const char *bad = NULL;
+    char why[160] = "";
+    if (m->experts > 0) {
+        if (m->experts_per_token < 1 || m->experts_per_token > m->experts)
+            bad = "experts_per_token", snprintf(why, sizeof why, "an integer in 1..experts (%d), found %d", m->experts,
+                                                m->experts_per_token);
+        else if (m->moe_ffn_hidden < 1)
+            bad = "moe_ffn_hidden", snprintf(why, sizeof why, "the width of one routed expert, found %d",
+                                             m->moe_ffn_hidden);
+        else if ((m->shared_experts > 0) != (m->shared_ffn_hidden > 0))
+            bad = "shared_ffn_hidden", snprintf(why, sizeof why,
+                                                "a width exactly when shared_experts > 0, found shared_experts %d "
+                                                "and shared_ffn_hidden %d",
+                                                m->shared_experts, m->shared_ffn_hidden);
+        else if (pp_moe_layer_count(m) == 0)
+            bad = "first_dense_layers", snprintf(why, sizeof why,
+                                                 "at least one MoE layer, found none of the %d layers (first %d "
+                                                 "dense, every %d-th MoE)",
+                                                 m->layers, m->first_dense_layers, m->moe_layer_freq);
+    } else if (m->experts_per_token || m->moe_ffn_hidden || m->shared_experts || m->shared_ffn_hidden) {
+        bad = "experts", snprintf(why, sizeof why, "a count of routed experts with the other MoE keys, found 0");
+    }
+    if (!bad && m->kv_lora_rank > 0) {
+        if (m->qk_nope_head_dim < 1 || m->qk_rope_head_dim < 1 || m->v_head_dim < 1)
+            bad = "v_head_dim", snprintf(why, sizeof why,
+                                         "qk_nope_head_dim, qk_rope_head_dim and v_head_dim with kv_lora_rank, found "
+                                         "%d, %d, %d",
+                                         m->qk_nope_head_dim, m->qk_rope_head_dim, m->v_head_dim);
+        else if (m->kv_heads != m->heads || pp_model_head_dim(m) != m->v_head_dim)
+            bad = "head_dim", snprintf(why, sizeof why,
+                                       "head_dim = v_head_dim (%d) and kv_heads = heads with latent attention, found "
+                                       "%d and %d",
+                                       m->v_head_dim, pp_model_head_dim(m), m->kv_heads);
+    } else if (!bad && (m->q_lora_rank || m->qk_nope_head_dim || m->qk_rope_head_dim || m->v_head_dim)) {
+        bad = "kv_lora_rank", snprintf(why, sizeof why, "a latent rank with the other latent-attention keys, found 0");
+    }
+    if (!bad)
+        return PP_OK;
+    pp_jpath here = pp_jpath_key(at, bad);
+    return pp_json_fail(err, &here, "expected %s", why);
+}
+
 int pp_model_validate(const pp_model *m, const pp_jpath *at, pp_error *err)
 {
     int rc = check_model_ranges(m, at, err);
+    if (!rc)
+        rc = check_moe_mla(m, at, err);
     if (rc)
         return rc;
     if (m->head_dim == 0 && m->hidden % m->heads != 0) {
@@ -120,6 +206,7 @@ int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *e
         m->kv_heads = m->heads;
     if (m->ffn_hidden == 0)
         m->ffn_hidden = 4 * m->hidden; /* hidden <= 2^20: no overflow */
+    pp_model_moe_defaults(m);
     return pp_model_validate(m, at, err);
 }
 

@@ -26,6 +26,21 @@
 #define PP_MAX_VOCAB (1 << 24)
 #define PP_MAX_SEQ_LEN (1 << 24)
 #define PP_MAX_GPUS_PER_NODE 64
+#define PP_MAX_EXPERTS (1 << 16)
+
+/* The optional Mixture-of-Experts and latent-attention keys of a model. */
+#define PP_MODEL_MOE_KEYS                                                                                          \
+    "experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "shared_ffn_hidden", "first_dense_layers", \
+        "moe_layer_freq", "mtp_layers", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",     \
+        "v_head_dim"
+
+/* MoE layers of a model (the first_dense_layers are dense, then every
+ * moe_layer_freq-th layer is MoE). */
+int pp_moe_layer_count(const pp_model *m);
+/* Defaults of the MoE and MLA keys: moe_ffn_hidden = ffn_hidden,
+ * moe_layer_freq = 1; with latent attention head_dim = v_head_dim and
+ * kv_heads = heads. */
+void pp_model_moe_defaults(pp_model *m);
 
 /* The keys of a model object of a problem (NULL-terminated). */
 extern const char *const pp_model_keys[];
