@@ -33,6 +33,37 @@ static void flag(flag_lines *f, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Mixture of experts (Megatron-Core MoE) and multi-head latent attention:
+ * grouped GEMMs and the alltoall token dispatcher, as the cost model prices
+ * them (docs/cost-model.md section 9). */
+static void moe_flags(flag_lines *f, const pp_model *m, const pp_plan *p)
+{
+    if (pp_model_is_moe(m)) {
+        flag(f, "--num-experts %d --moe-router-topk %d", m->experts, m->experts_per_token);
+        flag(f, "--expert-model-parallel-size %d --expert-tensor-parallel-size %d", p->ep, p->etp);
+        flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type alltoall");
+        flag(f, "--moe-ffn-hidden-size %d", m->moe_ffn_hidden);
+        if (m->shared_ffn_hidden > 0)
+            flag(f, "--moe-shared-expert-intermediate-size %d", m->shared_ffn_hidden);
+        int freq = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
+        if (m->first_dense_layers > 0 && freq == 1)
+            flag(f, "--moe-layer-freq \"([0]*%d+[1]*%d)\"", m->first_dense_layers, m->layers - m->first_dense_layers);
+        else if (m->first_dense_layers > 0)
+            flag(f, "--moe-layer-freq \"([0]*%d+[1 if i %% %d == 0 else 0 for i in range(%d, %d)])\"",
+                 m->first_dense_layers, freq, m->first_dense_layers, m->layers);
+        else if (freq > 1)
+            flag(f, "--moe-layer-freq %d", freq);
+    }
+    if (pp_model_is_mla(m)) {
+        if (m->q_lora_rank > 0)
+            flag(f, "--multi-latent-attention --q-lora-rank %d --kv-lora-rank %d", m->q_lora_rank, m->kv_lora_rank);
+        else
+            flag(f, "--multi-latent-attention --kv-lora-rank %d", m->kv_lora_rank);
+        flag(f, "--qk-head-dim %d --qk-pos-emb-head-dim %d --v-head-dim %d", m->qk_nope_head_dim, m->qk_rope_head_dim,
+             m->v_head_dim);
+    }
+}
+
 int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160], int max)
 {
     const pp_model *m = &prob->model;
@@ -81,6 +112,7 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
         flag(&f, "--normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
     if (!m->tie_embeddings)
         flag(&f, "--untie-embeddings-and-output-weights");
+    moe_flags(&f, m, p);
     flag(&f, "--seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     switch (t->precision) {
     case PP_PREC_FP16: flag(&f, "--fp16"); break;

@@ -15,7 +15,7 @@
 
 /* The plan as Megatron-LM command-line flags, one group of related flags
  * per entry ("--tensor-model-parallel-size 4"); returns how many. */
-#define PP_MAX_FLAG_LINES 24
+#define PP_MAX_FLAG_LINES 32
 int pp_megatron_flags(const pp_problem *prob, const pp_plan *plan, char lines[][160], int max);
 
 /* The DeepSpeed configuration of a plan (its JSON keys). */

@@ -138,6 +138,8 @@ static void md_time(pp_strbuf *sb, const pp_problem *prob, const pp_eval *ev)
     md_time_row(sb, "pipeline bubble", t->bubble_s, t->step_s);
     md_time_row(sb, "exposed communication: tensor-parallel", t->tp_comm_s, t->step_s);
     md_time_row(sb, "exposed communication: context-parallel", t->cp_comm_s, t->step_s);
+    if (pp_model_is_moe(&prob->model))
+        md_time_row(sb, "exposed communication: expert all-to-all", t->ep_comm_s, t->step_s);
     md_time_row(sb, "exposed communication: pipeline", t->pp_comm_s, t->step_s);
     md_time_row(sb, "exposed communication: data-parallel", t->dp_comm_s, t->step_s);
     md_time_row(sb, "compression kernels", t->compression_s, t->step_s);
@@ -157,7 +159,7 @@ static void md_time(pp_strbuf *sb, const pp_problem *prob, const pp_eval *ev)
         {"tensor-parallel comm", t->tp_comm_s}, {"context-parallel comm", t->cp_comm_s},
         {"pipeline comm", t->pp_comm_s},     {"data-parallel comm", t->dp_comm_s},
         {"compression", t->compression_s},   {"optimizer", t->optimizer_s},
-        {"link wait", t->link_wait_s},
+        {"link wait", t->link_wait_s},       {"expert all-to-all", t->ep_comm_s},
     };
     pp_mermaid_pie(sb, title, slices, (int)(sizeof slices / sizeof slices[0]), 3);
 }
@@ -711,6 +713,8 @@ static void md_baseline(pp_strbuf *sb, const pp_problem *prob, const pp_plan_res
     }
     pp_sb_append(sb, "\n\n| part | baseline (s) | optimal (s) | difference (s) |\n| --- | ---: | ---: | ---: |\n");
     for (int k = 0; k < PP_PART_COUNT; k++) {
+        if (k == PP_PART_EP_COMM && !pp_model_is_moe(&prob->model))
+            continue;
         double u = pp_part_s(&b->eval.time, (pp_part)k), w = pp_part_s(&res->best.eval.time, (pp_part)k);
         pp_sb_appendf(sb, "| %s | %s | %s | %s |\n", pp_part_name((pp_part)k), pp_md_fmt_fixed(u, 3, x, sizeof x),
                       pp_md_fmt_fixed(w, 3, y, sizeof y), pp_md_fmt_fixed(w - u, 3, z, sizeof z));

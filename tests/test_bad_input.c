@@ -247,11 +247,10 @@ static const bad_case cases[] = {
      "{'model': {'hf_config': '" PARPLAN_SOURCE_DIR "/tests/data/llama-3-8b-config.json'},"
      " 'cluster': 'selene', 'training': {'global_batch': 8}}",
      NULL, {NULL}, 2, {"problem.json: $.model", "missing required key 'seq_len'", "llama-3-8b-config.json"}},
-    {"hf_config of a Mixture-of-Experts model", "plan",
-     "{'model': {'hf_config': '" PARPLAN_SOURCE_DIR "/tests/data/mixtral-8x7b-config.json', 'seq_len': 4096},"
-     " 'cluster': 'selene', 'training': {'global_batch': 8}}",
-     NULL, {NULL}, 2, {"mixtral-8x7b-config.json: $.num_local_experts",
-                       "Mixture-of-Experts models are not supported yet"}},
+    {"a Mixture-of-Experts model routing to more experts than it has", "plan",
+     MODEL("'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 1024, 'experts': 8, "
+           "'experts_per_token': 9"),
+     NULL, {NULL}, 2, {"$.model.experts_per_token", "expected an integer in 1..experts (8), found 9"}},
     /* ---- contradictory settings ---- */
     {"heads do not divide hidden", "eval",
      MODEL("'layers': 4, 'hidden': 1024, 'heads': 48, 'vocab': 32000, 'seq_len': 1024"),

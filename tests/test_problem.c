@@ -964,10 +964,11 @@ static void test_bad_hf_config(void)
     /* a config says the longest context, not the trained one: seq_len is asked for */
     BAD_BUILT("no seq_len", problem_with("{'hf_config': 'llama-3-8b-config.json'}", NULL, NULL, NULL), "$.model",
               "missing required key 'seq_len'", "llama-3-8b-config.json", "at most its max_position_embeddings, 8192");
-    BAD_BUILT("Mixture of Experts", problem_with("{'hf_config': 'mixtral-8x7b-config.json', 'seq_len': 4096}", NULL,
-                                                 NULL, NULL),
-              "mixtral-8x7b-config.json: $.num_local_experts",
-              "Mixture-of-Experts models are not supported yet", "num_local_experts 8");
+    BAD_BUILT("Mixture of Experts, decoder_sparse_step 2",
+              problem_with("{'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 1024, 'experts': 8, "
+                           "'experts_per_token': 2, 'first_dense_layers': 4}",
+                           NULL, NULL, NULL),
+              "$.model.first_dense_layers", "at least one MoE layer", "first 4 dense");
     BAD_BUILT("extra key beside hf_config", problem_with("{'hf_config': 'llama-3-8b-config.json', 'layers': 2}",
                                                          NULL, NULL, NULL),
               "$.model.layers", "unknown key 'layers'");
