@@ -1,0 +1,201 @@
+/*
+ * test_moe.c: Mixture-of-Experts models and expert parallelism
+ * (docs/cost-model.md section 9).
+ *
+ * The three published configs read with the cards' parameter counts; the
+ * all-to-all's bytes split by where the ep group sits; DeepSeek-V3's
+ * published layout prices; the planner picks expert parallelism for it;
+ * the rules of ep and etp.
+ */
+#include "costmodel.h"
+#include "decisions.h"
+#include "planner.h"
+#include "problem.h"
+#include "rules.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void load(const char *squoted, const pp_catalog *cat, pp_problem *p)
+{
+    char *json = pp_json_of(squoted);
+    pp_error err;
+    int rc = pp_problem_parse(json, "problem.json", NULL, cat, p, &err);
+    if (rc)
+        fprintf(stderr, "\n  %s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    free(json);
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    bool ok = fabs(got / want - 1.0) <= tol;
+    CU_ASSERT(ok);
+    printf("\n    %s: %.2f B (card %.1f B) ", what, got / 1e9, want / 1e9);
+}
+
+/* The cards: Mixtral 8x7B 46.7B / 12.9B (arXiv 2401.04088), Qwen3-30B-A3B
+ * 30.5B / 3.3B (model card), DeepSeek-V3 671B / 37B (arXiv 2412.19437,
+ * main model): total within 3 %, active within 5 %, from the Hugging Face
+ * configs and from the catalog alike. */
+static void test_parameter_counts(void)
+{
+    static const struct {
+        const char *config, *id;
+        double total, active;
+    } cards[] = {{"mixtral-8x7b", "mixtral-8x7b", 46.7e9, 12.9e9},
+                 {"qwen3-30b-a3b", "qwen3-30b-a3b", 30.5e9, 3.3e9},
+                 {"deepseek-v3", "deepseek-v3", 671e9, 37e9}};
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{'model': {'hf_config': '%s/tests/data/%s-config.json', 'seq_len': 4096},"
+                 " 'cluster': 'selene', 'training': {'global_batch': 64}}",
+                 PARPLAN_SOURCE_DIR, cards[i].config);
+        pp_problem hf, catalog;
+        load(json, &cat, &hf);
+        snprintf(json, sizeof json, "{'model': '%s', 'cluster': 'selene', 'training': {'global_batch': 64}}",
+                 cards[i].id);
+        load(json, &cat, &catalog);
+        CU_ASSERT(pp_model_is_moe(&hf.model));
+        near(pp_model_params(&hf.model), cards[i].total, 0.03, cards[i].config);
+        near(pp_model_active_params(&hf.model), cards[i].active, 0.05, "  active");
+        CU_ASSERT_DOUBLE_EQUAL(pp_model_params(&catalog.model), pp_model_params(&hf.model), 1.0);
+        CU_ASSERT_DOUBLE_EQUAL(pp_model_active_params(&catalog.model), pp_model_active_params(&hf.model), 1.0);
+    }
+    pp_catalog_free(&cat);
+}
+
+/* The all-to-all: (1 - 1/ep) of the buffer leaves each rank, (k-1)/ep of
+ * it over NVLink and (ep-k)/ep through the NIC. */
+static void test_alltoall_bytes(void)
+{
+    double nv, net;
+    pp_alltoall_bytes(64.0, 8, 8, &nv, &net); /* one node */
+    CU_ASSERT_DOUBLE_EQUAL(nv, 56.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(net, 0.0, 1e-12);
+    pp_alltoall_bytes(64.0, 64, 8, &nv, &net); /* eight nodes */
+    CU_ASSERT_DOUBLE_EQUAL(nv, 7.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(net, 56.0, 1e-12);
+    pp_alltoall_bytes(64.0, 1, 8, &nv, &net);
+    CU_ASSERT_DOUBLE_EQUAL(nv + net, 0.0, 0.0);
+}
+
+static void deepseek(const pp_catalog *cat, pp_problem *p)
+{
+    load("{'model': 'deepseek-v3', 'cluster': {'gpu': 'h800-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 256,"
+         " 'intra_node_GBps': 200, 'inter_node_Gbps': 400},"
+         " 'training': {'global_batch': 15360, 'precision': 'fp8', 'moe_load_imbalance': 1.1}}",
+         cat, p);
+}
+
+/* DeepSeek-V3's published layout (arXiv 2412.19437 §3.2: pp 16, ep 64
+ * over 8 nodes, ZeRO-1, no tensor parallelism; dp 128 on 2048 H800)
+ * prices; its all-to-all crosses nodes; the experts' optimizer shards span
+ * dp / ep = 2 ranks. */
+static void test_deepseek_published_layout(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    deepseek(&cat, &p);
+    pp_plan plan = pp_test_plan(1, 16, 128, 1, 1);
+    plan.ep = 64;
+    plan.zero = 1;
+    plan.recompute = PP_RECOMPUTE_SELECTIVE;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &plan, &err), PP_OK);
+    CU_ASSERT_EQUAL(pp_expert_replica_ranks(&plan), 2);
+    pp_eval ev;
+    pp_evaluate(&p, &plan, &ev);
+    const pp_time *t = &ev.time;
+    CU_ASSERT(t->ep_comm_s > 0.0);
+    CU_ASSERT(ev.bytes_network_per_step > 0.0);
+    double sum = t->compute_s + t->bubble_s + t->exposed_comm_s + t->compression_s + t->optimizer_s + t->link_wait_s;
+    CU_ASSERT_DOUBLE_EQUAL(sum, t->step_s, 1e-9 * t->step_s);
+    CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&p, &plan), t->step_s, 1e-9 * t->step_s);
+    double gpu_hours_per_T = t->step_s * 2048 / 3600.0 * 1e12 / (15360.0 * 4096.0);
+    printf("\n    step %.2f s (all-to-all %.2f s): %.0fK H800 GPU-hours per trillion tokens (published ~180K) ",
+           t->step_s, t->ep_comm_s, gpu_hours_per_T / 1e3);
+    CU_ASSERT(gpu_hours_per_T > 90e3 && gpu_hours_per_T < 400e3);
+    /* ep inside a node: the all-to-all stays on NVLink */
+    pp_plan in_node = plan;
+    in_node.ep = 8;
+    pp_evaluate(&p, &in_node, &ev);
+    pp_stage_term st;
+    pp_term_stage(&p, &in_node, &st);
+    CU_ASSERT(st.bytes_nvlink > 0.0 && st.bytes_network == 0.0);
+    /* the rules: ep divides the experts and dp x cp, etp is 1 or tp */
+    pp_plan bad = plan;
+    bad.ep = 3;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &bad, NULL), PP_OK);
+    bad = plan;
+    bad.ep = 256; /* divides the experts, not dp = 128 */
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &bad, NULL), PP_OK);
+    bad = pp_test_plan(2, 16, 64, 1, 1);
+    bad.ep = 8;
+    bad.etp = 2;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &bad, NULL), PP_OK); /* tp 2 without sequence parallelism */
+    bad.sequence_parallel = true;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &bad, NULL), PP_OK);
+    bad.etp = 4;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &bad, NULL), PP_OK);
+    pp_catalog_free(&cat);
+}
+
+/* The planner gives DeepSeek-V3 on 256 nodes of 8 H800 expert
+ * parallelism, and the MIP's optimum is the evaluator's step time. */
+static void test_deepseek_plans_ep(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    deepseek(&cat, &p);
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    pp_plan_result res;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+    CU_ASSERT(res.best.plan.ep > 1);
+    CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&p, &res.best.plan), res.best.eval.time.step_s,
+                           1e-9 * res.best.eval.time.step_s);
+    char text[512];
+    pp_plan_text(&p, &res.best.plan, text, sizeof text);
+    printf("\n    optimum %s: %.2f s ", text, res.best.eval.time.step_s);
+    pp_plan_result_free(&res);
+    pp_catalog_free(&cat);
+}
+
+/* A dense model is priced as before: no expert term, no stage bytes, and
+ * ep / etp other than 1 are refused. */
+static void test_dense_untouched(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 128, 1536);
+    pp_plan plan = pp_test_plan(8, 8, 16, 1, 1);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &plan, NULL), PP_OK);
+    pp_stage_term st;
+    pp_term_stage(&p, &plan, &st);
+    CU_ASSERT_EQUAL(st.ep_comm_s, 0.0);
+    CU_ASSERT_EQUAL(st.bytes_nvlink + st.bytes_network, 0.0);
+    CU_ASSERT_EQUAL(pp_model_active_params(&p.model), pp_model_params(&p.model));
+    plan.ep = 2;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &plan, NULL), PP_OK);
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"Mixtral, Qwen3-MoE, DeepSeek-V3: the cards' parameter counts", test_parameter_counts},
+        {"all-to-all bytes per link", test_alltoall_bytes},
+        {"DeepSeek-V3's published layout prices (tp 1 pp 16 dp 128 ep 64 ZeRO-1)", test_deepseek_published_layout},
+        {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},
+        {"dense models have no expert term", test_dense_untouched},
+        {NULL, NULL},
+    };
+    return pp_test_main("mixture of experts", tests);
+}
