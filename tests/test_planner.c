@@ -106,6 +106,39 @@ static pp_problem random_problem(pp_rng *r)
     return p;
 }
 
+/* A random problem whose model is a Mixture of Experts now and then: routed
+ * experts, top-k, expert width, shared experts, leading dense layers, a
+ * MoE-layer frequency, latent attention, and the load imbalance, all drawn
+ * after the dense problem's draws. */
+static pp_problem random_moe_problem(pp_rng *r)
+{
+    static const int experts[] = {2, 4, 8, 16};
+    pp_problem p = random_problem(r);
+    pp_model *m = &p.model;
+    m->experts = pp_rng_pick(r, experts, 4);
+    m->experts_per_token = pp_rng_int(r, 1, m->experts < 4 ? m->experts : 4);
+    m->moe_ffn_hidden = m->hidden / 2 * pp_rng_int(r, 1, 3);
+    if (pp_rng_int(r, 0, 1)) {
+        m->shared_experts = 1;
+        m->shared_ffn_hidden = m->moe_ffn_hidden;
+    }
+    m->first_dense_layers = pp_rng_int(r, 0, m->layers > 2 ? 2 : m->layers - 1);
+    m->moe_layer_freq = pp_rng_int(r, 1, 2);
+    if (pp_moe_layers(m) == 0)
+        m->moe_layer_freq = 1;
+    if (pp_rng_int(r, 0, 2) == 0) { /* multi-head latent attention */
+        m->v_head_dim = pp_model_head_dim(m);
+        m->head_dim = m->v_head_dim;
+        m->kv_heads = m->heads;
+        m->q_lora_rank = pp_rng_int(r, 0, 1) ? m->hidden / 4 : 0;
+        m->kv_lora_rank = m->hidden / 8;
+        m->qk_nope_head_dim = m->v_head_dim;
+        m->qk_rope_head_dim = 32;
+    }
+    p.training.moe_load_imbalance = pp_rng_uniform(r, 1.0, 1.3);
+    return p;
+}
+
 /* Narrow free decisions at random until the space is small enough for the
  * enumerator to be quick. */
 static void shrink_space(pp_rng *r, pp_problem *p, double max_plans)
@@ -158,15 +191,18 @@ static bool plan_equal(const pp_plan *a, const pp_plan *b)
     return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
            a->micro_batch == b->micro_batch && a->virtual_stages == b->virtual_stages && a->zero == b->zero &&
            a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
-           a->tp_mode == b->tp_mode && a->tp_depth == b->tp_depth && a->codec[0] == b->codec[0] &&
+           a->tp_mode == b->tp_mode && a->tp_depth == b->tp_depth && a->ep == b->ep && a->etp == b->etp &&
+           a->codec[0] == b->codec[0] &&
            a->codec[1] == b->codec[1] && a->codec[2] == b->codec[2] && a->codec[3] == b->codec[3];
 }
 
 static void plan_str(const pp_plan *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "tp=%d mode=%d d=%d pp=%d dp=%d cp=%d mb=%d v=%d zero=%d rec=%d sp=%d codecs=%d/%d/%d/%d",
-             p->tp, (int)p->tp_mode, p->tp_depth, p->pp, p->dp, p->cp, p->micro_batch, p->virtual_stages, p->zero,
-             (int)p->recompute, p->sequence_parallel, p->codec[0], p->codec[1], p->codec[2], p->codec[3]);
+    snprintf(buf, len,
+             "tp=%d mode=%d d=%d pp=%d dp=%d cp=%d mb=%d v=%d ep=%d etp=%d zero=%d rec=%d sp=%d codecs=%d/%d/%d/%d",
+             p->tp, (int)p->tp_mode, p->tp_depth, p->pp, p->dp, p->cp, p->micro_batch, p->virtual_stages, p->ep,
+             p->etp, p->zero, (int)p->recompute, p->sequence_parallel, p->codec[0], p->codec[1], p->codec[2],
+             p->codec[3]);
 }
 
 static int solve(const pp_problem *p, pp_method method, int top_k, bool full, pp_plan_result *res)
@@ -189,6 +225,7 @@ static int solve(const pp_problem *p, pp_method method, int top_k, bool full, pp
 typedef struct agreement {
     int problems, feasible, compared_plans, screened;
     int grid_spaces, grid_optima, compressed_optima; /* the new decisions are exercised */
+    int moe_problems, moe_feasible, ep_optima, etp_optima;
 } agreement;
 
 /* Solve p with the enumerator and with the MIP (screened, and the whole
@@ -218,6 +255,9 @@ static void check_agreement(int index, const pp_problem *p, bool full, agreement
         stats->feasible++;
         stats->screened += mip.cert.shapes_screened > 0;
         stats->grid_optima += en.best.plan.tp_mode != PP_TP_1D;
+        stats->moe_feasible += pp_model_is_moe(&p->model);
+        stats->ep_optima += en.best.plan.ep > 1;
+        stats->etp_optima += en.best.plan.etp > 1;
         bool compressed = false;
         for (int d = 0; d < PP_DIM_COUNT; d++)
             compressed = compressed || en.best.plan.codec[d] != 0;
@@ -261,6 +301,17 @@ static void test_mip_matches_enumerator(void)
         shrink_space(&r, &p, 1500);
         check_agreement(i, &p, i % 2 == 0, &stats);
     }
+    /* Mixture-of-Experts problems: ep and etp in the shape */
+    for (int i = 240; i < 320; i++) {
+        pp_problem p = random_moe_problem(&r);
+        shrink_space(&r, &p, 1500);
+        stats.moe_problems++;
+        check_agreement(i, &p, i % 2 == 0, &stats);
+    }
+    printf("\n    %d MoE problems, %d feasible, %d optima with ep > 1, %d with etp > 1 ", stats.moe_problems,
+           stats.moe_feasible, stats.ep_optima, stats.etp_optima);
+    CU_ASSERT(stats.moe_feasible >= 20);
+    CU_ASSERT(stats.ep_optima >= 5);
     printf("\n    %d problems, %d feasible, %d compared plan for plan, %d with screened shapes; %d spaces with "
            "2D/2.5D/3D shapes, %d grid optima, %d compressed optima ",
            stats.problems, stats.feasible, stats.compared_plans, stats.screened, stats.grid_spaces,
@@ -281,8 +332,8 @@ static void test_more_resources_never_slower(void)
 {
     pp_rng r = {0x5851f42d4c957f2dULL};
     int compared = 0;
-    for (int i = 0; i < 120; i++) {
-        pp_problem p = random_problem(&r);
+    for (int i = 0; i < 160; i++) { /* the last 40 Mixture-of-Experts models */
+        pp_problem p = i < 120 ? random_problem(&r) : random_moe_problem(&r);
         shrink_space(&r, &p, 3000);
         pp_plan_result base;
         if (solve(&p, PP_METHOD_MILP, 0, false, &base) != PP_OK) {
