@@ -9,6 +9,7 @@
  * names, codec ids) are escaped for Markdown, and for the Mermaid chart's
  * quoted title reduced to characters that cannot end the quote.
  */
+#include "decisions.h"
 #include "jsonb.h"
 #include "report_capacity.h"
 
@@ -64,22 +65,7 @@ static void md_point_label(pp_strbuf *sb, const pp_problem *prob, const pp_capac
 /* The plan in a table cell: degrees, then only the choices that are on. */
 static void md_short_plan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
 {
-    pp_sb_appendf(sb, "tp=%d pp=%d dp=%d cp=%d mb=%d", p->tp, p->pp, p->dp, p->cp, p->micro_batch);
-    if (p->virtual_stages > 1)
-        pp_sb_appendf(sb, " v=%d", p->virtual_stages);
-    if (p->zero > 0)
-        pp_sb_appendf(sb, " zero=%d", p->zero);
-    if (p->recompute != PP_RECOMPUTE_NONE)
-        pp_sb_appendf(sb, " %s recompute", pp_recompute_name(p->recompute));
-    if (p->sequence_parallel)
-        pp_sb_append(sb, " sp");
-    if (p->tp_mode != PP_TP_1D)
-        pp_sb_appendf(sb, " tp_mode=%s", pp_tp_mode_name(p->tp_mode));
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        if (p->codec[d] > 0 && p->codec[d] < prob->n_codecs) {
-            pp_sb_appendf(sb, " %s:", pp_dim_name((pp_dim)d));
-            pp_md_escape(sb, prob->codecs[p->codec[d]].id);
-        }
+    pp_plan_describe_short(sb, prob, p, pp_md_escape);
 }
 
 static const char *objective_phrase(pp_objective o)
