@@ -730,12 +730,16 @@ static void assign_efficiency(pp_catalog *cat, const eff_file *f)
 {
     for (int i = 0; i < cat->n_gpus; i++) {
         int from = find_id(cat, PP_CATALOG_GPUS, cat->gpu_efficiency_from[i]);
-        if (f->has[i])
+        if (f->has[i]) {
             cat->gpus[i].eff = f->eff[i];
-        else if (from >= 0 && f->has[from])
+            cat->gpus[i].eff.calibrated = true;
+        } else if (from >= 0 && f->has[from]) {
             cat->gpus[i].eff = f->eff[from];
-        else if (f->has_default)
+            cat->gpus[i].eff.calibrated = true;
+        } else if (f->has_default) {
             cat->gpus[i].eff = f->def;
+            cat->gpus[i].eff.calibrated = false;
+        }
     }
     if (f->has_default)
         cat->efficiency_default = f->def;

@@ -109,8 +109,10 @@ static void rule_name(const pp_problem *prob, const char *msg, char *buf, size_t
                  prob->model.kv_heads, prob->model.ffn_hidden);
     else if (strncmp(msg, "placement:", 10) == 0)
         snprintf(buf, cap, "tp divides the %d GPUs of a node", prob->cluster.gpus_per_node);
+    else if (strstr(msg, "cannot hold layers"))
+        snprintf(buf, cap, "pp stages hold the %d layers, at least one each", prob->model.layers);
     else if (strstr(msg, "pp*virtual_stages"))
-        snprintf(buf, cap, "pp x virtual_stages divides the %d layers", prob->model.layers);
+        snprintf(buf, cap, "with interleaving, pp x virtual_stages divides the %d layers", prob->model.layers);
     else if (strstr(msg, "needs pp >= 2"))
         snprintf(buf, cap, "interleaving needs pp >= 2");
     else if (strstr(msg, "2*cp"))

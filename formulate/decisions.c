@@ -9,28 +9,28 @@
 static const char *const ON_OFF[] = {"off", "on"};
 
 const pp_decision pp_decisions[PP_DEC_COUNT] = {
-    {PP_DEC_TP, "tp", "tp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_PP, "pp", "pp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_DP, "dp", "dp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_CP, "cp", "cp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_MICRO_BATCH, "micro_batch", "micro_batch", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_VIRTUAL_STAGES, "virtual_stages", "virtual_stages", PP_DK_INT, 1, PP_MAX_VIRTUAL_STAGES, NULL, false, 1,
+    {PP_DEC_TP, "tp", "tp", "tp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_PP, "pp", "pp", "pp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_DP, "dp", "dp", "dp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_CP, "cp", "cp", "cp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_MICRO_BATCH, "micro_batch", "micro_batch", "mb", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_VIRTUAL_STAGES, "virtual_stages", "virtual_stages", "v", PP_DK_INT, 1, PP_MAX_VIRTUAL_STAGES, NULL, false, 1,
      PP_SHOW_ALWAYS, 0},
-    {PP_DEC_ZERO, "zero", "zero", PP_DK_INT, 0, 3, NULL, false, 0, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_RECOMPUTE, "recompute", "recompute", PP_DK_ENUM, 0, PP_RECOMPUTE_COUNT - 1, pp_recompute_names, false,
+    {PP_DEC_ZERO, "zero", "zero", "zero", PP_DK_INT, 0, 3, NULL, false, 0, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_RECOMPUTE, "recompute", "recompute", "recompute", PP_DK_ENUM, 0, PP_RECOMPUTE_COUNT - 1, pp_recompute_names, false,
      PP_RECOMPUTE_NONE, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_SEQUENCE_PARALLEL, "sequence_parallel", "sp", PP_DK_BOOL, 0, 1, ON_OFF, false, 0, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_TP_MODE, "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names, false, PP_TP_1D,
+    {PP_DEC_SEQUENCE_PARALLEL, "sequence_parallel", "sp", "sp", PP_DK_BOOL, 0, 1, ON_OFF, false, 0, PP_SHOW_ALWAYS, 0},
+    {PP_DEC_TP_MODE, "tp_mode", "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names, false, PP_TP_1D,
      PP_SHOW_UNLESS_DEFAULT, 0},
-    {PP_DEC_TP_DEPTH, "tp_depth", "tp_depth", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_TP_DEPTH, "tp_depth", "tp_depth", "d", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
     /* Mixture of experts: expert parallelism (ranks from dp x cp) and expert
      * tensor parallelism (1 or tp); 1 for dense models (rules.c). */
-    {PP_DEC_EP, "ep", "ep", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
-    {PP_DEC_ETP, "etp", "etp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
-    {PP_DEC_CODEC_DP, "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP},
-    {PP_DEC_CODEC_TP, "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP},
-    {PP_DEC_CODEC_PP, "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP},
-    {PP_DEC_CODEC_PARAMS, "params", "params", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_UNLESS_DEFAULT,
+    {PP_DEC_EP, "ep", "ep", "ep", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_ETP, "etp", "etp", "etp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_CODEC_DP, "dp", "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP},
+    {PP_DEC_CODEC_TP, "tp", "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP},
+    {PP_DEC_CODEC_PP, "pp", "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP},
+    {PP_DEC_CODEC_PARAMS, "params", "params", "params", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_UNLESS_DEFAULT,
      PP_DIM_PARAMS},
 };
 
@@ -147,6 +147,27 @@ void pp_plan_describe(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p,
             continue;
         pp_sb_appendf(sb, " %s=", d->label);
         put_word(sb, pp_codec_id(prob, v), word);
+    }
+}
+
+void pp_plan_describe_short(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p,
+                            void (*word)(pp_strbuf *sb, const char *s))
+{
+    char num[32];
+    bool first = true;
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        int v = pp_decision_get(p, d->id);
+        bool degree = d->id <= PP_DEC_MICRO_BATCH; /* tp pp dp cp mb: always */
+        if (!degree && v == d->def)
+            continue;
+        pp_sb_append(sb, first ? "" : " ");
+        first = false;
+        if (d->kind == PP_DK_CODEC) {
+            pp_sb_appendf(sb, "%s:", d->short_label);
+            put_word(sb, pp_codec_id(prob, v), word);
+        } else
+            pp_sb_appendf(sb, "%s=%s", d->short_label, pp_decision_value_text(prob, d, v, num, sizeof num));
     }
 }
 

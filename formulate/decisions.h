@@ -50,6 +50,7 @@ typedef struct pp_decision {
     pp_decision_id id;
     const char *key;   /* PLAN.json key ("micro_batch"); for codecs the key inside "compression" */
     const char *label; /* in the plan's text: "micro_batch", "sp" */
+    const char *short_label; /* in the compact text of a table cell: "mb", "v" */
     pp_decision_kind kind;
     int min, max;      /* PP_DK_INT: the valid range */
     const char *const *names; /* PP_DK_ENUM: value names */
@@ -79,6 +80,12 @@ const char *pp_decision_value_text(const pp_problem *prob, const pp_decision *d,
  * NULL (the Markdown report escapes them), else verbatim. */
 void pp_plan_describe(pp_strbuf *sb, const pp_problem *prob, const pp_plan *plan,
                       void (*word)(pp_strbuf *sb, const char *s));
+
+/* The plan in a table cell: the degrees tp, pp, dp, cp and mb, then only
+ * the decisions away from their defaults ("v=4 zero=1 recompute=full sp=on
+ * dp:zfp8"). */
+void pp_plan_describe_short(pp_strbuf *sb, const pp_problem *prob, const pp_plan *plan,
+                            void (*word)(pp_strbuf *sb, const char *s));
 
 /* The same line in a fixed buffer, plain text. */
 void pp_plan_text(const pp_problem *prob, const pp_plan *plan, char *buf, size_t cap);

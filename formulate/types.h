@@ -123,6 +123,8 @@ typedef struct pp_efficiency {
     double kernel_us;         /* fixed cost per kernel launch (small-shape floor) */
     double nvlink_latency_us; /* alpha of one NVLink hop */
     double network_latency_us;/* alpha of one network hop */
+    bool calibrated;          /* fitted to measurements of this GPU (or of the sibling it borrows from),
+                                 not the built-in defaults or a file's "default" */
     char source[256];
 } pp_efficiency;
 

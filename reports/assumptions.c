@@ -81,7 +81,9 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
     const pp_efficiency *e = &g->eff;
     snprintf(value, sizeof value, "%.4g / %.4g / %.4g / %.4g / %.4g", e->gemm, e->attention, e->hbm, e->nvlink,
              e->network);
-    add_constant(ex, "fitted efficiency: GEMM / attention / element-wise / NVLink / network",
+    add_constant(ex, e->calibrated ? "fitted efficiency: GEMM / attention / element-wise / NVLink / network"
+                                   : "UNCALIBRATED efficiency (built-in defaults, no measurement of this GPU): "
+                                     "GEMM / attention / element-wise / NVLink / network",
                  value, e->source);
     snprintf(value, sizeof value, "%.4g / %.4g / %.4g us", e->kernel_us, e->nvlink_latency_us, e->network_latency_us);
     add_constant(ex, "kernel launch / NVLink hop / network hop latency", value, e->source);

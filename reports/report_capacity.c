@@ -9,6 +9,7 @@
  * names, codec ids) are escaped for Markdown, and for the Mermaid chart's
  * quoted title reduced to characters that cannot end the quote.
  */
+#include "decisions.h"
 #include "jsonb.h"
 #include "report_capacity.h"
 
@@ -57,27 +58,14 @@ static void md_point_label(pp_strbuf *sb, const pp_problem *prob, const pp_capac
     pp_sb_appendf(sb, "%ld node%s of ", p->nodes, p->nodes == 1 ? "" : "s");
     pp_md_escape(sb, kind_name(prob, p->kind));
     pp_sb_appendf(sb, " (%s GPUs)", pp_md_fmt_count((double)p->gpus, g, sizeof g));
+    if (!prob->capacity.gpus[p->kind].gpu.eff.calibrated)
+        pp_sb_append(sb, " (uncalibrated)");
 }
 
 /* The plan in a table cell: degrees, then only the choices that are on. */
 static void md_short_plan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
 {
-    pp_sb_appendf(sb, "tp=%d pp=%d dp=%d cp=%d mb=%d", p->tp, p->pp, p->dp, p->cp, p->micro_batch);
-    if (p->virtual_stages > 1)
-        pp_sb_appendf(sb, " v=%d", p->virtual_stages);
-    if (p->zero > 0)
-        pp_sb_appendf(sb, " zero=%d", p->zero);
-    if (p->recompute != PP_RECOMPUTE_NONE)
-        pp_sb_appendf(sb, " %s recompute", pp_recompute_name(p->recompute));
-    if (p->sequence_parallel)
-        pp_sb_append(sb, " sp");
-    if (p->tp_mode != PP_TP_1D)
-        pp_sb_appendf(sb, " tp_mode=%s", pp_tp_mode_name(p->tp_mode));
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        if (p->codec[d] > 0 && p->codec[d] < prob->n_codecs) {
-            pp_sb_appendf(sb, " %s:", pp_dim_name((pp_dim)d));
-            pp_md_escape(sb, prob->codecs[p->codec[d]].id);
-        }
+    pp_plan_describe_short(sb, prob, p, pp_md_escape);
 }
 
 static const char *objective_phrase(pp_objective o)
@@ -160,6 +148,10 @@ static void md_answer(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_r
     pp_sb_append(sb, " (");
     pp_md_escape(sb, g->gpu.id);
     pp_sb_append(sb, ") |\n");
+    if (!g->gpu.eff.calibrated)
+        pp_sb_append(sb, "| calibration | **none**: this GPU kind's efficiencies are built-in defaults, not fitted to "
+                         "measurements, so its times (and this choice) are rough: calibrate it before acting on it "
+                         "(docs/calibration.md) |\n");
     pp_sb_appendf(sb, "| cluster | %ld node%s × %d GPUs = %s GPUs (%g GB/s NVLink, %g Gb/s network per GPU) |\n",
                   p->nodes, p->nodes == 1 ? "" : "s", g->gpus_per_node, pp_md_fmt_count((double)p->gpus, a, sizeof a),
                   g->intra_node_GBps, g->inter_node_Gbps);
@@ -629,6 +621,7 @@ static cJSON *point_json(pp_jb *b, const pp_problem *prob, const pp_capacity_poi
     pp_capacity_cluster_problem(prob, p->kind, p->nodes, cluster);
     const pp_gpu *g = &prob->capacity.gpus[p->kind].gpu;
     pp_jb_str(b, o, "gpu", g->id[0] ? g->id : "custom");
+    pp_jb_bool(b, o, "calibrated", g->eff.calibrated);
     pp_jb_num(b, o, "nodes", (double)p->nodes);
     pp_jb_num(b, o, "gpus", (double)p->gpus);
     pp_jb_num(b, o, "time_to_train_days", p->time_to_train_days);

@@ -124,6 +124,12 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
     put_throughput(b, o, ev);
     put_memory(b, o, &ev->mem);
     pp_jb_bool(b, o, "fits_memory", ev->mem.total_gib <= ev->mem.usable_gib);
+    /* whether the GPU's efficiencies were fitted to measurements */
+    const pp_gpu *g = &prob->cluster.gpu;
+    cJSON *cal = pp_jb_obj(b, o, "calibrated");
+    cJSON *gc = pp_jb_obj(b, cal, g->id[0] ? g->id : "custom");
+    pp_jb_bool(b, gc, "calibrated", g->eff.calibrated);
+    pp_jb_str(b, gc, "source", g->eff.source);
     cJSON *busy = pp_jb_obj(b, o, "link_busy_s");
     pp_jb_num(b, busy, "nvlink", ev->nvlink_busy_s);
     pp_jb_num(b, busy, "network", ev->network_busy_s);

@@ -191,6 +191,34 @@ static void test_codec_where_it_pays(void)
     pp_catalog_free(&cat);
 }
 
+/* A GPU whose efficiencies nobody fitted says so: the catalog's MI300X has
+ * no measurement in data/measurements/, the A100 has. */
+static void test_uncalibrated_gpu_is_flagged(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const pp_gpu *mi = pp_catalog_gpu(&cat, "mi300x"), *a100 = pp_catalog_gpu(&cat, "a100-sxm4-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mi);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a100);
+    CU_ASSERT_FALSE(mi->eff.calibrated);
+    CU_ASSERT_TRUE(a100->eff.calibrated);
+    pp_catalog_free(&cat);
+    /* ... and every result says so, in the JSON and the report */
+    char path[512], md[512];
+    pp_temp_path("mi300x.json", path, sizeof path);
+    pp_temp_path("mi300x.md", md, sizeof md);
+    pp_write_json(path, "{'model': 'llama3-8b', 'cluster': {'gpu': 'mi300x', 'nodes': 1},"
+                        " 'training': {'global_batch': 64}}");
+    const char *args[] = {"plan", path, "--json", "-", "-o", md, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL_FATAL(pp_run_code(args, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "\"calibrated\":\t{\n\t\t\"mi300x\":\t{\n\t\t\t\"calibrated\":\tfalse");
+    char *text = pp_slurp(md);
+    PP_ASSERT_CONTAINS(text, "| calibration | none:");
+    free(text);
+    pp_run_free(&r);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -198,6 +226,7 @@ int main(void)
         {"Llama 3 405B: more NVLink is no slower; tp 8 pp 16 over 126 layers prices", test_llama3_405b},
         {"NeMo Llama 3 8B, cp 2: fits with the optimizer sharded over dp x cp", test_nemo_llama3_8b_cp2},
         {"7 nodes, batch 100: uneven stages use every GPU; idle GPUs allowed is never slower", test_fewer_gpus_when_allowed},
+        {"an uncalibrated GPU is flagged in the catalog, the JSON and the report", test_uncalibrated_gpu_is_flagged},
         {NULL, NULL},
     };
     return pp_test_main("production recipes", tests);
