@@ -156,25 +156,30 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     pp_jb_num(b, mo, "seq_len", m->seq_len);
     pp_jb_num(b, mo, "params", pp_model_params(m));
     pp_jb_num(b, mo, "active_params", pp_model_active_params(m));
-    if (pp_model_is_moe(m)) {
-        pp_jb_num(b, mo, "experts", m->experts);
-        pp_jb_num(b, mo, "experts_per_token", m->experts_per_token);
-        pp_jb_num(b, mo, "moe_ffn_hidden", m->moe_ffn_hidden);
-        pp_jb_num(b, mo, "shared_experts", m->shared_experts);
-        pp_jb_num(b, mo, "shared_ffn_hidden", m->shared_ffn_hidden);
-        pp_jb_num(b, mo, "first_dense_layers", m->first_dense_layers);
-        pp_jb_num(b, mo, "moe_layer_freq", m->moe_layer_freq);
-        pp_jb_num(b, mo, "moe_layers", pp_moe_layers(m));
-        if (m->mtp_layers)
-            pp_jb_num(b, mo, "mtp_layers", m->mtp_layers);
-    }
-    if (pp_model_is_mla(m)) {
-        pp_jb_num(b, mo, "q_lora_rank", m->q_lora_rank);
-        pp_jb_num(b, mo, "kv_lora_rank", m->kv_lora_rank);
-        pp_jb_num(b, mo, "qk_nope_head_dim", m->qk_nope_head_dim);
-        pp_jb_num(b, mo, "qk_rope_head_dim", m->qk_rope_head_dim);
-        pp_jb_num(b, mo, "v_head_dim", m->v_head_dim);
-    }
+    /* Mixture of experts and latent attention: their keys, when the model has them */
+    const struct {
+        const char *key;
+        int value;
+        bool show;
+    } extra[] = {
+        {"experts", m->experts, pp_model_is_moe(m)},
+        {"experts_per_token", m->experts_per_token, pp_model_is_moe(m)},
+        {"moe_ffn_hidden", m->moe_ffn_hidden, pp_model_is_moe(m)},
+        {"shared_experts", m->shared_experts, pp_model_is_moe(m)},
+        {"shared_ffn_hidden", m->shared_ffn_hidden, pp_model_is_moe(m)},
+        {"first_dense_layers", m->first_dense_layers, pp_model_is_moe(m)},
+        {"moe_layer_freq", m->moe_layer_freq, pp_model_is_moe(m)},
+        {"moe_layers", pp_moe_layers(m), pp_model_is_moe(m)},
+        {"mtp_layers", m->mtp_layers, m->mtp_layers > 0},
+        {"q_lora_rank", m->q_lora_rank, pp_model_is_mla(m)},
+        {"kv_lora_rank", m->kv_lora_rank, pp_model_is_mla(m)},
+        {"qk_nope_head_dim", m->qk_nope_head_dim, pp_model_is_mla(m)},
+        {"qk_rope_head_dim", m->qk_rope_head_dim, pp_model_is_mla(m)},
+        {"v_head_dim", m->v_head_dim, pp_model_is_mla(m)},
+    };
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+        if (extra[i].show)
+            pp_jb_num(b, mo, extra[i].key, extra[i].value);
     const pp_cluster *c = &prob->cluster;
     cJSON *cl = pp_jb_obj(b, pr, "cluster");
     pp_jb_str(b, cl, "gpu", c->gpu.id[0] ? c->gpu.id : "custom");

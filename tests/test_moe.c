@@ -19,17 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void load(const char *squoted, const pp_catalog *cat, pp_problem *p)
-{
-    char *json = pp_json_of(squoted);
-    pp_error err;
-    int rc = pp_problem_parse(json, "problem.json", NULL, cat, p, &err);
-    if (rc)
-        fprintf(stderr, "\n  %s: %s\n", err.path, err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-    free(json);
-}
-
 static void near(double got, double want, double tol, const char *what)
 {
     bool ok = fabs(got / want - 1.0) <= tol;
@@ -58,10 +47,10 @@ static void test_parameter_counts(void)
                  " 'cluster': 'selene', 'training': {'global_batch': 64}}",
                  PARPLAN_SOURCE_DIR, cards[i].config);
         pp_problem hf, catalog;
-        load(json, &cat, &hf);
+        pp_test_load(json, &cat, &hf);
         snprintf(json, sizeof json, "{'model': '%s', 'cluster': 'selene', 'training': {'global_batch': 64}}",
                  cards[i].id);
-        load(json, &cat, &catalog);
+        pp_test_load(json, &cat, &catalog);
         CU_ASSERT(pp_model_is_moe(&hf.model));
         near(pp_model_params(&hf.model), cards[i].total, 0.03, cards[i].config);
         near(pp_model_active_params(&hf.model), cards[i].active, 0.05, "  active");
@@ -88,7 +77,7 @@ static void test_alltoall_bytes(void)
 
 static void deepseek(const pp_catalog *cat, pp_problem *p)
 {
-    load("{'model': 'deepseek-v3', 'cluster': {'gpu': 'h800-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 256,"
+    pp_test_load("{'model': 'deepseek-v3', 'cluster': {'gpu': 'h800-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 256,"
          " 'intra_node_GBps': 200, 'inter_node_Gbps': 400},"
          " 'training': {'global_batch': 15360, 'precision': 'fp8', 'moe_load_imbalance': 1.1}}",
          cat, p);

@@ -16,17 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void load(const char *squoted, const pp_catalog *cat, pp_problem *p)
-{
-    char *json = pp_json_of(squoted);
-    pp_error err;
-    int rc = pp_problem_parse(json, "problem.json", NULL, cat, p, &err);
-    if (rc)
-        fprintf(stderr, "\n  %s: %s\n", err.path, err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-    free(json);
-}
-
 static double optimum_s(const pp_problem *p)
 {
     pp_plan_options o;
@@ -48,7 +37,7 @@ static void test_llama3_405b(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    load("{'model': 'llama3-405b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 2048,"
+    pp_test_load("{'model': 'llama3-405b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 2048,"
          " 'intra_node_GBps': 450, 'inter_node_Gbps': 400},"
          " 'training': {'global_batch': 2048, 'precision': 'bf16'}}",
          &cat, &p);
@@ -81,7 +70,7 @@ static void test_nemo_llama3_8b_cp2(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 1},"
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 1},"
          " 'training': {'global_batch': 128, 'precision': 'fp8'}}",
          &cat, &p);
     pp_plan plan = pp_test_plan(1, 1, 4, 2, 1);
@@ -106,7 +95,7 @@ static void test_fewer_gpus_when_allowed(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 7},"
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 7},"
          " 'training': {'global_batch': 100, 'precision': 'bf16'}}",
          &cat, &p);
     pp_plan_options o;
@@ -117,7 +106,7 @@ static void test_fewer_gpus_when_allowed(void)
     CU_ASSERT_EQUAL(res.best.eval.gpus_used, 56);
     double all_s = res.best.eval.time.step_s;
     pp_plan_result_free(&res);
-    load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 7},"
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 7},"
          " 'training': {'global_batch': 100, 'precision': 'bf16'}, 'constraints': {'use_all_gpus': false}}",
          &cat, &p);
     CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
@@ -156,7 +145,7 @@ static void test_codec_where_it_pays(void)
     pp_load_catalog(&cat);
     pp_problem p;
     pp_plan_result res;
-    load("{'model': 'gpt-neox-20b', 'cluster': {'gpu': 'v100-sxm2-16gb', 'gpus_per_node': 4, 'nodes': 48,"
+    pp_test_load("{'model': 'gpt-neox-20b', 'cluster': {'gpu': 'v100-sxm2-16gb', 'gpus_per_node': 4, 'nodes': 48,"
          " 'intra_node_GBps': 75, 'inter_node_Gbps': 50},"
          " 'training': {'global_batch': 1536, 'precision': 'fp16', 'framework': 'deepspeed',"
          " 'flash_attention': false, 'collectives': 'mvapich2-gdr'},"
@@ -176,7 +165,7 @@ static void test_codec_where_it_pays(void)
     CU_ASSERT(with < without);
     printf("\n    Lassen: %.3f s with codecs, %.3f s without (%+.1f %%) ", with, without, (without / with - 1) * 100);
 
-    load("{'model': 'gpt-neox-20b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 24,"
+    pp_test_load("{'model': 'gpt-neox-20b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 24,"
          " 'intra_node_GBps': 450, 'inter_node_Gbps': 400},"
          " 'training': {'global_batch': 1536, 'precision': 'bf16', 'framework': 'deepspeed'}}",
          &cat, &p);

@@ -387,3 +387,14 @@ int pp_test_add_codec(pp_problem *p, const char *id, bool lossy, double bits, do
     c->rel_error = rel_error;
     return p->n_codecs++;
 }
+
+void pp_test_load(const char *squoted, const pp_catalog *cat, pp_problem *p)
+{
+    char *json = pp_json_of(squoted);
+    pp_error err;
+    int rc = pp_problem_parse(json, "problem.json", NULL, cat, p, &err);
+    if (rc)
+        fprintf(stderr, "\n  %s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    free(json);
+}

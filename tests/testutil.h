@@ -86,6 +86,9 @@ void pp_write_file(const char *path, const char *text, size_t len);
 /* A heap copy (free() it) of a JSON text written with single quotes, the
  * quotes made double: tests write documents as 'C-friendly' strings. */
 char *pp_json_of(const char *squoted);
+/* Parse a single-quoted problem (pp_json_of) with a catalog; a parse error
+ * is printed and fails the test. */
+void pp_test_load(const char *squoted, const pp_catalog *cat, pp_problem *p);
 
 /* pp_write_file of pp_json_of(squoted). */
 void pp_write_json(const char *path, const char *squoted);

@@ -123,6 +123,9 @@ void moe_expert_dp_group(const pp_problem *prob, const pp_plan *plan, long *n, l
 
 /* --- dp.c -------------------------------------------------------------------- */
 
+/* Embedding parameters of a stage (the input table on stage 0, the output
+ * table or its tied copy on the last), before tensor parallelism. */
+double stage_embedding_params(const pp_problem *prob, const pp_plan *plan, int stage);
 /* Parameters one GPU of a stage holds before ZeRO partitions them. */
 double stage_params(const pp_problem *prob, const pp_plan *plan, int stage);
 

@@ -29,8 +29,7 @@ static void add_comm(pp_comm_term *acc, const pp_comm_term *x)
     acc->bytes_network += x->bytes_network;
 }
 
-/* Parameters held by one GPU of the given stage before ZeRO. */
-double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
+double stage_embedding_params(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
     double emb = pp_embedding_params(m);
@@ -39,6 +38,14 @@ double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
     double embeddings = stage == 0 || stage == plan->pp - 1 ? emb : 0.0;
     if (plan->pp == 1 && !m->tie_embeddings)
         embeddings = 2.0 * emb;
+    return embeddings;
+}
+
+/* Parameters held by one GPU of the given stage before ZeRO. */
+double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    double embeddings = stage_embedding_params(prob, plan, stage);
     /* Split by t, except 2.5D, which replicates its q x q weight blocks over
      * the d layers of the grid (Tesseract). */
     tp_grid g = grid_of(plan);

@@ -219,10 +219,7 @@ double stage_expert_params(const pp_problem *prob, const pp_plan *plan, int stag
 double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
-    double emb = pp_embedding_params(m);
-    double embeddings = stage == 0 || stage == plan->pp - 1 ? emb : 0.0;
-    if (plan->pp == 1 && !m->tie_embeddings)
-        embeddings = 2.0 * emb;
+    double embeddings = stage_embedding_params(prob, plan, stage);
     int n = layers_on_stage(prob, plan, stage), nm = moe_layers_on_stage(prob, plan, stage);
     /* a MoE layer without its routed experts */
     double moe_layer = attention_params(m) + 4.0 * m->hidden + router_params(m) + mlp_params(m, m->shared_ffn_hidden);
