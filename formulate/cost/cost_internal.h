@@ -98,9 +98,11 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
  * layer's forward on one GPU of a 1D tensor group of t (down-projections
  * replicated, up-projections split by t). */
 double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
-/* Parameters of a layer's attention (MLA or the QKV and output
- * projections, with biases), and its forward GEMM FLOPs for `tokens`. */
+/* Parameters of a layer's attention (flops.c: the QKV and output
+ * projections with biases, or MLA's), MLA's alone, and the attention's
+ * forward GEMM FLOPs for `tokens`. */
 double attention_params(const pp_model *m);
+double mla_attention_params(const pp_model *m);
 double attention_gemm_fwd_flops(const pp_model *m, double tokens);
 /* MoE layers among the layers a pipeline stage holds. */
 int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage);

@@ -68,10 +68,18 @@ double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_rec
     return pp_model_flops_per_step(m, global_batch) + extra;
 }
 
+double attention_params(const pp_model *m)
+{
+    if (pp_model_is_mla(m))
+        return mla_attention_params(m);
+    double h = m->hidden;
+    return h * qkv_width(m) + qkv_width(m) + attention_width(m) * h + h; /* weights + biases */
+}
+
 double pp_layer_params(const pp_model *m)
 {
     double h = m->hidden;
-    double attn = attention_params(m); /* weights + biases (MLA: moe.c) */
+    double attn = attention_params(m); /* weights + biases */
     double mlp = h * mlp_in_width(m) + mlp_in_width(m) + m->ffn_hidden * h + h;
     return attn + mlp + 4.0 * h; /* two LayerNorms: scale and shift */
 }

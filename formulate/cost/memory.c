@@ -67,8 +67,8 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
     *weights = w * psi / (z >= 3 ? d : 1.0) / GIB;
     *grads = g * psi / (z >= 2 ? d : 1.0) / GIB;
     *optim = o * psi / (z >= 1 ? d : 1.0) / GIB;
-    double pe = stage_expert_params(prob, plan, stage); /* MoE: experts shard over expert data parallelism */
-    if (pe > 0.0) {
+    double pe = pp_model_is_moe(&prob->model) ? stage_expert_params(prob, plan, stage) : 0.0;
+    if (pe > 0.0) { /* MoE: the experts shard over expert data parallelism */
         double de = (double)pp_expert_replica_ranks(plan);
         *weights = (w * (psi - pe) / (z >= 3 ? d : 1.0) + w * pe / (z >= 3 ? de : 1.0)) / GIB;
         *grads = (g * (psi - pe) / (z >= 2 ? d : 1.0) + g * pe / (z >= 2 ? de : 1.0)) / GIB;

@@ -79,11 +79,9 @@ static double qk_head_dim(const pp_model *m)
     return (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
 }
 
-double attention_params(const pp_model *m)
+double mla_attention_params(const pp_model *m)
 {
     double h = m->hidden;
-    if (!pp_model_is_mla(m))
-        return h * qkv_width(m) + qkv_width(m) + attention_width(m) * h + h; /* weights + biases */
     double a = m->heads, q;
     if (m->q_lora_rank > 0) /* down, its RMSNorm, up */
         q = h * m->q_lora_rank + m->q_lora_rank + (double)m->q_lora_rank * a * qk_head_dim(m);
