@@ -204,6 +204,10 @@ static int rule_tp_grid(const pp_problem *prob, const pp_plan *pl, pp_error *err
 static int rule_moe(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     const pp_model *m = &prob->model;
+    if (pp_model_is_mla(m) && pl->tp_mode != PP_TP_1D)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "mla: tp_mode \"%s\" has no multi-head latent attention (it is priced under 1d only)",
+                            pp_tp_mode_name(pl->tp_mode));
     if (!pp_model_is_moe(m)) {
         if (pl->ep != 1 || pl->etp != 1)
             return pp_error_set(err, PP_EINPUT, "plan",
