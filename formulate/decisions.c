@@ -27,6 +27,10 @@ const pp_decision pp_decisions[PP_DEC_COUNT] = {
      * tensor parallelism (1 or tp); 1 for dense models (rules.c). */
     {PP_DEC_EP, "ep", "ep", "ep", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
     {PP_DEC_ETP, "etp", "etp", "etp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    /* 1D tensor parallelism's collectives pipelined with their GEMMs
+     * (Megatron-Core --tp-comm-overlap, torchtitan AsyncTP; tp.c) */
+    {PP_DEC_TP_OVERLAP, "tp_comm_overlap", "tp_comm_overlap", "tpo", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
+     PP_SHOW_UNLESS_DEFAULT, 0},
     {PP_DEC_CODEC_DP, "dp", "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP},
     {PP_DEC_CODEC_TP, "tp", "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP},
     {PP_DEC_CODEC_PP, "pp", "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP},
@@ -50,6 +54,7 @@ int pp_decision_get(const pp_plan *p, pp_decision_id id)
     case PP_DEC_TP_DEPTH: return p->tp_depth;
     case PP_DEC_EP: return p->ep;
     case PP_DEC_ETP: return p->etp;
+    case PP_DEC_TP_OVERLAP: return p->tp_comm_overlap ? 1 : 0;
     case PP_DEC_CODEC_DP: return p->codec[PP_DIM_DP];
     case PP_DEC_CODEC_TP: return p->codec[PP_DIM_TP];
     case PP_DEC_CODEC_PP: return p->codec[PP_DIM_PP];
@@ -75,6 +80,7 @@ void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
     case PP_DEC_TP_DEPTH: p->tp_depth = v; break;
     case PP_DEC_EP: p->ep = v; break;
     case PP_DEC_ETP: p->etp = v; break;
+    case PP_DEC_TP_OVERLAP: p->tp_comm_overlap = v != 0; break;
     case PP_DEC_CODEC_DP: p->codec[PP_DIM_DP] = v; break;
     case PP_DEC_CODEC_TP: p->codec[PP_DIM_TP] = v; break;
     case PP_DEC_CODEC_PP: p->codec[PP_DIM_PP] = v; break;

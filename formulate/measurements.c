@@ -174,6 +174,13 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     pl->tp_mode = PP_TP_1D;
     pl->tp_depth = 1;
     pl->ep = pl->etp = 1;
+    /* TP overlap as the source ran it: `tp_comm_overlap` or torchtitan's
+     * `async_tp`, or Megatron-Core's flag named in the framework */
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cfg, "tp_comm_overlap");
+    if (!cJSON_IsBool(ov))
+        ov = cJSON_GetObjectItemCaseSensitive(cfg, "async_tp");
+    pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov)
+                                                         : contains_ci(str_or(cfg, "framework", ""), "tp-comm-overlap"));
     row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
     const char *prec = str_or(cfg, "precision", "bf16");
     row->prob.training.precision = contains_ci(prec, "fp8") ? PP_PREC_FP8

@@ -175,8 +175,8 @@ static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char
         snprintf(buf, len, "A_%s_%s_sp%d", key, pp_recompute_name(p->recompute), p->sequence_parallel ? 1 : 0);
         break;
     case PP_COL_TP:
-        snprintf(buf, len, "T_%s_%s_%s", key, pp_recompute_name(p->recompute),
-                 codec_name(prob, p->codec[PP_DIM_TP], codec, sizeof codec));
+        snprintf(buf, len, "T_%s_%s_sp%d_%s%s", key, pp_recompute_name(p->recompute), p->sequence_parallel ? 1 : 0,
+                 codec_name(prob, p->codec[PP_DIM_TP], codec, sizeof codec), p->tp_comm_overlap ? "_overlap" : "");
         break;
     case PP_COL_PP:
         snprintf(buf, len, "P_%s_%s", key, codec_name(prob, p->codec[PP_DIM_PP], codec, sizeof codec));
@@ -226,6 +226,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
     const pp_int_list *R = pp_space_options(s, sh, PP_OPT_RECOMPUTE);
     const pp_int_list *SP = pp_space_options(s, sh, PP_OPT_SEQUENCE_PARALLEL);
     const pp_int_list *Ctp = pp_space_options(s, sh, PP_OPT_CODEC_TP);
+    const pp_int_list *O = pp_space_options(s, sh, PP_OPT_TP_OVERLAP);
     const pp_int_list *Cpp = pp_space_options(s, sh, PP_OPT_CODEC_PP);
     const pp_int_list *Z = pp_space_options(s, sh, PP_OPT_ZERO);
     const pp_int_list *Cdp = pp_space_options(s, sh, PP_OPT_CODEC_DP);
@@ -250,16 +251,24 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             a->once_window_s = pp_dp_once_window_s(prob, &a->plan, &a->stage);
             a->per_mb_window_s = pp_dp_per_mb_window_s(prob, &a->plan, &a->stage);
         }
+    /* TP traffic does not depend on sequence parallelism, but its overlap
+     * needs it: a TP candidate carries the (recompute, sp) of its stage. */
     for (int i = 0; i < R->n; i++)
-        for (int k = 0; k < Ctp->n; k++) {
-            pp_mip_col *t = new_cand(c, PP_FAM_TP, sh, si);
-            if (!t)
-                continue;
-            pp_plan_set_option(&t->plan, PP_OPT_RECOMPUTE, R->v[i]);
-            pp_plan_set_option(&t->plan, PP_OPT_CODEC_TP, Ctp->v[k]);
-            pp_term_tp_comm(prob, &t->plan, &t->comm);
-            t->obj = factor * t->comm.total_s;
-        }
+        for (int j = 0; j < SP->n; j++)
+            for (int k = 0; k < Ctp->n; k++)
+                for (int o = 0; o < O->n; o++) {
+                    if (!pp_space_tp_overlap_ok(SP->v[j], Ctp->v[k], O->v[o]))
+                        continue;
+                    pp_mip_col *t = new_cand(c, PP_FAM_TP, sh, si);
+                    if (!t)
+                        continue;
+                    pp_plan_set_option(&t->plan, PP_OPT_RECOMPUTE, R->v[i]);
+                    pp_plan_set_option(&t->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
+                    pp_plan_set_option(&t->plan, PP_OPT_CODEC_TP, Ctp->v[k]);
+                    pp_plan_set_option(&t->plan, PP_OPT_TP_OVERLAP, O->v[o]);
+                    pp_term_tp_comm(prob, &t->plan, &t->comm);
+                    t->obj = factor * t->comm.total_s;
+                }
     for (int k = 0; k < Cpp->n; k++) {
         pp_mip_col *p = new_cand(c, PP_FAM_PP, sh, si);
         if (!p)
@@ -317,7 +326,15 @@ static const pp_mip_col *nonfinite_cand(const pp_mip_cands *c)
     return NULL;
 }
 
-/* A recompute choice survives only with both a stage and a TP candidate;
+/* The choices a stage and a TP candidate must agree on (recompute, and
+ * sequence parallelism that TP overlap needs), as one index. */
+#define PP_TP_LINKS (2 * PP_RECOMPUTE_COUNT)
+static int tp_link(const pp_plan *p)
+{
+    return 2 * (int)p->recompute + (p->sequence_parallel ? 1 : 0);
+}
+
+/* A (recompute, sp) choice survives only with both a stage and a TP candidate;
  * a shape survives only with a candidate in every family. */
 static bool cands_consistent(pp_mip_cands *c)
 {
@@ -328,7 +345,7 @@ static bool cands_consistent(pp_mip_cands *c)
             pp_mip_col *x = &c->c[f][i];
             bool partner = false;
             for (int j = 0; j < c->n[other] && !partner && !x->dropped; j++)
-                partner = !c->c[other][j].dropped && c->c[other][j].plan.recompute == x->plan.recompute;
+                partner = !c->c[other][j].dropped && tp_link(&c->c[other][j].plan) == tp_link(&x->plan);
             if (!partner)
                 x->dropped = true;
         }
@@ -486,13 +503,16 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
     pick[PP_FAM_STAGE] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "pick_stage_%s", key);
     pick[PP_FAM_PP] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "pick_pp_%s", key);
     pick[PP_FAM_DP] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "pick_dp_%s", key);
-    int link[PP_RECOMPUTE_COUNT] = {0};
+    int link[PP_TP_LINKS] = {0};
     const pp_int_list *R = pp_space_options(m->space, sh, PP_OPT_RECOMPUTE);
-    for (int i = 0; i < R->n; i++) {
-        int r = R->v[i];
-        if (r >= 0 && r < PP_RECOMPUTE_COUNT)
-            link[r] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "link_tp_%s_%s", key, pp_recompute_name((pp_recompute)r));
-    }
+    const pp_int_list *SP = pp_space_options(m->space, sh, PP_OPT_SEQUENCE_PARALLEL);
+    for (int i = 0; i < R->n; i++)
+        for (int j = 0; j < SP->n; j++) {
+            int r = R->v[i];
+            if (r >= 0 && r < PP_RECOMPUTE_COUNT)
+                link[2 * r + (SP->v[j] ? 1 : 0)] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "link_tp_%s_%s_sp%d", key,
+                                                                 pp_recompute_name((pp_recompute)r), SP->v[j] ? 1 : 0);
+        }
     for (int f = PP_FAM_STAGE; f < PP_FAM_COUNT; f++)
         if (pick[f])
             pp_mip_coef(m, pick[f], y, -1.0);
@@ -506,7 +526,7 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
             int j = add_col(m, x, true, 0, 1, x->obj * m->units_per_s, name);
             if (!j)
                 return;
-            int r = x->plan.recompute;
+            int r = tp_link(&x->plan);
             if (f == PP_FAM_TP)
                 pp_mip_coef(m, link[r], j, -1.0);
             else
@@ -560,10 +580,10 @@ static int cmp_pair(const void *x, const void *y)
 static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, bool sort)
 {
     double mb = m->space->shapes[c->shape].microbatches;
-    const pp_mip_col *tbest[PP_RECOMPUTE_COUNT] = {NULL}, *pbest = NULL;
+    const pp_mip_col *tbest[PP_TP_LINKS] = {NULL}, *pbest = NULL;
     for (int i = 0; i < c->n[PP_FAM_TP]; i++) {
         const pp_mip_col *t = &c->c[PP_FAM_TP][i];
-        int r = t->plan.recompute;
+        int r = tp_link(&t->plan);
         if (usable(t) && (!tbest[r] || t->obj < tbest[r]->obj))
             tbest[r] = t;
     }
@@ -575,7 +595,7 @@ static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, 
     int n = 0;
     for (int i = 0; pbest && i < c->n[PP_FAM_STAGE]; i++) {
         const pp_mip_col *a = &c->c[PP_FAM_STAGE][i];
-        const pp_mip_col *t = tbest[a->plan.recompute];
+        const pp_mip_col *t = tbest[tp_link(&a->plan)];
         if (!usable(a) || !t)
             continue;
         for (int k = 0; k < c->n[PP_FAM_DP]; k++) {
@@ -609,6 +629,7 @@ static void pair_plan(const pp_mip *m, const pair_value *v, pp_plan *plan)
     plan->recompute = v->a->plan.recompute;
     plan->sequence_parallel = v->a->plan.sequence_parallel;
     plan->codec[PP_DIM_TP] = v->t->plan.codec[PP_DIM_TP];
+    plan->tp_comm_overlap = v->t->plan.tp_comm_overlap;
     plan->codec[PP_DIM_PP] = v->p->plan.codec[PP_DIM_PP];
     plan->zero = v->d->plan.zero;
     plan->codec[PP_DIM_DP] = v->d->plan.codec[PP_DIM_DP];
@@ -813,12 +834,13 @@ int pp_mip_decode(const pp_mip *m, pp_mip_choice *ch, pp_plan *plan, pp_error *e
             return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution leaves a family empty");
     const pp_plan *a = &m->cols[ch->col[PP_FAM_STAGE]].plan, *t = &m->cols[ch->col[PP_FAM_TP]].plan;
     const pp_plan *p = &m->cols[ch->col[PP_FAM_PP]].plan, *d = &m->cols[ch->col[PP_FAM_DP]].plan;
-    if (a->recompute != t->recompute)
-        return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution mixes recompute choices");
+    if (tp_link(a) != tp_link(t))
+        return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution mixes recompute or sp choices");
     *plan = m->space->shapes[si].base;
     plan->recompute = a->recompute;
     plan->sequence_parallel = a->sequence_parallel;
     plan->codec[PP_DIM_TP] = t->codec[PP_DIM_TP];
+    plan->tp_comm_overlap = t->tp_comm_overlap;
     plan->codec[PP_DIM_PP] = p->codec[PP_DIM_PP];
     plan->zero = d->zero;
     plan->codec[PP_DIM_DP] = d->codec[PP_DIM_DP];

@@ -92,7 +92,9 @@ typedef struct pp_mip_col {
 enum { PP_EPI_ONCE = 1, PP_EPI_PER_MB = 2 };
 
 /* The most candidates of a family: DP's (ZeRO stage, DP codec, params
- * codec); the stage family's (recompute, sequence parallelism) are fewer. */
+ * codec); TP's (recompute, sequence parallelism, TP codec, overlap: at most
+ * 3 (2 codecs + 1)) and the stage family's (recompute, sequence
+ * parallelism) are fewer. */
 #define PP_MIP_MAX_CANDS (4 * PP_MAX_CODECS * PP_MAX_CODECS)
 #define PP_MIP_MAX_STAGE_CANDS (2 * PP_RECOMPUTE_COUNT)
 

@@ -458,12 +458,14 @@ static const search_dim search_dims[] = {
     {"tp_depth", offsetof(pp_search, tp_depth), read_int_element, &depth_range},
     {"ep", offsetof(pp_search, ep), read_int_element, &degree_range},
     {"etp", offsetof(pp_search, etp), read_int_element, &degree_range},
+    {"tp_comm_overlap", offsetof(pp_search, tp_comm_overlap), read_bool_element, NULL},
 };
 #define N_SEARCH_DIMS ((int)(sizeof search_dims / sizeof search_dims[0]))
 
 static const char *const search_keys[] = {"tp",        "pp",        "dp",   "cp",
                                           "micro_batch", "virtual_stages", "zero", "recompute",
-                                          "sequence_parallel", "tp_mode", "tp_depth", "ep", "etp", "compression", NULL};
+                                          "sequence_parallel", "tp_mode", "tp_depth", "ep", "etp", "tp_comm_overlap",
+                                          "compression", NULL};
 
 static int parse_compression_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {

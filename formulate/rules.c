@@ -268,10 +268,40 @@ static int rule_codecs(const pp_problem *prob, const pp_plan *pl, pp_error *err)
     return PP_OK;
 }
 
+/* TP overlap (tp.c) pipelines the all-gathers and reduce-scatters of 1D
+ * sequence-parallel TP with their GEMMs over NVLink: Transformer Engine's
+ * userbuffers (Megatron-Core --tp-comm-overlap needs --sequence-parallel
+ * and a TP group inside one node) and torchtitan's AsyncTP (symmetric
+ * memory inside a node).  Uncompressed, dense models only. */
+static int rule_tp_overlap(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    if (!pl->tp_comm_overlap)
+        return PP_OK;
+    if (!prob->training.tp_overlap)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "tp_comm_overlap: framework '%s' has no TP communication overlap (Megatron-Core and "
+                            "torchtitan have)",
+                            pp_framework_name(prob->training.framework));
+    if (pl->tp < 2 || pl->tp_mode != PP_TP_1D || !pl->sequence_parallel)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "tp_comm_overlap: needs 1d tensor parallelism with tp >= 2 and sequence_parallel");
+    if (pl->tp > prob->cluster.gpus_per_node)
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "tp_comm_overlap: the TP group of %d must sit inside one node of %d GPUs", pl->tp,
+                            prob->cluster.gpus_per_node);
+    if (pl->codec[PP_DIM_TP] != 0)
+        return pp_error_set(err, PP_EINPUT, "plan", "tp_comm_overlap: overlapped TP traffic is not compressed");
+    if (pp_model_is_moe(&prob->model))
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "tp_comm_overlap: priced for dense models only (a MoE layer's dispatch replaces the "
+                            "MLP's collectives)");
+    return PP_OK;
+}
+
 static const rule_fn RULES[] = {
     rule_ranges,  rule_framework_zero, rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
     rule_sequence_split, rule_batch_split, rule_tp_grid,       rule_codecs,  rule_params_codec,
-    rule_moe,
+    rule_moe,     rule_tp_overlap,
 };
 
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)

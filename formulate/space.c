@@ -285,6 +285,10 @@ static void set_options(const pp_problem *prob, pp_space *s)
     s->options[PP_OPT_CODEC_TP] = in_range(&q->compression[PP_DIM_TP], &d, 0, prob->n_codecs - 1);
     s->options[PP_OPT_CODEC_PP] = in_range(&q->compression[PP_DIM_PP], &d, 0, prob->n_codecs - 1);
     s->options[PP_OPT_CODEC_PARAMS] = in_range(&q->compression[PP_DIM_PARAMS], &d, 0, prob->n_codecs - 1);
+    /* TP overlap only where the framework has it (Megatron-Core, torchtitan)
+     * and for dense models (rules.c) */
+    fixed_list(&d, onoff, prob->training.tp_overlap && !pp_model_is_moe(&prob->model) ? 2 : 1);
+    s->options[PP_OPT_TP_OVERLAP] = in_range(&q->tp_comm_overlap, &d, 0, 1);
 
     s->sp_on.n = 0;
     if (list_has(&s->options[PP_OPT_SEQUENCE_PARALLEL], 1))
@@ -315,6 +319,9 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
         degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D;
         break;
     case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
+    case PP_OPT_TP_OVERLAP:
+        degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D || b->tp > s->node_gpus;
+        break;
     /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
     case PP_OPT_CODEC_PARAMS: degenerate = pp_replica_ranks(b) == 1; break;
@@ -333,11 +340,17 @@ bool pp_space_zero_params_ok(int zero, int params_codec)
     return zero != 0 || params_codec == 0;
 }
 
+bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap)
+{
+    return !tp_overlap || (sequence_parallel && tp_codec == 0);
+}
+
 double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
 {
     double n = 1.0;
     for (int k = 0; k < PP_OPT_COUNT; k++)
-        if (k != PP_OPT_ZERO && k != PP_OPT_CODEC_PARAMS)
+        if (k != PP_OPT_ZERO && k != PP_OPT_CODEC_PARAMS && k != PP_OPT_SEQUENCE_PARALLEL && k != PP_OPT_CODEC_TP &&
+            k != PP_OPT_TP_OVERLAP)
             n *= pp_space_options(s, shape, (pp_option_kind)k)->n;
     const pp_int_list *Z = pp_space_options(s, shape, PP_OPT_ZERO);
     const pp_int_list *C = pp_space_options(s, shape, PP_OPT_CODEC_PARAMS);
@@ -345,7 +358,15 @@ double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
     for (int i = 0; i < Z->n; i++)
         for (int j = 0; j < C->n; j++)
             pairs += pp_space_zero_params_ok(Z->v[i], C->v[j]);
-    return n * pairs;
+    const pp_int_list *S = pp_space_options(s, shape, PP_OPT_SEQUENCE_PARALLEL);
+    const pp_int_list *T = pp_space_options(s, shape, PP_OPT_CODEC_TP);
+    const pp_int_list *O = pp_space_options(s, shape, PP_OPT_TP_OVERLAP);
+    double triples = 0.0;
+    for (int i = 0; i < S->n; i++)
+        for (int j = 0; j < T->n; j++)
+            for (int k = 0; k < O->n; k++)
+                triples += pp_space_tp_overlap_ok(S->v[i], T->v[j], O->v[k]);
+    return n * pairs * triples;
 }
 
 /* The decision (decisions.h) behind each choice of a shape. */
@@ -353,7 +374,7 @@ static const pp_decision_id OPTION_DECISION[PP_OPT_COUNT] = {
     [PP_OPT_RECOMPUTE] = PP_DEC_RECOMPUTE, [PP_OPT_SEQUENCE_PARALLEL] = PP_DEC_SEQUENCE_PARALLEL,
     [PP_OPT_CODEC_TP] = PP_DEC_CODEC_TP,   [PP_OPT_CODEC_PP] = PP_DEC_CODEC_PP,
     [PP_OPT_ZERO] = PP_DEC_ZERO,           [PP_OPT_CODEC_DP] = PP_DEC_CODEC_DP,
-    [PP_OPT_CODEC_PARAMS] = PP_DEC_CODEC_PARAMS,
+    [PP_OPT_CODEC_PARAMS] = PP_DEC_CODEC_PARAMS, [PP_OPT_TP_OVERLAP] = PP_DEC_TP_OVERLAP,
 };
 
 void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value)
@@ -515,6 +536,7 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
      * the listed degrees; dense models 1.  etp is 1 or tp (both for a MoE
      * model unless search.etp narrows it). */
     s->moe = pp_model_is_moe(&prob->model);
+    s->node_gpus = prob->cluster.gpus_per_node;
     pp_int_list eps = {0};
     if (q->ep.n > 0)
         eps = q->ep;

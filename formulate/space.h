@@ -51,6 +51,7 @@ typedef enum {
     PP_OPT_ZERO,
     PP_OPT_CODEC_DP,
     PP_OPT_CODEC_PARAMS,
+    PP_OPT_TP_OVERLAP,
     PP_OPT_COUNT
 } pp_option_kind;
 
@@ -67,6 +68,7 @@ typedef struct pp_space {
     pp_int_list degenerate[PP_OPT_COUNT];
     pp_int_list sp_on; /* sequence parallelism of a MoE shape with tp > 1: only "on" */
     bool moe;          /* the model has experts: ep and etp are part of the shape */
+    int node_gpus;     /* GPUs of one NVLink domain: TP overlap stays inside it */
 
     double decision_space; /* plans in the space: sum over shapes of the option products */
     char empty_reason[1024]; /* when n_shapes == 0: why no shape obeys the rules */
@@ -84,9 +86,11 @@ const pp_int_list *pp_space_options(const pp_space *space, const pp_shape *shape
  * ZeRO-0 plans with a params codec other than 'none'. */
 double pp_space_shape_plans(const pp_space *space, const pp_shape *shape);
 
-/* Whether a plan's params codec is allowed with its ZeRO stage (the one rule
- * between two choices; rules.c says the same). */
+/* Whether a plan's params codec is allowed with its ZeRO stage, and whether
+ * TP overlap is allowed with its sequence parallelism and TP codec (the
+ * rules between two choices; rules.c says the same). */
 bool pp_space_zero_params_ok(int zero, int params_codec);
+bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap);
 
 /* Set the choice `kind` of a plan to `value` (recompute enum, 0/1, zero
  * stage or codec index). */

@@ -171,6 +171,7 @@ typedef struct pp_training {
     pp_framework framework;
     bool flash_attention; /* attention core fused: no s^2 score tensor in HBM */
     bool dp_overlap;      /* DP traffic overlaps compute (bucketed reduce, prefetched gathers) */
+    bool tp_overlap;      /* can pipeline 1D TP collectives with their GEMMs (TE userbuffers, AsyncTP) */
     int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
                                         wrapped block (FSDP, Megatron-Core), one per leaf
                                         module with parameters (DeepSpeed: 6 for a GPT layer) */
@@ -225,6 +226,7 @@ typedef struct pp_search {
     pp_int_list tp_mode;           /* values of pp_tp_mode */
     pp_int_list tp_depth;          /* 2.5D depths d (tp = q^2 d, d >= 2) */
     pp_int_list ep, etp;           /* expert-parallel and expert-tensor-parallel degrees (MoE) */
+    pp_int_list tp_comm_overlap;   /* 0 / 1 */
     pp_int_list compression[PP_DIM_COUNT]; /* codec indices into problem.codecs */
 } pp_search;
 
@@ -286,6 +288,7 @@ typedef struct pp_plan {
     int tp_depth;             /* 2.5D depth d (tp = q^2 d); 1 otherwise */
     int ep;                   /* expert-parallel degree (MoE): its ranks come from dp x cp */
     int etp;                  /* expert tensor parallelism: 1 or tp */
+    bool tp_comm_overlap;     /* 1D TP's all-gathers and reduce-scatters pipelined with their GEMMs */
     int codec[PP_DIM_COUNT];  /* index into problem.codecs */
 } pp_plan;
 

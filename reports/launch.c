@@ -82,6 +82,8 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
     flag(&f, "--global-batch-size %ld", t->global_batch);
     if (p->sequence_parallel)
         flag(&f, "--sequence-parallel");
+    if (p->tp_comm_overlap) /* Transformer Engine userbuffers */
+        flag(&f, "--tp-comm-overlap");
     if (p->zero == 1)
         flag(&f, "--use-distributed-optimizer");
     else if (p->zero >= 2) {
@@ -305,6 +307,7 @@ void pp_torchtitan_config(const pp_problem *prob, const pp_plan *p, pp_torchtita
     tt->microbatch_size = p->micro_batch;
     tt->global_batch_size = prob->training.global_batch;
     tt->seq_len = prob->model.seq_len;
+    tt->async_tp = p->tp_comm_overlap;
     tt->ac_mode = p->recompute == PP_RECOMPUTE_FULL ? "full" : p->recompute == PP_RECOMPUTE_SELECTIVE ? "selective" : "none";
     tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D && p->codec[PP_DIM_DP] == 0 &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0;
@@ -319,12 +322,15 @@ static void md_torchtitan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *
                       "fsdp_reshard_after_forward = \"%s\"\ntensor_parallel_degree = %d\n"
                       "context_parallel_degree = %d\npipeline_parallel_degree = %d\n",
                   tt.replicate, tt.shard, tt.reshard_after_forward, tt.tp, tt.cp, tt.pp);
+    if (tt.async_tp)
+        pp_sb_append(sb, "enable_async_tensor_parallel = true\n");
     if (tt.schedule)
         pp_sb_appendf(sb, "pipeline_parallel_schedule = \"%s\"\npipeline_parallel_microbatch_size = %d\n",
                       tt.schedule, tt.microbatch_size);
     pp_sb_appendf(sb, "\n[training]\nlocal_batch_size = %ld\nglobal_batch_size = %ld\nseq_len = %d\n\n"
-                      "[activation_checkpoint]\nmode = \"%s\"\n```\n\n",
-                  tt.local_batch_size, tt.global_batch_size, tt.seq_len, tt.ac_mode);
+                      "[activation_checkpoint]\nmode = \"%s\"\n%s```\n\n",
+                  tt.local_batch_size, tt.global_batch_size, tt.seq_len, tt.ac_mode,
+                  tt.async_tp ? "\n[compile]\nenable = true  # AsyncTP runs in compiled graphs\n" : "");
     if (p->zero == 1)
         pp_sb_append(sb, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
                          "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");

@@ -40,6 +40,7 @@ typedef struct pp_torchtitan {
     long local_batch_size, global_batch_size;
     int microbatch_size, seq_len;
     const char *ac_mode; /* activation checkpointing: none, selective, full */
+    bool async_tp;       /* enable_async_tensor_parallel (needs torch.compile) */
     bool exact;          /* torchtitan runs the plan as priced */
 } pp_torchtitan;
 

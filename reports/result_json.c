@@ -479,6 +479,8 @@ static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_
     pp_jb_num(b, t, "local_batch_size", (double)tt.local_batch_size);
     pp_jb_num(b, t, "global_batch_size", (double)tt.global_batch_size);
     pp_jb_str(b, t, "activation_checkpoint_mode", tt.ac_mode);
+    if (tt.async_tp)
+        pp_jb_bool(b, t, "enable_async_tensor_parallel", true);
     pp_jb_bool(b, t, "exact", tt.exact);
 }
 

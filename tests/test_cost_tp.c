@@ -4,6 +4,7 @@
  * volumes and SUMMA overlap are checked by hand in test_tp_modes.c.
  */
 #include "costmodel.h"
+#include "rules.h"
 #include "testutil.h"
 
 /* Megatron 1D (Shoeybi et al. 2019 §3): per layer four all-reduces of the
@@ -51,11 +52,53 @@ static void test_2d_grid_placement(void)
     PP_REL_EQ(t.bytes_sent, t.bytes_nvlink + t.bytes_network, 1e-12);
 }
 
+/* TP overlap (tp.c): each of a layer's four sequence-parallel collectives
+ * is cut into t pieces behind its GEMM, C/t + (t-1)/t max(0, C - G).  The
+ * bytes on the wire do not change; the exposed time falls to at most the
+ * plain time plus the extra launches, and never below the first pieces. */
+static void test_1d_overlap(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8);
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
+    pp_plan pl = pp_test_plan(8, 1, 1, 1, 1);
+    pl.sequence_parallel = true;
+    pp_comm_term plain, ov;
+    pp_term_tp_comm(&p, &pl, &plain);
+    pl.tp_comm_overlap = true;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    pp_term_tp_comm(&p, &pl, &ov);
+    PP_REL_EQ(ov.bytes_nvlink, plain.bytes_nvlink, 1e-12);
+    PP_REL_EQ(ov.bytes_sent, plain.bytes_sent, 1e-12);
+    double C = pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, 2.0 * 2048 * 12288, 8, 8);
+    double layers = 96, launches = 96 * 3 * 4 * 7 * p.cluster.gpu.eff.kernel_us * 1e-6;
+    CU_ASSERT(ov.wire_s < plain.wire_s);
+    CU_ASSERT(ov.wire_s >= layers * 8 * C / 8 + launches - 1e-12); /* 4 forward + 4 backward first pieces */
+    CU_ASSERT(ov.wire_s <= plain.wire_s + launches);
+    /* GPT-3's GEMMs (12288 wide) outlast their traffic on A100 NVLink:
+     * only the first pieces and the launches stay */
+    PP_REL_EQ(ov.wire_s, layers * 8 * C / 8 + launches, 1e-9);
+
+    /* the rules: sequence parallelism, no TP codec, a framework that has it,
+     * the TP group inside a node */
+    pl.sequence_parallel = false;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &pl, NULL), PP_OK);
+    pl.sequence_parallel = true;
+    pp_problem q = p;
+    pp_framework_features(PP_FW_DEEPSPEED, &q.training);
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&q, &pl, NULL), PP_OK);
+    q = p;
+    q.cluster.gpus_per_node = 4;
+    q.cluster.nodes = 2;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&q, &pl, NULL), PP_OK);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"1D: four all-reduces a layer, six with full recomputation", test_1d_allreduces},
         {"2D grid: the column group crosses nodes", test_2d_grid_placement},
+        {"1D overlap: same bytes, only the first pieces exposed behind large GEMMs", test_1d_overlap},
         {NULL, NULL},
     };
     return pp_test_main("cost-tp", tests);

@@ -403,6 +403,7 @@ static void fix_plan(pp_problem *p, const pp_plan *pl)
     q->tp_mode = (pp_int_list){1, {(int)pl->tp_mode}};
     if (pl->tp_mode == PP_TP_2P5D)
         q->tp_depth = (pp_int_list){1, {pl->tp_depth}};
+    q->tp_comm_overlap = (pp_int_list){1, {pl->tp_comm_overlap}};
     for (int d = 0; d < PP_DIM_COUNT; d++)
         q->compression[d] = (pp_int_list){1, {pl->codec[d]}};
 }

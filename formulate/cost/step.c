@@ -41,6 +41,10 @@ void pp_framework_features(pp_framework fw, pp_training *t)
     bool classic = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED_2021;
     t->flash_attention = !classic;
     t->dp_overlap = !classic;
+    /* Megatron-Core (Transformer Engine userbuffers, --tp-comm-overlap) and
+     * torchtitan (AsyncTP) can pipeline 1D TP's collectives with their
+     * GEMMs; Megatron-LM 2021 and DeepSpeed cannot. */
+    t->tp_overlap = fw == PP_FW_MEGATRON_CORE || fw == PP_FW_FSDP;
     /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
      * own (fetch_sub_module): for a GPT layer two LayerNorms and four
      * linear layers.  FSDP and Megatron-Core move one flat buffer per

@@ -167,6 +167,38 @@ static void grid_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_te
     out->total_s = out->wire_s + out->codec_s;
 }
 
+/* 1D tensor parallelism with its collectives pipelined into its GEMMs
+ * (Wang et al. 2023, "Overlap Communication with Dependent Computation via
+ * Decomposition", ASPLOS; Transformer Engine's userbuffers behind
+ * Megatron-Core's --tp-comm-overlap; torchtitan's AsyncTP): under sequence
+ * parallelism each linear layer's all-gather (before QKV and MLP-in) or
+ * reduce-scatter (after the output projection and MLP-out) is cut into t
+ * pieces, and piece i+1 moves while the GEMM runs on piece i.  Of C
+ * seconds of traffic next to G seconds of that GEMM the first piece stays
+ * exposed, then whatever the traffic takes beyond the GEMM:
+ * C/t + (t-1)/t max(0, C - G), the SUMMA pipeline above with q = t.
+ * Cutting a GEMM into t launches costs t-1 more launches.  Backward
+ * overlaps the same traffic with the data- and weight-gradient GEMMs
+ * (twice the forward's); full recomputation repeats the forward.  Returns
+ * the exposed seconds of one layer's TP traffic. */
+static double overlapped_layer_s(const pp_problem *prob, const pp_plan *plan, double bytes, long k)
+{
+    const pp_model *m = &prob->model;
+    double t = plan->tp, tokens = (double)plan->micro_batch * m->seq_len / plan->cp;
+    double C = pp_collective_time_s(&prob->cluster, PP_COLL_ALLGATHER, bytes, plan->tp, k);
+    double K[4], N[4];
+    layer_linears(m, K, N);
+    double launches = (t - 1.0) * prob->cluster.gpu.eff.kernel_us * 1e-6;
+    double fwd = 0.0, bwd = 0.0;
+    for (int i = 0; i < 4; i++) {
+        bool column = i % 2 == 0; /* QKV and MLP-in split N; projection and MLP-out split K */
+        double G = column ? gemm_time_s(prob, tokens, K[i], N[i] / t) : gemm_time_s(prob, tokens, K[i] / t, N[i]);
+        fwd += summa_exposed_s(C, G, t) + launches;
+        bwd += summa_exposed_s(C, 2.0 * G, t) + 2.0 * launches;
+    }
+    return (plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 1.0) * fwd + bwd;
+}
+
 void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
 {
     *out = (pp_comm_term){0};
@@ -188,5 +220,7 @@ void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
     compressed_collective(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, out,
                           per_layer * layers_per_stage(prob, plan), 1.0);
     out->inter_node = group_inter_node(prob, 1, plan->tp);
+    if (plan->tp_comm_overlap) /* same bytes on the wire, less of their time exposed */
+        out->wire_s = layers_per_stage(prob, plan) * overlapped_layer_s(prob, plan, bytes, k);
     out->total_s = out->wire_s + out->codec_s;
 }
