@@ -203,6 +203,11 @@ static void fill_measured(const cJSON *meas, pp_measurement *row)
     row->has_memory = states > 0 && act > 0;
     row->mem_states_gib = states;
     row->mem_activations_gib = act;
+    double peak = num_or(meas, "memory_GiB_max_reserved", 0);
+    if (peak <= 0)
+        peak = num_or(meas, "memory_GiB_peak", 0);
+    row->has_peak = peak > 0;
+    row->peak_gib = peak;
 }
 
 static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *row)
@@ -228,7 +233,7 @@ static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *r
         return false;
     fill_measured(meas, row);
     pp_error err;
-    return pp_plan_check(&row->prob, &row->plan, &err) == PP_OK && (row->has_time || row->has_memory);
+    return pp_plan_check(&row->prob, &row->plan, &err) == PP_OK && (row->has_time || row->has_memory || row->has_peak);
 }
 
 /* Append the rows of one JSON file to set (rows grown as needed). */

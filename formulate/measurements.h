@@ -26,6 +26,8 @@ typedef struct pp_measurement {
     double iteration_s; /* measured, else derived by the source's formula */
     bool has_memory;    /* per-GPU memory parts given */
     double mem_states_gib, mem_activations_gib;
+    bool has_peak;      /* the framework's peak memory per GPU (allocator reserved, max over ranks) */
+    double peak_gib;
     bool has_model_states; /* ZeRO Table 1 style: model-state GB only */
     double params_b, model_states_GB;
 } pp_measurement;

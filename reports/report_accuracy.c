@@ -23,6 +23,50 @@ static void md_rows(const pp_measurement_set *set, pp_strbuf *out)
         pp_md_escape(out, r->group);
         pp_sb_appendf(out, " | %.3f | %.3f | %+.1f %% |\n", predicted, r->iteration_s, error);
     }
+    bool any = false;
+    for (int i = 0; i < set->n && !any; i++)
+        any = set->rows[i].has_peak;
+    if (!any)
+        return;
+    pp_sb_append(out, "\nEach row with a logged peak: the model's memory of the most loaded GPU (its parts) "
+                      "against the peak.\n\n"
+                      "| row | predicted (GiB) | states | activations | other | measured peak (GiB) | error |\n"
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int i = 0; i < set->n; i++) {
+        const pp_measurement *r = &set->rows[i];
+        if (!r->has_peak)
+            continue;
+        pp_memory m;
+        pp_memory_eval(&r->prob, &r->plan, &m);
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, r->id);
+        pp_sb_appendf(out, " | %.2f | %.2f | %.2f | %.2f | %.2f | %+.1f %% |\n", m.total_gib,
+                      m.weights_gib + m.gradients_gib + m.optimizer_gib, m.activations_gib, m.other_gib, r->peak_gib,
+                      (m.total_gib / r->peak_gib - 1.0) * 100.0);
+    }
+}
+
+/* Whole per-GPU memory against the peaks frameworks log (the caching
+ * allocator's max reserved, max over ranks): not fitted either. */
+static void peak_table(const pp_score *score, pp_strbuf *out)
+{
+    bool any = false;
+    for (int i = 0; score && i < score->n_groups; i++)
+        any |= score->groups[i].n_peak > 0;
+    if (!any)
+        return;
+    pp_sb_append(out, "\nPeak memory per GPU (the framework's logged maximum reserved, against the model's total "
+                      "of the most loaded GPU; a negative error means the model predicts less):\n\n"
+                      "| source group | rows (peak memory) | peak-memory MAPE | mean signed error |\n"
+                      "| --- | ---: | ---: | ---: |\n");
+    for (int i = 0; i < score->n_groups; i++) {
+        const pp_group_score *g = &score->groups[i];
+        if (!g->n_peak)
+            continue;
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, g->group);
+        pp_sb_appendf(out, " | %d | %.1f %% | %+.1f %% |\n", g->n_peak, g->mape_peak, g->signed_peak);
+    }
 }
 
 int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, bool rows, pp_strbuf *out)
@@ -45,6 +89,7 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
         else
             pp_sb_append(out, " | 0 | - |\n");
     }
+    peak_table(score, out);
     if (rows)
         md_rows(set, out);
     return out->failed ? -1 : 0;
@@ -81,6 +126,9 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "max_ape_time_pct", g->max_ape_time);
         cJSON_AddNumberToObject(o, "rows_memory", g->n_memory);
         cJSON_AddNumberToObject(o, "mape_memory_pct", g->mape_memory);
+        cJSON_AddNumberToObject(o, "rows_peak_memory", g->n_peak);
+        cJSON_AddNumberToObject(o, "mape_peak_memory_pct", g->mape_peak);
+        cJSON_AddNumberToObject(o, "signed_peak_memory_pct", g->signed_peak);
         cJSON_AddItemToArray(groups, o);
     }
     if (rows)
@@ -170,6 +218,7 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                 pp_sb_appendf(out, " | %d | %.1f %% |\n", score->groups[i].n_memory, score->groups[i].mape_memory);
             }
     }
+    peak_table(score, out);
     pp_sb_append(out, "\n## Fitted parameters (all groups) and their physical bounds\n\n");
     params_table(cv, out);
     return out->failed ? -1 : 0;

@@ -60,6 +60,14 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
                               fabs(mem.activations_gib / r->mem_activations_gib - 1.0) * 50.0;
             g->n_memory++;
         }
+        if (r->has_peak) {
+            pp_memory mem;
+            pp_memory_eval(&r->prob, &r->plan, &mem);
+            double e = (mem.total_gib / r->peak_gib - 1.0) * 100.0;
+            g->mape_peak += fabs(e);
+            g->signed_peak += e;
+            g->n_peak++;
+        }
     }
     for (int i = 0; i < score->n_groups; i++) {
         pp_group_score *g = &score->groups[i];
@@ -67,6 +75,10 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
             g->mape_time /= g->n_time;
         if (g->n_memory)
             g->mape_memory /= g->n_memory;
+        if (g->n_peak) {
+            g->mape_peak /= g->n_peak;
+            g->signed_peak /= g->n_peak;
+        }
     }
 }
 

@@ -27,6 +27,8 @@ typedef struct pp_group_score {
     double max_ape_time;
     int n_memory;
     double mape_memory; /* of model-state and activation memory, % */
+    int n_peak;
+    double mape_peak, signed_peak; /* of the whole per-GPU memory against measured peaks, % */
 } pp_group_score;
 
 typedef struct pp_score {
