@@ -59,12 +59,41 @@ static void test_activation_in_flight(void)
     PP_REL_EQ(pp_mem_activations_gib(&p, &pl, 0) * 1073741824.0, expect, 1e-12);
 }
 
+/* FSDP2 under a pipeline schedule keeps the stage's gathered 16-bit
+ * parameters and its unsharded 16-bit gradients for the whole step: with
+ * ZeRO-3 over d replicas that is 2 psi (1 - 1/d) more weights and 2 psi more
+ * gradients than the shards; without a pipeline, or under Megatron-Core,
+ * nothing more. */
+static void test_fsdp_pipeline_states(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 8, 64);
+    pp_framework_features(PP_FW_FSDP, &p.training);
+    pp_plan pl = pp_test_plan(8, 2, 4, 1, 1);
+    pl.zero = 3;
+    double w, g, o, w1, g1, o1;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o);
+    pp_problem q = p;
+    pp_framework_features(PP_FW_MEGATRON_CORE, &q.training);
+    pp_mem_states_gib(&q, &pl, 0, &w1, &g1, &o1);
+    double psi_gib = w1 * 4.0 / 2.0; /* psi in Gi-parameters: Megatron's ZeRO-3 weights are 2 psi / d, d = 4 */
+    PP_REL_EQ(w, w1 + 2.0 * psi_gib * (1.0 - 1.0 / 4.0), 1e-12);
+    PP_REL_EQ(g, g1 + 2.0 * psi_gib, 1e-12);
+    PP_REL_EQ(o, o1, 1e-12);
+    pl.pp = 1;
+    pl.dp = 8;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o);
+    pp_mem_states_gib(&q, &pl, 0, &w1, &g1, &o1);
+    PP_REL_EQ(w, w1, 1e-12);
+    PP_REL_EQ(g, g1, 1e-12);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"ZeRO Table 1 model states", test_zero_table1},
         {"Korthikanti activation formulas", test_korthikanti_activations},
         {"activations in flight (1F1B)", test_activation_in_flight},
+        {"FSDP under a pipeline holds gathered weights and unsharded gradients", test_fsdp_pipeline_states},
         {NULL, NULL},
     };
     return pp_test_main("cost-memory", tests);

@@ -74,6 +74,17 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
         *grads = (g * (psi - pe) / (z >= 2 ? d : 1.0) + g * pe / (z >= 2 ? de : 1.0)) / GIB;
         *optim = (o * (psi - pe) / (z >= 1 ? d : 1.0) + o * pe / (z >= 1 ? de : 1.0)) / GIB;
     }
+    /* FSDP2 under a pipeline schedule (PyTorch's torch.distributed.pipelining,
+     * as torchtitan runs it): the stage neither reshards its parameters after
+     * backward nor reduce-scatters its gradients before the last micro-batch
+     * (set_reshard_after_backward / set_requires_gradient_sync off until
+     * then), so a step holds the stage's gathered 16-bit parameters and its
+     * unsharded 16-bit gradients next to the shards. */
+    if (prob->training.framework == PP_FW_FSDP && plan->pp > 1 && z >= 2 && d > 1.0) {
+        if (z >= 3)
+            *weights += ACT_BYTES * psi * (1.0 - 1.0 / d) / GIB;
+        *grads += ACT_BYTES * psi / GIB;
+    }
 }
 
 /* Activation bytes one layer keeps for backward, per micro-batch, on one GPU
