@@ -249,7 +249,8 @@ static int parse_gpu(const parse_ctx *c, const cJSON *item, const pp_jpath *at, 
 /* ---- cluster ------------------------------------------------------------------------ */
 
 static const char *const cluster_keys[] = {"gpu",   "gpus_per_node",   "nodes",
-                                           "intra_node_GBps", "inter_node_Gbps", NULL};
+                                           "intra_node_GBps", "inter_node_Gbps", "network_oversubscription",
+                                           "leaf_nodes", NULL};
 
 static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *at)
 {
@@ -268,6 +269,22 @@ static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *
     return PP_OK;
 }
 
+/* The scale-out fabric: network_oversubscription >= 1 (leaf uplinks to the
+ * spine over the leaf's downlinks; default 1, a non-blocking fat tree) and
+ * leaf_nodes >= 1 (nodes under one leaf switch group; default every node,
+ * so no collective crosses the spine). */
+#define MAX_OVERSUBSCRIPTION 64.0
+static int parse_cluster_fabric(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
+{
+    cl->network_oversubscription = 1.0;
+    cl->leaf_nodes = 0;
+    int rc = pp_json_double(obj, at, "network_oversubscription", PP_OPTIONAL, 1.0, MAX_OVERSUBSCRIPTION,
+                            &cl->network_oversubscription, c->err);
+    if (!rc)
+        rc = pp_json_long(obj, at, "leaf_nodes", PP_OPTIONAL, 1, MAX_NODES, &cl->leaf_nodes, c->err);
+    return rc;
+}
+
 /* gpus_per_node and the two links default to the GPU's flagship system. */
 static int parse_cluster_links(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
 {
@@ -279,7 +296,7 @@ static int parse_cluster_links(const parse_ctx *c, const cJSON *obj, const pp_jp
         rc = pp_json_positive(obj, at, "intra_node_GBps", PP_OPTIONAL, 1e7, &cl->intra_node_GBps, c->err);
     if (!rc)
         rc = pp_json_positive(obj, at, "inter_node_Gbps", PP_OPTIONAL, 1e7, &cl->inter_node_Gbps, c->err);
-    return rc;
+    return rc ? rc : parse_cluster_fabric(c, obj, at, cl);
 }
 
 static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
