@@ -3,7 +3,8 @@
  */
 #include "names.h"
 
-const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16", "fp16", "fp8", "fp32"};
+const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16", "fp16", "fp8", "fp32", "fp8-current", "mxfp8",
+                                                      "nvfp4"};
 const char *const pp_recompute_names[PP_RECOMPUTE_COUNT] = {"none", "selective", "full"};
 const char *const pp_tp_mode_names[PP_TP_MODE_COUNT] = {"1d", "2d", "2.5d", "3d"};
 const char *const pp_dim_names[PP_DIM_COUNT] = {"dp", "tp", "pp", "params"};
@@ -19,3 +20,42 @@ const char *pp_recompute_name(pp_recompute r) { return name_or(pp_recompute_name
 const char *pp_tp_mode_name(pp_tp_mode m) { return name_or(pp_tp_mode_names, PP_TP_MODE_COUNT, (int)m); }
 const char *pp_dim_name(pp_dim d) { return name_or(pp_dim_names, PP_DIM_COUNT, (int)d); }
 const char *pp_objective_name(pp_objective o) { return name_or(pp_objective_names, PP_OBJECTIVE_COUNT, (int)o); }
+
+/* The recipes (docs/cost-model.md section 10):
+ *  - fp8: Transformer Engine's DelayedScaling, one scale per tensor from the
+ *    amax history; E4M3 forward, E5M2 gradients (Format.HYBRID).  1 byte per
+ *    element, tensor cores want K and N multiples of 16 (cuBLAS: 16-byte
+ *    aligned rows).  Megatron-LM: --fp8-format hybrid, --fp8-recipe delayed
+ *    (the default, so not printed: the flags stay those of earlier reports).
+ *  - fp8-current: Float8CurrentScaling, the scale from the tensor's own amax
+ *    (--fp8-recipe tensorwise); the same bytes and peak as fp8.
+ *  - mxfp8: MXFP8BlockScaling, E4M3 with one 8-bit power-of-two scale per
+ *    32 elements (OCP Microscaling Formats spec v1.0): 1 + 1/32 bytes; K a
+ *    multiple of the 32-element block.  Blackwell only (Transformer Engine
+ *    support matrix).  --fp8-format e4m3 --fp8-recipe mxfp8.
+ *  - nvfp4: NVFP4BlockScaling, E2M1 with one E4M3 scale per 16 elements and
+ *    an fp32 tensor scale: 0.5 + 1/16 bytes; K multiples of 32 (16-byte
+ *    rows).  NVIDIA's recipe keeps about 16 % of the linear layers in bf16
+ *    (arXiv 2509.25149, "selective high-precision layers": the first two
+ *    and last eight blocks of its 62-block 12B model).  Megatron-Core's
+ *    low-precision guide lists --fp4-recipe nvfp4 beside --fp8-recipe; the
+ *    --fp4-format e2m1 spelling follows Transformer Engine's Format.E2M1 and
+ *    is not checked against Megatron-LM's argument parser. */
+static const pp_precision_info precision_info[PP_PREC_COUNT] = {
+    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, "--bf16"},
+    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, "--fp16"},
+    [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0,
+                     "--bf16 --transformer-impl transformer_engine --fp8-format hybrid"},
+    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, "--bf16"},
+    [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0,
+                             "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe tensorwise"},
+    [PP_PREC_MXFP8] = {true, true, true, PP_PREC_MXFP8, 1.0 + 1.0 / 32.0, 32.0, 0.0,
+                       "--bf16 --transformer-impl transformer_engine --fp8-format e4m3 --fp8-recipe mxfp8"},
+    [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, 0.16,
+                       "--bf16 --transformer-impl transformer_engine --fp4-format e2m1 --fp4-recipe nvfp4"},
+};
+
+const pp_precision_info *pp_precision_props(pp_precision p)
+{
+    return (int)p >= 0 && p < PP_PREC_COUNT ? &precision_info[p] : &precision_info[PP_PREC_BF16];
+}

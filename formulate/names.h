@@ -11,7 +11,8 @@
 
 #include "types.h"
 
-/* The names by value: "bf16", "fp16", "fp8", "fp32"; "none", "selective",
+/* The names by value: "bf16", "fp16", "fp8", "fp32", "fp8-current",
+ * "mxfp8", "nvfp4"; "none", "selective",
  * "full"; "1d", "2d", "2.5d", "3d"; "dp", "tp", "pp", "params";
  * "min_step_time", "min_cost", "min_time", "min_gpus". */
 #define PP_OBJECTIVE_COUNT 4
@@ -27,5 +28,23 @@ const char *pp_recompute_name(pp_recompute r);
 const char *pp_tp_mode_name(pp_tp_mode m);
 const char *pp_dim_name(pp_dim d);
 const char *pp_objective_name(pp_objective o);
+
+/* What the cost model, the loaders and the launch settings need to know of
+ * a precision, one row per value (docs/cost-model.md section 10 cites each
+ * figure).  Attention cores, element-wise work, activations between layers,
+ * weights, gradients and optimizer states stay in 16/32 bits whatever the
+ * recipe; only the inputs of the linear layers' matrix multiplies are cast. */
+typedef struct pp_precision_info {
+    bool training;            /* a value of training.precision */
+    bool low_gemm;            /* the linear layers' GEMMs run in 8 bits or fewer */
+    bool blackwell_only;      /* a block-scaled format only Blackwell tensor cores run (MX, NVFP4) */
+    pp_precision peak_of;     /* the peak_tflops entry its GEMMs run at when a GPU lists none of its own */
+    double gemm_input_bytes;  /* bytes per GEMM input element, block scales included */
+    double align_elems;       /* K and N multiple the tensor cores need at full speed */
+    double high_precision_fraction; /* of the linear layers' GEMM FLOPs the recipe keeps in bf16 */
+    const char *megatron_flags; /* Megatron-LM's precision flags */
+} pp_precision_info;
+
+const pp_precision_info *pp_precision_props(pp_precision p);
 
 #endif

@@ -37,7 +37,13 @@
 /* The enumerations' names are in names.c; the search and tolerance objects
  * take one key per compressible traffic. */
 static const char *const dim_keys[] = {"dp", "tp", "pp", "params", NULL};
-#define N_TRAINING_PRECISIONS 3 /* bf16, fp16, fp8: fp32 is not a training precision here */
+/* training.precision: every precision but fp32, in the order messages list them */
+static const pp_precision training_precisions[] = {PP_PREC_BF16, PP_PREC_FP16, PP_PREC_FP8,
+                                                   PP_PREC_FP8_CURRENT, PP_PREC_MXFP8, PP_PREC_NVFP4};
+static const char *const training_precision_names[] = {"bf16", "fp16", "fp8", "fp8-current", "mxfp8", "nvfp4"};
+#define N_TRAINING_PRECISIONS (int)(sizeof training_precisions / sizeof training_precisions[0])
+/* grad_reduce_dtype: the first four precisions (bf16, fp16, fp8, fp32); fp8 is refused with its own message */
+#define N_WIRE_PRECISIONS (PP_PREC_FP32 + 1)
 
 /* ---- defaults --------------------------------------------------------------- */
 
@@ -243,7 +249,8 @@ static int parse_gpu(const parse_ctx *c, const cJSON *item, const pp_jpath *at, 
 /* ---- cluster ------------------------------------------------------------------------ */
 
 static const char *const cluster_keys[] = {"gpu",   "gpus_per_node",   "nodes",
-                                           "intra_node_GBps", "inter_node_Gbps", NULL};
+                                           "intra_node_GBps", "inter_node_Gbps", "network_oversubscription",
+                                           "leaf_nodes", NULL};
 
 static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *at)
 {
@@ -262,6 +269,22 @@ static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *
     return PP_OK;
 }
 
+/* The scale-out fabric: network_oversubscription >= 1 (leaf uplinks to the
+ * spine over the leaf's downlinks; default 1, a non-blocking fat tree) and
+ * leaf_nodes >= 1 (nodes under one leaf switch group; default every node,
+ * so no collective crosses the spine). */
+#define MAX_OVERSUBSCRIPTION 64.0
+static int parse_cluster_fabric(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
+{
+    cl->network_oversubscription = 1.0;
+    cl->leaf_nodes = 0;
+    int rc = pp_json_double(obj, at, "network_oversubscription", PP_OPTIONAL, 1.0, MAX_OVERSUBSCRIPTION,
+                            &cl->network_oversubscription, c->err);
+    if (!rc)
+        rc = pp_json_long(obj, at, "leaf_nodes", PP_OPTIONAL, 1, MAX_NODES, &cl->leaf_nodes, c->err);
+    return rc;
+}
+
 /* gpus_per_node and the two links default to the GPU's flagship system. */
 static int parse_cluster_links(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
 {
@@ -273,7 +296,7 @@ static int parse_cluster_links(const parse_ctx *c, const cJSON *obj, const pp_jp
         rc = pp_json_positive(obj, at, "intra_node_GBps", PP_OPTIONAL, 1e7, &cl->intra_node_GBps, c->err);
     if (!rc)
         rc = pp_json_positive(obj, at, "inter_node_Gbps", PP_OPTIONAL, 1e7, &cl->inter_node_Gbps, c->err);
-    return rc;
+    return rc ? rc : parse_cluster_fabric(c, obj, at, cl);
 }
 
 static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
@@ -310,15 +333,18 @@ static const char *const optimizer_names[] = {"adam"};
 static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {
     pp_training *t = &c->p->training;
-    int precision = (int)t->precision, optimizer = 0;
+    int precision = 0, optimizer = 0;
+    for (int i = 0; i < N_TRAINING_PRECISIONS; i++)
+        if (training_precisions[i] == t->precision)
+            precision = i;
     int rc = pp_json_expect_object(obj, at, c->err);
     if (!rc)
         rc = pp_json_check_keys(obj, at, training_keys, c->err);
     if (!rc)
         rc = pp_json_long(obj, at, "global_batch", PP_REQUIRED, 1, MAX_GLOBAL_BATCH, &t->global_batch, c->err);
     if (!rc)
-        rc = pp_json_enum(obj, at, "precision", PP_OPTIONAL, pp_precision_names, N_TRAINING_PRECISIONS, &precision,
-                          c->err);
+        rc = pp_json_enum(obj, at, "precision", PP_OPTIONAL, training_precision_names, N_TRAINING_PRECISIONS,
+                          &precision, c->err);
     if (!rc)
         rc = pp_json_enum(obj, at, "optimizer", PP_OPTIONAL, optimizer_names, 1, &optimizer, c->err);
     if (!rc)
@@ -334,13 +360,13 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
     if (!rc)
         rc = pp_json_double(obj, at, "moe_load_imbalance", PP_OPTIONAL, 1.0, 64.0, &t->moe_load_imbalance, c->err);
-    t->precision = (pp_precision)precision;
+    t->precision = training_precisions[precision];
     /* DP gradients on the wire: the 16-bit type of the training unless the
      * problem says fp32 (DeepSpeed's default communication_data_type is the
      * fp16/bf16 type; Megatron-LM reduces bf16 gradients in fp32). */
     int grad = t->precision == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
     if (!rc)
-        rc = pp_json_enum(obj, at, "grad_reduce_dtype", PP_OPTIONAL, pp_precision_names, PP_PREC_COUNT, &grad, c->err);
+        rc = pp_json_enum(obj, at, "grad_reduce_dtype", PP_OPTIONAL, pp_precision_names, N_WIRE_PRECISIONS, &grad, c->err);
     if (!rc && grad == PP_PREC_FP8) {
         pp_jpath here = pp_jpath_key(at, "grad_reduce_dtype");
         rc = pp_json_fail(c->err, &here, "expected \"bf16\", \"fp16\" or \"fp32\", found \"fp8\"");
@@ -685,26 +711,32 @@ static int parse_capacity(const parse_ctx *c, const cJSON *obj, const pp_jpath *
 static int check_precision_supported(const parse_ctx *c, const pp_gpu *g, const pp_jpath *root)
 {
     pp_precision prec = c->p->training.precision;
+    const pp_precision_info *info = pp_precision_props(prec);
     bool has_16bit = g->peak_tflops[PP_PREC_BF16] > 0 || g->peak_tflops[PP_PREC_FP16] > 0;
-    if (g->peak_tflops[prec] > 0 && (prec != PP_PREC_FP8 || has_16bit))
+    if (g->peak_tflops[prec] > 0 && (!info->low_gemm || has_16bit))
         return PP_OK;
     pp_jpath training = pp_jpath_key(root, "training");
     pp_jpath here = pp_jpath_key(&training, "precision");
     if (g->peak_tflops[prec] > 0) /* fp8 without a 16-bit peak: the attention core and element-wise work of
                                      fp8 training run in bf16 or fp16, and would have no speed at all */
         return pp_json_fail(c->err, &here,
-                            "expected a GPU with a bf16 or fp16 peak for fp8 training (its attention and "
-                            "element-wise work run in 16-bit), found %s with an fp8 peak only; give peak_tflops "
+                            "expected a GPU with a bf16 or fp16 peak for %s training (its attention and "
+                            "element-wise work run in 16-bit), found %s with an %s peak only; give peak_tflops "
                             "as an object with bf16 or fp16 too",
-                            g->id);
-    char supported[64] = "";
-    for (int p = 0; p < N_TRAINING_PRECISIONS; p++)
-        if (g->peak_tflops[p] > 0) {
+                            pp_precision_name(prec), g->id, pp_precision_name(prec));
+    char supported[128] = "";
+    for (int i = 0; i < N_TRAINING_PRECISIONS; i++)
+        if (g->peak_tflops[training_precisions[i]] > 0) {
             size_t used = strlen(supported);
-            snprintf(supported + used, sizeof supported - used, "%s'%s'", used ? ", " : "", pp_precision_names[p]);
+            snprintf(supported + used, sizeof supported - used, "%s'%s'", used ? ", " : "",
+                     training_precision_names[i]);
         }
-    return pp_json_fail(c->err, &here, "expected a precision that %s supports (%s), found '%s'", g->id,
-                        supported[0] ? supported : "none", pp_precision_name(prec));
+    return pp_json_fail(c->err, &here, "expected a precision that %s supports (%s), found '%s'%s", g->id,
+                        supported[0] ? supported : "none", pp_precision_name(prec),
+                        info->blackwell_only ? " (a block-scaled format that only GPUs with its tensor cores run, "
+                                               "e.g. NVIDIA Blackwell: b200-sxm-180gb, gb200-nvl72, b300-sxm-288gb, "
+                                               "gb300-nvl72)"
+                                             : "");
 }
 
 /* Prices are needed when the objective or a budget is about money. */

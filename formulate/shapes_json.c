@@ -242,6 +242,11 @@ static int read_peak_object(const cJSON *obj, const pp_jpath *at, pp_gpu *g, pp_
     }
     if (!rc && !any)
         rc = pp_json_fail(err, at, "expected a positive peak for at least one precision, found none");
+    /* A recipe without a peak of its own (fp8-current) runs at the peak of
+     * its format (fp8): the same tensor cores, another way to pick scales. */
+    for (int p = 0; p < PP_PREC_COUNT && !rc; p++)
+        if (g->peak_tflops[p] <= 0)
+            g->peak_tflops[p] = g->peak_tflops[pp_precision_props((pp_precision)p)->peak_of];
     return rc;
 }
 

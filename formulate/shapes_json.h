@@ -25,7 +25,10 @@
 #define PP_MAX_FFN_HIDDEN (1 << 22)
 #define PP_MAX_VOCAB (1 << 24)
 #define PP_MAX_SEQ_LEN (1 << 24)
-#define PP_MAX_GPUS_PER_NODE 64
+/* GPUs of one NVLink domain ("node"): GB200/GB300 NVL72 racks are one
+ * 72-GPU domain; the bound leaves room for larger NVLink Switch domains
+ * and is a limit on input, not a figure. */
+#define PP_MAX_GPUS_PER_NODE 576
 #define PP_MAX_EXPERTS (1 << 16)
 
 /* The optional Mixture-of-Experts and latent-attention keys of a model. */

@@ -41,7 +41,22 @@ typedef struct pp_error {
 
 /* ---- enumerations ----------------------------------------------------- */
 
-typedef enum { PP_PREC_BF16 = 0, PP_PREC_FP16, PP_PREC_FP8, PP_PREC_FP32, PP_PREC_COUNT } pp_precision;
+/* Number formats of the matrix multiplies (the training recipe) and of the
+ * wire.  The first four keep their values (files and tests name them);
+ * the recipes added later follow: fp8 is per-tensor delayed scaling,
+ * fp8-current per-tensor current scaling, mxfp8 MX block scaling and nvfp4
+ * NVIDIA's 4-bit recipe (pp_precision_info in names.h has their
+ * properties). */
+typedef enum {
+    PP_PREC_BF16 = 0,
+    PP_PREC_FP16,
+    PP_PREC_FP8,
+    PP_PREC_FP32,
+    PP_PREC_FP8_CURRENT,
+    PP_PREC_MXFP8,
+    PP_PREC_NVFP4,
+    PP_PREC_COUNT
+} pp_precision;
 typedef enum { PP_RECOMPUTE_NONE = 0, PP_RECOMPUTE_SELECTIVE, PP_RECOMPUTE_FULL, PP_RECOMPUTE_COUNT } pp_recompute;
 typedef enum { PP_TP_1D = 0, PP_TP_2D, PP_TP_2P5D, PP_TP_3D, PP_TP_MODE_COUNT } pp_tp_mode;
 /* The traffic that can be compressed, each with its own codec decision and
@@ -149,6 +164,13 @@ typedef struct pp_cluster {
     double intra_node_GBps; /* NVLink/NVSwitch per GPU, one direction */
     double inter_node_Gbps; /* network per GPU, one direction */
     bool mpi_collectives;   /* training.collectives "mvapich2-gdr": MPI algorithms (flat rings), not NCCL's */
+    /* The scale-out fabric (docs/cost-model.md section 3): nodes under one
+     * leaf switch group, and the leaf-to-spine oversubscription a collective
+     * whose group spans more than one leaf pays (its network bandwidth is
+     * divided by it).  leaf_nodes 0 = every node under one leaf;
+     * network_oversubscription <= 1 = none (both the defaults). */
+    double network_oversubscription;
+    long leaf_nodes;
 } pp_cluster;
 
 /* ---- training --------------------------------------------------------- */

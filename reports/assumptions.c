@@ -4,6 +4,7 @@
 #include "catalog_source.h"
 #include "explain.h"
 #include "text.h"
+#include "names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +63,14 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
     snprintf(value, sizeof value, "%g TFLOP/s", g->peak_tflops[prob->training.precision]);
     gpu_source(c, "peak_tflops", src, sizeof src);
     add_constant(ex, name, value, src);
+    const pp_precision_info *recipe = pp_precision_props(prob->training.precision);
+    if (recipe->high_precision_fraction > 0.0) { /* nvfp4: the layers the recipe keeps in bf16 */
+        snprintf(value, sizeof value, "%g %%", 100.0 * recipe->high_precision_fraction);
+        add_constant(ex, "share of linear-layer GEMM FLOPs the recipe keeps in bf16", value,
+                     "NVIDIA, 'Pretraining Large Language Models with NVFP4', arXiv 2509.25149: selective "
+                     "high-precision layers, the first two and last eight blocks of a 62-block 12B model in "
+                     "bf16 (docs/cost-model.md section 10)");
+    }
     snprintf(value, sizeof value, "%.2f GiB", g->memory_gib);
     gpu_source(c, "memory_gib", src, sizeof src);
     add_constant(ex, "GPU memory", value, src);

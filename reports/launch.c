@@ -9,6 +9,7 @@
 
 #include "costmodel.h"
 #include "problem.h"
+#include "names.h"
 #include "report_md.h"
 
 #include <stdarg.h>
@@ -116,11 +117,8 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
         flag(&f, "--untie-embeddings-and-output-weights");
     moe_flags(&f, m, p);
     flag(&f, "--seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
-    switch (t->precision) {
-    case PP_PREC_FP16: flag(&f, "--fp16"); break;
-    case PP_PREC_FP8: flag(&f, "--bf16 --transformer-impl transformer_engine --fp8-format hybrid"); break;
-    default: flag(&f, "--bf16"); break;
-    }
+    /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
+    flag(&f, "%s", pp_precision_props(t->precision)->megatron_flags);
     return f.n;
 }
 

@@ -187,6 +187,10 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     pp_jb_num(b, cl, "nodes", (double)c->nodes);
     pp_jb_num(b, cl, "intra_node_GBps", c->intra_node_GBps);
     pp_jb_num(b, cl, "inter_node_Gbps", c->inter_node_Gbps);
+    if (c->leaf_nodes > 0 || c->network_oversubscription > 1.0) { /* echoed only when the problem gives them */
+        pp_jb_num(b, cl, "network_oversubscription", c->network_oversubscription > 1.0 ? c->network_oversubscription : 1.0);
+        pp_jb_num(b, cl, "leaf_nodes", (double)(c->leaf_nodes > 0 ? c->leaf_nodes : c->nodes));
+    }
     cJSON *tr = pp_jb_obj(b, pr, "training");
     pp_jb_num(b, tr, "global_batch", (double)prob->training.global_batch);
     pp_jb_str(b, tr, "precision", pp_precision_name(prob->training.precision));

@@ -778,9 +778,9 @@ static void test_bad_numbers(void)
               "$.cluster.nodes", "1..10000000");
     BAD_BUILT("absurd nodes", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 1e8}", NULL, NULL),
               "$.cluster.nodes", "1..10000000");
-    BAD_BUILT("65 GPUs per node", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 1, 'gpus_per_node': 65}",
-                                               NULL, NULL),
-              "$.cluster.gpus_per_node", "1..64");
+    BAD_BUILT("577 GPUs per node", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 1, 'gpus_per_node': 577}",
+                                                NULL, NULL),
+              "$.cluster.gpus_per_node", "1..576");
     BAD_BUILT("zero bandwidth", problem_with(NULL, "{'gpu': 'a100-sxm4-80gb', 'nodes': 1, 'inter_node_Gbps': 0}",
                                              NULL, NULL),
               "$.cluster.inter_node_Gbps", "expected a positive number", "found the number 0");

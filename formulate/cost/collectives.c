@@ -85,6 +85,26 @@ double pp_network_Bps(const pp_cluster *c)
     return c->inter_node_Gbps / 8.0 * 1e9 * c->gpu.eff.network;
 }
 
+/* Whether a group of n ranks, k per node, spans more than one leaf switch
+ * group: its ceil(n/k) nodes, taken as consecutive (Megatron-LM's rank
+ * order makes tensor, context and data-parallel groups so), outnumber the
+ * leaf's nodes, or do not tile it (some group then straddles two leaves). */
+bool pp_group_crosses_spine(const pp_cluster *c, long n, long k)
+{
+    if (c->leaf_nodes <= 0 || k >= n)
+        return false;
+    long nodes = (n + (k < 1 ? 1 : k) - 1) / (k < 1 ? 1 : k);
+    return nodes > c->leaf_nodes || c->leaf_nodes % nodes != 0;
+}
+
+double pp_network_group_Bps(const pp_cluster *c, long n, long k)
+{
+    double bps = pp_network_Bps(c);
+    if (c->network_oversubscription > 1.0 && pp_group_crosses_spine(c, n, k))
+        bps /= c->network_oversubscription;
+    return bps;
+}
+
 /* Ring collective on one link class (alpha-beta, Thakur et al. 2005). */
 static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, double alpha_s)
 {
@@ -102,11 +122,13 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
         return flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
     if (k < 1)
         k = 1;
+    /* a group across leaves shares the spine's oversubscribed uplinks */
+    double net_Bps = pp_network_group_Bps(c, n, k);
     /* MVAPICH2-GDR: ring all-reduce over all n ranks (reduce-scatter then
      * all-gather, Thakur et al. 2005 as MPICH/MVAPICH run it for large
      * messages); each of its 2(n-1) steps is as slow as the network hop. */
     if (c->mpi_collectives && kind == PP_COLL_ALLREDUCE)
-        return flat_ring_s(kind, bytes, n, pp_network_Bps(c), a_net);
+        return flat_ring_s(kind, bytes, n, net_Bps, a_net);
     /* Hierarchical (NCCL tree/ring across nodes, Megatron/NCCL docs): the k
      * ranks of a node first reduce-scatter over NVLink, each then runs the
      * inter-node collective on its 1/k share through its own NIC, and the
@@ -115,7 +137,7 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
     if (kind != PP_COLL_ALLREDUCE) {
         /* NCCL runs all-gather and reduce-scatter only as rings: n - 1
          * steps, each as slow as its network hop (NCCL docs, "Algorithms"). */
-        double bw = ring_factor(kind, n) * bytes / k / pp_network_Bps(c);
+        double bw = ring_factor(kind, n) * bytes / k / net_Bps;
         return bw + (double)(n - 1) * a_net;
     }
     double intra = 0.0;
@@ -125,7 +147,7 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
         if (kind == PP_COLL_ALLREDUCE)
             intra *= 2.0; /* reduce-scatter before, all-gather after */
     }
-    return intra + flat_ring_s(kind, bytes / (double)k, nodes, pp_network_Bps(c), a_net);
+    return intra + flat_ring_s(kind, bytes / (double)k, nodes, net_Bps, a_net);
 }
 
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network)
@@ -290,6 +312,6 @@ double pp_alltoall_time_s(const pp_cluster *c, double bytes, long n, long k)
     if (nv <= 0.0 && net <= 0.0)
         return 0.0;
     double t_nv = nv > 0.0 ? nv / pp_nvlink_Bps(c) + c->gpu.eff.nvlink_latency_us * 1e-6 : 0.0;
-    double t_net = net > 0.0 ? net / pp_network_Bps(c) + c->gpu.eff.network_latency_us * 1e-6 : 0.0;
+    double t_net = net > 0.0 ? net / pp_network_group_Bps(c, n, k) + c->gpu.eff.network_latency_us * 1e-6 : 0.0;
     return t_nv > t_net ? t_nv : t_net;
 }

@@ -15,6 +15,7 @@
 #define PARPLAN_COST_INTERNAL_H
 
 #include "costmodel.h"
+#include "names.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define ACT_BYTES 2.0        /* bf16/fp16 activations, gradients and weights */
@@ -49,6 +50,9 @@ typedef struct tp_grid {
     double wshard; /* weights split: t (1D, 2D, 3D), q^2 (2.5D: replicated over the d layers) */
 } tp_grid;
 
+/* Bytes per element of a linear layer's GEMM input in the training's recipe
+ * (1 in fp8, 2 in bf16/fp16; names.h pp_precision_info). */
+double gemm_input_bytes(const pp_training *t);
 /* Roofline time of one (M x K) @ (K x N) matrix multiply. */
 double gemm_time_s(const pp_problem *prob, double M, double K, double N);
 /* That multiply as one GPU of grid g runs it (1D: N split by t). */

@@ -125,6 +125,11 @@ void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, b
  * efficiency (what NCCL's bus bandwidth reaches). */
 double pp_nvlink_Bps(const pp_cluster *c);
 double pp_network_Bps(const pp_cluster *c);
+/* Whether a collective's group of n ranks, k per node, spans more than one
+ * leaf switch group (cluster.leaf_nodes), and the network rate it gets:
+ * pp_network_Bps divided by cluster.network_oversubscription if it does. */
+bool pp_group_crosses_spine(const pp_cluster *c, long n, long k);
+double pp_network_group_Bps(const pp_cluster *c, long n, long k);
 
 /* All-to-all of `bytes` per rank over n ranks, k per node (MoE token
  * dispatch and combine): time, and the bytes one rank sends over each link

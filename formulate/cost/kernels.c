@@ -73,7 +73,7 @@ static double gemm_shape_efficiency(const pp_problem *prob, double M, double K, 
         double tiles = ceil(M / GEMM_TILE) * ceil(N / GEMM_TILE), waves = ceil(tiles / sms);
         u *= tiles / (waves * sms);
     }
-    double align = prob->training.precision == PP_PREC_FP8 ? 16.0 : 8.0;
+    double align = pp_precision_props(prob->training.precision)->align_elems;
     if (fmod(K, align) != 0.0 || fmod(N, align) != 0.0)
         u *= GEMM_MISALIGNED;
     return u;
@@ -87,11 +87,34 @@ static double gemm_shape_efficiency(const pp_problem *prob, double M, double K, 
 double gemm_time_s(const pp_problem *prob, double M, double K, double N)
 {
     const pp_efficiency *e = &prob->cluster.gpu.eff;
-    double in_bytes = prob->training.precision == PP_PREC_FP8 ? 1.0 : ACT_BYTES;
-    double rate = peak_flops(prob, prob->training.precision) * e->gemm * gemm_shape_efficiency(prob, M, K, N);
+    pp_precision prec = prob->training.precision;
+    double in_bytes = gemm_input_bytes(&prob->training);
+    double rate = peak_flops(prob, prec) * e->gemm * gemm_shape_efficiency(prob, M, K, N);
     double flops_s = 2.0 * M * K * N / rate;
+    /* A recipe that keeps a fraction of the linear layers in bf16 (NVFP4)
+     * runs that fraction of the FLOPs at the 16-bit rate: every GEMM is
+     * priced as the blend, since which layers stay in bf16 is the recipe's
+     * choice, not the plan's. */
+    double hp = pp_precision_props(prec)->high_precision_fraction;
+    if (hp > 0.0)
+        flops_s = (1.0 - hp) * flops_s + hp * 2.0 * M * K * N /
+                                              (peak_flops(prob, half_precision(prob)) * e->gemm *
+                                               gemm_shape_efficiency(prob, M, K, N));
     double bytes_s = (in_bytes * (M * K + K * N) + ACT_BYTES * M * N) / hbm_Bps(prob);
     return fmax(flops_s, bytes_s) + e->kernel_us * 1e-6;
+}
+
+/* Bytes per element of a linear layer's GEMM input, as stored for the
+ * backward pass and read by the kernel: the recipe's cast (its block scales
+ * included), blended with bf16 for the layers the recipe keeps in bf16;
+ * 16-bit training keeps the bf16/fp16 input (ACT_BYTES). */
+double gemm_input_bytes(const pp_training *t)
+{
+    const pp_precision_info *info = pp_precision_props(t->precision);
+    if (!info->low_gemm)
+        return ACT_BYTES;
+    double hp = info->high_precision_fraction;
+    return hp > 0.0 ? (1.0 - hp) * info->gemm_input_bytes + hp * ACT_BYTES : info->gemm_input_bytes;
 }
 
 /* The attention kernel's generation: eff.attention is what FlashAttention-2

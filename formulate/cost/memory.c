@@ -98,8 +98,9 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     /* In fp8, Transformer Engine keeps the inputs of the four matrix
      * multiplies for the backward pass in their fp8 cast (1 byte): the QKV,
      * projection, MLP-in and MLP-out inputs (Transformer Engine's Linear
-     * saves its quantized input; Micikevicius et al. 2022, arXiv 2209.05433). */
-    double gemm_in = prob->training.precision == PP_PREC_FP8 ? 1.0 : 2.0;
+     * saves its quantized input; Micikevicius et al. 2022, arXiv 2209.05433);
+     * MXFP8 and NVFP4 keep theirs with the block scales (gemm_input_bytes). */
+    double gemm_in = gemm_input_bytes(&prob->training);
     /* Not split by TP unless sequence parallel: two LayerNorm inputs (4),
      * QKV and MLP inputs (2 + 2), two dropout masks (1 + 1): 10 sbh. */
     double replicated = (6.0 + 2.0 * gemm_in) * sbh;

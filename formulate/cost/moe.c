@@ -343,7 +343,7 @@ double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, i
     int nm = moe_layers_on_stage(prob, plan, stage);
     if (!pp_model_is_moe(m) || nm == 0)
         return 0.0;
-    double gemm_in = prob->training.precision == PP_PREC_FP8 ? 1.0 : 2.0, glu = m->gated_mlp ? 4.0 : 2.0;
+    double gemm_in = gemm_input_bytes(&prob->training), glu = m->gated_mlp ? 4.0 : 2.0;
     double t = plan->tp, T = (double)plan->micro_batch * m->seq_len / plan->cp, Tg = T / t;
     double k = m->experts_per_token, h = m->hidden, lam = imbalance(prob);
     /* the dense MLP that memory.c counted (Korthikanti: f or 2f wide GEMM

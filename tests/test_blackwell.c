@@ -1,0 +1,274 @@
+/*
+ * test_blackwell.c: the current GPUs, number formats and fabrics
+ * (docs/cost-model.md sections 3 and 10).
+ *
+ * B200 and GB200 NVL72 problems plan in every format they run, and say
+ * their efficiencies are not calibrated; NVFP4 is faster than bf16 on a
+ * compute-bound model but by less than the 4x of the peaks (its bf16
+ * layers); the block-scaled formats are refused on a Hopper GPU with a
+ * message naming training.precision; an oversubscribed spine slows a plan
+ * whose data-parallel group crosses leaves and never speeds any plan up;
+ * a 72-GPU NVLink domain holds a tp x ep group larger than an 8-GPU node.
+ */
+#include "costmodel.h"
+#include "planner.h"
+#include "problem.h"
+#include "rules.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Llama 3 70B on `nodes` nodes of `gpu`, global batch 1152, in `precision`,
+ * with the cluster's extra keys `fabric` ("" or ", 'leaf_nodes': 8, ..."). */
+static int load(const pp_catalog *cat, const char *model, const char *gpu, long nodes, const char *precision,
+                const char *fabric, pp_problem *p, pp_error *err)
+{
+    char squoted[1024];
+    snprintf(squoted, sizeof squoted,
+             "{'model': '%s', 'cluster': {'gpu': '%s', 'nodes': %ld%s},"
+             " 'training': {'global_batch': 1152, 'precision': '%s'}}",
+             model, gpu, nodes, fabric, precision);
+    char *json = pp_json_of(squoted);
+    int rc = pp_problem_parse(json, "problem.json", NULL, cat, p, err);
+    free(json);
+    return rc;
+}
+
+static void load_ok(const pp_catalog *cat, const char *model, const char *gpu, long nodes, const char *precision,
+                    const char *fabric, pp_problem *p)
+{
+    pp_error err;
+    int rc = load(cat, model, gpu, nodes, precision, fabric, p, &err);
+    if (rc)
+        fprintf(stderr, "\n  %s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+}
+
+/* Every format each Blackwell system runs gives an optimal plan whose MIP
+ * objective is the evaluator's step time, on a GPU whose efficiencies are
+ * the defaults (calibrated false). */
+static void test_blackwell_plans_every_format(void)
+{
+    static const char *const gpus[] = {"b200-sxm-180gb", "gb200-nvl72"};
+    static const long nodes[] = {18, 2}; /* 144 GPUs either way */
+    static const char *const precisions[] = {"bf16", "fp8", "fp8-current", "mxfp8", "nvfp4"};
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    for (size_t g = 0; g < sizeof gpus / sizeof gpus[0]; g++)
+        for (size_t i = 0; i < sizeof precisions / sizeof precisions[0]; i++) {
+            pp_problem p;
+            load_ok(&cat, "llama3-70b", gpus[g], nodes[g], precisions[i], "", &p);
+            CU_ASSERT_FALSE(p.cluster.gpu.eff.calibrated);
+            pp_plan_options o;
+            pp_plan_options_init(&o);
+            pp_plan_result res;
+            pp_error err;
+            CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+            CU_ASSERT_EQUAL(res.status, PP_STATUS_OPTIMAL);
+            double step = res.best.eval.time.step_s;
+            CU_ASSERT(step > 0.0 && isfinite(step));
+            CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&p, &res.best.plan), step, 1e-9 * step);
+            printf("\n    %s %s: %.3f s ", gpus[g], precisions[i], step);
+            pp_plan_result_free(&res);
+        }
+    pp_catalog_free(&cat);
+}
+
+/* One fixed plan of Llama 3 70B on 16 B200 nodes: nvfp4 < mxfp8 <= fp8 <
+ * bf16 in step time, the GEMMs at most 4x faster than bf16 (NVFP4's peak is
+ * 4x bf16's, and about 16 % of its FLOPs stay in bf16), and fp8-current
+ * priced as fp8 (same peak, same bytes). */
+static void test_nvfp4_faster_than_bf16(void)
+{
+    static const char *const precisions[] = {"bf16", "fp8", "fp8-current", "mxfp8", "nvfp4"};
+    double step[5], fwd[5], act[5];
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_plan plan = pp_test_plan(8, 4, 4, 1, 1);
+    for (int i = 0; i < 5; i++) {
+        pp_problem p;
+        load_ok(&cat, "llama3-70b", "b200-sxm-180gb", 16, precisions[i], "", &p);
+        CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &plan, NULL), PP_OK);
+        pp_eval ev;
+        pp_evaluate(&p, &plan, &ev);
+        step[i] = ev.time.step_s;
+        pp_stage_term st;
+        pp_term_stage(&p, &plan, &st);
+        fwd[i] = st.fwd_s;
+        act[i] = pp_layer_activation_bytes(&p, &plan, false);
+    }
+    CU_ASSERT(step[4] < step[3]);
+    CU_ASSERT(step[3] <= step[1] * (1.0 + 1e-12));
+    CU_ASSERT(step[1] < step[0]);
+    CU_ASSERT_DOUBLE_EQUAL(step[2], step[1], 1e-12 * step[1]);
+    CU_ASSERT(fwd[0] / fwd[4] < 4.0);
+    CU_ASSERT(fwd[0] / fwd[4] > 1.5);
+    /* activations: the GEMM inputs kept for backward shrink with the format */
+    CU_ASSERT(act[4] < act[1] && act[1] < act[0]);
+    CU_ASSERT(act[3] > act[1]); /* mxfp8 adds one scale byte per 32 elements */
+    printf("\n    step bf16 %.3f fp8 %.3f mxfp8 %.3f nvfp4 %.3f s ", step[0], step[1], step[3], step[4]);
+    pp_catalog_free(&cat);
+}
+
+/* A Hopper GPU has no MX or NVFP4 tensor cores: the problem is refused at
+ * $.training.precision, naming the GPU, what it supports and why. */
+static void test_block_formats_refused_on_hopper(void)
+{
+    static const char *const refused[] = {"mxfp8", "nvfp4"};
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    for (int i = 0; i < 2; i++) {
+        pp_problem p;
+        pp_error err;
+        CU_ASSERT_EQUAL(load(&cat, "llama3-70b", "h100-sxm5-80gb", 8, refused[i], "", &p, &err), PP_EINPUT);
+        PP_ASSERT_CONTAINS(err.path, "$.training.precision");
+        PP_ASSERT_CONTAINS(err.msg, "h100-sxm5-80gb supports ('bf16', 'fp16', 'fp8', 'fp8-current')");
+        char found[64];
+        snprintf(found, sizeof found, "found '%s'", refused[i]);
+        PP_ASSERT_CONTAINS(err.msg, found);
+        PP_ASSERT_CONTAINS(err.msg, "Blackwell");
+    }
+    /* the per-tensor recipes run on Hopper */
+    pp_problem p;
+    load_ok(&cat, "llama3-70b", "h100-sxm5-80gb", 8, "fp8-current", "", &p);
+    CU_ASSERT_DOUBLE_EQUAL(p.cluster.gpu.peak_tflops[PP_PREC_FP8_CURRENT], p.cluster.gpu.peak_tflops[PP_PREC_FP8],
+                           0.0);
+    pp_catalog_free(&cat);
+}
+
+/* Oversubscription 2 with leaves of 8 nodes: a plan whose data-parallel
+ * group spans 64 nodes is slower; no plan is faster; a plan whose groups
+ * stay inside a leaf is priced as before; the planner's optimum is no
+ * faster.  Bad values are refused with their JSON path. */
+static void test_oversubscription(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem flat, over;
+    load_ok(&cat, "llama3-70b", "h100-sxm5-80gb", 64, "bf16", "", &flat);
+    load_ok(&cat, "llama3-70b", "h100-sxm5-80gb", 64, "bf16", ", 'network_oversubscription': 2, 'leaf_nodes': 8",
+            &over);
+    pp_plan cross = pp_test_plan(8, 1, 64, 1, 1);
+    cross.zero = 1;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&flat, &cross, NULL), PP_OK);
+    CU_ASSERT(pp_group_crosses_spine(&over.cluster, 64, 1));
+    CU_ASSERT(pp_step_time_s(&over, &cross) > pp_step_time_s(&flat, &cross));
+    /* a DP group of 8 nodes = one leaf: unchanged */
+    CU_ASSERT_FALSE(pp_group_crosses_spine(&over.cluster, 8, 1));
+    CU_ASSERT(pp_group_crosses_spine(&over.cluster, 3, 1)); /* 3 nodes do not tile a leaf of 8 */
+    pp_plan inside = pp_test_plan(8, 8, 8, 1, 1);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&flat, &inside, NULL), PP_OK);
+    CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&over, &inside), pp_step_time_s(&flat, &inside), 0.0);
+    /* never faster, over a spread of shapes */
+    static const int shapes[][4] = {{8, 1, 64, 1}, {8, 2, 32, 1}, {4, 4, 32, 1}, {8, 4, 8, 2}, {2, 8, 16, 2},
+                                    {8, 8, 4, 2},  {1, 8, 64, 1}, {4, 2, 32, 2}, {8, 16, 4, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int zero = 0; zero <= 3; zero++) {
+            pp_plan pl = pp_test_plan(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], 1);
+            pl.zero = zero;
+            if (pp_plan_check(&flat, &pl, NULL) != PP_OK)
+                continue;
+            CU_ASSERT(pp_step_time_s(&over, &pl) >= pp_step_time_s(&flat, &pl));
+        }
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    pp_plan_result a, b;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&flat, &o, &a, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&over, &o, &b, &err), PP_OK);
+    CU_ASSERT(b.best.eval.time.step_s >= a.best.eval.time.step_s * (1.0 - 1e-9));
+    printf("\n    optimum %.3f s flat, %.3f s at 2:1 over leaves of 8 nodes ", a.best.eval.time.step_s,
+           b.best.eval.time.step_s);
+    pp_plan_result_free(&a);
+    pp_plan_result_free(&b);
+
+    pp_problem p;
+    CU_ASSERT_EQUAL(load(&cat, "llama3-70b", "h100-sxm5-80gb", 64, "bf16", ", 'network_oversubscription': 0.5", &p,
+                         &err),
+                    PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.cluster.network_oversubscription");
+    CU_ASSERT_EQUAL(load(&cat, "llama3-70b", "h100-sxm5-80gb", 64, "bf16", ", 'leaf_nodes': 0", &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.cluster.leaf_nodes");
+    pp_catalog_free(&cat);
+}
+
+/* A MoE model on two GB200 NVL72 racks: tp = 2 x ep = 8 = 16 GPUs, more
+ * than an 8-GPU node, is an allowed plan whose all-to-all stays on NVLink;
+ * the same plan on B200 nodes sends part of it through the NICs.  Dense
+ * Llama 3 70B with tp 4 x cp 4 = 16 GPUs is a plan of the rack too. */
+static void test_nvl72_domain(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem rack, hgx;
+    load_ok(&cat, "qwen3-30b-a3b", "gb200-nvl72", 2, "bf16", "", &rack);
+    load_ok(&cat, "qwen3-30b-a3b", "b200-sxm-180gb", 18, "bf16", "", &hgx);
+    CU_ASSERT_EQUAL(rack.cluster.gpus_per_node, 72);
+    pp_plan plan = pp_test_plan(2, 1, 72, 1, 1);
+    plan.ep = 8;
+    plan.etp = 1;
+    plan.sequence_parallel = true; /* Megatron-Core's rule for MoE with tp > 1 */
+    pp_error why;
+    int rc = pp_plan_check(&rack, &plan, &why);
+    if (rc)
+        fprintf(stderr, "\n  %s\n", why.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    pp_eval ev;
+    pp_evaluate(&rack, &plan, &ev);
+    CU_ASSERT(ev.time.step_s > 0.0 && isfinite(ev.time.step_s));
+    pp_stage_term in_rack, across;
+    pp_term_stage(&rack, &plan, &in_rack);
+    pp_term_stage(&hgx, &plan, &across);
+    CU_ASSERT(in_rack.bytes_nvlink > 0.0);
+    CU_ASSERT_EQUAL(in_rack.bytes_network, 0.0);
+    CU_ASSERT(across.bytes_network > 0.0);
+
+    pp_problem dense;
+    load_ok(&cat, "llama3-70b", "gb200-nvl72", 2, "bf16", "", &dense);
+    pp_plan tpcp = pp_test_plan(4, 1, 9, 4, 1);
+    tpcp.sequence_parallel = true;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&dense, &tpcp, NULL), PP_OK);
+    pp_evaluate(&dense, &tpcp, &ev);
+    CU_ASSERT(ev.time.step_s > 0.0 && isfinite(ev.time.step_s));
+
+    /* the planner on the rack: an optimum exists and its groups are legal */
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    pp_plan_result res;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&rack, &o, &res, &err), PP_OK);
+    CU_ASSERT_EQUAL(pp_plan_check(&rack, &res.best.plan, NULL), PP_OK);
+    printf("\n    qwen3-30b-a3b on 2 x NVL72: tp=%d ep=%d cp=%d, %.3f s ", res.best.plan.tp, res.best.plan.ep,
+           res.best.plan.cp, res.best.eval.time.step_s);
+    pp_plan_result_free(&res);
+    pp_catalog_free(&cat);
+}
+
+/* The example of data/examples plans from the command line. */
+static void test_example_plans(void)
+{
+    char path[1024];
+    pp_source_path("data/examples/llama3-70b-gb200-nvl72.json", path, sizeof path);
+    const char *args[] = {"plan", path, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "--fp8-recipe mxfp8");
+    pp_run_free(&r);
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"B200 and GB200 NVL72 plan in every format, uncalibrated", test_blackwell_plans_every_format},
+        {"nvfp4 faster than bf16, by less than the peaks", test_nvfp4_faster_than_bf16},
+        {"mxfp8 and nvfp4 refused on H100", test_block_formats_refused_on_hopper},
+        {"oversubscribed spine: slower across leaves, never faster", test_oversubscription},
+        {"72-GPU NVLink domain holds tp x ep and tp x cp > 8", test_nvl72_domain},
+        {"the GB200 example plans", test_example_plans},
+        {NULL, NULL},
+    };
+    return pp_test_main("blackwell", tests);
+}
