@@ -1021,11 +1021,16 @@ static int run_calibrate(const cli_args *a, pp_error *err)
     if (!rc) {
         pp_fit fits[PP_MAX_GROUPS];
         int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
-        char source[512];
+        int n_moe = 0;
+        for (int i = 0; i < set.n; i++)
+            n_moe += pp_model_is_moe(&set.rows[i].prob.model);
+        char source[512], moe_note[96] = "";
+        if (n_moe)
+            snprintf(moe_note, sizeof moe_note, " (%d Mixture-of-Experts rows scored, not fitted)", n_moe);
         snprintf(source, sizeof source,
                  "parplan calibrate %.300s%s: least squares on log(predicted/measured step time) within physical "
-                 "bounds (NLopt BOBYQA), %d rows",
-                 a->problem, a->n_operands > 1 ? " ..." : "", set.n);
+                 "bounds (NLopt BOBYQA), %d rows%s",
+                 a->problem, a->n_operands > 1 ? " ..." : "", set.n - n_moe, moe_note);
         char *text = pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0);
         pp_strbuf md;
         pp_sb_init(&md);

@@ -10,6 +10,7 @@
 #include "costmodel.h"
 #include "json_util.h"
 #include "rules.h"
+#include "shapes_json.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -94,6 +95,26 @@ static int zero_of(const cJSON *cfg, int dp)
     return dp > 1 ? 1 : 0; /* Megatron-Core's distributed optimizer, NeMo's default */
 }
 
+/* A row's Mixture-of-Experts and latent-attention keys (experts,
+ * experts_per_token, moe_ffn_hidden, shared_experts, shared_ffn_hidden,
+ * first_dense_layers, moe_layer_freq, mtp_layers, q_lora_rank, kv_lora_rank,
+ * qk_nope_head_dim, qk_rope_head_dim, v_head_dim: the spelling of
+ * data/models.json), read by the model catalog's own table
+ * (pp_model_read_moe) with its limits, defaults and checks.  A dense row
+ * (none of the keys) is left exactly as read above. */
+static bool fill_moe(const cJSON *jm, pp_model *m)
+{
+    static const char *const keys[] = {PP_MODEL_MOE_KEYS};
+    bool any = false;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !any; i++)
+        any = cJSON_GetObjectItemCaseSensitive(jm, keys[i]) != NULL;
+    if (!any)
+        return true;
+    pp_jpath at = pp_jpath_root("model");
+    pp_error err;
+    return pp_model_read_moe(jm, &at, m, &err) == PP_OK;
+}
+
 static bool fill_model(const cJSON *jm, pp_model *m)
 {
     snprintf(m->name, sizeof m->name, "%s", str_or(jm, "name", "model"));
@@ -109,8 +130,10 @@ static bool fill_model(const cJSON *jm, pp_model *m)
     m->gated_mlp = contains_ci(act, "swiglu") || contains_ci(act, "silu") || contains_ci(act, "geglu");
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(jm, "tie_embeddings");
     m->tie_embeddings = cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : true;
-    return m->layers > 0 && m->hidden > 0 && m->heads > 0 && m->vocab > 0 && m->seq_len > 0 &&
-           m->hidden % m->heads == 0 && m->kv_heads > 0 && m->heads % m->kv_heads == 0;
+    if (!(m->layers > 0 && m->hidden > 0 && m->heads > 0 && m->vocab > 0 && m->seq_len > 0 &&
+          m->hidden % m->heads == 0 && m->kv_heads > 0 && m->heads % m->kv_heads == 0))
+        return false;
+    return fill_moe(jm, m);
 }
 
 static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement *row)
@@ -122,12 +145,22 @@ static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement 
     if (!gpu)
         return false;
     snprintf(row->gpu_id, sizeof row->gpu_id, "%s", id);
-    /* The GPU whose fitted parameters this one takes (H200 takes H100's). */
+    /* The GPU whose fitted parameters this one takes (H200 takes H100's):
+     * the row's own cluster.efficiency_from (a catalog id; the DeepSeek-V3
+     * H800 row takes the H100's, the same GH100 die) before the catalog's. */
     long at = gpu - cat->gpus;
     const char *from = cat->gpu_efficiency_from && at >= 0 && at < cat->n_gpus ? cat->gpu_efficiency_from[at] : "";
+    const char *row_from = str_or(jc, "efficiency_from", "");
+    if (row_from[0]) {
+        if (!pp_catalog_gpu(cat, row_from))
+            return false;
+        from = row_from;
+    }
     snprintf(row->eff_id, sizeof row->eff_id, "%s", from[0] ? from : id);
     pp_cluster *c = &row->prob.cluster;
     c->gpu = *gpu;
+    if (row_from[0])
+        c->gpu.eff = pp_catalog_gpu(cat, row_from)->eff; /* priced with them too, before any fit */
     c->gpus_per_node = (int)num_or(jc, "gpus_per_node", gpu->gpus_per_node);
     long gpus = (long)num_or(jc, "gpus", 0);
     if (c->gpus_per_node <= 0 || gpus <= 0)
@@ -173,7 +206,10 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
         pl->sequence_parallel = false;
     pl->tp_mode = PP_TP_1D;
     pl->tp_depth = 1;
-    pl->ep = pl->etp = 1;
+    /* Expert parallelism (MoE rows): ep ranks come from dp x cp, etp is 1 or
+     * t (rules.c); a dense row that names neither keeps 1 and 1. */
+    pl->ep = (int)num_or(cfg, "ep", 1);
+    pl->etp = (int)num_or(cfg, "etp", 1);
     /* TP overlap as the source ran it: `tp_comm_overlap` or torchtitan's
      * `async_tp`, or Megatron-Core's flag named in the framework */
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cfg, "tp_comm_overlap");

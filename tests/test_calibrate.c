@@ -298,6 +298,53 @@ static void test_several_files_load(void)
     pp_catalog_free(&cat);
 }
 
+/* A row may carry the MoE and latent-attention keys of data/models.json and
+ * config.ep / config.etp; a bad MoE shape is skipped, never guessed; a row's
+ * cluster.efficiency_from names whose parameters it takes. */
+static void test_moe_rows_load(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("moe-rows.json", path, sizeof path);
+    pp_write_json(path,
+                  "[{'id': 'mixtral', 'source_group': 'g',"
+                  "  'model': {'name': 'Mixtral 8x7B', 'layers': 32, 'hidden': 4096, 'heads': 32, 'kv_heads': 8,"
+                  "            'ffn_hidden': 14336, 'activation': 'swiglu', 'tie_embeddings': false, 'vocab': 32000,"
+                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 2, 'moe_ffn_hidden': 14336},"
+                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 64, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 4, 'd': 16, 'ep': 8, 'etp': 1, 'micro_batch': 1, 'global_batch': 256},"
+                  "  'measured': {'iteration_s': 5.0}},"
+                  " {'id': 'bad-topk', 'source_group': 'g',"
+                  "  'model': {'name': 'x', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 32000,"
+                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 9},"
+                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64},"
+                  "  'measured': {'iteration_s': 1.0}},"
+                  " {'id': 'h800-as-h100', 'source_group': 'g',"
+                  "  'model': {'name': 'dense', 'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'h800-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8,"
+                  "              'efficiency_from': 'h100-sxm5-80gb'},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64},"
+                  "  'measured': {'iteration_s': 0.5}}]");
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 2);
+    CU_ASSERT_EQUAL(set.n_skipped, 1);
+    const pp_measurement *m = &set.rows[0];
+    CU_ASSERT_EQUAL(m->prob.model.experts, 8);
+    CU_ASSERT_EQUAL(m->prob.model.experts_per_token, 2);
+    CU_ASSERT_EQUAL(m->prob.model.moe_layer_freq, 1); /* the catalog's default */
+    CU_ASSERT_EQUAL(m->plan.ep, 8);
+    CU_ASSERT_EQUAL(m->plan.etp, 1);
+    CU_ASSERT(pp_step_time_s(&m->prob, &m->plan) > 0);
+    CU_ASSERT_STRING_EQUAL(set.rows[1].gpu_id, "h800-sxm5-80gb");
+    CU_ASSERT_STRING_EQUAL(set.rows[1].eff_id, "h100-sxm5-80gb");
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 static void test_cli_accuracy_cv_several_files(void)
 {
     char a[1024], b[1024];
@@ -331,6 +378,7 @@ int main(void)
         {"fit is deterministic (library and command line)", test_deterministic},
         {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
         {"several measurement files and a directory load", test_several_files_load},
+        {"MoE rows load with ep and etp; bad shapes are skipped", test_moe_rows_load},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {NULL, NULL},
     };
