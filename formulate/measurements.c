@@ -219,7 +219,12 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
                                                          : contains_ci(str_or(cfg, "framework", ""), "tp-comm-overlap"));
     row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
     const char *prec = str_or(cfg, "precision", "bf16");
-    row->prob.training.precision = contains_ci(prec, "fp8") ? PP_PREC_FP8
+    /* fp8 as Transformer Engine runs it by default (delayed scaling), or
+     * with the scale taken from the tensor itself (torchao's dynamic
+     * tensorwise and rowwise scaling, TE's current scaling) */
+    bool current = contains_ci(prec, "torchao") || contains_ci(prec, "tensorwise") || contains_ci(prec, "rowwise") ||
+                   contains_ci(prec, "current");
+    row->prob.training.precision = contains_ci(prec, "fp8") ? (current ? PP_PREC_FP8_CURRENT : PP_PREC_FP8)
                                    : (contains_ci(prec, "fp16") && !contains_ci(prec, "bf16")) ? PP_PREC_FP16
                                                                                                 : PP_PREC_BF16;
     if (row->prob.cluster.gpu.peak_tflops[row->prob.training.precision] <= 0)

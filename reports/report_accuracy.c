@@ -159,10 +159,16 @@ static void cv_table(const pp_cv_result *cv, pp_strbuf *out)
                       g->bias_cv, g->mape_in);
         pairs_cell(out, g->n_pairs, g->ordered_cv, g->ordered_in);
     }
-    pp_sb_appendf(out, "| **all rows** | %d | **%.1f %%** | | | %.1f %%", cv->n_rows, cv->mape_cv, cv->mape_in);
+    pp_sb_appendf(out, "| **all dense rows** | %d | **%.1f %%** | | | %.1f %%", cv->n_rows, cv->mape_cv, cv->mape_in);
     pairs_cell(out, cv->n_pairs, cv->ordered_cv, cv->ordered_in);
-    pp_sb_appendf(out, "| mean of groups | %d | %.1f %% | | | |", cv->n_groups, cv->group_mape_cv);
+    int dense_groups = 0;
+    for (int i = 0; i < cv->n_groups; i++)
+        dense_groups += cv->groups[i].n_time > 0 && !cv->groups[i].moe;
+    pp_sb_appendf(out, "| mean of dense groups | %d | %.1f %% | | | |", dense_groups, cv->group_mape_cv);
     pp_sb_append(out, " | | |\n");
+    if (cv->n_moe_rows)
+        pp_sb_appendf(out, "| Mixture-of-Experts rows (scored, not fitted) | %d | %.1f %% | | | | | |\n",
+                      cv->n_moe_rows, cv->moe_mape_cv);
 }
 
 static void params_table(const pp_cv_result *cv, pp_strbuf *out)
@@ -203,7 +209,7 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                       "predicts a slower step than measured. Same-job pairs: two rows of one group with the same "
                       "model, GPU count and global batch whose measured step times differ by more than 3 %.\n\n");
     cv_table(cv, out);
-    pp_sb_appendf(out, "\nAccuracy of record (mean cross-validated step-time error over all rows): **%.1f %%**.\n",
+    pp_sb_appendf(out, "\nAccuracy of record (mean cross-validated step-time error over all dense rows; Mixture-of-Experts rows are scored apart): **%.1f %%**.\n",
                   100.0 * pp_cv_step_time_error(cv));
     bool any_memory = false;
     for (int i = 0; score && i < score->n_groups; i++)

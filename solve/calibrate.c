@@ -509,9 +509,14 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
         g->max_ape_cv = fmax(g->max_ape_cv, ape_cv);
         g->bias_cv += (pred_cv[i] / r->iteration_s - 1.0) * 100.0;
         g->mape_in += ape_in;
-        if (pp_model_is_moe(&r->prob.model))
-            continue; /* per group only: the overall error (efficiency.json's cross_validated_error, the
-                         reports' tie threshold) stays the dense model's, as the fit does */
+        if (pp_model_is_moe(&r->prob.model)) {
+            /* apart: the overall error (efficiency.json's cross_validated_error,
+             * the reports' tie threshold) stays the dense model's, as the fit does */
+            g->moe = true;
+            cv->n_moe_rows++;
+            cv->moe_mape_cv += ape_cv;
+            continue;
+        }
         cv->n_rows++;
         cv->mape_cv += ape_cv;
         cv->mape_in += ape_in;
@@ -523,8 +528,10 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
             x->mape_cv /= x->n_time;
             x->bias_cv /= x->n_time;
             x->mape_in /= x->n_time;
-            cv->group_mape_cv += x->mape_cv;
-            groups_timed++;
+            if (!x->moe) {
+                cv->group_mape_cv += x->mape_cv;
+                groups_timed++;
+            }
         }
         x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv);
         count_pairs(set, pred_in, x->group, &k_in);
@@ -537,6 +544,8 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
     }
     if (groups_timed)
         cv->group_mape_cv /= groups_timed;
+    if (cv->n_moe_rows)
+        cv->moe_mape_cv /= cv->n_moe_rows;
     cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv);
     count_pairs(set, pred_in, NULL, &k_in);
     cv->ordered_cv = share(k_cv, cv->n_pairs);

@@ -92,15 +92,18 @@ typedef struct pp_cv_group {
     int n_pairs;         /* same-job pairs whose measured step times differ by > 3 % */
     double ordered_cv;   /* share of them the held-out predictions order as measured */
     double ordered_in;
+    bool moe;            /* its rows are Mixture-of-Experts steps: scored, not fitted, not in the totals */
 } pp_cv_group;
 
 typedef struct pp_cv_result {
     int n_groups;
     pp_cv_group groups[PP_MAX_GROUPS];
-    int n_rows;          /* timed rows */
-    double mape_cv;      /* over every timed row, each predicted by the fit without its group, % */
+    int n_rows;          /* timed dense rows */
+    double mape_cv;      /* over every timed dense row, each predicted by the fit without its group, % */
     double mape_in;
-    double group_mape_cv; /* mean over groups of their CV MAPE (each group weighs the same), % */
+    double group_mape_cv; /* mean over dense groups of their CV MAPE (each group weighs the same), % */
+    int n_moe_rows;      /* timed Mixture-of-Experts rows, scored apart */
+    double moe_mape_cv;
     int n_pairs;
     double ordered_cv, ordered_in;
     int n_fits;          /* the fit on all groups (what `calibrate` writes) */
