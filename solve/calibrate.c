@@ -308,7 +308,13 @@ static void fit_one(pp_measurement_set *set, const char *eff_id, const char *ski
     fit->rms_log_error_before = sqrt(objective(PP_EFF_COUNT, u, NULL, &c));
     if (c.n_rows > 0)
         fit->rms_log_error_after = sqrt(minimize(&c, u));
-    pp_efficiency_init(&fit->eff); /* every parameter is set below: nothing of the catalog's is kept */
+    pp_efficiency_init(&fit->eff); /* every fitted parameter is set below: nothing of the catalog's is kept */
+    for (int i = 0; i < set->n; i++)
+        if (strcmp(set->rows[i].eff_id, eff_id) == 0) { /* but the GEMM shape terms are not this fit's */
+            fit->eff.gemm_k_overhead = set->rows[i].prob.cluster.gpu.eff.gemm_k_overhead;
+            fit->eff.gemm_misaligned = set->rows[i].prob.cluster.gpu.eff.gemm_misaligned;
+            break;
+        }
     to_eff(&c, u, &fit->eff);
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         double v = *eff_field(&fit->eff, i), tol = 1e-3 * (c.hi[i] - c.lo[i]);
@@ -514,13 +520,26 @@ double pp_cv_step_time_error(const pp_cv_result *cv)
 
 /* ---- the override file --------------------------------------------------- */
 
+static void add_rounded(cJSON *o, const char *key, double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.4g", v);
+    cJSON_AddItemToObject(o, key, cJSON_CreateNumber(strtod(buf, NULL)));
+}
+
+/* The eight fitted parameters, and the GEMM shape terms when they are not
+ * the built-in ones (a GEMM sweep fitted them): a file without them means
+ * the defaults. */
 static cJSON *eff_json(const pp_efficiency *e)
 {
     cJSON *o = cJSON_CreateObject();
-    for (int i = 0; i < PP_EFF_COUNT; i++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.4g", pp_efficiency_value(e, i));
-        cJSON_AddItemToObject(o, KEYS[i], cJSON_CreateNumber(strtod(buf, NULL)));
+    for (int i = 0; i < PP_EFF_COUNT; i++)
+        add_rounded(o, KEYS[i], pp_efficiency_value(e, i));
+    pp_efficiency def;
+    pp_efficiency_init(&def);
+    if (e->gemm_k_overhead != def.gemm_k_overhead || e->gemm_misaligned != def.gemm_misaligned) {
+        add_rounded(o, "gemm_k_overhead", e->gemm_k_overhead);
+        add_rounded(o, "gemm_misaligned", e->gemm_misaligned);
     }
     return o;
 }
