@@ -254,39 +254,46 @@ static double objective(unsigned n, const double *u, double *grad, void *data)
  * respected at every evaluation), then Sbplx (Rowan's subplex, robust where
  * the step time has kinks: max() of roofline terms, overlap), then BOBYQA
  * again from there; the best point wins.  All deterministic. */
-static double minimize(fit_ctx *c, double *u)
+double pp_minimize_unit_box(unsigned n, pp_box_objective f, void *data, double *u)
 {
     static const nlopt_algorithm ALGS[] = {NLOPT_LN_BOBYQA, NLOPT_LN_SBPLX, NLOPT_LN_BOBYQA};
-    double lb[PP_EFF_COUNT], ub[PP_EFF_COUNT], best[PP_EFF_COUNT];
-    for (int i = 0; i < PP_EFF_COUNT; i++)
+    double lb[PP_BOX_MAX_DIM], ub[PP_BOX_MAX_DIM], best[PP_BOX_MAX_DIM], x[PP_BOX_MAX_DIM];
+    if (n == 0 || n > PP_BOX_MAX_DIM)
+        return f(n, u, NULL, data);
+    for (unsigned i = 0; i < n; i++)
         lb[i] = 0.0, ub[i] = 1.0;
-    memcpy(best, u, sizeof best);
-    double fbest = objective(PP_EFF_COUNT, best, NULL, c);
+    memcpy(best, u, n * sizeof *u);
+    double fbest = f(n, best, NULL, data);
     for (size_t a = 0; a < sizeof ALGS / sizeof ALGS[0]; a++) {
-        nlopt_opt opt = nlopt_create(ALGS[a], PP_EFF_COUNT);
+        nlopt_opt opt = nlopt_create(ALGS[a], n);
         if (!opt)
             break;
-        nlopt_set_min_objective(opt, objective, c);
+        nlopt_set_min_objective(opt, f, data);
         nlopt_set_lower_bounds(opt, lb);
         nlopt_set_upper_bounds(opt, ub);
         nlopt_set_initial_step1(opt, a == 0 ? 0.2 : 0.05);
         nlopt_set_xtol_abs1(opt, 1e-7);
         nlopt_set_ftol_abs(opt, 1e-12);
         nlopt_set_maxeval(opt, 3000);
-        double x[PP_EFF_COUNT], f = HUGE_VAL;
-        memcpy(x, best, sizeof x);
-        nlopt_result res = nlopt_optimize(opt, x, &f);
+        double fx = HUGE_VAL;
+        memcpy(x, best, n * sizeof *x);
+        nlopt_result res = nlopt_optimize(opt, x, &fx);
         nlopt_destroy(opt);
         if (res > 0 || res == NLOPT_MAXEVAL_REACHED || res == NLOPT_ROUNDOFF_LIMITED) {
-            f = objective(PP_EFF_COUNT, x, NULL, c);
-            if (f < fbest) {
-                fbest = f;
-                memcpy(best, x, sizeof best);
+            fx = f(n, x, NULL, data);
+            if (fx < fbest) {
+                fbest = fx;
+                memcpy(best, x, n * sizeof *x);
             }
         }
     }
-    memcpy(u, best, sizeof best);
+    memcpy(u, best, n * sizeof *u);
     return fbest;
+}
+
+static double minimize(fit_ctx *c, double *u)
+{
+    return pp_minimize_unit_box(PP_EFF_COUNT, objective, c, u);
 }
 
 /* Fit one GPU's parameters on the rows in_fit() admits; the result is

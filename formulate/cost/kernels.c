@@ -75,21 +75,6 @@ double hbm_Bps(const pp_problem *prob)
  * best a kernel reaches. */
 #define GEMM_TILE 128.0
 
-static double gemm_shape_efficiency(const pp_gpu *gpu, pp_precision prec, double M, double K, double N,
-                                    double batch)
-{
-    double u = K / (K + gpu->eff.gemm_k_overhead);
-    int sms = gpu->sm_count;
-    if (sms > 0) {
-        double tiles = batch * ceil(M / GEMM_TILE) * ceil(N / GEMM_TILE), waves = ceil(tiles / sms);
-        u *= tiles / (waves * sms);
-    }
-    double align = prec == PP_PREC_FP8 ? 16.0 : 8.0;
-    if (fmod(K, align) != 0.0 || fmod(N, align) != 0.0)
-        u *= gpu->eff.gemm_misaligned;
-    return u;
-}
-
 /* batch independent (m x k) @ (k x n) products in one kernel: the slower of
  * their FLOPs at the sustained tensor-core rate for the shape and their
  * operand traffic through HBM (a roofline), plus a fixed launch cost.  Small
@@ -97,14 +82,36 @@ static double gemm_shape_efficiency(const pp_gpu *gpu, pp_precision prec, double
  * fall onto the memory side of the roofline.  The one GEMM formula: the
  * stage term prices every matrix multiply with it, and `parplan calibrate
  * --gemm-sweep` fits eff.gemm and the shape terms to measured GEMMs with it. */
-double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch)
+void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
+                      pp_gemm_terms *t)
 {
     const pp_efficiency *e = &gpu->eff;
+    t->k_share = k / (k + e->gemm_k_overhead);
+    t->wave_share = 1.0;
+    double u = t->k_share;
+    if (gpu->sm_count > 0) {
+        double sms = gpu->sm_count;
+        double tiles = batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE), waves = ceil(tiles / sms);
+        t->wave_share = tiles / (waves * sms);
+        u *= t->wave_share;
+    }
+    double align = prec == PP_PREC_FP8 ? 16.0 : 8.0;
+    t->align_share = fmod(k, align) != 0.0 || fmod(n, align) != 0.0 ? e->gemm_misaligned : 1.0;
+    if (t->align_share != 1.0)
+        u *= t->align_share;
     double in_bytes = prec == PP_PREC_FP8 ? 1.0 : ACT_BYTES;
-    double rate = gpu_peak_flops(gpu, prec) * e->gemm * gemm_shape_efficiency(gpu, prec, m, k, n, batch);
-    double flops_s = 2.0 * batch * m * k * n / rate;
-    double bytes_s = batch * (in_bytes * (m * k + k * n) + ACT_BYTES * m * n) / gpu_hbm_Bps(gpu);
-    return fmax(flops_s, bytes_s) + e->kernel_us * 1e-6;
+    double rate = gpu_peak_flops(gpu, prec) * e->gemm * u;
+    t->flops_s = 2.0 * batch * m * k * n / rate;
+    t->bytes_s = batch * (in_bytes * (m * k + k * n) + ACT_BYTES * m * n) / gpu_hbm_Bps(gpu);
+    t->launch_s = e->kernel_us * 1e-6;
+    t->time_s = fmax(t->flops_s, t->bytes_s) + t->launch_s;
+}
+
+double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch)
+{
+    pp_gemm_terms t;
+    pp_gemm_terms_of(gpu, prec, m, n, k, batch, &t);
+    return t.time_s;
 }
 
 /* One matrix multiply (M x K) @ (K x N) of the training precision. */
