@@ -383,6 +383,25 @@ static void test_malformed(void)
     pp_sb_append(&sb, "\n");
     CU_ASSERT_EQUAL(pp_gemm_sweep_parse(pp_sb_str(&sb), "long.csv", &sw, &err), PP_EINPUT);
     pp_sb_free(&sb);
+    /* random texts over the CSV's alphabet: a clean answer every time */
+    static const char ALPHABET[] = "mnkdtype_usbatchflops0123456789.,,,\n\r\"# e-+bf16fp8";
+    pp_rng rng = {0xC5F00DULL};
+    char text[512];
+    for (int round = 0; round < 3000; round++) {
+        int len = pp_rng_int(&rng, 0, (int)sizeof text - 1);
+        int start = round % 2 ? 0 : snprintf(text, sizeof text, "m,n,k,dtype,%s\n", round % 4 ? "time_us" : "tflops");
+        for (int i = start; i < len; i++)
+            text[i] = ALPHABET[pp_rng_int(&rng, 0, (int)sizeof ALPHABET - 2)];
+        text[len > start ? len : start] = '\0';
+        int rc = pp_gemm_sweep_parse(text, "random.csv", &sw, &err);
+        CU_ASSERT(rc == PP_OK || rc == PP_EINPUT);
+        if (rc == PP_OK) {
+            CU_ASSERT(sw.n_rows > 0);
+            for (int i = 0; i < sw.n_rows; i++)
+                CU_ASSERT(sw.rows[i].time_s > 0.0 && isfinite(sw.rows[i].time_s) && sw.rows[i].m >= 1.0);
+            pp_gemm_sweep_free(&sw);
+        }
+    }
 }
 
 /* The CSV of EleutherAI's cookbook (tests/data/gemm-sweep-cookbook.csv:
@@ -453,6 +472,12 @@ static void test_cli(void)
     CU_ASSERT_EQUAL_FATAL(pp_catalog_apply_efficiency(&c, out, &err), PP_OK);
     const pp_gpu *a100 = pp_catalog_gpu(&c, "a100-sxm4-80gb");
     CU_ASSERT(fabs(a100->eff.gemm_k_overhead / TRUE_K_OVERHEAD - 1.0) <= 0.2);
+    /* an efficiency file is checked: the penalty is a fraction */
+    char wrong[512];
+    pp_write_temp("wrong-eff.json", "{\"gpus\": {\"a100-sxm4-80gb\": {\"gemm_misaligned\": 1.5}}}", wrong,
+                  sizeof wrong);
+    CU_ASSERT_EQUAL(pp_catalog_apply_efficiency(&c, wrong, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "gemm_misaligned");
     pp_catalog_free(&c);
     pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
     pp_source_path("data/examples/gpt3-175b-1024-a100.plan.json", plan, sizeof plan);
