@@ -1007,7 +1007,7 @@ static int fit_gemm(const cli_args *a, const pp_gemm_sweep *sweeps, pp_gemm_cali
                                                 "peak for", a->n_operands == 1 ? "" : "s", cal->gpu.id);
     char source[512];
     snprintf(source, sizeof source, "parplan calibrate --gemm-sweep (%d file%s, first %.200s): %d GEMMs, gemm and "
-             "the shape terms the rows inform fitted; the other parameters as the catalog has them", a->n_operands,
+             "the shape terms the rows inform fitted; the other parameters as loaded (catalog, --efficiency)", a->n_operands,
              a->n_operands == 1 ? "" : "s", a->operands[0], cal->n_rows);
     pp_fit fit;
     memset(&fit, 0, sizeof fit);
