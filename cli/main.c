@@ -148,7 +148,8 @@ static const cli_command COMMANDS[] = {
      "   or: parplan calibrate --gemm-sweep CSV... (--gpu ID | --problem PROBLEM.json) [-o EFFICIENCY.json]\n"
      "   or: parplan calibrate --log FILE --problem PROBLEM.json --plan PLAN.json [-o ROWS.json]",
      "fit each GPU's efficiency parameters, within physical bounds, to measured steps (several files, or a "
-     "directory of them), or its link parameters to nccl-tests logs, or its GEMM parameters to a GEMM sweep, or turn a training log into a measurement "
+     "directory of them), or its link parameters to nccl-tests logs, or its GEMM parameters to a GEMM sweep, "
+     "or turn a training log into a measurement "
      "row; an efficiency output is what --efficiency reads",
      run_calibrate},
     {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json|DIR... [--cv] [OPTION]...",
@@ -438,7 +439,8 @@ static int check_calibrate(const cli_args *a, pp_error *err)
             return pp_error_set(err, PP_EINPUT, "", "'calibrate --gemm-sweep' needs at least one GEMM sweep CSV");
         if (!a->gpu && !a->problem_file)
             return pp_error_set(err, PP_EINPUT, "", "'calibrate --gemm-sweep' needs --gpu ID or --problem "
-                                                    "PROBLEM.json: the GPU whose peak the efficiencies are fractions of");
+                                                    "PROBLEM.json: the GPU whose peak the efficiencies are "
+                                                    "fractions of");
         if (a->plan)
             return pp_error_set(err, PP_EINPUT, "", "--plan goes with 'calibrate --log', not --gemm-sweep");
     } else if (a->nccl_tests) {
@@ -1007,8 +1009,8 @@ static int fit_gemm(const cli_args *a, const pp_gemm_sweep *sweeps, pp_gemm_cali
                                                 "peak for", a->n_operands == 1 ? "" : "s", cal->gpu.id);
     char source[512];
     snprintf(source, sizeof source, "parplan calibrate --gemm-sweep (%d file%s, first %.200s): %d GEMMs, gemm and "
-             "the shape terms the rows inform fitted; the other parameters as loaded (catalog, --efficiency)", a->n_operands,
-             a->n_operands == 1 ? "" : "s", a->operands[0], cal->n_rows);
+             "the shape terms the rows inform fitted; the other parameters as loaded (catalog, --efficiency)",
+             a->n_operands, a->n_operands == 1 ? "" : "s", a->operands[0], cal->n_rows);
     pp_fit fit;
     memset(&fit, 0, sizeof fit);
     snprintf(fit.gpu_id, sizeof fit.gpu_id, "%s", cal->gpu.id);

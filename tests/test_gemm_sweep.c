@@ -176,8 +176,8 @@ static void test_fit_recovers_truth(void)
     pp_gemm_calibration cal;
     fit_text(pp_sb_str(&sb), &cal, &sw);
     const pp_efficiency *e = &cal.gpu.eff;
-    printf("\n  %d rows; fitted: gemm %.4f (truth %.2f), k overhead %.1f (%.0f), misaligned %.3f (%.1f), kernel %.2f us "
-           "(%.1f); rms log error %.4f -> %.4f\n",
+    printf("\n  %d rows; fitted: gemm %.4f (truth %.2f), k overhead %.1f (%.0f), misaligned %.3f (%.1f), "
+           "kernel %.2f us (%.1f); rms log error %.4f -> %.4f\n",
            sw.n_rows, e->gemm, TRUE_CEILING, e->gemm_k_overhead, TRUE_K_OVERHEAD, e->gemm_misaligned, TRUE_MISALIGNED,
            e->kernel_us, TRUE_KERNEL_US, cal.rms_log_error_before, cal.rms_log_error_after);
     CU_ASSERT(fabs(e->gemm - TRUE_CEILING) <= 0.02);
