@@ -21,9 +21,11 @@
  * everything it calls reports through pp_error (error.h).
  */
 #include "calibrate.h"
+#include "calibrate_gemm.h"
 #include "calibrate_links.h"
 #include "capacity.h"
 #include "fileio.h"
+#include "gemm_sweep.h"
 #include "costmodel.h"
 #include "error.h"
 #include "explain.h"
@@ -32,6 +34,7 @@
 #include "problem.h"
 #include "report_accuracy.h"
 #include "report_capacity.h"
+#include "report_gemm.h"
 #include "report_links.h"
 #include "report_md.h"
 #include "result_json.h"
@@ -51,7 +54,7 @@
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
     OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_ROWS, OPT_NCCL_TESTS, OPT_GPU,
-    OPT_LOG, OPT_PROBLEM, OPT_CV, OPT_COUNT
+    OPT_LOG, OPT_PROBLEM, OPT_CV, OPT_GEMM_SWEEP, OPT_COUNT
 } opt_id;
 
 enum {
@@ -96,14 +99,20 @@ static const cli_option OPTIONS[] = {
     {OPT_NCCL_TESTS, "nccl-tests", 0, NULL, CMD_CALIBRATE,
      "the operands are nccl-tests logs (all_reduce_perf, all_gather_perf, ...): fit the NVLink and network "
      "efficiency and latency to them and write an efficiency file (needs --gpu or --problem)"},
+    {OPT_GEMM_SWEEP, "gemm-sweep", 0, NULL, CMD_CALIBRATE,
+     "the operands are GEMM sweep CSVs (columns m, n, k, dtype and time_us, time_ms, time_s or tflops; optional "
+     "batch): fit the GPU's GEMM ceiling and shape terms to them and write an efficiency file (needs --gpu or "
+     "--problem)"},
     {OPT_GPU, "gpu", 0, "ID", CMD_CALIBRATE,
-     "with --nccl-tests: the catalog GPU the logs ran on; its line rates are what the efficiencies are fractions of"},
+     "with --nccl-tests or --gemm-sweep: the catalog GPU the files were measured on; its line rates and peaks are "
+     "what the efficiencies are fractions of"},
     {OPT_LOG, "log", 0, "FILE", CMD_CALIBRATE,
      "the training log of a run (Megatron-LM, NeMo, torchtitan, DeepSpeed): write its median step time as a "
      "measurement row "
      "(needs --problem and --plan)"},
     {OPT_PROBLEM, "problem", 0, "FILE", CMD_CALIBRATE,
-     "the PROBLEM.json of the run: the model and cluster of --log, the line rates of --nccl-tests"},
+     "the PROBLEM.json of the run: the model and cluster of --log, the line rates of --nccl-tests, the GPU of "
+     "--gemm-sweep"},
     {OPT_CV, "cv", 0, NULL, CMD_CALIBRATE | CMD_ACCURACY,
      "leave-one-source-group-out cross-validation: each group priced with parameters fitted on the others, "
      "in-sample error beside it (accuracy: the report; calibrate: a summary on standard error)"},
@@ -136,9 +145,11 @@ static const cli_command COMMANDS[] = {
     {"calibrate", CMD_CALIBRATE,
      "calibrate MEASUREMENTS.json|DIR... [-o EFFICIENCY.json]\n"
      "   or: parplan calibrate --nccl-tests LOG... (--gpu ID | --problem PROBLEM.json) [-o EFFICIENCY.json]\n"
+     "   or: parplan calibrate --gemm-sweep CSV... (--gpu ID | --problem PROBLEM.json) [-o EFFICIENCY.json]\n"
      "   or: parplan calibrate --log FILE --problem PROBLEM.json --plan PLAN.json [-o ROWS.json]",
      "fit each GPU's efficiency parameters, within physical bounds, to measured steps (several files, or a "
-     "directory of them), or its link parameters to nccl-tests logs, or turn a training log into a measurement "
+     "directory of them), or its link parameters to nccl-tests logs, or its GEMM parameters to a GEMM sweep, "
+     "or turn a training log into a measurement "
      "row; an efficiency output is what --efficiency reads",
      run_calibrate},
     {"accuracy", CMD_ACCURACY, "accuracy MEASUREMENTS.json|DIR... [--cv] [OPTION]...",
@@ -163,6 +174,7 @@ struct cli_args {
     const char *efficiency; /* --efficiency */
     const char *baseline;   /* plan's --baseline */
     bool nccl_tests;        /* calibrate --nccl-tests: the operands are logs */
+    bool gemm_sweep;        /* calibrate --gemm-sweep: the operands are CSVs */
     const char *gpu;        /* calibrate --gpu */
     const char *log;        /* calibrate --log */
     const char *problem_file; /* calibrate --problem */
@@ -330,6 +342,7 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_BASELINE: a->baseline = v; break;
     case OPT_ROWS: a->rows = true; break;
     case OPT_NCCL_TESTS: a->nccl_tests = true; break;
+    case OPT_GEMM_SWEEP: a->gemm_sweep = true; break;
     case OPT_GPU: a->gpu = v; break;
     case OPT_LOG: a->log = v; break;
     case OPT_PROBLEM: a->problem_file = v; break;
@@ -416,12 +429,21 @@ static int check_applicable(const cli_args *a, pp_error *err)
     return PP_OK;
 }
 
-/* calibrate's three forms: MEASUREMENTS.json, --nccl-tests LOG..., --log. */
+/* calibrate's four forms: MEASUREMENTS.json, --nccl-tests LOG..., --gemm-sweep CSV..., --log. */
 static int check_calibrate(const cli_args *a, pp_error *err)
 {
-    if (a->nccl_tests && a->log)
-        return pp_error_set(err, PP_EINPUT, "", "give --nccl-tests LOG... or --log FILE, not both");
-    if (a->nccl_tests) {
+    if ((int)a->nccl_tests + (int)a->gemm_sweep + (a->log != NULL) > 1)
+        return pp_error_set(err, PP_EINPUT, "", "give one of --nccl-tests LOG..., --gemm-sweep CSV... and --log FILE");
+    if (a->gemm_sweep) {
+        if (!a->n_operands)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate --gemm-sweep' needs at least one GEMM sweep CSV");
+        if (!a->gpu && !a->problem_file)
+            return pp_error_set(err, PP_EINPUT, "", "'calibrate --gemm-sweep' needs --gpu ID or --problem "
+                                                    "PROBLEM.json: the GPU whose peak the efficiencies are "
+                                                    "fractions of");
+        if (a->plan)
+            return pp_error_set(err, PP_EINPUT, "", "--plan goes with 'calibrate --log', not --gemm-sweep");
+    } else if (a->nccl_tests) {
         if (!a->n_operands)
             return pp_error_set(err, PP_EINPUT, "", "'calibrate --nccl-tests' needs at least one nccl-tests log");
         if (!a->gpu && !a->problem_file)
@@ -435,8 +457,8 @@ static int check_calibrate(const cli_args *a, pp_error *err)
             return pp_error_set(err, PP_EINPUT, "", "'calibrate --log' needs --problem PROBLEM.json and --plan PLAN.json");
     } else {
         if (a->gpu || a->problem_file || a->plan)
-            return pp_error_set(err, PP_EINPUT, "", "--gpu, --problem and --plan go with 'calibrate --nccl-tests' "
-                                                    "or 'calibrate --log'");
+            return pp_error_set(err, PP_EINPUT, "", "--gpu, --problem and --plan go with 'calibrate --nccl-tests', "
+                                                    "'calibrate --gemm-sweep' or 'calibrate --log'");
         if (a->n_operands < 1)
             return pp_error_set(err, PP_EINPUT, "", "'calibrate' needs MEASUREMENTS.json (or several, or a directory)");
     }
@@ -974,6 +996,53 @@ static int run_calibrate_nccl(const cli_args *a, pp_error *err)
     return rc;
 }
 
+static int fit_gemm(const cli_args *a, const pp_gemm_sweep *sweeps, pp_gemm_calibration *cal, pp_error *err)
+{
+    int fitted = pp_calibrate_gemm(sweeps, a->n_operands, cal);
+    pp_strbuf txt;
+    pp_sb_init(&txt);
+    pp_report_gemm_text(sweeps, a->n_operands, cal, &txt);
+    fputs(pp_sb_str(&txt), stderr);
+    pp_sb_free(&txt);
+    if (!fitted)
+        return pp_error_set(err, PP_EINPUT, "", "nothing to fit: no row of the GEMM sweep%s has a dtype %.64s has a "
+                                                "peak for", a->n_operands == 1 ? "" : "s", cal->gpu.id);
+    char source[512];
+    snprintf(source, sizeof source, "parplan calibrate --gemm-sweep (%d file%s, first %.200s): %d GEMMs, gemm and "
+             "the shape terms the rows inform fitted; the other parameters as loaded (catalog, --efficiency)",
+             a->n_operands, a->n_operands == 1 ? "" : "s", a->operands[0], cal->n_rows);
+    pp_fit fit;
+    memset(&fit, 0, sizeof fit);
+    snprintf(fit.gpu_id, sizeof fit.gpu_id, "%s", cal->gpu.id);
+    fit.eff = cal->gpu.eff;
+    return emit_json_text(a, pp_fits_to_json(&fit, 1, source, 0.0), err);
+}
+
+static int run_calibrate_gemm(const cli_args *a, pp_error *err)
+{
+    pp_catalog cat;
+    pp_cluster cluster;
+    pp_gemm_calibration cal;
+    pp_gemm_sweep *sweeps = calloc((size_t)a->n_operands, sizeof *sweeps);
+    int n = 0, rc = load_catalog(a, &cat, err);
+    if (!rc && !sweeps)
+        rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    if (!rc)
+        rc = links_cluster(a, &cat, &cluster, err);
+    for (; !rc && n < a->n_operands; n++)
+        rc = pp_gemm_sweep_load(a->operands[n], &sweeps[n], err);
+    if (!rc) {
+        memset(&cal, 0, sizeof cal);
+        cal.gpu = cluster.gpu;
+        rc = fit_gemm(a, sweeps, &cal, err);
+    }
+    for (int i = 0; i < n; i++)
+        pp_gemm_sweep_free(&sweeps[i]);
+    free(sweeps);
+    pp_catalog_free(&cat);
+    return rc;
+}
+
 static int run_calibrate_log(const cli_args *a, pp_error *err)
 {
     pp_catalog cat;
@@ -1008,6 +1077,8 @@ static int run_calibrate(const cli_args *a, pp_error *err)
 {
     if (a->nccl_tests)
         return run_calibrate_nccl(a, err);
+    if (a->gemm_sweep)
+        return run_calibrate_gemm(a, err);
     if (a->log)
         return run_calibrate_log(a, err);
     pp_catalog cat;

@@ -71,13 +71,15 @@ void pp_efficiency_init(pp_efficiency *e)
     e->kernel_us = 5;
     e->nvlink_latency_us = 5;
     e->network_latency_us = 10;
+    e->gemm_k_overhead = 64;
+    e->gemm_misaligned = 0.5;
     snprintf(e->source, sizeof e->source, "built-in defaults (pp_efficiency_init)");
 }
 
 typedef struct eff_field {
     const char *key;
     size_t offset; /* of the double in pp_efficiency */
-    bool fraction; /* in (0, 1]; else a time in microseconds, 0..1e6 */
+    bool fraction; /* in (0, 1]; else a time in microseconds (or gemm_k_overhead, elements), 0..1e6 */
 } eff_field;
 
 static const eff_field eff_fields[] = {
@@ -89,6 +91,8 @@ static const eff_field eff_fields[] = {
     {"kernel_us", offsetof(pp_efficiency, kernel_us), false},
     {"nvlink_latency_us", offsetof(pp_efficiency, nvlink_latency_us), false},
     {"network_latency_us", offsetof(pp_efficiency, network_latency_us), false},
+    {"gemm_k_overhead", offsetof(pp_efficiency, gemm_k_overhead), false},
+    {"gemm_misaligned", offsetof(pp_efficiency, gemm_misaligned), true},
 };
 #define N_EFF_FIELDS ((int)(sizeof eff_fields / sizeof eff_fields[0]))
 

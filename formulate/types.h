@@ -138,6 +138,10 @@ typedef struct pp_efficiency {
     double kernel_us;         /* fixed cost per kernel launch (small-shape floor) */
     double nvlink_latency_us; /* alpha of one NVLink hop */
     double network_latency_us;/* alpha of one network hop */
+    /* the shape terms of every matrix multiply (cost/kernels.c, pp_gemm_time_s),
+     * fitted by `parplan calibrate --gemm-sweep` */
+    double gemm_k_overhead;   /* elements of K the pipeline fill and epilogue cost: K / (K + this) */
+    double gemm_misaligned;   /* fraction of the aligned rate a GEMM with K or N not a multiple of 8 reaches */
     bool calibrated;          /* fitted to measurements of this GPU (or of the sibling it borrows from),
                                  not the built-in defaults or a file's "default" */
     char source[256];

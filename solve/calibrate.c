@@ -290,39 +290,46 @@ static double objective(unsigned n, const double *u, double *grad, void *data)
  * respected at every evaluation), then Sbplx (Rowan's subplex, robust where
  * the step time has kinks: max() of roofline terms, overlap), then BOBYQA
  * again from there; the best point wins.  All deterministic. */
-static double minimize(fit_ctx *c, double *u)
+double pp_minimize_unit_box(unsigned n, pp_box_objective f, void *data, double *u)
 {
     static const nlopt_algorithm ALGS[] = {NLOPT_LN_BOBYQA, NLOPT_LN_SBPLX, NLOPT_LN_BOBYQA};
-    double lb[PP_EFF_COUNT], ub[PP_EFF_COUNT], best[PP_EFF_COUNT];
-    for (int i = 0; i < PP_EFF_COUNT; i++)
+    double lb[PP_BOX_MAX_DIM], ub[PP_BOX_MAX_DIM], best[PP_BOX_MAX_DIM], x[PP_BOX_MAX_DIM];
+    if (n == 0 || n > PP_BOX_MAX_DIM)
+        return f(n, u, NULL, data);
+    for (unsigned i = 0; i < n; i++)
         lb[i] = 0.0, ub[i] = 1.0;
-    memcpy(best, u, sizeof best);
-    double fbest = objective(PP_EFF_COUNT, best, NULL, c);
+    memcpy(best, u, n * sizeof *u);
+    double fbest = f(n, best, NULL, data);
     for (size_t a = 0; a < sizeof ALGS / sizeof ALGS[0]; a++) {
-        nlopt_opt opt = nlopt_create(ALGS[a], PP_EFF_COUNT);
+        nlopt_opt opt = nlopt_create(ALGS[a], n);
         if (!opt)
             break;
-        nlopt_set_min_objective(opt, objective, c);
+        nlopt_set_min_objective(opt, f, data);
         nlopt_set_lower_bounds(opt, lb);
         nlopt_set_upper_bounds(opt, ub);
         nlopt_set_initial_step1(opt, a == 0 ? 0.2 : 0.05);
         nlopt_set_xtol_abs1(opt, 1e-7);
         nlopt_set_ftol_abs(opt, 1e-12);
         nlopt_set_maxeval(opt, 3000);
-        double x[PP_EFF_COUNT], f = HUGE_VAL;
-        memcpy(x, best, sizeof x);
-        nlopt_result res = nlopt_optimize(opt, x, &f);
+        double fx = HUGE_VAL;
+        memcpy(x, best, n * sizeof *x);
+        nlopt_result res = nlopt_optimize(opt, x, &fx);
         nlopt_destroy(opt);
         if (res > 0 || res == NLOPT_MAXEVAL_REACHED || res == NLOPT_ROUNDOFF_LIMITED) {
-            f = objective(PP_EFF_COUNT, x, NULL, c);
-            if (f < fbest) {
-                fbest = f;
-                memcpy(best, x, sizeof best);
+            fx = f(n, x, NULL, data);
+            if (fx < fbest) {
+                fbest = fx;
+                memcpy(best, x, n * sizeof *x);
             }
         }
     }
-    memcpy(u, best, sizeof best);
+    memcpy(u, best, n * sizeof *u);
     return fbest;
+}
+
+static double minimize(fit_ctx *c, double *u)
+{
+    return pp_minimize_unit_box(PP_EFF_COUNT, objective, c, u);
 }
 
 /* Fit one GPU's parameters on the rows in_fit() admits; the result is
@@ -344,7 +351,13 @@ static void fit_one(pp_measurement_set *set, const char *eff_id, const char *ski
     fit->rms_log_error_before = sqrt(objective(PP_EFF_COUNT, u, NULL, &c));
     if (c.n_rows > 0)
         fit->rms_log_error_after = sqrt(minimize(&c, u));
-    pp_efficiency_init(&fit->eff); /* every parameter is set below: nothing of the catalog's is kept */
+    pp_efficiency_init(&fit->eff); /* every fitted parameter is set below: nothing of the catalog's is kept */
+    for (int i = 0; i < set->n; i++)
+        if (strcmp(set->rows[i].eff_id, eff_id) == 0) { /* but the GEMM shape terms are not this fit's */
+            fit->eff.gemm_k_overhead = set->rows[i].prob.cluster.gpu.eff.gemm_k_overhead;
+            fit->eff.gemm_misaligned = set->rows[i].prob.cluster.gpu.eff.gemm_misaligned;
+            break;
+        }
     to_eff(&c, u, &fit->eff);
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         double v = *eff_field(&fit->eff, i), tol = 1e-3 * (c.hi[i] - c.lo[i]);
@@ -562,13 +575,26 @@ double pp_cv_step_time_error(const pp_cv_result *cv)
 
 /* ---- the override file --------------------------------------------------- */
 
+static void add_rounded(cJSON *o, const char *key, double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.4g", v);
+    cJSON_AddItemToObject(o, key, cJSON_CreateNumber(strtod(buf, NULL)));
+}
+
+/* The eight fitted parameters, and the GEMM shape terms when they are not
+ * the built-in ones (a GEMM sweep fitted them): a file without them means
+ * the defaults. */
 static cJSON *eff_json(const pp_efficiency *e)
 {
     cJSON *o = cJSON_CreateObject();
-    for (int i = 0; i < PP_EFF_COUNT; i++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.4g", pp_efficiency_value(e, i));
-        cJSON_AddItemToObject(o, KEYS[i], cJSON_CreateNumber(strtod(buf, NULL)));
+    for (int i = 0; i < PP_EFF_COUNT; i++)
+        add_rounded(o, KEYS[i], pp_efficiency_value(e, i));
+    pp_efficiency def;
+    pp_efficiency_init(&def);
+    if (e->gemm_k_overhead != def.gemm_k_overhead || e->gemm_misaligned != def.gemm_misaligned) {
+        add_rounded(o, "gemm_k_overhead", e->gemm_k_overhead);
+        add_rounded(o, "gemm_misaligned", e->gemm_misaligned);
     }
     return o;
 }

@@ -51,6 +51,14 @@ enum {
     PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_COUNT
 };
 
+/* The bounded minimizer of every calibration fit: f over u in [0, 1]^n
+ * (n <= PP_BOX_MAX_DIM), from u, by NLopt's BOBYQA, Sbplx, then BOBYQA
+ * again, derivative-free and deterministic; the best point goes to u and
+ * its value is returned. */
+#define PP_BOX_MAX_DIM 16
+typedef double (*pp_box_objective)(unsigned n, const double *u, double *grad, void *data);
+double pp_minimize_unit_box(unsigned n, pp_box_objective f, void *data, double *u);
+
 /* The key of parameter i in efficiency.json ("gemm", ...), and its value in e. */
 const char *pp_efficiency_key(int i);
 double pp_efficiency_value(const pp_efficiency *e, int i);

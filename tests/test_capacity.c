@@ -49,7 +49,8 @@ static pp_gpu make_gpu(const char *id, double tflops, double mem_gib, double hbm
     g.network_Gbps = net_Gbps;
     g.gpus_per_node = gpus_per_node;
     g.eff = (pp_efficiency){.gemm = 0.75, .attention = 0.5, .hbm = 0.7, .nvlink = 0.75, .network = 0.8,
-                            .kernel_us = 5, .nvlink_latency_us = 5, .network_latency_us = 10};
+                            .kernel_us = 5, .nvlink_latency_us = 5, .network_latency_us = 10, .gemm_k_overhead = 64,
+                            .gemm_misaligned = 0.5};
     return g;
 }
 

@@ -308,15 +308,16 @@ typedef struct test_cluster_spec {
 static const test_cluster_spec TEST_CLUSTERS[] = {
     [PP_TEST_A100] = {"a100-sxm4-80gb", "", 312, 312, 2039, 300, 200, 8,
                       {.gemm = 0.8, .attention = 0.5, .hbm = 0.8, .nvlink = 0.8, .network = 0.8, .kernel_us = 5,
-                       .nvlink_latency_us = 5, .network_latency_us = 10},
+                       .nvlink_latency_us = 5, .network_latency_us = 10, .gemm_k_overhead = 64, .gemm_misaligned = 0.5},
                       300, 200, false},
     [PP_TEST_H100] = {"", "", 989, 0, 3350, 0, 0, 0,
                       {.gemm = 0.7, .attention = 0.5, .hbm = 0.8, .nvlink = 0.9, .network = 0.8, .kernel_us = 5,
-                       .nvlink_latency_us = 5, .network_latency_us = 10},
+                       .nvlink_latency_us = 5, .network_latency_us = 10, .gemm_k_overhead = 64, .gemm_misaligned = 0.5},
                       450, 400, true},
     [PP_TEST_DGX_A100] = {"a100-sxm4-80gb", "A100-80GB", 312, 312, 2039, 300, 200, 8,
                           {.gemm = 0.75, .attention = 0.5, .hbm = 0.7, .nvlink = 0.75, .network = 0.8,
-                           .kernel_us = 5, .nvlink_latency_us = 5, .network_latency_us = 10},
+                           .kernel_us = 5, .nvlink_latency_us = 5, .network_latency_us = 10, .gemm_k_overhead = 64,
+                           .gemm_misaligned = 0.5},
                           300, 200, true},
 };
 

@@ -68,6 +68,30 @@ const char *pp_framework_name(pp_framework fw);
  * ZeRO-1 (NO_SHARD is stage 0, SHARD_GRAD_OP 2, FULL_SHARD 3). */
 bool pp_framework_has_zero(pp_framework fw, int zero);
 
+/* --- one matrix multiply (kernels.c) -------------------------------------- */
+
+/* Seconds for `batch` independent (m x k) @ (k x n) products in one kernel
+ * on gpu in precision prec: the roofline of their FLOPs at peak x eff.gemm x
+ * the shape's efficiency (wave quantization on sm_count SMs, K / (K +
+ * eff.gemm_k_overhead), eff.gemm_misaligned when K or N is not a multiple of
+ * 8, 16 in fp8) against their operand bytes at HBM x eff.hbm, plus
+ * eff.kernel_us.  Every matrix multiply the model prices is this formula;
+ * the GEMM-sweep calibration fits it. */
+double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch);
+
+/* The same GEMM's terms, for a calibration to show where a shape loses. */
+typedef struct pp_gemm_terms {
+    double k_share;     /* K / (K + eff.gemm_k_overhead) */
+    double wave_share;  /* tiles / (waves x SMs), 1 if the SM count is unknown */
+    double align_share; /* eff.gemm_misaligned if K or N is misaligned, else 1 */
+    double flops_s;     /* 2 batch m n k / (peak x eff.gemm x the three shares) */
+    double bytes_s;     /* operand traffic / (HBM x eff.hbm) */
+    double launch_s;    /* eff.kernel_us */
+    double time_s;      /* max(flops_s, bytes_s) + launch_s = pp_gemm_time_s */
+} pp_gemm_terms;
+void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
+                      pp_gemm_terms *t);
+
 /* --- FLOP counts (Megatron-LM's counting; see docs/cost-model.md §1) ------ */
 
 /* Forward FLOPs of one transformer layer for `tokens` tokens of sequence

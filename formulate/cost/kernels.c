@@ -29,13 +29,18 @@
 #define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
 #define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
 
+/* The GPU's dense peak at a precision, FLOP/s; the 16-bit peak if it has none. */
+static double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec)
+{
+    double tf = gpu->peak_tflops[prec];
+    if (tf <= 0.0)
+        tf = gpu->peak_tflops[PP_PREC_BF16] > 0 ? gpu->peak_tflops[PP_PREC_BF16] : gpu->peak_tflops[PP_PREC_FP16];
+    return tf * 1e12;
+}
+
 double peak_flops(const pp_problem *prob, pp_precision prec)
 {
-    double tf = prob->cluster.gpu.peak_tflops[prec];
-    if (tf <= 0.0)
-        tf = prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0 ? prob->cluster.gpu.peak_tflops[PP_PREC_BF16]
-                                                             : prob->cluster.gpu.peak_tflops[PP_PREC_FP16];
-    return tf * 1e12;
+    return gpu_peak_flops(&prob->cluster.gpu, prec);
 }
 
 /* Precision of the attention core and of element-wise work: 16-bit. */
@@ -44,9 +49,14 @@ static pp_precision half_precision(const pp_problem *prob)
     return prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0 ? PP_PREC_BF16 : PP_PREC_FP16;
 }
 
+static double gpu_hbm_Bps(const pp_gpu *gpu)
+{
+    return gpu->hbm_GBps * 1e9 * gpu->eff.hbm;
+}
+
 double hbm_Bps(const pp_problem *prob)
 {
-    return prob->cluster.gpu.hbm_GBps * 1e9 * prob->cluster.gpu.eff.hbm;
+    return gpu_hbm_Bps(&prob->cluster.gpu);
 }
 
 /* How much of the GPU one matrix multiply's shape can keep busy (NVIDIA,
@@ -56,52 +66,77 @@ double hbm_Bps(const pp_problem *prob)
  *     each, and the blocks run in waves of one per SM: a last partial wave
  *     idles the rest (tiles / (waves x SMs));
  *   - every tile walks K in steps; the pipeline's fill and the epilogue cost
- *     about GEMM_K_OVERHEAD more steps of K (K / (K + GEMM_K_OVERHEAD));
+ *     about eff.gemm_k_overhead more elements of K (K / (K + gemm_k_overhead),
+ *     64 unless calibrated);
  *   - tensor cores need K and N multiples of 8 elements in 16 bits (16 in
- *     fp8); cuBLAS runs misaligned shapes on slower kernels (GEMM_MISALIGNED).
+ *     fp8); cuBLAS runs misaligned shapes on slower kernels, at
+ *     eff.gemm_misaligned of the rate (0.5 unless calibrated).
  * Large aligned shapes come out near 1; the fitted eff.gemm is then the
  * best a kernel reaches. */
 #define GEMM_TILE 128.0
-#define GEMM_K_OVERHEAD 64.0
-#define GEMM_MISALIGNED 0.5
 
-static double gemm_shape_efficiency(const pp_problem *prob, double M, double K, double N)
+/* Bytes per element of a GEMM input in a precision: the recipe's cast (its
+ * block scales included), blended with bf16 for the layers the recipe keeps
+ * in bf16; 16-bit GEMMs read bf16/fp16 (ACT_BYTES). */
+static double precision_input_bytes(pp_precision prec)
 {
-    double u = K / (K + GEMM_K_OVERHEAD);
-    int sms = prob->cluster.gpu.sm_count;
-    if (sms > 0) {
-        double tiles = ceil(M / GEMM_TILE) * ceil(N / GEMM_TILE), waves = ceil(tiles / sms);
-        u *= tiles / (waves * sms);
-    }
-    double align = pp_precision_props(prob->training.precision)->align_elems;
-    if (fmod(K, align) != 0.0 || fmod(N, align) != 0.0)
-        u *= GEMM_MISALIGNED;
-    return u;
+    const pp_precision_info *info = pp_precision_props(prec);
+    if (!info->low_gemm)
+        return ACT_BYTES;
+    double hp = info->high_precision_fraction;
+    return hp > 0.0 ? (1.0 - hp) * info->gemm_input_bytes + hp * ACT_BYTES : info->gemm_input_bytes;
 }
 
-/* One matrix multiply (M x K) @ (K x N): the slower of its FLOPs at the
- * sustained tensor-core rate for its shape and its operand traffic through
- * HBM (a roofline), plus a fixed launch cost.  Small shapes (high TP
- * degree, small micro-batch) lose to wave quantization or fall onto the
- * memory side of the roofline. */
-double gemm_time_s(const pp_problem *prob, double M, double K, double N)
+/* batch independent (m x k) @ (k x n) products in one kernel: the slower of
+ * their FLOPs at the sustained tensor-core rate for the shape and their
+ * operand traffic through HBM (a roofline), plus a fixed launch cost.  Small
+ * shapes (high TP degree, small micro-batch) lose to wave quantization or
+ * fall onto the memory side of the roofline.  The one GEMM formula: the
+ * stage term prices every matrix multiply with it, and `parplan calibrate
+ * --gemm-sweep` fits eff.gemm and the shape terms to measured GEMMs with it. */
+void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
+                      pp_gemm_terms *t)
 {
-    const pp_efficiency *e = &prob->cluster.gpu.eff;
-    pp_precision prec = prob->training.precision;
-    double in_bytes = gemm_input_bytes(&prob->training);
-    double rate = peak_flops(prob, prec) * e->gemm * gemm_shape_efficiency(prob, M, K, N);
-    double flops_s = 2.0 * M * K * N / rate;
+    const pp_efficiency *e = &gpu->eff;
+    t->k_share = k / (k + e->gemm_k_overhead);
+    t->wave_share = 1.0;
+    double u = t->k_share;
+    if (gpu->sm_count > 0) {
+        double sms = gpu->sm_count;
+        double tiles = batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE), waves = ceil(tiles / sms);
+        t->wave_share = tiles / (waves * sms);
+        u *= t->wave_share;
+    }
+    const pp_precision_info *info = pp_precision_props(prec);
+    t->align_share = fmod(k, info->align_elems) != 0.0 || fmod(n, info->align_elems) != 0.0 ? e->gemm_misaligned : 1.0;
+    if (t->align_share != 1.0)
+        u *= t->align_share;
+    double in_bytes = precision_input_bytes(prec);
+    double flops = 2.0 * batch * m * k * n;
+    t->flops_s = flops / (gpu_peak_flops(gpu, prec) * e->gemm * u);
     /* A recipe that keeps a fraction of the linear layers in bf16 (NVFP4)
      * runs that fraction of the FLOPs at the 16-bit rate: every GEMM is
      * priced as the blend, since which layers stay in bf16 is the recipe's
      * choice, not the plan's. */
-    double hp = pp_precision_props(prec)->high_precision_fraction;
+    double hp = info->high_precision_fraction;
     if (hp > 0.0)
-        flops_s = (1.0 - hp) * flops_s + hp * 2.0 * M * K * N /
-                                              (peak_flops(prob, half_precision(prob)) * e->gemm *
-                                               gemm_shape_efficiency(prob, M, K, N));
-    double bytes_s = (in_bytes * (M * K + K * N) + ACT_BYTES * M * N) / hbm_Bps(prob);
-    return fmax(flops_s, bytes_s) + e->kernel_us * 1e-6;
+        t->flops_s = (1.0 - hp) * t->flops_s + hp * flops / (gpu_peak_flops(gpu, PP_PREC_BF16) * e->gemm * u);
+    t->bytes_s = batch * (in_bytes * (m * k + k * n) + ACT_BYTES * m * n) / gpu_hbm_Bps(gpu);
+    t->launch_s = e->kernel_us * 1e-6;
+    t->time_s = fmax(t->flops_s, t->bytes_s) + t->launch_s;
+}
+
+double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch)
+{
+    pp_gemm_terms t;
+    pp_gemm_terms_of(gpu, prec, m, n, k, batch, &t);
+    return t.time_s;
+}
+
+/* One matrix multiply (M x K) @ (K x N) of the training precision. */
+double gemm_time_s(const pp_problem *prob, double M, double K, double N)
+{
+    return pp_gemm_time_s(&prob->cluster.gpu, prob->training.precision, M, N, K, 1.0);
 }
 
 /* Bytes per element of a linear layer's GEMM input, as stored for the
@@ -110,11 +145,7 @@ double gemm_time_s(const pp_problem *prob, double M, double K, double N)
  * 16-bit training keeps the bf16/fp16 input (ACT_BYTES). */
 double gemm_input_bytes(const pp_training *t)
 {
-    const pp_precision_info *info = pp_precision_props(t->precision);
-    if (!info->low_gemm)
-        return ACT_BYTES;
-    double hp = info->high_precision_fraction;
-    return hp > 0.0 ? (1.0 - hp) * info->gemm_input_bytes + hp * ACT_BYTES : info->gemm_input_bytes;
+    return precision_input_bytes(t->precision);
 }
 
 /* The attention kernel's generation: eff.attention is what FlashAttention-2
@@ -195,7 +226,7 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, s) / t;
     /* the batched QK^T and scores-V products have K = head_dim: misaligned,
      * they fall off the tensor cores like any other GEMM */
-    double attn_align = pp_model_head_dim(m) % 8 ? GEMM_MISALIGNED : 1.0;
+    double attn_align = pp_model_head_dim(m) % 8 ? e->gemm_misaligned : 1.0;
     k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob) * attn_align) +
                     e->kernel_us * 1e-6;
     if (!flash_usable(prob)) {
