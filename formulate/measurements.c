@@ -229,6 +229,13 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
                                                                                                 : PP_PREC_BF16;
     if (row->prob.cluster.gpu.peak_tflops[row->prob.training.precision] <= 0)
         row->prob.training.precision = PP_PREC_FP16;
+    /* gradients reduced as the framework does by default, or as the row says */
+    const char *gr = str_or(cfg, "grad_reduce_dtype", "");
+    row->prob.training.grad_reduce_dtype =
+        strcmp(gr, "fp32") == 0   ? PP_PREC_FP32
+        : strcmp(gr, "bf16") == 0 ? PP_PREC_BF16
+        : strcmp(gr, "fp16") == 0 ? PP_PREC_FP16
+                                  : pp_framework_grad_reduce(row->prob.training.framework, row->prob.training.precision);
     return row->prob.training.global_batch > 0;
 }
 

@@ -290,7 +290,8 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_plan_set_option(&d->plan, PP_OPT_CODEC_PARAMS, Cpar->v[l]);
                 pp_term_dp_comm(prob, &d->plan, &d->dp);
                 d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
-                d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s + d->dp.accum_s;
+                d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s + d->dp.accum_s +
+                         pp_comm_sm_share(prob) * (d->dp.once_wire_s + sh->microbatches * d->dp.per_mb_wire_s);
                 d->n_mem_stages = n_stages;
                 for (int st = 0; st < n_stages; st++)
                     d->states_gib[st] = states_sum_gib(prob, &d->plan, stages[st]);
@@ -406,7 +407,10 @@ static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
         desc.epigraph = E[k].which;
         char name[160];
         snprintf(name, sizeof name, "%s_%s_%s", E[k].name, m->unit, key);
-        int col = add_col(m, &desc, false, 0.0, -1.0, 1.0, name);
+        /* hidden DP traffic slows the compute by pp_comm_sm_share (step.c): an
+         * exposed second costs 1, a hidden one f, so the epigraph costs 1 - f
+         * and every DP candidate f of its whole wire time */
+        int col = add_col(m, &desc, false, 0.0, -1.0, 1.0 - pp_comm_sm_share(m->prob), name);
         pp_mip_coef(m, row, col, 1.0);
         for (int j = first_col; j < end; j++)
             pp_mip_coef(m, row, j, -pp_mip_exposed_coef(m, E[k].which, &m->cols[j]));
@@ -579,7 +583,7 @@ static int cmp_pair(const void *x, const void *y)
  * plans. */
 static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, bool sort)
 {
-    double mb = m->space->shapes[c->shape].microbatches;
+    double mb = m->space->shapes[c->shape].microbatches, f = pp_comm_sm_share(m->prob);
     const pp_mip_col *tbest[PP_TP_LINKS] = {NULL}, *pbest = NULL;
     for (int i = 0; i < c->n[PP_FAM_TP]; i++) {
         const pp_mip_col *t = &c->c[PP_FAM_TP][i];
@@ -602,8 +606,9 @@ static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, 
             const pp_mip_col *d = &c->c[PP_FAM_DP][k];
             if (!usable(d) || !pair_allowed(m, a, d))
                 continue;
-            double v = a->obj + t->obj + pbest->obj + d->obj + fmax(0.0, d->dp.once_wire_s - a->once_window_s) +
-                       fmax(0.0, mb * d->dp.per_mb_wire_s - mb * a->per_mb_window_s);
+            double v = a->obj + t->obj + pbest->obj + d->obj +
+                       (1.0 - f) * (fmax(0.0, d->dp.once_wire_s - a->once_window_s) +
+                                    fmax(0.0, mb * d->dp.per_mb_wire_s - mb * a->per_mb_window_s));
             out[n++] = (pair_value){.step_s = v, .a = a, .t = t, .p = pbest, .d = d};
         }
     }

@@ -42,16 +42,16 @@ const char *pp_objective_name(pp_objective o) { return name_or(pp_objective_name
  *    --fp4-format e2m1 spelling follows Transformer Engine's Format.E2M1 and
  *    is not checked against Megatron-LM's argument parser. */
 static const pp_precision_info precision_info[PP_PREC_COUNT] = {
-    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, "--bf16"},
-    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, "--fp16"},
-    [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0,
+    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, "--bf16"},
+    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, "--fp16"},
+    [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 0.0,
                      "--bf16 --transformer-impl transformer_engine --fp8-format hybrid"},
-    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, "--bf16"},
-    [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0,
+    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, "--bf16"},
+    [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 1.0,
                              "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe tensorwise"},
-    [PP_PREC_MXFP8] = {true, true, true, PP_PREC_MXFP8, 1.0 + 1.0 / 32.0, 32.0, 0.0,
+    [PP_PREC_MXFP8] = {true, true, true, PP_PREC_MXFP8, 1.0 + 1.0 / 32.0, 32.0, 0.0, 0.0,
                        "--bf16 --transformer-impl transformer_engine --fp8-format e4m3 --fp8-recipe mxfp8"},
-    [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, 0.16,
+    [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, 0.16, 1.0,
                        "--bf16 --transformer-impl transformer_engine --fp4-format e2m1 --fp4-recipe nvfp4"},
 };
 

@@ -42,6 +42,10 @@ typedef struct pp_precision_info {
     double gemm_input_bytes;  /* bytes per GEMM input element, block scales included */
     double align_elems;       /* K and N multiple the tensor cores need at full speed */
     double high_precision_fraction; /* of the linear layers' GEMM FLOPs the recipe keeps in bf16 */
+    double scale_passes;      /* reads of a 16-bit tensor to find its scale before the cast: 0 with
+                                 delayed scaling (last steps' amax; the cast records this one's) or
+                                 block scales found inside the cast (MXFP8), 1 with a per-tensor scale
+                                 of the tensor itself (current/dynamic scaling, NVFP4's global scale) */
     const char *megatron_flags; /* Megatron-LM's precision flags */
 } pp_precision_info;
 

@@ -361,10 +361,9 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_double(obj, at, "moe_load_imbalance", PP_OPTIONAL, 1.0, 64.0, &t->moe_load_imbalance, c->err);
     t->precision = training_precisions[precision];
-    /* DP gradients on the wire: the 16-bit type of the training unless the
-     * problem says fp32 (DeepSpeed's default communication_data_type is the
-     * fp16/bf16 type; Megatron-LM reduces bf16 gradients in fp32). */
-    int grad = t->precision == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
+    /* DP gradients on the wire: what the framework reduces them in unless the
+     * problem says otherwise (pp_framework_grad_reduce) */
+    int grad = (int)pp_framework_grad_reduce(t->framework, t->precision);
     if (!rc)
         rc = pp_json_enum(obj, at, "grad_reduce_dtype", PP_OPTIONAL, pp_precision_names, N_WIRE_PRECISIONS, &grad, c->err);
     if (!rc && grad == PP_PREC_FP8) {

@@ -98,6 +98,9 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
         flag(&f, "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
     if (t->dp_overlap && p->dp > 1)
         flag(&f, "--overlap-grad-reduce%s", p->zero >= 1 ? " --overlap-param-gather" : "");
+    /* Megatron-LM reduces bf16 gradients in fp32 unless told (the model's default) */
+    if (t->precision != PP_PREC_FP16 && t->grad_reduce_dtype == PP_PREC_BF16)
+        flag(&f, "--grad-reduce-in-bf16");
     if (t->flash_attention)
         flag(&f, "--use-flash-attn");
     flag(&f, "--num-layers %d --hidden-size %d --num-attention-heads %d", m->layers, m->hidden, m->heads);

@@ -77,10 +77,11 @@ static void test_blackwell_plans_every_format(void)
     pp_catalog_free(&cat);
 }
 
-/* One fixed plan of Llama 3 70B on 16 B200 nodes: nvfp4 < mxfp8 <= fp8 <
- * bf16 in step time, the GEMMs at most 4x faster than bf16 (NVFP4's peak is
- * 4x bf16's, and about 16 % of its FLOPs stay in bf16), and fp8-current
- * priced as fp8 (same peak, same bytes). */
+/* One fixed plan of Llama 3 70B on 16 B200 nodes: nvfp4 < mxfp8 < bf16 and
+ * fp8 < bf16 in step time, the forward at most 4x faster than bf16 (NVFP4's
+ * peak is 4x bf16's, about 16 % of its FLOPs stay in bf16, and every GEMM
+ * input is cast first), and fp8-current and mxfp8 a little slower than
+ * fp8 (their casts). */
 static void test_nvfp4_faster_than_bf16(void)
 {
     static const char *const precisions[] = {"bf16", "fp8", "fp8-current", "mxfp8", "nvfp4"};
@@ -101,15 +102,19 @@ static void test_nvfp4_faster_than_bf16(void)
         act[i] = pp_layer_activation_bytes(&p, &plan, false);
     }
     CU_ASSERT(step[4] < step[3]);
-    CU_ASSERT(step[3] <= step[1] * (1.0 + 1e-12));
     CU_ASSERT(step[1] < step[0]);
-    CU_ASSERT_DOUBLE_EQUAL(step[2], step[1], 1e-12 * step[1]);
+    /* the casts: fp8-current reads each tensor once more for its scale, and
+     * MXFP8 writes a scale byte per 32 elements, so both cost a little more
+     * than delayed-scaling fp8, never less */
+    CU_ASSERT(step[2] > step[1]);
+    CU_ASSERT(step[3] > step[1] && step[3] < step[1] * 1.05);
     CU_ASSERT(fwd[0] / fwd[4] < 4.0);
-    CU_ASSERT(fwd[0] / fwd[4] > 1.5);
+    CU_ASSERT(fwd[0] / fwd[4] > 1.25);
     /* activations: the GEMM inputs kept for backward shrink with the format */
     CU_ASSERT(act[4] < act[1] && act[1] < act[0]);
     CU_ASSERT(act[3] > act[1]); /* mxfp8 adds one scale byte per 32 elements */
-    printf("\n    step bf16 %.3f fp8 %.3f mxfp8 %.3f nvfp4 %.3f s ", step[0], step[1], step[3], step[4]);
+    printf("\n    step bf16 %.3f fp8 %.3f mxfp8 %.3f nvfp4 %.3f s, forward bf16/nvfp4 %.2f ", step[0], step[1], step[3],
+           step[4], fwd[0] / fwd[4]);
     pp_catalog_free(&cat);
 }
 

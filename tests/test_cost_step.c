@@ -7,6 +7,7 @@
 #include "rules.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The parts add up to the step, and the evaluator and pp_step_time_s (the
@@ -49,11 +50,45 @@ static void test_framework_features(void)
     CU_ASSERT_STRING_EQUAL(pp_framework_name(PP_FW_DEEPSPEED_2021), "deepspeed-2021");
 }
 
+/* Hidden DP traffic slows the compute by the SMs its kernels take: a step
+ * costs f = 20 / sm_count of the hidden seconds more than on a GPU whose
+ * communication would be free (sm_count 0 turns the term off).  The
+ * gradient reduction type is the framework's: Megatron-LM and FSDP reduce
+ * bf16 gradients in fp32, DeepSpeed in bf16, fp16 stays fp16 (not FSDP). */
+static void test_hidden_traffic_contention(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 128, 1536);
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
+    pp_plan pl = pp_test_plan(8, 8, 16, 1, 2);
+    pl.zero = 1;
+    pp_problem q = p;
+    q.cluster.gpu.sm_count = 0;
+    CU_ASSERT_DOUBLE_EQUAL(pp_comm_sm_share(&q), 0.0, 0.0);
+    PP_REL_EQ(pp_comm_sm_share(&p), 20.0 / p.cluster.gpu.sm_count, 1e-15);
+    pp_stage_term st;
+    pp_term_stage(&p, &pl, &st);
+    pp_dp_term dp;
+    pp_term_dp_comm(&p, &pl, &dp);
+    int m = pp_microbatches(&p, &pl);
+    double hidden = fmin(dp.once_wire_s, pp_dp_once_window_s(&p, &pl, &st)) +
+                    fmin(m * dp.per_mb_wire_s, m * pp_dp_per_mb_window_s(&p, &pl, &st));
+    CU_ASSERT(hidden > 0.0);
+    double with = pp_step_time_s(&p, &pl), without = pp_step_time_s(&q, &pl);
+    PP_REL_EQ(with - without, pp_comm_sm_share(&p) * hidden, 1e-9);
+
+    CU_ASSERT_EQUAL(pp_framework_grad_reduce(PP_FW_MEGATRON_CORE, PP_PREC_BF16), PP_PREC_FP32);
+    CU_ASSERT_EQUAL(pp_framework_grad_reduce(PP_FW_MEGATRON_CORE, PP_PREC_FP8), PP_PREC_FP32);
+    CU_ASSERT_EQUAL(pp_framework_grad_reduce(PP_FW_MEGATRON_2021, PP_PREC_FP16), PP_PREC_FP16);
+    CU_ASSERT_EQUAL(pp_framework_grad_reduce(PP_FW_FSDP, PP_PREC_BF16), PP_PREC_FP32);
+    CU_ASSERT_EQUAL(pp_framework_grad_reduce(PP_FW_DEEPSPEED, PP_PREC_BF16), PP_PREC_BF16);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"parts add up to the step", test_parts_add_up},
         {"framework features", test_framework_features},
+        {"hidden DP traffic slows the compute by its SMs; the framework's gradient type", test_hidden_traffic_contention},
         {NULL, NULL},
     };
     return pp_test_main("cost-step", tests);

@@ -67,6 +67,12 @@ const char *pp_framework_name(pp_framework fw);
 /* Whether a framework offers a ZeRO stage: PyTorch FSDP has none like
  * ZeRO-1 (NO_SHARD is stage 0, SHARD_GRAD_OP 2, FULL_SHARD 3). */
 bool pp_framework_has_zero(pp_framework fw, int zero);
+/* The type a framework reduces data-parallel gradients in by default for a
+ * training precision (training.grad_reduce_dtype's default). */
+pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training);
+/* The share of a GPU's SMs communication kernels take while they overlap
+ * computation (step.c): hidden traffic slows the compute by this share. */
+double pp_comm_sm_share(const pp_problem *prob);
 
 /* --- one matrix multiply (kernels.c) -------------------------------------- */
 

@@ -196,7 +196,31 @@ typedef struct layer_kernels {
     double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
     double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
     double elem_fwd_s;    /* the rest of the forward's element-wise work */
+    double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
+    double cast_bwd_s;    /* and their output gradients in backward */
 } layer_kernels;
+
+/* Low-precision GEMMs read their operands in the recipe's format, so a
+ * kernel casts each 16-bit input first (Transformer Engine's cast-transpose;
+ * torchao's float8 casts): it reads the bf16 tensor (plus scale_passes more
+ * reads to find a per-tensor scale of the tensor itself: current/dynamic
+ * scaling, NVFP4's global scale; delayed scaling uses earlier steps' amax
+ * and MXFP8 finds its block scales inside the cast), and writes the cast
+ * twice, row- and column-wise, because the backward GEMMs read the
+ * transpose (Hopper fp8 tensor cores take only K-major operands; MX and
+ * NVFP4 block scales run along one direction).  Forward casts each GEMM's
+ * input activation, backward each output gradient; weights are cast once
+ * per step and left out.  Transformer Engine documentation ("Using FP8 with
+ * Transformer Engine", cast_transpose; "FP8 current scaling");
+ * Micikevicius et al. 2022, arXiv 2209.05433. */
+static double cast_s(const pp_problem *prob, double elements, double tensors)
+{
+    const pp_precision_info *info = pp_precision_props(prob->training.precision);
+    if (!info->low_gemm || elements <= 0.0)
+        return 0.0;
+    double bytes = ACT_BYTES * (1.0 + info->scale_passes) + 2.0 * gemm_input_bytes(&prob->training);
+    return elements * bytes / hbm_Bps(prob) + tensors * (1.0 + info->scale_passes) * prob->cluster.gpu.eff.kernel_us * 1e-6;
+}
 
 /* Forward kernels of one layer on one GPU for plan's micro-batch.  In
  * 2D/2.5D/3D the matrix multiplies are the grid's and every activation is
@@ -223,19 +247,33 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
             k->gemm_fwd_s += grid_gemm_s(prob, &g, tokens, K[i], N[i]);
     }
 
-    double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, s) / t;
-    /* the batched QK^T and scores-V products have K = head_dim: misaligned,
-     * they fall off the tensor cores like any other GEMM */
-    double attn_align = pp_model_head_dim(m) % 8 ? e->gemm_misaligned : 1.0;
-    k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob) * attn_align) +
-                    e->kernel_us * 1e-6;
-    if (!flash_usable(prob)) {
-        double scores = (double)plan->micro_batch * (m->heads / t) * (s / plan->cp) * s;
+    if (flash_usable(prob)) {
+        double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, s) / t;
+        k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob)) +
+                        e->kernel_us * 1e-6;
+    } else {
+        /* Unfused attention (Megatron-LM's baddbmm and bmm, 2019-2022; any
+         * head dimension FlashAttention cannot take): per head a batched
+         * cuBLAS GEMM QK^T ((s x d) by (d x s), writing the s x s scores)
+         * and scores x V (reading them back), priced by the linear layers'
+         * GEMM roofline: with a small head dimension they are bound by the
+         * scores' HBM traffic and K = d starves the tiles, and a head
+         * dimension off the tensor cores' multiple falls off them like any
+         * GEMM.  Then the scale-mask-softmax and dropout traffic. */
+        double d = pp_model_head_dim(m), sq = s / plan->cp, batch = plan->micro_batch * ((double)m->heads / t);
+        pp_precision hp = half_precision(prob);
+        k->attn_fwd_s = pp_gemm_time_s(&prob->cluster.gpu, hp, sq, s, d, batch) +
+                        pp_gemm_time_s(&prob->cluster.gpu, hp, sq, d, s, batch);
+        double scores = batch * sq * s;
         k->attn_fwd_s += ELEMWISE_SOFTMAX_BYTES * scores / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6;
     }
 
     /* LayerNorm/dropout replicated over 1D TP ranks without SP */
     double h_share = (plan->sequence_parallel || g.mode != PP_TP_1D) ? 1.0 / t : 1.0;
+    /* With sequence parallelism the QKV and MLP-in inputs are cast on the
+     * local shard, before the all-gather (Transformer Engine gathers fp8) */
+    k->cast_fwd_s = cast_s(prob, tokens * (2.0 * h * h_share + attention_width(m) / t + f / t), 4.0);
+    k->cast_bwd_s = cast_s(prob, tokens * (qkv_width(m) / t + mlp_in_width(m) / t + 2.0 * h * h_share), 4.0);
     double act_f = m->gated_mlp ? 1.5 : 1.0;
     double elem_bytes = ELEMWISE_H_BYTES * tokens * h * h_share + ELEMWISE_F_BYTES * act_f * tokens * f / t;
     k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + ELEMWISE_KERNELS_FWD * e->kernel_us * 1e-6;
@@ -270,10 +308,12 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     double cp_f, cp_b;
     cp_exchange_exposed(prob, plan, &k, &cp_f, &cp_b);
 
-    double layer_fwd = k.gemm_fwd_s + k.attn_fwd_s + k.elem_fwd_s;
+    double kernels_fwd = k.gemm_fwd_s + k.attn_fwd_s + k.elem_fwd_s;
+    double layer_fwd = kernels_fwd + k.cast_fwd_s;
     /* Backward: data and weight gradients double every matrix multiply and
-     * the attention core; element-wise backward reads and writes twice. */
-    double layer_bwd = 2.0 * layer_fwd;
+     * the attention core; element-wise backward reads and writes twice; the
+     * output gradients are cast. */
+    double layer_bwd = 2.0 * kernels_fwd + k.cast_bwd_s;
     double recompute = 0.0, cp_recompute = 0.0;
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         recompute = layer_fwd;

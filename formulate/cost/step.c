@@ -32,6 +32,23 @@ bool pp_framework_has_zero(pp_framework fw, int zero)
     return zero >= 0 && zero <= 3 && !(fw == PP_FW_FSDP && zero == 1);
 }
 
+/* Megatron-LM forces fp32 gradient accumulation and reduction for bf16
+ * (and fp8, whose parameters are bf16) training unless --grad-reduce-in-bf16
+ * (megatron/training/arguments.py: "bfloat16 requires gradient accumulation
+ * and all-reduce to be done in fp32"); fp16 training reduces in fp16.  PyTorch
+ * FSDP as torchtitan and Composer run it reduces in fp32
+ * (MixedPrecisionPolicy reduce_dtype float32: torchtitan's
+ * training.mixed_precision_reduce default, Composer's DEFAULT mixed
+ * precision).  DeepSpeed communicates in the training's 16-bit type
+ * (DeepSpeedEngine.communication_data_type). */
+pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training)
+{
+    bool deepspeed = fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021;
+    if (training == PP_PREC_FP16)
+        return fw == PP_FW_FSDP ? PP_PREC_FP32 : PP_PREC_FP16;
+    return deepspeed ? PP_PREC_BF16 : PP_PREC_FP32;
+}
+
 void pp_framework_features(pp_framework fw, pp_training *t)
 {
     t->framework = fw;
@@ -60,6 +77,7 @@ typedef struct step_parts {
     double factor;
     int m;
     double dp_once_exposed_s, dp_per_mb_exposed_s;
+    double dp_contention_s; /* the compute the hidden DP traffic's kernels slow down */
 } step_parts;
 
 static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_parts *sp)
@@ -71,10 +89,27 @@ static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_pa
     sp->optimizer_s = pp_term_optimizer_s(prob, plan);
     sp->factor = pp_pipeline_factor(prob, plan);
     sp->m = pp_microbatches(prob, plan);
-    sp->dp_once_exposed_s = fmax(0.0, sp->dp.once_wire_s - pp_dp_once_window_s(prob, plan, &sp->stage));
-    sp->dp_per_mb_exposed_s =
-        sp->m * sp->dp.per_mb_fixed_s +
-        fmax(0.0, sp->m * sp->dp.per_mb_wire_s - sp->m * pp_dp_per_mb_window_s(prob, plan, &sp->stage));
+    double once_x = fmax(0.0, sp->dp.once_wire_s - pp_dp_once_window_s(prob, plan, &sp->stage));
+    double per_mb_x = fmax(0.0, sp->m * sp->dp.per_mb_wire_s - sp->m * pp_dp_per_mb_window_s(prob, plan, &sp->stage));
+    sp->dp_once_exposed_s = once_x;
+    sp->dp_per_mb_exposed_s = sp->m * sp->dp.per_mb_fixed_s + per_mb_x;
+    double f = pp_comm_sm_share(prob);
+    sp->dp_contention_s = f * (sp->dp.once_wire_s - once_x) + f * (sp->m * sp->dp.per_mb_wire_s - per_mb_x);
+}
+
+/* Communication that overlaps computation is not free: its kernels run on
+ * SMs the computation then lacks.  DeepSeek-V3 (arXiv 2412.19437, §3.2.1)
+ * needed 20 of the H800's 132 SMs to drive InfiniBand and NVLink at full
+ * bandwidth; NCCL's kernels take a comparable share (NCCL_MAX_CTAS, 32 by
+ * default, NCCL environment variables documentation).  While DP traffic is
+ * hidden behind the backward pass, the GPU computes on the rest: the
+ * hidden seconds cost COMM_SMS / sm_count of themselves. */
+#define COMM_SMS 20.0
+
+double pp_comm_sm_share(const pp_problem *prob)
+{
+    int sms = prob->cluster.gpu.sm_count;
+    return sms > COMM_SMS ? COMM_SMS / sms : 0.0;
 }
 
 static double slot_s(const step_parts *sp)
@@ -105,7 +140,7 @@ double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_
 
 static double terms_s(const step_parts *sp)
 {
-    return sp->factor * slot_s(sp) + sp->dp_once_exposed_s + sp->dp_per_mb_exposed_s + sp->dp.codec_s +
+    return sp->factor * slot_s(sp) + sp->dp_once_exposed_s + sp->dp_per_mb_exposed_s + sp->dp_contention_s + sp->dp.codec_s +
            sp->optimizer_s + sp->dp.accum_s;
 }
 
@@ -130,7 +165,7 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     t->tp_comm_s = m * sp.tp.wire_s;
     t->pp_comm_s = m * sp.pp.wire_s;
     t->bubble_s = bubble_slots * slot_s(&sp);
-    t->dp_comm_s = sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s;
+    t->dp_comm_s = sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s + sp.dp_contention_s;
     t->compression_s = m * (sp.tp.codec_s + sp.pp.codec_s) + sp.dp.codec_s;
     t->optimizer_s = sp.optimizer_s;
     t->exposed_comm_s = t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s + t->ep_comm_s;
