@@ -18,7 +18,16 @@
 #include "cost_internal.h"
 
 #define ADAM_STATE_BYTES 12.0 /* fp32 master weights, momentum, variance: K = 12 (ZeRO, Rajbhandari 2020) */
-#define LOSS_BYTES_PER_LOGIT 6.0 /* bf16 logits and their fp32 softmax at the loss */
+/* The loss's peak, bytes per logit.  Megatron-LM's
+ * _VocabParallelCrossEntropy upcasts the bf16 logits (2 + 4 while both
+ * live), turns the fp32 copy into the softmax in place and saves it, and
+ * backward makes the 16-bit gradient from it in place (4 + 2): 6.  PyTorch's
+ * cross_entropy on upcast logits (torchtitan, FSDP trainers) saves the fp32
+ * log_softmax (4), and its backward holds it with the fp32 gradient of its
+ * output (4) while making the fp32 gradient of its input (4): 12 (the
+ * forward's bf16 logits, fp32 copy and log_softmax are 10). */
+#define LOSS_BYTES_MEGATRON 6.0
+#define LOSS_BYTES_PYTORCH 12.0
 /* What the runtime holds besides tensors: the CUDA context (~0.5 GiB on
  * A100/H100 with the lazy module loading of CUDA 11.7+), cuBLAS/cuDNN
  * workspaces (~0.1 GiB), NCCL's communicator buffers (4 MiB NCCL_BUFFSIZE
@@ -157,14 +166,12 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     double bytes = layers_on_stage(prob, plan, stage) * per_layer * in_flight + working;
     if (pp_model_is_moe(m))
         bytes += moe_stage_activation_bytes(prob, plan, stage, in_flight);
-    /* The loss of the micro-batch on the last stage: the output layer's
-     * 16-bit logits and the fp32 softmax the cross-entropy keeps for its
-     * backward, whose gradient it computes in place (Megatron-LM's
-     * _VocabParallelCrossEntropy saves exp_logits in fp32): 2 + 4 bytes per
-     * logit.  With a large vocabulary (128K for Llama 3) this is
+    /* The loss of the micro-batch on the last stage at its peak
+     * (LOSS_BYTES_*): with a large vocabulary (128K for Llama 3) this is
      * gigabytes. */
     if (stage == plan->pp - 1)
-        bytes += LOSS_BYTES_PER_LOGIT * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->vocab / plan->tp;
+        bytes += (prob->training.framework == PP_FW_FSDP ? LOSS_BYTES_PYTORCH : LOSS_BYTES_MEGATRON) *
+                 plan->micro_batch * ((double)m->seq_len / plan->cp) * m->vocab / plan->tp;
     return bytes / GIB;
 }
 
