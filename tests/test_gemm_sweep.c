@@ -489,28 +489,17 @@ static void test_cli(void)
     char bad[512];
     pp_write_temp("bad.csv", "# x\nm,n,k,dtype,time\n1,2,3,bf16,4\n", bad, sizeof bad);
     const char *bad_args[] = {"calibrate", "--gemm-sweep", bad, "--gpu", "a100-sxm4-80gb", NULL};
-    CU_ASSERT_EQUAL_FATAL(pp_run(bad_args, NULL, &r), 0);
-    CU_ASSERT_EQUAL(r.exit_code, 2);
-    PP_ASSERT_CONTAINS(r.err, "bad.csv:2");
-    PP_ASSERT_CONTAINS(r.err, "time_us");
-    pp_run_free(&r);
+    pp_run_expect(bad_args, 2, "bad.csv:2");
+    pp_run_expect(bad_args, 2, "time_us");
     const char *no_gpu[] = {"calibrate", "--gemm-sweep", csv, NULL};
-    CU_ASSERT_EQUAL_FATAL(pp_run(no_gpu, NULL, &r), 0);
-    CU_ASSERT_EQUAL(r.exit_code, 2);
-    PP_ASSERT_CONTAINS(r.err, "--gpu ID or --problem");
-    pp_run_free(&r);
+    pp_run_expect(no_gpu, 2, "--gpu ID or --problem");
     const char *both[] = {"calibrate", "--gemm-sweep", "--nccl-tests", csv, "--gpu", "a100-sxm4-80gb", NULL};
-    CU_ASSERT_EQUAL_FATAL(pp_run(both, NULL, &r), 0);
-    CU_ASSERT_EQUAL(r.exit_code, 2);
-    pp_run_free(&r);
+    pp_run_expect(both, 2, NULL);
     /* fp8 rows on a GPU without fp8: nothing to fit */
     char fp8[512];
     pp_write_temp("fp8.csv", "m,n,k,dtype,time_us\n4096,4096,4096,fp8,100\n", fp8, sizeof fp8);
     const char *no_peak[] = {"calibrate", "--gemm-sweep", fp8, "--gpu", "a100-sxm4-80gb", NULL};
-    CU_ASSERT_EQUAL_FATAL(pp_run(no_peak, NULL, &r), 0);
-    CU_ASSERT_EQUAL(r.exit_code, 2);
-    PP_ASSERT_CONTAINS(r.err, "no peak");
-    pp_run_free(&r);
+    pp_run_expect(no_peak, 2, "no peak");
 }
 
 int main(void)

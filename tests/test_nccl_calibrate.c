@@ -443,16 +443,10 @@ static void test_cli(void)
 
     pp_write_temp("dead.log", "# nThread 1 nGpus 8\nsegfault\n", dead, sizeof dead);
     const char *bad[] = {"calibrate", "--nccl-tests", dead, "--gpu", "h100-sxm5-80gb", NULL};
-    CU_ASSERT_EQUAL_FATAL(pp_run(bad, NULL, &r), 0);
-    CU_ASSERT_EQUAL(r.exit_code, 2);
-    PP_ASSERT_CONTAINS(r.err, "nothing valid to fit");
-    PP_ASSERT_CONTAINS(r.err, "no table");
-    pp_run_free(&r);
+    pp_run_expect(bad, 2, "nothing valid to fit");
+    pp_run_expect(bad, 2, "no table");
     const char *no_gpu[] = {"calibrate", "--nccl-tests", p1, NULL};
-    CU_ASSERT_EQUAL_FATAL(pp_run(no_gpu, NULL, &r), 0);
-    CU_ASSERT_EQUAL(r.exit_code, 2);
-    PP_ASSERT_CONTAINS(r.err, "--gpu ID or --problem");
-    pp_run_free(&r);
+    pp_run_expect(no_gpu, 2, "--gpu ID or --problem");
 }
 
 int main(void)

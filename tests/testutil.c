@@ -65,6 +65,20 @@ static char *slurp_fd(int fd)
     return buf;
 }
 
+void pp_run_expect(const char *const *args, int exit_code, const char *needle)
+{
+    pp_run_result r;
+    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
+    CU_ASSERT_EQUAL(r.exit_code, exit_code);
+    if (needle) {
+        bool found = r.err && strstr(r.err, needle) != NULL;
+        CU_ASSERT_TRUE(found);
+        if (!found)
+            fprintf(stderr, "\nnot in stderr: [%s]\n%s\n", needle, r.err ? r.err : "");
+    }
+    pp_run_free(&r);
+}
+
 int pp_run(const char *const *args, const char *stdin_text, pp_run_result *r)
 {
     memset(r, 0, sizeof *r);

@@ -45,6 +45,10 @@ typedef struct pp_run_result {
 int pp_run(const char *const *args, const char *stdin_text, pp_run_result *r);
 void pp_run_free(pp_run_result *r);
 
+/* Run parplan with args and assert it exits with exit_code and, unless
+ * needle is NULL, that its stderr names needle. */
+void pp_run_expect(const char *const *args, int exit_code, const char *needle);
+
 /* Write text to a fresh file in a per-test temp directory; returns its path
  * in a static-free caller buffer. */
 void pp_write_temp(const char *name, const char *text, char *path, size_t path_len);
