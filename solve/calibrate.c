@@ -129,6 +129,11 @@ typedef struct eff_bound {
 #define SRC_NET                                                                                                  \
     "nccl-tests inter-node busbw on HDR (A100) and NDR (H100) InfiniBand, one NIC per GPU: 0.75-0.95 of line "   \
     "rate with GPUDirect RDMA (NVIDIA/nccl-tests doc/PERFORMANCE.md; NCCL reaches ~0.8-0.9 of InfiniBand)"
+#define SRC_V100_NET                                                                                             \
+    "nccl-tests all_reduce on EDR InfiniBand (V100 era): 12.2 GB/s busbw over one 100 Gb/s card, 'as good as you " \
+    "can get', and 48 GB/s on DGX-1 V100 nodes with 4 EDR adapters (NCCL maintainer, NVIDIA/nccl-tests#29, "      \
+    "2019-12-06); ~12 GB/s per NIC with rings, 47 GB/s on DGX-1 (NVIDIA/nccl#307, 2020-03-20): 0.94-0.98 of the " \
+    "12.5 GB/s line rate; lower bound 0.75 as the other families (tapered fat trees such as Sierra's 2:1)"
 #define SRC_KERNEL                                                                                               \
     "CUDA kernel launch plus framework dispatch: a few microseconds per kernel (NVIDIA CUDA Graph Best Practice " \
     "for PyTorch, docs.nvidia.com/dl-cuda-graph; Modal GPU Glossary, CUDA Graph); 2-8 us"
@@ -151,7 +156,7 @@ static const eff_bound BOUNDS[] = {
     {"v100", PP_EFF_ATTENTION, 0.25, 0.60, SRC_V100_ATTN},
     {"v100", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
     {"v100", PP_EFF_NVLINK, 0.75, 0.95, SRC_NVLINK},
-    {"v100", PP_EFF_NETWORK, 0.75, 0.95, SRC_NET},
+    {"v100", PP_EFF_NETWORK, 0.75, 0.98, SRC_V100_NET},
     {"v100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"v100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"v100", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
