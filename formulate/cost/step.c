@@ -99,17 +99,21 @@ static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_pa
 
 /* Communication that overlaps computation is not free: its kernels run on
  * SMs the computation then lacks.  DeepSeek-V3 (arXiv 2412.19437, §3.2.1)
- * needed 20 of the H800's 132 SMs to drive InfiniBand and NVLink at full
- * bandwidth; NCCL's kernels take a comparable share (NCCL_MAX_CTAS, 32 by
- * default, NCCL environment variables documentation).  While DP traffic is
- * hidden behind the backward pass, the GPU computes on the rest: the
- * hidden seconds cost COMM_SMS / sm_count of themselves. */
-#define COMM_SMS 20.0
+ * needed 20 of the H800's 132 SMs to drive its 50 GB/s of InfiniBand per
+ * GPU (and the NVLink behind it) at full bandwidth; NCCL's kernels take a
+ * comparable share (NCCL_MAX_CTAS, 32 by default, NCCL environment
+ * variables documentation).  The SMs a GPU needs scale with the bandwidth
+ * its NIC drives: 20 per 50 GB/s, so 20 on H100 at 400 Gb/s, 10 on A100 at
+ * 200 Gb/s, 2.5 on a V100 with a 50 Gb/s share of EDR.  While DP traffic
+ * is hidden behind the backward pass the GPU computes on the rest: the
+ * hidden seconds cost SMs / sm_count of themselves. */
+#define COMM_SMS_PER_NIC_GBps (20.0 / 50.0)
 
 double pp_comm_sm_share(const pp_problem *prob)
 {
     int sms = prob->cluster.gpu.sm_count;
-    return sms > COMM_SMS ? COMM_SMS / sms : 0.0;
+    double need = COMM_SMS_PER_NIC_GBps * prob->cluster.inter_node_Gbps / 8.0;
+    return sms > 0 && need > 0.0 ? fmin(0.5, need / sms) : 0.0;
 }
 
 static double slot_s(const step_parts *sp)
