@@ -65,7 +65,7 @@ static void test_hidden_traffic_contention(void)
     q.cluster.gpu.sm_count = 0;
     CU_ASSERT_DOUBLE_EQUAL(pp_comm_sm_share(&q), 0.0, 0.0);
     /* 20 SMs per 50 GB/s of NIC (DeepSeek-V3's H800): 200 Gb/s drive 10 */
-    PP_REL_EQ(pp_comm_sm_share(&p), 0.4 * p.cluster.inter_node_Gbps / 8.0 / p.cluster.gpu.sm_count, 1e-15);
+    PP_REL_EQ(pp_comm_sm_share(&p), 0.4 * p.cluster.gpu.network_Gbps / 8.0 / p.cluster.gpu.sm_count, 1e-15);
     pp_stage_term st;
     pp_term_stage(&p, &pl, &st);
     pp_dp_term dp;

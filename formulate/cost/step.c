@@ -112,7 +112,9 @@ static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_pa
 double pp_comm_sm_share(const pp_problem *prob)
 {
     int sms = prob->cluster.gpu.sm_count;
-    double need = COMM_SMS_PER_NIC_GBps * prob->cluster.inter_node_Gbps / 8.0;
+    /* the GPU's own NIC (gpus.json), not the problem's link figures: a what-if
+     * with faster links moves the same bytes on the same kernels */
+    double need = COMM_SMS_PER_NIC_GBps * prob->cluster.gpu.network_Gbps / 8.0;
     return sms > 0 && need > 0.0 ? fmin(0.5, need / sms) : 0.0;
 }
 
