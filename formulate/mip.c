@@ -254,9 +254,11 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
     /* TP traffic does not depend on sequence parallelism, but its overlap
      * needs it: a TP candidate carries the (recompute, sp) of its stage. */
     for (int i = 0; i < R->n; i++)
-        for (int j = 0; j < SP->n; j++)
-            for (int k = 0; k < Ctp->n; k++)
-                for (int o = 0; o < O->n; o++) {
+        for (int k = 0; k < Ctp->n; k++)
+            for (int o = 0; o < O->n; o++) {
+                pp_comm_term term;
+                bool priced = false;
+                for (int j = 0; j < SP->n; j++) {
                     if (!pp_space_tp_overlap_ok(SP->v[j], Ctp->v[k], O->v[o]))
                         continue;
                     pp_mip_col *t = new_cand(c, PP_FAM_TP, sh, si);
@@ -266,9 +268,13 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                     pp_plan_set_option(&t->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
                     pp_plan_set_option(&t->plan, PP_OPT_CODEC_TP, Ctp->v[k]);
                     pp_plan_set_option(&t->plan, PP_OPT_TP_OVERLAP, O->v[o]);
-                    pp_term_tp_comm(prob, &t->plan, &t->comm);
+                    if (!priced) /* the same traffic with or without sp */
+                        pp_term_tp_comm(prob, &t->plan, &term);
+                    priced = true;
+                    t->comm = term;
                     t->obj = factor * t->comm.total_s;
                 }
+            }
     for (int k = 0; k < Cpp->n; k++) {
         pp_mip_col *p = new_cand(c, PP_FAM_PP, sh, si);
         if (!p)
