@@ -215,8 +215,8 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cfg, "tp_comm_overlap");
     if (!cJSON_IsBool(ov))
         ov = cJSON_GetObjectItemCaseSensitive(cfg, "async_tp");
-    pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov)
-                                                         : contains_ci(str_or(cfg, "framework", ""), "tp-comm-overlap"));
+    bool named = contains_ci(str_or(cfg, "framework", ""), "tp-comm-overlap");
+    pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov) : named);
     row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
     const char *prec = str_or(cfg, "precision", "bf16");
     /* fp8 as Transformer Engine runs it by default (delayed scaling), or
@@ -231,11 +231,11 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
         row->prob.training.precision = PP_PREC_FP16;
     /* gradients reduced as the framework does by default, or as the row says */
     const char *gr = str_or(cfg, "grad_reduce_dtype", "");
-    row->prob.training.grad_reduce_dtype =
-        strcmp(gr, "fp32") == 0   ? PP_PREC_FP32
-        : strcmp(gr, "bf16") == 0 ? PP_PREC_BF16
-        : strcmp(gr, "fp16") == 0 ? PP_PREC_FP16
-                                  : pp_framework_grad_reduce(row->prob.training.framework, row->prob.training.precision);
+    pp_training *t = &row->prob.training;
+    t->grad_reduce_dtype = strcmp(gr, "fp32") == 0   ? PP_PREC_FP32
+                           : strcmp(gr, "bf16") == 0 ? PP_PREC_BF16
+                           : strcmp(gr, "fp16") == 0 ? PP_PREC_FP16
+                                                     : pp_framework_grad_reduce(t->framework, t->precision);
     return row->prob.training.global_batch > 0;
 }
 

@@ -209,7 +209,9 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                       "predicts a slower step than measured. Same-job pairs: two rows of one group with the same "
                       "model, GPU count and global batch whose measured step times differ by more than 3 %.\n\n");
     cv_table(cv, out);
-    pp_sb_appendf(out, "\nAccuracy of record (mean cross-validated step-time error over all dense rows; Mixture-of-Experts rows are scored apart): **%.1f %%**.\n",
+    pp_sb_appendf(out,
+                  "\nAccuracy of record (mean cross-validated step-time error over all dense rows; "
+                  "Mixture-of-Experts rows are scored apart): **%.1f %%**.\n",
                   100.0 * pp_cv_step_time_error(cv));
     bool any_memory = false;
     for (int i = 0; score && i < score->n_groups; i++)

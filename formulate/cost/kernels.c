@@ -219,7 +219,8 @@ static double cast_s(const pp_problem *prob, double elements, double tensors)
     if (!info->low_gemm || elements <= 0.0)
         return 0.0;
     double bytes = ACT_BYTES * (1.0 + info->scale_passes) + 2.0 * gemm_input_bytes(&prob->training);
-    return elements * bytes / hbm_Bps(prob) + tensors * (1.0 + info->scale_passes) * prob->cluster.gpu.eff.kernel_us * 1e-6;
+    double launches = tensors * (1.0 + info->scale_passes);
+    return elements * bytes / hbm_Bps(prob) + launches * prob->cluster.gpu.eff.kernel_us * 1e-6;
 }
 
 /* Forward kernels of one layer on one GPU for plan's micro-batch.  In
