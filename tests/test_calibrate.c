@@ -301,6 +301,45 @@ static void test_several_files_load(void)
 /* A row may carry the MoE and latent-attention keys of data/models.json and
  * config.ep / config.etp; a bad MoE shape is skipped, never guessed; a row's
  * cluster.efficiency_from names whose parameters it takes. */
+/* What a row says of how it ran reaches the plan and the problem: TP
+ * overlap (Megatron's flag in the framework text, torchtitan's async_tp),
+ * torchao's dynamically scaled fp8 as fp8-current, and the framework's
+ * gradient reduce type unless the row names one. */
+static void test_rows_carry_how_they_ran(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("how-they-ran.json", path, sizeof path);
+    pp_write_json(path,
+                  "[{'id': 'mcore', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'seq_parallel': true, 'precision': 'bf16',"
+                  "             'framework': 'Megatron-Core r0.8.0 (--tp-comm-overlap)'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'titan', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'seq_parallel': true, 'zero_stage': 3,"
+                  "             'precision': 'fp8 (torchao float8 tensorwise)', 'async_tp': false,"
+                  "             'framework': 'torchtitan FSDP2 + TP', 'grad_reduce_dtype': 'bf16'},"
+                  "  'measured': {'iteration_s': 0.5}}]");
+    pp_error err;
+    pp_measurement_set set;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 2);
+    CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
+    CU_ASSERT_FALSE(set.rows[1].plan.tp_comm_overlap);
+    CU_ASSERT_EQUAL(set.rows[1].prob.training.framework, PP_FW_FSDP);
+    CU_ASSERT_EQUAL(set.rows[1].prob.training.precision, PP_PREC_FP8_CURRENT);
+    CU_ASSERT_EQUAL(set.rows[1].prob.training.grad_reduce_dtype, PP_PREC_BF16); /* as the row says */
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 static void test_moe_rows_load(void)
 {
     pp_catalog cat;
@@ -378,6 +417,7 @@ int main(void)
         {"fit is deterministic (library and command line)", test_deterministic},
         {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
         {"several measurement files and a directory load", test_several_files_load},
+        {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
         {"MoE rows load with ep and etp; bad shapes are skipped", test_moe_rows_load},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {NULL, NULL},
