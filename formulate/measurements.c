@@ -217,6 +217,8 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
         ov = cJSON_GetObjectItemCaseSensitive(cfg, "async_tp");
     bool named = contains_ci(str_or(cfg, "framework", ""), "tp-comm-overlap");
     pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov) : named);
+    /* torchtitan without torch.compile: every element-wise op its own kernel */
+    row->prob.training.fused_elementwise = !contains_ci(str_or(cfg, "framework", ""), "eager");
     row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
     const char *prec = str_or(cfg, "precision", "bf16");
     /* fp8 as Transformer Engine runs it by default (delayed scaling), or

@@ -198,6 +198,8 @@ typedef struct pp_training {
     bool flash_attention; /* attention core fused: no s^2 score tensor in HBM */
     bool dp_overlap;      /* DP traffic overlaps compute (bucketed reduce, prefetched gathers) */
     bool tp_overlap;      /* can pipeline 1D TP collectives with their GEMMs (TE userbuffers, AsyncTP) */
+    bool fused_elementwise; /* element-wise ops in fused kernels (Megatron/TE's, torch.compile's);
+                               false: eager PyTorch, one kernel per op (docs/cost-model.md §2.3) */
     int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
                                         wrapped block (FSDP, Megatron-Core), one per leaf
                                         module with parameters (DeepSpeed: 6 for a GPT layer) */

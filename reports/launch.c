@@ -309,6 +309,8 @@ void pp_torchtitan_config(const pp_problem *prob, const pp_plan *p, pp_torchtita
     tt->global_batch_size = prob->training.global_batch;
     tt->seq_len = prob->model.seq_len;
     tt->async_tp = p->tp_comm_overlap;
+    /* the model priced fused element-wise kernels: torchtitan gets them from torch.compile */
+    tt->compile = prob->training.fused_elementwise || tt->async_tp;
     tt->ac_mode = p->recompute == PP_RECOMPUTE_FULL ? "full" : p->recompute == PP_RECOMPUTE_SELECTIVE ? "selective" : "none";
     tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D && p->codec[PP_DIM_DP] == 0 &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0;
@@ -331,7 +333,8 @@ static void md_torchtitan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *
     pp_sb_appendf(sb, "\n[training]\nlocal_batch_size = %ld\nglobal_batch_size = %ld\nseq_len = %d\n\n"
                       "[activation_checkpoint]\nmode = \"%s\"\n%s```\n\n",
                   tt.local_batch_size, tt.global_batch_size, tt.seq_len, tt.ac_mode,
-                  tt.async_tp ? "\n[compile]\nenable = true  # AsyncTP runs in compiled graphs\n" : "");
+                  tt.compile ? "\n[compile]\nenable = true  # fused element-wise kernels, as priced; AsyncTP needs it\n"
+                             : "");
     if (p->zero == 1)
         pp_sb_append(sb, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
                          "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");

@@ -41,6 +41,7 @@ typedef struct pp_torchtitan {
     int microbatch_size, seq_len;
     const char *ac_mode; /* activation checkpointing: none, selective, full */
     bool async_tp;       /* enable_async_tensor_parallel (needs torch.compile) */
+    bool compile;        /* [compile] enable: fused element-wise kernels (training.fused_elementwise) */
     bool exact;          /* torchtitan runs the plan as priced */
 } pp_torchtitan;
 

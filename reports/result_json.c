@@ -485,6 +485,7 @@ static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_
     pp_jb_str(b, t, "activation_checkpoint_mode", tt.ac_mode);
     if (tt.async_tp)
         pp_jb_bool(b, t, "enable_async_tensor_parallel", true);
+    pp_jb_bool(b, t, "compile", tt.compile);
     pp_jb_bool(b, t, "exact", tt.exact);
 }
 

@@ -26,6 +26,31 @@
 #define ELEMWISE_F_BYTES 4.0        /* activation function: read + write an f-wide tensor */
 #define ELEMWISE_SOFTMAX_BYTES 9.0  /* scale-mask-softmax + dropout on the s x s scores */
 #define ELEMWISE_KERNELS_FWD 8.0    /* element-wise kernels launched per layer forward */
+/* Eager PyTorch (no torch.compile, no fused kernels: torchtitan's eager
+ * mode) runs every element-wise op of a block as its own kernel through
+ * HBM.  Bytes per element over the fused kernels above, forward, counted
+ * from the ops of the Llama block as torchtitan writes it
+ * (torchtitan/models/llama/model.py, Dec 2024) and PyTorch's composite
+ * rms_norm (computed in fp32):
+ *   RMSNorm: upcast (read 2, write 4), square (4+4), mean (4), x * rsqrt
+ *   (4+4), * weight (4+4), cast back (4+2) = 40 bytes, the fused kernel 4:
+ *   +36 a norm, two a layer;
+ *   rotary on q and k: upcast (2+4), complex multiply (4+4), cast back
+ *   (4+2) = 20, fused 4: +16 an element;
+ *   SwiGLU: silu (2+2), then the product (4+2) = 10 an f element, fused 6: +4.
+ * Gated-MLP models are priced as this Llama block (RMSNorm, rotary); the
+ * others as a GPT block, whose LayerNorm and GeLU are one native kernel
+ * each in eager PyTorch and which loses only the fused bias-dropout-add:
+ * bias (2+2), dropout (2+2, mask 1), add (4+2) = 15 against 7, +8 a
+ * residual, two a layer.  Kernels launched: +16 a Llama layer forward
+ * (six per norm for one, three per rotary tensor for one, two for one),
+ * +4 a GPT layer. */
+#define EAGER_RMSNORM_BYTES 36.0
+#define EAGER_ROTARY_BYTES 16.0
+#define EAGER_GLU_BYTES 4.0
+#define EAGER_BDA_BYTES 8.0
+#define EAGER_KERNELS_LLAMA 16.0
+#define EAGER_KERNELS_GPT 4.0
 #define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
 #define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
 
@@ -277,8 +302,23 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     k->cast_bwd_s = cast_s(prob, tokens * (qkv_width(m) / t + mlp_in_width(m) / t + 2.0 * h * h_share), 4.0);
     double act_f = m->gated_mlp ? 1.5 : 1.0;
     double elem_bytes = ELEMWISE_H_BYTES * tokens * h * h_share + ELEMWISE_F_BYTES * act_f * tokens * f / t;
-    k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + ELEMWISE_KERNELS_FWD * e->kernel_us * 1e-6;
-    k->mlp_fwd_s += ELEMWISE_F_BYTES * act_f * tokens * f / t / hbm_Bps(prob);
+    double glu_bytes = ELEMWISE_F_BYTES * act_f * tokens * f / t, kernels = ELEMWISE_KERNELS_FWD;
+    if (!prob->training.fused_elementwise) {
+        double eager_h, eager_f = 0.0;
+        if (m->gated_mlp) {
+            double qk = attention_width(m) + (double)m->kv_heads * pp_model_head_dim(m);
+            eager_h = 2.0 * EAGER_RMSNORM_BYTES * tokens * h * h_share + EAGER_ROTARY_BYTES * tokens * qk / t;
+            eager_f = EAGER_GLU_BYTES * tokens * f / t;
+            kernels += EAGER_KERNELS_LLAMA;
+        } else {
+            eager_h = 2.0 * EAGER_BDA_BYTES * tokens * h * h_share;
+            kernels += EAGER_KERNELS_GPT;
+        }
+        elem_bytes += eager_h + eager_f;
+        glu_bytes += eager_f;
+    }
+    k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + kernels * e->kernel_us * 1e-6;
+    k->mlp_fwd_s += glu_bytes / hbm_Bps(prob);
 }
 
 /* Context-parallel ring exchange of one layer's K and V (Megatron-LM's

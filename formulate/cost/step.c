@@ -62,6 +62,10 @@ void pp_framework_features(pp_framework fw, pp_training *t)
      * torchtitan (AsyncTP) can pipeline 1D TP's collectives with their
      * GEMMs; Megatron-LM 2021 and DeepSpeed cannot. */
     t->tp_overlap = fw == PP_FW_MEGATRON_CORE || fw == PP_FW_FSDP;
+    /* Megatron's and Transformer Engine's fused kernels; torchtitan and
+     * Composer reach the same with torch.compile, which the launch settings
+     * turn on.  Eager PyTorch is the problem's (or row's) own choice. */
+    t->fused_elementwise = true;
     /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
      * own (fetch_sub_module): for a GPT layer two LayerNorms and four
      * linear layers.  FSDP and Megatron-Core move one flat buffer per
