@@ -331,8 +331,11 @@ static void md_torchtitan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *
         pp_sb_appendf(sb, "pipeline_parallel_schedule = \"%s\"\npipeline_parallel_microbatch_size = %d\n",
                       tt.schedule, tt.microbatch_size);
     pp_sb_appendf(sb, "\n[training]\nlocal_batch_size = %ld\nglobal_batch_size = %ld\nseq_len = %d\n\n"
-                      "[activation_checkpoint]\nmode = \"%s\"\n%s```\n\n",
+                      "[activation_checkpoint]\nmode = \"%s\"\n%s%s```\n\n",
                   tt.local_batch_size, tt.global_batch_size, tt.seq_len, tt.ac_mode,
+                  p->recompute == PP_RECOMPUTE_SELECTIVE
+                      ? "selective_ac_option = \"op\"  # per-op SAC: what framework fsdp prices as selective\n"
+                      : "",
                   tt.compile ? "\n[compile]\nenable = true  # fused element-wise kernels, as priced; AsyncTP needs it\n"
                              : "");
     if (p->zero == 1)

@@ -270,6 +270,9 @@ long pp_replica_ranks(const pp_plan *plan);
 /* Activation bytes one layer keeps per micro-batch on one GPU
  * (Korthikanti et al. 2022 §4); store_scores keeps the s x s softmax. */
 double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bool store_scores);
+/* What a layer keeps under torchtitan's per-op selective checkpointing
+ * (framework fsdp, recompute selective), bytes per micro-batch. */
+double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan);
 
 /* The stages that may be the most loaded: 0 and pp-1, and 1 when the split
  * is uneven; returns how many. */

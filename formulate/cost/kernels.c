@@ -218,6 +218,7 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
 
 typedef struct layer_kernels {
     double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
+    double gemm_even_fwd_s; /* of which the 2nd, 4th, ... a Llama-style layer runs (torchtitan's op SAC) */
     double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
     double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
     double elem_fwd_s;    /* the rest of the forward's element-wise work */
@@ -263,14 +264,25 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     if (g.mode == PP_TP_1D) {
         double qkv = pp_model_is_mla(m) ? mla_qkv_gemm_s(prob, tokens, t) : gemm_time_s(prob, tokens, h, qkv_width(m) / t);
         double mlp_in = gemm_time_s(prob, tokens, h, mlp_in_width(m) / t), mlp_out = gemm_time_s(prob, tokens, f / t, h);
-        k->gemm_fwd_s = qkv + gemm_time_s(prob, tokens, attention_width(m) / t, h) + mlp_in + mlp_out;
+        double proj = gemm_time_s(prob, tokens, attention_width(m) / t, h);
+        k->gemm_fwd_s = qkv + proj + mlp_in + mlp_out;
         k->mlp_fwd_s = mlp_in + mlp_out;
+        /* torchtitan's separate projections, in the order they run: wq wk wv
+         * wo w1 w3 w2, of which wk, wo and w3 are the even ones; a block with
+         * fused QKV and MLP-in runs QKV, projection, MLP in, MLP out: the
+         * projection and MLP out are */
+        if (m->gated_mlp)
+            k->gemm_even_fwd_s = gemm_time_s(prob, tokens, h, (double)m->kv_heads * pp_model_head_dim(m) / t) + proj +
+                                 0.5 * mlp_in;
+        else
+            k->gemm_even_fwd_s = proj + mlp_out;
     } else {
         double K[4], N[4];
         layer_linears(m, K, N);
         k->gemm_fwd_s = 0.0;
         for (int i = 0; i < 4; i++)
             k->gemm_fwd_s += grid_gemm_s(prob, &g, tokens, K[i], N[i]);
+        k->gemm_even_fwd_s = grid_gemm_s(prob, &g, tokens, K[1], N[1]) + grid_gemm_s(prob, &g, tokens, K[3], N[3]);
     }
 
     if (flash_usable(prob)) {
@@ -359,6 +371,12 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         recompute = layer_fwd;
         cp_recompute = cp_f;
+    } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP &&
+               flash_usable(prob)) {
+        /* torchtitan's per-op selective checkpointing (memory.c,
+         * pp_op_sac_layer_bytes): the even matrix multiplies and the
+         * element-wise work again; attention and the TP collectives are saved */
+        recompute = k.gemm_even_fwd_s + k.elem_fwd_s + k.cast_fwd_s;
     } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE) {
         recompute = k.attn_fwd_s;
         cp_recompute = cp_f;

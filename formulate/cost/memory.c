@@ -17,6 +17,8 @@
  */
 #include "cost_internal.h"
 
+#include <math.h>
+
 #define ADAM_STATE_BYTES 12.0 /* fp32 master weights, momentum, variance: K = 12 (ZeRO, Rajbhandari 2020) */
 /* The loss's peak, bytes per logit.  Megatron-LM's
  * _VocabParallelCrossEntropy upcasts the bf16 logits (2 + 4 while both
@@ -88,11 +90,13 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
      * backward nor reduce-scatters its gradients before the last micro-batch
      * (set_reshard_after_backward / set_requires_gradient_sync off until
      * then), so a step holds the stage's gathered 16-bit parameters and its
-     * unsharded 16-bit gradients next to the shards. */
+     * unsharded gradients next to the shards, accumulated in the reduce
+     * type (FSDPParam.to_accumulated_grad_if_needed upcasts them to
+     * MixedPrecisionPolicy.reduce_dtype: fp32 as torchtitan runs it). */
     if (prob->training.framework == PP_FW_FSDP && plan->pp > 1 && z >= 2 && d > 1.0) {
         if (z >= 3)
             *weights += ACT_BYTES * psi * (1.0 - 1.0 / d) / GIB;
-        *grads += ACT_BYTES * psi / GIB;
+        *grads += (prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 4.0 : ACT_BYTES) * psi / GIB;
     }
 }
 
@@ -143,6 +147,30 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     return bytes;
 }
 
+/* Selective recomputation as torchtitan runs it (FSDP: per-op selective
+ * activation checkpointing, selective_ac_option "op", the default of its
+ * Llama configs; torchtitan/parallelisms/parallelize_llama.py
+ * _apply_ac_to_transformer_block, Dec 2024): a layer saves its input, the
+ * outputs of every other matrix multiply (the 1st, 3rd, 5th and 7th of the
+ * layer: wq, wv, w1, w2 of a Llama block; QKV and MLP-in of a block with
+ * fused projections), the attention kernel's output and the TP
+ * reduce-scatters' outputs, and recomputes the rest (kernels.c).  Bytes per
+ * micro-batch on one GPU, 16-bit values. */
+double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan)
+{
+    const pp_model *m = &prob->model;
+    double t = plan->tp, s = (double)m->seq_len / plan->cp, b = plan->micro_batch;
+    double sbh = s * b * m->hidden, sbf = s * b * m->ffn_hidden, sba = s * b * attention_width(m);
+    double kv = (double)m->kv_heads / m->heads;
+    bool split = plan->sequence_parallel || plan->tp_mode != PP_TP_1D;
+    double input = ACT_BYTES * sbh / (split ? t : 1.0);
+    double mm_out = m->gated_mlp ? ACT_BYTES * (sba + kv * sba + sbf) / t + ACT_BYTES * sbh /* wq, wv, w1; w2 */
+                                 : ACT_BYTES * (sba + 2.0 * kv * sba + sbf) / t; /* QKV, MLP in */
+    double attention_out = ACT_BYTES * sba / t;
+    double reduce_scatter_out = t > 1 ? 2.0 * ACT_BYTES * sbh / t : 0.0;
+    return input + mm_out + attention_out + reduce_scatter_out;
+}
+
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
@@ -150,6 +178,8 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     bool scores = plan->recompute == PP_RECOMPUTE_NONE && !flash_usable(prob);
     double full_layer = pp_layer_activation_bytes(prob, plan, scores);
     double per_layer = full_layer, working = 0.0;
+    if (plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP && flash_usable(prob))
+        per_layer = fmin(full_layer, pp_op_sac_layer_bytes(prob, plan));
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         /* Only each layer's input is kept; one layer is rebuilt at a time. */
         double sbh = (double)m->seq_len / plan->cp * plan->micro_batch * m->hidden;
