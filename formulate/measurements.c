@@ -219,6 +219,12 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov) : named);
     /* torchtitan without torch.compile: every element-wise op its own kernel */
     row->prob.training.fused_elementwise = !contains_ci(str_or(cfg, "framework", ""), "eager");
+    /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
+     * overlaps the bucketed all-reduce with the backward pass; its default
+     * local DDP reduces after it) */
+    const cJSON *dpo = cJSON_GetObjectItemCaseSensitive(cfg, "dp_overlap");
+    if (cJSON_IsBool(dpo))
+        row->prob.training.dp_overlap = cJSON_IsTrue(dpo);
     row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
     const char *prec = str_or(cfg, "precision", "bf16");
     /* fp8 as Transformer Engine runs it by default (delayed scaling), or
