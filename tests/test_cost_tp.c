@@ -26,6 +26,20 @@ static void test_1d_allreduces(void)
     pl.recompute = PP_RECOMPUTE_FULL;
     pp_term_tp_comm(&p, &pl, &t);
     PP_REL_EQ(t.wire_s, 1.5 * plain, 1e-12);
+    /* torchtitan's per-op selective checkpointing (framework fsdp) saves
+     * the reduce-scatters' outputs and repeats the all-gathers: five
+     * all-reduce volumes a layer under sequence parallelism, six without;
+     * Megatron's selective recomputation repeats no collective. */
+    pl.recompute = PP_RECOMPUTE_SELECTIVE;
+    pp_term_tp_comm(&p, &pl, &t);
+    PP_REL_EQ(t.wire_s, plain, 1e-12);
+    pp_framework_features(PP_FW_FSDP, &p.training);
+    pp_term_tp_comm(&p, &pl, &t);
+    PP_REL_EQ(t.wire_s, 1.5 * plain, 1e-12);
+    pl.sequence_parallel = true;
+    pp_term_tp_comm(&p, &pl, &t);
+    PP_REL_EQ(t.wire_s, 1.25 * plain, 1e-12);
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
     pl = pp_test_plan(1, 1, 8, 1, 1);
     pp_term_tp_comm(&p, &pl, &t);
     CU_ASSERT_DOUBLE_EQUAL(t.total_s, 0.0, 0.0);

@@ -39,6 +39,9 @@ double peak_flops(const pp_problem *prob, pp_precision prec);
 double hbm_Bps(const pp_problem *prob);
 /* Whether fused attention runs (the framework has it and the head dimension allows it). */
 bool flash_usable(const pp_problem *prob);
+/* Selective recomputation as torchtitan's per-op checkpointing (framework
+ * fsdp with fused attention; memory.c pp_op_sac_layer_bytes). */
+bool op_sac(const pp_problem *prob, const pp_plan *plan);
 
 /* The grid of a checked plan's tensor parallelism (built by grid_of in
  * tp.c): side q, depth d, and how it divides a layer's token rows and

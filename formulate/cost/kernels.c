@@ -201,6 +201,11 @@ bool flash_usable(const pp_problem *prob)
     return prob->training.flash_attention && d % 8 == 0 && d <= 256;
 }
 
+bool op_sac(const pp_problem *prob, const pp_plan *plan)
+{
+    return plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP && flash_usable(prob);
+}
+
 /* One matrix multiply (M x K) @ (K x N) of a layer on a 2D/2.5D/3D grid, as
  * one GPU runs it: SUMMA (Optimus, Tesseract) takes q steps, each a product
  * of an (M/q or M/(dq)) x K/q block by a K/q x N/q block; 3D gathers its
@@ -371,8 +376,7 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         recompute = layer_fwd;
         cp_recompute = cp_f;
-    } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP &&
-               flash_usable(prob)) {
+    } else if (op_sac(prob, plan)) {
         /* torchtitan's per-op selective checkpointing (memory.c,
          * pp_op_sac_layer_bytes): the even matrix multiplies and the
          * element-wise work again; attention and the TP collectives are saved */

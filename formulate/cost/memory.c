@@ -178,7 +178,7 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     bool scores = plan->recompute == PP_RECOMPUTE_NONE && !flash_usable(prob);
     double full_layer = pp_layer_activation_bytes(prob, plan, scores);
     double per_layer = full_layer, working = 0.0;
-    if (plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP && flash_usable(prob))
+    if (op_sac(prob, plan))
         per_layer = fmin(full_layer, pp_op_sac_layer_bytes(prob, plan));
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         /* Only each layer's input is kept; one layer is rebuilt at a time. */

@@ -193,8 +193,11 @@ static double overlapped_layer_s(const pp_problem *prob, const pp_plan *plan, do
     for (int i = 0; i < 4; i++) {
         bool column = i % 2 == 0; /* QKV and MLP-in split N; projection and MLP-out split K */
         double G = column ? gemm_time_s(prob, tokens, K[i], N[i] / t) : gemm_time_s(prob, tokens, K[i] / t, N[i]);
-        fwd += summa_exposed_s(C, G, t) + launches;
+        double exposed = summa_exposed_s(C, G, t) + launches;
+        fwd += exposed;
         bwd += summa_exposed_s(C, 2.0 * G, t) + 2.0 * launches;
+        if (column && op_sac(prob, plan)) /* its all-gathers are recomputed, the reduce-scatters saved */
+            bwd += exposed;
     }
     return (plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 1.0) * fwd + bwd;
 }
@@ -213,9 +216,14 @@ void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
      * activations forward (after attention and after the MLP) and two
      * backward; under sequence parallelism each becomes an all-gather plus
      * a reduce-scatter, the same ring volume (Korthikanti et al. 2022 §4.2.2).
-     * Full recomputation repeats the forward pair. */
+     * Full recomputation repeats the forward pair; torchtitan's per-op
+     * checkpointing saves the reduce-scatters' outputs and repeats the
+     * all-gathers (half the pair) or, without sequence parallelism, the
+     * all-reduces. */
     double bytes = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->hidden;
-    double per_layer = 4.0 + (plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 0.0);
+    double per_layer = 4.0 + (plan->recompute == PP_RECOMPUTE_FULL ? 2.0
+                              : op_sac(prob, plan)             ? (plan->sequence_parallel ? 1.0 : 2.0)
+                                                                : 0.0);
     long k = ranks_per_node(prob, 1, plan->tp);
     compressed_collective(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, out,
                           per_layer * layers_per_stage(prob, plan), 1.0);
