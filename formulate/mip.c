@@ -250,6 +250,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 a->act_gib[st] = pp_mem_activations_gib(prob, &a->plan, stages[st]);
             a->once_window_s = pp_dp_once_window_s(prob, &a->plan, &a->stage);
             a->per_mb_window_s = pp_dp_per_mb_window_s(prob, &a->plan, &a->stage);
+            a->gather_window_s = pp_dp_gather_window_s(prob, &a->plan, &a->stage);
         }
     /* TP traffic does not depend on sequence parallelism, but its overlap
      * needs it: a TP candidate carries the (recompute, sp) of its stage. */
@@ -297,7 +298,8 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_term_dp_comm(prob, &d->plan, &d->dp);
                 d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
                 d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s + d->dp.accum_s +
-                         pp_comm_sm_share(prob) * (d->dp.once_wire_s + sh->microbatches * d->dp.per_mb_wire_s);
+                         pp_comm_sm_share(prob) * (d->dp.once_wire_s + d->dp.gather_once_wire_s +
+                                                   sh->microbatches * d->dp.per_mb_wire_s);
                 d->n_mem_stages = n_stages;
                 for (int st = 0; st < n_stages; st++)
                     d->states_gib[st] = states_sum_gib(prob, &d->plan, stages[st]);
@@ -317,11 +319,13 @@ static const pp_mip_col *nonfinite_cand(const pp_mip_cands *c)
                                 x->act_gib[2],
                                 x->once_window_s,
                                 x->per_mb_window_s,
+                                x->gather_window_s,
                                 x->comm.bytes_sent,
                                 x->comm.bytes_network,
                                 x->dp.bytes_network,
                                 x->dp.once_wire_s,
                                 x->dp.per_mb_wire_s,
+                                x->dp.gather_once_wire_s,
                                 x->dp.bytes_sent,
                                 x->states_gib[0],
                                 x->states_gib[1],
@@ -374,9 +378,13 @@ double pp_mip_exposed_coef(const pp_mip *m, int epigraph, const pp_mip_col *x)
     double mb = x->shape >= 0 ? m->space->shapes[x->shape].microbatches : 0.0;
     double s;
     if (x->kind == PP_COL_DP)
-        s = epigraph == PP_EPI_ONCE ? x->dp.once_wire_s : mb * x->dp.per_mb_wire_s;
+        s = epigraph == PP_EPI_ONCE     ? x->dp.once_wire_s
+            : epigraph == PP_EPI_GATHER ? x->dp.gather_once_wire_s
+                                        : mb * x->dp.per_mb_wire_s;
     else if (x->kind == PP_COL_STAGE)
-        s = -(epigraph == PP_EPI_ONCE ? x->once_window_s : mb * x->per_mb_window_s);
+        s = -(epigraph == PP_EPI_ONCE     ? x->once_window_s
+              : epigraph == PP_EPI_GATHER ? x->gather_window_s
+                                          : mb * x->per_mb_window_s);
     else
         return 0.0;
     return s * m->units_per_s;
@@ -385,6 +393,7 @@ double pp_mip_exposed_coef(const pp_mip *m, int epigraph, const pp_mip_col *x)
 /* The DP overlap epigraphs of one shape (mip.h):
  *   e_once   - sum D once_wire       + sum A once_window       >= 0
  *   e_per_mb - sum D m per_mb_wire   + sum A m per_mb_window   >= 0
+ *   e_gather - sum D gather_once_wire + sum A gather_window    >= 0
  * An epigraph is left out when no DP choice can outlast the shortest
  * window: then its max(0, .) is 0 for every plan of the shape. */
 static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
@@ -392,9 +401,11 @@ static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
     static const struct {
         int which;
         const char *name;
-    } E[2] = {{PP_EPI_ONCE, "dp_once_exposed"}, {PP_EPI_PER_MB, "dp_per_mb_exposed"}};
+    } E[3] = {{PP_EPI_ONCE, "dp_once_exposed"},
+              {PP_EPI_PER_MB, "dp_per_mb_exposed"},
+              {PP_EPI_GATHER, "dp_gather_exposed"}};
     int end = m->n_cols + 1;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         double most_wire = -HUGE_VAL, least_window = -HUGE_VAL; /* in u's sign: max over -window */
         for (int j = first_col; j < end; j++) {
             double u = pp_mip_exposed_coef(m, E[k].which, &m->cols[j]);
@@ -614,6 +625,7 @@ static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, 
                 continue;
             double v = a->obj + t->obj + pbest->obj + d->obj +
                        (1.0 - f) * (fmax(0.0, d->dp.once_wire_s - a->once_window_s) +
+                                    fmax(0.0, d->dp.gather_once_wire_s - a->gather_window_s) +
                                     fmax(0.0, mb * d->dp.per_mb_wire_s - mb * a->per_mb_window_s));
             out[n++] = (pair_value){.step_s = v, .a = a, .t = t, .p = pbest, .d = d};
         }

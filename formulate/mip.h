@@ -13,7 +13,7 @@
  *   T_{S,R,Ctp}      recompute, TP codec              factor_S * tp_comm.total
  *   P_{S,Cpp}        PP codec                         factor_S * pp_comm.total
  *   D_{S,Z,Cdp,Cpar} ZeRO stage, DP and params codecs dp.codec + optimizer
- *   e_once_S, e_per_mb_S >= 0, cost 1: the two DP overlap epigraphs
+ *   e_once_S, e_per_mb_S, e_gather_S >= 0, cost 1 - f: the three DP overlap epigraphs
  *   w_S >= 0, cost 1: the link bound (what the busiest link adds)
  *
  * with the consistency rows, for each S: sum A = sum P = sum D = y_S, for
@@ -21,6 +21,7 @@
  *
  *   e_once_S   >= sum D once_wire        - sum A once_window
  *   e_per_mb_S >= sum D m_S per_mb_wire  - sum A m_S per_mb_window
+ *   e_gather_S >= sum D gather_once_wire - sum A gather_window
  *   w_S        >= sum bytes_link / rate_link - (every other cost of S)   per link
  *
  * At any integer point exactly one variable of each family is 1, so the
@@ -79,6 +80,7 @@ typedef struct pp_mip_col {
     double act_gib[PP_MEM_STAGES]; /* activations on each of them */
     double once_window_s; /* pp_dp_once_window_s */
     double per_mb_window_s;
+    double gather_window_s; /* pp_dp_gather_window_s */
     /* TP, PP */
     pp_comm_term comm;
     /* DP */
@@ -86,10 +88,10 @@ typedef struct pp_mip_col {
     double optimizer_s;
     double states_gib[PP_MEM_STAGES]; /* weights + gradients + optimizer states on each */
     /* AUX */
-    int epigraph; /* an epigraph column: PP_EPI_ONCE or PP_EPI_PER_MB; 0 otherwise */
+    int epigraph; /* an epigraph column: PP_EPI_ONCE, PP_EPI_PER_MB or PP_EPI_GATHER; 0 otherwise */
 } pp_mip_col;
 
-enum { PP_EPI_ONCE = 1, PP_EPI_PER_MB = 2 };
+enum { PP_EPI_ONCE = 1, PP_EPI_PER_MB = 2, PP_EPI_GATHER = 3 };
 
 /* The most candidates of a family: DP's (ZeRO stage, DP codec, params
  * codec); TP's (recompute, sequence parallelism, TP codec, overlap: at most

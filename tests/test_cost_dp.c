@@ -30,7 +30,9 @@ static void test_optimizer(void)
     PP_REL_EQ(pp_term_optimizer_s(&p, &pl), 32.0 * psi / 8 / (3350e9 * 0.8), 1e-12);
 }
 
-/* DP overlap: the gradient reduction hides behind the last backward; with
+/* DP overlap: the gradient reduction hides behind the last backward and,
+ * under Megatron-Core (--overlap-param-gather), the gather of the updated
+ * parameters behind the next first forward; DeepSpeed's gather shows; with
  * overlap off all of it shows. */
 static void test_dp_overlap_epigraph(void)
 {
@@ -42,12 +44,20 @@ static void test_dp_overlap_epigraph(void)
     pp_term_stage(&p, &pl, &st);
     pp_term_dp_comm(&p, &pl, &dp);
     PP_REL_EQ(pp_dp_once_window_s(&p, &pl, &st), st.bwd_s, 1e-15);
+    PP_REL_EQ(pp_dp_gather_window_s(&p, &pl, &st), st.fwd_s, 1e-15);
+    CU_ASSERT(dp.gather_once_wire_s > 0.0);
     pp_eval ev;
     pp_evaluate(&p, &pl, &ev);
-    PP_REL_EQ(ev.time.dp_comm_s + 1e-300, fmax(0.0, dp.once_wire_s - st.bwd_s) + 1e-300, 1e-12);
+    double f = pp_comm_sm_share(&p);
+    double once_x = fmax(0.0, dp.once_wire_s - st.bwd_s), gather_x = fmax(0.0, dp.gather_once_wire_s - st.fwd_s);
+    double expect = once_x + gather_x + f * (dp.once_wire_s - once_x + dp.gather_once_wire_s - gather_x);
+    PP_REL_EQ(ev.time.dp_comm_s, expect, 1e-12);
+    pp_framework_features(PP_FW_DEEPSPEED, &p.training);
+    CU_ASSERT_DOUBLE_EQUAL(pp_dp_gather_window_s(&p, &pl, &st), 0.0, 0.0);
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
     p.training.dp_overlap = false;
     pp_evaluate(&p, &pl, &ev);
-    PP_REL_EQ(ev.time.dp_comm_s, dp.once_wire_s, 1e-12);
+    PP_REL_EQ(ev.time.dp_comm_s, dp.once_wire_s + dp.gather_once_wire_s, 1e-12);
 }
 
 int main(void)

@@ -205,7 +205,8 @@ typedef struct pp_comm_term {
 } pp_comm_term;
 
 typedef struct pp_dp_term {
-    double once_wire_s;     /* per step: gradient all-reduce / reduce-scatter+all-gather */
+    double once_wire_s;     /* per step: gradient all-reduce / reduce-scatter (ZeRO-0: all-reduce) */
+    double gather_once_wire_s; /* per step, ZeRO-1/2: the all-gather of the updated parameters */
     double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers (the hideable part) */
     double per_mb_fixed_s;  /* per micro-batch, never hidden: ZeRO-3's first gather of the forward and of
                                the backward, and the last layer's reduce-scatter */
@@ -241,6 +242,8 @@ double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan);
 /* The overlap windows of the two DP epigraphs. */
 double pp_dp_once_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st);
 double pp_dp_per_mb_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st);
+/* ... and of the third, ZeRO-1/2's parameter all-gather. */
+double pp_dp_gather_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st);
 
 /* --- memory (docs/cost-model.md §4), bytes of the most loaded GPU --------- */
 

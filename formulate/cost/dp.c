@@ -7,9 +7,12 @@
  * stage 2 also reduce-scatters every micro-batch; stage 3 gathers the
  * parameters for every forward and backward, 3 Psi (1.5x).  The once-a-step
  * part hides behind the last backward (PyTorch DDP, Li et al. 2020), the
- * per-micro-batch part behind all compute (PyTorch FSDP, Zhao et al. 2023):
+ * per-micro-batch part behind all compute (PyTorch FSDP, Zhao et al. 2023),
+ * and ZeRO-1/2's gather of the updated parameters behind the next step's
+ * first forward where the framework prefetches it:
  *
  *   + max(0, dp.once_wire - bwd) + max(0, m dp.per_mb_wire - m (fwd + bwd))
+ *   + max(0, dp.gather_once_wire - fwd)
  *
  * The Adam step is memory-bound: 32 bytes read and written per parameter of
  * the GPU's optimizer shard.
@@ -98,11 +101,12 @@ static double accumulation_s(const pp_problem *prob, const pp_plan *plan)
 /* The ZeRO traffic of `params` parameters over n replicas, k per node (see
  * pp_term_dp_comm), added to once, per_mb and *fixed_s. */
 static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double params, long n, long k, int mb,
-                         double pieces, pp_comm_term *acc_once, pp_comm_term *acc_per_mb, double *acc_fixed)
+                         double pieces, pp_comm_term *acc_once, pp_comm_term *acc_gather, pp_comm_term *acc_per_mb,
+                         double *acc_fixed)
 {
     double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
     double grad_bytes = grad_bits / 8.0 * params, param_bytes = ACT_BYTES * params;
-    pp_comm_term once = {0}, per_mb = {0};
+    pp_comm_term once = {0}, gather = {0}, per_mb = {0};
     double fixed_s = 0.0;
     switch (n > 1 ? plan->zero : -1) {
     case -1: break; /* dp = 1: only the depth all-reduce below */
@@ -115,32 +119,33 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 0.5,
                               1.0);
         compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, 8.0 * ACT_BYTES, n, k,
-                              &once, 0.5, 1.0);
+                              &gather, 0.5, 1.0);
         if (plan->zero == 2)
             compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
                                   &per_mb, (mb - 1.0) / mb, pieces);
         break;
     default: {
-        pp_comm_term gather = {0}, rs_once = {0};
+        pp_comm_term gathers = {0}, rs_once = {0};
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &rs_once,
                               1.0, pieces);
         compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLGATHER, param_bytes, 8.0 * ACT_BYTES, n, k,
-                              &gather, 2.0, pieces);
+                              &gathers, 2.0, pieces);
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &per_mb,
                               (mb - 1.0) / mb, pieces);
         add_comm(&once, &rs_once);
-        add_comm(&per_mb, &gather);
+        add_comm(&per_mb, &gathers);
         /* Prefetching hides the gather of the next layer behind this one's
          * compute, never the first layer's gather of a forward and of a
          * backward, nor the reduce-scatter of the backward's last layer
          * (PyTorch FSDP, Zhao et al. 2023 §3.4-3.5): per micro-batch one
          * piece of each is exposed whatever the overlap. */
         if (prob->training.dp_overlap)
-            fixed_s = gather.wire_s / pieces + rs_once.wire_s / pieces;
+            fixed_s = gathers.wire_s / pieces + rs_once.wire_s / pieces;
         break;
     }
     }
     add_comm(acc_once, &once);
+    add_comm(acc_gather, &gather);
     add_comm(acc_per_mb, &per_mb);
     *acc_fixed += fixed_s;
 }
@@ -172,7 +177,7 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
      * half of the all-reduce, which is the all-reduce when both are equal. */
     int per_layer = prob->training.param_collectives_per_layer > 0 ? prob->training.param_collectives_per_layer : 1;
     double pieces = (double)layers_per_stage(prob, plan) * per_layer;
-    pp_comm_term once = {0}, per_mb = {0};
+    pp_comm_term once = {0}, gather = {0}, per_mb = {0};
     double fixed_s = 0.0;
     /* Mixture of experts: the routed experts' gradients reduce over the
      * expert-data-parallel group (tp dp cp / (etp ep) ranks), the rest over
@@ -180,9 +185,9 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     long ne = 1, ke = 1;
     if (pp_model_is_moe(&prob->model))
         moe_expert_dp_group(prob, plan, &ne, &ke);
-    zero_traffic(prob, plan, params - expert, n, k, mb, pieces, &once, &per_mb, &fixed_s);
+    zero_traffic(prob, plan, params - expert, n, k, mb, pieces, &once, &gather, &per_mb, &fixed_s);
     if (expert > 0.0 && ne > 1)
-        zero_traffic(prob, plan, expert, ne, ke, mb, pieces, &once, &per_mb, &fixed_s);
+        zero_traffic(prob, plan, expert, ne, ke, mb, pieces, &once, &gather, &per_mb, &fixed_s);
     /* 2.5D: each of the d layers of the grid computes its rows' share of
      * the weight gradients of the q x q blocks it replicates; they are summed
      * by an all-reduce over the depth group (stride q^2) once per step, with
@@ -196,8 +201,10 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
         depth_inter = group_inter_node(prob, ds, dn);
     }
     out->once_wire_s = once.wire_s;
+    out->gather_once_wire_s = gather.wire_s;
     out->per_mb_fixed_s = fixed_s;
     out->per_mb_wire_s = fmax(0.0, per_mb.wire_s - fixed_s);
+    add_comm(&once, &gather);
     out->codec_s = once.codec_s + mb * per_mb.codec_s;
     out->bytes_sent = once.bytes_sent + mb * per_mb.bytes_sent;
     out->bytes_nvlink = once.bytes_nvlink + mb * per_mb.bytes_nvlink;
@@ -219,6 +226,21 @@ double pp_dp_per_mb_window_s(const pp_problem *prob, const pp_plan *plan, const 
      * compute (Zhao et al. 2023, PyTorch FSDP §3.4). */
     (void)plan;
     return prob->training.dp_overlap ? st->fwd_s + st->bwd_s : 0.0;
+}
+
+double pp_dp_gather_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st)
+{
+    /* ZeRO-1/2 gather the updated parameters once a step.  Megatron-Core's
+     * distributed optimizer with --overlap-param-gather launches the
+     * all-gathers bucket by bucket and waits for each in the forward
+     * pre-hook of its layers, so they hide behind the next step's first
+     * forward (Megatron-Core documentation, "Distributed Optimizer");
+     * PyTorch FSDP's SHARD_GRAD_OP prefetches them in that forward the same
+     * way (Zhao et al. 2023 §3.4).  DeepSpeed gathers them inside the
+     * optimizer step, exposed. */
+    (void)plan;
+    pp_framework fw = prob->training.framework;
+    return prob->training.dp_overlap && (fw == PP_FW_MEGATRON_CORE || fw == PP_FW_FSDP) ? st->fwd_s : 0.0;
 }
 
 double pp_term_optimizer_s(const pp_problem *prob, const pp_plan *plan)

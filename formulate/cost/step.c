@@ -80,7 +80,7 @@ typedef struct step_parts {
     double optimizer_s;
     double factor;
     int m;
-    double dp_once_exposed_s, dp_per_mb_exposed_s;
+    double dp_once_exposed_s, dp_per_mb_exposed_s; /* the once-a-step exposure includes ZeRO-1/2's gather */
     double dp_contention_s; /* the compute the hidden DP traffic's kernels slow down */
 } step_parts;
 
@@ -94,11 +94,13 @@ static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_pa
     sp->factor = pp_pipeline_factor(prob, plan);
     sp->m = pp_microbatches(prob, plan);
     double once_x = fmax(0.0, sp->dp.once_wire_s - pp_dp_once_window_s(prob, plan, &sp->stage));
+    double gather_x = fmax(0.0, sp->dp.gather_once_wire_s - pp_dp_gather_window_s(prob, plan, &sp->stage));
     double per_mb_x = fmax(0.0, sp->m * sp->dp.per_mb_wire_s - sp->m * pp_dp_per_mb_window_s(prob, plan, &sp->stage));
-    sp->dp_once_exposed_s = once_x;
+    sp->dp_once_exposed_s = once_x + gather_x;
     sp->dp_per_mb_exposed_s = sp->m * sp->dp.per_mb_fixed_s + per_mb_x;
     double f = pp_comm_sm_share(prob);
-    sp->dp_contention_s = f * (sp->dp.once_wire_s - once_x) + f * (sp->m * sp->dp.per_mb_wire_s - per_mb_x);
+    sp->dp_contention_s = f * (sp->dp.once_wire_s - once_x) + f * (sp->dp.gather_once_wire_s - gather_x) +
+                          f * (sp->m * sp->dp.per_mb_wire_s - per_mb_x);
 }
 
 /* Communication that overlaps computation is not free: its kernels run on
