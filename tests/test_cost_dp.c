@@ -32,8 +32,9 @@ static void test_optimizer(void)
 
 /* DP overlap: the gradient reduction hides behind the last backward and,
  * under Megatron-Core (--overlap-param-gather), the gather of the updated
- * parameters behind the next first forward; DeepSpeed's gather shows; with
- * overlap off all of it shows. */
+ * parameters behind the next first forward; DeepSpeed's gather shows, and
+ * under its pipeline engine the gradient reduction too; with overlap off
+ * all of it shows. */
 static void test_dp_overlap_epigraph(void)
 {
     pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 4, 256);
@@ -54,6 +55,9 @@ static void test_dp_overlap_epigraph(void)
     PP_REL_EQ(ev.time.dp_comm_s, expect, 1e-12);
     pp_framework_features(PP_FW_DEEPSPEED, &p.training);
     CU_ASSERT_DOUBLE_EQUAL(pp_dp_gather_window_s(&p, &pl, &st), 0.0, 0.0);
+    PP_REL_EQ(pp_dp_once_window_s(&p, &pl, &st), st.bwd_s, 1e-15);
+    pp_plan piped = pp_test_plan(8, 2, 2, 1, 1); /* DeepSpeed's pipeline engine reduces after the last backward */
+    CU_ASSERT_DOUBLE_EQUAL(pp_dp_once_window_s(&p, &piped, &st), 0.0, 0.0);
     pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
     p.training.dp_overlap = false;
     pp_evaluate(&p, &pl, &ev);

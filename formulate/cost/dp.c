@@ -215,8 +215,13 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
 double pp_dp_once_window_s(const pp_problem *prob, const pp_plan *plan, const pp_stage_term *st)
 {
     /* Gradient buckets are reduced while the last micro-batch's backward runs
-     * (PyTorch DDP, Li et al. 2020; Megatron-Core overlap_grad_reduce). */
-    (void)plan;
+     * (PyTorch DDP, Li et al. 2020; Megatron-Core overlap_grad_reduce).
+     * DeepSpeed's pipeline engine reduces after it: its TrainSchedule ends
+     * with the instructions ReduceTiedGrads, ReduceGrads, OptimizerStep once
+     * the last BackwardPass has run (deepspeed/runtime/pipe/schedule.py). */
+    pp_framework fw = prob->training.framework;
+    if (plan->pp > 1 && (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021))
+        return 0.0;
     return prob->training.dp_overlap ? st->bwd_s : 0.0;
 }
 
