@@ -244,7 +244,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             pp_plan_set_option(&a->plan, PP_OPT_RECOMPUTE, R->v[i]);
             pp_plan_set_option(&a->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[k]);
             pp_term_stage(prob, &a->plan, &a->stage);
-            a->obj = factor * a->stage.total_s;
+            a->obj = sh->microbatches * a->stage.total_s + (factor - sh->microbatches) * a->stage.bubble_s;
             a->n_mem_stages = n_stages;
             for (int st = 0; st < n_stages; st++)
                 a->act_gib[st] = pp_mem_activations_gib(prob, &a->plan, stages[st]);

@@ -55,7 +55,7 @@ void pp_mermaid_gantt(pp_strbuf *sb, const char *title, const pp_schedule *s, in
         return;
     /* Bars under a millisecond would round to nothing: draw microseconds
      * as milliseconds instead. */
-    double shortest = fmin(s->forward_s, s->backward_s);
+    double shortest = fmin(fmin(s->forward_s, s->backward_s), fmin(s->other_forward_s, s->other_backward_s));
     int scale = shortest * 1000.0 < 2.0 ? 1000 : 1;
     if (scale_out)
         *scale_out = scale;

@@ -465,7 +465,7 @@ static void md_limits(pp_strbuf *sb, const pp_plan_result *res, const pp_explana
 static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanation *ex)
 {
     const pp_schedule *s = &ex->schedule;
-    char a[48], b[48], c[48], d[48], title[PP_NAME_LEN + 96];
+    char a[48], b[48], c[48], d[48], e[48], title[PP_NAME_LEN + 96];
     pp_sb_append(sb, "## Pipeline schedule\n\n");
     if (s->pp < 2) {
         pp_sb_appendf(sb, "There is no pipeline (pp=1): every GPU runs its %d micro-batches back to back, so there is "
@@ -473,13 +473,14 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanat
         return;
     }
     pp_sb_appendf(sb,
-                  "%s with %d stages%s and %d micro-batches per step. One micro-batch takes %s s on a stage "
-                  "(forward %s s, backward %s s per model chunk); the pipeline part of the step is %s s, of which "
-                  "each stage idles %s s in the fill and drain (the bubble).",
+                  "%s with %d stages%s and %d micro-batches per step. One micro-batch takes %s s on the last "
+                  "stage, the busiest (forward %s s, backward %s s per model chunk), and %s s on the others; the "
+                  "pipeline part of the step is %s s, of which the fill and drain (the bubble) take %s s.",
                   s->virtual_stages > 1 ? "Interleaved 1F1B" : "1F1B", s->pp,
                   s->virtual_stages > 1 ? "" : "", s->microbatches, pp_md_fmt_fixed(s->slot_s, 4, a, sizeof a),
                   pp_md_fmt_fixed(s->forward_s, 4, b, sizeof b), pp_md_fmt_fixed(s->backward_s, 4, c, sizeof c),
-                  pp_md_fmt_fixed(s->pipeline_s, 3, d, sizeof d), pp_md_fmt_fixed(s->bubble_s, 3, title, sizeof title));
+                  pp_md_fmt_fixed(s->bubble_slot_s, 4, e, sizeof e), pp_md_fmt_fixed(s->pipeline_s, 3, d, sizeof d),
+                  pp_md_fmt_fixed(s->bubble_s, 3, title, sizeof title));
     if (s->virtual_stages > 1)
         pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers.", s->virtual_stages,
                       prob->model.layers / (s->pp * s->virtual_stages));
@@ -507,7 +508,7 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanat
     pp_sb_appendf(sb, ". F%s is a forward, B%s a backward (with recomputation)%s; the axis is seconds.%s\n\n",
                   s->virtual_stages > 1 ? "m.c" : "m", s->virtual_stages > 1 ? "m.c" : "m",
                   s->virtual_stages > 1 ? " of micro-batch m, model chunk c" : " of micro-batch m",
-                  " Every stage is drawn with the busiest stage's times, as the cost model prices it.");
+                  " The last stage is drawn with the busiest stage's times and the others with their mean, as the cost model prices them.");
     if (s->microbatches_shown < s->microbatches)
         snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
                  s->microbatches_shown, s->microbatches);

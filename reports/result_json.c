@@ -406,6 +406,9 @@ static void put_schedule(pp_jb *b, cJSON *o, const pp_schedule *s)
     pp_jb_num(b, sc, "forward_s", s->forward_s);
     pp_jb_num(b, sc, "backward_s", s->backward_s);
     pp_jb_num(b, sc, "slot_s", s->slot_s);
+    pp_jb_num(b, sc, "other_forward_s", s->other_forward_s);
+    pp_jb_num(b, sc, "other_backward_s", s->other_backward_s);
+    pp_jb_num(b, sc, "bubble_slot_s", s->bubble_slot_s);
     pp_jb_num(b, sc, "pipeline_s", s->pipeline_s);
     pp_jb_num(b, sc, "bubble_s", s->bubble_s);
     pp_jb_num(b, sc, "shown_makespan_s", s->shown_makespan_s);

@@ -36,7 +36,8 @@ typedef struct op {
 
 typedef struct replay {
     int p, v, m;
-    double f, b;
+    double f, b;   /* chunk times on every stage but the last */
+    double fl, bl; /* on the last */
     op *ops;      /* p lists of 2 m v operations */
     double *fend; /* end time of each forward [r][c][i], < 0 until done */
     double *bend;
@@ -139,7 +140,8 @@ static double run(replay *rp, const bool *keep, pp_sched_task *tasks, int *n_tas
                 double ready = ready_at(rp, r, o);
                 if (ready < 0)
                     break;
-                double start = fmax(free_at[r], ready), end = start + (o->backward ? rp->b : rp->f);
+                double took = r == p - 1 ? (o->backward ? rp->bl : rp->fl) : (o->backward ? rp->b : rp->f);
+                double start = fmax(free_at[r], ready), end = start + took;
                 (o->backward ? rp->bend : rp->fend)[idx(rp, r, o->chunk, o->mb)] = end;
                 free_at[r] = end;
                 makespan = fmax(makespan, end);
@@ -165,11 +167,12 @@ done:
     return makespan;
 }
 
-double pp_schedule_makespan_s(int pp, int v, int m, double forward_s, double backward_s)
+double pp_schedule_makespan_s(int pp, int v, int m, double forward_s, double backward_s, double last_forward_s,
+                              double last_backward_s)
 {
     if (pp < 1 || v < 1 || m < 1 || (v > 1 && m % pp))
         return -1.0;
-    replay rp = {pp, v, m, forward_s, backward_s, NULL, NULL, NULL};
+    replay rp = {pp, v, m, forward_s, backward_s, last_forward_s, last_backward_s, NULL, NULL, NULL};
     return run(&rp, NULL, NULL, NULL);
 }
 
@@ -227,8 +230,12 @@ int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *
     out->slot_s = slot;
     out->forward_s = slot * fwd_share / v;
     out->backward_s = slot * (1.0 - fwd_share) / v;
-    out->pipeline_s = pp_pipeline_factor(prob, plan) * slot;
-    out->bubble_s = (double)(p - 1) / v * slot;
+    double bubble_slot = st.bubble_s + tp.total_s + pc.total_s; /* the other stages' mean (kernels.c) */
+    out->bubble_slot_s = bubble_slot;
+    out->other_forward_s = bubble_slot * fwd_share / v;
+    out->other_backward_s = bubble_slot * (1.0 - fwd_share) / v;
+    out->bubble_s = (double)(p - 1) / v * bubble_slot;
+    out->pipeline_s = m * slot + out->bubble_s;
     if (p < 2 || m < 1)
         return PP_OK;
 
@@ -254,7 +261,8 @@ int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *
         free(keep);
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
     }
-    replay rp = {p, v, shown, out->forward_s, out->backward_s, NULL, NULL, NULL};
+    replay rp = {p, v, shown, out->other_forward_s, out->other_backward_s, out->forward_s, out->backward_s,
+                 NULL, NULL, NULL};
     out->shown_makespan_s = run(&rp, keep, out->tasks, &out->n_tasks);
     free(keep);
     if (out->shown_makespan_s < 0) {

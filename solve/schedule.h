@@ -1,8 +1,9 @@
 /*
  * schedule.h: the pipeline schedule of one step, micro-batch by micro-batch.
  *
- * The cost model prices the pipeline as (m + (p-1)/v) micro-batch slots
- * (costmodel.h); this module lays the same slots out in time, so a reader can
+ * The cost model prices the pipeline as m slots of the busiest stage and
+ * (p-1)/v fill and drain slots of the other stages' mean (costmodel.h); this
+ * module lays the same slots out in time, so a reader can
  * see the fill and drain that make the bubble.  It replays Megatron-LM's
  * schedules: 1F1B (PipeDream-Flush; Narayanan et al. 2021 §2.2.1) when v = 1
  * and the interleaved 1F1B of forward_backward_pipelining_with_interleaving
@@ -11,9 +12,12 @@
  * its rank is free and its input has arrived (the previous stage's forward,
  * the next stage's backward).
  *
- * Every stage takes the busiest stage's time per micro-batch (forward and
- * backward of one chunk are 1/v of it), as the cost model assumes, so the
- * replay of m micro-batches takes exactly the cost model's pipeline time.
+ * The last stage takes the busiest stage's time per micro-batch and every
+ * other stage the mean of the others (forward and backward of one chunk are
+ * 1/v of it), as the cost model prices them, and the replay of m
+ * micro-batches takes exactly the cost model's pipeline time: a pipeline
+ * whose last stage is its slowest runs in m x that stage + (p-1)/v x the
+ * others (checked against the replay in tests/test_report.c).
  * pp_schedule_build replays all m micro-batches, so what it lays out is the
  * step's real schedule, and keeps the bars of the stages drawn: all of them
  * when the whole schedule has at most PP_SCHEDULE_MAX_TASKS bars and pp <=
@@ -45,11 +49,14 @@ typedef struct pp_schedule {
     int pp, virtual_stages;
     int microbatches;       /* m of the plan */
     int microbatches_shown; /* replayed and laid out below: m unless the replay would be too long */
-    double forward_s;       /* one chunk's forward on one stage */
+    double forward_s;       /* one chunk's forward on the busiest (last) stage */
     double backward_s;      /* one chunk's backward (with recomputation) */
-    double slot_s;          /* one micro-batch on one stage: v (forward + backward) */
-    double pipeline_s;      /* the cost model's (m + (p-1)/v) slot_s for all m micro-batches */
-    double bubble_s;        /* (p-1)/v slot_s: idle time of each stage per step */
+    double slot_s;          /* one micro-batch on that stage: v (forward + backward) */
+    double other_forward_s; /* one chunk's forward on the other stages (their mean) */
+    double other_backward_s;
+    double bubble_slot_s;   /* one micro-batch on the other stages: a fill or drain slot */
+    double pipeline_s;      /* the cost model's m slot_s + (p-1)/v bubble_slot_s */
+    double bubble_s;        /* (p-1)/v bubble_slot_s: the fill and drain of a step */
     double shown_makespan_s;/* end of the replay: pipeline_s when microbatches_shown = m */
     int ops_left_out;       /* per stage drawn: operations in the middle not laid out (0: none) */
     int n_stages_shown;
@@ -65,9 +72,11 @@ typedef struct pp_schedule {
 int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *out, pp_error *err);
 void pp_schedule_free(pp_schedule *s);
 
-/* Replay m micro-batches on every stage with the given chunk times; returns
- * the makespan, or a negative number on failure.  Exposed for the tests,
- * which check it against the cost model's (m + (p-1)/v) slots. */
-double pp_schedule_makespan_s(int pp, int v, int m, double forward_s, double backward_s);
+/* Replay m micro-batches with the given chunk times (the last stage's, and
+ * every other stage's); returns the makespan, or a negative number on
+ * failure.  Exposed for the tests, which check it against the cost model's
+ * m slots plus (p-1)/v bubble slots. */
+double pp_schedule_makespan_s(int pp, int v, int m, double forward_s, double backward_s, double last_forward_s,
+                              double last_backward_s);
 
 #endif

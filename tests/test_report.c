@@ -465,12 +465,13 @@ static void test_schedule(void)
     int pp = (int)num(sc, "pp"), m = (int)num(sc, "microbatches"), shown = (int)num(sc, "microbatches_shown");
     CU_ASSERT_TRUE(pp >= 2);
     /* the replay of all m micro-batches takes the cost model's pipeline time */
-    double replay = pp_schedule_makespan_s(pp, (int)num(sc, "virtual_stages"), m, num(sc, "forward_s"),
-                                           num(sc, "backward_s"));
+    double replay = pp_schedule_makespan_s(pp, (int)num(sc, "virtual_stages"), m, num(sc, "other_forward_s"),
+                                           num(sc, "other_backward_s"), num(sc, "forward_s"), num(sc, "backward_s"));
     CU_ASSERT_DOUBLE_EQUAL(replay, num(sc, "pipeline_s"), 1e-9 * replay);
     has(s, "%d micro-batches per step", m);
     has(s, "the pipeline part of the step is %.3f s", num(sc, "pipeline_s"));
-    has(s, "each stage idles %.3f s", num(sc, "bubble_s"));
+    has(s, "the fill and drain (the bubble) take %.3f s", num(sc, "bubble_s"));
+    has(s, "and %.4f s on the others", num(sc, "bubble_slot_s"));
     /* the chart is the real schedule of all m micro-batches, and says so */
     CU_ASSERT_EQUAL(shown, m);
     CU_ASSERT_DOUBLE_EQUAL(num(sc, "shown_makespan_s"), num(sc, "pipeline_s"), 1e-9 * num(sc, "pipeline_s"));
@@ -781,21 +782,26 @@ static void test_hostile_name(void)
     report_free(&r);
 }
 
-/* The schedule replay is the cost model's pipeline, term for term. */
+/* The schedule replay is the cost model's pipeline, term for term: with
+ * every stage alike (m + (p-1)/v) slots; with a slower last stage (the
+ * logits and the loss) m of its slots and (p-1)/v of the others'. */
 static void test_schedule_replay(void)
 {
     const int cases[][3] = {{8, 1, 48}, {8, 4, 48}, {8, 4, 8}, {16, 1, 8}, {4, 2, 4}, {8, 3, 48}, {2, 1, 1}, {8, 1, 3}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int p = cases[i][0], v = cases[i][1], m = cases[i][2];
-        double f = 0.7 / v, b = 1.6 / v;
+        double f = 0.7 / v, b = 1.6 / v, fl = 1.0 / v, bl = 2.2 / v;
         double want = (m + (double)(p - 1) / v) * (f + b) * v;
-        CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(p, v, m, f, b), want, 1e-9 * want);
+        CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(p, v, m, f, b, f, b), want, 1e-9 * want);
+        double slow_last = m * (fl + bl) * v + (double)(p - 1) / v * (f + b) * v;
+        CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(p, v, m, f, b, fl, bl), slow_last, 1e-9 * slow_last);
     }
-    CU_ASSERT_TRUE(pp_schedule_makespan_s(8, 4, 12, 1, 2) < 0); /* interleaving needs m a multiple of pp */
+    CU_ASSERT_TRUE(pp_schedule_makespan_s(8, 4, 12, 1, 2, 1, 2) < 0); /* interleaving needs m a multiple of pp */
 }
 
 /* pp_schedule_build lays out the real schedule: a replay of all m
- * micro-batches that ends at the cost model's (m + (p-1)/v) slots, with the
+ * micro-batches that ends at the cost model's m slots plus (p-1)/v bubble
+ * slots, with the
  * bars of the stages drawn (an excerpt of each when there are too many). */
 static void check_built_schedule(const pp_problem *prob, int tp, int pp, int v, int expect_m, bool expect_excerpt)
 {
@@ -809,13 +815,15 @@ static void check_built_schedule(const pp_problem *prob, int tp, int pp, int v, 
     CU_ASSERT_EQUAL_FATAL(pp_plan_check(prob, &plan, &err), PP_OK);
     pp_schedule s;
     CU_ASSERT_EQUAL_FATAL(pp_schedule_build(prob, &plan, &s, &err), PP_OK);
-    double want = (s.microbatches + (double)(pp - 1) / v) * s.slot_s;
+    double want = s.microbatches * s.slot_s + (double)(pp - 1) / v * s.bubble_slot_s;
+    CU_ASSERT_TRUE(s.bubble_slot_s < s.slot_s); /* the last stage also runs the logits and the loss */
     CU_ASSERT_EQUAL(s.microbatches, expect_m);
     CU_ASSERT_EQUAL(s.microbatches_shown, s.microbatches);
     CU_ASSERT_DOUBLE_EQUAL(s.pipeline_s, want, 1e-9 * want);
     CU_ASSERT_DOUBLE_EQUAL(s.shown_makespan_s, want, 1e-9 * want);
-    CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(pp, v, s.microbatches, s.forward_s, s.backward_s), want,
-                           1e-9 * want);
+    CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(pp, v, s.microbatches, s.other_forward_s, s.other_backward_s,
+                                                  s.forward_s, s.backward_s),
+                           want, 1e-9 * want);
     CU_ASSERT_TRUE(s.n_tasks <= PP_SCHEDULE_MAX_TASKS);
     CU_ASSERT_EQUAL(s.ops_left_out > 0, expect_excerpt);
     /* every stage drawn: its 2 m v operations, less those left out, one at a time */

@@ -42,6 +42,9 @@ bool flash_usable(const pp_problem *prob);
 /* Selective recomputation as torchtitan's per-op checkpointing (framework
  * fsdp with fused attention; memory.c pp_op_sac_layer_bytes). */
 bool op_sac(const pp_problem *prob, const pp_plan *plan);
+/* The cost of a pipeline fill or drain slot from the total of every stage
+ * and the slowest (kernels.c). */
+double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double slowest_s);
 
 /* The grid of a checked plan's tensor parallelism (built by grid_of in
  * tp.c): side q, depth d, and how it divides a layer's token rows and

@@ -190,6 +190,8 @@ typedef struct pp_stage_term {
     double cp_exposed_s; /* context-parallel K/V exchange not hidden by attention */
     double ep_comm_s;    /* MoE: token all-to-alls (and expert-TP gathers), never overlapped */
     double total_s;      /* fwd + bwd + cp_exposed + ep_comm */
+    double bubble_s;     /* what a fill or drain slot costs: the mean total of the other stages (the
+                            makespan of a pipeline is m x the slowest stage + the sum of the others) */
     double bytes_nvlink; /* MoE: bytes one GPU sends per micro-batch over NVLink in ep_comm */
     double bytes_network;/* ... and through its NIC */
 } pp_stage_term;

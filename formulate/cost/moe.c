@@ -313,6 +313,7 @@ void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fw
     *out = (pp_stage_term){0};
     out->total_s = -1.0;
     int most_moe = 0;
+    double all_stages = 0.0;
     for (int s = 0; s < plan->pp; s++) {
         int n = layers_on_stage(prob, plan, s), nm = moe_layers_on_stage(prob, plan, s);
         bool last = s == plan->pp - 1;
@@ -320,6 +321,7 @@ void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fw
         double bwd = (n - nm) * dense_bwd + nm * moe_bwd + (last ? logits_bwd : 0.0);
         double cpx = n * cp, epx = nm * comm;
         double total = fwd + bwd + cpx + epx;
+        all_stages += total;
         if (nm > most_moe)
             most_moe = nm;
         if (total > out->total_s) {
@@ -330,6 +332,7 @@ void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fw
             out->total_s = total;
         }
     }
+    out->bubble_s = pipeline_bubble_slot_s(plan, all_stages, out->total_s);
     /* the link bound takes the GPU with the most MoE layers */
     out->bytes_nvlink = most_moe * passes * b.bytes_nvlink;
     out->bytes_network = most_moe * passes * b.bytes_network;

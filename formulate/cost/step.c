@@ -129,6 +129,13 @@ static double slot_s(const step_parts *sp)
     return sp->stage.total_s + sp->tp.total_s + sp->pp.total_s;
 }
 
+/* A fill or drain slot: the other stages' mean compute, the same TP and
+ * pipeline traffic. */
+static double bubble_slot_s(const step_parts *sp)
+{
+    return sp->stage.bubble_s + sp->tp.total_s + sp->pp.total_s;
+}
+
 /* Bytes one GPU puts on each link per step: TP and PP per micro-batch, DP
  * per step, as the terms count them. */
 static double step_bytes(const step_parts *sp, bool network)
@@ -152,7 +159,7 @@ double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_
 
 static double terms_s(const step_parts *sp)
 {
-    return sp->factor * slot_s(sp) + sp->dp_once_exposed_s + sp->dp_per_mb_exposed_s + sp->dp_contention_s +
+    return sp->m * slot_s(sp) + (sp->factor - sp->m) * bubble_slot_s(sp) + sp->dp_once_exposed_s + sp->dp_per_mb_exposed_s + sp->dp_contention_s +
            sp->dp.codec_s + sp->optimizer_s + sp->dp.accum_s;
 }
 
@@ -176,7 +183,7 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     t->ep_comm_s = m * sp.stage.ep_comm_s;
     t->tp_comm_s = m * sp.tp.wire_s;
     t->pp_comm_s = m * sp.pp.wire_s;
-    t->bubble_s = bubble_slots * slot_s(&sp);
+    t->bubble_s = bubble_slots * bubble_slot_s(&sp);
     t->dp_comm_s = sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s + sp.dp_contention_s;
     t->compression_s = m * (sp.tp.codec_s + sp.pp.codec_s) + sp.dp.codec_s;
     t->optimizer_s = sp.optimizer_s;
