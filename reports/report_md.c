@@ -508,7 +508,8 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanat
     pp_sb_appendf(sb, ". F%s is a forward, B%s a backward (with recomputation)%s; the axis is seconds.%s\n\n",
                   s->virtual_stages > 1 ? "m.c" : "m", s->virtual_stages > 1 ? "m.c" : "m",
                   s->virtual_stages > 1 ? " of micro-batch m, model chunk c" : " of micro-batch m",
-                  " The last stage is drawn with the busiest stage's times and the others with their mean, as the cost model prices them.");
+                  " The last stage is drawn with the busiest stage's times and the others with their mean, as the "
+                  "cost model prices them.");
     if (s->microbatches_shown < s->microbatches)
         snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
                  s->microbatches_shown, s->microbatches);

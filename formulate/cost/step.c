@@ -159,7 +159,8 @@ double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_
 
 static double terms_s(const step_parts *sp)
 {
-    return sp->m * slot_s(sp) + (sp->factor - sp->m) * bubble_slot_s(sp) + sp->dp_once_exposed_s + sp->dp_per_mb_exposed_s + sp->dp_contention_s +
+    return sp->m * slot_s(sp) + (sp->factor - sp->m) * bubble_slot_s(sp) + sp->dp_once_exposed_s +
+           sp->dp_per_mb_exposed_s + sp->dp_contention_s +
            sp->dp.codec_s + sp->optimizer_s + sp->dp.accum_s;
 }
 
