@@ -886,6 +886,8 @@ int pp_problem_parse(const char *json_text, const char *origin, const char *base
     pp_jpath root = pp_jpath_root(origin);
     rc = parse_problem_doc(&c, doc, &root);
     cJSON_Delete(doc);
+    if (rc == PP_OK)
+        pp_problem_resolve_codecs(out);
     return rc;
 }
 

@@ -237,6 +237,11 @@ typedef struct pp_codec {
     double rel_error;       /* relative error it introduces (0 for lossless) */
     int n_rates;            /* per-GPU throughputs; compress_GBps/decompress_GBps are the default */
     pp_codec_rate rates[PP_MAX_CODEC_RATES];
+    /* pp_codec_GBps's answer for the GPU rates_gpu names, looked up once by
+     * pp_problem_resolve_codecs (the cost model prices codecs millions of
+     * times a solve); any other GPU id takes the full lookup */
+    char rates_gpu[PP_ID_LEN];
+    double gpu_compress_GBps, gpu_decompress_GBps;
 } pp_codec;
 
 /* ---- search space ------------------------------------------------------ */

@@ -26,6 +26,8 @@
 #include "problem.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ void pp_capacity_options_init(pp_capacity_options *o)
 {
     memset(o, 0, sizeof *o);
     o->method = PP_METHOD_MILP;
+    o->threads = 0;
     o->progress = NULL;
     o->progress_ctx = NULL;
     o->skip_counterfactuals = false;
@@ -102,6 +105,7 @@ void pp_capacity_cluster_problem(const pp_problem *prob, int kind, long nodes, p
     out->cluster.intra_node_GBps = g->intra_node_GBps;
     out->cluster.inter_node_Gbps = g->inter_node_Gbps;
     out->has_cluster = true;
+    pp_problem_resolve_codecs(out);
 }
 
 const char *pp_capacity_kind_name(const pp_problem *prob, int kind)
@@ -249,23 +253,46 @@ static void mark_pareto(pp_capacity_result *res)
 
 /* ---- the sweep ---------------------------------------------------------------------- */
 
+/* The clusters are independent exact solves, so the sweep runs them on
+ * worker threads (GLPK keeps its environment per thread: glp_config("TLS"),
+ * and the planner frees it after every solve).  Each cluster's outcome is
+ * kept in its slot of the sweep order and folded into the result only after
+ * all have run, in that order, so a threaded sweep answers byte for byte as
+ * a serial one (tests/test_capacity.c). */
+#define MAX_SWEEP_THREADS 8
+#define REASON_LEN 512 /* count_no_plan keeps 500 characters of a reason */
+
+typedef struct outcome {
+    pp_capacity_point *point; /* the cluster's plan, or NULL */
+    char reason[REASON_LEN];  /* no plan: the planner's reason */
+    double decision_space;
+} outcome;
+
 typedef struct sweep {
     const pp_problem *prob;
     const pp_capacity_options *opt;
     pp_capacity_result *res;
-    pp_error *err;
-    pp_problem *cluster; /* scratch: the problem of the current cluster */
+    long counts, total; /* node counts per GPU kind; clusters in all */
+    outcome *out;       /* one per cluster, in sweep order */
+    atomic_long next;   /* the next cluster a worker takes */
+    atomic_bool failed; /* an error stops every worker */
+    pthread_mutex_t lock; /* guards done, the progress callback and the error below */
+    long done;
+    double t0;
+    long error_at; /* the earliest cluster that failed (-1: none), its code and message */
+    int error_rc;
+    pp_error error;
     int points_cap;
 } sweep;
 
-static int push_point(sweep *s, const pp_capacity_point *p)
+static int push_point(sweep *s, const pp_capacity_point *p, pp_error *err)
 {
     pp_capacity_result *res = s->res;
     if (res->n_points == s->points_cap) {
         int cap = s->points_cap ? 2 * s->points_cap : 64;
         pp_capacity_point *n = realloc(res->points, (size_t)cap * sizeof *n);
         if (!n)
-            return pp_error_set(s->err, PP_EINTERNAL, "", "out of memory");
+            return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
         res->points = n;
         s->points_cap = cap;
     }
@@ -310,59 +337,139 @@ static void count_no_plan(sweep *s, int kind, long nodes, const char *reason)
     }
 }
 
-static int solve_cluster(sweep *s, int kind, long nodes)
+/* Solve cluster i of the sweep order into its outcome; cluster is scratch. */
+static int solve_cluster(sweep *s, long i, pp_problem *cluster, pp_error *err)
 {
+    int kind = (int)(i / s->counts);
+    long nodes = pp_capacity_node_at(&s->prob->capacity, i % s->counts);
     const pp_capacity_gpu *g = &s->prob->capacity.gpus[kind];
-    pp_capacity_cluster_problem(s->prob, kind, nodes, s->cluster);
+    outcome *o = &s->out[i];
+    pp_capacity_cluster_problem(s->prob, kind, nodes, cluster);
     pp_plan_options po;
     pp_plan_options_init(&po);
     po.method = s->opt->method;
+    po.catch_interrupt = false; /* Ctrl-C ends a sweep; one solve's handler would race the other threads' */
     pp_plan_result pr;
     pp_error e;
     pp_error_clear(&e);
-    int rc = pp_plan_solve(s->cluster, &po, &pr, &e);
+    int rc = pp_plan_solve(cluster, &po, &pr, &e);
     if (rc == PP_EINFEASIBLE) {
-        count_no_plan(s, kind, nodes, pr.infeasible_reason[0] ? pr.infeasible_reason : e.msg);
+        snprintf(o->reason, sizeof o->reason, "%.*s", REASON_LEN - 1,
+                 pr.infeasible_reason[0] ? pr.infeasible_reason : e.msg);
         pp_plan_result_free(&pr);
         return PP_OK;
     }
     if (rc != PP_OK) {
         pp_plan_result_free(&pr);
-        return pp_error_set(s->err, rc, "", "%ld node%s of %s: %s", nodes, nodes == 1 ? "" : "s",
+        return pp_error_set(err, rc, "", "%ld node%s of %s: %s", nodes, nodes == 1 ? "" : "s",
                             pp_capacity_kind_name(s->prob, kind), e.msg);
     }
-    pp_capacity_point p;
-    memset(&p, 0, sizeof p);
-    p.kind = kind;
-    p.nodes = nodes;
-    p.gpus = nodes * g->gpus_per_node;
-    p.status = pr.status;
-    p.best = pr.best;
-    p.cert = pr.cert;
-    p.step_time_s = pr.best.eval.time.step_s;
-    pp_capacity_training_figures(s->prob, p.step_time_s, p.gpus, g->usd_per_gpu_hour, &p.time_to_train_days,
-                                 &p.gpu_hours, &p.cost_usd);
-    s->res->decision_space += pr.cert.decision_space;
+    pp_capacity_point *p = calloc(1, sizeof *p);
+    if (!p) {
+        pp_plan_result_free(&pr);
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    }
+    p->kind = kind;
+    p->nodes = nodes;
+    p->gpus = nodes * g->gpus_per_node;
+    p->status = pr.status;
+    p->best = pr.best;
+    p->cert = pr.cert;
+    p->step_time_s = pr.best.eval.time.step_s;
+    pp_capacity_training_figures(s->prob, p->step_time_s, p->gpus, g->usd_per_gpu_hour, &p->time_to_train_days,
+                                 &p->gpu_hours, &p->cost_usd);
+    o->decision_space = pr.cert.decision_space;
+    o->point = p;
     pp_plan_result_free(&pr);
-    return push_point(s, &p);
+    return PP_OK;
 }
 
-static int run_sweep(sweep *s, double t0)
+/* A worker: take the next cluster until none is left or one failed. */
+static void *sweep_worker(void *arg)
+{
+    sweep *s = arg;
+    pp_error err;
+    pp_error_clear(&err);
+    pp_problem *cluster = malloc(sizeof *cluster);
+    int rc = cluster ? PP_OK : pp_error_set(&err, PP_EINTERNAL, "", "out of memory");
+    long i = -1;
+    while (rc == PP_OK && !atomic_load(&s->failed)) {
+        i = atomic_fetch_add(&s->next, 1);
+        if (i >= s->total)
+            break;
+        rc = solve_cluster(s, i, cluster, &err);
+        pthread_mutex_lock(&s->lock);
+        s->done++;
+        if (rc == PP_OK && s->opt->progress)
+            s->opt->progress(s->opt->progress_ctx, s->done, s->total, now_s() - s->t0);
+        pthread_mutex_unlock(&s->lock);
+    }
+    free(cluster);
+    if (rc != PP_OK) {
+        pthread_mutex_lock(&s->lock);
+        if (s->error_at < 0 || (i >= 0 && i < s->error_at)) {
+            s->error_at = i < 0 ? 0 : i;
+            s->error_rc = rc;
+            s->error = err;
+        }
+        pthread_mutex_unlock(&s->lock);
+        atomic_store(&s->failed, true);
+    }
+    return NULL;
+}
+
+/* Worker threads: one per online CPU, at most MAX_SWEEP_THREADS and no more
+ * than the clusters; options->threads overrides (1: in the calling thread). */
+static int sweep_threads(const pp_capacity_options *opt, long total)
+{
+    long n = opt->threads > 0 ? opt->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > MAX_SWEEP_THREADS)
+        n = MAX_SWEEP_THREADS;
+    if (n > total)
+        n = total;
+    return n < 1 ? 1 : (int)n;
+}
+
+static int run_sweep(sweep *s, pp_error *err)
 {
     const pp_capacity *cap = &s->prob->capacity;
-    long counts = pp_capacity_node_count(cap);
-    long total = counts * cap->n_gpus, done = 0;
-    s->res->clusters_considered = total;
-    for (int k = 0; k < cap->n_gpus; k++)
-        for (long i = 0; i < counts; i++) {
-            int rc = solve_cluster(s, k, pp_capacity_node_at(cap, i));
-            if (rc)
-                return rc;
-            done++;
-            if (s->opt->progress)
-                s->opt->progress(s->opt->progress_ctx, done, total, now_s() - t0);
+    s->counts = pp_capacity_node_count(cap);
+    s->total = s->counts * cap->n_gpus;
+    s->res->clusters_considered = s->total;
+    if (s->total <= 0)
+        return PP_OK;
+    s->out = calloc((size_t)s->total, sizeof *s->out);
+    if (!s->out)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    int n = sweep_threads(s->opt, s->total), started = 0;
+    pthread_t tid[MAX_SWEEP_THREADS];
+    for (int t = 1; t < n; t++)
+        if (pthread_create(&tid[started], NULL, sweep_worker, s) == 0)
+            started++;
+    sweep_worker(s); /* the calling thread works too */
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    int rc = PP_OK;
+    if (s->error_at >= 0) {
+        if (err)
+            *err = s->error;
+        rc = s->error_rc;
+    }
+    /* fold the outcomes in sweep order */
+    for (long i = 0; i < s->total && rc == PP_OK; i++) {
+        outcome *o = &s->out[i];
+        if (o->point) {
+            s->res->decision_space += o->decision_space;
+            rc = push_point(s, o->point, err);
+        } else {
+            count_no_plan(s, (int)(i / s->counts), pp_capacity_node_at(cap, i % s->counts), o->reason);
         }
-    return PP_OK;
+    }
+    for (long i = 0; i < s->total; i++)
+        free(s->out[i].point);
+    free(s->out);
+    s->out = NULL;
+    return rc;
 }
 
 /* ---- the answer ---------------------------------------------------------------------- */
@@ -543,12 +650,13 @@ int pp_capacity_solve(const pp_problem *prob, const pp_capacity_options *options
     res->objective = effective_objective(prob->objective);
     res->steps = pp_capacity_steps(prob);
 
-    sweep s = {.prob = prob, .opt = opt, .res = res, .err = err};
-    s.cluster = malloc(sizeof *s.cluster);
-    if (!s.cluster)
-        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-    int rc = run_sweep(&s, t0);
-    free(s.cluster);
+    sweep s = {.prob = prob, .opt = opt, .res = res, .t0 = t0, .error_at = -1};
+    atomic_init(&s.next, 0);
+    atomic_init(&s.failed, false);
+    if (pthread_mutex_init(&s.lock, NULL) != 0)
+        return pp_error_set(err, PP_EINTERNAL, "", "cannot create a mutex for the sweep");
+    int rc = run_sweep(&s, err);
+    pthread_mutex_destroy(&s.lock);
     if (rc == PP_OK)
         rc = choose(prob, opt, res, err);
     res->solve_time_s = now_s() - t0;

@@ -29,7 +29,8 @@
 #include "types.h"
 
 /* Called after each cluster of the sweep: clusters done, clusters in all,
- * seconds since the sweep began. */
+ * seconds since the sweep began.  A threaded sweep calls it from its worker
+ * threads, one call at a time, with done increasing. */
 typedef void (*pp_capacity_progress_fn)(void *ctx, long done, long total, double elapsed_s);
 
 typedef struct pp_capacity_options {
@@ -37,6 +38,8 @@ typedef struct pp_capacity_options {
     pp_capacity_progress_fn progress; /* NULL: silent */
     void *progress_ctx;
     bool skip_counterfactuals;        /* leave out the memory counterfactual (one extra solve) */
+    int threads;                      /* worker threads of the sweep: 0 = one per online CPU (at most 8),
+                                         1 = the calling thread only; the answer is the same either way */
 } pp_capacity_options;
 
 void pp_capacity_options_init(pp_capacity_options *o);

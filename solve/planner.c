@@ -60,6 +60,7 @@ void pp_plan_options_init(pp_plan_options *o)
     o->relax = 0;
     o->full_model = false;
     o->node_limit = PP_DEFAULT_NODE_LIMIT;
+    o->catch_interrupt = true;
 }
 
 const char *pp_status_name(pp_status s)
@@ -446,7 +447,7 @@ static int solve_milp(const pp_problem *prob, const pp_space *space, const pp_pl
     on_int.sa_handler = on_sigint;
     on_int.sa_flags = SA_RESETHAND;
     sigemptyset(&on_int.sa_mask);
-    bool catch_int = !interrupted && sigaction(SIGINT, &on_int, &saved_int) == 0;
+    bool catch_int = opt->catch_interrupt && !interrupted && sigaction(SIGINT, &on_int, &saved_int) == 0;
     glp_term_hook(on_term, r);
     glp_error_hook(on_error, r);
     int rc;

@@ -35,6 +35,8 @@ typedef struct pp_plan_options {
     bool full_model;        /* solve the whole space, no screening by bounds (slow; for checking) */
     long node_limit;        /* branch-and-bound nodes per GLPK solve, 0 = PP_DEFAULT_NODE_LIMIT; reaching
                                it stops the search like the time limit (status time_limit, with the gap) */
+    bool catch_interrupt;   /* SIGINT stops the search with the best plan so far (default true); false
+                               when solves run on several threads (capacity), where Ctrl-C ends the run */
 } pp_plan_options;
 
 #define PP_DEFAULT_NODE_LIMIT 200000L /* every solve has one, as it has a time limit */

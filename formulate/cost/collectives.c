@@ -31,6 +31,7 @@
 #include "cost_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 bool group_inter_node(const pp_problem *prob, long stride, long size)
@@ -206,6 +207,8 @@ const pp_codec *codec_for(const pp_problem *prob, const pp_plan *plan, pp_dim di
  * prefix matches the GPU's id best, else the codec's default. */
 double pp_codec_GBps(const pp_codec *codec, const char *gpu_id, bool decompress)
 {
+    if (gpu_id && codec->rates_gpu[0] && strcmp(gpu_id, codec->rates_gpu) == 0)
+        return decompress ? codec->gpu_decompress_GBps : codec->gpu_compress_GBps;
     double best = decompress ? codec->decompress_GBps : codec->compress_GBps;
     size_t best_len = 0;
     for (int i = 0; i < codec->n_rates; i++) {
@@ -218,6 +221,18 @@ double pp_codec_GBps(const pp_codec *codec, const char *gpu_id, bool decompress)
         }
     }
     return best;
+}
+
+void pp_problem_resolve_codecs(pp_problem *prob)
+{
+    const char *gpu = prob->cluster.gpu.id;
+    for (int i = 0; i < prob->n_codecs; i++) {
+        pp_codec *c = &prob->codecs[i];
+        c->rates_gpu[0] = '\0'; /* the full lookup below, not the old answer */
+        c->gpu_compress_GBps = pp_codec_GBps(c, gpu, false);
+        c->gpu_decompress_GBps = pp_codec_GBps(c, gpu, true);
+        snprintf(c->rates_gpu, sizeof c->rates_gpu, "%s", gpu);
+    }
 }
 
 /* Compress raw_bytes of value_bits-bit values on the sender and decompress

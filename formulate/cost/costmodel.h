@@ -176,6 +176,9 @@ double pp_codec_ratio(const pp_codec *codec, double value_bits);
 /* A codec's compress (decompress) throughput in GB/s on the GPU of that id:
  * its per-GPU entry (codecs.json), else its default. */
 double pp_codec_GBps(const pp_codec *codec, const char *gpu_id, bool decompress);
+/* Look every codec's throughput up once for the problem's GPU (call after
+ * setting prob->cluster.gpu; a GPU set later still gets the full lookup). */
+void pp_problem_resolve_codecs(pp_problem *prob);
 
 /* The side q of a plan's tensor-parallel grid: tp itself for 1D, q with
  * tp = q^2 (2D), q^2 tp_depth (2.5D) or q^3 (3D); 0 if tp, tp_mode and
