@@ -272,10 +272,11 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
         double proj = gemm_time_s(prob, tokens, attention_width(m) / t, h);
         k->gemm_fwd_s = qkv + proj + mlp_in + mlp_out;
         k->mlp_fwd_s = mlp_in + mlp_out;
-        /* torchtitan's separate projections, in the order they run: wq wk wv
-         * wo w1 w3 w2, of which wk, wo and w3 are the even ones; a block with
-         * fused QKV and MLP-in runs QKV, projection, MLP in, MLP out: the
-         * projection and MLP out are */
+        /* the even matrix multiplies, which torchtitan's per-op checkpointing
+         * recomputes: of a Llama block's separate projections in the order
+         * they run (wq wk wv wo w1 w3 w2) wk, wo and w3; of a block with fused
+         * QKV and MLP-in (QKV, projection, MLP in, MLP out) the projection and
+         * MLP out */
         if (m->gated_mlp)
             k->gemm_even_fwd_s = gemm_time_s(prob, tokens, h, (double)m->kv_heads * pp_model_head_dim(m) / t) + proj +
                                  0.5 * mlp_in;

@@ -167,7 +167,8 @@ double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan)
     double mm_out = m->gated_mlp ? ACT_BYTES * (sba + kv * sba + sbf) / t + ACT_BYTES * sbh /* wq, wv, w1; w2 */
                                  : ACT_BYTES * (sba + 2.0 * kv * sba + sbf) / t; /* QKV, MLP in */
     double attention_out = ACT_BYTES * sba / t;
-    double reduce_scatter_out = t > 1 ? 2.0 * ACT_BYTES * sbh / t : 0.0;
+    /* with sequence parallelism; without it TP all-reduces, which are recomputed */
+    double reduce_scatter_out = t > 1 && split ? 2.0 * ACT_BYTES * sbh / t : 0.0;
     return input + mm_out + attention_out + reduce_scatter_out;
 }
 
