@@ -93,6 +93,17 @@ static void test_1d_overlap(void)
      * only the first pieces and the launches stay */
     PP_REL_EQ(ov.wire_s, layers * 8 * C / 8 + launches, 1e-9);
 
+    /* PyTorch's AsyncTP (framework fsdp) leaves the backward reduce-scatter
+     * after QKV's and MLP-in's data gradient unfused (pytorch/pytorch#149946):
+     * two whole collectives a layer instead of their first pieces */
+    pp_problem a = p;
+    pp_framework_features(PP_FW_FSDP, &a.training);
+    pp_comm_term async;
+    pp_term_tp_comm(&a, &pl, &async);
+    double backward_launches = 96 * 2 * 2 * 7 * p.cluster.gpu.eff.kernel_us * 1e-6;
+    PP_REL_EQ(async.wire_s, ov.wire_s + layers * 2 * (C - C / 8) - backward_launches, 1e-9);
+    CU_ASSERT(async.wire_s < plain.wire_s);
+
     /* the rules: sequence parallelism, no TP codec, a framework that has it,
      * the TP group inside a node */
     pl.sequence_parallel = false;

@@ -179,8 +179,15 @@ static void grid_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_te
  * C/t + (t-1)/t max(0, C - G), the SUMMA pipeline above with q = t.
  * Cutting a GEMM into t launches costs t-1 more launches.  Backward
  * overlaps the same traffic with the data- and weight-gradient GEMMs
- * (twice the forward's); full recomputation repeats the forward.  Returns
- * the exposed seconds of one layer's TP traffic. */
+ * (twice the forward's); full recomputation repeats the forward.  PyTorch's
+ * AsyncTP (framework fsdp) fuses only a matmul feeding a reduce-scatter on
+ * its own: in the backward graph the reduce-scatter after QKV's and
+ * MLP-in's data gradient takes a sum of matmuls (q, k, v; gate and up), so
+ * it runs unfused and exposed (pytorch/pytorch#149946, review of
+ * 2025-03-28: "only valid scaled_mm-reduce-scatter patterns in the forward
+ * graph, but not in the backward graph"); Transformer Engine overlaps it
+ * with the weight-gradient GEMM (its "bulk" overlap).  Returns the exposed
+ * seconds of one layer's TP traffic. */
 static double overlapped_layer_s(const pp_problem *prob, const pp_plan *plan, double bytes, long k)
 {
     const pp_model *m = &prob->model;
@@ -195,7 +202,8 @@ static double overlapped_layer_s(const pp_problem *prob, const pp_plan *plan, do
         double G = column ? gemm_time_s(prob, tokens, K[i], N[i] / t) : gemm_time_s(prob, tokens, K[i] / t, N[i]);
         double exposed = summa_exposed_s(C, G, t) + launches;
         fwd += exposed;
-        bwd += summa_exposed_s(C, 2.0 * G, t) + 2.0 * launches;
+        bool unfused = column && prob->training.framework == PP_FW_FSDP; /* AsyncTP's backward reduce-scatter */
+        bwd += unfused ? C : summa_exposed_s(C, 2.0 * G, t) + 2.0 * launches;
         if (column && op_sac(prob, plan)) /* its all-gathers are recomputed, the reduce-scatters saved */
             bwd += exposed;
     }
