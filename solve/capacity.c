@@ -256,10 +256,12 @@ static void mark_pareto(pp_capacity_result *res)
 /* The clusters are independent exact solves, so the sweep runs them on
  * worker threads (GLPK keeps its environment per thread: glp_config("TLS"),
  * and the planner frees it after every solve).  Each cluster's outcome is
- * kept in its slot of the sweep order and folded into the result only after
- * all have run, in that order, so a threaded sweep answers byte for byte as
- * a serial one (tests/test_capacity.c). */
+ * kept in its slot of the sweep order and folded into the result once its
+ * block of SWEEP_BLOCK clusters has run, in that order, so a threaded sweep
+ * answers byte for byte as a serial one (tests/test_capacity.c), and the
+ * slots of a range of millions of node counts never all live at once. */
 #define MAX_SWEEP_THREADS 8
+#define SWEEP_BLOCK 4096L
 #define REASON_LEN 512 /* count_no_plan keeps 500 characters of a reason */
 
 typedef struct outcome {
@@ -273,7 +275,8 @@ typedef struct sweep {
     const pp_capacity_options *opt;
     pp_capacity_result *res;
     long counts, total; /* node counts per GPU kind; clusters in all */
-    outcome *out;       /* one per cluster, in sweep order */
+    long block_start, block_end; /* the clusters of the block under way */
+    outcome *out;       /* one per cluster of the block, in sweep order */
     atomic_long next;   /* the next cluster a worker takes */
     atomic_bool failed; /* an error stops every worker */
     pthread_mutex_t lock; /* guards done, the progress callback and the error below */
@@ -343,7 +346,7 @@ static int solve_cluster(sweep *s, long i, pp_problem *cluster, pp_error *err)
     int kind = (int)(i / s->counts);
     long nodes = pp_capacity_node_at(&s->prob->capacity, i % s->counts);
     const pp_capacity_gpu *g = &s->prob->capacity.gpus[kind];
-    outcome *o = &s->out[i];
+    outcome *o = &s->out[i - s->block_start];
     pp_capacity_cluster_problem(s->prob, kind, nodes, cluster);
     pp_plan_options po;
     pp_plan_options_init(&po);
@@ -395,7 +398,7 @@ static void *sweep_worker(void *arg)
     long i = -1;
     while (rc == PP_OK && !atomic_load(&s->failed)) {
         i = atomic_fetch_add(&s->next, 1);
-        if (i >= s->total)
+        if (i >= s->block_end)
             break;
         rc = solve_cluster(s, i, cluster, &err);
         pthread_mutex_lock(&s->lock);
@@ -430,6 +433,20 @@ static int sweep_threads(const pp_capacity_options *opt, long total)
     return n < 1 ? 1 : (int)n;
 }
 
+/* Run clusters [block_start, block_end) on n threads (the calling one too). */
+static void run_block(sweep *s, int n)
+{
+    atomic_store(&s->next, s->block_start);
+    int started = 0;
+    pthread_t tid[MAX_SWEEP_THREADS];
+    for (int t = 1; t < n; t++)
+        if (pthread_create(&tid[started], NULL, sweep_worker, s) == 0)
+            started++;
+    sweep_worker(s);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+}
+
 static int run_sweep(sweep *s, pp_error *err)
 {
     const pp_capacity *cap = &s->prob->capacity;
@@ -438,35 +455,34 @@ static int run_sweep(sweep *s, pp_error *err)
     s->res->clusters_considered = s->total;
     if (s->total <= 0)
         return PP_OK;
-    s->out = calloc((size_t)s->total, sizeof *s->out);
+    long block = s->total < SWEEP_BLOCK ? s->total : SWEEP_BLOCK;
+    s->out = malloc((size_t)block * sizeof *s->out);
     if (!s->out)
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-    int n = sweep_threads(s->opt, s->total), started = 0;
-    pthread_t tid[MAX_SWEEP_THREADS];
-    for (int t = 1; t < n; t++)
-        if (pthread_create(&tid[started], NULL, sweep_worker, s) == 0)
-            started++;
-    sweep_worker(s); /* the calling thread works too */
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
-    int rc = PP_OK;
-    if (s->error_at >= 0) {
-        if (err)
-            *err = s->error;
-        rc = s->error_rc;
-    }
-    /* fold the outcomes in sweep order */
-    for (long i = 0; i < s->total && rc == PP_OK; i++) {
-        outcome *o = &s->out[i];
-        if (o->point) {
-            s->res->decision_space += o->decision_space;
-            rc = push_point(s, o->point, err);
-        } else {
-            count_no_plan(s, (int)(i / s->counts), pp_capacity_node_at(cap, i % s->counts), o->reason);
+    int n = sweep_threads(s->opt, block), rc = PP_OK;
+    for (long start = 0; start < s->total && rc == PP_OK; start += block) {
+        s->block_start = start;
+        s->block_end = start + block < s->total ? start + block : s->total;
+        memset(s->out, 0, (size_t)block * sizeof *s->out);
+        run_block(s, n);
+        if (s->error_at >= 0) {
+            if (err)
+                *err = s->error;
+            rc = s->error_rc;
         }
+        /* fold the block's outcomes in sweep order */
+        for (long i = s->block_start; i < s->block_end && rc == PP_OK; i++) {
+            outcome *o = &s->out[i - s->block_start];
+            if (o->point) {
+                s->res->decision_space += o->decision_space;
+                rc = push_point(s, o->point, err);
+            } else {
+                count_no_plan(s, (int)(i / s->counts), pp_capacity_node_at(cap, i % s->counts), o->reason);
+            }
+        }
+        for (long i = 0; i < s->block_end - s->block_start; i++)
+            free(s->out[i].point);
     }
-    for (long i = 0; i < s->total; i++)
-        free(s->out[i].point);
     free(s->out);
     s->out = NULL;
     return rc;

@@ -417,9 +417,30 @@ static void test_points_frontier_and_order(void)
     pp_capacity_result_free(&res);
 }
 
-/* The sweep runs its clusters on worker threads and folds their outcomes in
- * sweep order: one thread and four give the same points, plans, reasons and
- * answer, number for number, on random problems. */
+static void same_answer(const pp_capacity_result *a, const pp_capacity_result *b)
+{
+    CU_ASSERT_EQUAL(a->n_points, b->n_points);
+    CU_ASSERT_EQUAL(a->chosen, b->chosen);
+    CU_ASSERT_EQUAL(a->clusters_without_plan, b->clusters_without_plan);
+    CU_ASSERT_EQUAL(a->n_no_plan, b->n_no_plan);
+    for (int i = 0; i < a->n_no_plan && i < b->n_no_plan; i++) {
+        CU_ASSERT_STRING_EQUAL(a->no_plan[i].family, b->no_plan[i].family);
+        CU_ASSERT_EQUAL(a->no_plan[i].clusters, b->no_plan[i].clusters);
+        CU_ASSERT_STRING_EQUAL(a->no_plan[i].example, b->no_plan[i].example);
+    }
+    for (int i = 0; i < a->n_points && i < b->n_points; i++) {
+        CU_ASSERT_EQUAL(a->points[i].kind, b->points[i].kind);
+        CU_ASSERT_EQUAL(a->points[i].nodes, b->points[i].nodes);
+        CU_ASSERT_EQUAL(a->points[i].step_time_s, b->points[i].step_time_s);
+        CU_ASSERT_EQUAL(memcmp(&a->points[i].best.plan, &b->points[i].best.plan, sizeof a->points[i].best.plan), 0);
+    }
+    CU_ASSERT_EQUAL(a->decision_space, b->decision_space);
+}
+
+/* The sweep runs its clusters on worker threads, block by block, and folds
+ * their outcomes in sweep order: one thread and four give the same points,
+ * plans, reasons and answer, number for number, on random problems and on
+ * the worked example cut to 3 x 1500 clusters (two blocks). */
 static void test_threads_same_answer(void)
 {
     int with_points = 0;
@@ -435,27 +456,37 @@ static void test_threads_same_answer(void)
         pp_error ea, eb;
         int ra = pp_capacity_solve(&p, &one, &a, &ea), rb = pp_capacity_solve(&p, &four, &b, &eb);
         CU_ASSERT_EQUAL(ra, rb);
-        CU_ASSERT_EQUAL(a.n_points, b.n_points);
-        CU_ASSERT_EQUAL(a.chosen, b.chosen);
-        CU_ASSERT_EQUAL(a.clusters_without_plan, b.clusters_without_plan);
-        CU_ASSERT_EQUAL(a.n_no_plan, b.n_no_plan);
-        for (int i = 0; i < a.n_no_plan && i < b.n_no_plan; i++) {
-            CU_ASSERT_STRING_EQUAL(a.no_plan[i].family, b.no_plan[i].family);
-            CU_ASSERT_EQUAL(a.no_plan[i].clusters, b.no_plan[i].clusters);
-            CU_ASSERT_STRING_EQUAL(a.no_plan[i].example, b.no_plan[i].example);
-        }
-        for (int i = 0; i < a.n_points && i < b.n_points; i++) {
-            CU_ASSERT_EQUAL(a.points[i].kind, b.points[i].kind);
-            CU_ASSERT_EQUAL(a.points[i].nodes, b.points[i].nodes);
-            CU_ASSERT_EQUAL(a.points[i].step_time_s, b.points[i].step_time_s);
-            CU_ASSERT_EQUAL(memcmp(&a.points[i].best.plan, &b.points[i].best.plan, sizeof a.points[i].best.plan), 0);
-        }
-        CU_ASSERT_EQUAL(a.decision_space, b.decision_space);
+        same_answer(&a, &b);
         with_points += a.n_points > 0;
         pp_capacity_result_free(&a);
         pp_capacity_result_free(&b);
     }
     CU_ASSERT(with_points >= 3); /* the comparison saw plans, not only empty sweeps */
+
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[512];
+    pp_source_path("data/examples/llama3-70b-capacity.json", path, sizeof path);
+    pp_problem big;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &big, &err), PP_OK);
+    big.capacity.nodes_min = 1;
+    big.capacity.nodes_max = 1500;
+    big.capacity.n_node_counts = 0;
+    pp_capacity_options one, two;
+    pp_capacity_options_init(&one);
+    pp_capacity_options_init(&two);
+    one.threads = 1;
+    two.threads = 2;
+    pp_capacity_result a, b;
+    CU_ASSERT_EQUAL_FATAL(pp_capacity_solve(&big, &one, &a, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_capacity_solve(&big, &two, &b, &err), PP_OK);
+    CU_ASSERT(a.clusters_considered > 4096); /* more than one block */
+    CU_ASSERT(a.n_points > 0);
+    same_answer(&a, &b);
+    pp_capacity_result_free(&a);
+    pp_capacity_result_free(&b);
+    pp_catalog_free(&cat);
 }
 
 static void test_node_list(void)
@@ -831,7 +862,7 @@ int main(void)
         {"time to train, GPU-hours and cost", test_training_figures},
         {"points, their figures and the Pareto frontier", test_points_frontier_and_order},
         {"node counts of a list, ascending", test_node_list},
-        {"threads: one and four give the same answer", test_threads_same_answer},
+        {"threads: one and several give the same answer, block by block", test_threads_same_answer},
         {"a deadline that excludes the cheapest cluster binds", test_binding_deadline},
         {"infeasible: deadline, budget, max_gpus, no plan at all", test_infeasible_reasons},
         {"a capacity section is required", test_needs_capacity_section},
