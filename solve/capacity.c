@@ -44,6 +44,7 @@ void pp_capacity_options_init(pp_capacity_options *o)
     memset(o, 0, sizeof *o);
     o->method = PP_METHOD_MILP;
     o->threads = 0;
+    o->block = 0;
     o->progress = NULL;
     o->progress_ctx = NULL;
     o->skip_counterfactuals = false;
@@ -257,11 +258,11 @@ static void mark_pareto(pp_capacity_result *res)
  * worker threads (GLPK keeps its environment per thread: glp_config("TLS"),
  * and the planner frees it after every solve).  Each cluster's outcome is
  * kept in its slot of the sweep order and folded into the result once its
- * block of SWEEP_BLOCK clusters has run, in that order, so a threaded sweep
+ * block of clusters (SWEEP_BLOCK) has run, in that order, so a threaded sweep
  * answers byte for byte as a serial one (tests/test_capacity.c), and the
  * slots of a range of millions of node counts never all live at once. */
 #define MAX_SWEEP_THREADS 8
-#define SWEEP_BLOCK 4096L
+#define SWEEP_BLOCK 16384L /* clusters of a block unless options->block says */
 #define REASON_LEN 512 /* count_no_plan keeps 500 characters of a reason */
 
 typedef struct outcome {
@@ -455,7 +456,9 @@ static int run_sweep(sweep *s, pp_error *err)
     s->res->clusters_considered = s->total;
     if (s->total <= 0)
         return PP_OK;
-    long block = s->total < SWEEP_BLOCK ? s->total : SWEEP_BLOCK;
+    long block = s->opt->block > 0 ? s->opt->block : SWEEP_BLOCK;
+    if (block > s->total)
+        block = s->total;
     s->out = malloc((size_t)block * sizeof *s->out);
     if (!s->out)
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");

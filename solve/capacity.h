@@ -40,6 +40,8 @@ typedef struct pp_capacity_options {
     bool skip_counterfactuals;        /* leave out the memory counterfactual (one extra solve) */
     int threads;                      /* worker threads of the sweep: 0 = one per online CPU (at most 8),
                                          1 = the calling thread only; the answer is the same either way */
+    long block;                       /* clusters solved between two folds into the result (their
+                                         outcomes live meanwhile): 0 = 16384; the answer is the same */
 } pp_capacity_options;
 
 void pp_capacity_options_init(pp_capacity_options *o);

@@ -438,9 +438,9 @@ static void same_answer(const pp_capacity_result *a, const pp_capacity_result *b
 }
 
 /* The sweep runs its clusters on worker threads, block by block, and folds
- * their outcomes in sweep order: one thread and four give the same points,
- * plans, reasons and answer, number for number, on random problems and on
- * the worked example cut to 3 x 1500 clusters (two blocks). */
+ * their outcomes in sweep order: one thread in one block and four threads
+ * in blocks of 5 clusters give the same points, plans, reasons and answer,
+ * number for number, on random problems. */
 static void test_threads_same_answer(void)
 {
     int with_points = 0;
@@ -452,41 +452,18 @@ static void test_threads_same_answer(void)
         pp_capacity_options_init(&four);
         one.threads = 1;
         four.threads = 4;
+        four.block = 5;
         pp_capacity_result a, b;
         pp_error ea, eb;
         int ra = pp_capacity_solve(&p, &one, &a, &ea), rb = pp_capacity_solve(&p, &four, &b, &eb);
         CU_ASSERT_EQUAL(ra, rb);
         same_answer(&a, &b);
+        CU_ASSERT(a.clusters_considered > 2 * four.block); /* several blocks */
         with_points += a.n_points > 0;
         pp_capacity_result_free(&a);
         pp_capacity_result_free(&b);
     }
     CU_ASSERT(with_points >= 3); /* the comparison saw plans, not only empty sweeps */
-
-    pp_catalog cat;
-    pp_load_catalog(&cat);
-    char path[512];
-    pp_source_path("data/examples/llama3-70b-capacity.json", path, sizeof path);
-    pp_problem big;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &big, &err), PP_OK);
-    big.capacity.nodes_min = 1;
-    big.capacity.nodes_max = 1500;
-    big.capacity.n_node_counts = 0;
-    pp_capacity_options one, two;
-    pp_capacity_options_init(&one);
-    pp_capacity_options_init(&two);
-    one.threads = 1;
-    two.threads = 2;
-    pp_capacity_result a, b;
-    CU_ASSERT_EQUAL_FATAL(pp_capacity_solve(&big, &one, &a, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(pp_capacity_solve(&big, &two, &b, &err), PP_OK);
-    CU_ASSERT(a.clusters_considered > 4096); /* more than one block */
-    CU_ASSERT(a.n_points > 0);
-    same_answer(&a, &b);
-    pp_capacity_result_free(&a);
-    pp_capacity_result_free(&b);
-    pp_catalog_free(&cat);
 }
 
 static void test_node_list(void)
