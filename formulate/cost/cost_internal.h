@@ -43,7 +43,7 @@ bool flash_usable(const pp_problem *prob);
  * fsdp with fused attention; memory.c pp_op_sac_layer_bytes). */
 bool op_sac(const pp_problem *prob, const pp_plan *plan);
 /* The cost of a pipeline fill or drain slot from the total of every stage
- * and the slowest (kernels.c). */
+ * and the slowest (pipeline.c). */
 double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double slowest_s);
 
 /* The grid of a checked plan's tensor parallelism (built by grid_of in

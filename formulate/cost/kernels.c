@@ -359,17 +359,6 @@ static void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, con
     *b = fmax(0.0, 2.0 * ring_f - 2.0 * k->attn_fwd_s);
 }
 
-/* A pipeline of p stages with per-micro-batch times t_i runs m micro-batches
- * in m max t + sum of the others (the makespan of a linear pipeline; 1F1B
- * with uniform stages gives Narayanan et al.'s (m + p - 1) t): a fill or
- * drain slot costs the mean of the stages other than the slowest.  The last
- * stage's logits and loss make it the slowest, and the bubble does not pay
- * them p - 1 times.  Interleaving divides the p - 1 slots by v as before. */
-double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double slowest_s)
-{
-    return plan->pp > 1 ? fmax(0.0, (all_stages_s - slowest_s) / (plan->pp - 1)) : slowest_s;
-}
-
 void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out)
 {
     const pp_model *m = &prob->model;

@@ -14,6 +14,8 @@
  */
 #include "cost_internal.h"
 
+#include <math.h>
+
 bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out)
 {
     long L = prob->model.layers, p = plan->pp, v = plan->virtual_stages;
@@ -108,6 +110,17 @@ int pp_microbatches(const pp_problem *prob, const pp_plan *plan)
         return 0;
     long m = prob->training.global_batch / per_pipeline;
     return m > 0x7fffffffL ? 0 : (int)m;
+}
+
+/* A pipeline of p stages with per-micro-batch times t_i runs m micro-batches
+ * in m max t + sum of the others (the makespan of a linear pipeline; 1F1B
+ * with uniform stages gives Narayanan et al.'s (m + p - 1) t): a fill or
+ * drain slot costs the mean of the stages other than the slowest.  The last
+ * stage's logits and loss make it the slowest, and the bubble does not pay
+ * them p - 1 times.  Interleaving divides the p - 1 slots by v as before. */
+double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double slowest_s)
+{
+    return plan->pp > 1 ? fmax(0.0, (all_stages_s - slowest_s) / (plan->pp - 1)) : slowest_s;
 }
 
 double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
