@@ -219,6 +219,11 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov) : named);
     /* torchtitan without torch.compile: every element-wise op its own kernel */
     row->prob.training.fused_elementwise = !contains_ci(str_or(cfg, "framework", ""), "eager");
+    /* ... and torch.compile compiles the loss unless the row says the
+     * source's version did not (`compiled_loss`: torchtitan from December
+     * 2024 to April 2025) */
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(cfg, "compiled_loss");
+    row->prob.training.fused_loss = row->prob.training.fused_elementwise && !cJSON_IsFalse(cl);
     /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
      * overlaps the bucketed all-reduce with the backward pass; its default
      * local DDP reduces after it) */

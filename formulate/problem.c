@@ -324,7 +324,7 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
-                                            "moe_load_imbalance", "fused_elementwise", NULL};
+                                            "moe_load_imbalance", "fused_elementwise", "fused_loss", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
                                               "deepspeed-2021", "fsdp"};
@@ -360,6 +360,9 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "fused_elementwise", PP_OPTIONAL, &t->fused_elementwise, c->err);
+    t->fused_loss = t->fused_elementwise; /* torch.compile compiles the loss too, unless told otherwise */
+    if (!rc)
+        rc = pp_json_bool(obj, at, "fused_loss", PP_OPTIONAL, &t->fused_loss, c->err);
     if (!rc)
         rc = pp_json_double(obj, at, "moe_load_imbalance", PP_OPTIONAL, 1.0, 64.0, &t->moe_load_imbalance, c->err);
     t->precision = training_precisions[precision];

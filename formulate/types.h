@@ -200,6 +200,9 @@ typedef struct pp_training {
     bool tp_overlap;      /* can pipeline 1D TP collectives with their GEMMs (TE userbuffers, AsyncTP) */
     bool fused_elementwise; /* element-wise ops in fused kernels (Megatron/TE's, torch.compile's);
                                false: eager PyTorch, one kernel per op (docs/cost-model.md §2.3) */
+    bool fused_loss; /* framework fsdp: the cross-entropy compiled into fused kernels that keep only
+                        the 16-bit logits (torchtitan compiles its loss with torch.compile since
+                        April 2025); default fused_elementwise (docs/cost-model.md §6) */
     int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
                                         wrapped block (FSDP, Megatron-Core), one per leaf
                                         module with parameters (DeepSpeed: 6 for a GPT layer) */

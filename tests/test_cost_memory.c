@@ -65,8 +65,8 @@ static void test_activation_in_flight(void)
  * parameters and its unsharded gradients, accumulated in the reduce type,
  * for the whole step: with ZeRO-3 over d replicas that is 2 psi (1 - 1/d)
  * more weights and 2 psi more gradients than the shards with a 16-bit
- * reduce (4 psi with torchtitan's fp32); without a pipeline, or under
- * Megatron-Core, nothing more. */
+ * reduce (4 psi with torchtitan's fp32); without a pipeline only the
+ * gathered root unit, under Megatron-Core nothing more. */
 static void test_fsdp_pipeline_states(void)
 {
     pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 8, 64);
@@ -89,7 +89,7 @@ static void test_fsdp_pipeline_states(void)
     pl.dp = 8;
     pp_mem_states_gib(&p, &pl, 0, &w, &g, &o);
     pp_mem_states_gib(&q, &pl, 0, &w1, &g1, &o1);
-    PP_REL_EQ(w, w1, 1e-12);
+    CU_ASSERT(w > w1); /* only the gathered root unit (test_fsdp_gathered_root) */
     PP_REL_EQ(g, g1, 1e-12);
 }
 
@@ -97,12 +97,14 @@ static void test_fsdp_pipeline_states(void)
  * Megatron's selective recomputation.  torchtitan's Table 1
  * (benchmarks/llama3_h100_202412_torchtitan.md: Llama 3.1 8B, FSDP over 8
  * H100, local batch 2, sequence 8192, selective AC, torch.compile) logs a
- * peak of 77.0 GiB reserved; the model, which leaves out the caching
- * allocator's reserve, must come within 15 % under it. */
+ * peak of 77.0 GiB reserved with its loss left eager (train.py at the
+ * benchmarked commit); the model, which leaves out the caching allocator's
+ * reserve, must come within 10 % under it. */
 static void test_torchtitan_op_sac_peak(void)
 {
     pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 16);
     pp_framework_features(PP_FW_FSDP, &p.training);
+    p.training.fused_loss = false;
     pp_plan pl = pp_test_plan(1, 1, 8, 1, 2);
     pl.zero = 3;
     pl.recompute = PP_RECOMPUTE_SELECTIVE;
@@ -111,8 +113,60 @@ static void test_torchtitan_op_sac_peak(void)
     pp_memory mem;
     pp_memory_eval(&p, &pl, &mem);
     CU_ASSERT(mem.total_gib < 77.0);
-    CU_ASSERT(mem.total_gib > 0.85 * 77.0);
+    CU_ASSERT(mem.total_gib > 0.90 * 77.0);
     printf("\n    op SAC %.1f GiB against the logged 77.0 GiB ", mem.total_gib);
+}
+
+/* A compiled loss keeps 4 bytes per logit instead of PyTorch's 12.  The
+ * Trainy H200 benchmark (torchtitan benchmarks/llama3-8b_h200_202506_
+ * trainy-whitefiber.md: Llama 3.1 8B, FSDP over 32 GPUs, local batch 2,
+ * per-op SAC, torch.compile, which by then compiled the loss too) logs
+ * 47.96 GiB reserved: the eager loss's 12 bytes would put the model above
+ * the logged peak, the compiled loss's 4 within 10 % under it. */
+static void test_compiled_loss_peak(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 4, 64);
+    pp_framework_features(PP_FW_FSDP, &p.training);
+    p.training.precision = PP_PREC_FP8_CURRENT;
+    pp_plan pl = pp_test_plan(1, 1, 32, 1, 2);
+    pl.zero = 3;
+    pl.recompute = PP_RECOMPUTE_SELECTIVE;
+    pp_memory fused, eager;
+    pp_memory_eval(&p, &pl, &fused);
+    p.training.fused_loss = false;
+    pp_memory_eval(&p, &pl, &eager);
+    double logits = 2.0 * 8192 * 128256 / (1024.0 * 1024 * 1024);
+    PP_REL_EQ(eager.activations_gib - fused.activations_gib, 8.0 * logits, 1e-9);
+    CU_ASSERT(eager.total_gib > 47.96);
+    CU_ASSERT(fused.total_gib < 47.96 && fused.total_gib > 0.90 * 47.96);
+    /* Megatron's vocab-parallel cross-entropy is what it is either way */
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
+    pp_memory a, b;
+    pp_memory_eval(&p, &pl, &a);
+    p.training.fused_loss = false;
+    pp_memory_eval(&p, &pl, &b);
+    PP_REL_EQ(a.activations_gib, b.activations_gib, 1e-12);
+}
+
+/* FSDP without a pipeline holds its root unit (embeddings and output
+ * layer) and torchtitan's last block gathered at the loss's peak: 2 bytes
+ * a parameter of each, beside the shards, on top of the ZeRO-3 shard. */
+static void test_fsdp_gathered_root(void)
+{
+    pp_model m = pp_test_llama3_8b(8192);
+    pp_problem p = pp_test_problem(PP_TEST_H100, m, 1, 16);
+    pp_framework_features(PP_FW_FSDP, &p.training);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 2);
+    pl.zero = 3;
+    double w, g, o;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o);
+    double shard = 2.0 * (m.layers * pp_layer_params(&m) + 2.0 * pp_embedding_params(&m)) / 8.0;
+    double held = 2.0 * (2.0 * pp_embedding_params(&m) + pp_layer_params(&m)) * (1.0 - 1.0 / 8.0);
+    PP_REL_EQ(w * 1024.0 * 1024 * 1024, shard + held, 1e-9);
+    /* Megatron-Core's ZeRO-3-like sharding is not FSDP's root */
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o);
+    PP_REL_EQ(w * 1024.0 * 1024 * 1024, shard, 1e-9);
 }
 
 int main(void)
@@ -123,6 +177,8 @@ int main(void)
         {"activations in flight (1F1B)", test_activation_in_flight},
         {"FSDP under a pipeline holds gathered weights and unsharded gradients", test_fsdp_pipeline_states},
         {"torchtitan per-op SAC peak against its Table 1", test_torchtitan_op_sac_peak},
+        {"a compiled loss against the Trainy H200 peak", test_compiled_loss_peak},
+        {"FSDP holds its root unit gathered", test_fsdp_gathered_root},
         {NULL, NULL},
     };
     return pp_test_main("cost-memory", tests);

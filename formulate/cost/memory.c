@@ -27,9 +27,15 @@
  * cross_entropy on upcast logits (torchtitan, FSDP trainers) saves the fp32
  * log_softmax (4), and its backward holds it with the fp32 gradient of its
  * output (4) while making the fp32 gradient of its input (4): 12 (the
- * forward's bf16 logits, fp32 copy and log_softmax are 10). */
+ * forward's bf16 logits, fp32 copy and log_softmax are 10).  The same loss
+ * under torch.compile (torchtitan's build_cross_entropy_loss compiles it
+ * with the model since April 2025, pytorch/torchtitan#1033; it was off from
+ * December 2024, e8977b0, "compiling loss function causes CUDA errors")
+ * becomes one fused forward that saves the 16-bit logits and a log-sum-exp
+ * per row, and one fused backward that writes the 16-bit gradient: 2 + 2. */
 #define LOSS_BYTES_MEGATRON 6.0
 #define LOSS_BYTES_PYTORCH 12.0
+#define LOSS_BYTES_PYTORCH_FUSED 4.0
 /* What the runtime holds besides tensors: the CUDA context (~0.5 GiB on
  * A100/H100 with the lazy module loading of CUDA 11.7+), cuBLAS/cuDNN
  * workspaces (~0.1 GiB), NCCL's communicator buffers (4 MiB NCCL_BUFFSIZE
@@ -93,6 +99,20 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
      * unsharded gradients next to the shards, accumulated in the reduce
      * type (FSDPParam.to_accumulated_grad_if_needed upcasts them to
      * MixedPrecisionPolicy.reduce_dtype: fp32 as torchtitan runs it). */
+    /* FSDP without a pipeline: the root unit (embeddings, final norm,
+     * output layer) stays gathered from its forward to its backward (FSDP1
+     * and FSDP2 never reshard the root after forward: its backward follows
+     * at once; fully_shard's reshard_after_forward defaults to False for the
+     * root), and torchtitan keeps the last block gathered too
+     * (reshard_after_forward false for the last layer, parallelize_llama.py
+     * apply_fsdp): at the loss's peak both are held in 16 bits beside their
+     * shards. */
+    if (prob->training.framework == PP_FW_FSDP && plan->pp == 1 && z >= 3 && d > 1.0) {
+        const pp_model *m = &prob->model;
+        double last = pp_model_is_moe(m) ? 0.0 : pp_layer_params(m);
+        double held = (stage_embedding_params(prob, plan, stage) + last) / grid_of(plan).wshard;
+        *weights += ACT_BYTES * held * (1.0 - 1.0 / d) / GIB;
+    }
     if (prob->training.framework == PP_FW_FSDP && plan->pp > 1 && z >= 2 && d > 1.0) {
         if (z >= 3)
             *weights += ACT_BYTES * psi * (1.0 - 1.0 / d) / GIB;
@@ -172,6 +192,13 @@ double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan)
     return input + mm_out + attention_out + reduce_scatter_out;
 }
 
+static double loss_bytes_per_logit(const pp_training *t)
+{
+    if (t->framework != PP_FW_FSDP)
+        return LOSS_BYTES_MEGATRON;
+    return t->fused_loss ? LOSS_BYTES_PYTORCH_FUSED : LOSS_BYTES_PYTORCH;
+}
+
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
@@ -201,8 +228,8 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
      * (LOSS_BYTES_*): with a large vocabulary (128K for Llama 3) this is
      * gigabytes. */
     if (stage == plan->pp - 1)
-        bytes += (prob->training.framework == PP_FW_FSDP ? LOSS_BYTES_PYTORCH : LOSS_BYTES_MEGATRON) *
-                 plan->micro_batch * ((double)m->seq_len / plan->cp) * m->vocab / plan->tp;
+        bytes += loss_bytes_per_logit(&prob->training) * plan->micro_batch * ((double)m->seq_len / plan->cp) *
+                 m->vocab / plan->tp;
     return bytes / GIB;
 }
 
