@@ -196,8 +196,9 @@ static int rule_tp_grid(const pp_problem *prob, const pp_plan *pl, pp_error *err
 }
 
 /* Mixture of experts (docs/cost-model.md section 9): ep divides the routed
- * experts and takes its ranks from dp x cp (Megatron-Core; MindSpeed's
- * search rule (cp dp) % ep == 0 and E % ep == 0); expert tensor
+ * experts, and the expert layers fold their own grid over the tp x dp x cp
+ * ranks of a stage (Megatron-Core's MoE parallel folding, Liu et al. 2025,
+ * arXiv 2504.14960: etp x ep x expert-dp = tp x cp x dp); expert tensor
  * parallelism is 1 or tp.  Megatron-Core needs sequence parallelism with
  * tensor parallelism in a MoE model, and the 2D/2.5D/3D grids have no
  * MoE.  Dense models keep ep = etp = 1. */
@@ -216,14 +217,15 @@ static int rule_moe(const pp_problem *prob, const pp_plan *pl, pp_error *err)
                                 pl->ep, pl->etp, m->name);
         return PP_OK;
     }
-    long dpcp = (long)pl->dp * pl->cp;
-    if (m->experts % pl->ep || dpcp % pl->ep)
-        return pp_error_set(err, PP_EINPUT, "plan",
-                            "divisibility: ep=%d must divide the experts (%d) and dp*cp = %ld (expert-parallel ranks "
-                            "are taken from the data- and context-parallel ranks)",
-                            pl->ep, m->experts, dpcp);
     if (pl->etp != 1 && pl->etp != pl->tp)
         return pp_error_set(err, PP_EINPUT, "plan", "moe: etp=%d must be 1 or tp=%d", pl->etp, pl->tp);
+    long ranks = (long)pl->tp * pl->dp * pl->cp;
+    if (m->experts % pl->ep || ranks % ((long)pl->ep * pl->etp))
+        return pp_error_set(err, PP_EINPUT, "plan",
+                            "divisibility: ep=%d must divide the experts (%d), and ep*etp = %ld must divide "
+                            "tp*dp*cp = %ld (the expert layers fold their ranks over the stage's tensor-, data- and "
+                            "context-parallel ranks)",
+                            pl->ep, m->experts, (long)pl->ep * pl->etp, ranks);
     if (pl->etp > 1 && m->moe_ffn_hidden % pl->etp)
         return pp_error_set(err, PP_EINPUT, "plan", "divisibility: etp=%d must divide moe_ffn_hidden=%d", pl->etp,
                             m->moe_ffn_hidden);

@@ -200,8 +200,9 @@ static void test_oversubscription(void)
     pp_catalog_free(&cat);
 }
 
-/* A MoE model on two GB200 NVL72 racks: tp = 2 x ep = 8 = 16 GPUs, more
- * than an 8-GPU node, is an allowed plan whose all-to-all stays on NVLink;
+/* A MoE model on two GB200 NVL72 racks: an expert-parallel group of 16
+ * consecutive GPUs (ep 16 folded over tp 2 x dp 72), more than an 8-GPU
+ * node, is an allowed plan whose all-to-all stays on NVLink;
  * the same plan on B200 nodes sends part of it through the NICs.  Dense
  * Llama 3 70B with tp 4 x cp 4 = 16 GPUs is a plan of the rack too. */
 static void test_nvl72_domain(void)
@@ -213,7 +214,7 @@ static void test_nvl72_domain(void)
     load_ok(&cat, "qwen3-30b-a3b", "b200-sxm-180gb", 18, "bf16", "", &hgx);
     CU_ASSERT_EQUAL(rack.cluster.gpus_per_node, 72);
     pp_plan plan = pp_test_plan(2, 1, 72, 1, 1);
-    plan.ep = 8;
+    plan.ep = 16;
     plan.etp = 1;
     plan.sequence_parallel = true; /* Megatron-Core's rule for MoE with tp > 1 */
     pp_error why;

@@ -119,13 +119,32 @@ static void test_deepseek_published_layout(void)
     pp_stage_term st;
     pp_term_stage(&p, &in_node, &st);
     CU_ASSERT(st.bytes_nvlink > 0.0 && st.bytes_network == 0.0);
-    /* the rules: ep divides the experts and dp x cp, etp is 1 or tp */
+    /* the rules: ep divides the experts, ep x etp divides tp x dp x cp
+     * (parallel folding), etp is 1 or tp */
     pp_plan bad = plan;
     bad.ep = 3;
     CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &bad, NULL), PP_OK);
     bad = plan;
-    bad.ep = 256; /* divides the experts, not dp = 128 */
+    bad.ep = 256; /* divides the experts, not tp x dp = 128 */
     CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &bad, NULL), PP_OK);
+    /* folded over the TP ranks: tp 2 dp 64 gives ep 128 its ranks when
+     * etp is 1, not when the experts are tensor-parallel too */
+    pp_plan folded = pp_test_plan(2, 16, 64, 1, 1);
+    folded.sequence_parallel = true;
+    folded.ep = 128;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &folded, NULL), PP_OK);
+    CU_ASSERT_EQUAL(pp_expert_replica_ranks(&folded), 1);
+    folded.etp = 2;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &folded, NULL), PP_OK);
+    /* an ep group of 8 with etp 1 is 8 consecutive ranks: one node, all
+     * NVLink, even with tp 2 (Megatron-Core's folded rank order) */
+    folded.etp = 1;
+    folded.ep = 8;
+    pp_term_stage(&p, &folded, &st);
+    CU_ASSERT(st.bytes_nvlink > 0.0 && st.bytes_network == 0.0);
+    folded.etp = 2; /* stride 2: 16 ranks, two nodes */
+    pp_term_stage(&p, &folded, &st);
+    CU_ASSERT(st.bytes_network > 0.0);
     bad = pp_test_plan(2, 16, 64, 1, 1);
     bad.ep = 8;
     bad.etp = 2;

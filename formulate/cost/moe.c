@@ -8,10 +8,11 @@
  * i % moe_layer_freq == 0 (Megatron-LM --moe-layer-freq; DeepSeek's
  * first_k_dense_replace and moe_layer_freq; Mixtral and Qwen3-MoE: all).
  *
- * Expert parallelism (Megatron-Core): the ep ranks of an expert-parallel
- * group are data- or context-parallel ranks (stride tp), each holding E/ep
- * experts; expert tensor parallelism etp (1 or tp) splits each expert's
- * MLP.  Per MoE layer, micro-batch and GPU, with T = b s / c tokens and
+ * Expert parallelism (Megatron-Core's MoE parallel folding, Liu et al.
+ * 2025, arXiv 2504.14960): the expert layers lay their own grid over the
+ * tp x cp x dp ranks of a stage, expert tensor parallelism etp (1 or tp)
+ * innermost, then the ep ranks of an expert-parallel group (stride etp),
+ * each holding E/ep experts, then expert data parallelism (stride etp ep).  Per MoE layer, micro-batch and GPU, with T = b s / c tokens and
  * T/t of them on each tensor-parallel rank (sequence parallelism):
  *
  *   router       GEMM (T/t) x h x E, and its fp32 softmax / top-k
@@ -233,12 +234,9 @@ long pp_expert_replica_ranks(const pp_plan *plan)
 
 void moe_expert_dp_group(const pp_problem *prob, const pp_plan *plan, long *n, long *k)
 {
-    /* tp / etp replicas inside the tensor group (stride 1), times the dp cp
-     * / ep expert-parallel groups (stride tp ep) */
-    long inner = plan->etp > 0 ? plan->tp / plan->etp : 1, outer = (long)plan->dp * plan->cp / plan->ep;
+    /* the expert-data-parallel ranks, stride etp ep (parallel folding) */
     *n = pp_expert_replica_ranks(plan);
-    long kk = inner * ranks_per_node(prob, (long)plan->tp * plan->ep, outer);
-    *k = kk < *n ? kk : *n;
+    *k = ranks_per_node(prob, (long)plan->etp * plan->ep, *n);
     if (*k < 1)
         *k = 1;
 }
@@ -281,9 +279,9 @@ static void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_bloc
                  MOE_ELEMWISE_F_BYTES * act_f * T * fs / t / hbm + launch;
     b->fwd_s = router + permute + experts + shared;
 
-    /* dispatch and combine over the ep group (stride tp) */
+    /* dispatch and combine over the ep group (stride etp) */
     double msg = ACT_BYTES * Tg * k * h, nv, net;
-    long kn = ranks_per_node(prob, (long)plan->tp, plan->ep);
+    long kn = ranks_per_node(prob, (long)plan->etp, plan->ep);
     pp_alltoall_bytes(msg, plan->ep, kn, &nv, &net);
     b->comm_s = 2.0 * pp_alltoall_time_s(c, msg, plan->ep, kn);
     b->bytes_nvlink = 2.0 * nv;
