@@ -112,7 +112,8 @@ static void rule_name(const pp_problem *prob, const char *msg, char *buf, size_t
     else if (strstr(msg, "cannot hold layers"))
         snprintf(buf, cap, "pp stages hold the %d layers, at least one each", prob->model.layers);
     else if (strstr(msg, "pp*virtual_stages"))
-        snprintf(buf, cap, "with interleaving, pp x virtual_stages divides the %d layers", prob->model.layers);
+        snprintf(buf, cap, "with interleaving, pp x virtual_stages divides the %d layers (or %d)", prob->model.layers,
+                 prob->model.layers + 2);
     else if (strstr(msg, "needs pp >= 2"))
         snprintf(buf, cap, "interleaving needs pp >= 2");
     else if (strstr(msg, "2*cp"))
@@ -218,14 +219,16 @@ static void div_describe(const pp_cons_view *v, const pp_family_report *f, char 
     for (int i = 0; i < f->n_cuts; i++)
         pp_catf(buf, cap, "%s %ld break \"%s\"", i == 0 ? ";" : ",", f->cuts[i].combinations, f->cuts[i].rule);
     pp_catf(buf, cap, ". A pipeline depth that does not divide the layers gets an uneven split (the first and last "
-                      "stages lighter, as Megatron-LM's --decoder-first/last-pipeline-num-layers) unless it "
-                      "interleaves.");
+                      "stages lighter, as Megatron-LM's --decoder-first/last-pipeline-num-layers); interleaved, "
+                      "pp x virtual_stages must divide the layers or the layers + 2 (the embedding and the loss "
+                      "counted as layers).");
 }
 
 const pp_cons_family pp_cons_divisibility = {
     .name = "divisibility",
     .explain = "the degrees divide what they split: dp x micro_batch the batch, pp x virtual_stages the layers "
-               "(or, without interleaving, pp stages hold them unevenly)",
+               "(or the layers + 2, the embedding and the loss counted as layers; without interleaving, pp stages "
+               "hold them unevenly)",
     .limit = false,
     .add_rows = div_add_rows,
     .prune = NULL,

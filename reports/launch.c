@@ -73,11 +73,15 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
     flag(&f, "--tensor-model-parallel-size %d", p->tp);
     flag(&f, "--pipeline-model-parallel-size %d", p->pp);
     pp_stage_split split;
-    if (pp_stage_layers(prob, p, &split) && split.uneven)
+    bool known = pp_stage_layers(prob, p, &split);
+    if (known && split.uneven && p->virtual_stages == 1)
         flag(&f, "--decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d", split.first,
              split.last);
-    if (p->virtual_stages > 1)
-        flag(&f, "--num-layers-per-virtual-pipeline-stage %d", m->layers / (p->pp * p->virtual_stages));
+    if (known && p->virtual_stages > 1) {
+        flag(&f, "--num-layers-per-virtual-pipeline-stage %d", split.chunk);
+        if (split.uneven) /* the embedding and the loss each take a layer's place */
+            flag(&f, "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
+    }
     flag(&f, "--context-parallel-size %d", p->cp);
     flag(&f, "--micro-batch-size %d", p->micro_batch);
     flag(&f, "--global-batch-size %ld", t->global_batch);

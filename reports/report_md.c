@@ -462,7 +462,7 @@ static void md_limits(pp_strbuf *sb, const pp_plan_result *res, const pp_explana
 
 /* ---- plan: the pipeline schedule ---------------------------------------------- */
 
-static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanation *ex)
+static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_plan *plan, const pp_explanation *ex)
 {
     const pp_schedule *s = &ex->schedule;
     char a[48], b[48], c[48], d[48], e[48], title[PP_NAME_LEN + 96];
@@ -481,9 +481,12 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_explanat
                   pp_md_fmt_fixed(s->forward_s, 4, b, sizeof b), pp_md_fmt_fixed(s->backward_s, 4, c, sizeof c),
                   pp_md_fmt_fixed(s->bubble_slot_s, 4, e, sizeof e), pp_md_fmt_fixed(s->pipeline_s, 3, d, sizeof d),
                   pp_md_fmt_fixed(s->bubble_s, 3, title, sizeof title));
-    if (s->virtual_stages > 1)
-        pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers.", s->virtual_stages,
-                      prob->model.layers / (s->pp * s->virtual_stages));
+    pp_stage_split split;
+    if (s->virtual_stages > 1 && pp_stage_layers(prob, plan, &split))
+        pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers%s.", s->virtual_stages, split.chunk,
+                      split.uneven ? " (the model's first and last chunk one fewer: the embedding and the loss "
+                                     "take a layer's place)"
+                                   : "");
     pp_sb_append(sb, "\n\n");
     if (s->n_tasks == 0)
         return;
@@ -945,7 +948,7 @@ int pp_report_plan_md_ex(const pp_problem *prob, const pp_plan_result *res, cons
         md_time(out, prob, &res->best.eval);
         md_memory(out, prob, &res->best.eval.mem);
         if (explained(ex)) {
-            md_schedule(out, prob, ex);
+            md_schedule(out, prob, &res->best.plan, ex);
             md_binding(out, ex);
         }
         md_runner_ups(out, prob, res, ex);

@@ -432,15 +432,16 @@ static bool same_job(const pp_measurement *a, const pp_measurement *b)
 
 #define PAIR_MIN_DIFF 0.03 /* measured step times must differ by more than 3 % */
 
-/* Same-job pairs of group g (or of every group if g is NULL) and how many
- * of them pred orders as measured. */
+/* Same-job pairs of group g (or of every dense group if g is NULL: the
+ * Mixture-of-Experts rows are scored apart) and how many of them pred
+ * orders as measured. */
 static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered)
 {
     int n = 0;
     *ordered = 0;
     for (int i = 0; i < set->n; i++) {
         const pp_measurement *a = &set->rows[i];
-        if (!a->has_time || (g && strcmp(a->group, g) != 0))
+        if (!a->has_time || (g ? strcmp(a->group, g) != 0 : pp_model_is_moe(&a->prob.model)))
             continue;
         for (int j = i + 1; j < set->n; j++) {
             const pp_measurement *b = &set->rows[j];

@@ -93,6 +93,21 @@ static void test_misaligned_head_dim_is_slower(void)
            100.0 * (misaligned / aligned - 1.0));
 }
 
+/* FlashAttention-2 and cuDNN's fused attention need an Ampere or newer GPU
+ * (FlashAttention-2 README: Ampere, Ada, Hopper); a V100 (no bf16 peak in
+ * the catalog) writes the s x s scores whatever the framework: more
+ * memory without recomputation, more time. */
+static void test_no_fused_attention_on_volta(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_gpt3_175b(), 16, 512);
+    pp_plan pl = pp_test_plan(8, 8, 2, 1, 1);
+    pl.sequence_parallel = true;
+    double fused_mem = pp_mem_activations_gib(&p, &pl, 0), fused_s = pp_step_time_s(&p, &pl);
+    p.cluster.gpu.peak_tflops[PP_PREC_BF16] = 0.0; /* a Volta part: fp16 only */
+    CU_ASSERT(pp_mem_activations_gib(&p, &pl, 0) > 2.0 * fused_mem);
+    CU_ASSERT(pp_step_time_s(&p, &pl) > fused_s);
+}
+
 /* torchtitan's Llama 3.1 8B benchmark (benchmarks/llama3_h100_202412_
  * torchtitan.md, Table 1: FSDP on 8 H100, local batch 2, sequence 8192,
  * selective AC) runs at 5,762 tokens/s per GPU in eager PyTorch and 6,667
@@ -128,6 +143,7 @@ int main(void)
          test_micro_batch_sweep_direction},
         {"head dim not a multiple of 8 is slower", test_misaligned_head_dim_is_slower},
         {"eager element-wise ops are slower than fused (torchtitan Table 1)", test_eager_elementwise_is_slower},
+        {"no fused attention on a Volta GPU", test_no_fused_attention_on_volta},
         {NULL, NULL},
     };
     return pp_test_main("cost-kernels", tests);

@@ -7,6 +7,7 @@
  * ones an expert user checked by hand when the planner first got them wrong.
  */
 #include "costmodel.h"
+#include "launch.h"
 #include "planner.h"
 #include "problem.h"
 #include "rules.h"
@@ -58,6 +59,33 @@ static void test_llama3_405b(void)
     pp_eval ev;
     pp_evaluate(&p, &plan, &ev);
     CU_ASSERT(ev.time.step_s > 0 && ev.time.step_s < 1e3);
+
+    /* NeMo's Llama 3.1 405B recipe (tp 8, pp 8, cp 2, virtual pipeline 8)
+     * puts 126 layers on 64 chunks by counting the embedding and the loss
+     * as layers: chunks of 2, the model's first and last chunk 1 */
+    pp_plan nemo = pp_test_plan(8, 8, 128, 2, 1);
+    nemo.virtual_stages = 8;
+    nemo.zero = 1;
+    nemo.sequence_parallel = true;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &nemo, &err), PP_OK);
+    CU_ASSERT_TRUE(pp_stage_layers(&p, &nemo, &split));
+    CU_ASSERT(split.uneven && split.chunk == 2 && split.first == 15 && split.middle == 16 && split.last == 15);
+    pp_evaluate(&p, &nemo, &ev);
+    CU_ASSERT(ev.time.step_s > 0 && ev.time.step_s < 1e3);
+    char lines[48][160];
+    int n = pp_megatron_flags(&p, &nemo, lines, 48);
+    bool chunk = false, account = false, decoder = false;
+    for (int i = 0; i < n; i++) {
+        chunk |= strcmp(lines[i], "--num-layers-per-virtual-pipeline-stage 2") == 0;
+        account |= strstr(lines[i], "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split") != NULL;
+        decoder |= strstr(lines[i], "--decoder-first-pipeline-num-layers") != NULL;
+    }
+    CU_ASSERT(chunk && account && !decoder);
+    /* neither even nor two short of even: refused */
+    nemo.virtual_stages = 4; /* 126 and 128 over 32 chunks */
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &nemo, NULL), PP_OK);
+    nemo.virtual_stages = 3; /* 24 chunks divide neither 126 nor 128 */
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &nemo, NULL), PP_OK);
     pp_catalog_free(&cat);
 }
 

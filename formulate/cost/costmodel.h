@@ -233,6 +233,8 @@ int pp_microbatches(const pp_problem *prob, const pp_plan *plan); /* m, 0 if not
 typedef struct pp_stage_split {
     int first, middle, last; /* layers of stage 0, of each middle stage, of stage pp-1 */
     bool uneven;
+    int chunk; /* interleaved: layers of a model chunk (the first and the last chunk of the
+                  model one fewer when uneven: embedding and loss counted as layers); else 0 */
 } pp_stage_split;
 bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out);
 

@@ -193,12 +193,15 @@ static double attention_efficiency(const pp_problem *prob)
 }
 
 /* Fused attention (FlashAttention-2/3, cuDNN) needs a head dimension that
- * is a multiple of 8 and at most 256 (FlashAttention-2 README); otherwise
+ * is a multiple of 8 and at most 256 (FlashAttention-2 README) and an
+ * Ampere or newer GPU (FlashAttention-2 and cuDNN's fused attention: sm80+;
+ * the catalog tells them by a bf16 peak, which Volta lacks); otherwise
  * frameworks fall back to the unfused path that writes the s x s scores. */
 bool flash_usable(const pp_problem *prob)
 {
     int d = pp_model_head_dim(&prob->model);
-    return prob->training.flash_attention && d % 8 == 0 && d <= 256;
+    bool ampere = prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0.0;
+    return prob->training.flash_attention && ampere && d % 8 == 0 && d <= 256;
 }
 
 bool op_sac(const pp_problem *prob, const pp_plan *plan)

@@ -196,10 +196,16 @@ int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
     pp_stage_split sp;
     if (!pp_stage_layers(prob, plan, &sp))
         return 0;
-    if (plan->virtual_stages > 1) { /* chunk j * pp + stage of L / (pp v) layers each */
-        long chunk = m->layers / ((long)plan->pp * plan->virtual_stages), c = 0;
-        for (long j = 0; j < plan->virtual_stages; j++)
-            c += moe_in_range(m, (j * plan->pp + stage) * chunk, chunk);
+    if (plan->virtual_stages > 1) { /* chunk g = j pp + stage; the model's first and last one lighter
+                                        when the split is uneven */
+        long chunk = sp.chunk, n_chunks = (long)plan->pp * plan->virtual_stages, c = 0;
+        long lighter = sp.uneven ? 1 : 0;
+        for (long j = 0; j < plan->virtual_stages; j++) {
+            long g = j * plan->pp + stage;
+            long start = g == 0 ? 0 : g * chunk - lighter;
+            long n = chunk - ((g == 0 || g == n_chunks - 1) ? lighter : 0);
+            c += moe_in_range(m, start, n);
+        }
         return (int)c;
     }
     long first = stage == 0 ? 0 : sp.first + (long)(stage - 1) * sp.middle;

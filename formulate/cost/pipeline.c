@@ -22,9 +22,23 @@ bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split
     *out = (pp_stage_split){0};
     if (p < 1 || v < 1 || L < 1)
         return false;
-    if (v > 1 || L % p == 0) { /* even (interleaving needs it: Megatron's virtual pipeline) */
-        if (L % (p * v))
+    if (v > 1) {
+        /* Interleaved: p v chunks of L / (p v) layers, or, when the
+         * embedding and the loss are counted as layers (Megatron-Core's
+         * --account-for-embedding-in-pipeline-split and
+         * --account-for-loss-in-pipeline-split; NeMo's Llama 3.1 405B recipe
+         * puts 126 layers on 8 x 8 chunks this way), chunks of (L + 2) / (p v)
+         * with the model's first and last chunk one layer lighter. */
+        long c = L % (p * v) == 0 ? L / (p * v) : (L + 2) % (p * v) == 0 ? (L + 2) / (p * v) : 0;
+        if (c < 1 || (L % (p * v) && c < 2))
             return false;
+        out->chunk = (int)c;
+        out->uneven = L % (p * v) != 0;
+        out->middle = (int)(v * c);
+        out->first = out->last = out->middle - (out->uneven ? 1 : 0);
+        return true;
+    }
+    if (L % p == 0) {
         out->first = out->middle = out->last = (int)(L / p);
         return true;
     }
