@@ -45,6 +45,7 @@ static const char *const models_file_keys[] = {"models", "description", "source"
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
                                                "vocab",    "seq_len",    "params_b",  "source",         "notes",
+                                               "loss_token_fraction",
                                                "active_params_b", PP_MODEL_MOE_KEYS, NULL};
 static const char *const clusters_file_keys[] = {"clusters", "description", "source", NULL};
 static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",

@@ -130,6 +130,9 @@ static bool fill_model(const cJSON *jm, pp_model *m)
     m->gated_mlp = contains_ci(act, "swiglu") || contains_ci(act, "silu") || contains_ci(act, "geglu");
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(jm, "tie_embeddings");
     m->tie_embeddings = cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : true;
+    m->loss_token_fraction = num_or(jm, "loss_token_fraction", 1.0);
+    if (!(m->loss_token_fraction > 0.0 && m->loss_token_fraction <= 1.0))
+        return false;
     if (!(m->layers > 0 && m->hidden > 0 && m->heads > 0 && m->vocab > 0 && m->seq_len > 0 &&
           m->hidden % m->heads == 0 && m->kv_heads > 0 && m->heads % m->kv_heads == 0))
         return false;

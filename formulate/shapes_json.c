@@ -16,7 +16,7 @@
 
 const char *const pp_model_keys[] = {"name",      "layers",     "hidden",    "heads",          "kv_heads",
                                      "head_dim",  "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab",
-                                     "seq_len",   PP_MODEL_MOE_KEYS, NULL};
+                                     "seq_len",   "loss_token_fraction", PP_MODEL_MOE_KEYS, NULL};
 
 typedef struct model_int_field {
     const char *key;
@@ -215,6 +215,9 @@ int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *e
         rc = pp_json_bool(obj, at, "gated_mlp", PP_OPTIONAL, &m->gated_mlp, err);
     if (!rc)
         rc = pp_json_bool(obj, at, "tie_embeddings", PP_OPTIONAL, &m->tie_embeddings, err);
+    m->loss_token_fraction = 1.0;
+    if (!rc)
+        rc = pp_json_double(obj, at, "loss_token_fraction", PP_OPTIONAL, 1e-6, 1.0, &m->loss_token_fraction, err);
     if (rc)
         return rc;
     if (m->kv_heads == 0)

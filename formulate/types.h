@@ -85,6 +85,9 @@ typedef struct pp_model {
     bool tie_embeddings;
     int vocab;
     int seq_len;
+    double loss_token_fraction; /* share of the tokens whose logits and loss are computed: 1 (0
+                                   read as 1) for a causal LM; BERT pre-training with a dense
+                                   sequence output computes them only at the masked positions */
     /* Mixture of experts (docs/cost-model.md section 9); experts == 0: dense.
      * Layer i is a MoE layer when i >= first_dense_layers and
      * i % moe_layer_freq == 0 (Megatron's --moe-layer-freq, DeepSeek's
@@ -110,6 +113,12 @@ typedef struct pp_model {
 static inline bool pp_model_is_moe(const pp_model *m)
 {
     return m->experts > 0;
+}
+
+/* The share of the tokens that reach the output layer and the loss. */
+static inline double pp_model_logit_share(const pp_model *m)
+{
+    return m->loss_token_fraction > 0.0 ? m->loss_token_fraction : 1.0;
 }
 
 static inline bool pp_model_is_mla(const pp_model *m)

@@ -108,6 +108,25 @@ static void test_no_fused_attention_on_volta(void)
     CU_ASSERT(pp_step_time_s(&p, &pl) > fused_s);
 }
 
+/* The logits and the loss run on loss_token_fraction of the tokens (BERT's
+ * masked positions): their GEMM time, the loss's memory and the model
+ * FLOPs shrink with it, the layers do not. */
+static void test_loss_token_fraction(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    pp_stage_term all, part;
+    pp_term_stage(&p, &pl, &all);
+    double flops_all = pp_model_flops_per_step(&p.model, 64), mem_all = pp_mem_activations_gib(&p, &pl, 0);
+    p.model.loss_token_fraction = 0.15;
+    pp_term_stage(&p, &pl, &part);
+    double logits = pp_logits_fwd_flops(&p.model, 4096.0) / 0.15; /* FLOPs of all the tokens' logits */
+    CU_ASSERT(part.fwd_s < all.fwd_s && part.bwd_s < all.bwd_s);
+    PP_REL_EQ(flops_all - pp_model_flops_per_step(&p.model, 64), 3.0 * 0.85 * logits * 64, 1e-9);
+    double loss_all = 6.0 * 4096 * 128256 / (1024.0 * 1024 * 1024); /* Megatron: 6 bytes a logit */
+    PP_REL_EQ(mem_all - pp_mem_activations_gib(&p, &pl, 0), 0.85 * loss_all, 1e-9);
+}
+
 /* torchtitan's Llama 3.1 8B benchmark (benchmarks/llama3_h100_202412_
  * torchtitan.md, Table 1: FSDP on 8 H100, local batch 2, sequence 8192,
  * selective AC) runs at 5,762 tokens/s per GPU in eager PyTorch and 6,667
@@ -144,6 +163,7 @@ int main(void)
         {"head dim not a multiple of 8 is slower", test_misaligned_head_dim_is_slower},
         {"eager element-wise ops are slower than fused (torchtitan Table 1)", test_eager_elementwise_is_slower},
         {"no fused attention on a Volta GPU", test_no_fused_attention_on_volta},
+        {"logits and loss on a share of the tokens", test_loss_token_fraction},
         {NULL, NULL},
     };
     return pp_test_main("cost-kernels", tests);

@@ -48,7 +48,7 @@ double pp_layer_fwd_flops(const pp_model *m, double tokens, double seq)
 
 double pp_logits_fwd_flops(const pp_model *m, double tokens)
 {
-    return 2.0 * tokens * m->hidden * m->vocab;
+    return 2.0 * tokens * pp_model_logit_share(m) * m->hidden * m->vocab;
 }
 
 double pp_model_flops_per_step(const pp_model *m, double global_batch)

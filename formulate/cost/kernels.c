@@ -390,8 +390,9 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
         cp_recompute = cp_f;
     }
 
-    /* The busiest stage is the last: its layers plus the logits and loss. */
-    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp;
+    /* The busiest stage is the last: its layers plus the logits and loss,
+     * of the tokens that reach them (BERT's masked positions) */
+    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp * pp_model_logit_share(m);
     tp_grid g = grid_of(plan);
     /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
      * (--make-vocab-size-divisible-by 128) so every rank's slice is aligned */

@@ -229,7 +229,7 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
      * gigabytes. */
     if (stage == plan->pp - 1)
         bytes += loss_bytes_per_logit(&prob->training) * plan->micro_batch * ((double)m->seq_len / plan->cp) *
-                 m->vocab / plan->tp;
+                 pp_model_logit_share(m) * m->vocab / plan->tp;
     return bytes / GIB;
 }
 
