@@ -151,6 +151,7 @@ static const eff_bound BOUNDS[] = {
     {"a100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"a100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"a100", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"a100", PP_EFF_GEMM_K_OVERHEAD, 8.0, 512.0, PP_SRC_GEMM_K_OVERHEAD},
     /* V100 SXM2/SXM3 (16 and 32 GB): Volta, fp16 tensor cores, no FlashAttention, NVLink 2, EDR InfiniBand */
     {"v100", PP_EFF_GEMM, 0.50, 0.85, SRC_V100_GEMM},
     {"v100", PP_EFF_ATTENTION, 0.25, 0.60, SRC_V100_ATTN},
@@ -160,6 +161,7 @@ static const eff_bound BOUNDS[] = {
     {"v100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"v100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"v100", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"v100", PP_EFF_GEMM_K_OVERHEAD, 8.0, 512.0, PP_SRC_GEMM_K_OVERHEAD},
     /* H100 SXM5 and H200 (the same GH100 die): Hopper, FlashAttention-2/3, NVLink 4, NDR InfiniBand */
     {"h1", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
     {"h1", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
@@ -169,6 +171,7 @@ static const eff_bound BOUNDS[] = {
     {"h1", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"h1", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"h1", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"h1", PP_EFF_GEMM_K_OVERHEAD, 8.0, 512.0, PP_SRC_GEMM_K_OVERHEAD},
     {"h2", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
     {"h2", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
     {"h2", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
@@ -177,11 +180,13 @@ static const eff_bound BOUNDS[] = {
     {"h2", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"h2", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"h2", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"h2", PP_EFF_GEMM_K_OVERHEAD, 8.0, 512.0, PP_SRC_GEMM_K_OVERHEAD},
 };
 #define N_BOUNDS ((int)(sizeof BOUNDS / sizeof BOUNDS[0]))
 
 static const char *const KEYS[PP_EFF_COUNT] = {
     "gemm", "attention", "hbm", "nvlink", "network", "kernel_us", "nvlink_latency_us", "network_latency_us",
+    "gemm_k_overhead",
 };
 
 const char *pp_efficiency_key(int i)
@@ -220,7 +225,7 @@ static double *eff_field(pp_efficiency *e, int i)
 {
     double *f[PP_EFF_COUNT] = {&e->gemm,    &e->attention, &e->hbm,
                                &e->nvlink,  &e->network,   &e->kernel_us,
-                               &e->nvlink_latency_us, &e->network_latency_us};
+                               &e->nvlink_latency_us, &e->network_latency_us, &e->gemm_k_overhead};
     return f[i];
 }
 
@@ -358,8 +363,7 @@ static void fit_one(pp_measurement_set *set, const char *eff_id, const char *ski
         fit->rms_log_error_after = sqrt(minimize(&c, u));
     pp_efficiency_init(&fit->eff); /* every fitted parameter is set below: nothing of the catalog's is kept */
     for (int i = 0; i < set->n; i++)
-        if (strcmp(set->rows[i].eff_id, eff_id) == 0) { /* but the GEMM shape terms are not this fit's */
-            fit->eff.gemm_k_overhead = set->rows[i].prob.cluster.gpu.eff.gemm_k_overhead;
+        if (strcmp(set->rows[i].eff_id, eff_id) == 0) { /* but the misalignment penalty is not this fit's */
             fit->eff.gemm_misaligned = set->rows[i].prob.cluster.gpu.eff.gemm_misaligned;
             break;
         }
@@ -588,9 +592,9 @@ static void add_rounded(cJSON *o, const char *key, double v)
     cJSON_AddItemToObject(o, key, cJSON_CreateNumber(strtod(buf, NULL)));
 }
 
-/* The eight fitted parameters, and the GEMM shape terms when they are not
- * the built-in ones (a GEMM sweep fitted them): a file without them means
- * the defaults. */
+/* The nine fitted parameters, and the misalignment penalty when it is not
+ * the built-in one (a GEMM sweep fitted it): a file without it means the
+ * default. */
 static cJSON *eff_json(const pp_efficiency *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -598,10 +602,8 @@ static cJSON *eff_json(const pp_efficiency *e)
         add_rounded(o, KEYS[i], pp_efficiency_value(e, i));
     pp_efficiency def;
     pp_efficiency_init(&def);
-    if (e->gemm_k_overhead != def.gemm_k_overhead || e->gemm_misaligned != def.gemm_misaligned) {
-        add_rounded(o, "gemm_k_overhead", e->gemm_k_overhead);
+    if (e->gemm_misaligned != def.gemm_misaligned)
         add_rounded(o, "gemm_misaligned", e->gemm_misaligned);
-    }
     return o;
 }
 

@@ -48,8 +48,15 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s);
 /* The fitted parameters, in the order of pp_efficiency. */
 enum {
     PP_EFF_GEMM, PP_EFF_ATTENTION, PP_EFF_HBM, PP_EFF_NVLINK, PP_EFF_NETWORK, PP_EFF_KERNEL_US,
-    PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_COUNT
+    PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_GEMM_K_OVERHEAD, PP_EFF_COUNT
 };
+
+/* Where the bounds of the K overhead of a GEMM come from (step-time and
+ * GEMM-sweep fits alike). */
+#define PP_SRC_GEMM_K_OVERHEAD                                                                                   \
+    "CUTLASS/cuBLAS main loops step K by 32-64 elements through 3-5 pipeline stages: filling the pipeline and "  \
+    "the epilogue cost ~1-8 steps (NVIDIA Matrix Multiplication Background User's Guide; CUTLASS "                \
+    "docs/efficient_gemm.md); 8-512 elements"
 
 /* The bounded minimizer of every calibration fit: f over u in [0, 1]^n
  * (n <= PP_BOX_MAX_DIM), from u, by NLopt's BOBYQA, Sbplx, then BOBYQA

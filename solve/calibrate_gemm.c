@@ -14,10 +14,6 @@
 /* Bounds of the shape terms, the same for every GPU: they describe cuBLAS
  * and CUTLASS kernels, not a chip.  The ceiling and kernel_us take their
  * family's bounds from calibrate.c's table. */
-#define SRC_K_OVERHEAD                                                                                           \
-    "CUTLASS/cuBLAS main loops step K by 32-64 elements through 3-5 pipeline stages: filling the pipeline and "  \
-    "the epilogue cost ~1-8 steps (NVIDIA Matrix Multiplication Background User's Guide; CUTLASS "                \
-    "docs/efficient_gemm.md); 8-512 elements"
 #define SRC_MISALIGNED                                                                                           \
     "with K or N not a multiple of 8 (16-bit; 16 in fp8) cuBLAS runs kernels that do not load operands with "    \
     "full-width vector loads, or skips the tensor cores: a fraction of the aligned rate (NVIDIA Matrix "         \
@@ -28,7 +24,7 @@ static const struct {
     double lo, hi;
     const char *source;
 } SHAPE_BOUNDS[PP_GEMM_PARAM_COUNT] = {
-    [PP_GEMM_K_OVERHEAD] = {"gemm_k_overhead", 8.0, 512.0, SRC_K_OVERHEAD},
+    [PP_GEMM_K_OVERHEAD] = {"gemm_k_overhead", 8.0, 512.0, PP_SRC_GEMM_K_OVERHEAD},
     [PP_GEMM_MISALIGNED] = {"gemm_misaligned", 0.1, 1.0, SRC_MISALIGNED},
 };
 
