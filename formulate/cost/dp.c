@@ -14,14 +14,37 @@
  *   + max(0, dp.once_wire - bwd) + max(0, m dp.per_mb_wire - m (fwd + bwd))
  *   + max(0, dp.gather_once_wire - fwd)
  *
- * The Adam step is memory-bound: 32 bytes read and written per parameter of
- * the GPU's optimizer shard.
+ * The optimizer step is memory-bound: the bytes read and written per
+ * parameter of the GPU's optimizer shard (optimizer_bytes).
  */
 #include "cost_internal.h"
 
 #include <math.h>
 
-#define ADAM_TRAFFIC_BYTES 32.0 /* bytes read + written per parameter by the Adam update */
+/* Bytes read and written per parameter of the shard by one optimizer step,
+ * as Megatron-LM's MixedPrecisionOptimizer.step runs it (and DeepSpeed's
+ * and PyTorch's the same passes): the gradient norm for clipping reads the
+ * fp32 gradients (4); fused Adam reads the fp32 master weight, gradient,
+ * momentum and variance and writes three of them back (28); the updated
+ * master weights are cast to the 16-bit model weights (4 + 2).  Megatron and
+ * DeepSpeed also zero their contiguous gradient buffer for the next step
+ * (4; PyTorch FSDP frees its gradients instead), and fp16 training unscales
+ * the gradients and checks them for inf/NaN (4 + 4). */
+#define OPT_NORM_BYTES 4.0
+#define OPT_ADAM_BYTES 28.0
+#define OPT_CAST_BYTES 6.0
+#define OPT_ZERO_GRAD_BYTES 4.0
+#define OPT_UNSCALE_BYTES 8.0
+
+static double optimizer_bytes(const pp_training *t)
+{
+    double b = OPT_NORM_BYTES + OPT_ADAM_BYTES + OPT_CAST_BYTES;
+    if (t->framework != PP_FW_FSDP)
+        b += OPT_ZERO_GRAD_BYTES;
+    if (t->precision == PP_PREC_FP16)
+        b += OPT_UNSCALE_BYTES;
+    return b;
+}
 
 static void add_comm(pp_comm_term *acc, const pp_comm_term *x)
 {
@@ -257,5 +280,5 @@ double pp_term_optimizer_s(const pp_problem *prob, const pp_plan *plan)
                 expert / (plan->zero >= 1 ? (double)pp_expert_replica_ranks(plan) : 1.0);
     else
         shard /= plan->zero >= 1 ? (double)pp_replica_ranks(plan) : 1.0;
-    return ADAM_TRAFFIC_BYTES * shard / hbm_Bps(prob);
+    return optimizer_bytes(&prob->training) * shard / hbm_Bps(prob);
 }
