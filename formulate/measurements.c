@@ -227,6 +227,10 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
      * 2024 to April 2025) */
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(cfg, "compiled_loss");
     row->prob.training.fused_loss = row->prob.training.fused_elementwise && !cJSON_IsFalse(cl);
+    /* MoE token dispatch as the source ran it: DeepEP (or DeepSeek's own
+     * kernels, where it came from) deduplicates; else one copy per expert */
+    const char *disp = str_or(cfg, "token_dispatcher", "");
+    row->prob.training.moe_deepep = contains_ci(disp, "deepep");
     /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
      * overlaps the bucketed all-reduce with the backward pass; its default
      * local DDP reduces after it) */

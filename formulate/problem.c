@@ -324,8 +324,9 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
-                                            "moe_load_imbalance", "fused_elementwise", "fused_loss", NULL};
+                                            "moe_load_imbalance", "fused_elementwise", "fused_loss", "moe_dispatcher", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
+static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
                                               "deepspeed-2021", "fsdp"};
 static const char *const optimizer_names[] = {"adam"};
@@ -365,6 +366,10 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "fused_loss", PP_OPTIONAL, &t->fused_loss, c->err);
     if (!rc)
         rc = pp_json_double(obj, at, "moe_load_imbalance", PP_OPTIONAL, 1.0, 64.0, &t->moe_load_imbalance, c->err);
+    int dispatcher = t->moe_deepep ? 1 : 0;
+    if (!rc)
+        rc = pp_json_enum(obj, at, "moe_dispatcher", PP_OPTIONAL, moe_dispatcher_names, 2, &dispatcher, c->err);
+    t->moe_deepep = dispatcher == 1;
     t->precision = training_precisions[precision];
     /* DP gradients on the wire: what the framework reduces them in unless the
      * problem says otherwise (pp_framework_grad_reduce) */

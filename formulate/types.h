@@ -215,6 +215,9 @@ typedef struct pp_training {
     int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
                                         wrapped block (FSDP, Megatron-Core), one per leaf
                                         module with parameters (DeepSpeed: 6 for a GPT layer) */
+    bool moe_deepep; /* training.moe_dispatcher "deepep": each token crosses to a node and to a GPU
+                        once, however many of its experts sit there (DeepEP); false "alltoall":
+                        one copy per (token, expert), Megatron-Core's alltoall dispatcher */
     double moe_load_imbalance; /* tokens of the busiest expert over the mean (MoE; default 1.2,
                                   docs/cost-model.md section 9) */
     pp_precision grad_reduce_dtype; /* data type of the DP gradient traffic on the wire: fp32

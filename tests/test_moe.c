@@ -156,6 +156,41 @@ static void test_deepseek_published_layout(void)
     pp_catalog_free(&cat);
 }
 
+/* DeepEP's dispatch sends a token once to each node and each GPU that
+ * holds one of its experts.  With one expert per GPU (Mixtral's 8 on 8)
+ * that is exactly one copy per (token, expert); with Qwen3-30B-A3B's 128
+ * experts, top 8, over 32 GPUs in 4 nodes, the NIC carries (N - 1)(1 - P)
+ * = 3 x (1 - C(96,8)/C(128,8)) = 2.71 copies of a token instead of
+ * 8 x 24/32 = 6. */
+static void test_deepep_dedup(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'mixtral-8x7b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    pl.ep = 8;
+    pp_stage_term a2a, deepep;
+    pp_term_stage(&p, &pl, &a2a);
+    p.training.moe_deepep = true;
+    pp_term_stage(&p, &pl, &deepep);
+    PP_REL_EQ(deepep.bytes_nvlink, a2a.bytes_nvlink, 1e-9);
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    pl = pp_test_plan(1, 1, 32, 1, 1);
+    pl.ep = 32;
+    pp_term_stage(&p, &pl, &a2a);
+    p.training.moe_deepep = true;
+    pp_term_stage(&p, &pl, &deepep);
+    double none = 1.0;
+    for (int i = 0; i < 8; i++)
+        none *= (96.0 - i) / (128.0 - i);
+    PP_REL_EQ(deepep.bytes_network / a2a.bytes_network, 3.0 * (1.0 - none) / 6.0, 1e-9);
+    CU_ASSERT(deepep.ep_comm_s < a2a.ep_comm_s);
+    pp_catalog_free(&cat);
+}
+
 /* The planner gives DeepSeek-V3 on 256 nodes of 8 H800 expert
  * parallelism, and the MIP's optimum is the evaluator's step time. */
 static void test_deepseek_plans_ep(void)
@@ -203,6 +238,7 @@ int main(void)
         {"DeepSeek-V3's published layout prices (tp 1 pp 16 dp 128 ep 64 ZeRO-1)", test_deepseek_published_layout},
         {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},
         {"dense models have no expert term", test_dense_untouched},
+        {"DeepEP sends a token once to each node and GPU of its experts", test_deepep_dedup},
         {NULL, NULL},
     };
     return pp_test_main("mixture of experts", tests);

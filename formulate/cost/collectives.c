@@ -324,6 +324,11 @@ double pp_alltoall_time_s(const pp_cluster *c, double bytes, long n, long k)
 {
     double nv, net;
     pp_alltoall_bytes(bytes, n, k, &nv, &net);
+    return pp_alltoall_links_time_s(c, nv, net, n, k);
+}
+
+double pp_alltoall_links_time_s(const pp_cluster *c, double nv, double net, long n, long k)
+{
     if (nv <= 0.0 && net <= 0.0)
         return 0.0;
     double t_nv = nv > 0.0 ? nv / pp_nvlink_Bps(c) + c->gpu.eff.nvlink_latency_us * 1e-6 : 0.0;

@@ -166,6 +166,9 @@ double pp_network_group_Bps(const pp_cluster *c, long n, long k);
  * ((k-1)/n of the buffer on NVLink, (n-k)/n through the NIC). */
 double pp_alltoall_time_s(const pp_cluster *c, double bytes, long n, long k);
 void pp_alltoall_bytes(double bytes, long n, long k, double *nvlink, double *network);
+/* The same exchange when the link bytes are given (a deduplicating
+ * dispatcher): the slower of the two links, each with its latency. */
+double pp_alltoall_links_time_s(const pp_cluster *c, double nvlink, double network, long n, long k);
 
 /* Time of one point-to-point transfer, inside a node or across nodes. */
 double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node);

@@ -261,6 +261,34 @@ static double imbalance(const pp_problem *prob)
     return l >= 1.0 ? l : MOE_DEFAULT_IMBALANCE;
 }
 
+/* The chance that none of a token's k distinct experts, drawn evenly from
+ * E, is among the g experts of one GPU or node: C(E - g, k) / C(E, k). */
+static double none_of(double E, double g, double k)
+{
+    double p = 1.0;
+    for (int i = 0; i < (int)k; i++)
+        p *= E - g - i > 0.0 ? (E - g - i) / (E - i) : 0.0;
+    return p;
+}
+
+/* Bytes one GPU sends per direction of a deduplicating dispatch (DeepEP,
+ * the all-to-all kernels DeepSeek-V3 describes in arXiv 2412.19437
+ * §3.2.2): a token crosses the network once to each other node that holds
+ * one of its experts and reaches each GPU holding one once, over NVLink in
+ * its own node and forwarded over NVLink in the others.  Per token and
+ * ep group of n GPUs, kn per node, N = n/kn nodes:
+ *   network  (N - 1) (1 - P(none of the node's E/N experts))
+ *   NVLink   (n - N) (1 - P(none of the GPU's E/n experts))
+ * copies of its h 16-bit values, against k (n - kn)/n and k (kn - 1)/n for
+ * one copy per (token, expert). */
+static void dedup_bytes(const pp_model *m, double tokens, long n, long kn, double *nv, double *net)
+{
+    double E = m->experts, k = m->experts_per_token, N = (double)n / (double)kn;
+    double token = ACT_BYTES * tokens * m->hidden;
+    *net = token * (N - 1.0) * (1.0 - none_of(E, E / N, k));
+    *nv = token * ((double)n - N) * (1.0 - none_of(E, E / (double)n, k));
+}
+
 static void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b)
 {
     const pp_model *m = &prob->model;
@@ -288,8 +316,11 @@ static void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_bloc
     /* dispatch and combine over the ep group (stride etp) */
     double msg = ACT_BYTES * Tg * k * h, nv, net;
     long kn = ranks_per_node(prob, (long)plan->etp, plan->ep);
-    pp_alltoall_bytes(msg, plan->ep, kn, &nv, &net);
-    b->comm_s = 2.0 * pp_alltoall_time_s(c, msg, plan->ep, kn);
+    if (prob->training.moe_deepep && plan->ep > 1)
+        dedup_bytes(m, Tg, plan->ep, kn, &nv, &net);
+    else
+        pp_alltoall_bytes(msg, plan->ep, kn, &nv, &net);
+    b->comm_s = 2.0 * pp_alltoall_links_time_s(c, nv, net, plan->ep, kn);
     b->bytes_nvlink = 2.0 * nv;
     b->bytes_network = 2.0 * net;
     if (plan->etp > 1) { /* gather the routed tokens over the etp ranks, reduce-scatter the outputs */
