@@ -35,14 +35,17 @@ static void flag(flag_lines *f, const char *fmt, ...)
 }
 
 /* Mixture of experts (Megatron-Core MoE) and multi-head latent attention:
- * grouped GEMMs and the alltoall token dispatcher, as the cost model prices
- * them (docs/cost-model.md section 9). */
-static void moe_flags(flag_lines *f, const pp_model *m, const pp_plan *p)
+ * grouped GEMMs and the token dispatcher (alltoall, or the flex dispatcher
+ * with DeepEP), as the cost model prices them (docs/cost-model.md section 9). */
+static void moe_flags(flag_lines *f, const pp_model *m, const pp_training *t, const pp_plan *p)
 {
     if (pp_model_is_moe(m)) {
         flag(f, "--num-experts %d --moe-router-topk %d", m->experts, m->experts_per_token);
         flag(f, "--expert-model-parallel-size %d --expert-tensor-parallel-size %d", p->ep, p->etp);
-        flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type alltoall");
+        if (t->moe_deepep)
+            flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type flex --moe-enable-deepep");
+        else
+            flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type alltoall");
         flag(f, "--moe-ffn-hidden-size %d", m->moe_ffn_hidden);
         if (m->shared_ffn_hidden > 0)
             flag(f, "--moe-shared-expert-intermediate-size %d", m->shared_ffn_hidden);
@@ -122,7 +125,7 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
         flag(&f, "--normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
     if (!m->tie_embeddings)
         flag(&f, "--untie-embeddings-and-output-weights");
-    moe_flags(&f, m, p);
+    moe_flags(&f, m, t, p);
     flag(&f, "--seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
     flag(&f, "%s", pp_precision_props(t->precision)->megatron_flags);

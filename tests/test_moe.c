@@ -9,6 +9,7 @@
  */
 #include "costmodel.h"
 #include "decisions.h"
+#include "launch.h"
 #include "planner.h"
 #include "problem.h"
 #include "rules.h"
@@ -188,6 +189,13 @@ static void test_deepep_dedup(void)
         none *= (96.0 - i) / (128.0 - i);
     PP_REL_EQ(deepep.bytes_network / a2a.bytes_network, 3.0 * (1.0 - none) / 6.0, 1e-9);
     CU_ASSERT(deepep.ep_comm_s < a2a.ep_comm_s);
+    /* and the launch settings ask Megatron-Core for it */
+    char lines[48][160];
+    int n = pp_megatron_flags(&p, &pl, lines, 48);
+    bool flex = false;
+    for (int i = 0; i < n; i++)
+        flex |= strstr(lines[i], "--moe-token-dispatcher-type flex --moe-enable-deepep") != NULL;
+    CU_ASSERT(flex);
     pp_catalog_free(&cat);
 }
 
