@@ -231,6 +231,8 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
      * kernels, where it came from) deduplicates; else one copy per expert */
     const char *disp = str_or(cfg, "token_dispatcher", "");
     row->prob.training.moe_deepep = contains_ci(disp, "deepep");
+    const cJSON *ao = cJSON_GetObjectItemCaseSensitive(cfg, "moe_a2a_overlap");
+    row->prob.training.moe_a2a_overlap = cJSON_IsTrue(ao);
     /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
      * overlaps the bucketed all-reduce with the backward pass; its default
      * local DDP reduces after it) */

@@ -218,6 +218,9 @@ typedef struct pp_training {
     bool moe_deepep; /* training.moe_dispatcher "deepep": each token crosses to a node and to a GPU
                         once, however many of its experts sit there (DeepEP); false "alltoall":
                         one copy per (token, expert), Megatron-Core's alltoall dispatcher */
+    bool moe_a2a_overlap; /* MoE all-to-alls hidden behind another micro-batch's compute
+                             (Megatron-Core --overlap-moe-expert-parallel-comm, DeepSeek's
+                             DualPipe); false: on the critical path */
     double moe_load_imbalance; /* tokens of the busiest expert over the mean (MoE; default 1.2,
                                   docs/cost-model.md section 9) */
     pp_precision grad_reduce_dtype; /* data type of the DP gradient traffic on the wire: fp32

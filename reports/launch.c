@@ -46,6 +46,8 @@ static void moe_flags(flag_lines *f, const pp_model *m, const pp_training *t, co
             flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type flex --moe-enable-deepep");
         else
             flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type alltoall");
+        if (t->moe_a2a_overlap) /* the all-to-alls behind the other micro-batch's compute */
+            flag(f, "--overlap-moe-expert-parallel-comm");
         flag(f, "--moe-ffn-hidden-size %d", m->moe_ffn_hidden);
         if (m->shared_ffn_hidden > 0)
             flag(f, "--moe-shared-expert-intermediate-size %d", m->shared_ffn_hidden);

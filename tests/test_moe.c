@@ -189,13 +189,24 @@ static void test_deepep_dedup(void)
         none *= (96.0 - i) / (128.0 - i);
     PP_REL_EQ(deepep.bytes_network / a2a.bytes_network, 3.0 * (1.0 - none) / 6.0, 1e-9);
     CU_ASSERT(deepep.ep_comm_s < a2a.ep_comm_s);
+    /* hidden behind the other micro-batch's compute (1F1B all-to-all
+     * overlap, DualPipe), the all-to-alls cost only the SMs their kernels
+     * take while the stage's compute lasts */
+    pp_stage_term hidden;
+    p.training.moe_a2a_overlap = true;
+    pp_term_stage(&p, &pl, &hidden);
+    CU_ASSERT(deepep.ep_comm_s <= deepep.fwd_s + deepep.bwd_s);
+    PP_REL_EQ(hidden.ep_comm_s, pp_comm_sm_share(&p) * deepep.ep_comm_s, 1e-9);
+    PP_REL_EQ(hidden.bytes_network, deepep.bytes_network, 1e-12);
     /* and the launch settings ask Megatron-Core for it */
     char lines[48][160];
     int n = pp_megatron_flags(&p, &pl, lines, 48);
-    bool flex = false;
-    for (int i = 0; i < n; i++)
+    bool flex = false, overlap = false;
+    for (int i = 0; i < n; i++) {
         flex |= strstr(lines[i], "--moe-token-dispatcher-type flex --moe-enable-deepep") != NULL;
-    CU_ASSERT(flex);
+        overlap |= strcmp(lines[i], "--overlap-moe-expert-parallel-comm") == 0;
+    }
+    CU_ASSERT(flex && overlap);
     pp_catalog_free(&cat);
 }
 

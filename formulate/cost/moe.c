@@ -355,6 +355,13 @@ void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fw
         double fwd = (n - nm) * dense_fwd + nm * moe_fwd + (last ? logits_fwd : 0.0);
         double bwd = (n - nm) * dense_bwd + nm * moe_bwd + (last ? logits_bwd : 0.0);
         double cpx = n * cp, epx = nm * comm;
+        if (prob->training.moe_a2a_overlap) {
+            /* hidden behind the other micro-batch's layers (Megatron-Core's
+             * 1F1B all-to-all overlap, DualPipe), as far as that compute
+             * lasts, while its kernels take their share of the SMs */
+            double hidden = fmin(epx, fwd + bwd);
+            epx += pp_comm_sm_share(prob) * hidden - hidden;
+        }
         double total = fwd + bwd + cpx + epx;
         all_stages += total;
         if (nm > most_moe)
