@@ -109,8 +109,8 @@ static pp_problem random_problem(pp_rng *r)
 
 /* A random problem whose model is a Mixture of Experts now and then: routed
  * experts, top-k, expert width, shared experts, leading dense layers, a
- * MoE-layer frequency, latent attention, and the load imbalance, all drawn
- * after the dense problem's draws. */
+ * MoE-layer frequency, latent attention, the load imbalance, the dispatcher
+ * and the all-to-all overlap, all drawn after the dense problem's draws. */
 static pp_problem random_moe_problem(pp_rng *r)
 {
     static const int experts[] = {2, 4, 8, 16};
@@ -137,6 +137,8 @@ static pp_problem random_moe_problem(pp_rng *r)
         m->qk_rope_head_dim = 32;
     }
     p.training.moe_load_imbalance = pp_rng_uniform(r, 1.0, 1.3);
+    p.training.moe_deepep = pp_rng_int(r, 0, 1);      /* DeepEP's deduplicating dispatch */
+    p.training.moe_a2a_overlap = pp_rng_int(r, 0, 1); /* all-to-alls behind another micro-batch */
     return p;
 }
 
