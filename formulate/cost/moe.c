@@ -12,8 +12,9 @@
  * 2025, arXiv 2504.14960): the expert layers lay their own grid over the
  * tp x cp x dp ranks of a stage, expert tensor parallelism etp (1 or tp)
  * innermost, then the ep ranks of an expert-parallel group (stride etp),
- * each holding E/ep experts, then expert data parallelism (stride etp ep).  Per MoE layer, micro-batch and GPU, with T = b s / c tokens and
- * T/t of them on each tensor-parallel rank (sequence parallelism):
+ * each holding E/ep experts, then expert data parallelism (stride etp ep).
+ * Per MoE layer, micro-batch and GPU, with T = b s / c tokens and T/t of
+ * them on each tensor-parallel rank (sequence parallelism):
  *
  *   router       GEMM (T/t) x h x E, and its fp32 softmax / top-k
  *   dispatch     all-to-all of (T/t) k h 16-bit values over the ep group,
