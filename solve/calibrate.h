@@ -51,8 +51,10 @@ enum {
     PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_GEMM_K_OVERHEAD, PP_EFF_COUNT
 };
 
-/* Where the bounds of the K overhead of a GEMM come from (step-time and
- * GEMM-sweep fits alike). */
+/* The bounds of the K overhead of a GEMM, elements, and where they come
+ * from (step-time and GEMM-sweep fits alike). */
+#define PP_GEMM_K_OVERHEAD_LO 8.0
+#define PP_GEMM_K_OVERHEAD_HI 512.0
 #define PP_SRC_GEMM_K_OVERHEAD                                                                                   \
     "CUTLASS/cuBLAS main loops step K by 32-64 elements through 3-5 pipeline stages: filling the pipeline and "  \
     "the epilogue cost ~1-8 steps (NVIDIA Matrix Multiplication Background User's Guide; CUTLASS "                \

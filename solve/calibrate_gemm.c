@@ -24,7 +24,7 @@ static const struct {
     double lo, hi;
     const char *source;
 } SHAPE_BOUNDS[PP_GEMM_PARAM_COUNT] = {
-    [PP_GEMM_K_OVERHEAD] = {"gemm_k_overhead", 8.0, 512.0, PP_SRC_GEMM_K_OVERHEAD},
+    [PP_GEMM_K_OVERHEAD] = {"gemm_k_overhead", PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
     [PP_GEMM_MISALIGNED] = {"gemm_misaligned", 0.1, 1.0, SRC_MISALIGNED},
 };
 
