@@ -236,6 +236,11 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
      * overlaps the bucketed all-reduce with the backward pass; its default
      * local DDP reduces after it) */
+    /* pipeline sends split over the TP ranks as the source ran them
+     * (Narayanan et al. 2021 Fig. 18 runs with and without scatter/gather) */
+    const cJSON *sg = cJSON_GetObjectItemCaseSensitive(cfg, "scatter_gather");
+    if (cJSON_IsBool(sg))
+        row->prob.training.p2p_scatter_gather = cJSON_IsTrue(sg);
     const cJSON *dpo = cJSON_GetObjectItemCaseSensitive(cfg, "dp_overlap");
     if (cJSON_IsBool(dpo))
         row->prob.training.dp_overlap = cJSON_IsTrue(dpo);

@@ -46,7 +46,7 @@ int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement
 /* The rows of several paths, in the order given; a path that is a directory
  * contributes every *.json file in it, in name order (so the project's set is
  * `data/measurements/`).  Keys a row carries that the loader does not use
- * (e.g. config.scatter_gather, config.async_tp) are ignored, never errors.
+ * (e.g. a source's own config keys) are ignored, never errors.
  * On failure the set is empty. */
 int pp_measurements_load_many(const char *const *paths, int n_paths, const pp_catalog *cat,
                               pp_measurement_set *set, pp_error *err);

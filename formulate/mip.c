@@ -165,6 +165,18 @@ static const char *codec_name(const pp_problem *prob, int c, char *buf, size_t l
     return buf;
 }
 
+/* Whether a shape's PP candidates differ by sequence parallelism: with a
+ * pipeline, TP and both sp choices open. */
+static bool pp_sp_linked(const pp_space *s, const pp_shape *sh)
+{
+    return sh->base.pp > 1 && sh->base.tp > 1 && pp_space_options(s, sh, PP_OPT_SEQUENCE_PARALLEL)->n > 1;
+}
+
+static int sp_link(const pp_plan *p)
+{
+    return p->sequence_parallel ? 1 : 0;
+}
+
 static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char *buf, size_t len)
 {
     char codec[PP_ID_LEN];
@@ -179,7 +191,10 @@ static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char
                  codec_name(prob, p->codec[PP_DIM_TP], codec, sizeof codec), p->tp_comm_overlap ? "_overlap" : "");
         break;
     case PP_COL_PP:
-        snprintf(buf, len, "P_%s_%s", key, codec_name(prob, p->codec[PP_DIM_PP], codec, sizeof codec));
+        if (c->shape >= 0 && pp_sp_linked(m->space, &m->space->shapes[c->shape]))
+            snprintf(buf, len, "P_%s_sp%d_%s", key, sp_link(p), codec_name(prob, p->codec[PP_DIM_PP], codec, sizeof codec));
+        else
+            snprintf(buf, len, "P_%s_%s", key, codec_name(prob, p->codec[PP_DIM_PP], codec, sizeof codec));
         break;
     case PP_COL_DP: {
         int n = snprintf(buf, len, "D_%s_z%d_%s", key, p->zero,
@@ -276,14 +291,21 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                     t->obj = factor * t->comm.total_s;
                 }
             }
-    for (int k = 0; k < Cpp->n; k++) {
-        pp_mip_col *p = new_cand(c, PP_FAM_PP, sh, si);
-        if (!p)
-            continue;
-        pp_plan_set_option(&p->plan, PP_OPT_CODEC_PP, Cpp->v[k]);
-        pp_term_pp_comm(prob, &p->plan, &p->comm);
-        p->obj = factor * p->comm.total_s;
-    }
+    /* A pipeline send is what a TP rank holds: s/t tokens with sequence
+     * parallelism, else the whole activation (pipeline.c), so where both are
+     * options a PP candidate carries the sp of its stage. */
+    bool by_sp = pp_sp_linked(s, sh);
+    for (int k = 0; k < Cpp->n; k++)
+        for (int j = 0; j < (by_sp ? SP->n : 1); j++) {
+            pp_mip_col *p = new_cand(c, PP_FAM_PP, sh, si);
+            if (!p)
+                continue;
+            pp_plan_set_option(&p->plan, PP_OPT_CODEC_PP, Cpp->v[k]);
+            if (SP->n > 0) /* a single sp option still fixes what the stage holds */
+                pp_plan_set_option(&p->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
+            pp_term_pp_comm(prob, &p->plan, &p->comm);
+            p->obj = factor * p->comm.total_s;
+        }
     for (int i = 0; i < Z->n; i++)
         for (int k = 0; k < Cdp->n; k++)
             for (int l = 0; l < Cpar->n; l++) {
@@ -345,20 +367,35 @@ static int tp_link(const pp_plan *p)
     return 2 * (int)p->recompute + (p->sequence_parallel ? 1 : 0);
 }
 
-/* A (recompute, sp) choice survives only with both a stage and a TP candidate;
- * a shape survives only with a candidate in every family. */
-static bool cands_consistent(pp_mip_cands *c)
+/* Drops the candidates of family f with no live partner in family `other`
+ * under `link`; returns whether it dropped any. */
+static bool drop_unpartnered(pp_mip_cands *c, pp_family f, pp_family other, int (*link)(const pp_plan *))
 {
-    static const pp_family pairs[2][2] = {{PP_FAM_STAGE, PP_FAM_TP}, {PP_FAM_TP, PP_FAM_STAGE}};
-    for (int k = 0; k < 2; k++) {
-        pp_family f = pairs[k][0], other = pairs[k][1];
-        for (int i = 0; i < c->n[f]; i++) {
-            pp_mip_col *x = &c->c[f][i];
-            bool partner = false;
-            for (int j = 0; j < c->n[other] && !partner && !x->dropped; j++)
-                partner = !c->c[other][j].dropped && tp_link(&c->c[other][j].plan) == tp_link(&x->plan);
-            if (!partner)
-                x->dropped = true;
+    bool dropped = false;
+    for (int i = 0; i < c->n[f]; i++) {
+        pp_mip_col *x = &c->c[f][i];
+        bool partner = false;
+        for (int j = 0; j < c->n[other] && !partner && !x->dropped; j++)
+            partner = !c->c[other][j].dropped && link(&c->c[other][j].plan) == link(&x->plan);
+        if (!partner && !x->dropped)
+            dropped = x->dropped = true;
+    }
+    return dropped;
+}
+
+/* A (recompute, sp) choice survives only with both a stage and a TP
+ * candidate, and, where PP candidates carry sp (by_sp), an sp choice only
+ * with both a stage and a PP candidate; a shape survives only with a
+ * candidate in every family. */
+static bool cands_consistent(pp_mip_cands *c, bool by_sp)
+{
+    bool changed = true;
+    while (changed) {
+        changed = drop_unpartnered(c, PP_FAM_STAGE, PP_FAM_TP, tp_link);
+        changed |= drop_unpartnered(c, PP_FAM_TP, PP_FAM_STAGE, tp_link);
+        if (by_sp) {
+            changed |= drop_unpartnered(c, PP_FAM_STAGE, PP_FAM_PP, sp_link);
+            changed |= drop_unpartnered(c, PP_FAM_PP, PP_FAM_STAGE, sp_link);
         }
     }
     for (int f = 0; f < PP_FAM_COUNT; f++) {
@@ -534,6 +571,10 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
                 link[2 * r + (SP->v[j] ? 1 : 0)] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "link_tp_%s_%s_sp%d", key,
                                                                  pp_recompute_name((pp_recompute)r), SP->v[j] ? 1 : 0);
         }
+    int sp_row[2] = {0};
+    bool by_sp = pp_sp_linked(m->space, sh);
+    for (int j = 0; by_sp && j < SP->n; j++)
+        sp_row[SP->v[j] ? 1 : 0] = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "link_pp_%s_sp%d", key, SP->v[j] ? 1 : 0);
     for (int f = PP_FAM_STAGE; f < PP_FAM_COUNT; f++)
         if (pick[f])
             pp_mip_coef(m, pick[f], y, -1.0);
@@ -554,6 +595,8 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
                 pp_mip_coef(m, pick[f], j, 1.0);
             if (f == PP_FAM_STAGE)
                 pp_mip_coef(m, link[r], j, 1.0);
+            if (by_sp && (f == PP_FAM_STAGE || f == PP_FAM_PP))
+                pp_mip_coef(m, sp_row[sp_link(&x->plan)], j, f == PP_FAM_STAGE ? 1.0 : -1.0);
         }
     add_epigraphs(m, si, key, y + 1);
     add_link_bound(m, si, key, y + 1);
@@ -601,7 +644,8 @@ static int cmp_pair(const void *x, const void *y)
 static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, bool sort)
 {
     double mb = m->space->shapes[c->shape].microbatches, f = pp_comm_sm_share(m->prob);
-    const pp_mip_col *tbest[PP_TP_LINKS] = {NULL}, *pbest = NULL;
+    const pp_mip_col *tbest[PP_TP_LINKS] = {NULL}, *pbest[2] = {NULL, NULL};
+    bool by_sp = pp_sp_linked(m->space, &m->space->shapes[c->shape]);
     for (int i = 0; i < c->n[PP_FAM_TP]; i++) {
         const pp_mip_col *t = &c->c[PP_FAM_TP][i];
         int r = tp_link(&t->plan);
@@ -610,24 +654,25 @@ static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, 
     }
     for (int i = 0; i < c->n[PP_FAM_PP]; i++) {
         const pp_mip_col *p = &c->c[PP_FAM_PP][i];
-        if (usable(p) && (!pbest || p->obj < pbest->obj))
-            pbest = p;
+        int r = by_sp ? sp_link(&p->plan) : 0;
+        if (usable(p) && (!pbest[r] || p->obj < pbest[r]->obj))
+            pbest[r] = p;
     }
     int n = 0;
-    for (int i = 0; pbest && i < c->n[PP_FAM_STAGE]; i++) {
+    for (int i = 0; i < c->n[PP_FAM_STAGE]; i++) {
         const pp_mip_col *a = &c->c[PP_FAM_STAGE][i];
-        const pp_mip_col *t = tbest[tp_link(&a->plan)];
-        if (!usable(a) || !t)
+        const pp_mip_col *t = tbest[tp_link(&a->plan)], *pb = pbest[by_sp ? sp_link(&a->plan) : 0];
+        if (!usable(a) || !t || !pb)
             continue;
         for (int k = 0; k < c->n[PP_FAM_DP]; k++) {
             const pp_mip_col *d = &c->c[PP_FAM_DP][k];
             if (!usable(d) || !pair_allowed(m, a, d))
                 continue;
-            double v = a->obj + t->obj + pbest->obj + d->obj +
+            double v = a->obj + t->obj + pb->obj + d->obj +
                        (1.0 - f) * (fmax(0.0, d->dp.once_wire_s - a->once_window_s) +
                                     fmax(0.0, d->dp.gather_once_wire_s - a->gather_window_s) +
                                     fmax(0.0, mb * d->dp.per_mb_wire_s - mb * a->per_mb_window_s));
-            out[n++] = (pair_value){.step_s = v, .a = a, .t = t, .p = pbest, .d = d};
+            out[n++] = (pair_value){.step_s = v, .a = a, .t = t, .p = pb, .d = d};
         }
     }
     if (sort) {
@@ -673,7 +718,7 @@ static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
     for (int i = 0; i < pp_cons_n_families; i++)
         if (family_on(m, i) && pp_cons_families[i]->prune)
             pp_cons_families[i]->prune(m, c);
-    return cands_consistent(c);
+    return cands_consistent(c, pp_sp_linked(m->space, &m->space->shapes[si]));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -857,7 +902,7 @@ int pp_mip_decode(const pp_mip *m, pp_mip_choice *ch, pp_plan *plan, pp_error *e
             return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution leaves a family empty");
     const pp_plan *a = &m->cols[ch->col[PP_FAM_STAGE]].plan, *t = &m->cols[ch->col[PP_FAM_TP]].plan;
     const pp_plan *p = &m->cols[ch->col[PP_FAM_PP]].plan, *d = &m->cols[ch->col[PP_FAM_DP]].plan;
-    if (tp_link(a) != tp_link(t))
+    if (tp_link(a) != tp_link(t) || (pp_sp_linked(m->space, &m->space->shapes[si]) && sp_link(a) != sp_link(p)))
         return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution mixes recompute or sp choices");
     *plan = m->space->shapes[si].base;
     plan->recompute = a->recompute;

@@ -325,7 +325,7 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
                                             "moe_load_imbalance", "fused_elementwise", "fused_loss", "moe_dispatcher",
-                                            "moe_a2a_overlap", NULL};
+                                            "moe_a2a_overlap", "p2p_scatter_gather", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
@@ -373,6 +373,8 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     t->moe_deepep = dispatcher == 1;
     if (!rc)
         rc = pp_json_bool(obj, at, "moe_a2a_overlap", PP_OPTIONAL, &t->moe_a2a_overlap, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "p2p_scatter_gather", PP_OPTIONAL, &t->p2p_scatter_gather, c->err);
     t->precision = training_precisions[precision];
     /* DP gradients on the wire: what the framework reduces them in unless the
      * problem says otherwise (pp_framework_grad_reduce) */

@@ -253,13 +253,26 @@ static void test_several_files_load(void)
     pp_load_catalog(&cat);
     char a[1024], b[1024], dir[1024];
     pp_source_path("data/measurements/published-calibration.json", a, sizeof a);
-    pp_source_path("data/measurements/narayanan2021-fig12.json", b, sizeof b); /* rows with scatter_gather */
+    pp_source_path("data/measurements/narayanan2021-fig12.json", b, sizeof b);
     pp_source_path("data/measurements", dir, sizeof dir);
     pp_error err;
     pp_measurement_set sa, sb, both, all;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(a, &cat, &sa, &err), PP_OK);
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(b, &cat, &sb, &err), PP_OK);
-    CU_ASSERT(sb.n == 10 && sb.n_skipped == 0); /* the unknown config key is ignored */
+    CU_ASSERT(sb.n == 10 && sb.n_skipped == 0);
+    /* Fig. 18 runs with and without scatter/gather, and its rows say which */
+    char f18[1024];
+    pp_source_path("data/measurements/narayanan2021-fig18.json", f18, sizeof f18);
+    pp_measurement_set s18;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(f18, &cat, &s18, &err), PP_OK);
+    int n_nosg = 0;
+    for (int i = 0; i < s18.n; i++) {
+        bool nosg = strstr(s18.rows[i].id, "nosg") != NULL;
+        n_nosg += nosg;
+        CU_ASSERT(s18.rows[i].prob.training.p2p_scatter_gather == !nosg);
+    }
+    CU_ASSERT(n_nosg > 0 && n_nosg < s18.n);
+    pp_measurements_free(&s18);
     const char *two[] = {a, b};
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(two, 2, &cat, &both, &err), PP_OK);
     CU_ASSERT_EQUAL(both.n, sa.n + sb.n);
@@ -278,8 +291,8 @@ static void test_several_files_load(void)
                   "  'model': {'name': 'm', 'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 51200, 'seq_len': 2048,"
                   "            'exotic': true},"
                   "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 8, 'gpus_per_node': 8},"
-                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'scatter_gather': true,"
-                  "             'async_tp': false},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'launcher': 'slurm',"
+                  "             'exotic_flag': false},"
                   "  'measured': {'iteration_s': 0.5}}]");
     pp_measurement_set u;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &u, &err), PP_OK);

@@ -85,17 +85,27 @@ void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
         return;
     const pp_model *m = &prob->model;
     /* One activation forward and one gradient backward per micro-batch and
-     * model chunk, split across the TP ranks (Megatron's scatter/gather
-     * optimization, Narayanan et al. 2021 §4.1); the receiving stage waits
-     * for it, so it sits on the critical path. */
-    double bytes = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->hidden / plan->tp;
+     * model chunk; the receiving stage waits for it, so it sits on the
+     * critical path.  Each TP rank holds the whole b s h boundary tensor
+     * unless sequence parallelism split it (s/t tokens a rank), and sends
+     * what it holds over its own link; Megatron-LM 2021's scatter/gather
+     * (Narayanan et al. 2021 §4.1) sent 1/t of it instead and all-gathered
+     * it over NVLink at the receiver. */
+    double full = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->hidden;
+    bool split = plan->tp > 1 && (plan->sequence_parallel || prob->training.p2p_scatter_gather);
+    double bytes = split ? full / plan->tp : full;
+    double regather_s = 0.0;
+    if (split && !plan->sequence_parallel) {
+        long k = prob->cluster.gpus_per_node < plan->tp ? prob->cluster.gpus_per_node : plan->tp;
+        regather_s = pp_collective_time_s(&prob->cluster, PP_COLL_ALLGATHER, full, plan->tp, k);
+    }
     long stride = (long)plan->tp * plan->cp * plan->dp;
     bool inter = group_inter_node(prob, stride, plan->pp);
     const pp_codec *codec = codec_for(prob, plan, PP_DIM_PP, bytes);
     double wire = bytes / pp_codec_ratio(codec, 8.0 * ACT_BYTES);
     double sends = 2.0 * plan->virtual_stages;
     double w = pp_p2p_time_s(&prob->cluster, wire, inter);
-    out->wire_s = sends * w;
+    out->wire_s = sends * (w + regather_s);
     /* Megatron-Core's interleaved schedule overlaps them (overlap_p2p_comm,
      * on by default and only there: megatron/training/arguments.py turns it
      * off without interleaving): each send and receive is posted and waited
@@ -113,6 +123,8 @@ void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
         out->bytes_network = out->bytes_sent;
     else
         out->bytes_nvlink = out->bytes_sent;
+    if (regather_s > 0.0)
+        out->bytes_nvlink += sends * ring_factor(PP_COLL_ALLGATHER, plan->tp) * full;
     out->inter_node = inter;
     out->total_s = out->wire_s + out->codec_s;
 }
