@@ -222,6 +222,11 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov) : named);
     /* torchtitan without torch.compile: every element-wise op its own kernel */
     row->prob.training.fused_elementwise = !contains_ci(str_or(cfg, "framework", ""), "eager");
+    /* ... or as the row says (code that fuses some ops and not others is
+     * priced by what it leaves unfused: NVIDIA's BERT) */
+    const cJSON *fe = cJSON_GetObjectItemCaseSensitive(cfg, "fused_elementwise");
+    if (cJSON_IsBool(fe))
+        row->prob.training.fused_elementwise = cJSON_IsTrue(fe);
     /* ... and torch.compile compiles the loss unless the row says the
      * source's version did not (`compiled_loss`: torchtitan from December
      * 2024 to April 2025) */

@@ -153,6 +153,32 @@ static void test_eager_elementwise_is_slower(void)
     pp_catalog_free(&cat);
 }
 
+/* NVIDIA's BERT (DeepLearningExamples modeling.py) scales, masks,
+ * soft-maxes and drops out the attention scores in four PyTorch kernels:
+ * 17 bytes an element where the fused kernels move 9, and two more
+ * launches.  Priced on the unfused path only, three times a layer (forward
+ * and the backward's two passes), and nothing else in the step changes. */
+static void test_eager_unfused_softmax(void)
+{
+    pp_model m = {.layers = 24, .hidden = 1024, .heads = 16, .kv_heads = 16, .ffn_hidden = 4096, .vocab = 30522,
+                  .seq_len = 512};
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, 1, 8);
+    p.cluster.gpus_per_node = 1;
+    pp_plan pl = pp_test_plan(1, 1, 1, 1, 8);
+    double delta[2];
+    for (int flash = 0; flash < 2; flash++) {
+        p.training.flash_attention = flash;
+        p.training.fused_elementwise = true;
+        double fused = pp_step_time_s(&p, &pl);
+        p.training.fused_elementwise = false;
+        delta[flash] = pp_step_time_s(&p, &pl) - fused;
+    }
+    double scores = 8.0 * 16 * 512.0 * 512.0;
+    double hbm = p.cluster.gpu.hbm_GBps * 1e9 * p.cluster.gpu.eff.hbm;
+    double per_pass = 8.0 * scores / hbm + 2.0 * p.cluster.gpu.eff.kernel_us * 1e-6;
+    PP_REL_EQ(delta[0] - delta[1], 3.0 * 24 * per_pass, 1e-9);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -162,6 +188,7 @@ int main(void)
          test_micro_batch_sweep_direction},
         {"head dim not a multiple of 8 is slower", test_misaligned_head_dim_is_slower},
         {"eager element-wise ops are slower than fused (torchtitan Table 1)", test_eager_elementwise_is_slower},
+        {"eager unfused attention: four kernels on the scores (NVIDIA BERT)", test_eager_unfused_softmax},
         {"no fused attention on a Volta GPU", test_no_fused_attention_on_volta},
         {"logits and loss on a share of the tokens", test_loss_token_fraction},
         {NULL, NULL},

@@ -51,6 +51,13 @@
 #define EAGER_BDA_BYTES 8.0
 #define EAGER_KERNELS_LLAMA 16.0
 #define EAGER_KERNELS_GPT 4.0
+/* Unfused attention in eager PyTorch (BERT as NVIDIA's DeepLearningExamples
+ * writes it, modeling.py BertSelfAttention): the scores are scaled (2+2),
+ * masked (2+2), soft-maxed (2+2) and dropped out (2+2, mask 1) by four
+ * kernels, 17 bytes an element, where the fused scale-mask-softmax and
+ * dropout move 9 in two: +8 bytes and +2 kernels. */
+#define EAGER_SOFTMAX_BYTES 8.0
+#define EAGER_SOFTMAX_KERNELS 2.0
 #define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
 #define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
 
@@ -312,7 +319,12 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
         k->attn_fwd_s = pp_gemm_time_s(&prob->cluster.gpu, hp, sq, s, d, batch) +
                         pp_gemm_time_s(&prob->cluster.gpu, hp, sq, d, s, batch);
         double scores = batch * sq * s;
-        k->attn_fwd_s += ELEMWISE_SOFTMAX_BYTES * scores / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6;
+        double bytes = ELEMWISE_SOFTMAX_BYTES, launches = 2.0;
+        if (!prob->training.fused_elementwise) {
+            bytes += EAGER_SOFTMAX_BYTES;
+            launches += EAGER_SOFTMAX_KERNELS;
+        }
+        k->attn_fwd_s += bytes * scores / hbm_Bps(prob) + launches * e->kernel_us * 1e-6;
     }
 
     /* LayerNorm/dropout replicated over 1D TP ranks without SP */
