@@ -220,8 +220,9 @@ typedef struct pp_training {
                         one copy per (token, expert), Megatron-Core's alltoall dispatcher */
     bool p2p_scatter_gather; /* pipeline sends split over the TP ranks and all-gathered by the
                                 receiver over NVLink (Megatron-LM 2021's scatter/gather, Narayanan
-                                et al. 2021 §4.1); false: without sequence parallelism every TP
-                                rank sends the whole activation (Megatron-Core, DeepSpeed) */
+                                et al. 2021 §4.1; DeepSpeed's partitioned pipeline tensors); false:
+                                without sequence parallelism every TP rank sends the whole
+                                activation (Megatron-Core) */
     bool moe_a2a_overlap; /* MoE all-to-alls hidden behind another micro-batch's compute
                              (Megatron-Core --overlap-moe-expert-parallel-comm, DeepSeek's
                              DualPipe); false: on the critical path */

@@ -47,6 +47,9 @@ static void test_pipeline_sends(void)
     p.training.p2p_scatter_gather = false; /* --no-scatter-gather-tensors-in-pipeline */
     pp_term_pp_comm(&p, &pl, &t);
     PP_REL_EQ(t.wire_s, 2 * whole, 1e-12);
+    pp_framework_features(PP_FW_DEEPSPEED, &p.training); /* DeepSpeed partitions its pipeline tensors */
+    pp_term_pp_comm(&p, &pl, &t);
+    PP_REL_EQ(t.wire_s, 2 * (one + gather), 1e-12);
     /* the whole pipeline in one node: NVLink */
     pp_problem q = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
     pp_plan in = pp_test_plan(2, 4, 1, 1, 2);

@@ -59,12 +59,13 @@ void pp_framework_features(pp_framework fw, pp_training *t)
     t->flash_attention = !classic;
     t->dp_overlap = !classic;
     /* Megatron-LM 2021 split each pipeline send over the TP ranks
-     * (--no-scatter-gather-tensors-in-pipeline turned it off); Megatron-Core
+     * (--no-scatter-gather-tensors-in-pipeline turned it off), and so does
+     * DeepSpeed's pipeline engine with model parallelism (PartitionedTensor
+     * sends, pipeline.pipe_partitioned, on by default); Megatron-Core
      * dropped it for sequence parallelism, which splits the sequence instead
      * (schedules.py get_tensor_shapes divides it by the TP size only with
-     * sequence_parallel), and DeepSpeed's pipeline engine sends whole
-     * tensors. */
-    t->p2p_scatter_gather = fw == PP_FW_MEGATRON_2021;
+     * sequence_parallel), as torchtitan's TP plan does. */
+    t->p2p_scatter_gather = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021;
     /* Megatron-Core (Transformer Engine userbuffers, --tp-comm-overlap) and
      * torchtitan (AsyncTP) can pipeline 1D TP's collectives with their
      * GEMMs; Megatron-LM 2021 and DeepSpeed cannot. */
