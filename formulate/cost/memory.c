@@ -36,6 +36,15 @@
 #define LOSS_BYTES_MEGATRON 6.0
 #define LOSS_BYTES_PYTORCH 12.0
 #define LOSS_BYTES_PYTORCH_FUSED 4.0
+/* PyTorch's loss parallelism (torch.distributed.tensor.parallel.loss_parallel,
+ * which torchtitan turns on with TP) keeps the vocabulary sharded and
+ * replaces the fused kernels with DTensor handlers written in tensor ops:
+ * its backward, _nll_loss_and_log_softmax_backward, computes
+ * (zeros_like(x) with the targets scattered + exp(x)) * grad_output, four
+ * fp32 tensors of the logits' size alive with the saved log-softmax: 16
+ * (its forward holds the bf16 logits, their fp32 copy, the shifted copy and
+ * its exponential: 14). */
+#define LOSS_BYTES_PYTORCH_LOSS_PARALLEL 16.0
 /* What the runtime holds besides tensors: the CUDA context (~0.5 GiB on
  * A100/H100 with the lazy module loading of CUDA 11.7+), cuBLAS/cuDNN
  * workspaces (~0.1 GiB), NCCL's communicator buffers (4 MiB NCCL_BUFFSIZE
@@ -192,11 +201,13 @@ double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan)
     return input + mm_out + attention_out + reduce_scatter_out;
 }
 
-static double loss_bytes_per_logit(const pp_training *t)
+static double loss_bytes_per_logit(const pp_training *t, const pp_plan *plan)
 {
     if (t->framework != PP_FW_FSDP)
         return LOSS_BYTES_MEGATRON;
-    return t->fused_loss ? LOSS_BYTES_PYTORCH_FUSED : LOSS_BYTES_PYTORCH;
+    if (t->fused_loss)
+        return LOSS_BYTES_PYTORCH_FUSED;
+    return plan->tp > 1 ? LOSS_BYTES_PYTORCH_LOSS_PARALLEL : LOSS_BYTES_PYTORCH;
 }
 
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
@@ -228,7 +239,7 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
      * (LOSS_BYTES_*): with a large vocabulary (128K for Llama 3) this is
      * gigabytes. */
     if (stage == plan->pp - 1)
-        bytes += loss_bytes_per_logit(&prob->training) * plan->micro_batch * ((double)m->seq_len / plan->cp) *
+        bytes += loss_bytes_per_logit(&prob->training, plan) * plan->micro_batch * ((double)m->seq_len / plan->cp) *
                  pp_model_logit_share(m) * m->vocab / plan->tp;
     return bytes / GIB;
 }
