@@ -238,14 +238,14 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     row->prob.training.moe_deepep = contains_ci(disp, "deepep");
     const cJSON *ao = cJSON_GetObjectItemCaseSensitive(cfg, "moe_a2a_overlap");
     row->prob.training.moe_a2a_overlap = cJSON_IsTrue(ao);
-    /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
-     * overlaps the bucketed all-reduce with the backward pass; its default
-     * local DDP reduces after it) */
     /* pipeline sends split over the TP ranks as the source ran them
      * (Narayanan et al. 2021 Fig. 18 runs with and without scatter/gather) */
     const cJSON *sg = cJSON_GetObjectItemCaseSensitive(cfg, "scatter_gather");
     if (cJSON_IsBool(sg))
         row->prob.training.p2p_scatter_gather = cJSON_IsTrue(sg);
+    /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
+     * overlaps the bucketed all-reduce with the backward pass; its default
+     * local DDP reduces after it) */
     const cJSON *dpo = cJSON_GetObjectItemCaseSensitive(cfg, "dp_overlap");
     if (cJSON_IsBool(dpo))
         row->prob.training.dp_overlap = cJSON_IsTrue(dpo);

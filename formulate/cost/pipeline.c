@@ -88,9 +88,10 @@ void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
      * model chunk; the receiving stage waits for it, so it sits on the
      * critical path.  Each TP rank holds the whole b s h boundary tensor
      * unless sequence parallelism split it (s/t tokens a rank), and sends
-     * what it holds over its own link; Megatron-LM 2021's scatter/gather
-     * (Narayanan et al. 2021 §4.1) sent 1/t of it instead and all-gathered
-     * it over NVLink at the receiver. */
+     * what it holds over its own link; with p2p_scatter_gather (Megatron-LM
+     * 2021, Narayanan et al. 2021 §4.1; DeepSpeed's partitioned pipeline
+     * tensors) each sends 1/t of it instead and the receiver all-gathers it
+     * over NVLink. */
     double full = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * m->hidden;
     bool split = plan->tp > 1 && (plan->sequence_parallel || prob->training.p2p_scatter_gather);
     double bytes = split ? full / plan->tp : full;
