@@ -99,13 +99,14 @@ static int rule_layers_split(const pp_problem *prob, const pp_plan *pl, pp_error
 {
     long chunks = (long)pl->pp * pl->virtual_stages;
     pp_stage_split split;
-    if (pl->virtual_stages > 1 && !pp_stage_layers(prob, pl, &split))
+    bool held = pp_stage_layers(prob, pl, &split);
+    if (pl->virtual_stages > 1 && !held)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: pp*virtual_stages = %d*%d = %ld must divide layers=%d, or layers+2 with "
                             "at least 2 layers a chunk (an interleaved pipeline splits the layers evenly, or counts "
                             "the embedding and the loss as layers)",
                             pl->pp, pl->virtual_stages, chunks, prob->model.layers);
-    if (!pp_stage_layers(prob, pl, &split))
+    if (!held)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: pp=%d stages cannot hold layers=%d (each stage needs at least one layer, "
                             "the middle ones ceil(layers/pp))",

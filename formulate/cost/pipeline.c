@@ -96,10 +96,9 @@ void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
     bool split = plan->tp > 1 && (plan->sequence_parallel || prob->training.p2p_scatter_gather);
     double bytes = split ? full / plan->tp : full;
     double regather_s = 0.0;
-    if (split && !plan->sequence_parallel) {
-        long k = prob->cluster.gpus_per_node < plan->tp ? prob->cluster.gpus_per_node : plan->tp;
-        regather_s = pp_collective_time_s(&prob->cluster, PP_COLL_ALLGATHER, full, plan->tp, k);
-    }
+    if (split && !plan->sequence_parallel)
+        regather_s = pp_collective_time_s(&prob->cluster, PP_COLL_ALLGATHER, full, plan->tp,
+                                          ranks_per_node(prob, 1, plan->tp));
     long stride = (long)plan->tp * plan->cp * plan->dp;
     bool inter = group_inter_node(prob, stride, plan->pp);
     const pp_codec *codec = codec_for(prob, plan, PP_DIM_PP, bytes);
