@@ -1092,16 +1092,24 @@ static int run_calibrate(const cli_args *a, pp_error *err)
     if (!rc) {
         pp_fit fits[PP_MAX_GROUPS];
         int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
-        int n_moe = 0;
-        for (int i = 0; i < set.n; i++)
-            n_moe += pp_model_is_moe(&set.rows[i].prob.model);
-        char source[512], moe_note[96] = "";
+        int n_moe = 0, n_defect = 0;
+        for (int i = 0; i < set.n; i++) {
+            bool moe = pp_model_is_moe(&set.rows[i].prob.model);
+            n_moe += moe;
+            n_defect += !moe && set.rows[i].defect;
+        }
+        /* short: the catalog keeps 256 characters of a GPU's source */
+        char source[512], moe_note[64] = "", defect_note[64] = "";
         if (n_moe)
-            snprintf(moe_note, sizeof moe_note, " (%d Mixture-of-Experts rows scored, not fitted)", n_moe);
+            snprintf(moe_note, sizeof moe_note, " %d Mixture-of-Experts rows", n_moe);
+        if (n_defect)
+            snprintf(defect_note, sizeof defect_note, "%s %d software-defect rows", n_moe ? "," : "",
+                     n_defect);
         snprintf(source, sizeof source,
-                 "parplan calibrate %.300s%s: least squares on log(predicted/measured step time) within physical "
-                 "bounds (NLopt BOBYQA), %d rows%s",
-                 a->problem, a->n_operands > 1 ? " ..." : "", set.n - n_moe, moe_note);
+                 "parplan calibrate %.200s%s: least squares on log(predicted/measured step time) within physical "
+                 "bounds (NLopt BOBYQA), %d rows%s%s%s",
+                 a->problem, a->n_operands > 1 ? " ..." : "", set.n - n_moe - n_defect,
+                 n_moe || n_defect ? "; scored apart:" : "", moe_note, defect_note);
         char *text = pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0);
         pp_strbuf md;
         pp_sb_init(&md);

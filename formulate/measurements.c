@@ -296,6 +296,7 @@ static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *r
     problem_defaults(&row->prob);
     snprintf(row->id, sizeof row->id, "%s", str_or(jrow, "id", "?"));
     snprintf(row->group, sizeof row->group, "%s", str_or(jrow, "source_group", "?"));
+    row->defect = str_or(jrow, "software_defect", "")[0] != '\0';
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(jrow, "config");
     const cJSON *meas = cJSON_GetObjectItemCaseSensitive(jrow, "measured");
     const cJSON *jm = cJSON_GetObjectItemCaseSensitive(jrow, "model");

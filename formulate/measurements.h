@@ -30,6 +30,8 @@ typedef struct pp_measurement {
     double peak_gib;
     bool has_model_states; /* ZeRO Table 1 style: model-state GB only */
     double params_b, model_states_GB;
+    bool defect; /* the row's "software_defect": its source reports the speed as a
+                    framework bug, so it is scored apart and never fitted */
 } pp_measurement;
 
 typedef struct pp_measurement_set {

@@ -21,6 +21,8 @@ static void md_rows(const pp_measurement_set *set, pp_strbuf *out)
         pp_md_escape(out, r->id);
         pp_sb_append(out, " | ");
         pp_md_escape(out, r->group);
+        if (r->defect)
+            pp_sb_append(out, " (software defect: scored apart)");
         pp_sb_appendf(out, " | %.3f | %.3f | %+.1f %% |\n", predicted, r->iteration_s, error);
     }
     bool any = false;
@@ -89,6 +91,9 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
         else
             pp_sb_append(out, " | 0 | - |\n");
     }
+    if (score->n_defect)
+        pp_sb_appendf(out, "| rows whose source reports a software defect (scored apart) | %d | %.1f %% | | | |\n",
+                      score->n_defect, score->mape_defect);
     peak_table(score, out);
     if (rows)
         md_rows(set, out);
@@ -109,6 +114,8 @@ static void json_rows(cJSON *root, const pp_measurement_set *set)
         cJSON_AddNumberToObject(o, "predicted_s", predicted);
         cJSON_AddNumberToObject(o, "measured_s", r->iteration_s);
         cJSON_AddNumberToObject(o, "error_pct", error);
+        if (r->defect)
+            cJSON_AddBoolToObject(o, "software_defect", true);
         cJSON_AddItemToArray(rows, o);
     }
 }
@@ -131,6 +138,8 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "signed_peak_memory_pct", g->signed_peak);
         cJSON_AddItemToArray(groups, o);
     }
+    cJSON_AddNumberToObject(root, "rows_time_software_defect", score->n_defect);
+    cJSON_AddNumberToObject(root, "mape_time_software_defect_pct", score->mape_defect);
     if (rows)
         json_rows(root, set);
     return root;
@@ -153,6 +162,8 @@ static void cv_table(const pp_cv_result *cv, pp_strbuf *out)
                       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (int i = 0; i < cv->n_groups; i++) {
         const pp_cv_group *g = &cv->groups[i];
+        if (!g->n_time) /* every timed row of it reports a software defect */
+            continue;
         pp_sb_append(out, "| ");
         pp_md_escape(out, g->group);
         pp_sb_appendf(out, " | %d | %.1f %% | %.1f %% | %+.1f %% | %.1f %%", g->n_time, g->mape_cv, g->max_ape_cv,
@@ -169,6 +180,9 @@ static void cv_table(const pp_cv_result *cv, pp_strbuf *out)
     if (cv->n_moe_rows)
         pp_sb_appendf(out, "| Mixture-of-Experts rows (scored, not fitted) | %d | %.1f %% | | | | | |\n",
                       cv->n_moe_rows, cv->moe_mape_cv);
+    if (cv->n_defect_rows)
+        pp_sb_appendf(out, "| rows whose source reports a software defect (scored, not fitted) | %d | %.1f %% | | | | | |\n",
+                      cv->n_defect_rows, cv->defect_mape_cv);
 }
 
 static void params_table(const pp_cv_result *cv, pp_strbuf *out)
@@ -211,7 +225,8 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
     cv_table(cv, out);
     pp_sb_appendf(out,
                   "\nAccuracy of record (mean cross-validated step-time error over all dense rows; "
-                  "Mixture-of-Experts rows are scored apart): **%.1f %%**.\n",
+                  "Mixture-of-Experts rows, and rows whose source reports their speed as a software defect, are "
+                  "scored apart): **%.1f %%**.\n",
                   100.0 * pp_cv_step_time_error(cv));
     bool any_memory = false;
     for (int i = 0; score && i < score->n_groups; i++)
@@ -244,9 +259,15 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
     cJSON_AddNumberToObject(root, "same_job_pairs", cv->n_pairs);
     cJSON_AddNumberToObject(root, "ordered_cv", cv->ordered_cv);
     cJSON_AddNumberToObject(root, "ordered_in_sample", cv->ordered_in);
+    cJSON_AddNumberToObject(root, "rows_time_moe", cv->n_moe_rows);
+    cJSON_AddNumberToObject(root, "mape_time_moe_cv_pct", cv->moe_mape_cv);
+    cJSON_AddNumberToObject(root, "rows_time_software_defect", cv->n_defect_rows);
+    cJSON_AddNumberToObject(root, "mape_time_software_defect_cv_pct", cv->defect_mape_cv);
     cJSON *groups = cJSON_AddArrayToObject(root, "groups");
     for (int i = 0; i < cv->n_groups; i++) {
         const pp_cv_group *g = &cv->groups[i];
+        if (!g->n_time)
+            continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "group", g->group);
         cJSON_AddNumberToObject(o, "rows_time", g->n_time);

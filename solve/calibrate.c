@@ -45,7 +45,11 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         pp_group_score *g = group_slot(score, r->group);
         if (!g)
             continue;
-        if (r->has_time) {
+        if (r->has_time && r->defect) {
+            double predicted;
+            score->mape_defect += fabs(pp_row_time_error_pct(r, &predicted));
+            score->n_defect++;
+        } else if (r->has_time) {
             double predicted;
             double ape = fabs(pp_row_time_error_pct(r, &predicted));
             g->mape_time += ape;
@@ -69,6 +73,8 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
             g->n_peak++;
         }
     }
+    if (score->n_defect)
+        score->mape_defect /= score->n_defect;
     for (int i = 0; i < score->n_groups; i++) {
         pp_group_score *g = &score->groups[i];
         if (g->n_time)
@@ -254,10 +260,12 @@ static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
 /* Mixture-of-Experts rows are scored, never fitted: their gap is mostly what
  * the model does not price (all-to-all overlap, node-limited routing, MTP;
  * docs/calibration.md), and bending the dense GPU parameters to absorb it
- * would move every dense prediction. */
+ * would move every dense prediction.  Neither are rows whose source reports
+ * their speed as a framework bug (software_defect): no physical parameter
+ * should absorb a bug. */
 static bool in_fit(const fit_ctx *c, const pp_measurement *r)
 {
-    return r->has_time && !pp_model_is_moe(&r->prob.model) && strcmp(r->eff_id, c->eff_id) == 0 &&
+    return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model) && strcmp(r->eff_id, c->eff_id) == 0 &&
            !(c->skip_group && strcmp(r->group, c->skip_group) == 0);
 }
 
@@ -438,18 +446,18 @@ static bool same_job(const pp_measurement *a, const pp_measurement *b)
 
 /* Same-job pairs of group g (or of every dense group if g is NULL: the
  * Mixture-of-Experts rows are scored apart) and how many of them pred
- * orders as measured. */
+ * orders as measured; rows with a reported software defect pair with none. */
 static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered)
 {
     int n = 0;
     *ordered = 0;
     for (int i = 0; i < set->n; i++) {
         const pp_measurement *a = &set->rows[i];
-        if (!a->has_time || (g ? strcmp(a->group, g) != 0 : pp_model_is_moe(&a->prob.model)))
+        if (!a->has_time || a->defect || (g ? strcmp(a->group, g) != 0 : pp_model_is_moe(&a->prob.model)))
             continue;
         for (int j = i + 1; j < set->n; j++) {
             const pp_measurement *b = &set->rows[j];
-            if (!b->has_time || !same_job(a, b))
+            if (!b->has_time || b->defect || !same_job(a, b))
                 continue;
             if (fabs(a->iteration_s / b->iteration_s - 1.0) <= PAIR_MIN_DIFF)
                 continue;
@@ -524,9 +532,14 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
         const pp_measurement *r = &set->rows[i];
         if (!r->has_time)
             continue;
-        pp_cv_group *g = cv_slot(cv, r->group);
         double ape_cv = fabs(pred_cv[i] / r->iteration_s - 1.0) * 100.0;
         double ape_in = fabs(pred_in[i] / r->iteration_s - 1.0) * 100.0;
+        if (r->defect) { /* apart, and out of its group's figures */
+            cv->n_defect_rows++;
+            cv->defect_mape_cv += ape_cv;
+            continue;
+        }
+        pp_cv_group *g = cv_slot(cv, r->group);
         g->n_time++;
         g->mape_cv += ape_cv;
         g->max_ape_cv = fmax(g->max_ape_cv, ape_cv);
@@ -569,6 +582,8 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
         cv->group_mape_cv /= groups_timed;
     if (cv->n_moe_rows)
         cv->moe_mape_cv /= cv->n_moe_rows;
+    if (cv->n_defect_rows)
+        cv->defect_mape_cv /= cv->n_defect_rows;
     cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv);
     count_pairs(set, pred_in, NULL, &k_in);
     cv->ordered_cv = share(k_cv, cv->n_pairs);

@@ -34,6 +34,8 @@ typedef struct pp_group_score {
 typedef struct pp_score {
     int n_groups;
     pp_group_score groups[PP_MAX_GROUPS];
+    int n_defect;       /* timed rows whose source reports a software defect: scored apart */
+    double mape_defect; /* their step-time MAPE, % */
 } pp_score;
 
 /* Score the model (with each row's GPU efficiency as loaded) per group. */
@@ -121,6 +123,8 @@ typedef struct pp_cv_result {
     double group_mape_cv; /* mean over dense groups of their CV MAPE (each group weighs the same), % */
     int n_moe_rows;      /* timed Mixture-of-Experts rows, scored apart */
     double moe_mape_cv;
+    int n_defect_rows;   /* timed rows whose source reports a software defect, scored apart */
+    double defect_mape_cv; /* their error with the fit on every other group, % */
     int n_pairs;
     double ordered_cv, ordered_in;
     int n_fits;          /* the fit on all groups (what `calibrate` writes) */

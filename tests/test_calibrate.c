@@ -247,6 +247,74 @@ static void test_cv_scores_each_group_with_the_other_fit(void)
     pp_catalog_free(&cat);
 }
 
+/* A row whose source reports its speed as a framework bug ("software_defect")
+ * must move no fitted parameter and no group figure: the fit with it equals
+ * the fit without it, and it is scored on its own line.  The project's own
+ * rows carry the key too (the torchtitan float8 rowwise rows). */
+static void test_defect_rows_are_scored_apart(void)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    load_project_set(&cat, &set);
+    int flagged = 0;
+    for (int i = 0; i < set.n; i++)
+        flagged += set.rows[i].defect;
+    CU_ASSERT(flagged >= 4);
+    /* twenty A100 rows made by the model under known parameters, one group */
+    int m = 0;
+    for (int i = 0; i < set.n && m < 20; i++) {
+        pp_measurement r = set.rows[i];
+        if (!r.has_time || r.defect || strcmp(r.eff_id, "a100-sxm4-80gb") != 0)
+            continue;
+        snprintf(r.group, sizeof r.group, "%s", m % 2 ? "odd" : "even");
+        r.prob.cluster.gpu.eff = truth_a100();
+        r.iteration_s = pp_step_time_s(&r.prob, &r.plan);
+        pp_efficiency_init(&r.prob.cluster.gpu.eff);
+        set.rows[m++] = r;
+    }
+    CU_ASSERT_FATAL(m == 20);
+    set.n = m;
+    /* the bug: row 3 ran three times slower than the physics says */
+    set.rows[3].defect = true;
+    set.rows[3].iteration_s *= 3.0;
+    pp_measurement_set without = {0, malloc((size_t)m * sizeof(pp_measurement)), 0, 0};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(without.rows);
+    for (int i = 0; i < m; i++)
+        if (i != 3)
+            without.rows[without.n++] = set.rows[i];
+    pp_fit clean[2], with_bug[2];
+    CU_ASSERT_EQUAL_FATAL(pp_calibrate(&without, clean, 2), 1);
+    CU_ASSERT_EQUAL_FATAL(pp_calibrate(&set, with_bug, 2), 1);
+    CU_ASSERT_EQUAL(with_bug[0].n_rows, m - 1);
+    for (int i = 0; i < PP_EFF_COUNT; i++)
+        CU_ASSERT(pp_rel_close(get(&with_bug[0].eff, i), get(&clean[0].eff, i), 1e-9));
+    free(without.rows);
+
+    pp_score score;
+    pp_score_measurements(&set, &score);
+    CU_ASSERT_EQUAL(score.n_defect, 1);
+    CU_ASSERT(score.mape_defect > 60.0); /* predicted ~1/3 of the measured step */
+    int timed = 0;
+    for (int g = 0; g < score.n_groups; g++)
+        timed += score.groups[g].n_time;
+    CU_ASSERT_EQUAL(timed, m - 1);
+
+    pp_cv_result *cv = malloc(sizeof *cv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
+    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&set, cv), PP_OK);
+    CU_ASSERT_EQUAL(cv->n_rows, m - 1);
+    CU_ASSERT_EQUAL(cv->n_defect_rows, 1);
+    CU_ASSERT(cv->defect_mape_cv > 60.0);
+    CU_ASSERT(cv->mape_cv < 5.0); /* the rest is what the model made: the bug does not leak */
+    int in_groups = 0;
+    for (int g = 0; g < cv->n_groups; g++)
+        in_groups += cv->groups[g].n_time;
+    CU_ASSERT_EQUAL(in_groups, m - 1);
+    free(cv);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 static void test_several_files_load(void)
 {
     pp_catalog cat;
@@ -429,6 +497,7 @@ int main(void)
         {"fit never leaves the physical bounds", test_never_leaves_bounds},
         {"fit is deterministic (library and command line)", test_deterministic},
         {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
+        {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
         {"MoE rows load with ep and etp; bad shapes are skipped", test_moe_rows_load},
