@@ -9,6 +9,7 @@
 #include "error.h"
 #include "costmodel.h"
 #include "json_util.h"
+#include "names.h"
 #include "rules.h"
 #include "shapes_json.h"
 
@@ -243,6 +244,17 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     const cJSON *sg = cJSON_GetObjectItemCaseSensitive(cfg, "scatter_gather");
     if (cJSON_IsBool(sg))
         row->prob.training.p2p_scatter_gather = cJSON_IsTrue(sg);
+    /* the attention kernel's generation as the source ran it, where the
+     * framework's own is not it; a name the model does not know leaves the
+     * row out rather than guessing */
+    const char *ak = str_or(cfg, "attention_kernel", "auto");
+    int kernel = -1;
+    for (int i = 0; i < PP_ATTN_COUNT; i++)
+        if (strcmp(ak, pp_attention_kernel_names[i]) == 0)
+            kernel = i;
+    if (kernel < 0)
+        return false;
+    row->prob.training.attention_kernel = (pp_attention_kernel)kernel;
     /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
      * overlaps the bucketed all-reduce with the backward pass; its default
      * local DDP reduces after it) */

@@ -9,6 +9,7 @@ const char *const pp_recompute_names[PP_RECOMPUTE_COUNT] = {"none", "selective",
 const char *const pp_tp_mode_names[PP_TP_MODE_COUNT] = {"1d", "2d", "2.5d", "3d"};
 const char *const pp_dim_names[PP_DIM_COUNT] = {"dp", "tp", "pp", "params"};
 const char *const pp_objective_names[PP_OBJECTIVE_COUNT] = {"min_step_time", "min_cost", "min_time", "min_gpus"};
+const char *const pp_attention_kernel_names[PP_ATTN_COUNT] = {"auto", "flash2", "flash3"};
 
 static const char *name_or(const char *const *names, int n, int i)
 {
@@ -20,6 +21,10 @@ const char *pp_recompute_name(pp_recompute r) { return name_or(pp_recompute_name
 const char *pp_tp_mode_name(pp_tp_mode m) { return name_or(pp_tp_mode_names, PP_TP_MODE_COUNT, (int)m); }
 const char *pp_dim_name(pp_dim d) { return name_or(pp_dim_names, PP_DIM_COUNT, (int)d); }
 const char *pp_objective_name(pp_objective o) { return name_or(pp_objective_names, PP_OBJECTIVE_COUNT, (int)o); }
+const char *pp_attention_kernel_name(pp_attention_kernel k)
+{
+    return name_or(pp_attention_kernel_names, PP_ATTN_COUNT, (int)k);
+}
 
 /* The recipes (docs/cost-model.md section 10):
  *  - fp8: Transformer Engine's DelayedScaling, one scale per tensor from the

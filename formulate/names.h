@@ -14,13 +14,15 @@
 /* The names by value: "bf16", "fp16", "fp8", "fp32", "fp8-current",
  * "mxfp8", "nvfp4"; "none", "selective",
  * "full"; "1d", "2d", "2.5d", "3d"; "dp", "tp", "pp", "params";
- * "min_step_time", "min_cost", "min_time", "min_gpus". */
+ * "min_step_time", "min_cost", "min_time", "min_gpus"; "auto", "flash2",
+ * "flash3". */
 #define PP_OBJECTIVE_COUNT 4
 extern const char *const pp_precision_names[PP_PREC_COUNT];
 extern const char *const pp_recompute_names[PP_RECOMPUTE_COUNT];
 extern const char *const pp_tp_mode_names[PP_TP_MODE_COUNT];
 extern const char *const pp_dim_names[PP_DIM_COUNT];
 extern const char *const pp_objective_names[PP_OBJECTIVE_COUNT];
+extern const char *const pp_attention_kernel_names[PP_ATTN_COUNT];
 
 /* The name of one value, or "?" for a value out of range. */
 const char *pp_precision_name(pp_precision p);
@@ -28,6 +30,7 @@ const char *pp_recompute_name(pp_recompute r);
 const char *pp_tp_mode_name(pp_tp_mode m);
 const char *pp_dim_name(pp_dim d);
 const char *pp_objective_name(pp_objective o);
+const char *pp_attention_kernel_name(pp_attention_kernel k);
 
 /* What the cost model, the loaders and the launch settings need to know of
  * a precision, one row per value (docs/cost-model.md section 10 cites each

@@ -325,7 +325,7 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
                                             "moe_load_imbalance", "fused_elementwise", "fused_loss", "moe_dispatcher",
-                                            "moe_a2a_overlap", "p2p_scatter_gather", NULL};
+                                            "moe_a2a_overlap", "p2p_scatter_gather", "attention_kernel", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
@@ -358,6 +358,11 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         pp_framework_features((pp_framework)framework, t);
     if (!rc)
         rc = pp_json_bool(obj, at, "flash_attention", PP_OPTIONAL, &t->flash_attention, c->err);
+    int kernel = (int)t->attention_kernel;
+    if (!rc)
+        rc = pp_json_enum(obj, at, "attention_kernel", PP_OPTIONAL, pp_attention_kernel_names, PP_ATTN_COUNT, &kernel,
+                          c->err);
+    t->attention_kernel = (pp_attention_kernel)kernel;
     if (!rc)
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
     if (!rc)

@@ -67,6 +67,11 @@ typedef enum { PP_TP_1D = 0, PP_TP_2D, PP_TP_2P5D, PP_TP_3D, PP_TP_MODE_COUNT } 
 typedef enum { PP_DIM_DP = 0, PP_DIM_TP, PP_DIM_PP, PP_DIM_PARAMS, PP_DIM_COUNT } pp_dim;
 /* What a search or an evaluation came to (pp_status_name: "optimal", ...). */
 typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE, PP_STATUS_EVALUATED } pp_status;
+/* The fused attention kernel's generation (training.attention_kernel):
+ * "auto" the framework's own (FlashAttention-2, or on Hopper Megatron-Core's
+ * cuDNN/FlashAttention-3 class kernel), "flash2", "flash3" (Hopper only;
+ * FlashAttention-2 elsewhere).  docs/cost-model.md section 2.2. */
+typedef enum { PP_ATTN_AUTO = 0, PP_ATTN_FLASH2, PP_ATTN_FLASH3, PP_ATTN_COUNT } pp_attention_kernel;
 typedef enum { PP_OBJ_MIN_STEP_TIME = 0, PP_OBJ_MIN_COST, PP_OBJ_MIN_TIME, PP_OBJ_MIN_GPUS } pp_objective;
 
 /* ---- model ------------------------------------------------------------ */
@@ -205,6 +210,7 @@ typedef struct pp_training {
     double tokens;        /* total tokens to train, 0 = not given */
     pp_framework framework;
     bool flash_attention; /* attention core fused: no s^2 score tensor in HBM */
+    pp_attention_kernel attention_kernel; /* which fused kernel, when flash_attention */
     bool dp_overlap;      /* DP traffic overlaps compute (bucketed reduce, prefetched gathers) */
     bool tp_overlap;      /* can pipeline 1D TP collectives with their GEMMs (TE userbuffers, AsyncTP) */
     bool fused_elementwise; /* element-wise ops in fused kernels (Megatron/TE's, torch.compile's);

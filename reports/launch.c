@@ -112,6 +112,10 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
         flag(&f, "--grad-reduce-in-bf16");
     if (t->flash_attention)
         flag(&f, "--use-flash-attn");
+    /* a named kernel: Megatron-Core's AttnBackend (enums.py) flash is
+     * FlashAttention-2's package, fused Transformer Engine's cuDNN attention */
+    if (t->flash_attention && t->attention_kernel != PP_ATTN_AUTO)
+        flag(&f, "--attention-backend %s", t->attention_kernel == PP_ATTN_FLASH3 ? "fused" : "flash");
     flag(&f, "--num-layers %d --hidden-size %d --num-attention-heads %d", m->layers, m->hidden, m->heads);
     if (m->kv_heads != m->heads)
         flag(&f, "--group-query-attention --num-query-groups %d", m->kv_heads);

@@ -849,10 +849,12 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
     pp_md_escape(sb, c->gpu.name);
     pp_sb_appendf(sb, ") |\n| cluster | %ld node%s of %d GPUs, %g GB/s NVLink, %g Gb/s network per GPU |\n", c->nodes,
                   c->nodes == 1 ? "" : "s", c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
-    pp_sb_appendf(sb, "| training | global batch %ld, %s, framework %s, flash attention %s, DP overlap %s",
-                  prob->training.global_batch, pp_precision_name(prob->training.precision),
-                  pp_framework_name(prob->training.framework), prob->training.flash_attention ? "on" : "off",
-                  prob->training.dp_overlap ? "on" : "off");
+    pp_sb_appendf(sb, "| training | global batch %ld, %s, framework %s, flash attention %s", prob->training.global_batch,
+                  pp_precision_name(prob->training.precision), pp_framework_name(prob->training.framework),
+                  prob->training.flash_attention ? "on" : "off");
+    if (prob->training.flash_attention && prob->training.attention_kernel != PP_ATTN_AUTO)
+        pp_sb_appendf(sb, " (%s)", pp_attention_kernel_name(prob->training.attention_kernel));
+    pp_sb_appendf(sb, ", DP overlap %s", prob->training.dp_overlap ? "on" : "off");
     if (prob->training.tokens > 0)
         pp_sb_appendf(sb, ", %s tokens", fmt_tokens(prob->training.tokens, a, sizeof a));
     pp_sb_append(sb, " |\n");

@@ -108,6 +108,45 @@ static void test_no_fused_attention_on_volta(void)
     CU_ASSERT(pp_step_time_s(&p, &pl) > fused_s);
 }
 
+/* The attention kernel's generation (training.attention_kernel): on an H100
+ * a FlashAttention-3 class kernel is 1.5-2.0x FlashAttention-2 (Shah et al.
+ * 2024, arXiv 2407.08608, Fig. 1), at most 75 % of the peak.  Megatron-Core
+ * runs one by default (cuDNN fused attention), PyTorch SDPA does not; on an
+ * A100 there is no FlashAttention-3 and the choice changes nothing. */
+static void test_attention_kernel_generation(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 64);
+    p.cluster.gpu.peak_tflops[PP_PREC_FP8] = 1979; /* Hopper: fp8 tensor cores */
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    double t[PP_ATTN_COUNT];
+    for (int k = 0; k < PP_ATTN_COUNT; k++) {
+        p.training.attention_kernel = (pp_attention_kernel)k;
+        t[k] = pp_step_time_s(&p, &pl);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(t[PP_ATTN_AUTO], t[PP_ATTN_FLASH3], 0.0); /* Megatron-Core on Hopper */
+    CU_ASSERT(t[PP_ATTN_FLASH2] > t[PP_ATTN_FLASH3]);
+    /* the whole difference is the attention core's: forward and the backward's
+     * twice, 32 layers, 8 sequences of 8192 per GPU, causal */
+    double e = p.cluster.gpu.eff.attention, e3 = fmin(0.75, 1.75 * e);
+    double fwd_flops = pp_attention_core_fwd_flops(&p.model, 8.0 * 8192, 8192);
+    double peak = p.cluster.gpu.peak_tflops[PP_PREC_BF16] * 1e12;
+    CU_ASSERT(pp_rel_close(t[PP_ATTN_FLASH2] - t[PP_ATTN_FLASH3], 3.0 * 32 * fwd_flops / peak * (1.0 / e - 1.0 / e3),
+                           1e-6));
+    p.training.framework = PP_FW_FSDP; /* PyTorch SDPA: FlashAttention-2 unless told */
+    pp_framework_features(PP_FW_FSDP, &p.training);
+    p.training.attention_kernel = PP_ATTN_AUTO;
+    double fsdp_auto = pp_step_time_s(&p, &pl);
+    p.training.attention_kernel = PP_ATTN_FLASH2;
+    CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&p, &pl), fsdp_auto, 0.0);
+    p.training.attention_kernel = PP_ATTN_FLASH3;
+    CU_ASSERT(pp_step_time_s(&p, &pl) < fsdp_auto);
+
+    pp_problem a = pp_test_problem(PP_TEST_A100, pp_test_llama3_8b(8192), 1, 64);
+    double a_auto = pp_step_time_s(&a, &pl);
+    a.training.attention_kernel = PP_ATTN_FLASH3;
+    CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&a, &pl), a_auto, 0.0);
+}
+
 /* The logits and the loss run on loss_token_fraction of the tokens (BERT's
  * masked positions): their GEMM time, the loss's memory and the model
  * FLOPs shrink with it, the layers do not. */
@@ -191,6 +230,7 @@ int main(void)
         {"eager unfused attention: four kernels on the scores (NVIDIA BERT)", test_eager_unfused_softmax},
         {"no fused attention on a Volta GPU", test_no_fused_attention_on_volta},
         {"logits and loss on a share of the tokens", test_loss_token_fraction},
+        {"attention kernel generation: FlashAttention-3 on Hopper only", test_attention_kernel_generation},
         {NULL, NULL},
     };
     return pp_test_main("cost-kernels", tests);

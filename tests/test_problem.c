@@ -810,6 +810,9 @@ static void test_bad_strings_and_types(void)
               "$.model.gated_mlp", "found null");
     BAD_BUILT("precision bf17", problem_with(NULL, NULL, "{'global_batch': 8, 'precision': 'bf17'}", NULL),
               "$.training.precision", "expected one of 'bf16', 'fp16', 'fp8'", "did you mean 'bf16'?");
+    BAD_BUILT("attention_kernel flash4",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'attention_kernel': 'flash4'}", NULL),
+              "$.training.attention_kernel", "expected one of 'auto', 'flash2', 'flash3'", "found 'flash4'");
     BAD_BUILT("optimizer sgd", problem_with(NULL, NULL, "{'global_batch': 8, 'optimizer': 'sgd'}", NULL),
               "$.training.optimizer", "expected one of 'adam'", "found 'sgd'");
     BAD_BUILT("objective fastest", problem_with(NULL, NULL, NULL, "'objective': 'fastest'"), "$.objective",

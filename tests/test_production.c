@@ -208,6 +208,26 @@ static void test_codec_where_it_pays(void)
     pp_catalog_free(&cat);
 }
 
+/* A named attention kernel reaches the launch settings: Megatron-Core's
+ * --attention-backend (AttnBackend in megatron/core/transformer/enums.py)
+ * "fused" is Transformer Engine's cuDNN attention, "flash" the
+ * FlashAttention-2 package; the framework's own choice adds no flag. */
+static void test_attention_backend_flag(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 64);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    const char *want[PP_ATTN_COUNT] = {NULL, "--attention-backend flash", "--attention-backend fused"};
+    for (int k = 0; k < PP_ATTN_COUNT; k++) {
+        p.training.attention_kernel = (pp_attention_kernel)k;
+        char lines[48][160];
+        int n = pp_megatron_flags(&p, &pl, lines, 48), found = 0;
+        for (int i = 0; i < n; i++)
+            found += strstr(lines[i], "--attention-backend") != NULL &&
+                     (want[k] == NULL || strcmp(lines[i], want[k]) == 0);
+        CU_ASSERT_EQUAL(found, want[k] ? 1 : 0);
+    }
+}
+
 /* A GPU whose efficiencies nobody fitted says so: the catalog's MI300X has
  * no measurement in data/measurements/, the A100 has. */
 static void test_uncalibrated_gpu_is_flagged(void)
@@ -244,6 +264,7 @@ int main(void)
         {"NeMo Llama 3 8B, cp 2: fits with the optimizer sharded over dp x cp", test_nemo_llama3_8b_cp2},
         {"7 nodes, batch 100: uneven stages use every GPU; idle GPUs allowed is never slower", test_fewer_gpus_when_allowed},
         {"an uncalibrated GPU is flagged in the catalog, the JSON and the report", test_uncalibrated_gpu_is_flagged},
+        {"a named attention kernel sets Megatron-Core's --attention-backend", test_attention_backend_flag},
         {NULL, NULL},
     };
     return pp_test_main("production recipes", tests);

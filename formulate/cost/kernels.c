@@ -181,12 +181,14 @@ double gemm_input_bytes(const pp_training *t)
 }
 
 /* The attention kernel's generation: eff.attention is what FlashAttention-2
- * class kernels reach; on Hopper (a GPU with fp8 tensor cores) Megatron-Core
- * runs Transformer Engine's cuDNN fused attention, a FlashAttention-3 class
- * kernel that uses the asynchronous tensor cores: 1.5-2.0x FlashAttention-2
- * in bf16, up to 740 TFLOP/s, 75 % of the H100 peak (Shah et al. 2024,
- * arXiv 2407.08608, Fig. 1 and §4.1).  Other frameworks (PyTorch SDPA in
- * FSDP/torchtitan, DeepSpeed) run FlashAttention-2. */
+ * class kernels reach.  A FlashAttention-3 class kernel (Hopper only) uses
+ * the asynchronous tensor cores: 1.5-2.0x FlashAttention-2 in bf16, up to
+ * 740 TFLOP/s, 75 % of the H100 peak (Shah et al. 2024, arXiv 2407.08608,
+ * Fig. 1 and section 4.1).  Unless the problem names the kernel
+ * (training.attention_kernel), each framework runs its own: Megatron-Core
+ * on Hopper (a GPU with fp8 tensor cores) Transformer Engine's cuDNN fused
+ * attention, a FlashAttention-3 class kernel; PyTorch SDPA in
+ * FSDP/torchtitan and DeepSpeed FlashAttention-2. */
 #define FA3_SPEEDUP 1.75
 #define FA3_PEAK_FRACTION 0.75
 
@@ -194,9 +196,10 @@ static double attention_efficiency(const pp_problem *prob)
 {
     double e = prob->cluster.gpu.eff.attention;
     bool hopper = prob->cluster.gpu.peak_tflops[PP_PREC_FP8] > 0.0;
-    if (hopper && prob->training.framework == PP_FW_MEGATRON_CORE && flash_usable(prob))
-        e = fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e);
-    return e;
+    pp_attention_kernel k = prob->training.attention_kernel;
+    if (k == PP_ATTN_AUTO)
+        k = hopper && prob->training.framework == PP_FW_MEGATRON_CORE ? PP_ATTN_FLASH3 : PP_ATTN_FLASH2;
+    return k == PP_ATTN_FLASH3 && hopper ? fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e) : e;
 }
 
 /* Fused attention (FlashAttention-2/3, cuDNN) needs a head dimension that
