@@ -1094,9 +1094,9 @@ static int run_calibrate(const cli_args *a, pp_error *err)
         int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
         int n_moe = 0, n_defect = 0;
         for (int i = 0; i < set.n; i++) {
-            bool moe = pp_model_is_moe(&set.rows[i].prob.model);
-            n_moe += moe;
-            n_defect += !moe && set.rows[i].defect;
+            bool defect = set.rows[i].defect; /* apart as a defect before as MoE, as the CV counts it */
+            n_defect += defect;
+            n_moe += !defect && pp_model_is_moe(&set.rows[i].prob.model);
         }
         /* short: the catalog keeps 256 characters of a GPU's source */
         char source[512], moe_note[64] = "", defect_note[64] = "";

@@ -70,7 +70,7 @@ typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE
 /* The fused attention kernel's generation (training.attention_kernel):
  * "auto" the framework's own (FlashAttention-2, or on Hopper Megatron-Core's
  * cuDNN/FlashAttention-3 class kernel), "flash2", "flash3" (Hopper only;
- * FlashAttention-2 elsewhere).  docs/cost-model.md section 2.2. */
+ * FlashAttention-2 elsewhere).  docs/cost-model.md section 2, item 2. */
 typedef enum { PP_ATTN_AUTO = 0, PP_ATTN_FLASH2, PP_ATTN_FLASH3, PP_ATTN_COUNT } pp_attention_kernel;
 typedef enum { PP_OBJ_MIN_STEP_TIME = 0, PP_OBJ_MIN_COST, PP_OBJ_MIN_TIME, PP_OBJ_MIN_GPUS } pp_objective;
 
