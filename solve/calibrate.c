@@ -45,16 +45,17 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         pp_group_score *g = group_slot(score, r->group);
         if (!g)
             continue;
-        if (r->has_time && r->defect) {
-            double predicted;
-            score->mape_defect += fabs(pp_row_time_error_pct(r, &predicted));
-            score->n_defect++;
-        } else if (r->has_time) {
+        if (r->has_time) {
             double predicted;
             double ape = fabs(pp_row_time_error_pct(r, &predicted));
-            g->mape_time += ape;
-            g->max_ape_time = fmax(g->max_ape_time, ape);
-            g->n_time++;
+            if (r->defect) { /* apart, outside its group's figures */
+                score->mape_defect += ape;
+                score->n_defect++;
+            } else {
+                g->mape_time += ape;
+                g->max_ape_time = fmax(g->max_ape_time, ape);
+                g->n_time++;
+            }
         }
         if (r->has_memory) {
             pp_memory mem;
