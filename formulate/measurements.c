@@ -228,6 +228,10 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     const cJSON *fe = cJSON_GetObjectItemCaseSensitive(cfg, "fused_elementwise");
     if (cJSON_IsBool(fe))
         row->prob.training.fused_elementwise = cJSON_IsTrue(fe);
+    /* ... with the norm in a fused kernel of its own where the row says so
+     * (Hagemann et al. 2023's "RMS kernel") */
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(cfg, "fused_norm");
+    row->prob.training.fused_norm = cJSON_IsTrue(fn);
     /* ... and torch.compile compiles the loss unless the row says the
      * source's version did not (`compiled_loss`: torchtitan from December
      * 2024 to April 2025) */

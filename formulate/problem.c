@@ -324,7 +324,7 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
-                                            "moe_load_imbalance", "fused_elementwise", "fused_loss", "moe_dispatcher",
+                                            "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss", "moe_dispatcher",
                                             "moe_a2a_overlap", "p2p_scatter_gather", "attention_kernel", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
@@ -367,6 +367,8 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "fused_elementwise", PP_OPTIONAL, &t->fused_elementwise, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "fused_norm", PP_OPTIONAL, &t->fused_norm, c->err);
     t->fused_loss = t->fused_elementwise; /* torch.compile compiles the loss too, unless told otherwise */
     if (!rc)
         rc = pp_json_bool(obj, at, "fused_loss", PP_OPTIONAL, &t->fused_loss, c->err);

@@ -215,6 +215,9 @@ typedef struct pp_training {
     bool tp_overlap;      /* can pipeline 1D TP collectives with their GEMMs (TE userbuffers, AsyncTP) */
     bool fused_elementwise; /* element-wise ops in fused kernels (Megatron/TE's, torch.compile's);
                                false: eager PyTorch, one kernel per op (docs/cost-model.md §2.3) */
+    bool fused_norm; /* with fused_elementwise false: the norm still one fused kernel (apex's or
+                        FlashAttention's fused RMSNorm in otherwise eager code); default false
+                        (docs/cost-model.md §2.3) */
     bool fused_loss; /* framework fsdp: the cross-entropy compiled into fused kernels that keep only
                         the 16-bit logits (torchtitan compiles its loss with torch.compile since
                         April 2025); default fused_elementwise (docs/cost-model.md §6) */

@@ -244,7 +244,7 @@ static void test_every_section_parsed(void)
     pp_error err;
     char *text = problem_with(
         NULL, "'selene'", "{'global_batch': 64, 'precision': 'fp16', 'tokens': 3e11, 'flash_attention': false,"
-                          " 'dp_overlap': false}",
+                          " 'dp_overlap': false, 'fused_elementwise': false, 'fused_norm': true}",
         "'name': 'x', 'description': 'y',"
         "'search': {'pp': [1, 2], 'dp': [4], 'cp': [1, 2], 'virtual_stages': [1, 3], 'zero': [0, 3],"
         "  'recompute': ['none', 'full'], 'sequence_parallel': [true], 'tp_mode': ['1d', '2.5d'],"
@@ -260,6 +260,8 @@ static void test_every_section_parsed(void)
     CU_ASSERT_EQUAL(p.training.tokens, 3e11);
     CU_ASSERT_FALSE(p.training.flash_attention);
     CU_ASSERT_FALSE(p.training.dp_overlap);
+    CU_ASSERT_FALSE(p.training.fused_elementwise);
+    CU_ASSERT_TRUE(p.training.fused_norm);
     CU_ASSERT_TRUE(has_value(&p.search.zero, 3));
     CU_ASSERT_TRUE(has_value(&p.search.recompute, PP_RECOMPUTE_FULL));
     CU_ASSERT_TRUE(has_value(&p.search.sequence_parallel, 1));
@@ -813,6 +815,9 @@ static void test_bad_strings_and_types(void)
     BAD_BUILT("attention_kernel flash4",
               problem_with(NULL, NULL, "{'global_batch': 8, 'attention_kernel': 'flash4'}", NULL),
               "$.training.attention_kernel", "expected one of 'auto', 'flash2', 'flash3'", "found 'flash4'");
+    BAD_BUILT("fused_norm as a string",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'fused_norm': 'yes'}", NULL),
+              "$.training.fused_norm", "expected true or false", "found the string 'yes'");
     BAD_BUILT("optimizer sgd", problem_with(NULL, NULL, "{'global_batch': 8, 'optimizer': 'sgd'}", NULL),
               "$.training.optimizer", "expected one of 'adam'", "found 'sgd'");
     BAD_BUILT("objective fastest", problem_with(NULL, NULL, NULL, "'objective': 'fastest'"), "$.objective",

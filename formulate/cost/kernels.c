@@ -50,6 +50,7 @@
 #define EAGER_GLU_BYTES 4.0
 #define EAGER_BDA_BYTES 8.0
 #define EAGER_KERNELS_LLAMA 16.0
+#define EAGER_RMSNORM_KERNELS 5.0 /* of them, each norm's: six kernels for one */
 #define EAGER_KERNELS_GPT 4.0
 /* Unfused attention in eager PyTorch (BERT as NVIDIA's DeepLearningExamples
  * writes it, modeling.py BertSelfAttention): the scores are scaled (2+2),
@@ -343,9 +344,15 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
         double eager_h, eager_f = 0.0;
         if (m->gated_mlp) {
             double qk = attention_width(m) + (double)m->kv_heads * pp_model_head_dim(m);
-            eager_h = 2.0 * EAGER_RMSNORM_BYTES * tokens * h * h_share + EAGER_ROTARY_BYTES * tokens * qk / t;
+            eager_h = EAGER_ROTARY_BYTES * tokens * qk / t;
             eager_f = EAGER_GLU_BYTES * tokens * f / t;
             kernels += EAGER_KERNELS_LLAMA;
+            /* a fused norm kernel in otherwise eager code (apex's, or
+             * FlashAttention's RMSNorm: Hagemann et al. 2023's "RMS kernel") */
+            if (!prob->training.fused_norm)
+                eager_h += 2.0 * EAGER_RMSNORM_BYTES * tokens * h * h_share;
+            else
+                kernels -= 2.0 * EAGER_RMSNORM_KERNELS;
         } else {
             eager_h = 2.0 * EAGER_BDA_BYTES * tokens * h * h_share;
             kernels += EAGER_KERNELS_GPT;

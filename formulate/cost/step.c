@@ -74,6 +74,7 @@ void pp_framework_features(pp_framework fw, pp_training *t)
      * Composer reach the same with torch.compile, which the launch settings
      * turn on.  Eager PyTorch is the problem's (or row's) own choice. */
     t->fused_elementwise = true;
+    t->fused_norm = false;
     t->fused_loss = true;
     /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
      * own (fetch_sub_module): for a GPT layer two LayerNorms and four
