@@ -76,8 +76,9 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
     pp_sb_appendf(out, "# parplan: cost-model accuracy\n\n%d rows priced, %d skipped (no model shape, or a "
                        "configuration that breaks a plan rule).\n\n",
                   set->n, set->n_skipped);
-    pp_sb_append(out, "| source group | rows (time) | step-time MAPE | worst row | rows (memory) | memory MAPE |\n"
-                      "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    pp_sb_append(out, "| source group | rows (time) | step-time MAPE | worst row | same-job pairs | ordered as measured "
+                      "| rows (memory) | memory MAPE |\n"
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (int i = 0; i < score->n_groups; i++) {
         const pp_group_score *g = &score->groups[i];
         pp_sb_append(out, "| ");
@@ -86,13 +87,17 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
             pp_sb_appendf(out, " | %d | %.1f %% | %.1f %%", g->n_time, g->mape_time, g->max_ape_time);
         else
             pp_sb_append(out, " | 0 | - | -");
+        if (g->n_pairs)
+            pp_sb_appendf(out, " | %d | %.0f %%", g->n_pairs, g->ordered);
+        else
+            pp_sb_append(out, " | 0 | -");
         if (g->n_memory)
             pp_sb_appendf(out, " | %d | %.1f %% |\n", g->n_memory, g->mape_memory);
         else
             pp_sb_append(out, " | 0 | - |\n");
     }
     if (score->n_defect)
-        pp_sb_appendf(out, "| rows whose source reports a software defect (scored apart) | %d | %.1f %% | | | |\n",
+        pp_sb_appendf(out, "| rows whose source reports a software defect (scored apart) | %d | %.1f %% | | | | | |\n",
                       score->n_defect, score->mape_defect);
     peak_table(score, out);
     if (rows)
@@ -131,6 +136,9 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "rows_time", g->n_time);
         cJSON_AddNumberToObject(o, "mape_time_pct", g->mape_time);
         cJSON_AddNumberToObject(o, "max_ape_time_pct", g->max_ape_time);
+        cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
+        if (g->n_pairs)
+            cJSON_AddNumberToObject(o, "ordered_pct", g->ordered);
         cJSON_AddNumberToObject(o, "rows_memory", g->n_memory);
         cJSON_AddNumberToObject(o, "mape_memory_pct", g->mape_memory);
         cJSON_AddNumberToObject(o, "rows_peak_memory", g->n_peak);

@@ -37,9 +37,12 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s)
     return (*predicted_s / r->iteration_s - 1.0) * 100.0;
 }
 
+static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered);
+
 void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
 {
     memset(score, 0, sizeof *score);
+    double *pred = calloc(set->n > 0 ? (size_t)set->n : 1, sizeof *pred); /* NULL: no pairs scored */
     for (int i = 0; i < set->n; i++) {
         const pp_measurement *r = &set->rows[i];
         pp_group_score *g = group_slot(score, r->group);
@@ -48,6 +51,8 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         if (r->has_time) {
             double predicted;
             double ape = fabs(pp_row_time_error_pct(r, &predicted));
+            if (pred)
+                pred[i] = predicted;
             if (r->defect) { /* apart, outside its group's figures */
                 score->mape_defect += ape;
                 score->n_defect++;
@@ -86,7 +91,12 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
             g->mape_peak /= g->n_peak;
             g->signed_peak /= g->n_peak;
         }
+        int ordered = 0;
+        if (pred)
+            g->n_pairs = count_pairs(set, pred, g->group, &ordered);
+        g->ordered = g->n_pairs ? 100.0 * ordered / g->n_pairs : 0.0;
     }
+    free(pred);
 }
 
 /* ---- physical bounds ----------------------------------------------------- */

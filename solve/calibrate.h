@@ -25,6 +25,8 @@ typedef struct pp_group_score {
     int n_time;
     double mape_time;   /* mean absolute percentage error of step time, % */
     double max_ape_time;
+    int n_pairs;        /* same-job pairs whose measured step times differ by > 3 % (pp_cv_group's) */
+    double ordered;     /* share of them the predictions order as measured, % */
     int n_memory;
     double mape_memory; /* of model-state and activation memory, % */
     int n_peak;
