@@ -117,6 +117,7 @@ docs: build
 # physical bounds) and rewrite the generated part of docs/calibration.md: the cross-validated
 # table and the fitted parameters beside their bounds (between the calibration markers).
 CALIBRATION ?= data/measurements
+VALIDATION ?= data/validation
 calibration: build
 	$(PARPLAN) calibrate $(CALIBRATION) --cv -o data/efficiency.json
 	$(PARPLAN) accuracy $(CALIBRATION) --cv -o $(BUILD)/accuracy-cv.md
@@ -124,6 +125,13 @@ calibration: build
 	awk -v f=$(BUILD)/accuracy-cv.body.md \
 	  '/<!-- calibration:begin -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next } \
 	   /<!-- calibration:end -->/ { skip = 0 } \
+	   !skip { print }' docs/calibration.md > docs/calibration.md.tmp
+	mv docs/calibration.md.tmp docs/calibration.md
+	$(PARPLAN) accuracy $(VALIDATION) -o $(BUILD)/accuracy-validation.md
+	sed -e '1,2d' $(BUILD)/accuracy-validation.md > $(BUILD)/accuracy-validation.body.md
+	awk -v f=$(BUILD)/accuracy-validation.body.md \
+	  '/<!-- validation:begin -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next } \
+	   /<!-- validation:end -->/ { skip = 0 } \
 	   !skip { print }' docs/calibration.md > docs/calibration.md.tmp
 	mv docs/calibration.md.tmp docs/calibration.md
 

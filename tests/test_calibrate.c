@@ -421,6 +421,48 @@ static void test_rows_carry_how_they_ran(void)
     pp_catalog_free(&cat);
 }
 
+/* data/validation is priced, never fitted: its source groups are none of
+ * data/measurements', every row loads (the RMS-kernel runs with the norm
+ * fused, the others eager), and the committed parameters, fitted without
+ * it, price it as docs/calibration.md records (8.2 %, 91 % of 3150 pairs):
+ * the guard fails when a change loses that transfer. */
+static void test_validation_set_is_independent(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char vdir[1024], mdir[1024];
+    pp_source_path("data/validation", vdir, sizeof vdir);
+    pp_source_path("data/measurements", mdir, sizeof mdir);
+    const char *v[] = {vdir}, *m[] = {mdir};
+    pp_error err;
+    pp_measurement_set val, fit;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(v, 1, &cat, &val, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(m, 1, &cat, &fit, &err), PP_OK);
+    CU_ASSERT_EQUAL(val.n, 248);
+    CU_ASSERT_EQUAL(val.n_skipped, 0);
+    for (int i = 0; i < val.n; i++) {
+        const pp_measurement *r = &val.rows[i];
+        CU_ASSERT(r->prob.training.fused_norm == (strstr(r->id, "fa2rms") != NULL));
+        CU_ASSERT_FALSE(r->prob.training.fused_elementwise);
+        for (int j = 0; j < fit.n; j++)
+            if (strcmp(r->group, fit.rows[j].group) == 0) {
+                CU_FAIL("a validation group is in the fitted set");
+                break;
+            }
+    }
+    pp_score score;
+    pp_score_measurements(&val, &score);
+    CU_ASSERT_EQUAL_FATAL(score.n_groups, 1);
+    CU_ASSERT(score.groups[0].mape_time < 10.0);
+    CU_ASSERT(score.groups[0].n_pairs > 3000);
+    CU_ASSERT(score.groups[0].ordered >= 85.0);
+    printf("\n    %s: %.1f %% over %d rows, %.0f %% of %d pairs ordered ", score.groups[0].group,
+           score.groups[0].mape_time, score.groups[0].n_time, score.groups[0].ordered, score.groups[0].n_pairs);
+    pp_measurements_free(&val);
+    pp_measurements_free(&fit);
+    pp_catalog_free(&cat);
+}
+
 static void test_moe_rows_load(void)
 {
     pp_catalog cat;
@@ -501,6 +543,7 @@ int main(void)
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
         {"MoE rows load with ep and etp; bad shapes are skipped", test_moe_rows_load},
+        {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {NULL, NULL},
     };
