@@ -324,8 +324,9 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
-                                            "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss", "moe_dispatcher",
-                                            "moe_a2a_overlap", "p2p_scatter_gather", "attention_kernel", NULL};
+                                            "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
+                                            "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
+                                            "attention_kernel", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
