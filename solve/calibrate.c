@@ -39,6 +39,11 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s)
 
 static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered);
 
+static double share(int k, int n)
+{
+    return n ? (double)k / n : 0.0;
+}
+
 void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
 {
     memset(score, 0, sizeof *score);
@@ -94,7 +99,7 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         int ordered = 0;
         if (pred)
             g->n_pairs = count_pairs(set, pred, g->group, &ordered);
-        g->ordered = g->n_pairs ? 100.0 * ordered / g->n_pairs : 0.0;
+        g->ordered = 100.0 * share(ordered, g->n_pairs);
     }
     free(pred);
 }
@@ -491,11 +496,6 @@ static pp_cv_group *cv_slot(pp_cv_result *cv, const char *name)
     memset(g, 0, sizeof *g);
     snprintf(g->group, sizeof g->group, "%s", name);
     return g;
-}
-
-static double share(int k, int n)
-{
-    return n ? (double)k / n : 0.0;
 }
 
 int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
