@@ -284,6 +284,10 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
                            : strcmp(gr, "bf16") == 0 ? PP_PREC_BF16
                            : strcmp(gr, "fp16") == 0 ? PP_PREC_FP16
                                                      : pp_framework_grad_reduce(t->framework, t->precision);
+    const char *ga = str_or(cfg, "grad_accum_dtype", ""); /* absent: the framework's own */
+    t->grad_accum_bytes = strcmp(ga, "fp32") == 0 ? 4 : (strcmp(ga, "bf16") == 0 || strcmp(ga, "fp16") == 0) ? 2 : 0;
+    const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cfg, "loss_parallel");
+    t->loss_gathered = cJSON_IsFalse(lp);
     return row->prob.training.global_batch > 0;
 }
 
@@ -304,6 +308,7 @@ static void fill_measured(const cJSON *meas, pp_measurement *row)
         peak = num_or(meas, "memory_GiB_peak", 0);
     row->has_peak = peak > 0;
     row->peak_gib = peak;
+    row->has_oom = !row->has_time && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meas, "oom"));
 }
 
 static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *row)
@@ -330,7 +335,7 @@ static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *r
         return false;
     fill_measured(meas, row);
     pp_error err;
-    return pp_plan_check(&row->prob, &row->plan, &err) == PP_OK && (row->has_time || row->has_memory || row->has_peak);
+    return pp_plan_check(&row->prob, &row->plan, &err) == PP_OK && (row->has_time || row->has_memory || row->has_peak || row->has_oom);
 }
 
 /* Append the rows of one JSON file to set (rows grown as needed). */

@@ -28,6 +28,8 @@ typedef struct pp_measurement {
     double mem_states_gib, mem_activations_gib;
     bool has_peak;      /* the framework's peak memory per GPU (allocator reserved, max over ranks) */
     double peak_gib;
+    bool has_oom;       /* the run stopped out of memory ("measured": {"oom": true}): no time, and
+                           proof that the plan does not fit */
     bool has_model_states; /* ZeRO Table 1 style: model-state GB only */
     double params_b, model_states_GB;
     bool defect; /* the row's "software_defect": its source reports the speed as a

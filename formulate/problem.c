@@ -326,12 +326,27 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
                                             "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
-                                            "attention_kernel", NULL};
+                                            "attention_kernel", "grad_accum_dtype", "loss_parallel", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
                                               "deepspeed-2021", "fsdp"};
 static const char *const optimizer_names[] = {"adam"};
+
+/* A gradient data type (grad_reduce_dtype, grad_accum_dtype): bf16, fp16
+ * or fp32, `dflt` when absent. */
+static int parse_gradient_dtype(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, const char *key,
+                                pp_precision dflt, pp_precision *out)
+{
+    int v = (int)dflt;
+    int rc = pp_json_enum(obj, at, key, PP_OPTIONAL, pp_precision_names, N_WIRE_PRECISIONS, &v, c->err);
+    if (!rc && v == PP_PREC_FP8) {
+        pp_jpath here = pp_jpath_key(at, key);
+        rc = pp_json_fail(c->err, &here, "expected \"bf16\", \"fp16\" or \"fp32\", found \"fp8\"");
+    }
+    *out = (pp_precision)v;
+    return rc;
+}
 
 static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {
@@ -384,16 +399,19 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_bool(obj, at, "p2p_scatter_gather", PP_OPTIONAL, &t->p2p_scatter_gather, c->err);
     t->precision = training_precisions[precision];
-    /* DP gradients on the wire: what the framework reduces them in unless the
-     * problem says otherwise (pp_framework_grad_reduce) */
-    int grad = (int)pp_framework_grad_reduce(t->framework, t->precision);
+    /* DP gradients on the wire, and held between micro-batches: what the
+     * framework does unless the problem says otherwise */
     if (!rc)
-        rc = pp_json_enum(obj, at, "grad_reduce_dtype", PP_OPTIONAL, pp_precision_names, N_WIRE_PRECISIONS, &grad, c->err);
-    if (!rc && grad == PP_PREC_FP8) {
-        pp_jpath here = pp_jpath_key(at, "grad_reduce_dtype");
-        rc = pp_json_fail(c->err, &here, "expected \"bf16\", \"fp16\" or \"fp32\", found \"fp8\"");
-    }
-    t->grad_reduce_dtype = (pp_precision)grad;
+        rc = parse_gradient_dtype(c, obj, at, "grad_reduce_dtype", pp_framework_grad_reduce(t->framework, t->precision),
+                                  &t->grad_reduce_dtype);
+    pp_precision accum = pp_framework_grad_accum(t->framework, t->precision);
+    if (!rc)
+        rc = parse_gradient_dtype(c, obj, at, "grad_accum_dtype", accum, &accum);
+    t->grad_accum_bytes = accum == PP_PREC_FP32 ? 4 : 2;
+    bool loss_parallel = !t->loss_gathered;
+    if (!rc)
+        rc = pp_json_bool(obj, at, "loss_parallel", PP_OPTIONAL, &loss_parallel, c->err);
+    t->loss_gathered = !loss_parallel;
     int lib = t->mvapich ? 1 : 0;
     if (!rc)
         rc = pp_json_enum(obj, at, "collectives", PP_OPTIONAL, collectives_names, 2, &lib, c->err);

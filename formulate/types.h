@@ -241,6 +241,15 @@ typedef struct pp_training {
                                        (4 bytes a value) or a 16-bit type (bf16/fp16, 2 bytes,
                                        the default: DeepSpeed's communication_data_type) */
     bool mvapich; /* training.collectives: false "nccl" (default), true "mvapich2-gdr" */
+    int grad_accum_bytes; /* training.grad_accum_dtype: bytes a gradient is held and summed in
+                             between micro-batches, 4 (fp32: Megatron's main_grad, FSDP's reduce
+                             dtype) or 2 (16-bit: DeepSpeed, PyTorch autograd's .grad); 0 = the
+                             framework's default (pp_framework_grad_accum) */
+    bool loss_gathered; /* training.loss_parallel false: the output layer all-gathers the logits
+                           over TP and every rank runs the loss on the whole vocabulary (Hugging
+                           Face-style heads, Aleph Alpha Scaling's ColumnParallelLinear); default
+                           false: the loss runs on each TP rank's vocabulary slice (Megatron's
+                           vocab-parallel cross-entropy, PyTorch's loss_parallel) */
 } pp_training;
 
 /* ---- codecs ------------------------------------------------------------ */

@@ -71,6 +71,38 @@ static void peak_table(const pp_score *score, pp_strbuf *out)
     }
 }
 
+/* Whether each plan fits, as the planner decides it (the most loaded GPU's
+ * total within the usable memory), against what the runs did: rows that
+ * finished steps fit, rows that ran out of memory did not.  Memory is not
+ * fitted: cross-validation changes nothing here. */
+static void feasibility_table(const pp_score *score, pp_strbuf *out)
+{
+    int ran = 0, fit = 0, oom = 0, over = 0;
+    for (int i = 0; i < score->n_groups; i++) {
+        ran += score->groups[i].n_ran;
+        fit += score->groups[i].ran_fit;
+        oom += score->groups[i].n_oom;
+        over += score->groups[i].oom_over;
+    }
+    if (!ran && !oom)
+        return;
+    pp_sb_append(out, "\nMemory feasibility, as the planner decides it (the most loaded GPU within the usable "
+                      "memory, capacity less the headroom): runs that finished steps should be priced to fit, "
+                      "runs that stopped out of memory priced over.\n\n"
+                      "| source group | runs | priced to fit | out-of-memory runs | priced over |\n"
+                      "| --- | ---: | ---: | ---: | ---: |\n");
+    for (int i = 0; i < score->n_groups; i++) {
+        const pp_group_score *g = &score->groups[i];
+        if (!g->n_ran && !g->n_oom)
+            continue;
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, g->group);
+        pp_sb_appendf(out, " | %d | %d | %d | %d |\n", g->n_ran, g->ran_fit, g->n_oom, g->oom_over);
+    }
+    pp_sb_appendf(out, "| **all** | %d | %d (%.0f %%) | %d | %d (%.0f %%) |\n", ran, fit, ran ? 100.0 * fit / ran : 0.0,
+                  oom, over, oom ? 100.0 * over / oom : 0.0);
+}
+
 int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, bool rows, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: cost-model accuracy\n\n%d rows priced, %d skipped (no model shape, or a "
@@ -100,6 +132,7 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
         pp_sb_appendf(out, "| rows whose source reports a software defect (scored apart) | %d | %.1f %% | | | | | |\n",
                       score->n_defect, score->mape_defect);
     peak_table(score, out);
+    feasibility_table(score, out);
     if (rows)
         md_rows(set, out);
     return out->failed ? -1 : 0;
@@ -144,6 +177,10 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "rows_peak_memory", g->n_peak);
         cJSON_AddNumberToObject(o, "mape_peak_memory_pct", g->mape_peak);
         cJSON_AddNumberToObject(o, "signed_peak_memory_pct", g->signed_peak);
+        cJSON_AddNumberToObject(o, "runs", g->n_ran);
+        cJSON_AddNumberToObject(o, "runs_priced_fit", g->ran_fit);
+        cJSON_AddNumberToObject(o, "oom_runs", g->n_oom);
+        cJSON_AddNumberToObject(o, "oom_runs_priced_over", g->oom_over);
         cJSON_AddItemToArray(groups, o);
     }
     cJSON_AddNumberToObject(root, "rows_time_software_defect", score->n_defect);

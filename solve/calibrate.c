@@ -75,6 +75,15 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
                               fabs(mem.activations_gib / r->mem_activations_gib - 1.0) * 50.0;
             g->n_memory++;
         }
+        if (r->has_time || r->has_oom) {
+            pp_memory mem;
+            pp_memory_eval(&r->prob, &r->plan, &mem);
+            bool fits = mem.total_gib <= mem.usable_gib;
+            g->n_ran += r->has_time;
+            g->ran_fit += r->has_time && fits;
+            g->n_oom += r->has_oom;
+            g->oom_over += r->has_oom && !fits;
+        }
         if (r->has_peak) {
             pp_memory mem;
             pp_memory_eval(&r->prob, &r->plan, &mem);

@@ -31,6 +31,10 @@ typedef struct pp_group_score {
     double mape_memory; /* of model-state and activation memory, % */
     int n_peak;
     double mape_peak, signed_peak; /* of the whole per-GPU memory against measured peaks, % */
+    /* memory feasibility, the planner's test (total of the most loaded GPU
+     * within the usable memory): */
+    int n_ran, ran_fit; /* timed rows (the run finished steps), and how many are priced to fit */
+    int n_oom, oom_over; /* rows that ran out of memory, and how many are priced over */
 } pp_group_score;
 
 typedef struct pp_score {

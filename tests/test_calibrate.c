@@ -438,12 +438,18 @@ static void test_validation_set_is_independent(void)
     pp_measurement_set val, fit;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(v, 1, &cat, &val, &err), PP_OK);
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(m, 1, &cat, &fit, &err), PP_OK);
-    CU_ASSERT_EQUAL(val.n, 248);
+    CU_ASSERT_EQUAL(val.n, 248 + 339); /* finished runs and out-of-memory runs */
     CU_ASSERT_EQUAL(val.n_skipped, 0);
+    int timed = 0, oom = 0;
     for (int i = 0; i < val.n; i++) {
         const pp_measurement *r = &val.rows[i];
+        timed += r->has_time;
+        oom += r->has_oom;
         CU_ASSERT(r->prob.training.fused_norm == (strstr(r->id, "fa2rms") != NULL));
         CU_ASSERT_FALSE(r->prob.training.fused_elementwise);
+        /* Scaling: bf16 gradients, logits gathered over TP before the loss */
+        CU_ASSERT_EQUAL(r->prob.training.grad_accum_bytes, 2);
+        CU_ASSERT_TRUE(r->prob.training.loss_gathered);
         for (int j = 0; j < fit.n; j++)
             if (strcmp(r->group, fit.rows[j].group) == 0) {
                 CU_FAIL("a validation group is in the fitted set");
@@ -456,8 +462,17 @@ static void test_validation_set_is_independent(void)
     CU_ASSERT(score.groups[0].mape_time < 10.0);
     CU_ASSERT(score.groups[0].n_pairs > 3000);
     CU_ASSERT(score.groups[0].ordered >= 85.0);
-    printf("\n    %s: %.1f %% over %d rows, %.0f %% of %d pairs ordered ", score.groups[0].group,
-           score.groups[0].mape_time, score.groups[0].n_time, score.groups[0].ordered, score.groups[0].n_pairs);
+    /* The memory model tells the planner's fit / no-fit as the runs did:
+     * the finished runs fit, the out-of-memory ones do not (both 9 in 10). */
+    const pp_group_score *g = &score.groups[0];
+    CU_ASSERT_EQUAL(timed, 248);
+    CU_ASSERT_EQUAL(oom, 339);
+    CU_ASSERT_EQUAL(g->n_ran, timed);
+    CU_ASSERT_EQUAL(g->n_oom, oom);
+    CU_ASSERT(g->ran_fit >= 0.9 * g->n_ran);
+    CU_ASSERT(g->oom_over >= 0.9 * g->n_oom);
+    printf("\n    %s: %.1f %% over %d rows, %.0f %% of %d pairs ordered, %d of %d runs fit, %d of %d OOM over ",
+           g->group, g->mape_time, g->n_time, g->ordered, g->n_pairs, g->ran_fit, g->n_ran, g->oom_over, g->n_oom);
     pp_measurements_free(&val);
     pp_measurements_free(&fit);
     pp_catalog_free(&cat);

@@ -203,6 +203,83 @@ static void test_fsdp_gathered_root(void)
     PP_REL_EQ(w * 1024.0 * 1024 * 1024, shard, 1e-9);
 }
 
+/* training.grad_accum_dtype: Megatron keeps fp32 main gradients (4 bytes a
+ * parameter, 12 of Adam state); 16-bit gradients (Aleph Alpha Scaling's, or
+ * Megatron's without --accumulate-allreduce-grads-in-fp32) take 2 and copy
+ * the optimizer's shard to fp32 (12 + 4 = 16, partitioned by ZeRO-1). */
+static void test_grad_accum_dtype_states(void)
+{
+    pp_model m = pp_test_llama3_8b(2048);
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, 2, 64);
+    pp_plan pl = pp_test_plan(1, 1, 16, 1, 1);
+    pl.zero = 1;
+    CU_ASSERT_EQUAL(pp_framework_grad_accum(p.training.framework, p.training.precision), PP_PREC_FP32);
+    double w, g32, o32, g16, o16;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g32, &o32);
+    p.training.grad_accum_bytes = 2;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g16, &o16);
+    PP_REL_EQ(g16, 0.5 * g32, 1e-12);
+    PP_REL_EQ(o16, o32 * 16.0 / 12.0, 1e-12);
+    /* DeepSpeed holds 16-bit gradients by default: ZeRO Table 1 */
+    pp_framework_features(PP_FW_DEEPSPEED, &p.training);
+    CU_ASSERT_EQUAL(pp_framework_grad_accum(p.training.framework, p.training.precision), PP_PREC_BF16);
+    double gd, od;
+    pp_mem_states_gib(&p, &pl, 0, &w, &gd, &od);
+    PP_REL_EQ(gd, g16, 1e-12);
+    PP_REL_EQ(od, o32, 1e-12);
+}
+
+/* training.loss_parallel false: the logits are gathered over TP and the
+ * loss runs on the whole vocabulary, PyTorch's unfused 12 bytes a logit on
+ * every rank, against Megatron's 6 on a 1/t slice; the all-gather of the
+ * 16-bit logits is priced as TP traffic of the last stage's micro-batch. */
+static void test_gathered_loss(void)
+{
+    pp_model m = pp_test_llama3_8b(8192);
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, 4, 64);
+    pp_plan pl = pp_test_plan(4, 1, 8, 1, 2);
+    pl.recompute = PP_RECOMPUTE_FULL;
+    pp_memory sliced, gathered;
+    pp_memory_eval(&p, &pl, &sliced);
+    pp_comm_term tp_sliced, tp_gathered;
+    pp_term_tp_comm(&p, &pl, &tp_sliced);
+    p.training.loss_gathered = true;
+    pp_memory_eval(&p, &pl, &gathered);
+    pp_term_tp_comm(&p, &pl, &tp_gathered);
+    double logits = 2.0 * 8192 * m.vocab; /* micro-batch 2 */
+    PP_REL_EQ((gathered.activations_gib - sliced.activations_gib) * 1073741824.0, 12.0 * logits - 6.0 * logits / 4,
+              1e-9);
+    PP_REL_EQ(tp_gathered.wire_s - tp_sliced.wire_s,
+              pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, 2.0 * logits, 4, 4), 1e-9);
+    /* without TP there is nothing to gather */
+    pp_plan one = pp_test_plan(1, 1, 32, 1, 2);
+    pp_memory a, b;
+    pp_memory_eval(&p, &one, &a);
+    p.training.loss_gathered = false;
+    pp_memory_eval(&p, &one, &b);
+    PP_REL_EQ(a.total_gib, b.total_gib, 1e-12);
+}
+
+/* Eager element-wise code (fused_elementwise false) keeps more for the
+ * backward pass than the fused kernels: each of a Llama layer's two
+ * RMSNorms its fp32 upcast and 16-bit output (+4 bytes an element), the
+ * SwiGLU's silu its output (+2 an f element); a fused norm kernel keeps
+ * only the norm's share off. */
+static void test_eager_saved_activations(void)
+{
+    pp_model m = pp_test_llama3_8b(4096);
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, 1, 8);
+    pp_plan pl = pp_test_plan(2, 1, 4, 1, 1);
+    double sbh = 4096.0 * m.hidden, sbf = 4096.0 * m.ffn_hidden;
+    p.training.fused_elementwise = true;
+    double fused = pp_layer_activation_bytes(&p, &pl, false);
+    p.training.fused_elementwise = false;
+    double eager = pp_layer_activation_bytes(&p, &pl, false);
+    PP_REL_EQ(eager - fused, 2.0 * 4.0 * sbh + 2.0 * sbf / 2, 1e-12); /* norms replicated without SP */
+    p.training.fused_norm = true;
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &pl, false) - fused, 2.0 * sbf / 2, 1e-12);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -214,6 +291,9 @@ int main(void)
         {"a compiled loss against the Trainy H200 peak", test_compiled_loss_peak},
         {"loss parallelism's peak against torchtitan's 70B on 256 GPUs", test_loss_parallel_peak},
         {"FSDP holds its root unit gathered", test_fsdp_gathered_root},
+        {"gradients held in 16 or 32 bits (grad_accum_dtype)", test_grad_accum_dtype_states},
+        {"a loss on gathered logits (loss_parallel false)", test_gathered_loss},
+        {"eager element-wise code saves more activations", test_eager_saved_activations},
         {NULL, NULL},
     };
     return pp_test_main("cost-memory", tests);

@@ -244,7 +244,8 @@ static void test_every_section_parsed(void)
     pp_error err;
     char *text = problem_with(
         NULL, "'selene'", "{'global_batch': 64, 'precision': 'fp16', 'tokens': 3e11, 'flash_attention': false,"
-                          " 'dp_overlap': false, 'fused_elementwise': false, 'fused_norm': true}",
+                          " 'dp_overlap': false, 'fused_elementwise': false, 'fused_norm': true,"
+                          " 'grad_accum_dtype': 'fp32', 'loss_parallel': false}",
         "'name': 'x', 'description': 'y',"
         "'search': {'pp': [1, 2], 'dp': [4], 'cp': [1, 2], 'virtual_stages': [1, 3], 'zero': [0, 3],"
         "  'recompute': ['none', 'full'], 'sequence_parallel': [true], 'tp_mode': ['1d', '2.5d'],"
@@ -262,6 +263,8 @@ static void test_every_section_parsed(void)
     CU_ASSERT_FALSE(p.training.dp_overlap);
     CU_ASSERT_FALSE(p.training.fused_elementwise);
     CU_ASSERT_TRUE(p.training.fused_norm);
+    CU_ASSERT_EQUAL(p.training.grad_accum_bytes, 4); /* fp16 training holds fp16 gradients unless told */
+    CU_ASSERT_TRUE(p.training.loss_gathered);
     CU_ASSERT_TRUE(has_value(&p.search.zero, 3));
     CU_ASSERT_TRUE(has_value(&p.search.recompute, PP_RECOMPUTE_FULL));
     CU_ASSERT_TRUE(has_value(&p.search.sequence_parallel, 1));
@@ -818,6 +821,15 @@ static void test_bad_strings_and_types(void)
     BAD_BUILT("fused_norm as a string",
               problem_with(NULL, NULL, "{'global_batch': 8, 'fused_norm': 'yes'}", NULL),
               "$.training.fused_norm", "expected true or false", "found the string 'yes'");
+    BAD_BUILT("grad_accum_dtype fp8",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'grad_accum_dtype': 'fp8'}", NULL),
+              "$.training.grad_accum_dtype", "expected \"bf16\", \"fp16\" or \"fp32\"", "found \"fp8\"");
+    BAD_BUILT("grad_accum_dtype int8",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'grad_accum_dtype': 'int8'}", NULL),
+              "$.training.grad_accum_dtype", "expected one of 'bf16'", "found 'int8'");
+    BAD_BUILT("loss_parallel as a number",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'loss_parallel': 0}", NULL),
+              "$.training.loss_parallel", "expected true or false", "found");
     BAD_BUILT("optimizer sgd", problem_with(NULL, NULL, "{'global_batch': 8, 'optimizer': 'sgd'}", NULL),
               "$.training.optimizer", "expected one of 'adam'", "found 'sgd'");
     BAD_BUILT("objective fastest", problem_with(NULL, NULL, NULL, "'objective': 'fastest'"), "$.objective",

@@ -133,6 +133,12 @@ double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, i
 /* The expert-data-parallel group: n ranks, k of them per node. */
 void moe_expert_dp_group(const pp_problem *prob, const pp_plan *plan, long *n, long *k);
 
+/* --- memory.c ---------------------------------------------------------------- */
+
+/* The share of the vocabulary whose logits one GPU turns into the loss: 1/t
+ * (training.loss_parallel) or all of it. */
+double pp_loss_vocab_share(const pp_training *t, const pp_plan *plan);
+
 /* --- dp.c -------------------------------------------------------------------- */
 
 /* Embedding parameters of a stage (the input table on stage 0, the output

@@ -70,6 +70,11 @@ bool pp_framework_has_zero(pp_framework fw, int zero);
 /* The type a framework reduces data-parallel gradients in by default for a
  * training precision (training.grad_reduce_dtype's default). */
 pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training);
+
+/* The type a framework holds and sums gradients in between micro-batches
+ * by default: fp32 for Megatron and FSDP in bf16 or fp8 training, the
+ * 16-bit type for DeepSpeed and for fp16 training. */
+pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training);
 /* The share of a GPU's SMs communication kernels take while they overlap
  * computation (step.c): hidden traffic slows the compute by this share. */
 double pp_comm_sm_share(const pp_problem *prob);

@@ -421,8 +421,10 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
     double logits_gemm = g.mode == PP_TP_1D ? gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp)
                                             : grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
-    double logits_fwd = logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
-    double logits_bwd = 2.0 * logits_gemm + 0.5 * LOGITS_CE_BYTES * tokens * m->vocab / plan->tp / hbm_Bps(prob);
+    /* the loss reads and writes the logits it holds: its slice, or all of them once gathered */
+    double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
+    double logits_fwd = logits_gemm + ce_s;
+    double logits_bwd = 2.0 * logits_gemm + ce_s;
 
     /* The slowest stage sets the pipeline's pace: the last (its layers plus
      * the logits and the loss), or with an uneven split a middle stage of

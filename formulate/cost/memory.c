@@ -19,6 +19,8 @@
 
 #include <math.h>
 
+#define EAGER_NORM_SAVED_BYTES 4.0  /* eager RMSNorm over the fused kernel, per element (below) */
+#define EAGER_SILU_SAVED_BYTES 2.0  /* eager SwiGLU's silu output, per f element */
 #define ADAM_STATE_BYTES 12.0 /* fp32 master weights, momentum, variance: K = 12 (ZeRO, Rajbhandari 2020) */
 /* The loss's peak, bytes per logit.  Megatron-LM's
  * _VocabParallelCrossEntropy upcasts the bf16 logits (2 + 4 while both
@@ -64,18 +66,22 @@ void pp_model_state_bytes(double psi, int zero, double d, double *weights, doubl
 void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim)
 {
     *weights = ACT_BYTES;
-    *grads = ACT_BYTES;
     *optim = ADAM_STATE_BYTES;
+    /* gradients in the type they are summed in (training.grad_accum_dtype) */
+    int held = t->grad_accum_bytes ? t->grad_accum_bytes
+                                   : (pp_framework_grad_accum(t->framework, t->precision) == PP_PREC_FP32 ? 4 : 2);
+    *grads = held;
     if (t->framework == PP_FW_DEEPSPEED || t->framework == PP_FW_DEEPSPEED_2021)
         return; /* ZeRO Table 1 */
     /* Megatron-Core's distributed optimizer documentation ("Distributed
      * Optimizer", bytes per parameter: bf16 params with fp32 grads 6 + 12/d,
      * fp16 params and grads 4 + 16/d); PyTorch FSDP with a bf16 compute
-     * dtype keeps fp32 sharded parameters and gradients. */
-    if (t->precision == PP_PREC_FP16)
-        *optim = ADAM_STATE_BYTES + 4.0; /* fp32 copy of the fp16 gradients */
-    else
-        *grads = 4.0; /* fp32 main gradients */
+     * dtype keeps fp32 sharded parameters and gradients.  16-bit gradients
+     * are copied to fp32 for the optimizer, shard by shard (Megatron's
+     * fp16 optimizer; Aleph Alpha Scaling's float_parameter_partition_owned
+     * grad under ZeRO): 4 bytes more of optimizer state. */
+    if (held < 4)
+        *optim += 4.0;
 }
 
 long pp_replica_ranks(const pp_plan *plan)
@@ -146,10 +152,25 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     /* Not split by TP unless sequence parallel: two LayerNorm inputs (4),
      * QKV and MLP inputs (2 + 2), two dropout masks (1 + 1): 10 sbh. */
     double replicated = (6.0 + 2.0 * gemm_in) * sbh;
+    /* Eager element-wise code (training.fused_elementwise false) saves more
+     * than the fused kernels, op by op as kernels.c prices its time: each
+     * RMSNorm of PyTorch's composite rms_norm keeps its fp32 upcast (pow and
+     * mul save it) and its normalized 16-bit output (the weight's mul saves
+     * it) where the fused kernel keeps the 16-bit input: +4 bytes a norm,
+     * two a layer, unless the norm is a fused kernel (training.fused_norm);
+     * SwiGLU's separate silu keeps its output for the product: +2 an f
+     * element.  LayerNorm and GeLU are native kernels in eager PyTorch and
+     * save what the fused ones do. */
+    double eager_mlp = 0.0;
+    if (!prob->training.fused_elementwise && m->gated_mlp) {
+        if (!prob->training.fused_norm)
+            replicated += 2.0 * EAGER_NORM_SAVED_BYTES * sbh;
+        eager_mlp = EAGER_SILU_SAVED_BYTES * sbf;
+    }
     /* Split by TP: Q (2) K, V (2 kv each), projection input (2), MLP: the
      * first GEMM's output (f, or 2f gated) for the activation's backward and
      * the activation's output, the second GEMM's input. */
-    double mlp = (m->gated_mlp ? 4.0 : 2.0) * sbf + gemm_in * sbf, split;
+    double mlp = (m->gated_mlp ? 4.0 : 2.0) * sbf + gemm_in * sbf + eager_mlp, split;
     /* Q, K, V and the projection input are heads x head_dim wide (kv_heads x
      * head_dim for K and V), which differs from hidden when head_dim is given. */
     double sba = s * b * attention_width(m);
@@ -203,11 +224,19 @@ double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan)
 
 static double loss_bytes_per_logit(const pp_training *t, const pp_plan *plan)
 {
-    if (t->framework != PP_FW_FSDP)
+    bool gathered = t->loss_gathered && plan->tp > 1; /* PyTorch's loss on the whole vocabulary */
+    if (t->framework != PP_FW_FSDP && !gathered)
         return LOSS_BYTES_MEGATRON;
     if (t->fused_loss)
         return LOSS_BYTES_PYTORCH_FUSED;
-    return plan->tp > 1 ? LOSS_BYTES_PYTORCH_LOSS_PARALLEL : LOSS_BYTES_PYTORCH;
+    return plan->tp > 1 && !gathered ? LOSS_BYTES_PYTORCH_LOSS_PARALLEL : LOSS_BYTES_PYTORCH;
+}
+
+/* The logits one GPU holds for the loss: its vocabulary slice, or the whole
+ * vocabulary when the output layer gathers them (training.loss_parallel). */
+double pp_loss_vocab_share(const pp_training *t, const pp_plan *plan)
+{
+    return !t->loss_gathered || plan->tp_mode != PP_TP_1D ? 1.0 / plan->tp : 1.0; /* grids shard every tensor */
 }
 
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
@@ -240,7 +269,7 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
      * gigabytes. */
     if (stage == plan->pp - 1)
         bytes += loss_bytes_per_logit(&prob->training, plan) * plan->micro_batch * ((double)m->seq_len / plan->cp) *
-                 pp_model_logit_share(m) * m->vocab / plan->tp;
+                 pp_model_logit_share(m) * m->vocab * pp_loss_vocab_share(&prob->training, plan);
     return bytes / GIB;
 }
 

@@ -49,6 +49,19 @@ pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training)
     return deepspeed ? PP_PREC_BF16 : PP_PREC_FP32;
 }
 
+/* Megatron-LM keeps an fp32 main_grad beside every bf16 parameter and
+ * accumulates into it (--accumulate-allreduce-grads-in-fp32, forced for
+ * bf16 by the same check as above); FSDP accumulates in its reduce dtype
+ * (fp32, FSDPParam.to_accumulated_grad_if_needed).  DeepSpeed keeps the
+ * 16-bit gradients of ZeRO Table 1 (Rajbhandari et al. 2020), and fp16
+ * training holds fp16 gradients whatever the framework. */
+pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training)
+{
+    if (training == PP_PREC_FP16)
+        return PP_PREC_FP16;
+    return fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021 ? PP_PREC_BF16 : PP_PREC_FP32;
+}
+
 void pp_framework_features(pp_framework fw, pp_training *t)
 {
     t->framework = fw;
@@ -76,6 +89,8 @@ void pp_framework_features(pp_framework fw, pp_training *t)
     t->fused_elementwise = true;
     t->fused_norm = false;
     t->fused_loss = true;
+    t->loss_gathered = false;
+    t->grad_accum_bytes = 0; /* the framework's own */
     /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
      * own (fetch_sub_module): for a GPT layer two LayerNorms and four
      * linear layers.  FSDP and Megatron-Core move one flat buffer per

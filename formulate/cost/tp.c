@@ -238,5 +238,13 @@ void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
     out->inter_node = group_inter_node(prob, 1, plan->tp);
     if (plan->tp_comm_overlap) /* same bytes on the wire, less of their time exposed */
         out->wire_s = layers_per_stage(prob, plan) * overlapped_layer_s(prob, plan, bytes, k);
+    /* Without a vocabulary-parallel loss the output layer all-gathers its
+     * 16-bit logits over the TP group before the loss (its backward only
+     * keeps the rank's slice of the gradient: no traffic). */
+    if (prob->training.loss_gathered) {
+        double logits = ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) * pp_model_logit_share(m) *
+                        m->vocab;
+        out->wire_s += pp_collective_time_s(&prob->cluster, PP_COLL_ALLGATHER, logits, plan->tp, k);
+    }
     out->total_s = out->wire_s + out->codec_s;
 }
