@@ -285,7 +285,9 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
                            : strcmp(gr, "fp16") == 0 ? PP_PREC_FP16
                                                      : pp_framework_grad_reduce(t->framework, t->precision);
     const char *ga = str_or(cfg, "grad_accum_dtype", ""); /* absent: the framework's own */
-    t->grad_accum_bytes = strcmp(ga, "fp32") == 0 ? 4 : (strcmp(ga, "bf16") == 0 || strcmp(ga, "fp16") == 0) ? 2 : 0;
+    bool accum32 = ga[0] ? strcmp(ga, "fp32") == 0
+                         : pp_framework_grad_accum(t->framework, t->precision, t->grad_reduce_dtype) == PP_PREC_FP32;
+    t->grad_accum_bytes = accum32 ? 4 : 2;
     const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cfg, "loss_parallel");
     t->loss_gathered = cJSON_IsFalse(lp);
     return row->prob.training.global_batch > 0;

@@ -399,12 +399,13 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_bool(obj, at, "p2p_scatter_gather", PP_OPTIONAL, &t->p2p_scatter_gather, c->err);
     t->precision = training_precisions[precision];
-    /* DP gradients on the wire, and held between micro-batches: what the
+    /* DP gradients on the wire, and held between micro-batches (by default
+     * in the type they are reduced in, pp_framework_grad_accum): what the
      * framework does unless the problem says otherwise */
     if (!rc)
         rc = parse_gradient_dtype(c, obj, at, "grad_reduce_dtype", pp_framework_grad_reduce(t->framework, t->precision),
                                   &t->grad_reduce_dtype);
-    pp_precision accum = pp_framework_grad_accum(t->framework, t->precision);
+    pp_precision accum = pp_framework_grad_accum(t->framework, t->precision, t->grad_reduce_dtype);
     if (!rc)
         rc = parse_gradient_dtype(c, obj, at, "grad_accum_dtype", accum, &accum);
     t->grad_accum_bytes = accum == PP_PREC_FP32 ? 4 : 2;

@@ -213,7 +213,7 @@ static void test_grad_accum_dtype_states(void)
     pp_problem p = pp_test_problem(PP_TEST_A100, m, 2, 64);
     pp_plan pl = pp_test_plan(1, 1, 16, 1, 1);
     pl.zero = 1;
-    CU_ASSERT_EQUAL(pp_framework_grad_accum(p.training.framework, p.training.precision), PP_PREC_FP32);
+    CU_ASSERT_EQUAL(pp_framework_grad_accum(p.training.framework, p.training.precision, PP_PREC_FP32), PP_PREC_FP32);
     double w, g32, o32, g16, o16;
     pp_mem_states_gib(&p, &pl, 0, &w, &g32, &o32);
     p.training.grad_accum_bytes = 2;
@@ -222,7 +222,7 @@ static void test_grad_accum_dtype_states(void)
     PP_REL_EQ(o16, o32 * 16.0 / 12.0, 1e-12);
     /* DeepSpeed holds 16-bit gradients by default: ZeRO Table 1 */
     pp_framework_features(PP_FW_DEEPSPEED, &p.training);
-    CU_ASSERT_EQUAL(pp_framework_grad_accum(p.training.framework, p.training.precision), PP_PREC_BF16);
+    CU_ASSERT_EQUAL(pp_framework_grad_accum(p.training.framework, p.training.precision, PP_PREC_FP32), PP_PREC_BF16);
     double gd, od;
     pp_mem_states_gib(&p, &pl, 0, &w, &gd, &od);
     PP_REL_EQ(gd, g16, 1e-12);

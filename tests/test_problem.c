@@ -198,6 +198,10 @@ static void test_defaults(void)
     CU_ASSERT_TRUE(p.training.dp_overlap);
     CU_ASSERT_EQUAL(p.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(p.training.tokens, 0);
+    /* Megatron-Core in bf16: fp32 gradients reduced and held; the loss on vocabulary slices */
+    CU_ASSERT_EQUAL(p.training.grad_reduce_dtype, PP_PREC_FP32);
+    CU_ASSERT_EQUAL(p.training.grad_accum_bytes, 4);
+    CU_ASSERT_FALSE(p.training.loss_gathered);
     CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_STEP_TIME);
     CU_ASSERT_FALSE(p.allow_tp_across_nodes);
     /* links default to the GPU's flagship system (DGX A100) */
@@ -210,6 +214,31 @@ static void test_defaults(void)
     for (int i = 0; i < p.n_codecs; i++)
         if (!p.codecs[i].lossy)
             CU_ASSERT_EQUAL(p.codecs[i].rel_error, 0);
+}
+
+/* Gradients are held in the type they are reduced in unless told: Megatron's
+ * --grad-reduce-in-bf16 makes its gradient buffer bf16; DeepSpeed holds
+ * 16-bit gradients whatever it reduces in. */
+static void test_grad_accum_defaults(void)
+{
+    const struct {
+        const char *training;
+        int bytes;
+    } cases[] = {
+        {"{'global_batch': 8, 'grad_reduce_dtype': 'bf16'}", 2},
+        {"{'global_batch': 8, 'precision': 'fp16'}", 2},
+        {"{'global_batch': 8, 'framework': 'fsdp'}", 4},
+        {"{'global_batch': 8, 'framework': 'deepspeed', 'grad_reduce_dtype': 'fp32'}", 2},
+        {"{'global_batch': 8, 'grad_reduce_dtype': 'bf16', 'grad_accum_dtype': 'fp32'}", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pp_problem p;
+        pp_error err;
+        char *text = problem_with(NULL, NULL, cases[i].training, NULL);
+        CU_ASSERT_EQUAL_FATAL(parse_problem(text, &p, &err), PP_OK);
+        free(text);
+        CU_ASSERT_EQUAL(p.training.grad_accum_bytes, cases[i].bytes);
+    }
 }
 
 static void test_init_functions(void)
@@ -1067,6 +1096,7 @@ int main(void)
     static const pp_test tests[] = {
         {"the interface.md example loads with its values", test_interface_example_loads},
         {"defaults of a minimal problem", test_defaults},
+        {"gradients held in the type they are reduced in, unless told", test_grad_accum_defaults},
         {"init functions", test_init_functions},
         {"every section is parsed", test_every_section_parsed},
         {"custom GPU takes A100 figures for what it omits", test_custom_gpu},

@@ -72,9 +72,10 @@ bool pp_framework_has_zero(pp_framework fw, int zero);
 pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training);
 
 /* The type a framework holds and sums gradients in between micro-batches
- * by default: fp32 for Megatron and FSDP in bf16 or fp8 training, the
- * 16-bit type for DeepSpeed and for fp16 training. */
-pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training);
+ * by default (training.grad_accum_dtype's default), given the type it
+ * reduces them in: that type for Megatron and FSDP (fp32 in bf16 or fp8
+ * training by default), the 16-bit type for DeepSpeed. */
+pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training, pp_precision reduce);
 /* The share of a GPU's SMs communication kernels take while they overlap
  * computation (step.c): hidden traffic slows the compute by this share. */
 double pp_comm_sm_share(const pp_problem *prob);

@@ -68,8 +68,9 @@ void pp_state_bytes_per_param(const pp_training *t, double *weights, double *gra
     *weights = ACT_BYTES;
     *optim = ADAM_STATE_BYTES;
     /* gradients in the type they are summed in (training.grad_accum_dtype) */
-    int held = t->grad_accum_bytes ? t->grad_accum_bytes
-                                   : (pp_framework_grad_accum(t->framework, t->precision) == PP_PREC_FP32 ? 4 : 2);
+    pp_precision dflt = pp_framework_grad_accum(t->framework, t->precision,
+                                                pp_framework_grad_reduce(t->framework, t->precision));
+    int held = t->grad_accum_bytes ? t->grad_accum_bytes : (dflt == PP_PREC_FP32 ? 4 : 2);
     *grads = held;
     if (t->framework == PP_FW_DEEPSPEED || t->framework == PP_FW_DEEPSPEED_2021)
         return; /* ZeRO Table 1 */

@@ -49,17 +49,17 @@ pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training)
     return deepspeed ? PP_PREC_BF16 : PP_PREC_FP32;
 }
 
-/* Megatron-LM keeps an fp32 main_grad beside every bf16 parameter and
- * accumulates into it (--accumulate-allreduce-grads-in-fp32, forced for
- * bf16 by the same check as above); FSDP accumulates in its reduce dtype
- * (fp32, FSDPParam.to_accumulated_grad_if_needed).  DeepSpeed keeps the
- * 16-bit gradients of ZeRO Table 1 (Rajbhandari et al. 2020), and fp16
- * training holds fp16 gradients whatever the framework. */
-pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training)
+/* Megatron-Core sums gradients in the buffer it reduces them from, whose
+ * type is the reduce type (param_and_grad_buffer.py group_params_for_buffers:
+ * "torch.float if grad_reduce_in_fp32, else param.dtype"), and FSDP2 in its
+ * reduce dtype (FSDPParam.to_accumulated_grad_if_needed).  DeepSpeed keeps
+ * the 16-bit gradients of ZeRO Table 1 (Rajbhandari et al. 2020). */
+pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training, pp_precision reduce)
 {
-    if (training == PP_PREC_FP16)
-        return PP_PREC_FP16;
-    return fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021 ? PP_PREC_BF16 : PP_PREC_FP32;
+    pp_precision half = training == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
+    if (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021)
+        return half;
+    return reduce == PP_PREC_FP32 ? PP_PREC_FP32 : half;
 }
 
 void pp_framework_features(pp_framework fw, pp_training *t)
