@@ -267,13 +267,13 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             a->per_mb_window_s = pp_dp_per_mb_window_s(prob, &a->plan, &a->stage);
             a->gather_window_s = pp_dp_gather_window_s(prob, &a->plan, &a->stage);
         }
-    /* TP traffic does not depend on sequence parallelism, but its overlap
-     * needs it: a TP candidate carries the (recompute, sp) of its stage. */
+    /* A TP candidate carries the (recompute, sp) of its stage: its overlap
+     * needs sequence parallelism, and what per-op checkpointing recomputes
+     * of its traffic depends on it (the all-gathers with sp, the
+     * all-reduces without), so each is priced with its own. */
     for (int i = 0; i < R->n; i++)
         for (int k = 0; k < Ctp->n; k++)
             for (int o = 0; o < O->n; o++) {
-                pp_comm_term term;
-                bool priced = false;
                 for (int j = 0; j < SP->n; j++) {
                     if (!pp_space_tp_overlap_ok(SP->v[j], Ctp->v[k], O->v[o]))
                         continue;
@@ -284,10 +284,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                     pp_plan_set_option(&t->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
                     pp_plan_set_option(&t->plan, PP_OPT_CODEC_TP, Ctp->v[k]);
                     pp_plan_set_option(&t->plan, PP_OPT_TP_OVERLAP, O->v[o]);
-                    if (!priced) /* the same traffic with or without sp */
-                        pp_term_tp_comm(prob, &t->plan, &term);
-                    priced = true;
-                    t->comm = term;
+                    pp_term_tp_comm(prob, &t->plan, &t->comm);
                     t->obj = factor * t->comm.total_s;
                 }
             }

@@ -88,6 +88,10 @@ static pp_problem random_problem(pp_rng *r)
     if (pp_rng_int(r, 0, 3) == 0) {
         p.training.flash_attention = pp_rng_int(r, 0, 1);
         p.training.dp_overlap = pp_rng_int(r, 0, 1);
+        /* eager code's saved activations, 16-bit gradients, logits gathered over TP */
+        p.training.fused_elementwise = pp_rng_int(r, 0, 1);
+        p.training.grad_accum_bytes = pp_rng_int(r, 0, 1) ? 2 : 4;
+        p.training.loss_gathered = pp_rng_int(r, 0, 1);
     }
     p.memory_headroom = pp_rng_uniform(r, 0, 0.2);
     p.compress_min_bytes = pp_rng_int(r, 0, 1) ? 0 : 1 << 20;
