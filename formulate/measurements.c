@@ -191,6 +191,15 @@ static void problem_defaults(pp_problem *p)
     p->has_cluster = true;
 }
 
+/* A row's gradient data type under `key` ("fp32", "bf16", "fp16"), `dflt`
+ * when absent or unknown. */
+static pp_precision gradient_dtype_or(const cJSON *cfg, const char *key, pp_precision dflt)
+{
+    const char *v = str_or(cfg, key, "");
+    return strcmp(v, "fp32") == 0 ? PP_PREC_FP32 : strcmp(v, "bf16") == 0 ? PP_PREC_BF16
+           : strcmp(v, "fp16") == 0 ? PP_PREC_FP16 : dflt;
+}
+
 static bool fill_plan(const cJSON *cfg, pp_measurement *row)
 {
     pp_plan *pl = &row->plan;
@@ -277,17 +286,12 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
                                                                                                 : PP_PREC_BF16;
     if (row->prob.cluster.gpu.peak_tflops[row->prob.training.precision] <= 0)
         row->prob.training.precision = PP_PREC_FP16;
-    /* gradients reduced as the framework does by default, or as the row says */
-    const char *gr = str_or(cfg, "grad_reduce_dtype", "");
+    /* gradients reduced and held as the framework does by default, or as the row says */
     pp_training *t = &row->prob.training;
-    t->grad_reduce_dtype = strcmp(gr, "fp32") == 0   ? PP_PREC_FP32
-                           : strcmp(gr, "bf16") == 0 ? PP_PREC_BF16
-                           : strcmp(gr, "fp16") == 0 ? PP_PREC_FP16
-                                                     : pp_framework_grad_reduce(t->framework, t->precision);
-    const char *ga = str_or(cfg, "grad_accum_dtype", ""); /* absent: the framework's own */
-    bool accum32 = ga[0] ? strcmp(ga, "fp32") == 0
-                         : pp_framework_grad_accum(t->framework, t->precision, t->grad_reduce_dtype) == PP_PREC_FP32;
-    t->grad_accum_bytes = accum32 ? 4 : 2;
+    t->grad_reduce_dtype = gradient_dtype_or(cfg, "grad_reduce_dtype", pp_framework_grad_reduce(t->framework, t->precision));
+    pp_precision accum = gradient_dtype_or(cfg, "grad_accum_dtype",
+                                           pp_framework_grad_accum(t->framework, t->precision, t->grad_reduce_dtype));
+    t->grad_accum_bytes = accum == PP_PREC_FP32 ? 4 : 2;
     const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cfg, "loss_parallel");
     t->loss_gathered = cJSON_IsFalse(lp);
     return row->prob.training.global_batch > 0;
