@@ -101,31 +101,44 @@ static int div_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eva
 
 /* ---- explaining ------------------------------------------------------------ */
 
-/* A readable name for the rule a pp_plan_check message names (rules.c). */
-static void rule_name(const pp_problem *prob, const char *msg, char *buf, size_t cap)
+/* A readable name for the rule a plan breaks (rules.c); a rule this
+ * family does not tell apart keeps the message's own name, the text before
+ * its colon. */
+static void rule_name(const pp_problem *prob, pp_rule rule, const char *msg, char *buf, size_t cap)
 {
-    if (strstr(msg, "must divide heads") || strstr(msg, "must divide ffn_hidden"))
+    switch (rule) {
+    case PP_RULE_TP_SPLIT:
         snprintf(buf, cap, "tp divides the %d heads, the %d kv heads and ffn_hidden %d", prob->model.heads,
                  prob->model.kv_heads, prob->model.ffn_hidden);
-    else if (strncmp(msg, "placement:", 10) == 0)
+        return;
+    case PP_RULE_TP_NODE:
         snprintf(buf, cap, "tp divides the %d GPUs of a node", prob->cluster.gpus_per_node);
-    else if (strstr(msg, "cannot hold layers"))
+        return;
+    case PP_RULE_STAGES:
         snprintf(buf, cap, "pp stages hold the %d layers, at least one each", prob->model.layers);
-    else if (strstr(msg, "pp*virtual_stages"))
+        return;
+    case PP_RULE_CHUNKS:
         snprintf(buf, cap, "with interleaving, pp x virtual_stages divides the %d layers (or %d)", prob->model.layers,
                  prob->model.layers + 2);
-    else if (strstr(msg, "needs pp >= 2"))
+        return;
+    case PP_RULE_INTERLEAVE_PP:
         snprintf(buf, cap, "interleaving needs pp >= 2");
-    else if (strstr(msg, "2*cp"))
+        return;
+    case PP_RULE_CP_SEQUENCE:
         snprintf(buf, cap, "2 x cp divides the sequence of %d", prob->model.seq_len);
-    else if (strstr(msg, "dp*micro_batch"))
+        return;
+    case PP_RULE_BATCH:
         snprintf(buf, cap, "dp x micro_batch divides the batch of %ld", prob->training.global_batch);
-    else if (strstr(msg, "must be a multiple of pp"))
+        return;
+    case PP_RULE_INTERLEAVE_MICROBATCHES:
         snprintf(buf, cap, "with interleaving, the micro-batches per pipeline are a multiple of pp");
-    else {
-        const char *colon = strchr(msg, ':');
-        snprintf(buf, cap, "%.*s", colon ? (int)(colon - msg) : 60, msg);
+        return;
+    case PP_RULE_NONE:
+    case PP_RULE_OTHER:
+        break;
     }
+    const char *colon = strchr(msg, ':');
+    snprintf(buf, cap, "%.*s", colon ? (int)(colon - msg) : 60, msg);
 }
 
 static void count_cut(pp_family_report *ex, const char *rule)
@@ -184,12 +197,13 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
                         plan.virtual_stages = V->v[w];
                         ex->combinations++;
                         pp_error err;
-                        if (pp_plan_check(prob, &plan, &err) == PP_OK) {
+                        pp_rule broken = pp_plan_broken_rule(prob, &plan, &err);
+                        if (broken == PP_RULE_NONE) {
                             ex->combinations_valid++;
                             continue;
                         }
                         char rule[96];
-                        rule_name(prob, err.msg, rule, sizeof rule);
+                        rule_name(prob, broken, err.msg, rule, sizeof rule);
                         count_cut(ex, rule);
                     }
             }

@@ -95,52 +95,87 @@ static int rule_tp_in_node(const pp_problem *prob, const pp_plan *pl, pp_error *
     return PP_OK;
 }
 
-static int rule_layers_split(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+static int rule_chunks_hold_layers(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
-    long chunks = (long)pl->pp * pl->virtual_stages;
     pp_stage_split split;
-    bool held = pp_stage_layers(prob, pl, &split);
-    if (pl->virtual_stages > 1 && !held)
+    if (pl->virtual_stages > 1 && !pp_stage_layers(prob, pl, &split))
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: pp*virtual_stages = %d*%d = %ld must divide layers=%d, or layers+2 with "
                             "at least 2 layers a chunk (an interleaved pipeline splits the layers evenly, or counts "
                             "the embedding and the loss as layers)",
-                            pl->pp, pl->virtual_stages, chunks, prob->model.layers);
-    if (!held)
+                            pl->pp, pl->virtual_stages, (long)pl->pp * pl->virtual_stages, prob->model.layers);
+    return PP_OK;
+}
+
+static int rule_stages_hold_layers(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    pp_stage_split split;
+    if (!pp_stage_layers(prob, pl, &split))
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: pp=%d stages cannot hold layers=%d (each stage needs at least one layer, "
                             "the middle ones ceil(layers/pp))",
                             pl->pp, prob->model.layers);
+    return PP_OK;
+}
+
+static int rule_interleave_needs_pp(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    (void)prob;
     if (pl->virtual_stages > 1 && pl->pp < 2)
         return pp_error_set(err, PP_EINPUT, "plan", "interleaving: virtual_stages=%d needs pp >= 2",
                             pl->virtual_stages);
     return PP_OK;
 }
 
-static int rule_sequence_split(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+static int rule_cp_divides_sequence(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     if (pl->cp > 1 && prob->model.seq_len % (2 * pl->cp))
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: 2*cp = %d must divide seq_len=%d (load-balanced causal ring)",
                             2 * pl->cp, prob->model.seq_len);
+    return PP_OK;
+}
+
+static int rule_sp_needs_tp(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    (void)prob;
     if (pl->sequence_parallel && pl->tp < 2)
         return pp_error_set(err, PP_EINPUT, "plan", "sequence_parallel needs tp >= 2");
     return PP_OK;
 }
 
+/* Micro-batches per pipeline, global_batch / (dp x micro_batch); 0 when
+ * dp x micro_batch is not positive. */
+static long pipeline_microbatches(const pp_problem *prob, const pp_plan *pl)
+{
+    long per = (long)pl->dp * pl->micro_batch;
+    return per > 0 ? prob->training.global_batch / per : 0;
+}
+
 static int rule_batch_split(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     long per = (long)pl->dp * pl->micro_batch;
-    long m = per > 0 ? prob->training.global_batch / per : 0;
     if (per <= 0 || prob->training.global_batch % per)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "divisibility: dp*micro_batch = %d*%d = %ld must divide global_batch=%ld", pl->dp,
                             pl->micro_batch, per, prob->training.global_batch);
+    return PP_OK;
+}
+
+static int rule_microbatch_count(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    long m = pipeline_microbatches(prob, pl);
     if (m > INT_MAX) /* the cost model counts micro-batches in an int */
         return pp_error_set(err, PP_EINPUT, "plan",
                             "micro-batches: global_batch/(dp*micro_batch) = %ld micro-batches per pipeline, at "
                             "most %d are supported; raise dp or micro_batch",
                             m, INT_MAX);
+    return PP_OK;
+}
+
+static int rule_interleave_microbatches(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    long m = pipeline_microbatches(prob, pl);
     if (pl->virtual_stages > 1 && m % pl->pp)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "interleaving: the %ld micro-batches per pipeline must be a multiple of pp=%d",
@@ -148,13 +183,6 @@ static int rule_batch_split(const pp_problem *prob, const pp_plan *pl, pp_error 
     return PP_OK;
 }
 
-/* The grid of a 2D/2.5D/3D plan (docs/cost-model.md section 8): tp = q^2,
- * q^2 d (d >= 2; d = 1 is 2D) or q^3 with q >= 2; q divides the heads, the
- * K/V heads, hidden and ffn_hidden (3D: hidden and ffn_hidden by q^2, its
- * weight shards); the micro-batch splits over the grid's rows (Colossal-AI
- * splits the batch dimension): by q (2D), d q (2.5D) or q^2 (3D).
- * Sequence parallelism is a 1D technique: the grids already partition
- * every activation. */
 static int rule_tp_grid(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     const char *mode = pp_tp_mode_name(pl->tp_mode);
@@ -302,18 +330,41 @@ static int rule_tp_overlap(const pp_problem *prob, const pp_plan *pl, pp_error *
     return PP_OK;
 }
 
-static const rule_fn RULES[] = {
-    rule_ranges,  rule_framework_zero, rule_gpu_count,    rule_tp_divides_heads, rule_tp_in_node, rule_layers_split,
-    rule_sequence_split, rule_batch_split, rule_tp_grid,       rule_codecs,  rule_params_codec,
-    rule_moe,     rule_tp_overlap,
+/* The rules in the order they are tried, each with the id
+ * pp_plan_broken_rule reports (PP_RULE_OTHER: the message names it). */
+static const struct {
+    rule_fn check;
+    pp_rule id;
+} RULES[] = {
+    {rule_ranges, PP_RULE_OTHER},
+    {rule_framework_zero, PP_RULE_OTHER},
+    {rule_gpu_count, PP_RULE_OTHER},
+    {rule_tp_divides_heads, PP_RULE_TP_SPLIT},
+    {rule_tp_in_node, PP_RULE_TP_NODE},
+    {rule_chunks_hold_layers, PP_RULE_CHUNKS},
+    {rule_stages_hold_layers, PP_RULE_STAGES},
+    {rule_interleave_needs_pp, PP_RULE_INTERLEAVE_PP},
+    {rule_cp_divides_sequence, PP_RULE_CP_SEQUENCE},
+    {rule_sp_needs_tp, PP_RULE_OTHER},
+    {rule_batch_split, PP_RULE_BATCH},
+    {rule_microbatch_count, PP_RULE_OTHER},
+    {rule_interleave_microbatches, PP_RULE_INTERLEAVE_MICROBATCHES},
+    {rule_tp_grid, PP_RULE_OTHER},
+    {rule_codecs, PP_RULE_OTHER},
+    {rule_params_codec, PP_RULE_OTHER},
+    {rule_moe, PP_RULE_OTHER},
+    {rule_tp_overlap, PP_RULE_OTHER},
 };
+
+pp_rule pp_plan_broken_rule(const pp_problem *prob, const pp_plan *plan, pp_error *err)
+{
+    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++)
+        if (RULES[i].check(prob, plan, err))
+            return RULES[i].id;
+    return PP_RULE_NONE;
+}
 
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)
 {
-    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++) {
-        int rc = RULES[i](prob, plan, err);
-        if (rc)
-            return rc;
-    }
-    return PP_OK;
+    return pp_plan_broken_rule(prob, plan, err) == PP_RULE_NONE ? PP_OK : PP_EINPUT;
 }

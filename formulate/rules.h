@@ -15,6 +15,26 @@
  * rule and the numbers that break it (path "plan: $.field"). */
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
+/* The rules the divisibility family's report tells apart (cons_divisibility.c
+ * names the rule a cut plan breaks by this id); every other rule is
+ * PP_RULE_OTHER, and its message names it. */
+typedef enum pp_rule {
+    PP_RULE_NONE = 0,                 /* the plan obeys every rule */
+    PP_RULE_TP_SPLIT,                 /* tp divides heads, kv_heads and ffn_hidden */
+    PP_RULE_TP_NODE,                  /* tp divides the GPUs of a node */
+    PP_RULE_CHUNKS,                   /* pp x virtual_stages divides the layers (or layers + 2) */
+    PP_RULE_STAGES,                   /* the pp stages hold the layers */
+    PP_RULE_INTERLEAVE_PP,            /* interleaving needs pp >= 2 */
+    PP_RULE_CP_SEQUENCE,              /* 2 cp divides the sequence */
+    PP_RULE_BATCH,                    /* dp x micro_batch divides the global batch */
+    PP_RULE_INTERLEAVE_MICROBATCHES,  /* interleaving: micro-batches a multiple of pp */
+    PP_RULE_OTHER
+} pp_rule;
+
+/* As pp_plan_check, returning the first rule the plan breaks (PP_RULE_NONE
+ * if it breaks none), with its message in *err. */
+pp_rule pp_plan_broken_rule(const pp_problem *prob, const pp_plan *plan, pp_error *err);
+
 /* Whether a codec adds more relative error to dimension d's traffic than
  * the problem tolerates (the accuracy rule; cons_accuracy.c's rows say the
  * same). */
