@@ -174,6 +174,17 @@ static void md_megatron(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
     if (p->zero >= 2)
         pp_sb_append(sb, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
                          "`--use-custom-fsdp`).\n\n");
+    /* Megatron-LM sums and reduces gradients in one buffer of one type
+     * (--grad-reduce-in-bf16 makes it bf16, else fp32): a problem that asks
+     * for different types has no flags that run it. */
+    const pp_training *t = &prob->training;
+    if (t->precision != PP_PREC_FP16 && t->grad_accum_bytes &&
+        t->grad_accum_bytes != (t->grad_reduce_dtype == PP_PREC_FP32 ? 4 : 2))
+        pp_sb_appendf(sb, "Megatron-LM holds and reduces gradients in one type (bf16 with `--grad-reduce-in-bf16`, "
+                          "else fp32); this problem asks for gradients held in %s and reduced in %s, which it "
+                          "cannot run: the flags above reduce in %s and hold them in that type too.\n\n",
+                      t->grad_accum_bytes == 4 ? "fp32" : "16 bits", pp_precision_name(t->grad_reduce_dtype),
+                      pp_precision_name(t->grad_reduce_dtype));
     if (p->tp_mode != PP_TP_1D)
         pp_sb_appendf(sb, "tp\\_mode=%s is not a Megatron-LM feature: it needs a framework with 2D/2.5D/3D tensor "
                           "parallelism (e.g. Colossal-AI); the other flags still apply.\n\n",

@@ -228,6 +228,39 @@ static void test_attention_backend_flag(void)
     }
 }
 
+/* Megatron-LM sums and reduces gradients in one buffer of one type: the
+ * launch settings print --grad-reduce-in-bf16 for bf16 gradients, and a
+ * problem that asks to hold them in another type than it reduces them in is
+ * told that Megatron-LM cannot run it. */
+static void test_gradient_types_megatron_can_run(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 64);
+    pp_plan_result res;
+    memset(&res, 0, sizeof res);
+    res.best.plan = pp_test_plan(1, 1, 8, 1, 1);
+    const struct {
+        pp_precision reduce;
+        int held;
+        bool flag, note;
+    } cases[] = {
+        {PP_PREC_FP32, 4, false, false},
+        {PP_PREC_BF16, 2, true, false},
+        {PP_PREC_BF16, 4, true, true},  /* fp32 sums, bf16 reduction */
+        {PP_PREC_FP32, 2, false, true}, /* bf16 sums, fp32 reduction */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        p.training.grad_reduce_dtype = cases[k].reduce;
+        p.training.grad_accum_bytes = cases[k].held;
+        pp_strbuf sb;
+        pp_sb_init(&sb);
+        pp_md_how_to_run(&sb, &p, &res);
+        const char *md = pp_sb_str(&sb);
+        CU_ASSERT_EQUAL(strstr(md, "    --grad-reduce-in-bf16 \\\n") != NULL, cases[k].flag);
+        CU_ASSERT_EQUAL(strstr(md, "which it cannot run") != NULL, cases[k].note);
+        pp_sb_free(&sb);
+    }
+}
+
 /* A GPU whose efficiencies nobody fitted says so: the catalog's MI300X has
  * no measurement in data/measurements/, the A100 has. */
 static void test_uncalibrated_gpu_is_flagged(void)
@@ -265,6 +298,8 @@ int main(void)
         {"7 nodes, batch 100: uneven stages use every GPU; idle GPUs allowed is never slower", test_fewer_gpus_when_allowed},
         {"an uncalibrated GPU is flagged in the catalog, the JSON and the report", test_uncalibrated_gpu_is_flagged},
         {"a named attention kernel sets Megatron-Core's --attention-backend", test_attention_backend_flag},
+        {"gradient types Megatron-LM cannot run are said so in the launch settings",
+         test_gradient_types_megatron_can_run},
         {NULL, NULL},
     };
     return pp_test_main("production recipes", tests);
