@@ -183,6 +183,13 @@ static int rule_interleave_microbatches(const pp_problem *prob, const pp_plan *p
     return PP_OK;
 }
 
+/* The grid of a 2D/2.5D/3D plan (docs/cost-model.md section 8): tp = q^2,
+ * q^2 d (d >= 2; d = 1 is 2D) or q^3 with q >= 2; q divides the heads, the
+ * K/V heads, hidden and ffn_hidden (3D: hidden and ffn_hidden by q^2, its
+ * weight shards); the micro-batch splits over the grid's rows (Colossal-AI
+ * splits the batch dimension): by q (2D), d q (2.5D) or q^2 (3D).
+ * Sequence parallelism is a 1D technique: the grids already partition
+ * every activation. */
 static int rule_tp_grid(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     const char *mode = pp_tp_mode_name(pl->tp_mode);
