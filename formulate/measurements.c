@@ -294,6 +294,20 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     t->grad_accum_bytes = accum == PP_PREC_FP32 ? 4 : 2;
     const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cfg, "loss_parallel");
     t->loss_gathered = cJSON_IsFalse(lp);
+    /* LoRA fine-tuning: adapters of this rank on these layers, every other
+     * weight frozen; targets the model does not know leave the row out */
+    double rank = num_or(cfg, "lora_rank", 0);
+    if (rank < 0 || rank >= row->prob.model.hidden)
+        return false;
+    t->lora_rank = (int)rank;
+    const char *lt = str_or(cfg, "lora_targets", "attention");
+    int targets = -1;
+    for (int i = 0; i < PP_LORA_TARGETS_COUNT; i++)
+        if (strcmp(lt, pp_lora_targets_names[i]) == 0)
+            targets = i;
+    if (targets < 0)
+        return false;
+    t->lora_targets = (pp_lora_targets)targets;
     return row->prob.training.global_batch > 0;
 }
 

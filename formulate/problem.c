@@ -30,6 +30,7 @@
 
 #define MAX_NODES 10000000L
 #define MAX_GLOBAL_BATCH (1L << 40)
+#define MAX_LORA_RANK 65536L /* and below the hidden size (check_lora_rank) */
 #define DEFAULT_GPU_ID "a100-sxm4-80gb"
 
 /* ---- names ------------------------------------------------------------------ */
@@ -326,7 +327,8 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
                                             "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
-                                            "attention_kernel", "grad_accum_dtype", "loss_parallel", NULL};
+                                            "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
+                                            "lora_targets", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
@@ -417,7 +419,28 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_enum(obj, at, "collectives", PP_OPTIONAL, collectives_names, 2, &lib, c->err);
     t->mvapich = lib == 1;
+    long rank = t->lora_rank;
+    if (!rc)
+        rc = pp_json_long(obj, at, "lora_rank", PP_OPTIONAL, 0, MAX_LORA_RANK, &rank, c->err);
+    t->lora_rank = (int)rank;
+    int targets = (int)t->lora_targets;
+    if (!rc)
+        rc = pp_json_enum(obj, at, "lora_targets", PP_OPTIONAL, pp_lora_targets_names, PP_LORA_TARGETS_COUNT,
+                          &targets, c->err);
+    t->lora_targets = (pp_lora_targets)targets;
     return rc;
+}
+
+/* LoRA adapters are rank x width matrices beside a weight: a rank as wide
+ * as the model's hidden size is no longer low-rank. */
+static int check_lora_rank(const parse_ctx *c, const pp_jpath *root)
+{
+    const pp_training *t = &c->p->training;
+    if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
+        return PP_OK;
+    pp_jpath tr = pp_jpath_key(root, "training"), here = pp_jpath_key(&tr, "lora_rank");
+    return pp_json_fail(c->err, &here, "expected a rank below the model's hidden size %d, found %d", c->p->model.hidden,
+                        t->lora_rank);
 }
 
 /* ---- search ---------------------------------------------------------------------------- */
@@ -841,6 +864,8 @@ static int check_across_sections(const parse_ctx *c, const pp_jpath *root)
         rc = check_precision_supported(c, &c->p->cluster.gpu, root);
     if (!rc && c->p->capacity.present)
         rc = check_capacity(c, root);
+    if (!rc)
+        rc = check_lora_rank(c, root);
     return rc;
 }
 

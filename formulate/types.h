@@ -72,6 +72,11 @@ typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE
  * cuDNN/FlashAttention-3 class kernel), "flash2", "flash3" (Hopper only;
  * FlashAttention-2 elsewhere).  docs/cost-model.md section 2, item 2. */
 typedef enum { PP_ATTN_AUTO = 0, PP_ATTN_FLASH2, PP_ATTN_FLASH3, PP_ATTN_COUNT } pp_attention_kernel;
+/* Which linear layers carry LoRA adapters (training.lora_targets): the
+ * attention's QKV and output projections (Hu et al. 2021 adapt W_q and W_v;
+ * the MLPerf Llama 2 70B LoRA reference and NeMo adapt all four attention
+ * projections), or also both MLP linears.  docs/cost-model.md section 11. */
+typedef enum { PP_LORA_ATTENTION = 0, PP_LORA_ALL_LINEAR, PP_LORA_TARGETS_COUNT } pp_lora_targets;
 typedef enum { PP_OBJ_MIN_STEP_TIME = 0, PP_OBJ_MIN_COST, PP_OBJ_MIN_TIME, PP_OBJ_MIN_GPUS } pp_objective;
 
 /* ---- model ------------------------------------------------------------ */
@@ -250,6 +255,10 @@ typedef struct pp_training {
                            Face-style heads, Aleph Alpha Scaling's ColumnParallelLinear); default
                            false: the loss runs on each TP rank's vocabulary slice (Megatron's
                            vocab-parallel cross-entropy, PyTorch's loss_parallel) */
+    int lora_rank; /* training.lora_rank: > 0 fine-tunes low-rank adapters of this rank on
+                      lora_targets and freezes every other weight (Hu et al. 2021, LoRA);
+                      0 (default) trains every weight */
+    pp_lora_targets lora_targets;
 } pp_training;
 
 /* ---- codecs ------------------------------------------------------------ */

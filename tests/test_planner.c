@@ -108,6 +108,12 @@ static pp_problem random_problem(pp_rng *r)
     static const double tolerances[] = {0, 0.001, 0.02, 0.1};
     for (int d = 0; d < PP_DIM_COUNT; d++)
         p.error_tolerance[d] = tolerances[pp_rng_int(r, 0, 3)];
+    /* LoRA fine-tuning now and then: frozen weights, adapters on the
+     * attention or on every linear layer */
+    if (pp_rng_int(r, 0, 4) == 0) {
+        p.training.lora_rank = pp_rng_int(r, 1, 64);
+        p.training.lora_targets = pp_rng_int(r, 0, 1) ? PP_LORA_ALL_LINEAR : PP_LORA_ATTENTION;
+    }
     return p;
 }
 

@@ -202,6 +202,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(p.training.grad_reduce_dtype, PP_PREC_FP32);
     CU_ASSERT_EQUAL(p.training.grad_accum_bytes, 4);
     CU_ASSERT_FALSE(p.training.loss_gathered);
+    CU_ASSERT_EQUAL(p.training.lora_rank, 0); /* every weight trains */
     CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_STEP_TIME);
     CU_ASSERT_FALSE(p.allow_tp_across_nodes);
     /* links default to the GPU's flagship system (DGX A100) */
@@ -274,7 +275,8 @@ static void test_every_section_parsed(void)
     char *text = problem_with(
         NULL, "'selene'", "{'global_batch': 64, 'precision': 'fp16', 'tokens': 3e11, 'flash_attention': false,"
                           " 'dp_overlap': false, 'fused_elementwise': false, 'fused_norm': true,"
-                          " 'grad_accum_dtype': 'fp32', 'loss_parallel': false}",
+                          " 'grad_accum_dtype': 'fp32', 'loss_parallel': false, 'lora_rank': 16,"
+                          " 'lora_targets': 'all-linear'}",
         "'name': 'x', 'description': 'y',"
         "'search': {'pp': [1, 2], 'dp': [4], 'cp': [1, 2], 'virtual_stages': [1, 3], 'zero': [0, 3],"
         "  'recompute': ['none', 'full'], 'sequence_parallel': [true], 'tp_mode': ['1d', '2.5d'],"
@@ -294,6 +296,8 @@ static void test_every_section_parsed(void)
     CU_ASSERT_TRUE(p.training.fused_norm);
     CU_ASSERT_EQUAL(p.training.grad_accum_bytes, 4); /* fp16 training holds fp16 gradients unless told */
     CU_ASSERT_TRUE(p.training.loss_gathered);
+    CU_ASSERT_EQUAL(p.training.lora_rank, 16);
+    CU_ASSERT_EQUAL(p.training.lora_targets, PP_LORA_ALL_LINEAR);
     CU_ASSERT_TRUE(has_value(&p.search.zero, 3));
     CU_ASSERT_TRUE(has_value(&p.search.recompute, PP_RECOMPUTE_FULL));
     CU_ASSERT_TRUE(has_value(&p.search.sequence_parallel, 1));
@@ -856,6 +860,13 @@ static void test_bad_strings_and_types(void)
     BAD_BUILT("grad_accum_dtype int8",
               problem_with(NULL, NULL, "{'global_batch': 8, 'grad_accum_dtype': 'int8'}", NULL),
               "$.training.grad_accum_dtype", "expected one of 'bf16'", "found 'int8'");
+    BAD_BUILT("lora_rank negative", problem_with(NULL, NULL, "{'global_batch': 8, 'lora_rank': -4}", NULL),
+              "$.training.lora_rank", "expected an integer in 0..65536", "found the number -4");
+    BAD_BUILT("lora_rank as wide as the model",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'lora_rank': 12288}", NULL), "$.training.lora_rank",
+              "below the model's hidden size 12288", "found 12288");
+    BAD_BUILT("lora_targets mlp", problem_with(NULL, NULL, "{'global_batch': 8, 'lora_targets': 'mlp'}", NULL),
+              "$.training.lora_targets", "expected one of 'attention', 'all-linear'", "found 'mlp'");
     BAD_BUILT("loss_parallel as a number",
               problem_with(NULL, NULL, "{'global_batch': 8, 'loss_parallel': 0}", NULL),
               "$.training.loss_parallel", "expected true or false", "found");

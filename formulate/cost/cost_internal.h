@@ -30,6 +30,10 @@ double attention_width(const pp_model *m);
 double mlp_in_width(const pp_model *m);
 /* K x N of a layer's four weight matrices: QKV, projection, MLP in, MLP out. */
 void layer_linears(const pp_model *m, double K[4], double N[4]);
+/* How many of those carry LoRA adapters (0, 2: QKV and projection, or 4). */
+int lora_adapted_linears(const pp_training *t);
+/* One GPU's K of adapter i's down-projection and N of its up-projection. */
+void lora_adapter_shape(const pp_model *m, int i, double t, double *k_in, double *n_out);
 
 /* --- kernels.c --------------------------------------------------------------- */
 
@@ -146,5 +150,7 @@ double pp_loss_vocab_share(const pp_training *t, const pp_plan *plan);
 double stage_embedding_params(const pp_problem *prob, const pp_plan *plan, int stage);
 /* Parameters one GPU of a stage holds before ZeRO partitions them. */
 double stage_params(const pp_problem *prob, const pp_plan *plan, int stage);
+/* Of them, those that train: all, or with LoRA only the adapters. */
+double stage_trainable_params(const pp_problem *prob, const pp_plan *plan, int stage);
 
 #endif

@@ -80,12 +80,28 @@ double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
     return (layers_on_stage(prob, plan, stage) * pp_layer_params(m) + embeddings) / g.wshard;
 }
 
-/* The most parameters any stage holds: its data-parallel traffic and
- * optimizer step are the slowest.  *expert: the routed-expert share of
- * them (MoE; every stage weighed). */
+/* LoRA freezes every weight of the model and trains the adapters of the
+ * stage's layers: only they have gradients, optimizer states and
+ * data-parallel traffic (Hu et al. 2021 section 4.2). */
+double stage_trainable_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    if (prob->training.lora_rank <= 0)
+        return stage_params(prob, plan, stage);
+    return layers_on_stage(prob, plan, stage) * pp_lora_layer_params(&prob->model, &prob->training, plan->tp);
+}
+
+/* The most trained parameters any stage holds: its data-parallel traffic
+ * and optimizer step are the slowest.  *expert: the routed-expert share of
+ * them (MoE; every stage weighed; frozen under LoRA). */
 static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan, double *expert)
 {
     *expert = 0.0;
+    if (prob->training.lora_rank > 0) {
+        double most = 0.0;
+        for (int s = 0; s < plan->pp && s < 3; s++) /* stage 0, a middle one, the last */
+            most = fmax(most, stage_trainable_params(prob, plan, s == 2 ? plan->pp - 1 : s));
+        return most;
+    }
     if (pp_model_is_moe(&prob->model)) {
         double most = -1.0;
         for (int s = 0; s < plan->pp; s++) {

@@ -9,7 +9,9 @@
  *
  * Model FLOPs of a step are three forwards (backward = 2 x forward) and no
  * recomputation; hardware FLOPs add what recomputation repeats (a forward of
- * the layers, or only the attention core).  A GPT layer holds 12 h^2 + 13 h
+ * the layers, or only the attention core).  LoRA fine-tuning skips the
+ * frozen weights' gradients: their matrix multiplies run two passes, not
+ * three (pp_training_flops_per_step).  A GPT layer holds 12 h^2 + 13 h
  * parameters (weights, biases, two LayerNorms).
  */
 #include "cost_internal.h"
@@ -57,15 +59,18 @@ double pp_model_flops_per_step(const pp_model *m, double global_batch)
     return 3.0 * (pp_layers_fwd_flops(m, tokens, m->seq_len) + pp_logits_fwd_flops(m, tokens));
 }
 
+static double recompute_flops(const pp_model *m, double tokens, pp_recompute r)
+{
+    if (r == PP_RECOMPUTE_FULL)
+        return pp_layers_fwd_flops(m, tokens, m->seq_len);
+    if (r == PP_RECOMPUTE_SELECTIVE)
+        return m->layers * pp_attention_core_fwd_flops(m, tokens, m->seq_len);
+    return 0.0;
+}
+
 double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_recompute r)
 {
-    double tokens = global_batch * m->seq_len;
-    double extra = 0.0;
-    if (r == PP_RECOMPUTE_FULL)
-        extra = pp_layers_fwd_flops(m, tokens, m->seq_len);
-    else if (r == PP_RECOMPUTE_SELECTIVE)
-        extra = m->layers * pp_attention_core_fwd_flops(m, tokens, m->seq_len);
-    return pp_model_flops_per_step(m, global_batch) + extra;
+    return pp_model_flops_per_step(m, global_batch) + recompute_flops(m, global_batch * m->seq_len, r);
 }
 
 double attention_params(const pp_model *m)
@@ -108,4 +113,59 @@ void layer_linears(const pp_model *m, double K[4], double N[4])
     K[1] = attention_width(m), N[1] = m->hidden;
     K[2] = m->hidden, N[2] = mlp_in_width(m);
     K[3] = m->ffn_hidden, N[3] = m->hidden;
+}
+
+/* LoRA (Hu et al. 2021, arXiv 2106.09685, section 4.1): an adapted weight
+ * W (K x N) gets a down-projection A (K x r) and an up-projection B
+ * (r x N), and the layer computes x W + (x A) B.  Of the four weights
+ * layer_linears lists, the first lora_adapted_linears() carry adapters:
+ * QKV and the projection, or all four. */
+int lora_adapted_linears(const pp_training *t)
+{
+    if (t->lora_rank <= 0)
+        return 0;
+    return t->lora_targets == PP_LORA_ALL_LINEAR ? 4 : 2;
+}
+
+/* One GPU's share of adapter i's K x r and r x N under t-way tensor
+ * parallelism, as NeMo's ParallelLinearAdapter splits them: beside a
+ * column-parallel weight (QKV, MLP in) B is split by columns and A is
+ * whole; beside a row-parallel one (projection, MLP out) A is split by rows
+ * and B is whole. */
+void lora_adapter_shape(const pp_model *m, int i, double t, double *k_in, double *n_out)
+{
+    double K[4], N[4];
+    layer_linears(m, K, N);
+    bool column = i % 2 == 0;
+    *k_in = column ? K[i] : K[i] / t;
+    *n_out = column ? N[i] / t : N[i];
+}
+
+double pp_lora_layer_params(const pp_model *m, const pp_training *t, double tp)
+{
+    double sum = 0.0, k, n;
+    for (int i = 0; i < lora_adapted_linears(t); i++) {
+        lora_adapter_shape(m, i, tp, &k, &n);
+        sum += t->lora_rank * (k + n);
+    }
+    return sum;
+}
+
+/* FLOPs of a step as the hardware runs it when only the adapters train:
+ * every frozen matrix multiply runs forward and its data gradient (2 of
+ * the 3 passes; no weight gradient), the attention core and the adapters
+ * all three (Hu et al. 2021 section 4.2: "we do not need to calculate the
+ * gradient for the vast majority of the parameters"). */
+static double lora_flops_saved(const pp_model *m, const pp_training *t, double tokens)
+{
+    double frozen_fwd = pp_layers_fwd_flops(m, tokens, m->seq_len) -
+                        m->layers * pp_attention_core_fwd_flops(m, tokens, m->seq_len) + pp_logits_fwd_flops(m, tokens);
+    double adapters = 2.0 * tokens * m->layers * pp_lora_layer_params(m, t, 1.0);
+    return frozen_fwd - 3.0 * adapters;
+}
+
+double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch)
+{
+    double flops = pp_model_flops_per_step(m, global_batch);
+    return t->lora_rank > 0 ? flops - lora_flops_saved(m, t, global_batch * m->seq_len) : flops;
 }

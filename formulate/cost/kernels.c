@@ -243,7 +243,30 @@ typedef struct layer_kernels {
     double elem_fwd_s;    /* the rest of the forward's element-wise work */
     double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
     double cast_bwd_s;    /* and their output gradients in backward */
+    double lora_fwd_s;    /* LoRA adapters' matrix multiplies and the add of their output */
 } layer_kernels;
+
+/* LoRA adapters of one layer, forward, on one GPU (Hu et al. 2021): per
+ * adapted weight the down-projection (tokens x K by K x r) and the
+ * up-projection (tokens x r by r x N), in 16 bits (the adapters are plain
+ * linear layers beside the recipe's fp8 ones: NeMo's ParallelLinearAdapter),
+ * each a memory-bound GEMM for small r, and the add of their output to the
+ * frozen layer's (read 2 x 2, write 2 bytes an output element). */
+#define LORA_ADD_BYTES 6.0
+
+static double lora_fwd_s(const pp_problem *prob, const pp_plan *plan, double tokens)
+{
+    const pp_gpu *gpu = &prob->cluster.gpu;
+    pp_precision hp = half_precision(prob);
+    double r = prob->training.lora_rank, s = 0.0;
+    for (int i = 0; i < lora_adapted_linears(&prob->training); i++) {
+        double k_in, n_out;
+        lora_adapter_shape(&prob->model, i, plan->tp, &k_in, &n_out);
+        s += pp_gemm_time_s(gpu, hp, tokens, r, k_in, 1.0) + pp_gemm_time_s(gpu, hp, tokens, n_out, r, 1.0) +
+             LORA_ADD_BYTES * tokens * n_out / hbm_Bps(prob) + gpu->eff.kernel_us * 1e-6;
+    }
+    return s;
+}
 
 /* Low-precision GEMMs read their operands in the recipe's format, so a
  * kernel casts each 16-bit input first (Transformer Engine's cast-transpose;
@@ -362,6 +385,7 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     }
     k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + kernels * e->kernel_us * 1e-6;
     k->mlp_fwd_s += glu_bytes / hbm_Bps(prob);
+    k->lora_fwd_s = lora_fwd_s(prob, plan, tokens);
 }
 
 /* Context-parallel ring exchange of one layer's K and V (Megatron-LM's
@@ -392,12 +416,15 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     double cp_f, cp_b;
     cp_exchange_exposed(prob, plan, &k, &cp_f, &cp_b);
 
-    double kernels_fwd = k.gemm_fwd_s + k.attn_fwd_s + k.elem_fwd_s;
+    double kernels_fwd = k.gemm_fwd_s + k.attn_fwd_s + k.elem_fwd_s + k.lora_fwd_s;
     double layer_fwd = kernels_fwd + k.cast_fwd_s;
     /* Backward: data and weight gradients double every matrix multiply and
      * the attention core; element-wise backward reads and writes twice; the
-     * output gradients are cast. */
-    double layer_bwd = 2.0 * kernels_fwd + k.cast_bwd_s;
+     * output gradients are cast.  Frozen weights (LoRA) need no weight
+     * gradient: their matrix multiplies run once more, for the data
+     * gradient the layers below need. */
+    bool frozen = prob->training.lora_rank > 0;
+    double layer_bwd = 2.0 * kernels_fwd - (frozen ? k.gemm_fwd_s : 0.0) + k.cast_bwd_s;
     double recompute = 0.0, cp_recompute = 0.0;
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         recompute = layer_fwd;
@@ -424,7 +451,7 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     /* the loss reads and writes the logits it holds: its slice, or all of them once gathered */
     double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
     double logits_fwd = logits_gemm + ce_s;
-    double logits_bwd = 2.0 * logits_gemm + ce_s;
+    double logits_bwd = (frozen ? 1.0 : 2.0) * logits_gemm + ce_s;
 
     /* The slowest stage sets the pipeline's pace: the last (its layers plus
      * the logits and the loss), or with an uneven split a middle stage of

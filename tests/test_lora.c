@@ -1,0 +1,146 @@
+/*
+ * test_lora.c: LoRA fine-tuning in the cost model (training.lora_rank,
+ * docs/cost-model.md section 11): frozen weights run forward and data
+ * gradient only, hold no gradient or optimizer state, and send nothing
+ * over data parallelism; the adapters cost their own small GEMMs.
+ */
+#include "costmodel.h"
+#include "testutil.h"
+
+#include <math.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* GPT-3 175B on 128 DGX A100 nodes, batch 1536, no recomputation. */
+static pp_problem gpt3(int rank, pp_lora_targets targets)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 128, 1536);
+    p.training.lora_rank = rank;
+    p.training.lora_targets = targets;
+    return p;
+}
+
+static pp_plan plan_88(void)
+{
+    return pp_test_plan(8, 8, 16, 1, 1);
+}
+
+/* Hu et al. 2021 (arXiv 2106.09685) section 4.2: on GPT-3 175B, LoRA (rank
+ * 4 on the attention) trains about 25 % faster than full fine-tuning "as
+ * we do not need to calculate the gradient for the vast majority of the
+ * parameters".  The frozen matrix multiplies lose one of their three
+ * passes, so the step must shrink by a sizable fraction, not by nothing
+ * and not by more than the whole weight-gradient share. */
+static void test_speedup_on_gpt3(void)
+{
+    pp_problem full = gpt3(0, PP_LORA_ATTENTION), lora = gpt3(4, PP_LORA_ATTENTION);
+    pp_plan pl = plan_88();
+    pp_eval ef, el;
+    pp_evaluate(&full, &pl, &ef);
+    pp_evaluate(&lora, &pl, &el);
+    double ratio = el.time.step_s / ef.time.step_s;
+    CU_ASSERT(ratio > 0.65 && ratio < 0.85);
+    /* the compute loses a third of its matrix multiplies, not of its
+     * attention core and element-wise work */
+    double c = el.time.compute_s / ef.time.compute_s;
+    CU_ASSERT(c > 0.67 && c < 0.85);
+    /* nothing else moves but the gradient traffic and the optimizer */
+    PP_REL_EQ(el.time.tp_comm_s, ef.time.tp_comm_s, 1e-12);
+    PP_REL_EQ(el.time.pp_comm_s, ef.time.pp_comm_s, 1e-12);
+    CU_ASSERT(el.time.dp_comm_s < 1e-2 * ef.time.dp_comm_s); /* latency-bound */
+    CU_ASSERT(el.time.optimizer_s < 1e-3 * ef.time.optimizer_s);
+    CU_ASSERT(el.time.optimizer_s > 0.0);
+}
+
+/* Model FLOPs of a LoRA step by hand, GPT-3 (MHA, GeLU MLP of 4h, untied
+ * counting as Megatron-LM): a layer's matrix multiplies are 24 T h^2 a
+ * forward, its attention core 4 T s h, the logits 2 T h V; frozen ones run
+ * two passes, the attention core and the adapters (rank r on QKV, h -> 3h,
+ * and the projection, h -> h: r (h + 3h) + r (h + h) weights) three. */
+static void test_flops_by_hand(void)
+{
+    pp_model m = pp_test_gpt3_175b();
+    pp_training t = {.lora_rank = 8, .lora_targets = PP_LORA_ATTENTION};
+    double B = 64, s = m.seq_len, T = B * s, h = m.hidden, L = m.layers, V = m.vocab, r = 8;
+    double expect = 2.0 * (L * 24.0 * T * h * h + 2.0 * T * h * V) + 3.0 * L * 4.0 * T * s * h +
+                    3.0 * 2.0 * T * L * r * (4.0 * h + 2.0 * h);
+    PP_REL_EQ(pp_training_flops_per_step(&m, &t, B), expect, 1e-12);
+    t.lora_rank = 0;
+    PP_REL_EQ(pp_training_flops_per_step(&m, &t, B), pp_model_flops_per_step(&m, B), 1e-15);
+    /* all four linears: the MLP's h -> 4h and 4h -> h adapters too */
+    t.lora_rank = 8;
+    t.lora_targets = PP_LORA_ALL_LINEAR;
+    PP_REL_EQ(pp_training_flops_per_step(&m, &t, B), expect + 3.0 * 2.0 * T * L * r * 10.0 * h, 1e-12);
+}
+
+/* The adapters of one GPU under TP 8, as NeMo splits them: beside QKV the
+ * up-projection is split (r x 3h/8) and the down-projection whole (h x r);
+ * beside the projection the down-projection is split (h/8 x r) and the
+ * up-projection whole (r x h). */
+static void test_adapter_params_per_gpu(void)
+{
+    pp_model m = pp_test_gpt3_175b();
+    pp_training t = {.lora_rank = 16, .lora_targets = PP_LORA_ATTENTION};
+    double h = m.hidden, r = 16;
+    PP_REL_EQ(pp_lora_layer_params(&m, &t, 8), r * (h + 3.0 * h / 8) + r * (h / 8 + h), 1e-12);
+    PP_REL_EQ(pp_lora_layer_params(&m, &t, 1), r * 6.0 * h, 1e-12);
+    t.lora_rank = 0;
+    CU_ASSERT_EQUAL(pp_lora_layer_params(&m, &t, 8), 0.0);
+}
+
+/* Memory: the frozen weights stay, in 16 bits; gradients and optimizer
+ * states are the adapters' only (the bytes per parameter of full training,
+ * on the adapters of the stage's layers).  Hu et al. 2021 section 4.2:
+ * GPT-3 175B's training memory falls from 1.2 TB to 350 GB. */
+static void test_states_are_the_adapters(void)
+{
+    pp_problem full = gpt3(0, PP_LORA_ATTENTION), lora = gpt3(16, PP_LORA_ATTENTION);
+    pp_plan pl = plan_88();
+    pp_memory mf, ml;
+    pp_memory_eval(&full, &pl, &mf);
+    pp_memory_eval(&lora, &pl, &ml);
+    PP_REL_EQ(ml.weights_gib, mf.weights_gib, 1e-12);
+    PP_REL_EQ(ml.activations_gib, mf.activations_gib, 1e-12);
+    double w, g, o;
+    pp_state_bytes_per_param(&lora.training, &w, &g, &o);
+    double adapters = 12.0 * pp_lora_layer_params(&lora.model, &lora.training, 8); /* 96 layers / 8 stages */
+    PP_REL_EQ(ml.gradients_gib, g * adapters / GIB, 1e-9);
+    PP_REL_EQ(ml.optimizer_gib, o * adapters / GIB, 1e-9);
+    double states_f = mf.weights_gib + mf.gradients_gib + mf.optimizer_gib;
+    CU_ASSERT(ml.weights_gib + ml.gradients_gib + ml.optimizer_gib < 0.15 * states_f);
+    /* ZeRO-1 shards the adapters' optimizer states over the 16 replicas */
+    pl.zero = 1;
+    pp_memory_eval(&lora, &pl, &ml);
+    PP_REL_EQ(ml.optimizer_gib, o * adapters / 16.0 / GIB, 1e-9);
+}
+
+/* More adapters cost more, and rank 0 is full training whatever the targets. */
+static void test_targets_and_rank_zero(void)
+{
+    pp_plan pl = plan_88();
+    pp_problem att = gpt3(64, PP_LORA_ATTENTION), all = gpt3(64, PP_LORA_ALL_LINEAR);
+    CU_ASSERT(pp_step_time_s(&all, &pl) > pp_step_time_s(&att, &pl));
+    pp_memory ma, ml;
+    pp_memory_eval(&att, &pl, &ma);
+    pp_memory_eval(&all, &pl, &ml);
+    CU_ASSERT(ml.optimizer_gib > ma.optimizer_gib);
+    pp_problem full = gpt3(0, PP_LORA_ATTENTION), full_all = gpt3(0, PP_LORA_ALL_LINEAR);
+    PP_REL_EQ(pp_step_time_s(&full_all, &pl), pp_step_time_s(&full, &pl), 1e-15);
+    /* a larger rank costs more, a little */
+    pp_problem small = gpt3(4, PP_LORA_ATTENTION);
+    double ts = pp_step_time_s(&small, &pl), tb = pp_step_time_s(&att, &pl);
+    CU_ASSERT(tb > ts && tb < 1.05 * ts);
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"LoRA on GPT-3 175B: faster by the weight gradients (Hu et al. 2021)", test_speedup_on_gpt3},
+        {"LoRA FLOPs by hand", test_flops_by_hand},
+        {"adapter parameters per GPU under TP", test_adapter_params_per_gpu},
+        {"memory: frozen weights, adapters' states", test_states_are_the_adapters},
+        {"targets and rank 0", test_targets_and_rank_zero},
+        {NULL, NULL},
+    };
+    return pp_test_main("lora", tests);
+}
