@@ -308,6 +308,9 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     if (targets < 0)
         return false;
     t->lora_targets = (pp_lora_targets)targets;
+    /* weights held in the recipe's fp8 format (NeMo fp8_params) */
+    t->fp8_params = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_params")) &&
+                    pp_precision_props(t->precision)->low_gemm;
     return row->prob.training.global_batch > 0;
 }
 

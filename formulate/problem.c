@@ -328,7 +328,7 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
-                                            "lora_targets", NULL};
+                                            "lora_targets", "fp8_params", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
@@ -428,17 +428,27 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_enum(obj, at, "lora_targets", PP_OPTIONAL, pp_lora_targets_names, PP_LORA_TARGETS_COUNT,
                           &targets, c->err);
     t->lora_targets = (pp_lora_targets)targets;
+    if (!rc)
+        rc = pp_json_bool(obj, at, "fp8_params", PP_OPTIONAL, &t->fp8_params, c->err);
     return rc;
 }
 
-/* LoRA adapters are rank x width matrices beside a weight: a rank as wide
- * as the model's hidden size is no longer low-rank. */
-static int check_lora_rank(const parse_ctx *c, const pp_jpath *root)
+/* Training keys that depend on the model or the recipe: fp8 weights need
+ * an fp8-class recipe; LoRA adapters are rank x width matrices beside a
+ * weight, and a rank as wide as the model's hidden size is no longer
+ * low-rank. */
+static int check_training_across(const parse_ctx *c, const pp_jpath *root)
 {
     const pp_training *t = &c->p->training;
+    pp_jpath tr = pp_jpath_key(root, "training");
+    if (t->fp8_params && !pp_precision_props(t->precision)->low_gemm) {
+        pp_jpath here = pp_jpath_key(&tr, "fp8_params");
+        return pp_json_fail(c->err, &here, "expected false with precision \"%s\": weights are held in fp8 only "
+                            "under an fp8-class recipe", pp_precision_name(t->precision));
+    }
     if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
         return PP_OK;
-    pp_jpath tr = pp_jpath_key(root, "training"), here = pp_jpath_key(&tr, "lora_rank");
+    pp_jpath here = pp_jpath_key(&tr, "lora_rank");
     return pp_json_fail(c->err, &here, "expected a rank below the model's hidden size %d, found %d", c->p->model.hidden,
                         t->lora_rank);
 }
@@ -865,7 +875,7 @@ static int check_across_sections(const parse_ctx *c, const pp_jpath *root)
     if (!rc && c->p->capacity.present)
         rc = check_capacity(c, root);
     if (!rc)
-        rc = check_lora_rank(c, root);
+        rc = check_training_across(c, root);
     return rc;
 }
 

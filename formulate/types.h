@@ -259,6 +259,9 @@ typedef struct pp_training {
                       lora_targets and freezes every other weight (Hu et al. 2021, LoRA);
                       0 (default) trains every weight */
     pp_lora_targets lora_targets;
+    bool fp8_params; /* training.fp8_params: the model's weights are held, and gathered by ZeRO,
+                        in the recipe's low-precision format rather than 16 bits (Megatron-Core
+                        --fp8-param-gather, NeMo fp8_params); default false */
 } pp_training;
 
 /* ---- codecs ------------------------------------------------------------ */

@@ -132,6 +132,51 @@ static void test_targets_and_rank_zero(void)
     CU_ASSERT(tb > ts && tb < 1.05 * ts);
 }
 
+/* ZeRO-3 shards the frozen weights too and gathers them for every forward
+ * and backward (DeepSpeed, FSDP): under LoRA the gathers stay those of
+ * full training, only the gradient reduce-scatter shrinks to the
+ * adapters'. */
+static void test_zero3_gathers_frozen_weights(void)
+{
+    pp_problem full = gpt3(0, PP_LORA_ATTENTION), lora = gpt3(16, PP_LORA_ATTENTION);
+    full.training.dp_overlap = lora.training.dp_overlap = false;
+    pp_plan pl = pp_test_plan(8, 1, 128, 1, 1);
+    pl.zero = 3;
+    pp_dp_term df, dl;
+    pp_term_dp_comm(&full, &pl, &df);
+    pp_term_dp_comm(&lora, &pl, &dl);
+    CU_ASSERT(dl.per_mb_wire_s > 0.6 * df.per_mb_wire_s); /* the gathers, two of every three collectives */
+    /* the reduce-scatters carry the adapters only: what is left is their latency */
+    CU_ASSERT(dl.once_wire_s < 0.2 * df.once_wire_s);
+}
+
+/* fp8_params (NeMo's, Megatron-Core's --fp8-param-gather): the weights are
+ * held in one byte, and ZeRO's gathers move one byte a weight. */
+static void test_fp8_params(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_gpt3_175b(), 128, 1536);
+    p.training.precision = PP_PREC_FP8;
+    pp_plan pl = plan_88();
+    pp_memory m16, m8;
+    pp_memory_eval(&p, &pl, &m16);
+    p.training.fp8_params = true;
+    pp_memory_eval(&p, &pl, &m8);
+    PP_REL_EQ(m8.weights_gib, 0.5 * m16.weights_gib, 1e-12);
+    PP_REL_EQ(m8.optimizer_gib, m16.optimizer_gib, 1e-12); /* the fp32 master copy stays */
+    pp_plan z1 = plan_88();
+    z1.zero = 1;
+    pp_dp_term d8, d16;
+    pp_term_dp_comm(&p, &z1, &d8);
+    p.training.fp8_params = false;
+    pp_term_dp_comm(&p, &z1, &d16);
+    CU_ASSERT(d8.gather_once_wire_s < 0.6 * d16.gather_once_wire_s);
+    /* in bf16 there is no fp8 format to hold them in */
+    p.training.precision = PP_PREC_BF16;
+    p.training.fp8_params = true;
+    pp_memory_eval(&p, &pl, &m8);
+    PP_REL_EQ(m8.weights_gib, m16.weights_gib, 1e-12);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -140,6 +185,8 @@ int main(void)
         {"adapter parameters per GPU under TP", test_adapter_params_per_gpu},
         {"memory: frozen weights, adapters' states", test_states_are_the_adapters},
         {"targets and rank 0", test_targets_and_rank_zero},
+        {"ZeRO-3 still gathers the frozen weights", test_zero3_gathers_frozen_weights},
+        {"fp8_params: one byte a weight", test_fp8_params},
         {NULL, NULL},
     };
     return pp_test_main("lora", tests);

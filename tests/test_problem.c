@@ -867,6 +867,8 @@ static void test_bad_strings_and_types(void)
               "below the model's hidden size 12288", "found 12288");
     BAD_BUILT("lora_targets mlp", problem_with(NULL, NULL, "{'global_batch': 8, 'lora_targets': 'mlp'}", NULL),
               "$.training.lora_targets", "expected one of 'attention', 'all-linear'", "found 'mlp'");
+    BAD_BUILT("fp8_params in bf16", problem_with(NULL, NULL, "{'global_batch': 8, 'fp8_params': true}", NULL),
+              "$.training.fp8_params", "expected false with precision \"bf16\"", "fp8-class recipe");
     BAD_BUILT("loss_parallel as a number",
               problem_with(NULL, NULL, "{'global_batch': 8, 'loss_parallel': 0}", NULL),
               "$.training.loss_parallel", "expected true or false", "found");

@@ -143,6 +143,11 @@ void moe_expert_dp_group(const pp_problem *prob, const pp_plan *plan, long *n, l
  * (training.loss_parallel) or all of it. */
 double pp_loss_vocab_share(const pp_training *t, const pp_plan *plan);
 
+/* --- memory.c ---------------------------------------------------------------- */
+
+/* Bytes a weight is held in: 16 bits, or the recipe's format with fp8_params. */
+double weight_bytes(const pp_training *t);
+
 /* --- dp.c -------------------------------------------------------------------- */
 
 /* Embedding parameters of a stage (the input table on stage 0, the output

@@ -90,18 +90,34 @@ double stage_trainable_params(const pp_problem *prob, const pp_plan *plan, int s
     return layers_on_stage(prob, plan, stage) * pp_lora_layer_params(&prob->model, &prob->training, plan->tp);
 }
 
+typedef double (*stage_count_fn)(const pp_problem *prob, const pp_plan *plan, int stage);
+
+/* The largest count over the stages that can differ: the first, a middle
+ * one (the split puts the remainder there) and the last. */
+static double busiest_stage(const pp_problem *prob, const pp_plan *plan, stage_count_fn count)
+{
+    double most = count(prob, plan, 0);
+    if (plan->pp >= 3)
+        most = fmax(most, count(prob, plan, 1));
+    return fmax(most, count(prob, plan, plan->pp - 1));
+}
+
+/* The most parameters any stage holds, trained or frozen: what ZeRO-3
+ * gathers for every forward and backward (DeepSpeed and FSDP gather a
+ * LoRA model's frozen weights like any other). */
+static double busiest_stage_held(const pp_problem *prob, const pp_plan *plan)
+{
+    return busiest_stage(prob, plan, stage_params);
+}
+
 /* The most trained parameters any stage holds: its data-parallel traffic
  * and optimizer step are the slowest.  *expert: the routed-expert share of
  * them (MoE; every stage weighed; frozen under LoRA). */
 static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan, double *expert)
 {
     *expert = 0.0;
-    if (prob->training.lora_rank > 0) {
-        double most = 0.0;
-        for (int s = 0; s < plan->pp && s < 3; s++) /* stage 0, a middle one, the last */
-            most = fmax(most, stage_trainable_params(prob, plan, s == 2 ? plan->pp - 1 : s));
-        return most;
-    }
+    if (prob->training.lora_rank > 0)
+        return busiest_stage(prob, plan, stage_trainable_params);
     if (pp_model_is_moe(&prob->model)) {
         double most = -1.0;
         for (int s = 0; s < plan->pp; s++) {
@@ -113,10 +129,7 @@ static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan, 
         }
         return most;
     }
-    double most = stage_params(prob, plan, 0);
-    if (plan->pp >= 3)
-        most = fmax(most, stage_params(prob, plan, 1));
-    return fmax(most, stage_params(prob, plan, plan->pp - 1));
+    return busiest_stage_held(prob, plan);
 }
 
 /* Gradient accumulation: each micro-batch's weight gradients are added into
@@ -137,14 +150,16 @@ static double accumulation_s(const pp_problem *prob, const pp_plan *plan)
     return (pp_microbatches(prob, plan) - 1.0) * 2.0 * g * GIB / hbm_Bps(prob);
 }
 
-/* The ZeRO traffic of `params` parameters over n replicas, k per node (see
- * pp_term_dp_comm), added to once, per_mb and *fixed_s. */
-static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double params, long n, long k, int mb,
-                         double pieces, pp_comm_term *acc_once, pp_comm_term *acc_gather, pp_comm_term *acc_per_mb,
-                         double *acc_fixed)
+/* The ZeRO traffic of `params` trained parameters of `held` over n
+ * replicas, k per node (see pp_term_dp_comm), added to once, per_mb and
+ * *fixed_s. */
+static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double params, double held, long n, long k,
+                         int mb, double pieces, pp_comm_term *acc_once, pp_comm_term *acc_gather,
+                         pp_comm_term *acc_per_mb, double *acc_fixed)
 {
     double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
-    double grad_bytes = grad_bits / 8.0 * params, param_bytes = ACT_BYTES * params;
+    double wb = weight_bytes(&prob->training), weight_bits = 8.0 * wb;
+    double grad_bytes = grad_bits / 8.0 * params, param_bytes = wb * params, held_bytes = wb * held;
     pp_comm_term once = {0}, gather = {0}, per_mb = {0};
     double fixed_s = 0.0;
     switch (n > 1 ? plan->zero : -1) {
@@ -157,8 +172,8 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
     case 2:
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 0.5,
                               1.0);
-        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, 8.0 * ACT_BYTES, n, k,
-                              &gather, 0.5, 1.0);
+        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, weight_bits, n, k, &gather,
+                              0.5, 1.0);
         if (plan->zero == 2)
             compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
                                   &per_mb, (mb - 1.0) / mb, pieces);
@@ -167,8 +182,8 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
         pp_comm_term gathers = {0}, rs_once = {0};
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &rs_once,
                               1.0, pieces);
-        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLGATHER, param_bytes, 8.0 * ACT_BYTES, n, k,
-                              &gathers, 2.0, pieces);
+        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLGATHER, held_bytes, weight_bits, n, k, &gathers,
+                              2.0, pieces);
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &per_mb,
                               (mb - 1.0) / mb, pieces);
         add_comm(&once, &rs_once);
@@ -224,9 +239,10 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     long ne = 1, ke = 1;
     if (pp_model_is_moe(&prob->model))
         moe_expert_dp_group(prob, plan, &ne, &ke);
-    zero_traffic(prob, plan, params - expert, n, k, mb, pieces, &once, &gather, &per_mb, &fixed_s);
+    double held = prob->training.lora_rank > 0 ? busiest_stage_held(prob, plan) : params;
+    zero_traffic(prob, plan, params - expert, held - expert, n, k, mb, pieces, &once, &gather, &per_mb, &fixed_s);
     if (expert > 0.0 && ne > 1)
-        zero_traffic(prob, plan, expert, ne, ke, mb, pieces, &once, &gather, &per_mb, &fixed_s);
+        zero_traffic(prob, plan, expert, expert, ne, ke, mb, pieces, &once, &gather, &per_mb, &fixed_s);
     /* 2.5D: each of the d layers of the grid computes its rows' share of
      * the weight gradients of the q x q blocks it replicates; they are summed
      * by an all-reduce over the depth group (stride q^2) once per step, with

@@ -63,9 +63,17 @@ void pp_model_state_bytes(double psi, int zero, double d, double *weights, doubl
     *optim = ADAM_STATE_BYTES * psi / (zero >= 1 ? d : 1.0);
 }
 
+double weight_bytes(const pp_training *t)
+{
+    /* fp8_params: Transformer Engine's Float8Tensor weights, cast once a
+     * step by the optimizer's update (Megatron-Core --fp8-param-gather); the
+     * fp32 master copy stays in the optimizer state */
+    return t->fp8_params && pp_precision_props(t->precision)->low_gemm ? gemm_input_bytes(t) : ACT_BYTES;
+}
+
 void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim)
 {
-    *weights = ACT_BYTES;
+    *weights = weight_bytes(t);
     *optim = ADAM_STATE_BYTES;
     /* gradients in the type they are summed in (training.grad_accum_dtype) */
     pp_precision dflt = pp_framework_grad_accum(t->framework, t->precision,
