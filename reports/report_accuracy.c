@@ -266,7 +266,8 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                       "group has is priced at the middle of its bounds); the in-sample column prices them with "
                       "the fit on all groups, for comparison only. A positive signed error means the model "
                       "predicts a slower step than measured. Same-job pairs: two rows of one group with the same "
-                      "model, GPU count and global batch whose measured step times differ by more than 3 %.\n\n");
+                      "model, GPU count and global batch, run with different plans, whose measured step times "
+                      "differ by more than 3 %.\n\n");
     cv_table(cv, out);
     pp_sb_appendf(out,
                   "\nAccuracy of record (mean cross-validated step-time error over all dense rows; "

@@ -456,9 +456,18 @@ int pp_calibrate(pp_measurement_set *set, pp_fit *fits, int max_fits)
 
 /* ---- cross-validation --------------------------------------------------- */
 
+/* Two rows of one group are a same-job pair when they train the same
+ * model on as many GPUs of one kind at one global batch with different
+ * plans: rows that ran the same plan and settings on different systems
+ * (MLPerf submitters of one configuration) differ by the system, which no
+ * plan can order.  Rows are zeroed before they are filled, so their plan
+ * and training settings compare byte for byte. */
 static bool same_job(const pp_measurement *a, const pp_measurement *b)
 {
     const pp_model *x = &a->prob.model, *y = &b->prob.model;
+    if (memcmp(&a->plan, &b->plan, sizeof a->plan) == 0 &&
+        memcmp(&a->prob.training, &b->prob.training, sizeof a->prob.training) == 0)
+        return false;
     return strcmp(a->group, b->group) == 0 && strcmp(a->gpu_id, b->gpu_id) == 0 && x->layers == y->layers &&
            x->hidden == y->hidden && x->heads == y->heads && x->kv_heads == y->kv_heads &&
            x->ffn_hidden == y->ffn_hidden && x->vocab == y->vocab && x->seq_len == y->seq_len &&
