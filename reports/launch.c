@@ -185,6 +185,13 @@ static void md_megatron(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
                           "cannot run: the flags above reduce in %s and hold them in that type too.\n\n",
                       t->grad_accum_bytes == 4 ? "fp32" : "16 bits", pp_precision_name(t->grad_reduce_dtype),
                       pp_precision_name(t->grad_reduce_dtype));
+    if (t->lora_rank > 0)
+        pp_sb_appendf(sb, "pretrain\\_gpt.py trains every weight: for LoRA run the same degrees under NeMo's PEFT "
+                          "(`model.peft.peft_scheme=lora`, `model.peft.lora_tuning.adapter_dim=%d`, "
+                          "`model.peft.lora_tuning.target_modules=%s`).\n\n",
+                      t->lora_rank,
+                      t->lora_targets == PP_LORA_ALL_LINEAR ? "[attention_qkv,attention_dense,mlp_fc1,mlp_fc2]"
+                                                            : "[attention_qkv,attention_dense]");
     if (p->tp_mode != PP_TP_1D)
         pp_sb_appendf(sb, "tp\\_mode=%s is not a Megatron-LM feature: it needs a framework with 2D/2.5D/3D tensor "
                           "parallelism (e.g. Colossal-AI); the other flags still apply.\n\n",

@@ -78,6 +78,17 @@ void pp_md_plan_line(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
     pp_plan_describe(sb, prob, p, pp_md_escape);
 }
 
+/* What the training section says beyond the precision: LoRA fine-tuning
+ * and weights held in fp8. */
+static void md_training_extras(pp_strbuf *sb, const pp_training *t)
+{
+    if (t->lora_rank > 0)
+        pp_sb_appendf(sb, ", LoRA fine-tuning (rank %d adapters on %s; every other weight frozen)", t->lora_rank,
+                      t->lora_targets == PP_LORA_ALL_LINEAR ? "every linear layer" : "the attention projections");
+    if (t->fp8_params && pp_precision_props(t->precision)->low_gemm)
+        pp_sb_append(sb, ", weights held in fp8");
+}
+
 static void md_problem_line(pp_strbuf *sb, const pp_problem *prob)
 {
     const pp_model *m = &prob->model;
@@ -90,9 +101,11 @@ static void md_problem_line(pp_strbuf *sb, const pp_problem *prob)
                   m->seq_len, pp_problem_gpus(prob));
     pp_md_escape(sb, c->gpu.name[0] ? c->gpu.name : c->gpu.id);
     pp_sb_appendf(sb, " (%ld node%s of %d; %g GB/s NVLink and %g Gb/s network per GPU). **Training** global batch "
-                      "%ld sequences, %s.\n\n",
+                      "%ld sequences, %s",
                   c->nodes, c->nodes == 1 ? "" : "s", c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps, prob->training.global_batch,
                   pp_precision_name(prob->training.precision));
+    md_training_extras(sb, &prob->training);
+    pp_sb_append(sb, ".\n\n");
 }
 
 static void md_plan_paragraph(pp_strbuf *sb, const pp_problem *prob, const pp_plan *plan)
@@ -365,8 +378,10 @@ static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_pla
     pp_md_escape(sb, c->gpu.name[0] ? c->gpu.name : c->gpu.id);
     pp_sb_appendf(sb, " (%ld node%s of %d; %g GB/s NVLink and %g Gb/s network per GPU) |\n", c->nodes,
                   c->nodes == 1 ? "" : "s", c->gpus_per_node, c->intra_node_GBps, c->inter_node_Gbps);
-    pp_sb_appendf(sb, "| training | global batch %ld sequences, %s, framework %s |\n| plan | ", prob->training.global_batch,
+    pp_sb_appendf(sb, "| training | global batch %ld sequences, %s, framework %s", prob->training.global_batch,
                   pp_precision_name(prob->training.precision), pp_framework_name(prob->training.framework));
+    md_training_extras(sb, &prob->training);
+    pp_sb_append(sb, " |\n| plan | ");
     pp_md_plan_line(sb, prob, &res->best.plan);
     pp_sb_append(sb, " |\n");
     long gpus = pp_problem_gpus(prob);
@@ -857,6 +872,7 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
     pp_sb_appendf(sb, ", DP overlap %s", prob->training.dp_overlap ? "on" : "off");
     if (prob->training.tokens > 0)
         pp_sb_appendf(sb, ", %s tokens", fmt_tokens(prob->training.tokens, a, sizeof a));
+    md_training_extras(sb, &prob->training);
     pp_sb_append(sb, " |\n");
     pp_sb_appendf(sb, "| constraints | memory headroom %s %%, error tolerance", pp_md_fmt_fixed(100.0 * prob->memory_headroom, 0, a, sizeof a));
     for (int d = 0; d < PP_DIM_COUNT; d++)

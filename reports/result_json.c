@@ -194,6 +194,12 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     cJSON *tr = pp_jb_obj(b, pr, "training");
     pp_jb_num(b, tr, "global_batch", (double)prob->training.global_batch);
     pp_jb_str(b, tr, "precision", pp_precision_name(prob->training.precision));
+    if (prob->training.lora_rank > 0) { /* echoed only for fine-tuning with LoRA */
+        pp_jb_num(b, tr, "lora_rank", (double)prob->training.lora_rank);
+        pp_jb_str(b, tr, "lora_targets", pp_lora_targets_names[prob->training.lora_targets]);
+    }
+    if (prob->training.fp8_params)
+        pp_jb_bool(b, tr, "fp8_params", true);
     pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 

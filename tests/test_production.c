@@ -261,6 +261,37 @@ static void test_gradient_types_megatron_can_run(void)
     }
 }
 
+/* LoRA fine-tuning from the command line: the plan found fits where full
+ * fine-tuning of the same model on the same GPUs does not (its gradients
+ * and Adam states do not fit one node), the report says what trains, the
+ * launch settings point to NeMo's PEFT, and the JSON echoes the keys. */
+static void test_lora_plan_end_to_end(void)
+{
+    char path[512], md[512], full[512];
+    pp_temp_path("lora70b.json", path, sizeof path);
+    pp_temp_path("lora70b.md", md, sizeof md);
+    pp_temp_path("full70b.json", full, sizeof full);
+    pp_write_json(path, "{'model': 'llama3-70b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                        " 'training': {'global_batch': 8, 'precision': 'fp8', 'fp8_params': true, 'lora_rank': 16}}");
+    pp_write_json(full, "{'model': 'llama3-70b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                        " 'training': {'global_batch': 8, 'precision': 'fp8'}}");
+    const char *args[] = {"plan", path, "--json", "-", "-o", md, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL_FATAL(pp_run_code(args, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "\"lora_rank\":\t16");
+    PP_ASSERT_CONTAINS(r.out, "\"lora_targets\":\t\"attention\"");
+    PP_ASSERT_CONTAINS(r.out, "\"fp8_params\":\ttrue");
+    char *text = pp_slurp(md);
+    PP_ASSERT_CONTAINS(text, "LoRA fine-tuning (rank 16 adapters on the attention projections");
+    PP_ASSERT_CONTAINS(text, "weights held in fp8");
+    PP_ASSERT_CONTAINS(text, "`model.peft.peft_scheme=lora`");
+    free(text);
+    pp_run_free(&r);
+    const char *args_full[] = {"plan", full, NULL};
+    CU_ASSERT_EQUAL(pp_run_code(args_full, &r), 3); /* infeasible: 70B with Adam on 8 GPUs */
+    pp_run_free(&r);
+}
+
 /* A GPU whose efficiencies nobody fitted says so: the catalog's MI300X has
  * no measurement in data/measurements/, the A100 has. */
 static void test_uncalibrated_gpu_is_flagged(void)
@@ -298,6 +329,8 @@ int main(void)
         {"7 nodes, batch 100: uneven stages use every GPU; idle GPUs allowed is never slower", test_fewer_gpus_when_allowed},
         {"an uncalibrated GPU is flagged in the catalog, the JSON and the report", test_uncalibrated_gpu_is_flagged},
         {"a named attention kernel sets Megatron-Core's --attention-backend", test_attention_backend_flag},
+        {"LoRA: fits where full fine-tuning does not; report, launch settings and JSON say so",
+         test_lora_plan_end_to_end},
         {"gradient types Megatron-LM cannot run are said so in the launch settings",
          test_gradient_types_megatron_can_run},
         {NULL, NULL},
