@@ -34,6 +34,15 @@ static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
     return cJSON_IsString(v) && v->valuestring ? v->valuestring : dflt;
 }
 
+/* The index of `name` among an enumeration's n names, -1 if it is none of them. */
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static bool contains_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
@@ -260,11 +269,7 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     /* the attention kernel's generation as the source ran it, where the
      * framework's own is not it; a name the model does not know leaves the
      * row out rather than guessing */
-    const char *ak = str_or(cfg, "attention_kernel", "auto");
-    int kernel = -1;
-    for (int i = 0; i < PP_ATTN_COUNT; i++)
-        if (strcmp(ak, pp_attention_kernel_names[i]) == 0)
-            kernel = i;
+    int kernel = name_index(pp_attention_kernel_names, PP_ATTN_COUNT, str_or(cfg, "attention_kernel", "auto"));
     if (kernel < 0)
         return false;
     row->prob.training.attention_kernel = (pp_attention_kernel)kernel;
@@ -300,11 +305,7 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     if (rank < 0 || rank >= row->prob.model.hidden)
         return false;
     t->lora_rank = (int)rank;
-    const char *lt = str_or(cfg, "lora_targets", "attention");
-    int targets = -1;
-    for (int i = 0; i < PP_LORA_TARGETS_COUNT; i++)
-        if (strcmp(lt, pp_lora_targets_names[i]) == 0)
-            targets = i;
+    int targets = name_index(pp_lora_targets_names, PP_LORA_TARGETS_COUNT, str_or(cfg, "lora_targets", "attention"));
     if (targets < 0)
         return false;
     t->lora_targets = (pp_lora_targets)targets;
