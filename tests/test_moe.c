@@ -210,6 +210,40 @@ static void test_deepep_dedup(void)
     pp_catalog_free(&cat);
 }
 
+/* The expert block's backward is two passes of its forward (data and
+ * weight gradients of every expert GEMM), one with LoRA's frozen experts,
+ * plus one more forward under full recomputation: widening the experts
+ * adds to the stage's backward exactly that many times what it adds to the
+ * forward (bf16, so no casts; the dense layers and logits stay). */
+static void test_expert_backward_passes(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'mixtral-8x7b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    pl.ep = 8;
+    const struct {
+        int lora;
+        pp_recompute r;
+        double passes;
+    } cases[] = {{0, PP_RECOMPUTE_NONE, 2.0}, {0, PP_RECOMPUTE_FULL, 3.0}, {16, PP_RECOMPUTE_NONE, 1.0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        p.training.lora_rank = cases[c].lora;
+        pl.recompute = cases[c].r;
+        pp_stage_term narrow, wide;
+        pp_term_stage(&p, &pl, &narrow);
+        p.model.moe_ffn_hidden *= 2;
+        pp_term_stage(&p, &pl, &wide);
+        p.model.moe_ffn_hidden /= 2;
+        double dfwd = wide.fwd_s - narrow.fwd_s, dbwd = wide.bwd_s - narrow.bwd_s;
+        CU_ASSERT(dfwd > 0.0);
+        PP_REL_EQ(dbwd, cases[c].passes * dfwd, 1e-9);
+    }
+    pp_catalog_free(&cat);
+}
+
 /* The planner gives DeepSeek-V3 on 256 nodes of 8 H800 expert
  * parallelism, and the MIP's optimum is the evaluator's step time. */
 static void test_deepseek_plans_ep(void)
@@ -258,6 +292,7 @@ int main(void)
         {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},
         {"dense models have no expert term", test_dense_untouched},
         {"DeepEP sends a token once to each node and GPU of its experts", test_deepep_dedup},
+        {"the expert block's backward: two passes, three with recomputation, one with LoRA", test_expert_backward_passes},
         {NULL, NULL},
     };
     return pp_test_main("mixture of experts", tests);

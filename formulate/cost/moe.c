@@ -341,10 +341,14 @@ void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fw
     moe_block b;
     moe_block_eval(prob, plan, &b);
     /* backward: twice the forward's compute and the same all-to-alls (the
-     * gradients travel back); full recomputation repeats the forward */
+     * gradients travel back); full recomputation repeats the forward.  The
+     * dense layer's backward already holds its MLP that many times over; the
+     * expert block replaces each of them (once fewer with LoRA, whose frozen
+     * experts run no weight gradient) */
     double passes = plan->recompute == PP_RECOMPUTE_FULL ? 3.0 : 2.0;
     double delta = b.fwd_s - mlp_fwd_s;
-    double moe_fwd = dense_fwd + delta, moe_bwd = dense_bwd + (passes - 1.0) * delta;
+    double bwd_passes = prob->training.lora_rank > 0 ? passes - 1.0 : passes;
+    double moe_fwd = dense_fwd + delta, moe_bwd = dense_bwd + bwd_passes * delta;
     double comm = passes * b.comm_s;
     *out = (pp_stage_term){0};
     out->total_s = -1.0;
