@@ -115,7 +115,7 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
         *grads = (g * (psi - pe) / (z >= 2 ? d : 1.0) + g * pe / (z >= 2 ? de : 1.0)) / GIB;
         *optim = (o * (psi - pe) / (z >= 1 ? d : 1.0) + o * pe / (z >= 1 ? de : 1.0)) / GIB;
     }
-    /* LoRA: the frozen weights are held in 16 bits with no gradient, fp32
+    /* LoRA: the frozen weights are held (in 16 bits, or fp8) with no gradient, fp32
      * master copy or Adam moments; only the adapters have them (Hu et al.
      * 2021 section 4.2: GPT-3 175B's training memory 1.2 TB -> 350 GB). */
     double trained = psi;
