@@ -157,6 +157,15 @@ static void test_deepseek_published_layout(void)
     pp_catalog_free(&cat);
 }
 
+/* Mixtral 8x7B on one H100 node, batch 64, its experts over 8 GPUs. */
+static void mixtral_one_node(const pp_catalog *cat, pp_problem *p, pp_plan *pl)
+{
+    pp_test_load("{'model': 'mixtral-8x7b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64}}", cat, p);
+    *pl = pp_test_plan(1, 1, 8, 1, 1);
+    pl->ep = 8;
+}
+
 /* DeepEP's dispatch sends a token once to each node and each GPU that
  * holds one of its experts.  With one expert per GPU (Mixtral's 8 on 8)
  * that is exactly one copy per (token, expert); with Qwen3-30B-A3B's 128
@@ -168,10 +177,8 @@ static void test_deepep_dedup(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    pp_test_load("{'model': 'mixtral-8x7b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
-                 " 'training': {'global_batch': 64}}", &cat, &p);
-    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
-    pl.ep = 8;
+    pp_plan pl;
+    mixtral_one_node(&cat, &p, &pl);
     pp_stage_term a2a, deepep;
     pp_term_stage(&p, &pl, &a2a);
     p.training.moe_deepep = true;
@@ -220,10 +227,8 @@ static void test_expert_backward_passes(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    pp_test_load("{'model': 'mixtral-8x7b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
-                 " 'training': {'global_batch': 64}}", &cat, &p);
-    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
-    pl.ep = 8;
+    pp_plan pl;
+    mixtral_one_node(&cat, &p, &pl);
     const struct {
         int lora;
         pp_recompute r;
