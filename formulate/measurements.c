@@ -310,8 +310,10 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
         return false;
     t->lora_targets = (pp_lora_targets)targets;
     /* weights held in the recipe's fp8 format (NeMo fp8_params) */
-    t->fp8_params = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_params")) &&
-                    pp_precision_props(t->precision)->low_gemm;
+    bool low = pp_precision_props(t->precision)->low_gemm;
+    t->fp8_params = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_params")) && low;
+    /* ... and the MLP activation's input stored in fp8 (Megatron-Core) */
+    t->fp8_act_store = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_activation_input_store")) && low;
     return row->prob.training.global_batch > 0;
 }
 

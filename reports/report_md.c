@@ -78,15 +78,18 @@ void pp_md_plan_line(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
     pp_plan_describe(sb, prob, p, pp_md_escape);
 }
 
-/* What the training section says beyond the precision: LoRA fine-tuning
- * and weights held in fp8. */
+/* What the training section says beyond the precision: LoRA fine-tuning,
+ * weights held and activation inputs stored in fp8. */
 static void md_training_extras(pp_strbuf *sb, const pp_training *t)
 {
     if (t->lora_rank > 0)
         pp_sb_appendf(sb, ", LoRA fine-tuning (rank %d adapters on %s; every other weight frozen)", t->lora_rank,
                       t->lora_targets == PP_LORA_ALL_LINEAR ? "every linear layer" : "the attention projections");
-    if (t->fp8_params && pp_precision_props(t->precision)->low_gemm)
+    bool low = pp_precision_props(t->precision)->low_gemm;
+    if (t->fp8_params && low)
         pp_sb_append(sb, ", weights held in fp8");
+    if (t->fp8_act_store && low)
+        pp_sb_append(sb, ", MLP activation inputs stored in fp8");
 }
 
 static void md_problem_line(pp_strbuf *sb, const pp_problem *prob)

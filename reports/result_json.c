@@ -200,6 +200,8 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     }
     if (prob->training.fp8_params)
         pp_jb_bool(b, tr, "fp8_params", true);
+    if (prob->training.fp8_act_store)
+        pp_jb_bool(b, tr, "fp8_activation_input_store", true);
     pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 

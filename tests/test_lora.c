@@ -100,7 +100,7 @@ static void test_states_are_the_adapters(void)
     pp_memory_eval(&full, &pl, &mf);
     pp_memory_eval(&lora, &pl, &ml);
     PP_REL_EQ(ml.weights_gib, mf.weights_gib, 1e-12);
-    PP_REL_EQ(ml.activations_gib, mf.activations_gib, 1e-12);
+    CU_ASSERT(ml.activations_gib < mf.activations_gib);
     double w, g, o;
     pp_state_bytes_per_param(&lora.training, &w, &g, &o);
     double adapters = 12.0 * pp_lora_layer_params(&lora.model, &lora.training, 8); /* 96 layers / 8 stages */
@@ -112,6 +112,32 @@ static void test_states_are_the_adapters(void)
     pl.zero = 1;
     pp_memory_eval(&lora, &pl, &ml);
     PP_REL_EQ(ml.optimizer_gib, o * adapters / 16.0 / GIB, 1e-9);
+}
+
+/* Saved activations under Transformer Engine (megatron-core): a frozen
+ * linear keeps no input for a weight gradient it does not compute (TE's
+ * backward_needs_input = is_grad_enabled and weight.requires_grad), an
+ * adapted one's adapter keeps the 16-bit input.  GPT-3 in bf16, tp 8
+ * without sequence parallelism, micro-batch 1: attention adapters leave the
+ * attention's inputs as they were and drop the MLP-in input (2 bytes an h
+ * element, replicated over TP) and the MLP-out input (2 bytes an f element,
+ * split); adapting every linear keeps them all; other frameworks are priced
+ * as full training. */
+static void test_saved_inputs_of_frozen_linears(void)
+{
+    pp_problem full = gpt3(0, PP_LORA_ATTENTION), att = gpt3(16, PP_LORA_ATTENTION), all = gpt3(16, PP_LORA_ALL_LINEAR);
+    pp_plan pl = plan_88();
+    double sbh = 2048.0 * 12288.0, sbf = 4.0 * sbh;
+    double f = pp_layer_activation_bytes(&full, &pl, false);
+    PP_REL_EQ(f - pp_layer_activation_bytes(&att, &pl, false), 2.0 * sbh + 2.0 * sbf / 8.0, 1e-12);
+    PP_REL_EQ(pp_layer_activation_bytes(&all, &pl, false), f, 1e-12);
+    /* in fp8 the adapters keep 16 bits where Transformer Engine kept 1 byte */
+    full.training.precision = all.training.precision = PP_PREC_FP8;
+    f = pp_layer_activation_bytes(&full, &pl, false);
+    PP_REL_EQ(pp_layer_activation_bytes(&all, &pl, false) - f, 2.0 * sbh + sbh / 8.0 + sbf / 8.0, 1e-12);
+    full.training.framework = att.training.framework = PP_FW_DEEPSPEED;
+    full.training.precision = PP_PREC_BF16;
+    PP_REL_EQ(pp_layer_activation_bytes(&att, &pl, false), pp_layer_activation_bytes(&full, &pl, false), 1e-12);
 }
 
 /* More adapters cost more, and rank 0 is full training whatever the targets. */
@@ -177,6 +203,23 @@ static void test_fp8_params(void)
     PP_REL_EQ(m8.weights_gib, m16.weights_gib, 1e-12);
 }
 
+/* Megatron-Core's --activation-func-fp8-input-store: the SwiGLU input
+ * (2f wide) is kept in one byte instead of two; only under an fp8 recipe. */
+static void test_fp8_activation_input_store(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 64);
+    p.training.precision = PP_PREC_FP8;
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    double before = pp_layer_activation_bytes(&p, &pl, false);
+    p.training.fp8_act_store = true;
+    double sbf = 8192.0 * p.model.ffn_hidden;
+    PP_REL_EQ(before - pp_layer_activation_bytes(&p, &pl, false), 2.0 * sbf, 1e-12);
+    p.training.precision = PP_PREC_BF16;
+    double bf16 = pp_layer_activation_bytes(&p, &pl, false);
+    p.training.fp8_act_store = false;
+    PP_REL_EQ(pp_layer_activation_bytes(&p, &pl, false), bf16, 1e-15);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -185,8 +228,10 @@ int main(void)
         {"adapter parameters per GPU under TP", test_adapter_params_per_gpu},
         {"memory: frozen weights, adapters' states", test_states_are_the_adapters},
         {"targets and rank 0", test_targets_and_rank_zero},
+        {"saved activations: frozen linears keep no input (Transformer Engine)", test_saved_inputs_of_frozen_linears},
         {"ZeRO-3 still gathers the frozen weights", test_zero3_gathers_frozen_weights},
         {"fp8_params: one byte a weight", test_fp8_params},
+        {"fp8_activation_input_store: one byte a SwiGLU input", test_fp8_activation_input_store},
         {NULL, NULL},
     };
     return pp_test_main("lora", tests);

@@ -869,6 +869,10 @@ static void test_bad_strings_and_types(void)
               "$.training.lora_targets", "expected one of 'attention', 'all-linear'", "found 'mlp'");
     BAD_BUILT("fp8_params in bf16", problem_with(NULL, NULL, "{'global_batch': 8, 'fp8_params': true}", NULL),
               "$.training.fp8_params", "expected false with precision \"bf16\"", "fp8-class recipe");
+    BAD_BUILT("fp8_activation_input_store in bf16",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'fp8_activation_input_store': true}", NULL),
+              "$.training.fp8_activation_input_store", "expected false with precision \"bf16\"",
+              "activations are stored");
     BAD_BUILT("loss_parallel as a number",
               problem_with(NULL, NULL, "{'global_batch': 8, 'loss_parallel': 0}", NULL),
               "$.training.loss_parallel", "expected true or false", "found");

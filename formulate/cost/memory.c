@@ -153,6 +153,24 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
     }
 }
 
+/* Bytes per element each of a layer's four linear layers (QKV, projection,
+ * MLP in, MLP out; layer_linears) keeps of its input for its weight
+ * gradient: the GEMM's input format (gemm_input_bytes).  Under LoRA,
+ * Transformer Engine's Linear and LayerNormLinear keep none for a frozen
+ * weight (they save the input only when `backward_needs_input =
+ * is_grad_enabled and weight.requires_grad`, transformer_engine/pytorch/
+ * module/linear.py and layernorm_linear.py), while an adapted layer's
+ * adapter, a plain 16-bit linear layer, keeps the 16-bit input for its
+ * down-projection's gradient.  Other frameworks are priced as full
+ * training. */
+static void linear_saved_input_bytes(const pp_training *t, double bytes[4])
+{
+    double full = gemm_input_bytes(t);
+    bool te_lora = t->lora_rank > 0 && t->framework == PP_FW_MEGATRON_CORE;
+    for (int i = 0; i < 4; i++)
+        bytes[i] = !te_lora ? full : i < lora_adapted_linears(t) ? ACT_BYTES : 0.0;
+}
+
 /* Activation bytes one layer keeps for backward, per micro-batch, on one GPU
  * (Korthikanti et al. 2022 §4, generalized to grouped-query attention and
  * gated MLPs).  sbh = micro_batch x local sequence x hidden. */
@@ -166,10 +184,11 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
      * projection, MLP-in and MLP-out inputs (Transformer Engine's Linear
      * saves its quantized input; Micikevicius et al. 2022, arXiv 2209.05433);
      * MXFP8 and NVFP4 keep theirs with the block scales (gemm_input_bytes). */
-    double gemm_in = gemm_input_bytes(&prob->training);
+    double in[4];
+    linear_saved_input_bytes(&prob->training, in);
     /* Not split by TP unless sequence parallel: two LayerNorm inputs (4),
      * QKV and MLP inputs (2 + 2), two dropout masks (1 + 1): 10 sbh. */
-    double replicated = (6.0 + 2.0 * gemm_in) * sbh;
+    double replicated = (6.0 + in[0] + in[2]) * sbh;
     /* Eager element-wise code (training.fused_elementwise false) saves more
      * than the fused kernels, op by op as kernels.c prices its time: each
      * RMSNorm of PyTorch's composite rms_norm keeps its fp32 upcast (pow and
@@ -188,11 +207,16 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     /* Split by TP: Q (2) K, V (2 kv each), projection input (2), MLP: the
      * first GEMM's output (f, or 2f gated) for the activation's backward and
      * the activation's output, the second GEMM's input. */
-    double mlp = (m->gated_mlp ? 4.0 : 2.0) * sbf + gemm_in * sbf + eager_mlp, split;
+    /* Megatron-Core's --activation-func-fp8-input-store keeps the
+     * activation's input in fp8 and casts it back for the backward pass
+     * (TransformerConfig.activation_func_fp8_input_store): 1 byte, not 2 */
+    bool fp8_store = prob->training.fp8_act_store && pp_precision_props(prob->training.precision)->low_gemm;
+    double act_in = (m->gated_mlp ? 2.0 : 1.0) * (fp8_store ? 1.0 : ACT_BYTES);
+    double mlp = act_in * sbf + in[3] * sbf + eager_mlp, split;
     /* Q, K, V and the projection input are heads x head_dim wide (kv_heads x
      * head_dim for K and V), which differs from hidden when head_dim is given. */
     double sba = s * b * attention_width(m);
-    split = (2.0 + gemm_in) * sba + 4.0 * kv * sba + mlp;
+    split = (2.0 + in[1]) * sba + 4.0 * kv * sba + mlp;
     /* Attention scores: softmax output (2), dropout mask (1), dropout output (2). */
     double scores = store_scores ? 5.0 * m->heads * s * (double)m->seq_len * b : 0.0;
     if (plan->tp_mode == PP_TP_1D)
