@@ -135,6 +135,11 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160
     flag(&f, "--seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
     flag(&f, "%s", pp_precision_props(t->precision)->megatron_flags);
+    bool low = pp_precision_props(t->precision)->low_gemm;
+    if (t->fp8_params && low)
+        flag(&f, "--fp8-param-gather");
+    if (t->fp8_act_store && low)
+        flag(&f, "--activation-func-fp8-input-store");
     return f.n;
 }
 

@@ -285,6 +285,7 @@ static void test_lora_plan_end_to_end(void)
     PP_ASSERT_CONTAINS(text, "LoRA fine-tuning (rank 16 adapters on the attention projections");
     PP_ASSERT_CONTAINS(text, "weights held in fp8");
     PP_ASSERT_CONTAINS(text, "`model.peft.peft_scheme=lora`");
+    PP_ASSERT_CONTAINS(text, "    --fp8-param-gather \\\n");
     free(text);
     pp_run_free(&r);
     const char *args_full[] = {"plan", full, NULL};
