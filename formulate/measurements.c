@@ -314,6 +314,11 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
     t->fp8_params = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_params")) && low;
     /* ... and the MLP activation's input stored in fp8 (Megatron-Core) */
     t->fp8_act_store = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_activation_input_store")) && low;
+    /* packed samples' token-weighted mean length, where the source gives it */
+    double packed = num_or(cfg, "packed_sample_tokens", 0);
+    if (packed < 0 || packed > row->prob.model.seq_len)
+        return false;
+    t->packed_sample_tokens = packed;
     return row->prob.training.global_batch > 0;
 }
 

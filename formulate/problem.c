@@ -328,7 +328,8 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
-                                            "lora_targets", "fp8_params", "fp8_activation_input_store", NULL};
+                                            "lora_targets", "fp8_params", "fp8_activation_input_store",
+                                            "packed_sample_tokens", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
@@ -432,11 +433,14 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "fp8_params", PP_OPTIONAL, &t->fp8_params, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "fp8_activation_input_store", PP_OPTIONAL, &t->fp8_act_store, c->err);
+    if (!rc)
+        rc = pp_json_positive(obj, at, "packed_sample_tokens", PP_OPTIONAL, 1e9, &t->packed_sample_tokens, c->err);
     return rc;
 }
 
 /* Training keys that depend on the model or the recipe: fp8 weights and
- * fp8-stored activations need an fp8-class recipe; LoRA adapters are rank x width matrices beside a
+ * fp8-stored activations need an fp8-class recipe; packed samples are no
+ * longer than the sequence; LoRA adapters are rank x width matrices beside a
  * weight, and a rank as wide as the model's hidden size is no longer
  * low-rank. */
 static int check_training_across(const parse_ctx *c, const pp_jpath *root)
@@ -450,6 +454,11 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
         return pp_json_fail(c->err, &here, "expected false with precision \"%s\": %s in fp8 only under an "
                             "fp8-class recipe", pp_precision_name(t->precision),
                             t->fp8_params ? "weights are held" : "activations are stored");
+    }
+    if (t->packed_sample_tokens > c->p->model.seq_len) {
+        pp_jpath here = pp_jpath_key(&tr, "packed_sample_tokens");
+        return pp_json_fail(c->err, &here, "expected a sample length of at most the sequence length %d, found %g",
+                            c->p->model.seq_len, t->packed_sample_tokens);
     }
     if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
         return PP_OK;

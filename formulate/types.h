@@ -262,6 +262,10 @@ typedef struct pp_training {
     bool fp8_params; /* training.fp8_params: the model's weights are held, and gathered by ZeRO,
                         in the recipe's low-precision format rather than 16 bits (Megatron-Core
                         --fp8-param-gather, NeMo fp8_params); default false */
+    double packed_sample_tokens; /* training.packed_sample_tokens: sequences are packed from
+                                    samples whose token-weighted mean length (sum s_i^2 /
+                                    sum s_i) this is, and fused attention stays within each
+                                    sample (cu_seqlens / THD); 0 (default): one sample a sequence */
     bool fp8_act_store; /* training.fp8_activation_input_store: the MLP activation function's
                            input is kept for backward in fp8 (Megatron-Core
                            --activation-func-fp8-input-store); default false */

@@ -90,6 +90,8 @@ static void md_training_extras(pp_strbuf *sb, const pp_training *t)
         pp_sb_append(sb, ", weights held in fp8");
     if (t->fp8_act_store && low)
         pp_sb_append(sb, ", MLP activation inputs stored in fp8");
+    if (t->packed_sample_tokens > 0.0)
+        pp_sb_appendf(sb, ", packed samples of %g tokens (token-weighted mean)", t->packed_sample_tokens);
 }
 
 static void md_problem_line(pp_strbuf *sb, const pp_problem *prob)

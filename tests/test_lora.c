@@ -1,8 +1,10 @@
 /*
- * test_lora.c: LoRA fine-tuning in the cost model (training.lora_rank,
- * docs/cost-model.md section 11): frozen weights run forward and data
+ * test_lora.c: fine-tuning in the cost model (docs/cost-model.md section
+ * 11): LoRA (training.lora_rank) - frozen weights run forward and data
  * gradient only, hold no gradient or optimizer state, and send nothing
- * over data parallelism; the adapters cost their own small GEMMs.
+ * over data parallelism; the adapters cost their own small GEMMs - and the
+ * settings fine-tuning recipes use with it: fp8 weights, fp8 activation
+ * inputs, packed samples.
  */
 #include "costmodel.h"
 #include "testutil.h"
@@ -220,6 +222,28 @@ static void test_fp8_activation_input_store(void)
     PP_REL_EQ(pp_layer_activation_bytes(&p, &pl, false), bf16, 1e-15);
 }
 
+/* Packed samples (training.packed_sample_tokens): variable-length fused
+ * attention keeps each query within its sample, so the attention core
+ * costs sum s_i^2 = seq x the token-weighted mean sample length (NeMo's
+ * sequence-packing guide); the linear layers do not change. */
+static void test_packed_samples(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 64);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    pp_stage_term whole, packed;
+    pp_term_stage(&p, &pl, &whole);
+    double fl = pp_training_flops_per_step(&p.model, &p.training, 64);
+    p.training.packed_sample_tokens = 1024;
+    pp_term_stage(&p, &pl, &packed);
+    CU_ASSERT(packed.fwd_s < whole.fwd_s);
+    /* the attention core's share falls by 1024/8192: what is saved is 7/8 of it */
+    double T = 64.0 * 8192, core = p.model.layers * pp_attention_core_fwd_flops(&p.model, T, 8192);
+    PP_REL_EQ(fl - pp_training_flops_per_step(&p.model, &p.training, 64), 3.0 * core * 7.0 / 8.0, 1e-12);
+    PP_REL_EQ(pp_attention_span(&p.model, &p.training), 1024.0, 1e-15);
+    p.training.packed_sample_tokens = 0;
+    PP_REL_EQ(pp_attention_span(&p.model, &p.training), 8192.0, 1e-15);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -232,6 +256,7 @@ int main(void)
         {"ZeRO-3 still gathers the frozen weights", test_zero3_gathers_frozen_weights},
         {"fp8_params: one byte a weight", test_fp8_params},
         {"fp8_activation_input_store: one byte a SwiGLU input", test_fp8_activation_input_store},
+        {"packed samples: the attention core within each sample", test_packed_samples},
         {NULL, NULL},
     };
     return pp_test_main("lora", tests);

@@ -109,10 +109,12 @@ static pp_problem random_problem(pp_rng *r)
     for (int d = 0; d < PP_DIM_COUNT; d++)
         p.error_tolerance[d] = tolerances[pp_rng_int(r, 0, 3)];
     /* LoRA fine-tuning now and then: frozen weights, adapters on the
-     * attention or on every linear layer */
+     * attention or on every linear layer, packed samples or not */
     if (pp_rng_int(r, 0, 4) == 0) {
         p.training.lora_rank = pp_rng_int(r, 1, 64);
         p.training.lora_targets = pp_rng_int(r, 0, 1) ? PP_LORA_ALL_LINEAR : PP_LORA_ATTENTION;
+        if (pp_rng_int(r, 0, 1)) /* on packed samples a quarter of the sequence long */
+            p.training.packed_sample_tokens = p.model.seq_len / 4.0;
     }
     return p;
 }

@@ -873,6 +873,12 @@ static void test_bad_strings_and_types(void)
               problem_with(NULL, NULL, "{'global_batch': 8, 'fp8_activation_input_store': true}", NULL),
               "$.training.fp8_activation_input_store", "expected false with precision \"bf16\"",
               "activations are stored");
+    BAD_BUILT("packed samples longer than the sequence",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'packed_sample_tokens': 4096}", NULL),
+              "$.training.packed_sample_tokens", "at most the sequence length 2048", "found 4096");
+    BAD_BUILT("packed samples of no tokens",
+              problem_with(NULL, NULL, "{'global_batch': 8, 'packed_sample_tokens': 0}", NULL),
+              "$.training.packed_sample_tokens", "expected a positive number");
     BAD_BUILT("loss_parallel as a number",
               problem_with(NULL, NULL, "{'global_batch': 8, 'loss_parallel': 0}", NULL),
               "$.training.loss_parallel", "expected true or false", "found");

@@ -121,6 +121,10 @@ double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_rec
 /* FLOPs of one step as the training runs it: the model FLOPs, less the
  * frozen weights' gradients when only LoRA adapters train (training.lora_rank). */
 double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch);
+/* The keys each query of the attention core sees, full square counted:
+ * the sequence, or with packed samples their token-weighted mean length
+ * (training.packed_sample_tokens): sum s_i^2 = seq x that length. */
+double pp_attention_span(const pp_model *m, const pp_training *t);
 /* Parameters of one layer's LoRA adapters on one GPU of tp-way tensor
  * parallelism (0 without LoRA). */
 double pp_lora_layer_params(const pp_model *m, const pp_training *t, double tp);

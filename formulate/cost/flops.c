@@ -11,7 +11,8 @@
  * recomputation; hardware FLOPs add what recomputation repeats (a forward of
  * the layers, or only the attention core).  LoRA fine-tuning skips the
  * frozen weights' gradients: their matrix multiplies run two passes, not
- * three (pp_training_flops_per_step).  A GPT layer holds 12 h^2 + 13 h
+ * three, and packed samples shorten the attention core's span
+ * (pp_training_flops_per_step).  A GPT layer holds 12 h^2 + 13 h
  * parameters (weights, biases, two LayerNorms).
  */
 #include "cost_internal.h"
@@ -164,8 +165,22 @@ static double lora_flops_saved(const pp_model *m, const pp_training *t, double t
     return frozen_fwd - 3.0 * adapters;
 }
 
+double pp_attention_span(const pp_model *m, const pp_training *t)
+{
+    double s = m->seq_len;
+    return t->packed_sample_tokens > 0.0 && t->packed_sample_tokens < s ? t->packed_sample_tokens : s;
+}
+
 double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch)
 {
+    double tokens = global_batch * m->seq_len;
     double flops = pp_model_flops_per_step(m, global_batch);
-    return t->lora_rank > 0 ? flops - lora_flops_saved(m, t, global_batch * m->seq_len) : flops;
+    if (t->lora_rank > 0)
+        flops -= lora_flops_saved(m, t, tokens);
+    /* packed samples: each token attends within its sample only */
+    double span = pp_attention_span(m, t);
+    if (span < m->seq_len)
+        flops -= 3.0 * m->layers *
+                 (pp_attention_core_fwd_flops(m, tokens, m->seq_len) - pp_attention_core_fwd_flops(m, tokens, span));
+    return flops;
 }

@@ -329,7 +329,10 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     }
 
     if (flash_usable(prob)) {
-        double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, s) / t;
+        /* packed samples (variable-length fused attention, cu_seqlens):
+         * each query attends within its own sample only */
+        double span = pp_attention_span(m, &prob->training);
+        double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t;
         k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob)) +
                         e->kernel_us * 1e-6;
     } else {
