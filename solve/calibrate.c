@@ -172,6 +172,27 @@ typedef struct eff_bound {
     "NCCL small-message latency per ring/tree step: ~2 us over NVLink/NVSwitch and same-switch InfiniBand, up to " \
     "~20 us with software overhead and multi-hop fat trees (nccl-tests time column at 8 B)"
 
+/* The K overhead where a maximum-achievable-matmul scan bounds it: Stas
+ * Bekman's MAMF finder (ml-engineering, compute/accelerator/README.md,
+ * "Maximum Achievable Matmul FLOPS comparison table"; the scan ranges in
+ * compute/accelerator/benchmarks/README.md) times bf16 GEMMs over a grid
+ * of M, N and K and reports the fastest: on A100 SXM 267.9 of 312 TFLOP/s
+ * at 6912x16384x2048, on H100 SXM 792.1 of 989 at 6144x17920x2816.  Both
+ * shapes lie beyond 16384 in some dimension, so the scans ran K at least
+ * to 16384 (A100; the finder's exhaustive search) and to 20480 (H100, its
+ * suggested range).  With a K overhead of K0 elements the largest K would
+ * run (1 + K0/K*) / (1 + K0/K_max) times faster than the best K*; that
+ * stays within 5 % (the scan's noise) only for K0 <= 118 (A100) and
+ * K0 <= 165 (H100). */
+#define SRC_A100_K_OVERHEAD                                                                                      \
+    "MAMF scan (Bekman, ml-engineering, Maximum Achievable Matmul FLOPS table): A100 SXM's best bf16 GEMM is "   \
+    "6912x16384x2048, K = 2048 with K scanned to at least 16384, so a larger K gains under 5 %: K0 <= 118 "      \
+    "elements; lower bound 8 elements, as every family's"
+#define SRC_H100_K_OVERHEAD                                                                                      \
+    "MAMF scan (Bekman, ml-engineering, Maximum Achievable Matmul FLOPS table): H100 SXM's best bf16 GEMM is "   \
+    "6144x17920x2816, K = 2816 with K scanned to 20480, so a larger K gains under 5 %: K0 <= 165 elements; "     \
+    "lower bound 8 elements, as every family's"
+
 static const eff_bound BOUNDS[] = {
     /* A100 SXM4 (40 and 80 GB): Ampere, FlashAttention-2, NVLink 3, HDR InfiniBand */
     {"a100", PP_EFF_GEMM, 0.60, 0.85, SRC_A100_GEMM},
@@ -182,7 +203,7 @@ static const eff_bound BOUNDS[] = {
     {"a100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"a100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"a100", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"a100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
+    {"a100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 118.0, SRC_A100_K_OVERHEAD},
     /* V100 SXM2/SXM3 (16 and 32 GB): Volta, fp16 tensor cores, no FlashAttention, NVLink 2, EDR InfiniBand */
     {"v100", PP_EFF_GEMM, 0.50, 0.85, SRC_V100_GEMM},
     {"v100", PP_EFF_ATTENTION, 0.25, 0.60, SRC_V100_ATTN},
@@ -202,7 +223,7 @@ static const eff_bound BOUNDS[] = {
     {"h1", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"h1", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"h1", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"h1", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
+    {"h1", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
     {"h2", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
     {"h2", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
     {"h2", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
@@ -211,7 +232,7 @@ static const eff_bound BOUNDS[] = {
     {"h2", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"h2", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"h2", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"h2", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
+    {"h2", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
 };
 #define N_BOUNDS ((int)(sizeof BOUNDS / sizeof BOUNDS[0]))
 
