@@ -286,7 +286,10 @@ static bool fill_plan(const cJSON *cfg, pp_measurement *row)
      * tensorwise and rowwise scaling, TE's current scaling) */
     bool current = contains_ci(prec, "torchao") || contains_ci(prec, "tensorwise") || contains_ci(prec, "rowwise") ||
                    contains_ci(prec, "current");
-    row->prob.training.precision = contains_ci(prec, "fp8") ? (current ? PP_PREC_FP8_CURRENT : PP_PREC_FP8)
+    /* the Blackwell block-scaled recipes by name: MXFP8, NVFP4 */
+    row->prob.training.precision = contains_ci(prec, "nvfp4")   ? PP_PREC_NVFP4
+                                   : contains_ci(prec, "mxfp8") ? PP_PREC_MXFP8
+                                   : contains_ci(prec, "fp8")   ? (current ? PP_PREC_FP8_CURRENT : PP_PREC_FP8)
                                    : (contains_ci(prec, "fp16") && !contains_ci(prec, "bf16")) ? PP_PREC_FP16
                                                                                                 : PP_PREC_BF16;
     if (row->prob.cluster.gpu.peak_tflops[row->prob.training.precision] <= 0)

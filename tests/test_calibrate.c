@@ -384,8 +384,8 @@ static void test_several_files_load(void)
  * cluster.efficiency_from names whose parameters it takes. */
 /* What a row says of how it ran reaches the plan and the problem: TP
  * overlap (Megatron's flag in the framework text, torchtitan's async_tp),
- * torchao's dynamically scaled fp8 as fp8-current, and the framework's
- * gradient reduce type unless the row names one. */
+ * torchao's dynamically scaled fp8 as fp8-current, MXFP8 and NVFP4 by
+ * name, and the framework's gradient reduce type unless the row names one. */
 static void test_rows_carry_how_they_ran(void)
 {
     pp_catalog cat;
@@ -405,11 +405,23 @@ static void test_rows_carry_how_they_ran(void)
                   "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'seq_parallel': true, 'zero_stage': 3,"
                   "             'precision': 'fp8 (torchao float8 tensorwise)', 'async_tp': false,"
                   "             'framework': 'torchtitan FSDP2 + TP', 'grad_reduce_dtype': 'bf16'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'fp4', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'nvfp4 (NVFP4 GEMMs, bf16 attention)',"
+                  "             'framework': 'NeMo 25.09'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'mx', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'MXFP8 block scaling',"
+                  "             'framework': 'NeMo 25.09'},"
                   "  'measured': {'iteration_s': 0.5}}]");
     pp_error err;
     pp_measurement_set set;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 2);
+    CU_ASSERT_EQUAL_FATAL(set.n, 4);
     CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
@@ -417,6 +429,9 @@ static void test_rows_carry_how_they_ran(void)
     CU_ASSERT_EQUAL(set.rows[1].prob.training.framework, PP_FW_FSDP);
     CU_ASSERT_EQUAL(set.rows[1].prob.training.precision, PP_PREC_FP8_CURRENT);
     CU_ASSERT_EQUAL(set.rows[1].prob.training.grad_reduce_dtype, PP_PREC_BF16); /* as the row says */
+    /* Blackwell's block-scaled recipes by name */
+    CU_ASSERT_EQUAL(set.rows[2].prob.training.precision, PP_PREC_NVFP4);
+    CU_ASSERT_EQUAL(set.rows[3].prob.training.precision, PP_PREC_MXFP8);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }
