@@ -540,6 +540,21 @@ static void test_validation_set_is_independent(void)
         r->prob.training.lora_rank = 16;
     }
     CU_ASSERT(full_n == lora->n_time && full_sum / full_n > 30.0);
+    /* MLPerf Training v5.0's Llama 3.1 405B on 512-8192 H100 (NeMo of
+     * 2025, FP8, tp 8 pp 8 vp 8 cp 2): priced unseen within 5 % each; and
+     * v5.1's LoRA runs, Blackwell's among them, within 10 % on average */
+    int h100_405b = 0;
+    for (int i = 0; i < val.n; i++) {
+        pp_measurement *r = &val.rows[i];
+        if (strcmp(r->group, "mlperf-training-v5.0-llama31-405b") != 0 || strstr(r->id, "eos-dfw") == NULL)
+            continue;
+        h100_405b++;
+        CU_ASSERT(fabs(pp_row_time_error_pct(r, &predicted)) < 5.0);
+    }
+    CU_ASSERT_EQUAL(h100_405b, 5);
+    const pp_group_score *lora51 = group_score(&score, "mlperf-training-v5.1-llama2-70b-lora");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lora51);
+    CU_ASSERT(lora51->n_time >= 40 && lora51->mape_time < 10.0);
     pp_measurements_free(&val);
     pp_measurements_free(&fit);
     pp_catalog_free(&cat);
