@@ -30,7 +30,7 @@
 
 #define MAX_NODES 10000000L
 #define MAX_GLOBAL_BATCH (1L << 40)
-#define MAX_LORA_RANK 65536L /* and below the hidden size (check_lora_rank) */
+#define MAX_LORA_RANK 65536L /* and below the hidden size (check_training_across) */
 #define DEFAULT_GPU_ID "a100-sxm4-80gb"
 
 /* ---- names ------------------------------------------------------------------ */
