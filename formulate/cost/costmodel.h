@@ -118,6 +118,9 @@ double pp_logits_fwd_flops(const pp_model *m, double tokens);
 double pp_model_flops_per_step(const pp_model *m, double global_batch);
 /* Hardware FLOPs of one step: model FLOPs plus what recomputation adds. */
 double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_recompute r);
+/* What recomputation adds to a step: a forward of the layers (full) or of
+ * the attention core (selective). */
+double pp_recompute_flops_per_step(const pp_model *m, double global_batch, pp_recompute r);
 /* FLOPs of one step as the training runs it: the model FLOPs, less the
  * frozen weights' gradients when only LoRA adapters train (training.lora_rank). */
 double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch);

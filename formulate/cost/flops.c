@@ -60,8 +60,9 @@ double pp_model_flops_per_step(const pp_model *m, double global_batch)
     return 3.0 * (pp_layers_fwd_flops(m, tokens, m->seq_len) + pp_logits_fwd_flops(m, tokens));
 }
 
-static double recompute_flops(const pp_model *m, double tokens, pp_recompute r)
+double pp_recompute_flops_per_step(const pp_model *m, double global_batch, pp_recompute r)
 {
+    double tokens = global_batch * m->seq_len;
     if (r == PP_RECOMPUTE_FULL)
         return pp_layers_fwd_flops(m, tokens, m->seq_len);
     if (r == PP_RECOMPUTE_SELECTIVE)
@@ -71,7 +72,7 @@ static double recompute_flops(const pp_model *m, double tokens, pp_recompute r)
 
 double pp_hardware_flops_per_step(const pp_model *m, double global_batch, pp_recompute r)
 {
-    return pp_model_flops_per_step(m, global_batch) + recompute_flops(m, global_batch * m->seq_len, r);
+    return pp_model_flops_per_step(m, global_batch) + pp_recompute_flops_per_step(m, global_batch, r);
 }
 
 double attention_params(const pp_model *m)

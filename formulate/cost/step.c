@@ -228,8 +228,7 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
     out->microbatches = sp.m;
     out->tokens_per_s = B * mod->seq_len / t->step_s;
     out->model_flops_per_step = pp_training_flops_per_step(mod, &prob->training, B);
-    out->hardware_flops_per_step = out->model_flops_per_step + pp_hardware_flops_per_step(mod, B, plan->recompute) -
-                                   pp_model_flops_per_step(mod, B);
+    out->hardware_flops_per_step = out->model_flops_per_step + pp_recompute_flops_per_step(mod, B, plan->recompute);
     out->model_tflops_per_gpu = out->model_flops_per_step / t->step_s / out->gpus_used / 1e12;
     out->hardware_tflops_per_gpu = out->hardware_flops_per_step / t->step_s / out->gpus_used / 1e12;
     out->peak_tflops = peak_flops(prob, prob->training.precision) / 1e12;
