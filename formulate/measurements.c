@@ -198,6 +198,7 @@ static void problem_defaults(pp_problem *p)
     p->codecs[0].lossless_ratio = 1.0;
     p->compress_min_bytes = 1048576;
     p->has_cluster = true;
+    p->allow_tp_across_nodes = true; /* a measured run is a plan that ran, wherever its TP groups sat */
 }
 
 /* A row's gradient data type under `key` ("fp32", "bf16", "fp16"), `dflt`

@@ -229,6 +229,9 @@ typedef struct pp_training {
     int param_collectives_per_layer; /* ZeRO-2/3 collectives per layer and pass: 1 per
                                         wrapped block (FSDP, Megatron-Core), one per leaf
                                         module with parameters (DeepSpeed: 6 for a GPT layer) */
+    bool list_collectives; /* ZeRO's all-gathers and reduce-scatters take a list of n per-rank
+                              tensors, which PyTorch's NCCL process group copies one by one
+                              (DeepSpeed of 2021; docs/cost-model.md §3) */
     bool moe_deepep; /* training.moe_dispatcher "deepep": each token crosses to a node and to a GPU
                         once, however many of its experts sit there (DeepEP); false "alltoall":
                         one copy per (token, expert), Megatron-Core's alltoall dispatcher */

@@ -341,6 +341,18 @@ static void test_several_files_load(void)
     }
     CU_ASSERT(n_nosg > 0 && n_nosg < s18.n);
     pp_measurements_free(&s18);
+    /* Fig. 15 ran t 16 and 32 on 8-GPU nodes: a measured run's TP groups may
+     * span nodes, so every row is priced, none skipped by the placement rule */
+    char f15[1024];
+    pp_source_path("data/measurements/narayanan2021-fig15.json", f15, sizeof f15);
+    pp_measurement_set s15;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(f15, &cat, &s15, &err), PP_OK);
+    CU_ASSERT(s15.n == 14 && s15.n_skipped == 0);
+    int across = 0;
+    for (int i = 0; i < s15.n; i++)
+        across += s15.rows[i].plan.tp > s15.rows[i].prob.cluster.gpus_per_node;
+    CU_ASSERT_EQUAL(across, 5);
+    pp_measurements_free(&s15);
     const char *two[] = {a, b};
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(two, 2, &cat, &both, &err), PP_OK);
     CU_ASSERT_EQUAL(both.n, sa.n + sb.n);

@@ -39,6 +39,57 @@ static void test_allgather_reducescatter_p2p(void)
     CU_ASSERT_DOUBLE_EQUAL(pp_p2p_time_s(&p.cluster, 0.0, true), 0.0, 0.0);
 }
 
+/* Across nodes an all-gather is a ring of n - 1 steps: nodes - 1 cross the
+ * network, the others stay on NVLink, each at its link's alpha (NCCL's
+ * tuning model, src/graph/tuning.cc), and each GPU's NIC carries 1/k of the
+ * buffer.  With one rank a node every step crosses the network. */
+static void test_allgather_across_nodes(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8);
+    double M = 64e6, net = 200e9 / 8 * 0.8, a_nv = 5e-6, a_net = 10e-6;
+    /* 2240 ranks, 8 a node: 280 nodes, 279 network steps and 1960 NVLink ones */
+    double expect = 2239.0 / 2240 * M / 8 / net + 1960 * a_nv + 279 * a_net;
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, M, 2240, 8), expect, 1e-12);
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_REDUCESCATTER, M, 2240, 8), expect, 1e-12);
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, M, 16, 1), 15.0 / 16 * M / net + 15 * a_net,
+              1e-12);
+}
+
+/* DeepSpeed of 2021 (framework deepspeed-2021) gathers ZeRO-3 parameters
+ * into lists of n tensors, which PyTorch's NCCL process group copies one
+ * kernel each: its DP term exceeds current DeepSpeed's (one flat gather) by
+ * at least n launches a collective, and the difference grows with n. */
+static void test_list_collectives(void)
+{
+    double extra[2];
+    const int nodes[2] = {16, 64};
+    for (int i = 0; i < 2; i++) {
+        pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), nodes[i], 8 * nodes[i]);
+        pp_plan pl = pp_test_plan(1, 1, 8 * nodes[i], 1, 1);
+        pl.zero = 3;
+        pp_dp_term flat, list;
+        pp_framework_features(PP_FW_DEEPSPEED, &p.training);
+        CU_ASSERT_FALSE(p.training.list_collectives);
+        pp_term_dp_comm(&p, &pl, &flat);
+        pp_framework_features(PP_FW_DEEPSPEED_2021, &p.training);
+        CU_ASSERT_TRUE(p.training.list_collectives);
+        pp_term_dp_comm(&p, &pl, &list);
+        /* gathers of the forward and backward, the per-micro-batch and
+         * once-a-step reduce-scatters: one collective per module and layer */
+        double collectives = 96.0 * p.training.param_collectives_per_layer;
+        extra[i] = (list.once_wire_s + list.per_mb_wire_s + list.per_mb_fixed_s) -
+                   (flat.once_wire_s + flat.per_mb_wire_s + flat.per_mb_fixed_s);
+        CU_ASSERT(extra[i] >= 2.0 * collectives * 8.0 * nodes[i] * p.cluster.gpu.eff.kernel_us * 1e-6);
+    }
+    /* the copies' traffic is the gathered buffer whatever n; their launches
+     * grow with n: 3 collectives a module and layer (two gathers, one
+     * reduce-scatter), 384 more ranks */
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 16, 128);
+    pp_framework_features(PP_FW_DEEPSPEED_2021, &p.training);
+    PP_REL_EQ(extra[1] - extra[0], 3.0 * 96 * p.training.param_collectives_per_layer * 384 * p.cluster.gpu.eff.kernel_us * 1e-6,
+              1e-9);
+}
+
 /* Every collective takes longer with more bytes, whatever the layout, and
  * costs nothing on one rank or on an empty buffer. */
 static void test_time_grows_with_bytes(void)
@@ -143,6 +194,8 @@ int main(void)
     const pp_test tests[] = {
         {"ring and hierarchical all-reduce", test_allreduce_intra},
         {"all-gather, reduce-scatter, point-to-point", test_allgather_reducescatter_p2p},
+        {"all-gather across nodes: NVLink and network steps", test_allgather_across_nodes},
+        {"DeepSpeed 2021's list collectives copy n tensors", test_list_collectives},
         {"collective time grows with bytes", test_time_grows_with_bytes},
         {"bytes per link of hierarchical collectives", test_collective_bytes},
         {"compression ratio and threshold", test_compression},

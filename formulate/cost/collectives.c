@@ -136,10 +136,13 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
      * node all-gathers.  With k = 1 this is a flat ring over the network. */
     long nodes = (n + k - 1) / k;
     if (kind != PP_COLL_ALLREDUCE) {
-        /* NCCL runs all-gather and reduce-scatter only as rings: n - 1
-         * steps, each as slow as its network hop (NCCL docs, "Algorithms"). */
+        /* NCCL runs all-gather and reduce-scatter only as rings (NCCL docs,
+         * "Algorithms"): n - 1 steps, of which nodes - 1 cross the network
+         * and the others stay on NVLink, each at its link's latency (NCCL's
+         * own tuning model, src/graph/tuning.cc: (nsteps - nInterSteps)
+         * intraLat + nInterSteps interLat). */
         double bw = ring_factor(kind, n) * bytes / k / net_Bps;
-        return bw + (double)(n - 1) * a_net;
+        return bw + (double)(n - nodes) * a_nv + (double)(nodes - 1) * a_net;
     }
     double intra = 0.0;
     if (k > 1) {
@@ -281,6 +284,14 @@ double codec_exposed_s(const pp_problem *prob, const pp_codec *codec, double wir
 /* `count` collectives, each issued as `pieces` equal collectives (ZeRO-3
  * gathers layer by layer or module by module): wire time on the compressed
  * message, and the codec time of every piece beyond its wire time. */
+/* A collective on a list of n per-rank tensors (training.list_collectives):
+ * n copy kernels between them and the flat buffer NCCL works on, which
+ * together read and write the whole buffer once. */
+static double list_copies_s(const pp_problem *prob, double bytes, long n)
+{
+    return (double)n * prob->cluster.gpu.eff.kernel_us * 1e-6 + 2.0 * bytes / hbm_Bps(prob);
+}
+
 void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
                            pp_collective kind, double bytes, double value_bits, long n, long k,
                            pp_comm_term *acc, double count, double pieces)
@@ -293,6 +304,8 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
     double w1 = pp_collective_time_s(&prob->cluster, kind, wire, n, k);
     double coded = codec_bytes(codec, kind, piece, n);
     double c1 = codec_time_s(prob, codec, coded, value_bits);
+    if (prob->training.list_collectives && kind != PP_COLL_ALLREDUCE)
+        w1 += list_copies_s(prob, piece, n);
     acc->wire_s += count * pieces * w1;
     acc->codec_s += count * pieces * codec_exposed_s(prob, codec, w1, c1, coded);
     double nvl, net;

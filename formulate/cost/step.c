@@ -96,6 +96,15 @@ void pp_framework_features(pp_framework fw, pp_training *t)
      * linear layers.  FSDP and Megatron-Core move one flat buffer per
      * wrapped transformer block. */
     t->param_collectives_per_layer = (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021) ? 6 : 1;
+    /* DeepSpeed's ZeRO-3 of 2021 gathered each parameter into a list of n
+     * narrow views of one flat buffer (partition_parameters.py
+     * _allgather_param: torch.distributed.all_gather(partitions, ...)), and
+     * reduce-scattered from a list of n inputs; PyTorch's NCCL process group
+     * runs a list collective on a flat staging buffer and copies it to (or
+     * from) the n tensors one kernel each (ProcessGroupNCCL::allgather,
+     * reduce_scatter: flatten_for_scatter_gather).  Later DeepSpeed gathers
+     * into one tensor (_all_gather_base), as FSDP and Megatron-Core do. */
+    t->list_collectives = fw == PP_FW_DEEPSPEED_2021;
 }
 
 typedef struct step_parts {
