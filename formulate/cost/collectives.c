@@ -281,9 +281,6 @@ double codec_exposed_s(const pp_problem *prob, const pp_codec *codec, double wir
     return fmax(0.0, codec_s - wire_s) + fmin(wire_s, codec_s) / chunks;
 }
 
-/* `count` collectives, each issued as `pieces` equal collectives (ZeRO-3
- * gathers layer by layer or module by module): wire time on the compressed
- * message, and the codec time of every piece beyond its wire time. */
 /* A collective on a list of n per-rank tensors (training.list_collectives):
  * n copy kernels between them and the flat buffer NCCL works on, which
  * together read and write the whole buffer once. */
@@ -292,6 +289,10 @@ static double list_copies_s(const pp_problem *prob, double bytes, long n)
     return (double)n * prob->cluster.gpu.eff.kernel_us * 1e-6 + 2.0 * bytes / hbm_Bps(prob);
 }
 
+/* `count` collectives, each issued as `pieces` equal collectives (ZeRO-3
+ * gathers layer by layer or module by module): wire time on the compressed
+ * message, and the codec time of every piece beyond its wire time; a list
+ * collective adds its copies. */
 void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
                            pp_collective kind, double bytes, double value_bits, long n, long k,
                            pp_comm_term *acc, double count, double pieces)
@@ -304,9 +305,9 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
     double w1 = pp_collective_time_s(&prob->cluster, kind, wire, n, k);
     double coded = codec_bytes(codec, kind, piece, n);
     double c1 = codec_time_s(prob, codec, coded, value_bits);
-    if (prob->training.list_collectives && kind != PP_COLL_ALLREDUCE)
-        w1 += list_copies_s(prob, piece, n);
-    acc->wire_s += count * pieces * w1;
+    bool list = prob->training.list_collectives && kind != PP_COLL_ALLREDUCE;
+    double copies = list ? list_copies_s(prob, piece, n) : 0.0;
+    acc->wire_s += count * pieces * (w1 + copies);
     acc->codec_s += count * pieces * codec_exposed_s(prob, codec, w1, c1, coded);
     double nvl, net;
     pp_collective_bytes_lib(kind, wire, n, k, prob->cluster.mpi_collectives, &nvl, &net);
