@@ -790,7 +790,7 @@ static int run_eval(const cli_args *a, pp_error *err)
     int rc = load_problem(a, &cat, &prob, err);
     if (!rc)
         rc = load_plan_file(a->plan, &prob, &plan, err);
-    if (!rc && (rc = pp_plan_check(&prob, &plan, err)) != PP_OK)
+    if (!rc && (rc = pp_fixed_plan_check(&prob, &plan, err)) != PP_OK)
         locate_plan_error(err, a->plan);
     if (!rc) {
         pp_eval ev;
@@ -798,6 +798,11 @@ static int run_eval(const cli_args *a, pp_error *err)
         rc = emit_eval(a, &prob, &plan, &ev, err);
         if (!rc)
             warn_if_no_fit(&ev.mem);
+        if (!rc && pp_plan_tp_leaves_node(&prob, &plan))
+            fprintf(stderr,
+                    "parplan: warning: tp=%d leaves a node of %d GPUs; priced as given, but `plan` searches such "
+                    "placements only with constraints.allow_tp_across_nodes\n",
+                    plan.tp, prob.cluster.gpus_per_node);
     }
     pp_catalog_free(&cat);
     return rc;
@@ -1055,7 +1060,7 @@ static int run_calibrate_log(const cli_args *a, pp_error *err)
         rc = load_problem_file(a->problem_file, &cat, &prob, err);
     if (!rc)
         rc = load_plan_file(a->plan, &prob, &plan, err);
-    if (!rc && (rc = pp_plan_check(&prob, &plan, err)) != PP_OK)
+    if (!rc && (rc = pp_fixed_plan_check(&prob, &plan, err)) != PP_OK)
         locate_plan_error(err, a->plan);
     if (!rc)
         rc = pp_train_log_load(a->log, &prob, &tl, err);

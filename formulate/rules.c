@@ -84,10 +84,21 @@ static int rule_tp_divides_heads(const pp_problem *prob, const pp_plan *pl, pp_e
     return PP_OK;
 }
 
+bool pp_plan_tp_spans_nodes(const pp_problem *prob, const pp_plan *plan)
+{
+    int gpn = prob->cluster.gpus_per_node;
+    return plan->tp >= 1 && (plan->tp > gpn || gpn % plan->tp);
+}
+
+bool pp_plan_tp_leaves_node(const pp_problem *prob, const pp_plan *plan)
+{
+    return !prob->allow_tp_across_nodes && pp_plan_tp_spans_nodes(prob, plan);
+}
+
 static int rule_tp_in_node(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     int gpn = prob->cluster.gpus_per_node;
-    if (!prob->allow_tp_across_nodes && (pl->tp > gpn || gpn % pl->tp))
+    if (pp_plan_tp_leaves_node(prob, pl))
         return pp_error_set(err, PP_EINPUT, "plan",
                             "placement: tp=%d must divide the %d GPUs of a node (tensor parallelism stays "
                             "inside a node unless constraints.allow_tp_across_nodes is true)",
@@ -374,4 +385,11 @@ pp_rule pp_plan_broken_rule(const pp_problem *prob, const pp_plan *plan, pp_erro
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)
 {
     return pp_plan_broken_rule(prob, plan, err) == PP_RULE_NONE ? PP_OK : PP_EINPUT;
+}
+
+int pp_fixed_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)
+{
+    pp_problem anywhere = *prob;
+    anywhere.allow_tp_across_nodes = true;
+    return pp_plan_check(&anywhere, plan, err);
 }

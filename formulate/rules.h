@@ -2,7 +2,8 @@
  * rules.h: the hard rules a plan must obey before it can be priced.
  *
  * One table of rules, walked by `eval` (to reject an invalid plan with the
- * rule it breaks), by the enumerator and by the MIP builder's space generator
+ * rule it breaks; a fixed plan's TP may leave a node, pp_fixed_plan_check),
+ * by the enumerator and by the MIP builder's space generator
  * (to skip plans that break a rule), so the three agree on what a valid plan
  * is.  Each rule has a name that the report and row names use.
  */
@@ -34,6 +35,19 @@ typedef enum pp_rule {
 /* As pp_plan_check, returning the first rule the plan breaks (PP_RULE_NONE
  * if it breaks none), with its message in *err. */
 pp_rule pp_plan_broken_rule(const pp_problem *prob, const pp_plan *plan, pp_error *err);
+
+/* A fixed plan (`eval`, a training log) is priced wherever its tensor-
+ * parallel groups sit: the placement rule (tp inside a node unless
+ * constraints.allow_tp_across_nodes) bounds what the planner searches, not
+ * what a run can do, as memory bounds what it chooses and eval still prices
+ * a plan that does not fit.  Every other rule holds as in pp_plan_check. */
+int pp_fixed_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err);
+
+/* Whether the plan's tensor-parallel groups span nodes (tp above, or not
+ * dividing, the GPUs of a node); _leaves_node: and the problem does not
+ * allow it (constraints.allow_tp_across_nodes). */
+bool pp_plan_tp_spans_nodes(const pp_problem *prob, const pp_plan *plan);
+bool pp_plan_tp_leaves_node(const pp_problem *prob, const pp_plan *plan);
 
 /* Whether a codec adds more relative error to dimension d's traffic than
  * the problem tolerates (the accuracy rule; cons_accuracy.c's rows say the

@@ -14,6 +14,7 @@
 #include "launch.h"
 #include "mermaid.h"
 #include "problem.h"
+#include "rules.h"
 #include "shapes_json.h"
 
 #include <math.h>
@@ -251,6 +252,12 @@ int pp_report_eval_md(const pp_problem *prob, const pp_plan *plan, const pp_eval
     pp_sb_append(out, "# parplan: evaluation of a fixed plan\n\n");
     pp_sb_appendf(out, "The cost model predicts one optimizer step in %s s. No optimization was run.\n\n",
                   pp_md_fmt_fixed(ev->time.step_s, 3, a, sizeof a));
+    if (pp_plan_tp_leaves_node(prob, plan))
+        pp_sb_appendf(out,
+                      "**Tensor parallelism leaves the node:** tp=%d on nodes of %d GPUs, so its collectives "
+                      "cross the network. The plan is priced as given; `parplan plan` searches such placements "
+                      "only with `constraints.allow_tp_across_nodes`.\n\n",
+                      plan->tp, prob->cluster.gpus_per_node);
     md_priced_plan(out, prob, plan, ev);
     return finish(out);
 }

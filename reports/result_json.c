@@ -14,6 +14,7 @@
 #include "explain_text.h"
 #include "launch.h"
 #include "problem.h"
+#include "rules.h"
 #include "shapes_json.h"
 
 #include <math.h>
@@ -124,6 +125,7 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
     put_throughput(b, o, ev);
     put_memory(b, o, &ev->mem);
     pp_jb_bool(b, o, "fits_memory", ev->mem.total_gib <= ev->mem.usable_gib);
+    pp_jb_bool(b, o, "tp_across_nodes", pp_plan_tp_spans_nodes(prob, plan));
     /* whether the GPU's efficiencies were fitted to measurements */
     const pp_gpu *g = &prob->cluster.gpu;
     cJSON *cal = pp_jb_obj(b, o, "calibrated");

@@ -185,6 +185,7 @@ static void test_eval_example(void)
     CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(doc, "status")->valuestring, "evaluated");
     check_priced(doc, 1024);
     CU_ASSERT_FALSE(pp_json_has_null(doc));
+    CU_ASSERT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "tp_across_nodes")));
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(doc, "plan");
     CU_ASSERT_EQUAL(num(p, "tp"), 8);
     CU_ASSERT_EQUAL(num(p, "pp"), 16);
@@ -422,6 +423,33 @@ static void test_invalid_plans(void)
     expect_invalid_plan(example, "{\"tp\": 3, \"pp\": 16, \"dp\": 8}", "gpu count");
 }
 
+/* A fixed plan whose TP groups leave a node is priced, as a plan that does
+ * not fit in memory is: the placement rule bounds what `plan` searches.  The
+ * report and standard error say so; a plan that breaks another rule is still
+ * refused. */
+static void test_eval_tp_across_nodes(void)
+{
+    char plan[1024];
+    pp_write_temp("tp16.json", "{\"tp\": 16, \"pp\": 8, \"dp\": 8}", plan, sizeof plan);
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, NULL, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "**Tensor parallelism leaves the node:** tp=16 on nodes of 8 GPUs");
+    PP_ASSERT_CONTAINS(r.err, "warning: tp=16 leaves a node of 8 GPUs");
+    pp_run_free(&r);
+    const char *json[] = {"--json", "-", NULL};
+    CU_ASSERT_EQUAL(run_eval(plan, json, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    double t = num(doc, "step_time_s");
+    CU_ASSERT(t > 0.0 && isfinite(t));
+    CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "tp_across_nodes")));
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+    char example[1024];
+    pp_source_path(PP_EXAMPLE, example, sizeof example);
+    expect_invalid_plan(example, "{\"tp\": 16, \"pp\": 64, \"dp\": 1}", "divisibility");
+}
+
 /* ---- catalogs and option forms ------------------------------------------ */
 
 static double step_time_of(const char *const *extra)
@@ -593,6 +621,7 @@ int main(void)
         {"two runs are byte-identical", test_deterministic},
         {"missing files are named", test_missing_file},
         {"invalid plans name the broken rule", test_invalid_plans},
+        {"eval prices a plan whose TP leaves a node, and says so", test_eval_tp_across_nodes},
         {"--efficiency applies a calibration", test_efficiency_override},
         {"--data-dir names the catalogs", test_data_dir},
         {"GNU option forms", test_option_forms},

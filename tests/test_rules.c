@@ -42,6 +42,17 @@ static void test_each_rule_has_its_id(void)
     p.allow_tp_across_nodes = false;
     pl = pp_test_plan(16, 4, 16, 1, 2); /* 96 heads / 16 = 6: only the node rule breaks */
     expect(&p, &pl, PP_RULE_TP_NODE, "placement");
+    /* a fixed plan (eval, a training log) is priced wherever its TP sits,
+     * and the problem says the plan leaves a node it does not allow */
+    CU_ASSERT_EQUAL(pp_fixed_plan_check(&p, &pl, &err), PP_OK);
+    CU_ASSERT_TRUE(pp_plan_tp_spans_nodes(&p, &pl) && pp_plan_tp_leaves_node(&p, &pl));
+    p.allow_tp_across_nodes = true;
+    CU_ASSERT_TRUE(pp_plan_tp_spans_nodes(&p, &pl) && !pp_plan_tp_leaves_node(&p, &pl));
+    p.allow_tp_across_nodes = false;
+    pl.dp = 3; /* every other rule still holds for a fixed plan */
+    CU_ASSERT_NOT_EQUAL(pp_fixed_plan_check(&p, &pl, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "gpu count");
+    pl.dp = 16;
 
     pl = pp_test_plan(8, 8, 16, 1, 2);
     pl.virtual_stages = 5; /* 8 x 5 = 40 divides neither 96 nor 98 */
