@@ -86,8 +86,8 @@ static int rule_tp_divides_heads(const pp_problem *prob, const pp_plan *pl, pp_e
 
 bool pp_plan_tp_spans_nodes(const pp_problem *prob, const pp_plan *plan)
 {
-    int gpn = prob->cluster.gpus_per_node;
-    return plan->tp >= 1 && (plan->tp > gpn || gpn % plan->tp);
+    int gpn = prob->cluster.gpus_per_node; /* 0: a capacity problem, no cluster of its own */
+    return gpn >= 1 && plan->tp >= 1 && (plan->tp > gpn || gpn % plan->tp);
 }
 
 bool pp_plan_tp_leaves_node(const pp_problem *prob, const pp_plan *plan)
