@@ -174,9 +174,17 @@ void pp_text_baseline_problem(const pp_baseline_report *b, char *buf, size_t cap
     buf[0] = '\0';
     if (!b->present)
         return;
-    if (!b->valid)
+    if (!b->valid) {
         snprintf(buf, cap, "%s", b->invalid);
-    else if (!b->feasible)
-        snprintf(buf, cap, "it breaks the row %s: %.4g > %.4g %s", b->broken.name, b->broken.lhs, b->broken.rhs,
-                 b->broken.unit ? b->broken.unit : "");
+        return;
+    }
+    size_t n = 0;
+    if (b->tp_leaves_node)
+        n = (size_t)snprintf(buf, cap,
+                             "its tensor parallelism (tp=%d) leaves a node, which the problem does not allow "
+                             "(constraints.allow_tp_across_nodes)",
+                             b->plan.tp);
+    if (b->breaks_row && n < cap)
+        snprintf(buf + n, cap - n, "%sit breaks the row %s: %.4g > %.4g %s", n ? "; " : "", b->broken.name,
+                 b->broken.lhs, b->broken.rhs, b->broken.unit ? b->broken.unit : "");
 }

@@ -193,13 +193,15 @@ static void analyze_baseline(const pp_problem *prob, const pp_plan_result *res, 
     snprintf(b->label, sizeof b->label, "%s", slash ? slash + 1 : label);
     b->plan = *opt->baseline;
     pp_error err;
-    if (pp_plan_check(prob, &b->plan, &err) != PP_OK) {
+    if (pp_fixed_plan_check(prob, &b->plan, &err) != PP_OK) {
         snprintf(b->invalid, sizeof b->invalid, "%s", err.msg);
         return;
     }
     b->valid = true;
     pp_evaluate(prob, &b->plan, &b->eval);
-    b->feasible = pp_cons_plan_feasible(prob, &b->plan, &b->eval, 0, &b->broken);
+    b->tp_leaves_node = pp_plan_tp_leaves_node(prob, &b->plan);
+    b->breaks_row = !pp_cons_plan_feasible(prob, &b->plan, &b->eval, 0, &b->broken);
+    b->feasible = !b->breaks_row && !b->tp_leaves_node;
     double best_s = res->best.eval.time.step_s;
     if (res->best.plan.tp >= 1 && best_s > 0) {
         b->speedup = b->eval.time.step_s / best_s;

@@ -62,6 +62,9 @@ typedef struct pp_baseline_report {
     pp_eval eval;
     bool feasible;       /* also satisfies every constraint family */
     pp_cons_row broken;  /* when not feasible: the first row it breaks */
+    bool tp_leaves_node; /* its TP leaves a node the problem keeps TP inside (rules.h):
+                            priced, but not feasible */
+    bool breaks_row;     /* a constraint family's row is broken (`broken`) */
     double speedup;      /* baseline step / optimal step */
     double time_saved;   /* (baseline - optimal) / baseline */
 } pp_baseline_report;

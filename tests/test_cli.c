@@ -448,6 +448,19 @@ static void test_eval_tp_across_nodes(void)
     char example[1024];
     pp_source_path(PP_EXAMPLE, example, sizeof example);
     expect_invalid_plan(example, "{\"tp\": 16, \"pp\": 64, \"dp\": 1}", "divisibility");
+    /* as a baseline of `plan` it is priced too, and marked as breaking the placement */
+    const char *base[] = {"plan", example, "--baseline", plan, "--json", "-", "-o", "/dev/null", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(base, &r), 0);
+    doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(doc, "baseline");
+    CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "valid")));
+    CU_ASSERT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(b, "feasible")));
+    CU_ASSERT_DOUBLE_EQUAL(num(b, "step_time_s"), t, 1e-9 * t);
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(b, "problem");
+    CU_ASSERT_TRUE(cJSON_IsString(why) && strstr(why->valuestring, "tp=16) leaves a node") != NULL);
+    cJSON_Delete(doc);
+    pp_run_free(&r);
 }
 
 /* ---- catalogs and option forms ------------------------------------------ */
