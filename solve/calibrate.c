@@ -168,6 +168,10 @@ typedef struct eff_bound {
 #define SRC_KERNEL                                                                                               \
     "CUDA kernel launch plus framework dispatch: a few microseconds per kernel (NVIDIA CUDA Graph Best Practice " \
     "for PyTorch, docs.nvidia.com/dl-cuda-graph; Modal GPU Glossary, CUDA Graph); 2-8 us"
+#define SRC_NET_LAT                                                                                              \
+    "NCCL's own tuning model prices a ring step across the network, Simple protocol (large messages), at 9.6 us " \
+    "(NCCL 2.8, src/graph/tuning.cc hwLat NET/Ring/Simple) and at 14 us plus the topology's inter-node latency, " \
+    "counted twice for Simple's flush (NCCL 2.18 on); up to ~20 us with software overhead and multi-hop fat trees"
 #define SRC_LAT                                                                                                  \
     "NCCL small-message latency per ring/tree step: ~2 us over NVLink/NVSwitch and same-switch InfiniBand, up to " \
     "~20 us with software overhead and multi-hop fat trees (nccl-tests time column at 8 B)"
@@ -202,7 +206,7 @@ static const eff_bound BOUNDS[] = {
     {"a100", PP_EFF_NETWORK, 0.75, 0.95, SRC_NET},
     {"a100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"a100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"a100", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"a100", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"a100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 118.0, SRC_A100_K_OVERHEAD},
     /* V100 SXM2/SXM3 (16 and 32 GB): Volta, fp16 tensor cores, no FlashAttention, NVLink 2, EDR InfiniBand */
     {"v100", PP_EFF_GEMM, 0.50, 0.85, SRC_V100_GEMM},
@@ -212,7 +216,7 @@ static const eff_bound BOUNDS[] = {
     {"v100", PP_EFF_NETWORK, 0.75, 0.98, SRC_V100_NET},
     {"v100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"v100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"v100", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"v100", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"v100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
     /* H100 SXM5 and H200 (the same GH100 die): Hopper, FlashAttention-2/3, NVLink 4, NDR InfiniBand */
     {"h1", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
@@ -222,7 +226,7 @@ static const eff_bound BOUNDS[] = {
     {"h1", PP_EFF_NETWORK, 0.75, 0.95, SRC_NET},
     {"h1", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"h1", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"h1", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"h1", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"h1", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
     {"h2", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
     {"h2", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
@@ -231,7 +235,7 @@ static const eff_bound BOUNDS[] = {
     {"h2", PP_EFF_NETWORK, 0.75, 0.95, SRC_NET},
     {"h2", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
     {"h2", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"h2", PP_EFF_NETWORK_LATENCY_US, 2.0, 20.0, SRC_LAT},
+    {"h2", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"h2", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
 };
 #define N_BOUNDS ((int)(sizeof BOUNDS / sizeof BOUNDS[0]))
