@@ -3,6 +3,7 @@
  * matrix-multiply roofline on small shapes and the context-parallel
  * exchange hidden behind attention.
  */
+#include "cost_internal.h"
 #include "costmodel.h"
 #include "problem.h"
 #include "testutil.h"
@@ -20,6 +21,31 @@ static void test_gemm_efficiency_falls_with_small_shapes(void)
     pp_term_stage(&p, &small, &b);
     double flops_a = 8 * 2048.0, flops_b = 2048.0 / 8; /* tokens per GPU, proportional to FLOPs */
     CU_ASSERT(flops_a / (a.fwd_s + a.bwd_s) >= flops_b / (b.fwd_s + b.bwd_s));
+}
+
+/* The backward of a linear layer is two products of their own shapes, not
+ * twice the forward.  Narayanan et al. 2021 (arXiv 2104.04473) Fig. 17's
+ * 145B GPT (hidden 12288) on tp 8: the QKV forward, 2048 tokens x 12288 by
+ * 12288 x 4608, has 16 x 36 = 576 output tiles, 5.33 waves on the A100's
+ * 108 SMs (89 % full); its data gradient (2048 x 4608 by 4608 x 12288) has
+ * 1536 tiles (95 %) and its weight gradient (12288 x 2048 by 2048 x 4608)
+ * 3456 (100 %).  Their sum is below twice the forward; a square shape,
+ * whose three outputs fill the same waves, is exactly twice; a frozen
+ * weight (LoRA) runs the data gradient alone. */
+static void test_backward_gemm_shapes(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8);
+    p.cluster.gpu.sm_count = 108; /* the catalog A100's */
+    const pp_gpu *g = &p.cluster.gpu;
+    pp_precision bf16 = p.training.precision;
+    double fwd = pp_gemm_time_s(g, bf16, 2048, 4608, 12288, 1.0);
+    double dgrad = pp_gemm_time_s(g, bf16, 2048, 12288, 4608, 1.0);
+    double wgrad = pp_gemm_time_s(g, bf16, 12288, 4608, 2048, 1.0);
+    PP_REL_EQ(linear_bwd_s(&p, 2048, 12288, 4608, false), dgrad + wgrad, 1e-12);
+    PP_REL_EQ(linear_bwd_s(&p, 2048, 12288, 4608, true), dgrad, 1e-12);
+    CU_ASSERT(dgrad + wgrad < 0.95 * 2.0 * fwd);
+    double sq = pp_gemm_time_s(g, bf16, 4096, 4096, 4096, 1.0);
+    PP_REL_EQ(linear_bwd_s(&p, 4096, 4096, 4096, false), 2.0 * sq, 1e-12);
 }
 
 /* Context parallel: the ring's K/V traffic hides behind attention when the
@@ -257,6 +283,8 @@ int main(void)
     const pp_test tests[] = {
         {"GEMM efficiency and shape", test_gemm_efficiency_falls_with_small_shapes},
         {"context-parallel ring hidden behind attention", test_context_parallel_overlap},
+        {"a linear layer's backward: data and weight gradients by their own shapes (Fig. 17's QKV)",
+         test_backward_gemm_shapes},
         {"micro-batch sweep: faster from 1 to 2, slower again at 8 (Narayanan 2021 Fig. 16)",
          test_micro_batch_sweep_direction},
         {"head dim not a multiple of 8 is slower", test_misaligned_head_dim_is_slower},

@@ -86,6 +86,40 @@ static void test_formula_by_hand(void)
     CU_ASSERT(pp_gemm_time_s(&g, PP_PREC_BF16, 2048, 4096, 128, 1.0) > short_k);
 }
 
+/* Split-K, by hand.  A weight gradient of BERT-Large's h x h projection
+ * over 32 sequences of 512 tokens, (1024 x 16384) @ (16384 x 1024), has 64
+ * output tiles: unsplit, 44 of the A100's 108 SMs idle.  Cut into 5 slices
+ * of K it is 320 tiles in 3 waves (99 % full), each slice paying the K
+ * overhead, the fp32 partial sums (4 bytes an output element a slice,
+ * written and read) and a reduction kernel; that beats every other split
+ * from 1 to 8.  A large square GEMM, whose waves are already full, stays
+ * unsplit, and a GPU whose SM count is unknown is never split. */
+static void test_split_k_by_hand(void)
+{
+    pp_gpu g = catalog_gpu("a100-sxm4-80gb");
+    pp_efficiency_init(&g.eff);
+    g.eff.gemm = 0.8;
+    g.eff.gemm_k_overhead = 100.0;
+    double m = 1024.0, n = 1024.0, k = 16384.0, hbm = g.hbm_GBps * 1e9 * g.eff.hbm, launch = g.eff.kernel_us * 1e-6;
+    pp_gemm_terms t;
+    pp_gemm_terms_of(&g, PP_PREC_BF16, m, n, k, 1.0, &t);
+    CU_ASSERT_EQUAL(t.split_k, 5);
+    double slice = k / 5.0, share = slice / (slice + 100.0) * (320.0 / 324.0);
+    double flops_s = 2.0 * m * n * k / (312e12 * 0.8 * share);
+    double reduce_s = m * n * (4.0 * 5.0 + 2.0) / hbm + launch;
+    PP_REL_EQ(t.reduce_s, reduce_s, 1e-12);
+    PP_REL_EQ(t.time_s, flops_s + launch + reduce_s, 1e-12);
+    /* unsplit it would take longer: 64 of 108 SMs, the full K */
+    double unsplit = 2.0 * m * n * k / (312e12 * 0.8 * (k / (k + 100.0)) * (64.0 / 108.0)) + launch;
+    CU_ASSERT(t.time_s < 0.8 * unsplit);
+    pp_gemm_terms_of(&g, PP_PREC_BF16, 8192.0, 8192.0, 8192.0, 1.0, &t);
+    CU_ASSERT_EQUAL(t.split_k, 1);
+    CU_ASSERT_EQUAL(t.reduce_s, 0.0);
+    g.sm_count = 0;
+    pp_gemm_terms_of(&g, PP_PREC_BF16, m, n, k, 1.0, &t);
+    CU_ASSERT_EQUAL(t.split_k, 1);
+}
+
 /* The stage term prices its matrix multiplies with the same formula: the
  * shape terms of the efficiency move the step time. */
 static void test_step_uses_shape_terms(void)
@@ -506,6 +540,7 @@ int main(void)
 {
     static const pp_test tests[] = {
         {"pp_gemm_time_s is the model's GEMM, by hand", test_formula_by_hand},
+        {"split-K fills the waves of a weight gradient, by hand", test_split_k_by_hand},
         {"the step time's GEMMs follow the shape terms", test_step_uses_shape_terms},
         {"the fit recovers a known truth (ceiling 0.02, K overhead 20 %)", test_fit_recovers_truth},
         {"the ceiling stays within its bounds and under the peak", test_ceiling_bounded},

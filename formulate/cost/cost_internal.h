@@ -65,6 +65,10 @@ typedef struct tp_grid {
 double gemm_input_bytes(const pp_training *t);
 /* Roofline time of one (M x K) @ (K x N) matrix multiply. */
 double gemm_time_s(const pp_problem *prob, double M, double K, double N);
+/* The backward of a linear layer of input M x K and weight K x N: the data
+ * gradient's (M x N) @ (N x K) product, plus the weight gradient's
+ * (K x M) @ (M x N) unless the weight is frozen. */
+double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen);
 /* That multiply as one GPU of grid g runs it (1D: N split by t). */
 double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K, double N);
 
@@ -121,11 +125,11 @@ double attention_gemm_fwd_flops(const pp_model *m, double tokens);
 /* MoE layers among the layers a pipeline stage holds. */
 int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage);
 /* The stage term of a MoE model: every stage weighed with its dense and MoE
- * layers (a MoE layer is a dense one with its MLP, mlp_fwd_s, replaced by
- * the MoE block), the busiest kept.  dense_fwd, dense_bwd (with
- * recomputation) and cp are per dense layer. */
+ * layers (a MoE layer is a dense one with its MLP, mlp_fwd_s forward and
+ * mlp_bwd_s backward, replaced by the MoE block), the busiest kept.
+ * dense_fwd, dense_bwd (with recomputation) and cp are per dense layer. */
 void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fwd, double dense_bwd, double cp,
-                    double mlp_fwd_s, double logits_fwd, double logits_bwd, pp_stage_term *out);
+                    double mlp_fwd_s, double mlp_bwd_s, double logits_fwd, double logits_bwd, pp_stage_term *out);
 /* Routed-expert parameters one GPU of a stage holds (sharded by ep and
  * etp); 0 for a dense model. */
 double stage_expert_params(const pp_problem *prob, const pp_plan *plan, int stage);

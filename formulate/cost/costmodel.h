@@ -87,19 +87,21 @@ double pp_comm_sm_share(const pp_problem *prob);
  * the shape's efficiency (wave quantization on sm_count SMs, K / (K +
  * eff.gemm_k_overhead), eff.gemm_misaligned when K or N is not a multiple of
  * 8, 16 in fp8) against their operand bytes at HBM x eff.hbm, plus
- * eff.kernel_us.  Every matrix multiply the model prices is this formula;
+ * eff.kernel_us, in the fastest split of K (split-K, kernels.c).  Every matrix multiply the model prices is this formula;
  * the GEMM-sweep calibration fits it. */
 double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch);
 
 /* The same GEMM's terms, for a calibration to show where a shape loses. */
 typedef struct pp_gemm_terms {
-    double k_share;     /* K / (K + eff.gemm_k_overhead) */
-    double wave_share;  /* tiles / (waves x SMs), 1 if the SM count is unknown */
+    int split_k;        /* slices of K the fastest configuration cuts (1: no split-K) */
+    double k_share;     /* K/split / (K/split + eff.gemm_k_overhead) */
+    double wave_share;  /* split x tiles / (waves x SMs), 1 if the SM count is unknown */
     double align_share; /* eff.gemm_misaligned if K or N is misaligned, else 1 */
     double flops_s;     /* 2 batch m n k / (peak x eff.gemm x the three shares) */
-    double bytes_s;     /* operand traffic / (HBM x eff.hbm) */
+    double bytes_s;     /* operand traffic (fp32 partial sums with split-K) / (HBM x eff.hbm) */
     double launch_s;    /* eff.kernel_us */
-    double time_s;      /* max(flops_s, bytes_s) + launch_s = pp_gemm_time_s */
+    double reduce_s;    /* split-K's reduction kernel: partial sums read, output written, a launch */
+    double time_s;      /* max(flops_s, bytes_s) + launch_s + reduce_s = pp_gemm_time_s */
 } pp_gemm_terms;
 void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
                       pp_gemm_terms *t);

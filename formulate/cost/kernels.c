@@ -120,23 +120,35 @@ static double precision_input_bytes(pp_precision prec)
     return hp > 0.0 ? (1.0 - hp) * info->gemm_input_bytes + hp * ACT_BYTES : info->gemm_input_bytes;
 }
 
-/* batch independent (m x k) @ (k x n) products in one kernel: the slower of
- * their FLOPs at the sustained tensor-core rate for the shape and their
- * operand traffic through HBM (a roofline), plus a fixed launch cost.  Small
- * shapes (high TP degree, small micro-batch) lose to wave quantization or
- * fall onto the memory side of the roofline.  The one GEMM formula: the
- * stage term prices every matrix multiply with it, and `parplan calibrate
- * --gemm-sweep` fits eff.gemm and the shape terms to measured GEMMs with it. */
-void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
-                      pp_gemm_terms *t)
+/* Split-K: a GEMM whose output has too few tiles to fill the SMs' waves
+ * (a weight gradient's h x h output over a long reduction of tokens) cuts
+ * the shared dimension K into `split` slices, one thread block per tile and
+ * slice; every slice writes its partial sums in the accumulator's fp32 to
+ * a workspace, and a second kernel adds them and writes the output
+ * (cuBLASLt's CUBLASLT_ALGO_CONFIG_SPLITK_NUM with the
+ * CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE workspace; CUTLASS's
+ * GemmSplitKParallel and ReduceSplitK).  Each slice pays the tile's K
+ * overhead again, the partial sums cost HBM traffic and the reduction a
+ * launch, so the library takes the split only where the fuller waves pay
+ * for them; the model does the same, choosing the fastest of 1 to
+ * SPLIT_K_MAX slices of at least SPLIT_K_MIN_SLICE elements of K. */
+#define SPLIT_K_MAX 8
+#define SPLIT_K_MIN_SLICE 256.0
+#define SPLIT_K_PARTIAL_BYTES 4.0 /* fp32 partial sums: written by the GEMM, read by the reduction */
+
+/* One configuration of the kernel: `split` slices of K per output tile. */
+static void gemm_config(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch, int split,
+                        pp_gemm_terms *t)
 {
     const pp_efficiency *e = &gpu->eff;
-    t->k_share = k / (k + e->gemm_k_overhead);
+    double slice = k / split;
+    t->split_k = split;
+    t->k_share = slice / (slice + e->gemm_k_overhead);
     t->wave_share = 1.0;
     double u = t->k_share;
     if (gpu->sm_count > 0) {
         double sms = gpu->sm_count;
-        double tiles = batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE), waves = ceil(tiles / sms);
+        double tiles = split * batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE), waves = ceil(tiles / sms);
         t->wave_share = tiles / (waves * sms);
         u *= t->wave_share;
     }
@@ -154,9 +166,35 @@ void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, 
     double hp = info->high_precision_fraction;
     if (hp > 0.0)
         t->flops_s = (1.0 - hp) * t->flops_s + hp * flops / (gpu_peak_flops(gpu, PP_PREC_BF16) * e->gemm * u);
-    t->bytes_s = batch * (in_bytes * (m * k + k * n) + ACT_BYTES * m * n) / gpu_hbm_Bps(gpu);
+    double out_bytes = split > 1 ? SPLIT_K_PARTIAL_BYTES * split : ACT_BYTES;
+    t->bytes_s = batch * (in_bytes * (m * k + k * n) + out_bytes * m * n) / gpu_hbm_Bps(gpu);
     t->launch_s = e->kernel_us * 1e-6;
-    t->time_s = fmax(t->flops_s, t->bytes_s) + t->launch_s;
+    t->reduce_s = split > 1 ? batch * m * n * (SPLIT_K_PARTIAL_BYTES * split + ACT_BYTES) / gpu_hbm_Bps(gpu) +
+                                  e->kernel_us * 1e-6
+                            : 0.0;
+    t->time_s = fmax(t->flops_s, t->bytes_s) + t->launch_s + t->reduce_s;
+}
+
+/* batch independent (m x k) @ (k x n) products in one kernel: the slower of
+ * their FLOPs at the sustained tensor-core rate for the shape and their
+ * operand traffic through HBM (a roofline), plus a fixed launch cost, in the
+ * fastest split of K.  Small shapes (high TP degree, small micro-batch) lose
+ * to wave quantization or fall onto the memory side of the roofline.  The
+ * one GEMM formula: the stage term prices every matrix multiply with it, and
+ * `parplan calibrate --gemm-sweep` fits eff.gemm and the shape terms to
+ * measured GEMMs with it. */
+void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
+                      pp_gemm_terms *t)
+{
+    gemm_config(gpu, prec, m, n, k, batch, 1, t);
+    if (gpu->sm_count <= 0)
+        return;
+    for (int split = 2; split <= SPLIT_K_MAX && k / split >= SPLIT_K_MIN_SLICE; split++) {
+        pp_gemm_terms c;
+        gemm_config(gpu, prec, m, n, k, batch, split, &c);
+        if (c.time_s < t->time_s)
+            *t = c;
+    }
 }
 
 double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch)
@@ -170,6 +208,23 @@ double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, 
 double gemm_time_s(const pp_problem *prob, double M, double K, double N)
 {
     return pp_gemm_time_s(&prob->cluster.gpu, prob->training.precision, M, N, K, 1.0);
+}
+
+/* The backward of a linear layer y = x W, x (M x K) and W (K x N), as two
+ * matrix multiplies of their own shapes: the data gradient dy W^T, an
+ * (M x N) @ (N x K) product, and, unless the weight is frozen, the weight
+ * gradient x^T dy, a (K x M) @ (M x N) product that reduces over the M
+ * token rows.  They equal the forward's FLOPs each, but not its time: their
+ * output tiles (M x K and K x N against the forward's M x N) fill the SMs'
+ * waves differently, and the weight gradient's long reduction over the
+ * tokens amortizes its K overhead.  (Narayanan et al. 2021, arXiv
+ * 2104.04473, appendix "Floating-Point Operations": the backward doubles
+ * the forward's FLOPs, for the gradients of both the input and the weight;
+ * these are those two products written out.) */
+double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen)
+{
+    double dgrad = gemm_time_s(prob, M, N, K);
+    return frozen ? dgrad : dgrad + gemm_time_s(prob, K, M, N);
 }
 
 /* Bytes per element of a linear layer's GEMM input, as stored for the
@@ -237,8 +292,10 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
 
 typedef struct layer_kernels {
     double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
+    double gemm_bwd_s;    /* and their backward: data gradients, plus weight gradients unless frozen (LoRA) */
     double gemm_even_fwd_s; /* of which the 2nd, 4th, ... a Llama-style layer runs (torchtitan's op SAC) */
     double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
+    double mlp_bwd_s;     /* and the dense MLP's share of the backward */
     double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
     double elem_fwd_s;    /* the rest of the forward's element-wise work */
     double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
@@ -302,13 +359,20 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     double tokens = (double)plan->micro_batch * s / plan->cp; /* rows of every GEMM */
 
     tp_grid g = grid_of(plan);
-    k->mlp_fwd_s = 0.0;
+    bool frozen = prob->training.lora_rank > 0;
+    k->mlp_fwd_s = k->mlp_bwd_s = 0.0;
     if (g.mode == PP_TP_1D) {
         double qkv = pp_model_is_mla(m) ? mla_qkv_gemm_s(prob, tokens, t) : gemm_time_s(prob, tokens, h, qkv_width(m) / t);
         double mlp_in = gemm_time_s(prob, tokens, h, mlp_in_width(m) / t), mlp_out = gemm_time_s(prob, tokens, f / t, h);
         double proj = gemm_time_s(prob, tokens, attention_width(m) / t, h);
         k->gemm_fwd_s = qkv + proj + mlp_in + mlp_out;
         k->mlp_fwd_s = mlp_in + mlp_out;
+        /* MLA's QKV is a chain of low-rank products: twice its forward */
+        double qkv_bwd = pp_model_is_mla(m) ? (frozen ? 1.0 : 2.0) * qkv
+                                            : linear_bwd_s(prob, tokens, h, qkv_width(m) / t, frozen);
+        k->mlp_bwd_s = linear_bwd_s(prob, tokens, h, mlp_in_width(m) / t, frozen) +
+                       linear_bwd_s(prob, tokens, f / t, h, frozen);
+        k->gemm_bwd_s = qkv_bwd + linear_bwd_s(prob, tokens, attention_width(m) / t, h, frozen) + k->mlp_bwd_s;
         /* the even matrix multiplies, which torchtitan's per-op checkpointing
          * recomputes: of a Llama block's separate projections in the order
          * they run (wq wk wv wo w1 w3 w2) wk, wo and w3; of a block with fused
@@ -326,6 +390,8 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
         for (int i = 0; i < 4; i++)
             k->gemm_fwd_s += grid_gemm_s(prob, &g, tokens, K[i], N[i]);
         k->gemm_even_fwd_s = grid_gemm_s(prob, &g, tokens, K[1], N[1]) + grid_gemm_s(prob, &g, tokens, K[3], N[3]);
+        /* a grid's backward runs the same SUMMA steps on the transposed blocks */
+        k->gemm_bwd_s = (frozen ? 1.0 : 2.0) * k->gemm_fwd_s;
     }
 
     if (flash_usable(prob)) {
@@ -388,6 +454,7 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     }
     k->elem_fwd_s = elem_bytes / hbm_Bps(prob) + kernels * e->kernel_us * 1e-6;
     k->mlp_fwd_s += glu_bytes / hbm_Bps(prob);
+    k->mlp_bwd_s += 2.0 * glu_bytes / hbm_Bps(prob);
     k->lora_fwd_s = lora_fwd_s(prob, plan, tokens);
 }
 
@@ -419,15 +486,16 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     double cp_f, cp_b;
     cp_exchange_exposed(prob, plan, &k, &cp_f, &cp_b);
 
-    double kernels_fwd = k.gemm_fwd_s + k.attn_fwd_s + k.elem_fwd_s + k.lora_fwd_s;
-    double layer_fwd = kernels_fwd + k.cast_fwd_s;
-    /* Backward: data and weight gradients double every matrix multiply and
-     * the attention core; element-wise backward reads and writes twice; the
-     * output gradients are cast.  Frozen weights (LoRA) need no weight
-     * gradient: their matrix multiplies run once more, for the data
-     * gradient the layers below need. */
+    double other_fwd = k.attn_fwd_s + k.elem_fwd_s + k.lora_fwd_s;
+    double layer_fwd = k.gemm_fwd_s + other_fwd + k.cast_fwd_s;
+    /* Backward: the linear layers' data and weight gradients, each by its
+     * own shape (linear_bwd_s); twice the attention core; element-wise
+     * backward reads and writes twice; the output gradients are cast.
+     * Frozen weights (LoRA) need no weight gradient: their matrix
+     * multiplies run once more, for the data gradient the layers below
+     * need. */
     bool frozen = prob->training.lora_rank > 0;
-    double layer_bwd = 2.0 * kernels_fwd - (frozen ? k.gemm_fwd_s : 0.0) + k.cast_bwd_s;
+    double layer_bwd = k.gemm_bwd_s + 2.0 * other_fwd + k.cast_bwd_s;
     double recompute = 0.0, cp_recompute = 0.0;
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         recompute = layer_fwd;
@@ -449,12 +517,18 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
      * (--make-vocab-size-divisible-by 128) so every rank's slice is aligned */
     double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
-    double logits_gemm = g.mode == PP_TP_1D ? gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp)
-                                            : grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
+    double logits_gemm, logits_gemm_bwd;
+    if (g.mode == PP_TP_1D) {
+        logits_gemm = gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp);
+        logits_gemm_bwd = linear_bwd_s(prob, tokens, m->hidden, vocab / plan->tp, frozen);
+    } else {
+        logits_gemm = grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
+        logits_gemm_bwd = (frozen ? 1.0 : 2.0) * logits_gemm;
+    }
     /* the loss reads and writes the logits it holds: its slice, or all of them once gathered */
     double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
     double logits_fwd = logits_gemm + ce_s;
-    double logits_bwd = (frozen ? 1.0 : 2.0) * logits_gemm + ce_s;
+    double logits_bwd = logits_gemm_bwd + ce_s;
 
     /* The slowest stage sets the pipeline's pace: the last (its layers plus
      * the logits and the loss), or with an uneven split a middle stage of
@@ -462,7 +536,7 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     *out = (pp_stage_term){0};
     if (pp_model_is_moe(m)) { /* dense and MoE layers differ: moe.c weighs every stage */
         moe_stage_term(prob, plan, layer_fwd, layer_bwd + recompute, cp_f + cp_b + cp_recompute, k.mlp_fwd_s,
-                       logits_fwd, logits_bwd, out);
+                       k.mlp_bwd_s, logits_fwd, logits_bwd, out);
         return;
     }
     int n = layers_on_stage(prob, plan, plan->pp - 1);

@@ -336,19 +336,20 @@ static void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_bloc
 }
 
 void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fwd, double dense_bwd, double cp,
-                    double mlp_fwd_s, double logits_fwd, double logits_bwd, pp_stage_term *out)
+                    double mlp_fwd_s, double mlp_bwd_s, double logits_fwd, double logits_bwd, pp_stage_term *out)
 {
     moe_block b;
     moe_block_eval(prob, plan, &b);
     /* backward: twice the forward's compute and the same all-to-alls (the
      * gradients travel back); full recomputation repeats the forward.  The
-     * dense layer's backward already holds its MLP that many times over; the
-     * expert block replaces each of them (once fewer with LoRA, whose frozen
-     * experts run no weight gradient) */
-    double passes = plan->recompute == PP_RECOMPUTE_FULL ? 3.0 : 2.0;
-    double delta = b.fwd_s - mlp_fwd_s;
+     * dense layer's backward (and its recomputed forward) holds its MLP; the
+     * expert block replaces it, run once for every pass (once fewer with
+     * LoRA, whose frozen experts run no weight gradient) */
+    bool full = plan->recompute == PP_RECOMPUTE_FULL;
+    double passes = full ? 3.0 : 2.0;
     double bwd_passes = prob->training.lora_rank > 0 ? passes - 1.0 : passes;
-    double moe_fwd = dense_fwd + delta, moe_bwd = dense_bwd + bwd_passes * delta;
+    double moe_fwd = dense_fwd - mlp_fwd_s + b.fwd_s;
+    double moe_bwd = dense_bwd - mlp_bwd_s - (full ? mlp_fwd_s : 0.0) + bwd_passes * b.fwd_s;
     double comm = passes * b.comm_s;
     *out = (pp_stage_term){0};
     out->total_s = -1.0;

@@ -179,7 +179,7 @@ static void grid_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_te
  * C/t + (t-1)/t max(0, C - G), the SUMMA pipeline above with q = t.
  * Cutting a GEMM into t launches costs t-1 more launches.  Backward
  * overlaps the same traffic with the data- and weight-gradient GEMMs
- * (twice the forward's); full recomputation repeats the forward.  PyTorch's
+ * (linear_bwd_s); full recomputation repeats the forward.  PyTorch's
  * AsyncTP (framework fsdp) fuses only a matmul feeding a reduce-scatter on
  * its own: in the backward graph the reduce-scatter after QKV's and
  * MLP-in's data gradient takes a sum of matmuls (q, k, v; gate and up), so
@@ -196,14 +196,16 @@ static double overlapped_layer_s(const pp_problem *prob, const pp_plan *plan, do
     double K[4], N[4];
     layer_linears(m, K, N);
     double launches = (t - 1.0) * prob->cluster.gpu.eff.kernel_us * 1e-6;
+    bool frozen = prob->training.lora_rank > 0;
     double fwd = 0.0, bwd = 0.0;
     for (int i = 0; i < 4; i++) {
         bool column = i % 2 == 0; /* QKV and MLP-in split N; projection and MLP-out split K */
-        double G = column ? gemm_time_s(prob, tokens, K[i], N[i] / t) : gemm_time_s(prob, tokens, K[i] / t, N[i]);
+        double Ki = column ? K[i] : K[i] / t, Ni = column ? N[i] / t : N[i];
+        double G = gemm_time_s(prob, tokens, Ki, Ni), G_bwd = linear_bwd_s(prob, tokens, Ki, Ni, frozen);
         double exposed = summa_exposed_s(C, G, t) + launches;
         fwd += exposed;
         bool unfused = column && prob->training.framework == PP_FW_FSDP; /* AsyncTP's backward reduce-scatter */
-        bwd += unfused ? C : summa_exposed_s(C, 2.0 * G, t) + 2.0 * launches;
+        bwd += unfused ? C : summa_exposed_s(C, G_bwd, t) + 2.0 * launches;
         if (column && op_sac(prob, plan)) /* its all-gathers are recomputed, the reduce-scatters saved */
             bwd += exposed;
     }
