@@ -136,42 +136,55 @@ static double precision_input_bytes(pp_precision prec)
 #define SPLIT_K_MIN_SLICE 256.0
 #define SPLIT_K_PARTIAL_BYTES 4.0 /* fp32 partial sums: written by the GEMM, read by the reduction */
 
-/* One configuration of the kernel: `split` slices of K per output tile. */
-static void gemm_config(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch, int split,
-                        pp_gemm_terms *t)
+/* What every configuration of one GEMM shares: its FLOPs at the ceiling
+ * (work_s, before the shape's shares), its operand bytes, output elements,
+ * the alignment share and the tile count of one slice of K. */
+typedef struct gemm_shape {
+    double work_s, in_bytes, out_elems, align_share, tiles, k, k0, sms, hbm_Bps, launch_s;
+} gemm_shape;
+
+static void gemm_shape_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
+                          gemm_shape *g)
 {
     const pp_efficiency *e = &gpu->eff;
-    double slice = k / split;
-    t->split_k = split;
-    t->k_share = slice / (slice + e->gemm_k_overhead);
-    t->wave_share = 1.0;
-    double u = t->k_share;
-    if (gpu->sm_count > 0) {
-        double sms = gpu->sm_count;
-        double tiles = split * batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE), waves = ceil(tiles / sms);
-        t->wave_share = tiles / (waves * sms);
-        u *= t->wave_share;
-    }
     const pp_precision_info *info = pp_precision_props(prec);
-    t->align_share = fmod(k, info->align_elems) != 0.0 || fmod(n, info->align_elems) != 0.0 ? e->gemm_misaligned : 1.0;
-    if (t->align_share != 1.0)
-        u *= t->align_share;
-    double in_bytes = precision_input_bytes(prec);
     double flops = 2.0 * batch * m * k * n;
-    t->flops_s = flops / (gpu_peak_flops(gpu, prec) * e->gemm * u);
     /* A recipe that keeps a fraction of the linear layers in bf16 (NVFP4)
      * runs that fraction of the FLOPs at the 16-bit rate: every GEMM is
      * priced as the blend, since which layers stay in bf16 is the recipe's
      * choice, not the plan's. */
     double hp = info->high_precision_fraction;
+    g->work_s = flops / (gpu_peak_flops(gpu, prec) * e->gemm);
     if (hp > 0.0)
-        t->flops_s = (1.0 - hp) * t->flops_s + hp * flops / (gpu_peak_flops(gpu, PP_PREC_BF16) * e->gemm * u);
+        g->work_s = (1.0 - hp) * g->work_s + hp * flops / (gpu_peak_flops(gpu, PP_PREC_BF16) * e->gemm);
+    g->in_bytes = batch * precision_input_bytes(prec) * (m * k + k * n);
+    g->out_elems = batch * m * n;
+    g->align_share = fmod(k, info->align_elems) != 0.0 || fmod(n, info->align_elems) != 0.0 ? e->gemm_misaligned : 1.0;
+    g->tiles = batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE);
+    g->k = k;
+    g->k0 = e->gemm_k_overhead;
+    g->sms = gpu->sm_count;
+    g->hbm_Bps = gpu_hbm_Bps(gpu);
+    g->launch_s = e->kernel_us * 1e-6;
+}
+
+/* The configuration of `split` slices of K per output tile. */
+static void gemm_config(const gemm_shape *g, int split, pp_gemm_terms *t)
+{
+    double slice = g->k / split;
+    t->split_k = split;
+    t->k_share = slice / (slice + g->k0);
+    t->wave_share = 1.0;
+    if (g->sms > 0) {
+        double tiles = split * g->tiles;
+        t->wave_share = tiles / (ceil(tiles / g->sms) * g->sms);
+    }
+    t->align_share = g->align_share;
+    t->flops_s = g->work_s / (t->k_share * t->wave_share * t->align_share);
     double out_bytes = split > 1 ? SPLIT_K_PARTIAL_BYTES * split : ACT_BYTES;
-    t->bytes_s = batch * (in_bytes * (m * k + k * n) + out_bytes * m * n) / gpu_hbm_Bps(gpu);
-    t->launch_s = e->kernel_us * 1e-6;
-    t->reduce_s = split > 1 ? batch * m * n * (SPLIT_K_PARTIAL_BYTES * split + ACT_BYTES) / gpu_hbm_Bps(gpu) +
-                                  e->kernel_us * 1e-6
-                            : 0.0;
+    t->bytes_s = (g->in_bytes + out_bytes * g->out_elems) / g->hbm_Bps;
+    t->launch_s = g->launch_s;
+    t->reduce_s = split > 1 ? g->out_elems * (SPLIT_K_PARTIAL_BYTES * split + ACT_BYTES) / g->hbm_Bps + g->launch_s : 0.0;
     t->time_s = fmax(t->flops_s, t->bytes_s) + t->launch_s + t->reduce_s;
 }
 
@@ -186,12 +199,22 @@ static void gemm_config(const pp_gpu *gpu, pp_precision prec, double m, double n
 void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
                       pp_gemm_terms *t)
 {
-    gemm_config(gpu, prec, m, n, k, batch, 1, t);
-    if (gpu->sm_count <= 0)
+    gemm_shape g;
+    gemm_shape_of(gpu, prec, m, n, k, batch, &g);
+    gemm_config(&g, 1, t);
+    if (g.sms <= 0)
         return;
     for (int split = 2; split <= SPLIT_K_MAX && k / split >= SPLIT_K_MIN_SLICE; split++) {
+        /* full waves are the best a split can reach, while its K overhead,
+         * partial sums and reduction only grow with it: once that bound
+         * cannot beat the best, no larger split can either */
+        double slice = k / split, out_bytes = g.out_elems * SPLIT_K_PARTIAL_BYTES * split;
+        double bound = fmax(g.work_s * (slice + g.k0) / (slice * g.align_share), (g.in_bytes + out_bytes) / g.hbm_Bps) +
+                       2.0 * g.launch_s + (out_bytes + g.out_elems * ACT_BYTES) / g.hbm_Bps;
+        if (bound >= t->time_s)
+            break;
         pp_gemm_terms c;
-        gemm_config(gpu, prec, m, n, k, batch, split, &c);
+        gemm_config(&g, split, &c);
         if (c.time_s < t->time_s)
             *t = c;
     }
