@@ -48,6 +48,43 @@ static void test_backward_gemm_shapes(void)
     PP_REL_EQ(linear_bwd_s(&p, 4096, 4096, 4096, false), 2.0 * sq, 1e-12);
 }
 
+/* Unfused attention's backward is four batched products by their shapes:
+ * dP = dO V^T (as QK^T), dQ = dS K (as scores x V), and dV = P^T dO and
+ * dK = dS^T Q, whose d-wide outputs reduce over the s queries.  Only the
+ * attention differs between a step with fused and one with unfused
+ * attention, and a fused kernel's backward is twice its forward, so the
+ * difference of (backward - 2 x forward) between the two is, per layer,
+ * 2 x (s x d over s) - QK^T - scores x V.  Narayanan et al. 2021 Fig. 7's
+ * shape: hidden 4096 in 128 heads of 32, on one A100.  At the A100's HBM
+ * rate every one of these products is bound by the s x s scores' traffic,
+ * the same for all four; with memory taken out of the way (a far faster
+ * HBM), QK^T's K = 32 starves its tiles while the others reduce over 2048,
+ * and the shapes tell. */
+static void test_unfused_attention_backward_shapes(void)
+{
+    pp_model m = {.layers = 4, .hidden = 4096, .heads = 128, .kv_heads = 128, .ffn_hidden = 16384, .vocab = 51200,
+                  .seq_len = 2048};
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, 1, 8);
+    p.cluster.gpus_per_node = 1;
+    p.cluster.gpu.sm_count = 108;
+    p.cluster.gpu.hbm_GBps *= 1000.0;
+    pp_plan pl = pp_test_plan(1, 1, 1, 1, 8);
+    pl.micro_batch = 4;
+    double excess[2];
+    for (int flash = 0; flash < 2; flash++) {
+        p.training.flash_attention = flash;
+        pp_stage_term st;
+        pp_term_stage(&p, &pl, &st);
+        excess[flash] = st.bwd_s - 2.0 * st.fwd_s;
+    }
+    const pp_gpu *g = &p.cluster.gpu;
+    double batch = 4.0 * 128, s = 2048.0, d = 32.0;
+    double qk = pp_gemm_time_s(g, PP_PREC_BF16, s, s, d, batch), pv = pp_gemm_time_s(g, PP_PREC_BF16, s, d, s, batch);
+    double kv = pp_gemm_time_s(g, PP_PREC_BF16, s, d, s, batch);
+    CU_ASSERT(qk > 1.5 * kv);
+    PP_REL_EQ(excess[0] - excess[1], 4.0 * (2.0 * kv - qk - pv), 1e-6);
+}
+
 /* Context parallel: the ring's K/V traffic hides behind attention when the
  * link is fast enough, and only the excess shows when it is not. */
 static void test_context_parallel_overlap(void)
@@ -283,6 +320,8 @@ int main(void)
     const pp_test tests[] = {
         {"GEMM efficiency and shape", test_gemm_efficiency_falls_with_small_shapes},
         {"context-parallel ring hidden behind attention", test_context_parallel_overlap},
+        {"unfused attention's backward: four products by their shapes (Fig. 7's heads of 32)",
+         test_unfused_attention_backward_shapes},
         {"a linear layer's backward: data and weight gradients by their own shapes (Fig. 17's QKV)",
          test_backward_gemm_shapes},
         {"micro-batch sweep: faster from 1 to 2, slower again at 8 (Narayanan 2021 Fig. 16)",

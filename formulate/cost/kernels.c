@@ -320,6 +320,7 @@ typedef struct layer_kernels {
     double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
     double mlp_bwd_s;     /* and the dense MLP's share of the backward */
     double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
+    double attn_bwd_s;    /* and its backward */
     double elem_fwd_s;    /* the rest of the forward's element-wise work */
     double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
     double cast_bwd_s;    /* and their output gradients in backward */
@@ -424,6 +425,7 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
         double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t;
         k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob)) +
                         e->kernel_us * 1e-6;
+        k->attn_bwd_s = 2.0 * k->attn_fwd_s;
     } else {
         /* Unfused attention (Megatron-LM's baddbmm and bmm, 2019-2022; any
          * head dimension FlashAttention cannot take): per head a batched
@@ -432,18 +434,25 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
          * GEMM roofline: with a small head dimension they are bound by the
          * scores' HBM traffic and K = d starves the tiles, and a head
          * dimension off the tensor cores' multiple falls off them like any
-         * GEMM.  Then the scale-mask-softmax and dropout traffic. */
+         * GEMM.  Then the scale-mask-softmax and dropout traffic.  The
+         * backward's four products by their shapes: dP = dO V^T as QK^T,
+         * dQ = dS K as scores x V, and dV = P^T dO and dK = dS^T Q, whose
+         * d-wide outputs reduce over the queries. */
         double d = pp_model_head_dim(m), sq = s / plan->cp, batch = plan->micro_batch * ((double)m->heads / t);
         pp_precision hp = half_precision(prob);
-        k->attn_fwd_s = pp_gemm_time_s(&prob->cluster.gpu, hp, sq, s, d, batch) +
-                        pp_gemm_time_s(&prob->cluster.gpu, hp, sq, d, s, batch);
+        double qk = pp_gemm_time_s(&prob->cluster.gpu, hp, sq, s, d, batch);
+        double pv = pp_gemm_time_s(&prob->cluster.gpu, hp, sq, d, s, batch);
+        k->attn_fwd_s = qk + pv;
+        k->attn_bwd_s = qk + pv + 2.0 * pp_gemm_time_s(&prob->cluster.gpu, hp, s, d, sq, batch);
         double scores = batch * sq * s;
         double bytes = ELEMWISE_SOFTMAX_BYTES, launches = 2.0;
         if (!prob->training.fused_elementwise) {
             bytes += EAGER_SOFTMAX_BYTES;
             launches += EAGER_SOFTMAX_KERNELS;
         }
-        k->attn_fwd_s += bytes * scores / hbm_Bps(prob) + launches * e->kernel_us * 1e-6;
+        double softmax = bytes * scores / hbm_Bps(prob) + launches * e->kernel_us * 1e-6;
+        k->attn_fwd_s += softmax;
+        k->attn_bwd_s += 2.0 * softmax;
     }
 
     /* LayerNorm/dropout replicated over 1D TP ranks without SP */
@@ -509,16 +518,17 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     double cp_f, cp_b;
     cp_exchange_exposed(prob, plan, &k, &cp_f, &cp_b);
 
-    double other_fwd = k.attn_fwd_s + k.elem_fwd_s + k.lora_fwd_s;
-    double layer_fwd = k.gemm_fwd_s + other_fwd + k.cast_fwd_s;
+    double other_fwd = k.elem_fwd_s + k.lora_fwd_s;
+    double layer_fwd = k.gemm_fwd_s + k.attn_fwd_s + other_fwd + k.cast_fwd_s;
     /* Backward: the linear layers' data and weight gradients, each by its
-     * own shape (linear_bwd_s); twice the attention core; element-wise
+     * own shape (linear_bwd_s); the attention core's (twice a fused
+     * kernel's forward, the unfused products by their shapes); element-wise
      * backward reads and writes twice; the output gradients are cast.
      * Frozen weights (LoRA) need no weight gradient: their matrix
      * multiplies run once more, for the data gradient the layers below
      * need. */
     bool frozen = prob->training.lora_rank > 0;
-    double layer_bwd = k.gemm_bwd_s + 2.0 * other_fwd + k.cast_bwd_s;
+    double layer_bwd = k.gemm_bwd_s + k.attn_bwd_s + 2.0 * other_fwd + k.cast_bwd_s;
     double recompute = 0.0, cp_recompute = 0.0;
     if (plan->recompute == PP_RECOMPUTE_FULL) {
         recompute = layer_fwd;
