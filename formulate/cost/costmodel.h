@@ -87,8 +87,9 @@ double pp_comm_sm_share(const pp_problem *prob);
  * the shape's efficiency (wave quantization on sm_count SMs, K / (K +
  * eff.gemm_k_overhead), eff.gemm_misaligned when K or N is not a multiple of
  * 8, 16 in fp8) against their operand bytes at HBM x eff.hbm, plus
- * eff.kernel_us, in the fastest split of K (split-K, kernels.c).  Every matrix multiply the model prices is this formula;
- * the GEMM-sweep calibration fits it. */
+ * eff.kernel_us, in the fastest split of K (split-K, kernels.c).  Every
+ * matrix multiply the model prices is this formula; the GEMM-sweep
+ * calibration fits it. */
 double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch);
 
 /* The same GEMM's terms, for a calibration to show where a shape loses. */
