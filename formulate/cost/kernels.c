@@ -184,7 +184,9 @@ static void gemm_config(const gemm_shape *g, int split, pp_gemm_terms *t)
     double out_bytes = split > 1 ? SPLIT_K_PARTIAL_BYTES * split : ACT_BYTES;
     t->bytes_s = (g->in_bytes + out_bytes * g->out_elems) / g->hbm_Bps;
     t->launch_s = g->launch_s;
-    t->reduce_s = split > 1 ? g->out_elems * (SPLIT_K_PARTIAL_BYTES * split + ACT_BYTES) / g->hbm_Bps + g->launch_s : 0.0;
+    t->reduce_s = 0.0;
+    if (split > 1)
+        t->reduce_s = g->out_elems * (SPLIT_K_PARTIAL_BYTES * split + ACT_BYTES) / g->hbm_Bps + g->launch_s;
     t->time_s = fmax(t->flops_s, t->bytes_s) + t->launch_s + t->reduce_s;
 }
 
