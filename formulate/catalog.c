@@ -40,7 +40,7 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "memory_gib",  "hbm_GBps",      "nvlink_GBps",
                                              "network_Gbps", "gpus_per_node", "system",
                                              "usd_per_gpu_hour_example", "efficiency_from", "source",
-                                             "notes",       "sm_count",      NULL};
+                                             "notes",       "sm_count",      "gpus_per_nic_switch", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
@@ -74,6 +74,7 @@ void pp_efficiency_init(pp_efficiency *e)
     e->network_latency_us = 10;
     e->gemm_k_overhead = 64;
     e->gemm_misaligned = 0.5;
+    e->cross_rail = 1.0;
     snprintf(e->source, sizeof e->source, "built-in defaults (pp_efficiency_init)");
 }
 
@@ -94,6 +95,7 @@ static const eff_field eff_fields[] = {
     {"network_latency_us", offsetof(pp_efficiency, network_latency_us), false},
     {"gemm_k_overhead", offsetof(pp_efficiency, gemm_k_overhead), false},
     {"gemm_misaligned", offsetof(pp_efficiency, gemm_misaligned), true},
+    {"cross_rail", offsetof(pp_efficiency, cross_rail), true},
 };
 #define N_EFF_FIELDS ((int)(sizeof eff_fields / sizeof eff_fields[0]))
 

@@ -186,7 +186,8 @@ static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement 
     c->intra_node_GBps = nvl > 0 ? nvl / 2.0 : gpu->nvlink_GBps;
     double net = num_or(jc, "inter_node_Gbps_per_gpu", 0);
     c->inter_node_Gbps = net > 0 ? net : gpu->network_Gbps;
-    return c->nodes * c->gpus_per_node == gpus;
+    c->gpus_per_nic_switch = (int)num_or(jc, "gpus_per_nic_switch", gpu->gpus_per_nic_switch);
+    return c->nodes * c->gpus_per_node == gpus && c->gpus_per_nic_switch >= 0;
 }
 
 static void problem_defaults(pp_problem *p)
@@ -366,6 +367,7 @@ static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *r
     pp_framework_features(framework_of(str_or(cfg, "framework", "")), &row->prob.training);
     if (!fill_cluster(cJSON_GetObjectItemCaseSensitive(jrow, "cluster"), cat, row))
         return false;
+    row->prob.cluster.nccl_pxn = row->prob.training.nccl_pxn;
     if (!fill_plan(cfg, row))
         return false;
     fill_measured(meas, row);

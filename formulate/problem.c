@@ -178,7 +178,7 @@ static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at
 
 /* ---- GPUs ------------------------------------------------------------------------ */
 
-static const char *const custom_gpu_keys[] = {"sm_count",    "id",          "name",          "peak_tflops",      "memory_gib",
+static const char *const custom_gpu_keys[] = {"sm_count", "gpus_per_nic_switch",    "id",          "name",          "peak_tflops",      "memory_gib",
                                               "hbm_GBps",    "nvlink_GBps",   "network_Gbps",     "gpus_per_node",
                                               "usd_per_gpu_hour", "efficiency_from", NULL};
 
@@ -251,7 +251,7 @@ static int parse_gpu(const parse_ctx *c, const cJSON *item, const pp_jpath *at, 
 
 static const char *const cluster_keys[] = {"gpu",   "gpus_per_node",   "nodes",
                                            "intra_node_GBps", "inter_node_Gbps", "network_oversubscription",
-                                           "leaf_nodes", NULL};
+                                           "leaf_nodes", "gpus_per_nic_switch", NULL};
 
 static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *at)
 {
@@ -267,6 +267,7 @@ static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *
     cl->nodes = cc->nodes;
     cl->intra_node_GBps = cc->intra_node_GBps;
     cl->inter_node_Gbps = cc->inter_node_Gbps;
+    cl->gpus_per_nic_switch = g->gpus_per_nic_switch;
     return PP_OK;
 }
 
@@ -283,6 +284,10 @@ static int parse_cluster_fabric(const parse_ctx *c, const cJSON *obj, const pp_j
                             &cl->network_oversubscription, c->err);
     if (!rc)
         rc = pp_json_long(obj, at, "leaf_nodes", PP_OPTIONAL, 1, MAX_NODES, &cl->leaf_nodes, c->err);
+    cl->gpus_per_nic_switch = cl->gpu.gpus_per_nic_switch;
+    if (!rc)
+        rc = pp_json_int(obj, at, "gpus_per_nic_switch", PP_OPTIONAL, 0, PP_MAX_GPUS_PER_NODE,
+                         &cl->gpus_per_nic_switch, c->err);
     return rc;
 }
 
@@ -327,7 +332,7 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
                                             "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
-                                            "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
+                                            "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank", "nccl_pxn",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
                                             "packed_sample_tokens", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
@@ -435,6 +440,8 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "fp8_activation_input_store", PP_OPTIONAL, &t->fp8_act_store, c->err);
     if (!rc)
         rc = pp_json_positive(obj, at, "packed_sample_tokens", PP_OPTIONAL, 1e9, &t->packed_sample_tokens, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "nccl_pxn", PP_OPTIONAL, &t->nccl_pxn, c->err);
     return rc;
 }
 
@@ -868,6 +875,7 @@ static int check_capacity(const parse_ctx *c, const pp_jpath *root)
 static void apply_collectives(pp_problem *p)
 {
     p->cluster.mpi_collectives = p->training.mvapich;
+    p->cluster.nccl_pxn = p->training.nccl_pxn;
     if (p->training.mvapich)
         return;
     for (int d = 0; d < PP_DIM_COUNT; d++) {

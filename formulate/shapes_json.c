@@ -299,6 +299,9 @@ static int read_gpu_links(const cJSON *obj, const pp_jpath *at, pp_presence need
         rc = pp_json_int(obj, at, "gpus_per_node", need_all, 1, PP_MAX_GPUS_PER_NODE, &g->gpus_per_node, err);
     if (!rc)
         rc = pp_json_int(obj, at, "sm_count", PP_OPTIONAL, 1, 100000, &g->sm_count, err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "gpus_per_nic_switch", PP_OPTIONAL, 0, PP_MAX_GPUS_PER_NODE,
+                         &g->gpus_per_nic_switch, err);
     return rc;
 }
 

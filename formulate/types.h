@@ -161,6 +161,10 @@ typedef struct pp_efficiency {
      * fitted by `parplan calibrate --gemm-sweep` */
     double gemm_k_overhead;   /* elements of K the pipeline fill and epilogue cost: K / (K + this) */
     double gemm_misaligned;   /* fraction of the aligned rate a GEMM with K or N not a multiple of 8 reaches */
+    /* rings that leave a node on another NIC rail than they enter it
+     * (cost/collectives.c, pp_group_crosses_rails), fraction of the
+     * network rate they keep */
+    double cross_rail;
     bool calibrated;          /* fitted to measurements of this GPU (or of the sibling it borrows from),
                                  not the built-in defaults or a file's "default" */
     char source[256];
@@ -176,6 +180,9 @@ typedef struct pp_gpu {
     double network_Gbps; /* per GPU, one direction, in its flagship system */
     int gpus_per_node;   /* of its flagship system */
     int sm_count;        /* streaming multiprocessors (AMD: compute units); 0 = unknown: no wave quantization */
+    int gpus_per_nic_switch; /* of its flagship system: GPUs that share a PCIe switch with their NICs, on a
+                                rail-optimized fabric (one leaf switch per NIC index); 0 = unknown or not
+                                rail-optimized: no cross-rail term */
     double usd_per_gpu_hour; /* example price, 0 if none */
     pp_efficiency eff;
 } pp_gpu;
@@ -187,6 +194,9 @@ typedef struct pp_cluster {
     double intra_node_GBps; /* NVLink/NVSwitch per GPU, one direction */
     double inter_node_Gbps; /* network per GPU, one direction */
     bool mpi_collectives;   /* training.collectives "mvapich2-gdr": MPI algorithms (flat rings), not NCCL's */
+    bool nccl_pxn;          /* training.nccl_pxn: NCCL >= 2.12 can route a ring's exit over NVLink to the
+                               GPU beside its entry NIC (PXN), so no ring crosses rails */
+    int gpus_per_nic_switch; /* cluster.gpus_per_nic_switch (default the GPU's flagship system's) */
     /* The scale-out fabric (docs/cost-model.md section 3): nodes under one
      * leaf switch group, and the leaf-to-spine oversubscription a collective
      * whose group spans more than one leaf pays (its network bandwidth is
@@ -269,6 +279,10 @@ typedef struct pp_training {
                                     samples whose token-weighted mean length (sum s_i^2 /
                                     sum s_i) this is, and fused attention stays within each
                                     sample (cu_seqlens / THD); 0 (default): one sample a sequence */
+    bool nccl_pxn; /* training.nccl_pxn: the NCCL of the run has PXN (2.12, March 2022, on): a ring
+                      whose node's GPUs share no NIC switch still returns to its entry NIC; false:
+                      NCCL 2.8-2.11 (2021 frameworks' default) builds cross-NIC rings instead
+                      (docs/cost-model.md section 3) */
     bool fp8_act_store; /* training.fp8_activation_input_store: the MLP activation function's
                            input is kept for backward in fp8 (Megatron-Core
                            --activation-func-fp8-input-store); default false */

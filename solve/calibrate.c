@@ -175,6 +175,12 @@ typedef struct eff_bound {
 #define SRC_LAT                                                                                                  \
     "NCCL small-message latency per ring/tree step: ~2 us over NVLink/NVSwitch and same-switch InfiniBand, up to " \
     "~20 us with software overhead and multi-hop fat trees (nccl-tests time column at 8 B)"
+#define SRC_CROSS_RAIL                                                                                           \
+    "rings that cross NIC rails (pp_group_crosses_rails): at most the same-rail rate (1, a non-blocking fat "    \
+    "tree routing every cross-rail hop on its own spine path); at least a quarter: NCCL's ring search on a "     \
+    "DGX-class node can settle for half the rings a group's NICs allow (NVIDIA/nccl#439, NCCL maintainer "      \
+    "2020-12-14: 1 ring instead of 2, 24 instead of 48 GB/s), and two rings sharing one spine uplink halve "     \
+    "that again (judgment); identified only by rows of pre-PXN NCCL (2021 frameworks) on rail-optimized DGX A100"
 
 /* The K overhead where a maximum-achievable-matmul scan bounds it: Stas
  * Bekman's MAMF finder (ml-engineering, compute/accelerator/README.md,
@@ -208,6 +214,7 @@ static const eff_bound BOUNDS[] = {
     {"a100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"a100", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"a100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 118.0, SRC_A100_K_OVERHEAD},
+    {"a100", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
     /* V100 SXM2/SXM3 (16 and 32 GB): Volta, fp16 tensor cores, no FlashAttention, NVLink 2, EDR InfiniBand */
     {"v100", PP_EFF_GEMM, 0.50, 0.85, SRC_V100_GEMM},
     {"v100", PP_EFF_ATTENTION, 0.25, 0.60, SRC_V100_ATTN},
@@ -218,6 +225,7 @@ static const eff_bound BOUNDS[] = {
     {"v100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"v100", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"v100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
+    {"v100", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
     /* H100 SXM5 and H200 (the same GH100 die): Hopper, FlashAttention-2/3, NVLink 4, NDR InfiniBand */
     {"h1", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
     {"h1", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
@@ -228,6 +236,7 @@ static const eff_bound BOUNDS[] = {
     {"h1", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"h1", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"h1", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
+    {"h1", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
     {"h2", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
     {"h2", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
     {"h2", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
@@ -237,12 +246,13 @@ static const eff_bound BOUNDS[] = {
     {"h2", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
     {"h2", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
     {"h2", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
+    {"h2", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
 };
 #define N_BOUNDS ((int)(sizeof BOUNDS / sizeof BOUNDS[0]))
 
 static const char *const KEYS[PP_EFF_COUNT] = {
     "gemm", "attention", "hbm", "nvlink", "network", "kernel_us", "nvlink_latency_us", "network_latency_us",
-    "gemm_k_overhead",
+    "gemm_k_overhead", "cross_rail",
 };
 
 const char *pp_efficiency_key(int i)
@@ -281,7 +291,8 @@ static double *eff_field(pp_efficiency *e, int i)
 {
     double *f[PP_EFF_COUNT] = {&e->gemm,    &e->attention, &e->hbm,
                                &e->nvlink,  &e->network,   &e->kernel_us,
-                               &e->nvlink_latency_us, &e->network_latency_us, &e->gemm_k_overhead};
+                               &e->nvlink_latency_us, &e->network_latency_us, &e->gemm_k_overhead,
+                               &e->cross_rail};
     return f[i];
 }
 

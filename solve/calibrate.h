@@ -56,7 +56,7 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s);
 /* The fitted parameters, in the order of pp_efficiency. */
 enum {
     PP_EFF_GEMM, PP_EFF_ATTENTION, PP_EFF_HBM, PP_EFF_NVLINK, PP_EFF_NETWORK, PP_EFF_KERNEL_US,
-    PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_GEMM_K_OVERHEAD, PP_EFF_COUNT
+    PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_GEMM_K_OVERHEAD, PP_EFF_CROSS_RAIL, PP_EFF_COUNT
 };
 
 /* The bounds of the K overhead of a GEMM, elements, and where they come

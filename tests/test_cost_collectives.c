@@ -55,6 +55,51 @@ static void test_allgather_across_nodes(void)
               1e-12);
 }
 
+/* Rings across NIC rails (pp_group_crosses_rails): on a DGX A100 (two GPUs
+ * and two NICs a PCIe switch) without PXN, a group with 2 or 4 ranks a node
+ * (Megatron-LM's data-parallel group at t = 4 or 2: ranks 4 or 2 apart)
+ * has no two ranks on one switch, so NCCL's rings leave the node on
+ * another rail; one rank a node, a whole node, a group inside a node, a
+ * switch shared by 4 GPUs at stride 2, PXN and MVAPICH do not.  Only the
+ * network share of the time is divided by cross_rail. */
+static void test_cross_rail_rings(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8);
+    pp_cluster *c = &p.cluster;
+    CU_ASSERT_FALSE(pp_group_crosses_rails(c, 32, 4)); /* the test GPU gives no NIC layout */
+    c->gpus_per_nic_switch = 2;
+    c->nccl_pxn = false;
+    CU_ASSERT_TRUE(pp_group_crosses_rails(c, 32, 4));
+    CU_ASSERT_TRUE(pp_group_crosses_rails(c, 16, 2));
+    CU_ASSERT_FALSE(pp_group_crosses_rails(c, 8, 1));
+    CU_ASSERT_FALSE(pp_group_crosses_rails(c, 32, 8));
+    CU_ASSERT_FALSE(pp_group_crosses_rails(c, 4, 4));
+    c->gpus_per_nic_switch = 4; /* stride 2 inside a switch of 4: same-NIC rings */
+    CU_ASSERT_FALSE(pp_group_crosses_rails(c, 32, 4));
+    CU_ASSERT_TRUE(pp_group_crosses_rails(c, 16, 2));
+    c->gpus_per_nic_switch = 2;
+    c->nccl_pxn = true;
+    CU_ASSERT_FALSE(pp_group_crosses_rails(c, 32, 4));
+    c->nccl_pxn = false;
+    c->mpi_collectives = true;
+    CU_ASSERT_FALSE(pp_group_crosses_rails(c, 32, 4));
+    c->mpi_collectives = false;
+
+    double M = 1e9, net = 200e9 / 8 * 0.8;
+    c->gpu.eff.cross_rail = 1.0;
+    double same = pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 32, 4);
+    double flat = pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 8, 1);
+    c->gpu.eff.cross_rail = 0.5;
+    double cross = pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 32, 4);
+    /* 8 nodes, each rank's quarter of M across: 2 x 7/8 x M/4 at full rate */
+    PP_REL_EQ(cross - same, 2.0 * 7 / 8 * (M / 4) / net, 1e-9);
+    PP_REL_EQ(pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 8, 1), flat, 1e-12);
+    /* an all-gather's ring crosses the same rails */
+    double ag_cross = pp_collective_time_s(c, PP_COLL_ALLGATHER, M, 32, 4);
+    c->gpu.eff.cross_rail = 1.0;
+    PP_REL_EQ(ag_cross - pp_collective_time_s(c, PP_COLL_ALLGATHER, M, 32, 4), 31.0 / 32 * (M / 4) / net, 1e-9);
+}
+
 /* DeepSpeed of 2021 (framework deepspeed-2021) gathers ZeRO-3 parameters
  * into lists of n tensors, which PyTorch's NCCL process group copies one
  * kernel each: its DP term exceeds current DeepSpeed's (one flat gather) by
@@ -195,6 +240,7 @@ int main(void)
         {"ring and hierarchical all-reduce", test_allreduce_intra},
         {"all-gather, reduce-scatter, point-to-point", test_allgather_reducescatter_p2p},
         {"all-gather across nodes: NVLink and network steps", test_allgather_across_nodes},
+        {"rings across NIC rails without PXN", test_cross_rail_rings},
         {"DeepSpeed 2021's list collectives copy n tensors", test_list_collectives},
         {"collective time grows with bytes", test_time_grows_with_bytes},
         {"bytes per link of hierarchical collectives", test_collective_bytes},

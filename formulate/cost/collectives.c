@@ -106,6 +106,29 @@ double pp_network_group_Bps(const pp_cluster *c, long n, long k)
     return bps;
 }
 
+/* Whether the rings of a group of n ranks, k per node, leave each node on
+ * another NIC rail than they enter it.  NCCL closes a ring on the NIC it
+ * entered by (NET n -> first GPU -> ... -> last GPU -> NET n) when the last
+ * GPU shares that NIC's PCIe switch (NVIDIA/nccl issue #820 shows the DGX
+ * A100 rings so: NET 0 -> GPU 0 -> ... -> GPU 1 -> NET 0).  A group's k
+ * local ranks are gpus_per_node / k apart (Megatron-LM's rank order); from
+ * gpus_per_nic_switch apart on, no two share a switch, and before PXN
+ * (NCCL 2.12, which sends the last hop over NVLink to the GPU beside the
+ * entry NIC) NCCL's search then settles for cross-NIC rings
+ * (src/graph/search.cc of 2.8: "NET n -> GPU a -> .. -> GPU x -> NET n (or
+ * m if crossNic)"), whose node-to-node hops join two rails through the
+ * spine: NCCL's documentation of NCCL_CROSS_NIC warns of the "traffic flow
+ * interference" on rail-optimized fabrics, and NCCL 2.20's alternating
+ * rings removed the cross-rail hops.  One rank a node (k = 1) or a whole
+ * node keeps its rail. */
+bool pp_group_crosses_rails(const pp_cluster *c, long n, long k)
+{
+    if (c->nccl_pxn || c->mpi_collectives || c->gpus_per_nic_switch <= 0 || k <= 1 || k >= n ||
+        k >= c->gpus_per_node)
+        return false;
+    return c->gpus_per_node / k >= c->gpus_per_nic_switch;
+}
+
 /* Ring collective on one link class (alpha-beta, Thakur et al. 2005). */
 static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, double alpha_s)
 {
@@ -123,8 +146,11 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
         return flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
     if (k < 1)
         k = 1;
-    /* a group across leaves shares the spine's oversubscribed uplinks */
+    /* a group across leaves shares the spine's oversubscribed uplinks, and
+     * rings across rails keep cross_rail of the rate */
     double net_Bps = pp_network_group_Bps(c, n, k);
+    if (pp_group_crosses_rails(c, n, k))
+        net_Bps *= c->gpu.eff.cross_rail;
     /* MVAPICH2-GDR: ring all-reduce over all n ranks (reduce-scatter then
      * all-gather, Thakur et al. 2005 as MPICH/MVAPICH run it for large
      * messages); each of its 2(n-1) steps is as slow as the network hop. */

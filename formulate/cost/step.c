@@ -105,6 +105,9 @@ void pp_framework_features(pp_framework fw, pp_training *t)
      * reduce_scatter: flatten_for_scatter_gather).  Later DeepSpeed gathers
      * into one tensor (_all_gather_base), as FSDP and Megatron-Core do. */
     t->list_collectives = fw == PP_FW_DEEPSPEED_2021;
+    /* The 2021 frameworks ran NCCL 2.8-2.10 (PyTorch containers 20.12-21.08);
+     * PXN came with NCCL 2.12 (March 2022), which later stacks have. */
+    t->nccl_pxn = !classic;
 }
 
 typedef struct step_parts {
