@@ -96,6 +96,12 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
                  value, e->source);
     snprintf(value, sizeof value, "%.4g / %.4g / %.4g us", e->kernel_us, e->nvlink_latency_us, e->network_latency_us);
     add_constant(ex, "kernel launch / NVLink hop / network hop latency", value, e->source);
+    if (cl->gpus_per_nic_switch > 0 && !cl->nccl_pxn) {
+        snprintf(value, sizeof value, "%.3g of the network rate", e->cross_rail);
+        add_constant(ex, "rings across NIC rails (NCCL without PXN)", value,
+                     "docs/cost-model.md section 3: a group with 2 or more ranks a node, none sharing a NIC "
+                     "switch, leaves each node on another rail; the fitted cross_rail of data/efficiency.json");
+    }
 
     snprintf(value, sizeof value, "%.0f %%", 100.0 * prob->memory_headroom);
     add_constant(ex, "memory headroom", value,

@@ -193,8 +193,13 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
         pp_jb_num(b, cl, "network_oversubscription", c->network_oversubscription > 1.0 ? c->network_oversubscription : 1.0);
         pp_jb_num(b, cl, "leaf_nodes", (double)(c->leaf_nodes > 0 ? c->leaf_nodes : c->nodes));
     }
+    bool rails = c->gpus_per_nic_switch > 0 && !c->nccl_pxn; /* echoed only when rings may cross rails */
+    if (rails)
+        pp_jb_num(b, cl, "gpus_per_nic_switch", c->gpus_per_nic_switch);
     cJSON *tr = pp_jb_obj(b, pr, "training");
     pp_jb_num(b, tr, "global_batch", (double)prob->training.global_batch);
+    if (rails)
+        pp_jb_bool(b, tr, "nccl_pxn", false);
     pp_jb_str(b, tr, "precision", pp_precision_name(prob->training.precision));
     if (prob->training.lora_rank > 0) { /* echoed only for fine-tuning with LoRA */
         pp_jb_num(b, tr, "lora_rank", (double)prob->training.lora_rank);

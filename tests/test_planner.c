@@ -80,11 +80,15 @@ static pp_problem random_problem(pp_rng *r)
                              .network = pp_rng_uniform(r, 0.5, 0.9), .kernel_us = pp_rng_uniform(r, 1, 10),
                              .nvlink_latency_us = pp_rng_uniform(r, 1, 10),
                              .network_latency_us = pp_rng_uniform(r, 2, 20), .gemm_k_overhead = 64,
-                             .gemm_misaligned = 0.5};
+                             .gemm_misaligned = 0.5, .cross_rail = pp_rng_uniform(r, 0.25, 1.0)};
     p.cluster.intra_node_GBps = pp_rng_uniform(r, 50, 900);
     p.cluster.inter_node_Gbps = pp_rng_uniform(r, 25, 800);
     p.training.framework = (pp_framework)pp_rng_int(r, 0, PP_FW_COUNT - 1);
     pp_framework_features(p.training.framework, &p.training);
+    /* NIC switches of 1 or 2 GPUs (or no layout): the 2021 frameworks' rings
+     * across rails (pp_group_crosses_rails) are priced by all three too */
+    p.cluster.gpus_per_nic_switch = pp_rng_int(r, 0, 2);
+    p.cluster.nccl_pxn = p.training.nccl_pxn;
     if (pp_rng_int(r, 0, 3) == 0) {
         p.training.flash_attention = pp_rng_int(r, 0, 1);
         p.training.dp_overlap = pp_rng_int(r, 0, 1);
@@ -240,6 +244,7 @@ static int solve(const pp_problem *p, pp_method method, int top_k, bool full, pp
 typedef struct agreement {
     int problems, feasible, compared_plans, screened;
     int grid_spaces, grid_optima, compressed_optima; /* the new decisions are exercised */
+    int cross_rail_optima; /* optima whose data-parallel rings cross NIC rails */
     int moe_problems, moe_feasible, ep_optima, etp_optima;
 } agreement;
 
@@ -277,6 +282,9 @@ static void check_agreement(int index, const pp_problem *p, bool full, agreement
         for (int d = 0; d < PP_DIM_COUNT; d++)
             compressed = compressed || en.best.plan.codec[d] != 0;
         stats->compressed_optima += compressed;
+        long n = pp_replica_ranks(&en.best.plan), stride = en.best.plan.tp, gpn = p->cluster.gpus_per_node;
+        long k = stride >= gpn ? 1 : (gpn / stride < n ? gpn / stride : n);
+        stats->cross_rail_optima += pp_group_crosses_rails(&p->cluster, n, k);
         double best = en.cert.objective_s;
         bool ok = pp_rel_close(mip.cert.objective_s, best, REL_TOL) &&
                   pp_rel_close(pp_step_time_s(p, &mip.best.plan), best, REL_TOL) &&
@@ -328,13 +336,14 @@ static void test_mip_matches_enumerator(void)
     CU_ASSERT(stats.moe_feasible >= 20);
     CU_ASSERT(stats.ep_optima >= 5);
     printf("\n    %d problems, %d feasible, %d compared plan for plan, %d with screened shapes; %d spaces with "
-           "2D/2.5D/3D shapes, %d grid optima, %d compressed optima ",
+           "2D/2.5D/3D shapes, %d grid optima, %d compressed optima, %d optima with rings across rails ",
            stats.problems, stats.feasible, stats.compared_plans, stats.screened, stats.grid_spaces,
-           stats.grid_optima, stats.compressed_optima);
+           stats.grid_optima, stats.compressed_optima, stats.cross_rail_optima);
     CU_ASSERT(stats.feasible >= 100);
     CU_ASSERT(stats.grid_spaces >= 30);
     CU_ASSERT(stats.grid_optima >= 3);
     CU_ASSERT(stats.compressed_optima >= 10);
+    CU_ASSERT(stats.cross_rail_optima >= 3);
 }
 
 /* More of a resource never makes the optimum slower: with twice the NVLink,
