@@ -178,9 +178,9 @@ static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at
 
 /* ---- GPUs ------------------------------------------------------------------------ */
 
-static const char *const custom_gpu_keys[] = {"sm_count", "gpus_per_nic_switch",    "id",          "name",          "peak_tflops",      "memory_gib",
+static const char *const custom_gpu_keys[] = {"sm_count",    "id",          "name",          "peak_tflops",      "memory_gib",
                                               "hbm_GBps",    "nvlink_GBps",   "network_Gbps",     "gpus_per_node",
-                                              "usd_per_gpu_hour", "efficiency_from", NULL};
+                                              "usd_per_gpu_hour", "efficiency_from", "gpus_per_nic_switch", NULL};
 
 /* What a custom GPU is before its object is read: the catalog's A100-80GB
  * figures (else the DGX A100 datasheet's), the catalog's default efficiency. */
@@ -332,9 +332,9 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
                                             "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
-                                            "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank", "nccl_pxn",
+                                            "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
-                                            "packed_sample_tokens", NULL};
+                                            "packed_sample_tokens", "nccl_pxn", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",

@@ -282,7 +282,7 @@ typedef struct pp_training {
     bool nccl_pxn; /* training.nccl_pxn: the NCCL of the run has PXN (2.12, March 2022, on): a ring
                       whose node's GPUs share no NIC switch still returns to its entry NIC; false:
                       NCCL 2.8-2.11 (2021 frameworks' default) builds cross-NIC rings instead
-                      (docs/cost-model.md section 3) */
+                      (docs/cost-model.md section 10) */
     bool fp8_act_store; /* training.fp8_activation_input_store: the MLP activation function's
                            input is kept for backward in fp8 (Megatron-Core
                            --activation-func-fp8-input-store); default false */

@@ -99,7 +99,7 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
     if (cl->gpus_per_nic_switch > 0 && !cl->nccl_pxn) {
         snprintf(value, sizeof value, "%.3g of the network rate", e->cross_rail);
         add_constant(ex, "rings across NIC rails (NCCL without PXN)", value,
-                     "docs/cost-model.md section 3: a group with 2 or more ranks a node, none sharing a NIC "
+                     "docs/cost-model.md section 10: a group with 2 or more ranks a node, none sharing a NIC "
                      "switch, leaves each node on another rail; the fitted cross_rail of data/efficiency.json");
     }
 

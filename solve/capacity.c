@@ -105,6 +105,7 @@ void pp_capacity_cluster_problem(const pp_problem *prob, int kind, long nodes, p
     out->cluster.nodes = nodes;
     out->cluster.intra_node_GBps = g->intra_node_GBps;
     out->cluster.inter_node_Gbps = g->inter_node_Gbps;
+    out->cluster.gpus_per_nic_switch = g->gpu.gpus_per_nic_switch; /* its flagship system's NIC layout */
     out->has_cluster = true;
     pp_problem_resolve_codecs(out);
 }

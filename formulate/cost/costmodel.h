@@ -184,7 +184,7 @@ bool pp_group_crosses_spine(const pp_cluster *c, long n, long k);
 double pp_network_group_Bps(const pp_cluster *c, long n, long k);
 /* Whether its rings cross NIC rails (a partial-node group whose GPUs share
  * no NIC switch, without NCCL's PXN): their network rate is then also
- * multiplied by the GPU's fitted cross_rail (docs/cost-model.md section 3). */
+ * multiplied by the GPU's fitted cross_rail (docs/cost-model.md section 10). */
 bool pp_group_crosses_rails(const pp_cluster *c, long n, long k);
 
 /* All-to-all of `bytes` per rank over n ranks, k per node (MoE token
