@@ -105,7 +105,7 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
 
     snprintf(value, sizeof value, "%.0f %%", 100.0 * prob->memory_headroom);
     add_constant(ex, "memory headroom", value,
-                 "the problem's constraints.memory_headroom (default 0.05, pp_problem_init in formulate/problem.c)");
+                 "the problem's constraints.memory_headroom (default 0.05, pp_problem_init in formulate/input/problem.c)");
     snprintf(value, sizeof value, "%.2f GiB", pp_mem_other_gib(prob));
     add_constant(ex, "other memory per GPU", value,
                  "docs/cost-model.md section 6: CUDA context, cuBLAS and NCCL workspaces, allocator slack");

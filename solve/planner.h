@@ -1,7 +1,7 @@
 /*
  * planner.h: find the best plan of a problem, with proof.
  *
- * pp_plan_solve() builds the MIP (formulate/mip.h), solves it with GLPK,
+ * pp_plan_solve() builds the MIP (formulate/mip/mip.h), solves it with GLPK,
  * decodes the optimum into a plan, re-prices it with the cost model (a
  * mismatch is an internal error) and fills a certificate.  Shapes that a
  * lower bound proves worse than a known plan are left out of the MIP

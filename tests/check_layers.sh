@@ -20,7 +20,10 @@
 set -eu
 SRC=${1:-.}
 BUILD=${2:-}
-DIRS="$SRC/formulate $SRC/formulate/util $SRC/formulate/cost $SRC/solve $SRC/reports $SRC/cli"
+ROOMS="util input space cost cons mip" # formulate/'s rooms (docs/architecture.md)
+DIRS=""
+for room in $ROOMS; do DIRS="$DIRS $SRC/formulate/$room"; done
+DIRS="$DIRS $SRC/solve $SRC/reports $SRC/cli"
 
 house_rank() { # the layer a folder belongs to
     case $1 in
@@ -94,8 +97,8 @@ done
 [ $status -eq 0 ] && echo "house: no file includes a header of a layer above its own"
 
 for m in json_util shapes_json hfconfig catalog catalog_source problem measurements; do
-    files="$SRC/formulate/$m.c"
-    [ -f "$SRC/formulate/$m.h" ] && files="$files $SRC/formulate/$m.h"
+    files="$SRC/formulate/input/$m.c"
+    [ -f "$SRC/formulate/input/$m.h" ] && files="$files $SRC/formulate/input/$m.h"
     r=$(rank "$m")
     hs=$(closure $files)
     printf '%-15s (layer %d) includes: %s\n' "$m" "$r" "$hs"
@@ -113,7 +116,7 @@ elif [ -n "$BUILD" ]; then
     OBJ=$BUILD/CMakeFiles/parplan_formulate.dir
     defs=$(mktemp)
     trap 'rm -f "$defs"' EXIT
-    for o in "$OBJ"/formulate/*.c.o "$OBJ"/formulate/util/*.c.o "$OBJ"/formulate/cost/*.c.o \
+    for o in "$OBJ"/formulate/*/*.c.o \
              "$BUILD"/CMakeFiles/parplan_solve.dir/solve/*.c.o "$BUILD"/CMakeFiles/parplan_reports.dir/reports/*.c.o; do
         [ -f "$o" ] || continue
         n=$(basename "$o" .c.o)
@@ -121,7 +124,7 @@ elif [ -n "$BUILD" ]; then
     done >"$defs"
     for m in json_util shapes_json hfconfig catalog catalog_source problem measurements; do
         r=$(rank "$m")
-        for s in $(nm --undefined-only "$OBJ/formulate/$m.c.o" | awk '$2 ~ /^pp_/ {print $2}'); do
+        for s in $(nm --undefined-only "$OBJ/formulate/input/$m.c.o" | awk '$2 ~ /^pp_/ {print $2}'); do
             owner=$(awk -v s="$s" '$1 == s {print $2}' "$defs")
             if [ -z "$owner" ] || [ "$(rank "$owner")" -gt "$r" ]; then
                 echo "  UPWARD: $m (layer $r) uses $s of ${owner:-nowhere}" >&2

@@ -1,6 +1,6 @@
 /*
  * test_gemm_sweep.c: `parplan calibrate --gemm-sweep`: the CSV reader
- * (formulate/gemm_sweep.c), the fit (solve/calibrate_gemm.c) and the command.
+ * (formulate/input/gemm_sweep.c), the fit (solve/calibrate_gemm.c) and the command.
  *
  * The fit is checked on sweeps this test writes from a known truth with the
  * cost model's own GEMM formula (pp_gemm_time_s) on the catalog A100: a

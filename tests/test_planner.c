@@ -1,6 +1,6 @@
 /*
  * test_planner.c: the planner (solve/planner.c, solve/enumerate.c) and the
- * MIP behind it (formulate/space.c, mip.c, cons_*.c).
+ * MIP behind it (formulate/space/space.c, mip.c, cons_*.c).
  *
  * The MIP is exact: on hundreds of random problems, with the tensor-parallel
  * mode (1D, 2D, 2.5D, 3D) and the compression of every dimension free, its

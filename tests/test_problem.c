@@ -1,5 +1,5 @@
 /*
- * test_problem.c: the input layer (formulate/problem.c, catalog.c,
+ * test_problem.c: the input layer (formulate/input/problem.c, catalog.c,
  * hfconfig.c, json_util.c) read as a specification.
  *
  * The first tests load good documents with the real catalogs of data/ and

@@ -1,5 +1,5 @@
 /*
- * test_rules.c: the hard rules of a plan (formulate/rules.c): each rule the
+ * test_rules.c: the hard rules of a plan (formulate/space/rules.c): each rule the
  * divisibility family tells apart is reported by its own id, the first
  * broken rule wins, and pp_plan_check agrees with pp_plan_broken_rule.
  */
