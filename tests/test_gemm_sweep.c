@@ -372,6 +372,32 @@ static void test_bad_rows_skipped(void)
     pp_gemm_sweep_free(&sw);
 }
 
+/* A time that is a number but no GEMM can take (or a rate that implies one)
+ * refuses the sweep, naming its line and column: skipping it would fit the
+ * rest as if the file were sound. */
+static void test_out_of_range(void)
+{
+    static const struct {
+        const char *text, *where, *says;
+    } CASES[] = {
+        {"m,n,k,dtype,time_us\n8,8,8,bf16,1e300\n", "r.csv:2:12", "found '1e300'"},
+        {"m,n,k,dtype,time_s\n8,8,8,bf16,2\n8,8,8,bf16,1e5\n", "r.csv:3:12", "from 1e-09 to 10000"},
+        {"m,n,k,dtype,tflops\n4096,4096,4096,bf16,1e-300\n", "r.csv:2:21", "GEMM call time in seconds"},
+        {"m,n,k,dtype,time_ms\n# c\n\n  8 , 8 , 8 , bf16 , 1e-12\n", "r.csv:4:22", "found '1e-12'"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        pp_gemm_sweep sw;
+        pp_error err;
+        memset(&err, 0, sizeof err);
+        CU_ASSERT_EQUAL(pp_gemm_sweep_parse(CASES[i].text, "r.csv", &sw, &err), PP_EINPUT);
+        CU_ASSERT_PTR_NULL(sw.rows);
+        CU_ASSERT_STRING_EQUAL(err.path, CASES[i].where);
+        PP_ASSERT_CONTAINS(err.msg, CASES[i].says);
+        if (strcmp(err.path, CASES[i].where) != 0 || !strstr(err.msg, CASES[i].says))
+            printf("\n  case %zu: %s: %s\n", i, err.path, err.msg);
+    }
+}
+
 /* A malformed file is an error naming the file (and line) and what was
  * expected: never a crash, never a fit on nothing. */
 static void test_malformed(void)
@@ -547,6 +573,7 @@ int main(void)
         {"shape terms no row informs keep their values", test_uninformed_kept},
         {"units, column order, quotes, CRLF, comments, batch", test_units_and_layout},
         {"invalid rows are skipped and reported", test_bad_rows_skipped},
+        {"a time out of range refuses the sweep at its line and column", test_out_of_range},
         {"a malformed CSV is an error, never a crash", test_malformed},
         {"the EleutherAI cookbook's CSV parses", test_cookbook_sample},
         {"calibrate --gemm-sweep writes an efficiency file", test_cli},

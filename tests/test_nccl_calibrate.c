@@ -390,6 +390,72 @@ static void test_nothing_valid(void)
     pp_nccl_log_free(&log);
 }
 
+/* A number that is one but out of any machine's range refuses the log, with
+ * its line and column (issue: a rank of 10^20 overflowed `max_rank + 1`). */
+static void refused_at(const char *from, const char *to, const char *where, const char *expected)
+{
+    char path[1024];
+    pp_source_path("tests/data/nccl-tests-readme-sample.log", path, sizeof path);
+    char *text = pp_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char *at = strstr(text, from);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    pp_sb_appendf(&sb, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    pp_nccl_log log;
+    pp_error err;
+    pp_error_clear(&err);
+    CU_ASSERT_EQUAL(pp_nccl_log_parse(pp_sb_str(&sb), "x.log", 8, &log, &err), PP_EINPUT);
+    CU_ASSERT_STRING_EQUAL(err.path, where);
+    PP_ASSERT_CONTAINS(err.msg, expected);
+    CU_ASSERT_EQUAL(log.n_runs, 0);
+    pp_sb_free(&sb);
+    free(text);
+}
+
+static void test_out_of_range(void)
+{
+    /* line 11 of the sample: "#  Rank  3 Group ..."; the rank at column 9 */
+    refused_at("#  Rank  3 Group  0 Pid  81234 on   dgx-a100",
+               "#  Rank 99999999999999999999 Group 0 Pid 40000 on node-000", "x.log:11:9",
+               "expected a rank from 0 to 1048575 (a whole number), found '99999999999999999999'");
+    refused_at("#  Rank  3 Group", "#  Rank -3 Group", "x.log:11:9", "found '-3'");
+    refused_at("#  Rank  3 Group", "#  Rank 2.5 Group", "x.log:11:9", "a whole number");
+    /* a size of 2^60 bytes on the first row (line 20), column 1 */
+    refused_at("           8             2     float", "1152921504606846976 2     float", "x.log:20:1",
+               "expected a message size in bytes from 1 to 17592186044416");
+    /* a time of 1e300 us: out of range, where "nan" is only a row cut short */
+    refused_at("    22.40    0.00    0.00       0    22.65", "    1e300    0.00    0.00       0    22.65", "x.log:20:57",
+               "expected a time in microseconds from 0.001 to 10000000000, found '1e300'");
+    refused_at("    22.40    0.00    0.00       0    22.65", "    22.40    1e9    0.00       0    22.65", "x.log:20:66",
+               "bandwidth in GB/s");
+}
+
+/* A rank line repeated (a log pasted twice into one run): the run is not
+ * used, and says why, rather than claim more ranks on a host than exist. */
+static void test_repeated_rank(void)
+{
+    char path[1024];
+    pp_source_path("tests/data/nccl-tests-readme-sample.log", path, sizeof path);
+    char *text = pp_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char *at = strstr(text, "#  Rank  7");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    pp_sb_appendf(&sb, "%.*s#  Rank  6 Group  0 Pid  81234 on   dgx-a100 device  6 [0000:b7:00] NVIDIA A100\n%s",
+                  (int)(at - text), text, at);
+    pp_nccl_log log;
+    parse(pp_sb_str(&sb), "twice.log", &log);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    PP_ASSERT_CONTAINS(log.runs[0].unusable, "9 rank lines for ranks 0 to 7: a rank is repeated");
+    CU_ASSERT(log.runs[0].ranks_per_host <= log.runs[0].ranks);
+    pp_nccl_log_free(&log);
+    pp_sb_free(&sb);
+    free(text);
+}
+
 /* The command: logs in, an efficiency file out that --efficiency reads,
  * with the other parameters of data/efficiency.json kept; exit 2 when
  * nothing is valid. */
@@ -447,6 +513,15 @@ static void test_cli(void)
     pp_run_expect(bad, 2, "no table");
     const char *no_gpu[] = {"calibrate", "--nccl-tests", p1, NULL};
     pp_run_expect(no_gpu, 2, "--gpu ID or --problem");
+
+    /* a rank out of range: exit 2, the line named, nothing written */
+    char huge[512];
+    pp_write_temp("huge-rank.log", "# nThread 1 nGpus 1\n#\n#  Rank 99999999999999999999 Group 0 Pid 40000 on node-000 "
+                                   "device 0 [0x07] NVIDIA A100\n", huge, sizeof huge);
+    remove(out);
+    const char *refused[] = {"calibrate", "--nccl-tests", huge, "--gpu", "h100-sxm5-80gb", "-o", out, NULL};
+    pp_run_expect(refused, 2, "huge-rank.log:3:9: expected a rank from 0 to 1048575");
+    CU_ASSERT_FALSE(pp_exists(out));
 }
 
 int main(void)
@@ -460,6 +535,8 @@ int main(void)
         {"wrong rows, a run failing mid-table, several runs a file", test_skips_and_runs},
         {"the nccl-tests README example parses", test_readme_sample},
         {"nothing valid", test_nothing_valid},
+        {"a number out of range refuses the log at its line and column", test_out_of_range},
+        {"a repeated rank line makes its run unusable", test_repeated_rank},
         {"calibrate --nccl-tests writes an efficiency file", test_cli},
         {NULL, NULL},
     };

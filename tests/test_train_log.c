@@ -157,6 +157,52 @@ static void test_nemo_and_deepspeed(void)
     PP_ASSERT_CONTAINS(err.msg, "no step time found");
 }
 
+/* A step time or rate that is a number but out of any run's range refuses
+ * the log at its line and column; a negative or non-number is only a line
+ * that is not a report. */
+static void test_out_of_range(void)
+{
+    static const struct {
+        const char *text, *where, *says;
+    } CASES[] = {
+        {"ok\n iteration 1 | elapsed time per iteration (ms): 1e300 | lm loss: 1\n", "x.log:2:49",
+         "expected a step time in seconds from 1e-06 to 1000000, found '1e300'"},
+        {"[rank0]:[titan] 2025-01-10 12:00:31,337 - root - INFO - step:  1  loss: 9.1  tps: 0.0000000001  mfu: 3%\n",
+         "x.log:1:83", "expected a throughput per second"},
+        {"steps: 10 loss: 7.1 iter time (s): 1.5\r\nsteps: 20 loss: 6.9 iter time (s): 9e9\r\n", "x.log:2:36",
+         "found '9e9'"},
+        {"global_step=1.000, train_step_timing in s=1e-9]\n", "x.log:1:43", "found '1e-9]'"},
+    };
+    pp_problem p = titan_problem();
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        pp_train_log log;
+        pp_error err;
+        memset(&err, 0, sizeof err);
+        CU_ASSERT_EQUAL(pp_train_log_parse(CASES[i].text, "x.log", &p, &log, &err), PP_EINPUT);
+        CU_ASSERT_PTR_NULL(log.step_s);
+        CU_ASSERT_STRING_EQUAL(err.path, CASES[i].where);
+        PP_ASSERT_CONTAINS(err.msg, CASES[i].says);
+        if (strcmp(err.path, CASES[i].where) != 0 || !strstr(err.msg, CASES[i].says))
+            printf("\n  case %zu: %s: %s\n", i, err.path, err.msg);
+    }
+    /* a negative time is no report: the log holds none */
+    pp_train_log log;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_train_log_parse("elapsed time per iteration (ms): -5\n", "x.log", &p, &log, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.msg, "no step time found");
+    /* the command: exit 2, the line and column named, no row written */
+    char problem[512], plan[512], bad[512], rows[512];
+    pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
+    pp_source_path("data/examples/gpt3-175b-1024-a100.plan.json", plan, sizeof plan);
+    pp_write_temp("huge-step.log", "iteration 1 | elapsed time per iteration (ms): 28000.0 |\n"
+                                   "iteration 2 | elapsed time per iteration (ms): 1e300 |\n", bad, sizeof bad);
+    pp_write_temp("huge-rows.json", "", rows, sizeof rows);
+    remove(rows);
+    const char *args[] = {"calibrate", "--log", bad, "--problem", problem, "--plan", plan, "-o", rows, NULL};
+    pp_run_expect(args, 2, "huge-step.log:2:48: expected a step time in seconds");
+    CU_ASSERT_FALSE(pp_exists(rows));
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -216,6 +262,7 @@ int main(void)
         {"Megatron-LM iteration lines", test_megatron},
         {"torchtitan metrics lines (tps)", test_torchtitan},
         {"NeMo train_step_timing and DeepSpeed iter time / samples/sec", test_nemo_and_deepspeed},
+        {"a step time out of range refuses the log at its line and column", test_out_of_range},
         {"calibrate --log on a Megatron-LM log, scored by accuracy", test_cli_megatron},
         {"calibrate --log on a torchtitan log, scored by accuracy", test_cli_torchtitan},
         {NULL, NULL},

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "json_util.h"
+#include "text_number.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -199,8 +200,11 @@ static const char *cell_at(char **cell, int n, int col)
     return col >= 0 && col < n ? cell[col] : NULL;
 }
 
-/* Read one data line into r; false (and the reason noted) if it is not valid. */
-static bool read_row(char *line, int lineno, const layout *L, pp_gemm_sweep *s, pp_gemm_row *r)
+/* Read one data line into r; false (and the reason noted) if it is not
+ * valid.  A time that is a number but out of range refuses the sweep: *rc
+ * and err say where. */
+static bool read_row(char *line, int lineno, const layout *L, pp_gemm_sweep *s, pp_gemm_row *r, int *rc,
+                     pp_error *err)
 {
     char *cell[MAX_CELLS];
     int n = split_cells(line, L->sep, cell, MAX_CELLS);
@@ -240,6 +244,10 @@ static bool read_row(char *line, int lineno, const layout *L, pp_gemm_sweep *s, 
     }
     double to_s = TIME_COLUMNS[L->time_kind].to_s;
     r->time_s = to_s > 0.0 ? v * to_s : 2.0 * r->batch * r->m * r->n * r->k / (v * 1e12);
+    if (!pp_text_in_range(PP_TEXT_GEMM_S, r->time_s)) {
+        *rc = pp_text_refuse(err, s->name, lineno, (int)(t - line) + 1, PP_TEXT_GEMM_S, t);
+        return false;
+    }
     return true;
 }
 
@@ -292,7 +300,7 @@ int pp_gemm_sweep_parse(const char *text, const char *name, pp_gemm_sweep *sweep
             continue;
         }
         pp_gemm_row r;
-        if (read_row(line, lineno, &L, sweep, &r) && keep_row(sweep, &r) != PP_OK)
+        if (read_row(line, lineno, &L, sweep, &r, &rc, err) && keep_row(sweep, &r) != PP_OK)
             rc = pp_error_set(err, PP_EINTERNAL, name, "out of memory");
     }
     free(buf);

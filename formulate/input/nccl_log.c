@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "json_util.h"
+#include "text_number.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -181,8 +182,27 @@ typedef struct parser {
     double *err_over_tol;     /* per row: the old error column over nccl-tests' tolerance */
     int cap_err;
     int gpus_per_node, line;
+    const char *line_start; /* the current line, for the column of a refused number */
     bool oom;
+    int rc;       /* PP_EINPUT once a number is out of range (err says where) */
+    pp_error *err;
 } parser;
+
+/* Refuse the log: the number at tok, on the current line, is out of range. */
+static void refuse(parser *P, const char *tok, pp_text_range_id id)
+{
+    if (!P->rc)
+        P->rc = pp_text_refuse(P->err, P->log->name, P->line, (int)(tok - P->line_start) + 1, id, tok);
+}
+
+/* The number of tok if it is one and in range; else the log is refused. */
+static bool in_range(parser *P, const char *tok, double v, pp_text_range_id id)
+{
+    if (pp_text_in_range(id, v))
+        return true;
+    refuse(P, tok, id);
+    return false;
+}
 
 static void *grow(void *p, int *cap, int need, size_t size, bool *oom)
 {
@@ -253,6 +273,9 @@ static double type_tolerance(const char *type)
     return 1e-2;
 }
 
+/* Ranks and hosts from the rank lines.  More lines than ranks means a rank
+ * is repeated (a log pasted twice into one run): the ranks per host cannot
+ * be told, so the run is not used. */
 static void place_ranks(parser *P, pp_nccl_run *r)
 {
     if (P->n_hosts > 0) {
@@ -260,9 +283,19 @@ static void place_ranks(parser *P, pp_nccl_run *r)
         r->ranks = P->max_rank + 1;
         r->hosts = P->n_hosts;
         r->ranks_per_host = P->hosts[0].ranks;
-        for (int i = 1; i < P->n_hosts; i++)
+        long lines = 0;
+        for (int i = 0; i < P->n_hosts; i++) {
+            lines += P->hosts[i].ranks;
             if (P->hosts[i].ranks < r->ranks_per_host)
                 r->ranks_per_host = P->hosts[i].ranks;
+        }
+        if (lines > r->ranks) {
+            snprintf(r->unusable, sizeof r->unusable,
+                     "%ld rank lines for ranks 0 to %ld: a rank is repeated, so its ranks per host cannot be told",
+                     lines, r->ranks - 1);
+            if (r->ranks_per_host > r->ranks)
+                r->ranks_per_host = r->ranks;
+        }
     }
 }
 
@@ -394,7 +427,6 @@ static void rank_line(parser *P, char **tok, int n, const char *raw)
     pp_nccl_run *r = current(P);
     if (!r || n < 4)
         return;
-    long rank = strtol(tok[2], NULL, 10);
     const char *host = NULL;
     for (int i = 3; i + 1 < n; i++)
         if (strcmp(tok[i], "on") == 0) {
@@ -403,6 +435,12 @@ static void rank_line(parser *P, char **tok, int n, const char *raw)
         }
     if (!host)
         return;
+    double v;
+    if (!parse_number(tok[2], &v) || !in_range(P, tok[2], v, PP_TEXT_RANK)) {
+        refuse(P, tok[2], PP_TEXT_RANK);
+        return;
+    }
+    long rank = (long)v;
     if (rank > P->max_rank)
         P->max_rank = rank;
     int h = 0;
@@ -449,6 +487,8 @@ static void header_line(parser *P, char **tok, int n)
     }
     if (c.time_col[0] < 0 || c.time_col[0] + 3 >= c.ncols)
         return;
+    if (c.time_col[1] >= 0 && c.time_col[1] + 3 >= c.ncols)
+        c.time_col[1] = -1; /* a second time without its algbw, busbw and #wrong: no in-place half */
     c.error_column = strcmp(tok[c.time_col[0] + 4], "error") == 0;
     c.known = true;
     if (P->run && (P->run->n_rows || P->run->skipped_incomplete))
@@ -464,11 +504,16 @@ typedef struct half {
     double time, algbw, busbw, wrong;
 } half;
 
-static bool read_half(char **tok, int col, half *h)
+/* False if the half is incomplete (a row cut short); a number out of range
+ * refuses the log. */
+static bool read_half(parser *P, char **tok, int col, half *h)
 {
     h->wrong = 0.0;
     if (!parse_number(tok[col], &h->time) || !parse_number(tok[col + 1], &h->algbw) ||
         !parse_number(tok[col + 2], &h->busbw) || h->time <= 0.0)
+        return false;
+    if (!in_range(P, tok[col], h->time, PP_TEXT_TIME_US) || !in_range(P, tok[col + 1], h->algbw, PP_TEXT_GBPS) ||
+        !in_range(P, tok[col + 2], h->busbw, PP_TEXT_GBPS))
         return false;
     return strcmp(tok[col + 3], "N/A") == 0 || parse_number(tok[col + 3], &h->wrong);
 }
@@ -497,9 +542,13 @@ static void data_line(parser *P, char **tok, int n)
     const col_layout *c = &P->cols;
     bool complete = c->timestamp ? n >= c->ncols : n == c->ncols;
     double bytes = strtod(tok[0], NULL);
+    if (bytes > 0.0 && !in_range(P, tok[0], bytes, PP_TEXT_BYTES))
+        return;
     half h[2];
     for (int i = 0; i < 2 && complete; i++)
-        complete = c->time_col[i] < 0 || read_half(tok, c->time_col[i], &h[i]);
+        complete = c->time_col[i] < 0 || read_half(P, tok, c->time_col[i], &h[i]);
+    if (P->rc)
+        return;
     if (!complete || bytes <= 0.0) {
         P->run->skipped_incomplete++;
         return;
@@ -570,6 +619,7 @@ char *pp_log_line_text(char *line)
 static void parse_line(parser *P, char *line)
 {
     char raw[1024];
+    P->line_start = line;
     char *p = pp_log_line_text(line);
     snprintf(raw, sizeof raw, "%s", p);
     if (*p == '#')
@@ -587,20 +637,26 @@ int pp_nccl_log_parse(const char *text, const char *name, int gpus_per_node, pp_
     P.log = log;
     P.gpus_per_node = gpus_per_node;
     P.max_rank = -1;
+    P.err = err;
     char *buf = strdup(text);
     if (!buf)
         return pp_error_set(err, PP_EINTERNAL, name, "out of memory");
-    for (char *line = buf, *next; line && !P.oom; line = next) {
+    for (char *line = buf, *next; line && !P.oom && !P.rc; line = next) {
         size_t len = strcspn(line, "\r\n");
         next = line[len] ? line + len + (line[len] == '\r' && line[len + 1] == '\n' ? 2 : 1) : NULL;
         line[len] = '\0';
         P.line++;
         parse_line(&P, line);
     }
-    finish_run(&P);
+    if (!P.rc)
+        finish_run(&P);
     free(buf);
     free(P.hosts);
     free(P.err_over_tol);
+    if (P.rc) {
+        pp_nccl_log_free(log);
+        return P.rc;
+    }
     if (P.oom) {
         pp_nccl_log_free(log);
         return pp_error_set(err, PP_EINTERNAL, name, "out of memory");

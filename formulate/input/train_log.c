@@ -9,6 +9,7 @@
 #include "json_util.h"
 #include "names.h"
 #include "nccl_log.h"
+#include "text_number.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -26,8 +27,8 @@ const char *pp_train_log_format_name(pp_train_log_format f)
 }
 
 /* The number after `label` (past spaces, one ':' or '=', spaces), with
- * thousands separators ("6,123"). */
-static bool number_after(const char *line, const char *label, double *out)
+ * thousands separators ("6,123"); *at (if not NULL) is where it starts. */
+static bool number_after(const char *line, const char *label, double *out, const char **at)
 {
     const char *p = strstr(line, label);
     if (!p)
@@ -39,6 +40,8 @@ static bool number_after(const char *line, const char *label, double *out)
         p++;
     while (*p == ' ')
         p++;
+    if (at)
+        *at = p;
     char num[64];
     size_t n = 0;
     for (; *p && n + 1 < sizeof num && (isdigit((unsigned char)*p) || strchr(".,eE+-", *p)); p++)
@@ -54,9 +57,9 @@ static bool number_after(const char *line, const char *label, double *out)
 }
 
 /* A time or a rate: the number after `label`, when it is positive. */
-static bool positive_after(const char *line, const char *label, double *out)
+static bool positive_after(const char *line, const char *label, double *out, const char **at)
 {
-    return number_after(line, label, out) && *out > 0.0;
+    return number_after(line, label, out, at) && *out > 0.0;
 }
 
 typedef struct reader {
@@ -64,60 +67,85 @@ typedef struct reader {
     pp_train_log *log;
     double last_global_step; /* NeMo's progress bar repeats a step: -1 if none */
     bool oom;
+    const char *name;       /* the log, for a refusal's "FILE:LINE:COLUMN" */
+    const char *line_start; /* the current line */
+    int line;
+    int rc;                 /* PP_EINPUT once a number is out of range */
+    pp_error *err;
 } reader;
 
-static bool megatron_step(const char *s, double *step_s)
+/* One step report: its time, the number it was read from, and the rate it
+ * was derived from (0 when the log prints the time itself). */
+typedef struct step_report {
+    double step_s, rate;
+    const char *at;
+} step_report;
+
+static bool megatron_step(const char *s, step_report *r)
 {
     double ms;
-    if (!positive_after(s, "elapsed time per iteration (ms)", &ms))
+    if (!positive_after(s, "elapsed time per iteration (ms)", &ms, &r->at))
         return false;
-    *step_s = ms / 1e3;
+    r->step_s = ms / 1e3;
     return true;
 }
 
-static bool nemo_step(const char *s, double *step_s)
+static bool nemo_step(const char *s, step_report *r)
 {
-    return positive_after(s, "train_step_timing in s", step_s) || positive_after(s, "train_step_timing", step_s);
+    return positive_after(s, "train_step_timing in s", &r->step_s, &r->at) ||
+           positive_after(s, "train_step_timing", &r->step_s, &r->at);
 }
 
-static bool titan_step(const reader *R, const char *s, double *step_s)
+static bool titan_step(const reader *R, const char *s, step_report *r)
 {
-    double tps, step;
-    if (!number_after(s, "step:", &step) || !positive_after(s, "tps:", &tps))
+    double step;
+    if (!number_after(s, "step:", &step, NULL) || !positive_after(s, "tps:", &r->rate, &r->at))
         return false;
     const pp_problem *p = R->prob;
     double gpus = (double)p->cluster.nodes * p->cluster.gpus_per_node;
-    *step_s = (double)p->training.global_batch * p->model.seq_len / gpus / tps;
+    r->step_s = (double)p->training.global_batch * p->model.seq_len / gpus / r->rate;
     return true;
 }
 
-static bool deepspeed_step(const reader *R, const char *s, double *step_s)
+static bool deepspeed_step(const reader *R, const char *s, step_report *r)
 {
-    double v;
-    if (positive_after(s, "iter time (s)", step_s))
+    if (positive_after(s, "iter time (s)", &r->step_s, &r->at))
         return true;
-    if (!positive_after(s, "samples/sec", &v) && !positive_after(s, "CurrSamplesPerSec", &v))
+    if (!positive_after(s, "samples/sec", &r->rate, &r->at) && !positive_after(s, "CurrSamplesPerSec", &r->rate, &r->at))
         return false;
-    *step_s = (double)R->prob->training.global_batch / v;
+    r->step_s = (double)R->prob->training.global_batch / r->rate;
     return true;
 }
 
-static bool step_of(const reader *R, pp_train_log_format f, const char *s, double *step_s)
+static bool step_of(const reader *R, pp_train_log_format f, const char *s, step_report *r)
 {
+    r->rate = 0.0;
     switch (f) {
-    case PP_TRAIN_LOG_MEGATRON: return megatron_step(s, step_s);
-    case PP_TRAIN_LOG_NEMO: return nemo_step(s, step_s);
-    case PP_TRAIN_LOG_TORCHTITAN: return titan_step(R, s, step_s);
-    case PP_TRAIN_LOG_DEEPSPEED: return deepspeed_step(R, s, step_s);
+    case PP_TRAIN_LOG_MEGATRON: return megatron_step(s, r);
+    case PP_TRAIN_LOG_NEMO: return nemo_step(s, r);
+    case PP_TRAIN_LOG_TORCHTITAN: return titan_step(R, s, r);
+    case PP_TRAIN_LOG_DEEPSPEED: return deepspeed_step(R, s, r);
     default: return false;
     }
+}
+
+/* Whether a report's numbers are in range; else the log is refused. */
+static bool report_in_range(reader *R, const step_report *r)
+{
+    pp_text_range_id bad = r->rate > 0.0 && !pp_text_in_range(PP_TEXT_RATE, r->rate) ? PP_TEXT_RATE
+                           : !pp_text_in_range(PP_TEXT_STEP_S, r->step_s)          ? PP_TEXT_STEP_S
+                                                                                     : PP_TEXT_RANGE_COUNT;
+    if (bad == PP_TEXT_RANGE_COUNT)
+        return true;
+    R->rc = pp_text_refuse(R->err, R->name, R->line, (int)(r->at - R->line_start) + 1, bad, r->at);
+    return false;
 }
 
 static void add_report(reader *R, double step_s, const char *s)
 {
     pp_train_log *L = R->log;
     double gs;
-    if (L->format == PP_TRAIN_LOG_NEMO && number_after(s, "global_step", &gs)) {
+    if (L->format == PP_TRAIN_LOG_NEMO && number_after(s, "global_step", &gs, NULL)) {
         if (gs == R->last_global_step && L->n > 0) { /* a refresh of the same step */
             L->step_s[L->n - 1] = step_s;
             return;
@@ -139,20 +167,22 @@ static void add_report(reader *R, double step_s, const char *s)
 
 static void read_line(reader *R, char *line)
 {
+    R->line_start = line;
     const char *s = pp_log_line_text(line);
-    double step_s;
+    step_report r;
     pp_train_log *L = R->log;
     if (L->format == PP_TRAIN_LOG_UNKNOWN) {
         for (int f = PP_TRAIN_LOG_MEGATRON; f < PP_TRAIN_LOG_FORMAT_COUNT; f++)
-            if (step_of(R, (pp_train_log_format)f, s, &step_s)) {
+            if (step_of(R, (pp_train_log_format)f, s, &r)) {
                 L->format = (pp_train_log_format)f;
                 break;
             }
         if (L->format == PP_TRAIN_LOG_UNKNOWN)
             return;
-    } else if (!step_of(R, L->format, s, &step_s))
+    } else if (!step_of(R, L->format, s, &r))
         return;
-    add_report(R, step_s, s);
+    if (report_in_range(R, &r))
+        add_report(R, r.step_s, s);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -181,17 +211,22 @@ static void summarize(pp_train_log *L)
 int pp_train_log_parse(const char *text, const char *name, const pp_problem *prob, pp_train_log *log, pp_error *err)
 {
     memset(log, 0, sizeof *log);
-    reader R = {prob, log, -1.0, false};
+    reader R = {prob, log, -1.0, false, name, NULL, 0, PP_OK, err};
     char *buf = strdup(text);
     if (!buf)
         return pp_error_set(err, PP_EINTERNAL, name, "out of memory");
-    for (char *line = buf, *next; line && !R.oom; line = next) {
+    for (char *line = buf, *next; line && !R.oom && !R.rc; line = next) {
         size_t len = strcspn(line, "\r\n");
-        next = line[len] ? line + len + 1 : NULL;
+        next = line[len] ? line + len + (line[len] == '\r' && line[len + 1] == '\n' ? 2 : 1) : NULL;
         line[len] = '\0';
+        R.line++;
         read_line(&R, line);
     }
     free(buf);
+    if (R.rc) {
+        pp_train_log_free(log);
+        return R.rc;
+    }
     if (R.oom)
         return pp_error_set(err, PP_EINTERNAL, name, "out of memory");
     if (log->n == 0)

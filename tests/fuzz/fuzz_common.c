@@ -5,9 +5,11 @@
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pp_catalog catalog;
 static int catalog_loaded;
@@ -82,4 +84,24 @@ void pp_fuzz_check_outcome(const char *what, int rc, const pp_error *err)
         pp_fuzz_fail(what, "an error without a message");
     if (!memchr(err->msg, '\0', sizeof err->msg) || !memchr(err->path, '\0', sizeof err->path))
         pp_fuzz_fail(what, "an error message that is not NUL-terminated");
+}
+
+void pp_fuzz_scratch_path(const char *kind, char *path, size_t len)
+{
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(path, len, "%s/parplan-fuzz-%ld-%s", dir, (long)getpid(), kind);
+}
+
+void pp_fuzz_write_scratch(const char *path, const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+        pp_fuzz_fail("scratch file", path);
+}
+
+void pp_fuzz_check_positive(const char *what, const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!(v[i] > 0.0) || !isfinite(v[i]))
+            pp_fuzz_fail(what, "an accepted number that is not finite and positive");
 }

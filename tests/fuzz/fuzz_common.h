@@ -1,7 +1,8 @@
 /*
  * fuzz_common.h: what the libFuzzer harnesses of parplan share.
  *
- * Each harness (fuzz_problem.c, fuzz_plan.c, fuzz_eval.c) defines
+ * Each harness (fuzz_NAME.c: one per reader of a file a user hands us, and
+ * the eval path; tests/fuzz/README.md lists them) defines
  * LLVMFuzzerTestOneInput and is linked two ways: with libFuzzer
  * (-fsanitize=fuzzer, PARPLAN_FUZZ=ON under clang) to search for crashes,
  * and with regress_main.c, a plain C driver that replays the seed corpus and
@@ -40,6 +41,18 @@ char *pp_fuzz_text(const uint8_t *data, size_t size);
  * tests/data and never a device, a FIFO or a huge file.  Text cJSON cannot
  * parse is safe (the loader rejects it before any hf_config is read). */
 int pp_fuzz_hf_paths_safe(const char *text);
+
+/* A scratch file's path for this process (tmpfs when there is one: a file on
+ * disk costs more than the parse), named by kind ("config.json", ...). */
+void pp_fuzz_scratch_path(const char *kind, char *path, size_t len);
+
+/* Write data to path, or abort.  Readers that take only a path (HF configs,
+ * efficiency and measurement files) read the input from there; remove it at
+ * once after: libFuzzer ends with _Exit, which runs no atexit handler. */
+void pp_fuzz_write_scratch(const char *path, const uint8_t *data, size_t size);
+
+/* Abort unless every number is finite and positive ("what" names the caller). */
+void pp_fuzz_check_positive(const char *what, const double *v, int n);
 
 /* Abort unless a loader's outcome keeps the error contract: PP_OK, or a
  * PP_E* code with a non-empty message. */

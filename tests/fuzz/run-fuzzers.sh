@@ -8,6 +8,9 @@
 # A crash lands in BINARY_DIR/fuzz-artifacts/NAME/ and makes the script fail;
 # once it is fixed, copy it to FUZZ_DIR/regressions/NAME/.
 #
+# Each uses the dictionary of its format, FUZZ_DIR/dict/NAME.dict, else
+# FUZZ_DIR/parplan.dict (the problem, plan and eval formats).
+#
 # FUZZ_JOBS=N runs N fuzzers at once (default 1).  FUZZ_NICE (default 19) is
 # their niceness, so a long run does not starve other work.  FUZZ_TIMEOUT
 # (default 30) is the wall time one input may take: a niced fuzzer on a busy
@@ -26,8 +29,10 @@ run_one() {
   corpus=$bin/fuzz-corpus/$name
   artifacts=$bin/fuzz-artifacts/$name
   mkdir -p "$corpus" "$artifacts"
+  dict=$src/dict/$name.dict
+  [ -f "$dict" ] || dict=$src/parplan.dict
   nice -n "$niceness" "$bin/fuzz_$name" "$corpus" "$src/corpus/$name" "$src/regressions" \
-    -dict="$src/parplan.dict" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 \
+    -dict="$dict" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 \
     -max_len=8192 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" >"$bin/fuzz-$name.log" 2>&1
   echo $? >"$bin/fuzz-$name.status"
