@@ -4,7 +4,8 @@
 #
 #   make example  build, then write report.md for the default example (against Megatron-LM's published plan)
 #   make test     build normally (build/) and with ASan+UBSan (build-asan/), run every test in both,
-#                 then a short fuzz run (build-fuzz/, clang) and valgrind on one end-to-end plan
+#                 then every fuzzer for 15 s, two at a time (build-fuzz/, clang), and valgrind on one
+#                 end-to-end plan
 #   make fuzz     run each libFuzzer harness for FUZZ_SECONDS (default 60; see docs/robustness.md)
 #   make docs     regenerate docs/example-report.md and the worked example in README.md
 #   make build    configure and build build/parplan
@@ -16,7 +17,8 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
-CI_FUZZ_SECONDS ?= 20
+CI_FUZZ_SECONDS ?= 15
+CI_FUZZ_JOBS ?= 2
 FUZZ_SECONDS ?= 60
 JOBS       ?= 2
 EXAMPLE    ?= data/examples/gpt3-175b-1024-a100.json
@@ -87,7 +89,7 @@ fuzz-build:
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzzers
 
 test-fuzz: fuzz-build
-	FUZZ_SECONDS=$(CI_FUZZ_SECONDS) cmake --build $(FUZZ_BUILD) --target fuzz-run
+	FUZZ_SECONDS=$(CI_FUZZ_SECONDS) FUZZ_JOBS=$(CI_FUZZ_JOBS) cmake --build $(FUZZ_BUILD) --target fuzz-run
 
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) cmake --build $(FUZZ_BUILD) --target fuzz-run

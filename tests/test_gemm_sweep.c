@@ -560,6 +560,15 @@ static void test_cli(void)
     pp_write_temp("fp8.csv", "m,n,k,dtype,time_us\n4096,4096,4096,fp8,100\n", fp8, sizeof fp8);
     const char *no_peak[] = {"calibrate", "--gemm-sweep", fp8, "--gpu", "a100-sxm4-80gb", NULL};
     pp_run_expect(no_peak, 2, "no peak");
+    /* a time out of range: exit 2 at its line and column, nothing written */
+    char huge[512];
+    pp_write_temp("huge-time.csv", "m,n,k,dtype,time_us\n4096,4096,4096,bf16,600\n8,8,8,bf16,1e300\n", huge,
+                  sizeof huge);
+    pp_write_temp("huge-eff.json", "", out, sizeof out);
+    remove(out);
+    const char *refused[] = {"calibrate", "--gemm-sweep", huge, "--gpu", "a100-sxm4-80gb", "-o", out, NULL};
+    pp_run_expect(refused, 2, "huge-time.csv:3:12: expected a GEMM call time in seconds");
+    CU_ASSERT_FALSE(pp_exists(out));
 }
 
 int main(void)
