@@ -23,6 +23,10 @@
 /* Append s with the characters above removed and runs of spaces collapsed. */
 void pp_mermaid_label(pp_strbuf *sb, const char *s);
 
+/* Mermaid's default maxTextSize: a diagram of more characters is refused
+ * ("Maximum text size in diagram exceeded") and does not render. */
+#define PP_MERMAID_MAX_TEXT 50000
+
 typedef struct pp_pie_slice {
     const char *label; /* sanitized on output */
     double value;

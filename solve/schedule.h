@@ -33,7 +33,12 @@
 
 #include "types.h"
 
-#define PP_SCHEDULE_MAX_TASKS 2000   /* bars in one chart at most */
+/* Bars in one chart at most.  Mermaid refuses a diagram over its default
+ * maxTextSize of 50,000 characters, and then nothing renders where users
+ * read the report; a bar's line is at most about 60 characters
+ * ("    B1024.16 :active, s127b1024c16, 123456789, 123456790"), so 600 bars
+ * stay under 40,000 with the headers (checked by tests/test_report.c). */
+#define PP_SCHEDULE_MAX_TASKS 600
 #define PP_SCHEDULE_MAX_REPLAY_OPS (1L << 20) /* operations of one replay at most (p 2 m v) */
 #define PP_SCHEDULE_ALL_STAGES_UPTO 8 /* draw every stage up to this pp; else the first and the last */
 

@@ -826,6 +826,12 @@ static void check_built_schedule(const pp_problem *prob, int tp, int pp, int v, 
                            want, 1e-9 * want);
     CU_ASSERT_TRUE(s.n_tasks <= PP_SCHEDULE_MAX_TASKS);
     CU_ASSERT_EQUAL(s.ops_left_out > 0, expect_excerpt);
+    /* the chart renders where users read Markdown: under Mermaid's text limit */
+    pp_strbuf chart;
+    pp_sb_init(&chart);
+    pp_mermaid_gantt(&chart, "a title", &s, NULL);
+    CU_ASSERT_TRUE(strlen(pp_sb_str(&chart)) < PP_MERMAID_MAX_TEXT);
+    pp_sb_free(&chart);
     /* every stage drawn: its 2 m v operations, less those left out, one at a time */
     CU_ASSERT_EQUAL(s.n_tasks, s.n_stages_shown * (2 * s.microbatches * v - s.ops_left_out));
     double last_end = 0;
@@ -849,11 +855,12 @@ static void test_schedule_built_whole(void)
     CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &prob, &err), PP_OK);
     /* 1024 GPUs, global batch 1536: tp 8 x pp 8 leaves dp 16, so 96 micro-batches of 1 */
     check_built_schedule(&prob, 8, 8, 1, 96, false);  /* 1F1B, first and last stage */
-    check_built_schedule(&prob, 8, 8, 4, 96, false);  /* interleaved, 8 stages x 4 chunks */
+    check_built_schedule(&prob, 8, 8, 4, 96, true);   /* interleaved, 8 stages x 4 chunks: 1536 bars, an excerpt */
     check_built_schedule(&prob, 8, 16, 3, 192, true); /* 2304 bars: an excerpt of each stage */
+    check_built_schedule(&prob, 8, 16, 6, 192, true); /* 16 stages x 6 chunks: 4608 bars, an excerpt */
     check_built_schedule(&prob, 8, 4, 1, 48, false);  /* 4 stages, all drawn */
     prob.training.global_batch = 768;                  /* 48 micro-batches */
-    check_built_schedule(&prob, 8, 8, 4, 48, false);  /* the 8-stage 4-chunk 48-micro-batch case */
+    check_built_schedule(&prob, 8, 8, 4, 48, true);   /* the 8-stage 4-chunk 48-micro-batch case: 768 bars */
     check_built_schedule(&prob, 8, 8, 1, 48, false);
     check_built_schedule(&prob, 8, 2, 1, 12, false);  /* 2 stages: every bar of both */
     pp_catalog_free(&cat);
