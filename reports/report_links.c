@@ -43,7 +43,7 @@ static void run_heading(const pp_nccl_log *log, const pp_nccl_run *r, pp_strbuf 
     if (r->ranks >= 2)
         pp_sb_appendf(out, ", %ld ranks on %ld host%s (%ld a host; %s), so %s", r->ranks, r->hosts,
                       r->hosts == 1 ? "" : "s", r->ranks_per_host,
-                      r->ranks_from_lines ? "from the rank lines" : "no rank lines: from busbw/algbw and gpus_per_node",
+                      r->ranks_from,
                       pp_link_class_name(pp_nccl_run_link(r)));
     if (r->device[0])
         pp_sb_appendf(out, "; %s", r->device);

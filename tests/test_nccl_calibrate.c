@@ -456,6 +456,67 @@ static void test_repeated_rank(void)
     free(text);
 }
 
+/* The log of a 128-rank all-reduce on 16 hosts whose rank lines are cut to
+ * those `keep` admits (a log shortened for a wiki or a ticket). */
+static void elided_log(bool (*keep)(long rank), pp_nccl_log *log)
+{
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    gen g = plain(PP_NCCL_ALLREDUCE, 128, 16, false);
+    pp_strbuf sb, cut;
+    pp_sb_init(&sb);
+    pp_sb_init(&cut);
+    generate(&sb, &truth, &g);
+    const char *text = pp_sb_str(&sb);
+    for (const char *l = text; *l;) {
+        size_t n = strcspn(l, "\n");
+        long rank;
+        if (sscanf(l, "#  Rank %ld", &rank) != 1 || keep(rank))
+            pp_sb_appendn(&cut, l, n + (l[n] == '\n'));
+        l += n + (l[n] == '\n');
+    }
+    parse(pp_sb_str(&cut), "elided.log", log);
+    pp_sb_free(&sb);
+    pp_sb_free(&cut);
+}
+
+static bool first_five(long rank)
+{
+    return rank < 5;
+}
+
+static bool first_five_and_last(long rank)
+{
+    return rank < 5 || rank == 127;
+}
+
+/* Elided rank lines: the ranks from busbw/algbw (or the highest rank
+ * printed), the hosts from gpus_per_node, never "5 ranks on one host". */
+static void test_elided_rank_lines(void)
+{
+    pp_nccl_log log;
+    elided_log(first_five, &log);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    const pp_nccl_run *r = &log.runs[0];
+    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
+    CU_ASSERT_STRING_EQUAL(r->op_from, "test name");
+    if (r->ranks != 128)
+        printf("\n  ranks %ld hosts %ld: %s\n", r->ranks, r->hosts, r->ranks_from);
+    CU_ASSERT_EQUAL(r->ranks, 128);
+    CU_ASSERT_EQUAL(r->hosts, 16);
+    CU_ASSERT_EQUAL(r->ranks_per_host, 8);
+    CU_ASSERT_FALSE(r->ranks_from_lines);
+    PP_ASSERT_CONTAINS(r->ranks_from, "5 rank lines of 128 ranks: the ranks from busbw/algbw");
+    CU_ASSERT_STRING_EQUAL(r->unusable, "");
+    pp_nccl_log_free(&log);
+    elided_log(first_five_and_last, &log);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    r = &log.runs[0];
+    CU_ASSERT_EQUAL(r->ranks, 128);
+    CU_ASSERT_EQUAL(r->hosts, 16);
+    PP_ASSERT_CONTAINS(r->ranks_from, "6 rank lines of 128 ranks: the ranks from the highest rank printed");
+    pp_nccl_log_free(&log);
+}
+
 /* The command: logs in, an efficiency file out that --efficiency reads,
  * with the other parameters of data/efficiency.json kept; exit 2 when
  * nothing is valid. */
@@ -537,6 +598,7 @@ int main(void)
         {"nothing valid", test_nothing_valid},
         {"a number out of range refuses the log at its line and column", test_out_of_range},
         {"a repeated rank line makes its run unusable", test_repeated_rank},
+        {"elided rank lines: ranks from busbw/algbw, hosts from gpus_per_node", test_elided_rank_lines},
         {"calibrate --nccl-tests writes an efficiency file", test_cli},
         {NULL, NULL},
     };

@@ -177,6 +177,7 @@ typedef struct parser {
     host_count *hosts;
     int n_hosts, cap_hosts;
     long max_rank;
+    long rank_lines; /* the current run's rank lines */
     bool reduces; /* a redop other than "none" */
     double best_algbw, ratio; /* busbw/algbw of the row with the largest algbw */
     double *err_over_tol;     /* per row: the old error column over nccl-tests' tolerance */
@@ -227,6 +228,7 @@ static void reset_run_state(parser *P)
     P->pending = PP_NCCL_UNKNOWN;
     P->n_hosts = 0;
     P->max_rank = -1;
+    P->rank_lines = 0;
     P->reduces = false;
     P->best_algbw = P->ratio = 0.0;
 }
@@ -280,12 +282,14 @@ static void place_ranks(parser *P, pp_nccl_run *r)
 {
     if (P->n_hosts > 0) {
         r->ranks_from_lines = true;
+        snprintf(r->ranks_from, sizeof r->ranks_from, "from the rank lines");
         r->ranks = P->max_rank + 1;
         r->hosts = P->n_hosts;
         r->ranks_per_host = P->hosts[0].ranks;
         long lines = 0;
         for (int i = 0; i < P->n_hosts; i++) {
             lines += P->hosts[i].ranks;
+            P->rank_lines = lines;
             if (P->hosts[i].ranks < r->ranks_per_host)
                 r->ranks_per_host = P->hosts[i].ranks;
         }
@@ -329,6 +333,51 @@ static long ranks_by_ratio(pp_nccl_op op, double r)
     return n >= 1.5 && n < 4096.5 ? lround(n) : 0;
 }
 
+/* The rank count busbw/algbw implies for op.  Beyond a node, a run fills
+ * its nodes, so the count is rounded to whole nodes: at 128 ranks the ratio
+ * of an all-reduce is 1.98438 and at 129 ranks 1.98450, closer than two
+ * printed decimals of busbw and algbw can tell apart. */
+static long ranks_implied(const parser *P, pp_nccl_op op)
+{
+    long n = ranks_by_ratio(op, P->ratio);
+    long g = P->gpus_per_node;
+    if (g > 0 && n > g)
+        n = (n + g / 2) / g * g;
+    return n;
+}
+
+/* Hosts of n ranks from gpus_per_node (all on one when it is unknown). */
+static void hosts_by_gpus_per_node(const parser *P, pp_nccl_run *r)
+{
+    long g = P->gpus_per_node > 0 ? P->gpus_per_node : r->ranks;
+    r->ranks_per_host = r->ranks <= g ? r->ranks : g;
+    r->hosts = (r->ranks + r->ranks_per_host - 1) / r->ranks_per_host;
+}
+
+/* Rank lines a log elides.  nccl-tests prints a line a rank, but a log cut
+ * short for a wiki or a ticket often keeps the first few ("#  Rank 0" to
+ * "#  Rank 4", then "..."), and a 128-rank run would read as 5 ranks on one
+ * host.  When the named collective's busbw/algbw implies more ranks than the
+ * lines show, the ranks come from that ratio; when the lines skip rank
+ * numbers, from the highest rank printed.  Either way the hosts come from
+ * gpus_per_node, since the lines no longer show them all. */
+static void elided_rank_lines(parser *P, pp_nccl_run *r)
+{
+    if (!r->ranks_from_lines || r->unusable[0])
+        return;
+    long implied = P->best_algbw > 0.0 ? ranks_implied(P, r->op) : 0;
+    double want = pp_nccl_bus_factor(r->op, r->ranks);
+    bool more = implied > r->ranks && fabs(P->ratio - want) > 0.03 * want;
+    if (!more && P->rank_lines >= r->ranks)
+        return;
+    if (more)
+        r->ranks = implied;
+    r->ranks_from_lines = false;
+    hosts_by_gpus_per_node(P, r);
+    snprintf(r->ranks_from, sizeof r->ranks_from, "%ld rank lines of %ld ranks: the ranks from %s, the hosts from "
+             "gpus_per_node", P->rank_lines, r->ranks, more ? "busbw/algbw" : "the highest rank printed");
+}
+
 static void decide_op(parser *P, pp_nccl_run *r)
 {
     if (P->named != PP_NCCL_UNKNOWN) {
@@ -337,6 +386,8 @@ static void decide_op(parser *P, pp_nccl_run *r)
     } else if ((r->op = op_in_text(P->log->name, true)) != PP_NCCL_UNKNOWN) {
         snprintf(r->op_from, sizeof r->op_from, "file name");
     }
+    if (r->op != PP_NCCL_UNKNOWN && r->op != PP_NCCL_OTHER)
+        elided_rank_lines(P, r);
     if (P->best_algbw <= 0.0 || r->op == PP_NCCL_OTHER)
         return;
     if (r->op == PP_NCCL_UNKNOWN) {
@@ -354,22 +405,21 @@ static void decide_op(parser *P, pp_nccl_run *r)
 
 static void infer_ranks(parser *P, pp_nccl_run *r)
 {
-    if (r->ranks_from_lines || r->op == PP_NCCL_OTHER || r->op == PP_NCCL_UNKNOWN)
+    if (r->ranks_from[0] || r->op == PP_NCCL_OTHER || r->op == PP_NCCL_UNKNOWN)
         return;
     if (r->op == PP_NCCL_SENDRECV) {
         snprintf(r->unusable, sizeof r->unusable,
                  "sendrecv without '# Using devices' rank lines: its ranks and hosts cannot be told");
         return;
     }
-    r->ranks = ranks_by_ratio(r->op, P->ratio);
+    r->ranks = ranks_implied(P, r->op);
     if (r->ranks < 2) {
         snprintf(r->unusable, sizeof r->unusable,
                  "no rank lines, and busbw/algbw = %.4f gives no rank count for %s", P->ratio, pp_nccl_op_name(r->op));
         return;
     }
-    long g = P->gpus_per_node > 0 ? P->gpus_per_node : r->ranks;
-    r->ranks_per_host = r->ranks <= g ? r->ranks : g;
-    r->hosts = (r->ranks + r->ranks_per_host - 1) / r->ranks_per_host;
+    hosts_by_gpus_per_node(P, r);
+    snprintf(r->ranks_from, sizeof r->ranks_from, "no rank lines: from busbw/algbw and gpus_per_node");
 }
 
 /* Drop the rows whose old error column is beyond nccl-tests' tolerance. */

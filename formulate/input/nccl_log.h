@@ -55,6 +55,7 @@ typedef struct pp_nccl_run {
     long hosts;            /* 0 = unknown */
     long ranks_per_host;   /* fewest ranks on one host */
     bool ranks_from_lines; /* else inferred from busbw/algbw and gpus_per_node */
+    char ranks_from[160];  /* how ranks and hosts were told, as the printout says it */
     bool complete;         /* its summary ("# Avg bus bandwidth") was printed */
     int n_rows, cap_rows;
     pp_nccl_row *rows; /* owned */
