@@ -41,7 +41,7 @@ rank() { # rank of a header or module name
     shapes_json.h | shapes_json | hfconfig) echo 2 ;;
     catalog.h | catalog_source.h | decisions.h | catalog | catalog_source | decisions) echo 3 ;;
     problem.h | costmodel.h | problem | costmodel) echo 4 ;;
-    flops | kernels | collectives | tp | pipeline | dp | memory | step) echo 4 ;; # formulate/cost/ modules
+    flops | device | frameworks | layout | kernels | collectives | states | stage | cp | moe | tp | pipeline | dp | memory | step) echo 4 ;; # formulate/cost/ modules
     measurements.h | rules.h | measurements | rules) echo 5 ;;
     *) echo 99 ;;
     esac
