@@ -28,7 +28,7 @@
  * part beyond W is codec time.  A framework cast (kind "cast": bf16, int8)
  * runs before and after the collective, unpipelined, once on the buffer.
  */
-#include "cost_internal.h"
+#include "cost_kernels.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * and recomputation that repeats the attention core repeats the forward
  * exchange (stage.c says when; step.c adds it to the stage term).
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 

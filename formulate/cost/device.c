@@ -15,7 +15,7 @@
  * them in fp8 (fp8_params).  The ground floor of cost/: it calls no other
  * module of the cost model.
  */
-#include "cost_internal.h"
+#include "cost_ground.h"
 
 #include <math.h>
 

@@ -17,7 +17,7 @@
  * The optimizer step is memory-bound: the bytes read and written per
  * parameter of the GPU's optimizer shard (optimizer_bytes).
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 

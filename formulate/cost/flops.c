@@ -33,7 +33,7 @@
  * The ground floor of cost/ (the model): it calls no other module of the
  * cost model.
  */
-#include "cost_internal.h"
+#include "cost_ground.h"
 
 double qkv_width(const pp_model *m)
 {

@@ -14,7 +14,7 @@
  * reduce dtype (torchtitan's MixedPrecisionPolicy).  The ground floor of
  * cost/: it calls no other module of the cost model.
  */
-#include "cost_internal.h"
+#include "cost_ground.h"
 
 static const char *const FRAMEWORK_NAMES[PP_FW_COUNT] = {"megatron-core", "megatron-lm-2021", "deepspeed",
                                                          "deepspeed-2021", "fsdp"};

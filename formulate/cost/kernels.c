@@ -17,7 +17,7 @@
  * Multi-head latent attention's query and key/value projections are a chain
  * of low-rank products (mla_qkv_gemm_s).
  */
-#include "cost_internal.h"
+#include "cost_kernels.h"
 
 #include <math.h>
 

@@ -24,7 +24,7 @@
  * with a MoE stage's routed experts split by ep x etp instead.  Layout reads
  * the model (flops.c) and nothing above it.
  */
-#include "cost_internal.h"
+#include "cost_layout.h"
 
 #include <math.h>
 

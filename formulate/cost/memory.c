@@ -13,7 +13,7 @@
  * on the last stage and the runtime's own buffers.  The most loaded of the
  * first, the last (and a middle) stage counts.
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 

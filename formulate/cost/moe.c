@@ -35,7 +35,7 @@
  * The load of the busiest expert over the mean is training.moe_load_imbalance
  * (default 1.2; layout.c moe_load_imbalance).
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #define MOE_ROUTER_BYTES 12.0  /* fp32 router logits: softmax read + write, top-k read */
 #define MOE_PERMUTE_BYTES 12.0 /* per element of the k copies: permute r+w, unpermute r+w, weighted sum r+w */

@@ -13,7 +13,7 @@
  * backward, b (s/c) h 16-bit values split over the TP ranks (Narayanan et
  * al. 2021 §4.1), on the critical path.
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 void pp_term_pp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
 {

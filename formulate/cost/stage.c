@@ -17,7 +17,7 @@
  * the context-parallel exchange (cp.c) and a MoE model's expert blocks
  * (moe.c).
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 

@@ -16,7 +16,7 @@
  * memory term (memory.c) and the data-parallel term's gradient
  * accumulation (dp.c) read them.
  */
-#include "cost_internal.h"
+#include "cost_kernels.h"
 
 #define ADAM_STATE_BYTES 12.0 /* fp32 master weights, momentum, variance: K = 12 (ZeRO, Rajbhandari 2020) */
 

@@ -18,7 +18,7 @@
  * the same terms into compute, bubble, exposed communication, compression
  * and optimizer.  The top floor of cost/: every other module is below it.
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 

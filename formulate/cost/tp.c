@@ -15,7 +15,7 @@
  * to G of multiplies exposed.  3D (t = q^3, Colossal-AI _Linear3D) gathers
  * and reduce-scatters its operands over three groups and hides nothing.
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 
