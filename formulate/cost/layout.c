@@ -158,6 +158,8 @@ double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
 
 /* ---- the ranks -------------------------------------------------------------- */
 
+/* Whether a group of `size` ranks, `stride` apart, spans more than one node
+ * (consecutive ranks share a node, gpus_per_node of them). */
 bool group_inter_node(const pp_problem *prob, long stride, long size)
 {
     return stride * size > prob->cluster.gpus_per_node;

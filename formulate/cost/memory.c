@@ -144,7 +144,7 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
  * outputs of every other matrix multiply (the 1st, 3rd, 5th and 7th of the
  * layer: wq, wv, w1, w2 of a Llama block; QKV and MLP-in of a block with
  * fused projections), the attention kernel's output and the TP
- * reduce-scatters' outputs, and recomputes the rest (kernels.c).  Bytes per
+ * reduce-scatters' outputs, and recomputes the rest (stage.c).  Bytes per
  * micro-batch on one GPU, 16-bit values. */
 double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan)
 {

@@ -1,7 +1,7 @@
 /*
  * step.c: the composition: the stage term from a layer's compute, the
  * context-parallel exchange and a MoE model's expert blocks, and one
- * optimizer step from the terms (docs/cost-model.md §0, §2 and §5).
+ * optimizer step from the terms (docs/cost-model.md §0 and §2).
  *
  *   stage = max over the stages of  layers x (layer fwd + bwd + recompute
  *           + cp exchange) (+ logits and loss on the last), a MoE layer's MLP
