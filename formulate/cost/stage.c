@@ -13,6 +13,13 @@
  *   logits         = the output layer's GEMM on a vocabulary padded to a
  *                    multiple of 128 t, plus the loss's fp32 traffic
  *
+ * The backward's two products per linear layer are the data and weight
+ * gradients of Narayanan et al. 2021 (arXiv 2104.04473, appendix), twice the
+ * forward's FLOPs; selective recomputation repeats the attention core
+ * (Korthikanti et al. 2022, selective activation recomputation), torchtitan's
+ * per-op checkpointing every other matrix multiply
+ * (torchtitan/parallelisms/parallelize_llama.py).
+ *
  * The stage term (pp_term_stage, step.c) weighs them over the stages with
  * the context-parallel exchange (cp.c) and a MoE model's expert blocks
  * (moe.c).
