@@ -16,7 +16,25 @@
 # measurements.c) as measurements'; any other project header is above the
 # whole input layer.  With BUILD_DIR, the same is checked on the objects:
 # every pp_ symbol a module's object uses must be defined on its layer or
-# below.  Prints the include graph; exits 1 on the first upward arrow.
+# below.
+#
+# 3. Inside formulate/cost/, floors (docs/architecture.md): a module uses
+#    only the floors below its own, never a module of its own floor,
+#
+#   0  flops, device, frameworks    (the model, the GPU, the frameworks)
+#   1  layout                       (stages, micro-batches, ranks, groups)
+#   2  kernels, collectives, states
+#   3  stage, cp, moe, tp, pipeline, dp, memory   (the terms)
+#   4  step                         (the composition)
+#
+# Every .c and .h of cost/ must be on a floor.  Includes: every project
+# header a module's .c reaches must be a util/ header or a cost/ header of
+# its floor or below (cost_ground.h 0, cost_layout.h 1, cost_kernels.h 2,
+# cost_terms.h 3; costmodel.h, the public API, 0).  With BUILD_DIR, objects:
+# every global symbol a module's object uses that another cost/ object
+# defines (pp_ or not: most internal helpers have no prefix) must be
+# defined on a lower floor, and none may come from a formulate/ room other
+# than util/.  Prints the include graph; exits 1 if any arrow runs up.
 set -eu
 SRC=${1:-.}
 BUILD=${2:-}
@@ -41,7 +59,7 @@ rank() { # rank of a header or module name
     shapes_json.h | shapes_json | hfconfig) echo 2 ;;
     catalog.h | catalog_source.h | decisions.h | catalog | catalog_source | decisions) echo 3 ;;
     problem.h | costmodel.h | problem | costmodel) echo 4 ;;
-    flops | kernels | collectives | tp | pipeline | dp | memory | step) echo 4 ;; # formulate/cost/ modules
+    flops | device | frameworks | layout | kernels | collectives | states | stage | cp | moe | tp | pipeline | dp | memory | step) echo 4 ;; # formulate/cost/ modules
     measurements.h | rules.h | measurements | rules) echo 5 ;;
     *) echo 99 ;;
     esac
@@ -110,6 +128,57 @@ for m in json_util shapes_json hfconfig catalog catalog_source problem measureme
     done
 done
 
+cost_floor() { # floor of a formulate/cost/ module or header; 99: on no floor
+    case $1 in
+    costmodel.h | cost_ground.h | flops | device | frameworks) echo 0 ;;
+    cost_layout.h | layout) echo 1 ;;
+    cost_kernels.h | kernels | collectives | states) echo 2 ;;
+    cost_terms.h | stage | cp | moe | tp | pipeline | dp | memory) echo 3 ;;
+    step) echo 4 ;;
+    *) echo 99 ;;
+    esac
+}
+
+COST=$SRC/formulate/cost
+for f in "$COST"/*.c "$COST"/*.h; do
+    [ -f "$f" ] || continue
+    n=$(basename "$f")
+    case $n in *.c) n=${n%.c} ;; esac
+    if [ "$(cost_floor "$n")" -eq 99 ]; then
+        echo "  UNRANKED: formulate/cost/$(basename "$f") is on no floor (add it to cost_floor)" >&2
+        status=1
+    fi
+done
+for fl in 0 1 2 3 4; do
+    mods=""
+    for f in "$COST"/*.c; do
+        m=$(basename "$f" .c)
+        [ "$(cost_floor "$m")" = "$fl" ] && mods="$mods $m"
+    done
+    echo "cost floor $fl:$mods"
+done
+for f in "$COST"/*.c; do
+    m=$(basename "$f" .c)
+    r=$(cost_floor "$m")
+    hs=$(closure "$f")
+    printf '%-15s (floor %s) includes: %s\n' "$m" "$r" "$hs"
+    for h in $hs; do
+        case $(dirname "$(find_header "$h")") in
+        */formulate/util) continue ;;
+        */formulate/cost) ;;
+        *)
+            echo "  UPWARD: cost module $m includes $h, outside util/ and cost/" >&2
+            status=1
+            continue
+            ;;
+        esac
+        if [ "$(cost_floor "$h")" -gt "$r" ]; then
+            echo "  UPWARD: $m (floor $r) includes $h (floor $(cost_floor "$h"))" >&2
+            status=1
+        fi
+    done
+done
+
 if [ -n "$BUILD" ] && ! command -v nm >/dev/null 2>&1; then
     echo "objects: not checked (no nm)"
 elif [ -n "$BUILD" ]; then
@@ -133,5 +202,47 @@ elif [ -n "$BUILD" ]; then
         done
     done
     [ $status -eq 0 ] && echo "objects: every pp_ symbol used is defined on the same layer or below"
+
+    # cost/: every global symbol a module uses from another formulate/ object
+    costdefs=$(mktemp)
+    trap 'rm -f "$defs" "$costdefs"' EXIT
+    for o in "$OBJ"/formulate/*/*.c.o; do
+        [ -f "$o" ] || continue
+        room=$(basename "$(dirname "$o")")
+        nm --defined-only "$o" | awk -v n="$(basename "$o" .c.o)" -v room="$room" \
+            '$2 ~ /^[A-TV-Z]$/ {print $3, n, room}'
+    done >"$costdefs"
+    cost_status=0
+    for f in "$COST"/*.c; do
+        m=$(basename "$f" .c)
+        r=$(cost_floor "$m")
+        o=$OBJ/formulate/cost/$m.c.o
+        if [ ! -f "$o" ]; then
+            echo "  MISSING: $o (build first)" >&2
+            cost_status=1
+            continue
+        fi
+        for s in $(nm --undefined-only "$o" | awk '{print $2}'); do
+            line=$(awk -v s="$s" '$1 == s {print $2, $3; exit}' "$costdefs")
+            [ -n "$line" ] || continue # the C library, GLPK, cJSON
+            owner=${line% *}
+            room=${line#* }
+            case $room in
+            util) ;;
+            cost)
+                if [ "$owner" != "$m" ] && [ "$(cost_floor "$owner")" -ge "$r" ]; then
+                    echo "  UPWARD: $m (floor $r) uses $s of $owner (floor $(cost_floor "$owner"))" >&2
+                    cost_status=1
+                fi
+                ;;
+            *)
+                echo "  UPWARD: cost module $m uses $s of $room/$owner" >&2
+                cost_status=1
+                ;;
+            esac
+        done
+    done
+    [ $cost_status -eq 0 ] && echo "objects: every call of a cost/ module runs down to a lower floor"
+    [ $cost_status -eq 0 ] || status=1
 fi
 exit $status

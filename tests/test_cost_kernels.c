@@ -3,7 +3,7 @@
  * matrix-multiply roofline on small shapes and the context-parallel
  * exchange hidden behind attention.
  */
-#include "cost_internal.h"
+#include "cost_kernels.h"
 #include "costmodel.h"
 #include "problem.h"
 #include "testutil.h"

@@ -28,26 +28,11 @@
  * part beyond W is codec time.  A framework cast (kind "cast": bf16, int8)
  * runs before and after the collective, unpipelined, once on the buffer.
  */
-#include "cost_internal.h"
+#include "cost_kernels.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-bool group_inter_node(const pp_problem *prob, long stride, long size)
-{
-    return stride * size > prob->cluster.gpus_per_node;
-}
-
-/* Ranks of a group (of `size` ranks, `stride` apart) that share a node. */
-long ranks_per_node(const pp_problem *prob, long stride, long size)
-{
-    long gpn = prob->cluster.gpus_per_node;
-    if (stride >= gpn)
-        return 1;
-    long k = gpn / stride;
-    return k < size ? k : size;
-}
 
 double pp_codec_ratio(const pp_codec *codec, double value_bits)
 {

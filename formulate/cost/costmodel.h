@@ -39,26 +39,39 @@
  *
  * The derivation and citation of every term is in docs/cost-model.md.
  *
- * The model lives in formulate/cost/, one module a concept, composed once:
+ * The model lives in formulate/cost/, one module a concept, on floors: each
+ * module uses only the floors below its own (tests/check_layers.sh), and
+ * step.c composes them once:
  *
- *   flops.c        FLOP and parameter counts
- *   kernels.c      matrix-multiply roofline, attention, element-wise work, and
- *                  the stage term with the context-parallel exchange
- *   collectives.c  alpha-beta ring and hierarchical collectives, point-to-point,
- *                  bytes per link, codecs
- *   tp.c           the tensor-parallel term (1D and the 2D/2.5D/3D grids)
- *   pipeline.c     micro-batches, the pipeline factor, the pipeline sends term
- *   dp.c           the data-parallel term under ZeRO, its overlap windows, the
- *                  optimizer term
- *   memory.c       model states, activations, the most loaded GPU
- *   step.c         frameworks and the composition (pp_step_time_s, pp_evaluate)
+ *   4  step.c         the stage term (a layer's compute, cp and ep over the
+ *                     stages) and the step (pp_step_time_s, pp_evaluate)
+ *   3  stage.c        a layer's and the logits' compute of one micro-batch
+ *      cp.c           the context-parallel exchange
+ *      moe.c          expert parallelism: a MoE block and its all-to-alls
+ *      tp.c           the tensor-parallel term (1D and the 2D/2.5D/3D grids)
+ *      pipeline.c     the pipeline sends term
+ *      dp.c           the data-parallel term under ZeRO, its overlap windows,
+ *                     the optimizer term
+ *      memory.c       activations, the most loaded GPU
+ *   2  kernels.c      matrix-multiply roofline, attention, element-wise work
+ *      collectives.c  alpha-beta ring and hierarchical collectives,
+ *                     point-to-point, all-to-all, bytes per link, codecs
+ *      states.c       weights, gradients and optimizer states under ZeRO
+ *   1  layout.c       stage layers, micro-batches, ranks per node, replica
+ *                     groups, the TP grid, the parameters a stage's GPU holds
+ *   0  flops.c        the model: FLOP and parameter counts, MoE and MLA
+ *      device.c       the GPU: peak, HBM rate, bytes per element, SM share
+ *      frameworks.c   what each framework does
  *
- * cost_internal.h declares what the modules share; nothing else includes it.
+ * cost_ground.h, cost_layout.h, cost_kernels.h and cost_terms.h declare what
+ * the floors share, each including the one below; nothing else includes them.
  */
 #ifndef PARPLAN_COSTMODEL_H
 #define PARPLAN_COSTMODEL_H
 
 #include "types.h"
+
+/* --- the frameworks (frameworks.c) and the GPU (device.c) ------------------ */
 
 /* Set flash_attention, dp_overlap and param_collectives_per_layer to what
  * the framework does (docs/cost-model.md §5). */
@@ -77,7 +90,7 @@ pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training);
  * training by default), the 16-bit type for DeepSpeed. */
 pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training, pp_precision reduce);
 /* The share of a GPU's SMs communication kernels take while they overlap
- * computation (step.c): hidden traffic slows the compute by this share. */
+ * computation (device.c): hidden traffic slows the compute by this share. */
 double pp_comm_sm_share(const pp_problem *prob);
 
 /* --- one matrix multiply (kernels.c) -------------------------------------- */
@@ -139,7 +152,7 @@ double pp_layer_params(const pp_model *m);
 double pp_embedding_params(const pp_model *m);
 double pp_model_params(const pp_model *m);
 
-/* --- Mixture of experts and latent attention (moe.c, docs/cost-model.md §9) -- */
+/* --- Mixture of experts and latent attention (flops.c, layout.c; §9) ------- */
 
 /* Whether layer i (0-based) of the model is a MoE layer. */
 bool pp_layer_is_moe(const pp_model *m, int i);

@@ -17,7 +17,7 @@
  * The optimizer step is memory-bound: the bytes read and written per
  * parameter of the GPU's optimizer shard (optimizer_bytes).
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 
@@ -55,40 +55,6 @@ static void add_comm(pp_comm_term *acc, const pp_comm_term *x)
     acc->bytes_network += x->bytes_network;
 }
 
-double stage_embedding_params(const pp_problem *prob, const pp_plan *plan, int stage)
-{
-    const pp_model *m = &prob->model;
-    double emb = pp_embedding_params(m);
-    /* input table on stage 0, output (or its tied copy) on the last, none
-     * in between */
-    double embeddings = stage == 0 || stage == plan->pp - 1 ? emb : 0.0;
-    if (plan->pp == 1 && !m->tie_embeddings)
-        embeddings = 2.0 * emb;
-    return embeddings;
-}
-
-/* Parameters held by one GPU of the given stage before ZeRO. */
-double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
-{
-    const pp_model *m = &prob->model;
-    double embeddings = stage_embedding_params(prob, plan, stage);
-    /* Split by t, except 2.5D, which replicates its q x q weight blocks over
-     * the d layers of the grid (Tesseract). */
-    tp_grid g = grid_of(plan);
-    if (pp_model_is_moe(m)) /* dense and MoE layers differ; experts split by ep and etp */
-        return moe_stage_params(prob, plan, stage);
-    return (layers_on_stage(prob, plan, stage) * pp_layer_params(m) + embeddings) / g.wshard;
-}
-
-/* LoRA freezes every weight of the model and trains the adapters of the
- * stage's layers: only they have gradients, optimizer states and
- * data-parallel traffic (Hu et al. 2021 section 4.2). */
-double stage_trainable_params(const pp_problem *prob, const pp_plan *plan, int stage)
-{
-    if (prob->training.lora_rank <= 0)
-        return stage_params(prob, plan, stage);
-    return layers_on_stage(prob, plan, stage) * pp_lora_layer_params(&prob->model, &prob->training, plan->tp);
-}
 
 typedef double (*stage_count_fn)(const pp_problem *prob, const pp_plan *plan, int stage);
 

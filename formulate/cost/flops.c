@@ -1,5 +1,6 @@
 /*
- * flops.c: FLOP and parameter counts of a transformer (docs/cost-model.md §1).
+ * flops.c: the model: FLOP and parameter counts of a transformer, MoE and
+ * multi-head latent attention included (docs/cost-model.md §1 and §9).
  *
  * Megatron-LM's counting (num_floating_point_operations; Narayanan et al.
  * 2021 §5.1), per layer and forward pass, for T tokens of sequence length s:
@@ -14,8 +15,25 @@
  * three, and packed samples shorten the attention core's span
  * (pp_training_flops_per_step).  A GPT layer holds 12 h^2 + 13 h
  * parameters (weights, biases, two LayerNorms).
+ *
+ * Mixture of experts (docs/cost-model.md §9): a MoE layer is a dense layer
+ * whose MLP is replaced by a router, E routed experts of which each token
+ * runs its top k, and optionally shared experts every token runs.  Layer i
+ * is a MoE layer when i >= first_dense_layers and i % moe_layer_freq == 0
+ * (Megatron-LM --moe-layer-freq; DeepSeek's first_k_dense_replace and
+ * moe_layer_freq; Mixtral and Qwen3-MoE: all).  A step's FLOPs count the
+ * top-k routed experts, its parameters all E.
+ *
+ * Multi-head latent attention (DeepSeek-V2 §2.1, V3 §2.1.1): queries through
+ * a rank q_lora_rank bottleneck (or one h x heads (d_nope + d_rope)
+ * projection), keys and values through a rank kv_lora_rank latent plus a
+ * shared rotary key of d_rope, the attention core with keys of d_nope +
+ * d_rope and values of d_v, and the output projection heads d_v x h.
+ *
+ * The ground floor of cost/ (the model): it calls no other module of the
+ * cost model.
  */
-#include "cost_internal.h"
+#include "cost_ground.h"
 
 double qkv_width(const pp_model *m)
 {
@@ -184,4 +202,111 @@ double pp_training_flops_per_step(const pp_model *m, const pp_training *t, doubl
         flops -= 3.0 * m->layers *
                  (pp_attention_core_fwd_flops(m, tokens, m->seq_len) - pp_attention_core_fwd_flops(m, tokens, span));
     return flops;
+}
+
+/* ---- MoE layers and multi-head latent attention ------------------------------- */
+
+bool pp_layer_is_moe(const pp_model *m, int i)
+{
+    if (!pp_model_is_moe(m) || i < m->first_dense_layers)
+        return false;
+    int f = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
+    return i % f == 0;
+}
+
+int pp_moe_layers(const pp_model *m)
+{
+    int n = 0;
+    for (int i = 0; i < m->layers; i++)
+        n += pp_layer_is_moe(m, i);
+    return n;
+}
+
+double qk_head_dim(const pp_model *m)
+{
+    return (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
+}
+
+double mla_attention_params(const pp_model *m)
+{
+    double h = m->hidden;
+    double a = m->heads, q;
+    if (m->q_lora_rank > 0) /* down, its RMSNorm, up */
+        q = h * m->q_lora_rank + m->q_lora_rank + (double)m->q_lora_rank * a * qk_head_dim(m);
+    else
+        q = h * a * qk_head_dim(m);
+    double kv = h * ((double)m->kv_lora_rank + m->qk_rope_head_dim) + m->kv_lora_rank +
+                (double)m->kv_lora_rank * a * ((double)m->qk_nope_head_dim + m->v_head_dim);
+    return q + kv + a * m->v_head_dim * h;
+}
+
+double attention_gemm_fwd_flops(const pp_model *m, double tokens)
+{
+    double h = m->hidden;
+    if (!pp_model_is_mla(m))
+        return 2.0 * tokens * (h * qkv_width(m) + attention_width(m) * h);
+    double a = m->heads, q;
+    if (m->q_lora_rank > 0)
+        q = h * m->q_lora_rank + (double)m->q_lora_rank * a * qk_head_dim(m);
+    else
+        q = h * a * qk_head_dim(m);
+    double kv = h * ((double)m->kv_lora_rank + m->qk_rope_head_dim) +
+                (double)m->kv_lora_rank * a * ((double)m->qk_nope_head_dim + m->v_head_dim);
+    return 2.0 * tokens * (q + kv + a * m->v_head_dim * h);
+}
+
+/* One MLP of width f on h (3 matrices when gated), without biases. */
+double mlp_params(const pp_model *m, double f)
+{
+    return (m->gated_mlp ? 3.0 : 2.0) * m->hidden * f;
+}
+
+double router_params(const pp_model *m)
+{
+    return (double)m->experts * m->hidden;
+}
+
+double pp_layer_params_at(const pp_model *m, int i, double *expert)
+{
+    if (expert)
+        *expert = 0.0;
+    if (!pp_layer_is_moe(m, i))
+        return pp_layer_params(m);
+    double routed = m->experts * mlp_params(m, m->moe_ffn_hidden);
+    if (expert)
+        *expert = routed;
+    return attention_params(m) + 4.0 * m->hidden + router_params(m) + routed + mlp_params(m, m->shared_ffn_hidden);
+}
+
+double pp_model_active_params(const pp_model *m)
+{
+    if (!pp_model_is_moe(m))
+        return pp_model_params(m);
+    double sum = 0.0;
+    for (int i = 0; i < m->layers; i++) {
+        double expert, all = pp_layer_params_at(m, i, &expert);
+        sum += all - expert + (expert > 0.0 ? m->experts_per_token * mlp_params(m, m->moe_ffn_hidden) : 0.0);
+    }
+    return sum + pp_embedding_params(m) * (m->tie_embeddings ? 1.0 : 2.0) + 2.0 * m->hidden;
+}
+
+/* Forward FLOPs of one MoE layer's MLP part: router, top-k routed experts,
+ * shared experts. */
+static double moe_mlp_fwd_flops(const pp_model *m, double tokens)
+{
+    double h = m->hidden, in_e = (m->gated_mlp ? 2.0 : 1.0) * m->moe_ffn_hidden;
+    double in_s = (m->gated_mlp ? 2.0 : 1.0) * m->shared_ffn_hidden;
+    return 2.0 * tokens * h * m->experts +
+           2.0 * tokens * m->experts_per_token * (h * in_e + (double)m->moe_ffn_hidden * h) +
+           2.0 * tokens * (h * in_s + (double)m->shared_ffn_hidden * h);
+}
+
+double pp_layers_fwd_flops(const pp_model *m, double tokens, double seq)
+{
+    double dense = pp_layer_fwd_flops(m, tokens, seq);
+    if (!pp_model_is_moe(m))
+        return m->layers * dense;
+    double dense_mlp = 2.0 * tokens * m->hidden * (mlp_in_width(m) + m->ffn_hidden);
+    int nm = pp_moe_layers(m);
+    return m->layers * dense + nm * (moe_mlp_fwd_flops(m, tokens) - dense_mlp);
 }

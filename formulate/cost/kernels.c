@@ -1,6 +1,9 @@
 /*
- * kernels.c: the compute of one micro-batch on the busiest pipeline stage,
- * the "stage" term (docs/cost-model.md §2).
+ * kernels.c: the kernels of one layer's micro-batch on one GPU: matrix
+ * multiplies, the attention core, element-wise work, the casts of
+ * low-precision recipes and LoRA's adapters (docs/cost-model.md §2).  The
+ * stage term (stage.c) adds them up into a layer's forward, backward and
+ * recomputation.
  *
  * Every matrix multiply is a roofline plus its launch:
  *
@@ -9,13 +12,12 @@
  * split by t in 1D, and as SUMMA or 3D split them on a 2D/2.5D/3D grid
  * (Bian et al. 2021; docs §8).  The attention core runs at eff.attention of
  * the 16-bit peak (plus the s x s softmax traffic without fused attention),
- * element-wise work is HBM traffic.  Backward doubles the forward;
- * recomputation repeats the forward (full) or the attention core
- * (selective).  Context parallelism adds the ring exchange of K and V not
- * hidden behind the attention core (Megatron-LM's context parallelism,
- * Llama 3 §3.3.2).
+ * element-wise work is HBM traffic.  A linear layer's backward is its data
+ * and weight gradients, each a product of its own shape (linear_bwd_s).
+ * Multi-head latent attention's query and key/value projections are a chain
+ * of low-rank products (mla_qkv_gemm_s).
  */
-#include "cost_internal.h"
+#include "cost_kernels.h"
 
 #include <math.h>
 
@@ -59,38 +61,6 @@
  * dropout move 9 in two: +8 bytes and +2 kernels. */
 #define EAGER_SOFTMAX_BYTES 8.0
 #define EAGER_SOFTMAX_KERNELS 2.0
-#define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
-#define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
-
-/* The GPU's dense peak at a precision, FLOP/s; the 16-bit peak if it has none. */
-static double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec)
-{
-    double tf = gpu->peak_tflops[prec];
-    if (tf <= 0.0)
-        tf = gpu->peak_tflops[PP_PREC_BF16] > 0 ? gpu->peak_tflops[PP_PREC_BF16] : gpu->peak_tflops[PP_PREC_FP16];
-    return tf * 1e12;
-}
-
-double peak_flops(const pp_problem *prob, pp_precision prec)
-{
-    return gpu_peak_flops(&prob->cluster.gpu, prec);
-}
-
-/* Precision of the attention core and of element-wise work: 16-bit. */
-static pp_precision half_precision(const pp_problem *prob)
-{
-    return prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0 ? PP_PREC_BF16 : PP_PREC_FP16;
-}
-
-static double gpu_hbm_Bps(const pp_gpu *gpu)
-{
-    return gpu->hbm_GBps * 1e9 * gpu->eff.hbm;
-}
-
-double hbm_Bps(const pp_problem *prob)
-{
-    return gpu_hbm_Bps(&prob->cluster.gpu);
-}
 
 /* How much of the GPU one matrix multiply's shape can keep busy (NVIDIA,
  * "Matrix Multiplication Background User's Guide": tile and wave
@@ -107,18 +77,6 @@ double hbm_Bps(const pp_problem *prob)
  * Large aligned shapes come out near 1; the fitted eff.gemm is then the
  * best a kernel reaches. */
 #define GEMM_TILE 128.0
-
-/* Bytes per element of a GEMM input in a precision: the recipe's cast (its
- * block scales included), blended with bf16 for the layers the recipe keeps
- * in bf16; 16-bit GEMMs read bf16/fp16 (ACT_BYTES). */
-static double precision_input_bytes(pp_precision prec)
-{
-    const pp_precision_info *info = pp_precision_props(prec);
-    if (!info->low_gemm)
-        return ACT_BYTES;
-    double hp = info->high_precision_fraction;
-    return hp > 0.0 ? (1.0 - hp) * info->gemm_input_bytes + hp * ACT_BYTES : info->gemm_input_bytes;
-}
 
 /* Split-K: a GEMM whose output has too few tiles to fill the SMs' waves
  * (a weight gradient's h x h output over a long reduction of tokens) cuts
@@ -252,15 +210,6 @@ double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool f
     return frozen ? dgrad : dgrad + gemm_time_s(prob, K, M, N);
 }
 
-/* Bytes per element of a linear layer's GEMM input, as stored for the
- * backward pass and read by the kernel: the recipe's cast (its block scales
- * included), blended with bf16 for the layers the recipe keeps in bf16;
- * 16-bit training keeps the bf16/fp16 input (ACT_BYTES). */
-double gemm_input_bytes(const pp_training *t)
-{
-    return precision_input_bytes(t->precision);
-}
-
 /* The attention kernel's generation: eff.attention is what FlashAttention-2
  * class kernels reach.  A FlashAttention-3 class kernel (Hopper only) uses
  * the asynchronous tensor cores: 1.5-2.0x FlashAttention-2 in bf16, up to
@@ -283,23 +232,6 @@ static double attention_efficiency(const pp_problem *prob)
     return k == PP_ATTN_FLASH3 && hopper ? fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e) : e;
 }
 
-/* Fused attention (FlashAttention-2/3, cuDNN) needs a head dimension that
- * is a multiple of 8 and at most 256 (FlashAttention-2 README) and an
- * Ampere or newer GPU (FlashAttention-2 and cuDNN's fused attention: sm80+;
- * the catalog tells them by a bf16 peak, which Volta lacks); otherwise
- * frameworks fall back to the unfused path that writes the s x s scores. */
-bool flash_usable(const pp_problem *prob)
-{
-    int d = pp_model_head_dim(&prob->model);
-    bool ampere = prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0.0;
-    return prob->training.flash_attention && ampere && d % 8 == 0 && d <= 256;
-}
-
-bool op_sac(const pp_problem *prob, const pp_plan *plan)
-{
-    return plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP && flash_usable(prob);
-}
-
 /* One matrix multiply (M x K) @ (K x N) of a layer on a 2D/2.5D/3D grid, as
  * one GPU runs it: SUMMA (Optimus, Tesseract) takes q steps, each a product
  * of an (M/q or M/(dq)) x K/q block by a K/q x N/q block; 3D gathers its
@@ -314,20 +246,6 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
     default: return gemm_time_s(prob, M, K, N / g->t);
     }
 }
-
-typedef struct layer_kernels {
-    double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
-    double gemm_bwd_s;    /* and their backward: data gradients, plus weight gradients unless frozen (LoRA) */
-    double gemm_even_fwd_s; /* of which the 2nd, 4th, ... a Llama-style layer runs (torchtitan's op SAC) */
-    double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
-    double mlp_bwd_s;     /* and the dense MLP's share of the backward */
-    double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
-    double attn_bwd_s;    /* and its backward */
-    double elem_fwd_s;    /* the rest of the forward's element-wise work */
-    double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
-    double cast_bwd_s;    /* and their output gradients in backward */
-    double lora_fwd_s;    /* LoRA adapters' matrix multiplies and the add of their output */
-} layer_kernels;
 
 /* LoRA adapters of one layer, forward, on one GPU (Hu et al. 2021): per
  * adapted weight the down-projection (tokens x K by K x r) and the
@@ -377,7 +295,7 @@ static double cast_s(const pp_problem *prob, double elements, double tensors)
 /* Forward kernels of one layer on one GPU for plan's micro-batch.  In
  * 2D/2.5D/3D the matrix multiplies are the grid's and every activation is
  * partitioned over the t GPUs, as sequence parallelism does in 1D. */
-static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k)
+void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k)
 {
     const pp_model *m = &prob->model;
     const pp_efficiency *e = &prob->cluster.gpu.eff;
@@ -492,104 +410,19 @@ static void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer
     k->lora_fwd_s = lora_fwd_s(prob, plan, tokens);
 }
 
-/* Context-parallel ring exchange of one layer's K and V (Megatron-LM's
- * context parallelism, Llama 3 §3.3.2): c-1 ring steps forward, twice the
- * traffic backward (K,V again and their gradients), each hidden behind the
- * attention core it feeds when it can be.  Returns exposed seconds for
- * forward (*f) and backward (*b). */
-static void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k,
-                                double *f, double *b)
-{
-    *f = *b = 0.0;
-    if (plan->cp <= 1)
-        return;
-    const pp_model *m = &prob->model;
-    double kv_bytes = 2.0 * ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) *
-                      ((double)m->kv_heads * pp_model_head_dim(m)) / plan->tp;
-    bool inter = group_inter_node(prob, plan->tp, plan->cp);
-    double ring_f = (plan->cp - 1) * pp_p2p_time_s(&prob->cluster, kv_bytes, inter);
-    *f = fmax(0.0, ring_f - k->attn_fwd_s);
-    *b = fmax(0.0, 2.0 * ring_f - 2.0 * k->attn_fwd_s);
-}
-
-void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out)
+/* Multi-head latent attention (flops.c): the query and key/value
+ * projections of one layer's forward on one GPU of a 1D tensor group of t.
+ * Under 1D tensor parallelism the down-projections are replicated and the
+ * up-projections split by heads (Megatron-Core MLASelfAttention). */
+double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t)
 {
     const pp_model *m = &prob->model;
-    layer_kernels k;
-    layer_kernels_fwd(prob, plan, &k);
-    double cp_f, cp_b;
-    cp_exchange_exposed(prob, plan, &k, &cp_f, &cp_b);
-
-    double other_fwd = k.elem_fwd_s + k.lora_fwd_s;
-    double layer_fwd = k.gemm_fwd_s + k.attn_fwd_s + other_fwd + k.cast_fwd_s;
-    /* Backward: the linear layers' data and weight gradients, each by its
-     * own shape (linear_bwd_s); the attention core's (twice a fused
-     * kernel's forward, the unfused products by their shapes); element-wise
-     * backward reads and writes twice; the output gradients are cast.
-     * Frozen weights (LoRA) need no weight gradient: their matrix
-     * multiplies run once more, for the data gradient the layers below
-     * need. */
-    bool frozen = prob->training.lora_rank > 0;
-    double layer_bwd = k.gemm_bwd_s + k.attn_bwd_s + 2.0 * other_fwd + k.cast_bwd_s;
-    double recompute = 0.0, cp_recompute = 0.0;
-    if (plan->recompute == PP_RECOMPUTE_FULL) {
-        recompute = layer_fwd;
-        cp_recompute = cp_f;
-    } else if (op_sac(prob, plan)) {
-        /* torchtitan's per-op selective checkpointing (memory.c,
-         * pp_op_sac_layer_bytes): the even matrix multiplies and the
-         * element-wise work again; attention and the TP collectives are saved */
-        recompute = k.gemm_even_fwd_s + k.elem_fwd_s + k.cast_fwd_s;
-    } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE) {
-        recompute = k.attn_fwd_s;
-        cp_recompute = cp_f;
-    }
-
-    /* The busiest stage is the last: its layers plus the logits and loss,
-     * of the tokens that reach them (BERT's masked positions) */
-    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp * pp_model_logit_share(m);
-    tp_grid g = grid_of(plan);
-    /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
-     * (--make-vocab-size-divisible-by 128) so every rank's slice is aligned */
-    double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
-    double logits_gemm, logits_gemm_bwd;
-    if (g.mode == PP_TP_1D) {
-        logits_gemm = gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp);
-        logits_gemm_bwd = linear_bwd_s(prob, tokens, m->hidden, vocab / plan->tp, frozen);
-    } else {
-        logits_gemm = grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
-        logits_gemm_bwd = (frozen ? 1.0 : 2.0) * logits_gemm;
-    }
-    /* the loss reads and writes the logits it holds: its slice, or all of them once gathered */
-    double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
-    double logits_fwd = logits_gemm + ce_s;
-    double logits_bwd = logits_gemm_bwd + ce_s;
-
-    /* The slowest stage sets the pipeline's pace: the last (its layers plus
-     * the logits and the loss), or with an uneven split a middle stage of
-     * more layers. */
-    *out = (pp_stage_term){0};
-    if (pp_model_is_moe(m)) { /* dense and MoE layers differ: moe.c weighs every stage */
-        moe_stage_term(prob, plan, layer_fwd, layer_bwd + recompute, cp_f + cp_b + cp_recompute, k.mlp_fwd_s,
-                       k.mlp_bwd_s, logits_fwd, logits_bwd, out);
-        return;
-    }
-    int n = layers_on_stage(prob, plan, plan->pp - 1);
-    out->fwd_s = n * layer_fwd + logits_fwd;
-    out->bwd_s = n * (layer_bwd + recompute) + logits_bwd;
-    out->cp_exposed_s = n * (cp_f + cp_b + cp_recompute);
-    out->total_s = out->fwd_s + out->bwd_s + out->cp_exposed_s;
-    double all_stages = (double)m->layers * (layer_fwd + layer_bwd + recompute + cp_f + cp_b + cp_recompute) +
-                        logits_fwd + logits_bwd;
-    int most = layers_per_stage(prob, plan);
-    if (plan->pp > 1 && most > n) {
-        double fwd = most * layer_fwd, bwd = most * (layer_bwd + recompute), cp = most * (cp_f + cp_b + cp_recompute);
-        if (fwd + bwd + cp > out->total_s) {
-            out->fwd_s = fwd;
-            out->bwd_s = bwd;
-            out->cp_exposed_s = cp;
-            out->total_s = fwd + bwd + cp;
-        }
-    }
-    out->bubble_s = pipeline_bubble_slot_s(plan, all_stages, out->total_s);
+    double h = m->hidden, a = m->heads, q;
+    if (m->q_lora_rank > 0)
+        q = gemm_time_s(prob, tokens, h, m->q_lora_rank) +
+            gemm_time_s(prob, tokens, m->q_lora_rank, a * qk_head_dim(m) / t);
+    else
+        q = gemm_time_s(prob, tokens, h, a * qk_head_dim(m) / t);
+    return q + gemm_time_s(prob, tokens, h, (double)m->kv_lora_rank + m->qk_rope_head_dim) +
+           gemm_time_s(prob, tokens, m->kv_lora_rank, a * ((double)m->qk_nope_head_dim + m->v_head_dim) / t);
 }

@@ -1,27 +1,24 @@
 /*
  * memory.c: the memory of the most loaded GPU (docs/cost-model.md §6).
  *
- * Model states (ZeRO Table 1, Rajbhandari et al. 2020): 2 bytes of weights,
- * 2 of gradients and 12 of mixed-precision Adam state per parameter,
- * partitioned over the d data-parallel ranks from ZeRO-3, -2 and -1 on;
- * Megatron-Core and FSDP keep fp32 main gradients (4 bytes) in bf16, and
- * the replicas that share the shards are dp x cp (pp_replica_ranks).
- * Activations a layer keeps per micro-batch (Korthikanti et al. 2022 §4):
+ * Model states, the weights, gradients and optimizer state of the stage's
+ * parameters under ZeRO, are states.c's.  Activations a layer keeps per
+ * micro-batch (Korthikanti et al. 2022 §4):
  *
  *   s b h (34 + 5 a s / h)   without parallelism, split by t as tensor and
  *                            sequence parallelism (or a 2D/2.5D/3D grid) allow
  *
  * times the micro-batches 1F1B keeps in flight on stage 0 (p, §4.2.3), plus
- * the fp32 logits on the last stage and the runtime's own buffers.  The more
- * loaded of the first and the last stage counts.
+ * what a MoE layer's experts keep instead of the dense MLP, the fp32 logits
+ * on the last stage and the runtime's own buffers.  The most loaded of the
+ * first, the last (and a middle) stage counts.
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 
 #define EAGER_NORM_SAVED_BYTES 4.0  /* eager RMSNorm over the fused kernel, per element (below) */
 #define EAGER_SILU_SAVED_BYTES 2.0  /* eager SwiGLU's silu output, per f element */
-#define ADAM_STATE_BYTES 12.0 /* fp32 master weights, momentum, variance: K = 12 (ZeRO, Rajbhandari 2020) */
 /* The loss's peak, bytes per logit.  Megatron-LM's
  * _VocabParallelCrossEntropy upcasts the bf16 logits (2 + 4 while both
  * live), turns the fp32 copy into the softmax in place and saves it, and
@@ -53,105 +50,6 @@
  * per channel and peer, ~0.5-1 GiB for a few communicators); the
  * allocator's fragmentation is the problem's memory_headroom. */
 #define RUNTIME_OTHER_GIB 1.5
-
-void pp_model_state_bytes(double psi, int zero, double d, double *weights, double *grads, double *optim)
-{
-    /* Mixed-precision Adam, ZeRO Table 1: 2 + 2 + 12 bytes per parameter,
-     * partitioned over the d data-parallel ranks by stage. */
-    *weights = ACT_BYTES * psi / (zero >= 3 ? d : 1.0);
-    *grads = ACT_BYTES * psi / (zero >= 2 ? d : 1.0);
-    *optim = ADAM_STATE_BYTES * psi / (zero >= 1 ? d : 1.0);
-}
-
-double weight_bytes(const pp_training *t)
-{
-    /* fp8_params: Transformer Engine's Float8Tensor weights, cast once a
-     * step by the optimizer's update (Megatron-Core --fp8-param-gather); the
-     * fp32 master copy stays in the optimizer state */
-    return t->fp8_params && pp_precision_props(t->precision)->low_gemm ? gemm_input_bytes(t) : ACT_BYTES;
-}
-
-void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim)
-{
-    *weights = weight_bytes(t);
-    *optim = ADAM_STATE_BYTES;
-    /* gradients in the type they are summed in (training.grad_accum_dtype) */
-    pp_precision dflt = pp_framework_grad_accum(t->framework, t->precision,
-                                                pp_framework_grad_reduce(t->framework, t->precision));
-    int held = t->grad_accum_bytes ? t->grad_accum_bytes : (dflt == PP_PREC_FP32 ? 4 : 2);
-    *grads = held;
-    if (t->framework == PP_FW_DEEPSPEED || t->framework == PP_FW_DEEPSPEED_2021)
-        return; /* ZeRO Table 1 */
-    /* Megatron-Core's distributed optimizer documentation ("Distributed
-     * Optimizer", bytes per parameter: bf16 params with fp32 grads 6 + 12/d,
-     * fp16 params and grads 4 + 16/d); PyTorch FSDP with a bf16 compute
-     * dtype keeps fp32 sharded parameters and gradients.  16-bit gradients
-     * are copied to fp32 for the optimizer, shard by shard (Megatron's
-     * fp16 optimizer; Aleph Alpha Scaling's float_parameter_partition_owned
-     * grad under ZeRO): 4 bytes more of optimizer state. */
-    if (held < 4)
-        *optim += 4.0;
-}
-
-long pp_replica_ranks(const pp_plan *plan)
-{
-    return (long)plan->dp * plan->cp;
-}
-
-void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, double *weights,
-                       double *grads, double *optim)
-{
-    double psi = stage_params(prob, plan, stage), d = (double)pp_replica_ranks(plan);
-    double w, g, o;
-    pp_state_bytes_per_param(&prob->training, &w, &g, &o);
-    int z = plan->zero;
-    *weights = w * psi / (z >= 3 ? d : 1.0) / GIB;
-    *grads = g * psi / (z >= 2 ? d : 1.0) / GIB;
-    *optim = o * psi / (z >= 1 ? d : 1.0) / GIB;
-    double pe = pp_model_is_moe(&prob->model) ? stage_expert_params(prob, plan, stage) : 0.0;
-    if (pe > 0.0) { /* MoE: the experts shard over expert data parallelism */
-        double de = (double)pp_expert_replica_ranks(plan);
-        *weights = (w * (psi - pe) / (z >= 3 ? d : 1.0) + w * pe / (z >= 3 ? de : 1.0)) / GIB;
-        *grads = (g * (psi - pe) / (z >= 2 ? d : 1.0) + g * pe / (z >= 2 ? de : 1.0)) / GIB;
-        *optim = (o * (psi - pe) / (z >= 1 ? d : 1.0) + o * pe / (z >= 1 ? de : 1.0)) / GIB;
-    }
-    /* LoRA: the frozen weights are held (in 16 bits, or fp8) with no gradient, fp32
-     * master copy or Adam moments; only the adapters have them (Hu et al.
-     * 2021 section 4.2: GPT-3 175B's training memory 1.2 TB -> 350 GB). */
-    double trained = psi;
-    if (prob->training.lora_rank > 0) {
-        trained = stage_trainable_params(prob, plan, stage);
-        *grads = g * trained / (z >= 2 ? d : 1.0) / GIB;
-        *optim = o * trained / (z >= 1 ? d : 1.0) / GIB;
-    }
-    /* FSDP2 under a pipeline schedule (PyTorch's torch.distributed.pipelining,
-     * as torchtitan runs it): the stage neither reshards its parameters after
-     * backward nor reduce-scatters its gradients before the last micro-batch
-     * (set_reshard_after_backward / set_requires_gradient_sync off until
-     * then), so a step holds the stage's gathered 16-bit parameters and its
-     * unsharded gradients next to the shards, accumulated in the reduce
-     * type (FSDPParam.to_accumulated_grad_if_needed upcasts them to
-     * MixedPrecisionPolicy.reduce_dtype: fp32 as torchtitan runs it). */
-    /* FSDP without a pipeline: the root unit (embeddings, final norm,
-     * output layer) stays gathered from its forward to its backward (FSDP1
-     * and FSDP2 never reshard the root after forward: its backward follows
-     * at once; fully_shard's reshard_after_forward defaults to False for the
-     * root), and torchtitan keeps the last block gathered too
-     * (reshard_after_forward false for the last layer, parallelize_llama.py
-     * apply_fsdp): at the loss's peak both are held in 16 bits beside their
-     * shards. */
-    if (prob->training.framework == PP_FW_FSDP && plan->pp == 1 && z >= 3 && d > 1.0) {
-        const pp_model *m = &prob->model;
-        double last = pp_model_is_moe(m) ? 0.0 : pp_layer_params(m);
-        double held = (stage_embedding_params(prob, plan, stage) + last) / grid_of(plan).wshard;
-        *weights += ACT_BYTES * held * (1.0 - 1.0 / d) / GIB;
-    }
-    if (prob->training.framework == PP_FW_FSDP && plan->pp > 1 && z >= 2 && d > 1.0) {
-        if (z >= 3)
-            *weights += ACT_BYTES * psi * (1.0 - 1.0 / d) / GIB;
-        *grads += (prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 4.0 : ACT_BYTES) * trained / GIB;
-    }
-}
 
 /* Bytes per element each of a layer's four linear layers (QKV, projection,
  * MLP in, MLP out; layer_linears) keeps of its input for its weight
@@ -246,7 +144,7 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
  * outputs of every other matrix multiply (the 1st, 3rd, 5th and 7th of the
  * layer: wq, wv, w1, w2 of a Llama block; QKV and MLP-in of a block with
  * fused projections), the attention kernel's output and the TP
- * reduce-scatters' outputs, and recomputes the rest (kernels.c).  Bytes per
+ * reduce-scatters' outputs, and recomputes the rest (stage.c).  Bytes per
  * micro-batch on one GPU, 16-bit values. */
 double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan)
 {
@@ -274,11 +172,34 @@ static double loss_bytes_per_logit(const pp_training *t, const pp_plan *plan)
     return plan->tp > 1 && !gathered ? LOSS_BYTES_PYTORCH_LOSS_PARALLEL : LOSS_BYTES_PYTORCH;
 }
 
-/* The logits one GPU holds for the loss: its vocabulary slice, or the whole
- * vocabulary when the output layer gathers them (training.loss_parallel). */
-double pp_loss_vocab_share(const pp_training *t, const pp_plan *plan)
+/* Activation bytes the MoE layers of a stage add to (or take from) the
+ * dense count, with `in_flight` micro-batches (0 for a dense model): the
+ * routed experts' rows of the busiest GPU, the router's probabilities, the
+ * shared experts and the all-to-all buffers, less the dense MLP they
+ * replace (docs/cost-model.md section 9). */
+static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, int stage, double in_flight)
 {
-    return !t->loss_gathered || plan->tp_mode != PP_TP_1D ? 1.0 / plan->tp : 1.0; /* grids shard every tensor */
+    const pp_model *m = &prob->model;
+    int nm = moe_layers_on_stage(prob, plan, stage);
+    if (!pp_model_is_moe(m) || nm == 0)
+        return 0.0;
+    double gemm_in = gemm_input_bytes(&prob->training), glu = m->gated_mlp ? 4.0 : 2.0;
+    double t = plan->tp, T = (double)plan->micro_batch * m->seq_len / plan->cp, Tg = T / t;
+    double k = m->experts_per_token, h = m->hidden, lam = moe_load_imbalance(prob);
+    /* the dense MLP that pp_layer_activation_bytes counted (Korthikanti: f or 2f wide GEMM
+     * output, activation output, and the second GEMM's input), split by t */
+    double dense_mlp = (glu + gemm_in) * T * m->ffn_hidden / t;
+    /* routed: the busiest GPU's lam etp (T/t) k rows, fe/etp wide, and their
+     * h-wide expert input; router probabilities (fp32) and top-k map */
+    double routed = (glu + gemm_in) * lam * Tg * k * m->moe_ffn_hidden + gemm_in * lam * plan->etp * Tg * k * h;
+    double router = 4.0 * Tg * m->experts + 12.0 * Tg * k;
+    double shared = (glu + gemm_in) * T * m->shared_ffn_hidden / t;
+    double delta = routed + router + shared - dense_mlp;
+    /* the all-to-all send and receive buffers of the layer being run */
+    double buffers = 2.0 * ACT_BYTES * lam * Tg * k * h;
+    if (plan->recompute == PP_RECOMPUTE_FULL) /* only the layer rebuilt holds them */
+        return fmax(0.0, delta) + buffers;
+    return nm * delta * in_flight + buffers;
 }
 
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)

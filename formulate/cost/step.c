@@ -1,6 +1,11 @@
 /*
- * step.c: the frameworks, and the composition of one optimizer step from the
- * terms (docs/cost-model.md §0 and §5).
+ * step.c: the composition: the stage term from a layer's compute, the
+ * context-parallel exchange and a MoE model's expert blocks, and one
+ * optimizer step from the terms (docs/cost-model.md §0 and §2).
+ *
+ *   stage = max over the stages of  layers x (layer fwd + bwd + recompute
+ *           + cp exchange) (+ logits and loss on the last), a MoE layer's MLP
+ *           replaced by its expert block and all-to-alls
  *
  *   T_mb = stage.total + tp_comm.total + pp_comm.total
  *   step = (m + (p-1)/v) T_mb                                (1F1B / interleaved)
@@ -11,104 +16,117 @@
  *
  * pp_step_time_s is that sum, the one the MIP mirrors; pp_evaluate splits
  * the same terms into compute, bubble, exposed communication, compression
- * and optimizer.  A framework sets what it is known to do: Megatron-LM
- * 2021/2022 had no fused attention and no DP overlap (Narayanan et al. 2021
- * §4; Korthikanti et al. 2022 §5), DeepSpeed gathers module by module.
+ * and optimizer.  The top floor of cost/: every other module is below it.
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
 
-static const char *const FRAMEWORK_NAMES[PP_FW_COUNT] = {"megatron-core", "megatron-lm-2021", "deepspeed",
-                                                         "deepspeed-2021", "fsdp"};
+/* ---- the stage term ---------------------------------------------------------- */
 
-const char *pp_framework_name(pp_framework fw)
+/* The stage term of a MoE model: every stage weighed with its dense and MoE
+ * layers (a MoE layer is a dense one with its MLP, mlp_fwd_s forward and
+ * mlp_bwd_s backward, replaced by the MoE block of moe.c), the busiest
+ * kept.  dense_fwd, dense_bwd (with recomputation) and cp are per dense
+ * layer. */
+static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fwd, double dense_bwd,
+                           double cp, double mlp_fwd_s, double mlp_bwd_s, double logits_fwd, double logits_bwd,
+                           pp_stage_term *out)
 {
-    return fw >= 0 && fw < PP_FW_COUNT ? FRAMEWORK_NAMES[fw] : "?";
+    moe_block b;
+    moe_block_eval(prob, plan, &b);
+    /* backward: twice the forward's compute and the same all-to-alls (the
+     * gradients travel back); full recomputation repeats the forward.  The
+     * dense layer's backward (and its recomputed forward) holds its MLP; the
+     * expert block replaces it, run once for every pass (once fewer with
+     * LoRA, whose frozen experts run no weight gradient) */
+    bool full = plan->recompute == PP_RECOMPUTE_FULL;
+    double passes = full ? 3.0 : 2.0;
+    double bwd_passes = prob->training.lora_rank > 0 ? passes - 1.0 : passes;
+    double moe_fwd = dense_fwd - mlp_fwd_s + b.fwd_s;
+    double moe_bwd = dense_bwd - mlp_bwd_s - (full ? mlp_fwd_s : 0.0) + bwd_passes * b.fwd_s;
+    double comm = passes * b.comm_s;
+    *out = (pp_stage_term){0};
+    out->total_s = -1.0;
+    int most_moe = 0;
+    double all_stages = 0.0;
+    for (int s = 0; s < plan->pp; s++) {
+        int n = layers_on_stage(prob, plan, s), nm = moe_layers_on_stage(prob, plan, s);
+        bool last = s == plan->pp - 1;
+        double fwd = (n - nm) * dense_fwd + nm * moe_fwd + (last ? logits_fwd : 0.0);
+        double bwd = (n - nm) * dense_bwd + nm * moe_bwd + (last ? logits_bwd : 0.0);
+        double cpx = n * cp, epx = nm * comm;
+        if (prob->training.moe_a2a_overlap) {
+            /* hidden behind the other micro-batch's layers (Megatron-Core's
+             * 1F1B all-to-all overlap, DualPipe), as far as that compute
+             * lasts, while its kernels take their share of the SMs */
+            double hidden = fmin(epx, fwd + bwd);
+            epx += pp_comm_sm_share(prob) * hidden - hidden;
+        }
+        double total = fwd + bwd + cpx + epx;
+        all_stages += total;
+        if (nm > most_moe)
+            most_moe = nm;
+        if (total > out->total_s) {
+            out->fwd_s = fwd;
+            out->bwd_s = bwd;
+            out->cp_exposed_s = cpx;
+            out->ep_comm_s = epx;
+            out->total_s = total;
+        }
+    }
+    out->bubble_s = pipeline_bubble_slot_s(plan, all_stages, out->total_s);
+    /* the link bound takes the GPU with the most MoE layers */
+    out->bytes_nvlink = most_moe * passes * b.bytes_nvlink;
+    out->bytes_network = most_moe * passes * b.bytes_network;
 }
 
-bool pp_framework_has_zero(pp_framework fw, int zero)
+/* The slowest stage's compute of one micro-batch (docs/cost-model.md §2):
+ * one layer's forward, backward and recomputation (stage.c) with the
+ * context-parallel exchange (cp.c), times the stage's layers, plus the
+ * logits and the loss on the last stage. */
+void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out)
 {
-    return zero >= 0 && zero <= 3 && !(fw == PP_FW_FSDP && zero == 1);
+    const pp_model *m = &prob->model;
+    stage_layer sl;
+    stage_layer_eval(prob, plan, &sl);
+    double cp_f, cp_b;
+    cp_exchange_exposed(prob, plan, &sl.k, &cp_f, &cp_b);
+    double layer_fwd = sl.layer_fwd_s, layer_bwd = sl.layer_bwd_s, recompute = sl.recompute_s;
+    double cp_recompute = sl.recompute_attention ? cp_f : 0.0; /* the recomputed attention's exchange */
+    double logits_fwd = sl.logits_fwd_s, logits_bwd = sl.logits_bwd_s;
+
+
+    /* The slowest stage sets the pipeline's pace: the last (its layers plus
+     * the logits and the loss), or with an uneven split a middle stage of
+     * more layers. */
+    *out = (pp_stage_term){0};
+    if (pp_model_is_moe(m)) { /* dense and MoE layers differ: moe_stage_term weighs every stage */
+        moe_stage_term(prob, plan, layer_fwd, layer_bwd + recompute, cp_f + cp_b + cp_recompute, sl.k.mlp_fwd_s,
+                       sl.k.mlp_bwd_s, logits_fwd, logits_bwd, out);
+        return;
+    }
+    int n = layers_on_stage(prob, plan, plan->pp - 1);
+    out->fwd_s = n * layer_fwd + logits_fwd;
+    out->bwd_s = n * (layer_bwd + recompute) + logits_bwd;
+    out->cp_exposed_s = n * (cp_f + cp_b + cp_recompute);
+    out->total_s = out->fwd_s + out->bwd_s + out->cp_exposed_s;
+    double all_stages = (double)m->layers * (layer_fwd + layer_bwd + recompute + cp_f + cp_b + cp_recompute) +
+                        logits_fwd + logits_bwd;
+    int most = layers_per_stage(prob, plan);
+    if (plan->pp > 1 && most > n) {
+        double fwd = most * layer_fwd, bwd = most * (layer_bwd + recompute), cp = most * (cp_f + cp_b + cp_recompute);
+        if (fwd + bwd + cp > out->total_s) {
+            out->fwd_s = fwd;
+            out->bwd_s = bwd;
+            out->cp_exposed_s = cp;
+            out->total_s = fwd + bwd + cp;
+        }
+    }
+    out->bubble_s = pipeline_bubble_slot_s(plan, all_stages, out->total_s);
 }
 
-/* Megatron-LM forces fp32 gradient accumulation and reduction for bf16
- * (and fp8, whose parameters are bf16) training unless --grad-reduce-in-bf16
- * (megatron/training/arguments.py: "bfloat16 requires gradient accumulation
- * and all-reduce to be done in fp32"); fp16 training reduces in fp16.  PyTorch
- * FSDP as torchtitan and Composer run it reduces in fp32
- * (MixedPrecisionPolicy reduce_dtype float32: torchtitan's
- * training.mixed_precision_reduce default, Composer's DEFAULT mixed
- * precision).  DeepSpeed communicates in the training's 16-bit type
- * (DeepSpeedEngine.communication_data_type). */
-pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training)
-{
-    bool deepspeed = fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021;
-    if (training == PP_PREC_FP16)
-        return fw == PP_FW_FSDP ? PP_PREC_FP32 : PP_PREC_FP16;
-    return deepspeed ? PP_PREC_BF16 : PP_PREC_FP32;
-}
-
-/* Megatron-Core sums gradients in the buffer it reduces them from, whose
- * type is the reduce type (param_and_grad_buffer.py group_params_for_buffers:
- * "torch.float if grad_reduce_in_fp32, else param.dtype"), and FSDP2 in its
- * reduce dtype (FSDPParam.to_accumulated_grad_if_needed).  DeepSpeed keeps
- * the 16-bit gradients of ZeRO Table 1 (Rajbhandari et al. 2020). */
-pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training, pp_precision reduce)
-{
-    pp_precision half = training == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
-    if (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021)
-        return half;
-    return reduce == PP_PREC_FP32 ? PP_PREC_FP32 : half;
-}
-
-void pp_framework_features(pp_framework fw, pp_training *t)
-{
-    t->framework = fw;
-    /* Megatron-LM 2021/2022 materialized the s x s scores (no fused
-     * attention) and reduced gradients after the backward pass
-     * (Narayanan et al. 2021 §4; Korthikanti et al. 2022 §5). */
-    bool classic = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED_2021;
-    t->flash_attention = !classic;
-    t->dp_overlap = !classic;
-    /* Megatron-LM 2021 split each pipeline send over the TP ranks
-     * (--no-scatter-gather-tensors-in-pipeline turned it off), and so does
-     * DeepSpeed's pipeline engine with model parallelism (PartitionedTensor
-     * sends, pipeline.pipe_partitioned, on by default); Megatron-Core
-     * dropped it for sequence parallelism, which splits the sequence instead
-     * (schedules.py get_tensor_shapes divides it by the TP size only with
-     * sequence_parallel), as torchtitan's TP plan does. */
-    t->p2p_scatter_gather = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021;
-    /* Megatron-Core (Transformer Engine userbuffers, --tp-comm-overlap) and
-     * torchtitan (AsyncTP) can pipeline 1D TP's collectives with their
-     * GEMMs; Megatron-LM 2021 and DeepSpeed cannot. */
-    t->tp_overlap = fw == PP_FW_MEGATRON_CORE || fw == PP_FW_FSDP;
-    /* Megatron's and Transformer Engine's fused kernels; torchtitan and
-     * Composer reach the same with torch.compile, which the launch settings
-     * turn on.  Eager PyTorch is the problem's (or row's) own choice. */
-    t->fused_elementwise = true;
-    t->fused_norm = false;
-    t->fused_loss = true;
-    t->loss_gathered = false;
-    t->grad_accum_bytes = 0; /* the framework's own */
-    /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
-     * own (fetch_sub_module): for a GPT layer two LayerNorms and four
-     * linear layers.  FSDP and Megatron-Core move one flat buffer per
-     * wrapped transformer block. */
-    t->param_collectives_per_layer = (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021) ? 6 : 1;
-    /* DeepSpeed's ZeRO-3 of 2021 gathered each parameter into a list of n
-     * narrow views of one flat buffer (partition_parameters.py
-     * _allgather_param: torch.distributed.all_gather(partitions, ...)), and
-     * reduce-scattered from a list of n inputs; PyTorch's NCCL process group
-     * runs a list collective on a flat staging buffer and copies it to (or
-     * from) the n tensors one kernel each (ProcessGroupNCCL::allgather,
-     * reduce_scatter: flatten_for_scatter_gather).  Later DeepSpeed gathers
-     * into one tensor (_all_gather_base), as FSDP and Megatron-Core do. */
-    t->list_collectives = fw == PP_FW_DEEPSPEED_2021;
-    /* The 2021 frameworks ran NCCL 2.8-2.10 (PyTorch containers 20.12-21.08);
-     * PXN came with NCCL 2.12 (March 2022), which later stacks have. */
-    t->nccl_pxn = !classic;
-}
+/* ---- the step ---------------------------------------------------------------- */
 
 typedef struct step_parts {
     pp_stage_term stage;
@@ -138,27 +156,6 @@ static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_pa
     double f = pp_comm_sm_share(prob);
     sp->dp_contention_s = f * (sp->dp.once_wire_s - once_x) + f * (sp->dp.gather_once_wire_s - gather_x) +
                           f * (sp->m * sp->dp.per_mb_wire_s - per_mb_x);
-}
-
-/* Communication that overlaps computation is not free: its kernels run on
- * SMs the computation then lacks.  DeepSeek-V3 (arXiv 2412.19437, §3.2.1)
- * needed 20 of the H800's 132 SMs to drive its 50 GB/s of InfiniBand per
- * GPU (and the NVLink behind it) at full bandwidth; NCCL's kernels take a
- * comparable share (NCCL_MAX_CTAS, 32 by default, NCCL environment
- * variables documentation).  The SMs a GPU needs scale with the bandwidth
- * its NIC drives: 20 per 50 GB/s, so 20 on H100 at 400 Gb/s, 10 on A100 at
- * 200 Gb/s, 2.5 on a V100 with a 50 Gb/s share of EDR.  While DP traffic
- * is hidden behind the backward pass the GPU computes on the rest: the
- * hidden seconds cost SMs / sm_count of themselves. */
-#define COMM_SMS_PER_NIC_GBps (20.0 / 50.0)
-
-double pp_comm_sm_share(const pp_problem *prob)
-{
-    int sms = prob->cluster.gpu.sm_count;
-    /* the GPU's own NIC (gpus.json), not the problem's link figures: a what-if
-     * with faster links moves the same bytes on the same kernels */
-    double need = COMM_SMS_PER_NIC_GBps * prob->cluster.gpu.network_Gbps / 8.0;
-    return sms > 0 && need > 0.0 ? fmin(0.5, need / sms) : 0.0;
 }
 
 static double slot_s(const step_parts *sp)

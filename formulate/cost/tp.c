@@ -1,7 +1,7 @@
 /*
  * tp.c: the tensor-parallel term, the traffic of one micro-batch on the
- * busiest stage, and the grid of 2D/2.5D/3D tensor parallelism
- * (docs/cost-model.md §3 and §8).
+ * busiest stage, in 1D and on the grid of 2D/2.5D/3D tensor parallelism
+ * (layout.c lays the grid out; docs/cost-model.md §3 and §8).
  *
  * 1D (Megatron, Shoeybi et al. 2019 §3): per layer two all-reduces of the
  * b s h activations forward and two backward (full recomputation repeats
@@ -15,42 +15,9 @@
  * to G of multiplies exposed.  3D (t = q^3, Colossal-AI _Linear3D) gathers
  * and reduce-scatters its operands over three groups and hides nothing.
  */
-#include "cost_internal.h"
+#include "cost_terms.h"
 
 #include <math.h>
-
-int pp_tp_grid_side(const pp_plan *plan)
-{
-    long t = plan->tp, d = plan->tp_mode == PP_TP_2P5D ? plan->tp_depth : 1;
-    if (t < 1 || d < 1 || t % d)
-        return 0;
-    long cells = t / d; /* q^2 (2D, 2.5D), q^3 (3D), t (1D) */
-    if (plan->tp_mode == PP_TP_1D)
-        return plan->tp_depth == 1 ? (int)t : 0;
-    int power = plan->tp_mode == PP_TP_3D ? 3 : 2;
-    for (long q = 1; q <= cells; q++) {
-        long v = power == 3 ? q * q * q : q * q;
-        if (v == cells)
-            return (int)q;
-        if (v > cells)
-            break;
-    }
-    return 0;
-}
-
-tp_grid grid_of(const pp_plan *plan)
-{
-    tp_grid g = {.mode = plan->tp_mode, .t = plan->tp, .q = plan->tp, .d = 1, .rows = 1, .wshard = plan->tp};
-    if (plan->tp_mode == PP_TP_1D)
-        return g;
-    int q = pp_tp_grid_side(plan);
-    g.q = q > 0 ? q : 1;
-    if (plan->tp_mode == PP_TP_2P5D)
-        g.d = plan->tp_depth > 0 ? plan->tp_depth : 1;
-    g.rows = plan->tp_mode == PP_TP_3D ? g.q * g.q : g.d * g.q;
-    g.wshard = plan->tp_mode == PP_TP_2P5D ? g.q * g.q : g.t;
-    return g;
-}
 
 /* One collective of a grid's tensor-parallel traffic over a group of n
  * ranks, `stride` apart: returns its wire time; adds `count` times its codec

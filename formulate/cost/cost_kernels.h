@@ -1,0 +1,68 @@
+/*
+ * cost_kernels.h: floor 2 of the cost model, the prices of the units every
+ * term is made of: kernels.c (a GEMM, a layer's kernels), collectives.c (a
+ * collective, a transfer, a codec) and states.c (the model states a GPU
+ * holds).  They use the layout and the ground only, never each other.
+ */
+#ifndef PARPLAN_COST_KERNELS_H
+#define PARPLAN_COST_KERNELS_H
+
+#include "cost_layout.h"
+
+/* --- kernels.c ---------------------------------------------------------------- */
+
+/* Roofline time of one (M x K) @ (K x N) matrix multiply. */
+double gemm_time_s(const pp_problem *prob, double M, double K, double N);
+/* The backward of a linear layer of input M x K and weight K x N: the data
+ * gradient's (M x N) @ (N x K) product, plus the weight gradient's
+ * (K x M) @ (M x N) unless the weight is frozen. */
+double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen);
+/* That multiply as one GPU of grid g runs it (1D: N split by t). */
+double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K, double N);
+/* Multi-head latent attention: the query and key/value projections of one
+ * layer's forward on one GPU of a 1D tensor group of t (down-projections
+ * replicated, up-projections split by t). */
+double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
+
+/* The forward kernels of one layer's micro-batch on one GPU (layer_kernels_fwd). */
+typedef struct layer_kernels {
+    double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
+    double gemm_bwd_s;    /* and their backward: data gradients, plus weight gradients unless frozen (LoRA) */
+    double gemm_even_fwd_s; /* of which the 2nd, 4th, ... a Llama-style layer runs (torchtitan's op SAC) */
+    double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
+    double mlp_bwd_s;     /* and the dense MLP's share of the backward */
+    double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
+    double attn_bwd_s;    /* and its backward */
+    double elem_fwd_s;    /* the rest of the forward's element-wise work */
+    double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
+    double cast_bwd_s;    /* and their output gradients in backward */
+    double lora_fwd_s;    /* LoRA adapters' matrix multiplies and the add of their output */
+} layer_kernels;
+void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k);
+
+/* --- collectives.c ------------------------------------------------------------ */
+
+/* Fraction of the buffer one rank sends in a ring collective of n ranks. */
+double ring_factor(pp_collective kind, long n);
+/* The codec dimension `dim` of the plan uses on a message of `bytes`, or
+ * NULL (no codec, or the message is under the threshold). */
+const pp_codec *codec_for(const pp_problem *prob, const pp_plan *plan, pp_dim dim, double bytes);
+/* Compression plus decompression seconds of raw_bytes on the problem's GPU
+ * (0 without codec). */
+double codec_time_s(const pp_problem *prob, const pp_codec *codec, double raw_bytes, double value_bits);
+/* Bytes of a collective's buffer the codec processes (ring chunks, or the
+ * buffer once for a cast). */
+double codec_bytes(const pp_codec *codec, pp_collective kind, double bytes, long n);
+/* Codec seconds a transfer of wire_s adds when MVAPICH pipelines codec_s
+ * over chunks of raw_bytes (casts: all of codec_s). */
+double codec_exposed_s(const pp_problem *prob, const pp_codec *codec, double wire_s, double codec_s,
+                       double raw_bytes);
+/* Add `count` collectives of `bytes`, each issued as `pieces` pieces, with
+ * the plan's codec of `dim`, to acc: wire and codec time, bytes per link. */
+void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
+                           pp_collective kind, double bytes, double value_bits, long n, long k,
+                           pp_comm_term *acc, double count, double pieces);
+
+/* states.c: pp_model_state_bytes, pp_state_bytes_per_param, pp_mem_states_gib (costmodel.h). */
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * cost_terms.h: floor 3 of the cost model, the terms: stage.c (a layer's
+ * compute), cp.c, moe.c (ep), tp.c, pipeline.c (pp), dp.c (dp, ZeRO and the
+ * optimizer) and memory.c.  They use floors 0-2 only, never each other;
+ * step.c, alone on floor 4, composes them.
+ */
+#ifndef PARPLAN_COST_TERMS_H
+#define PARPLAN_COST_TERMS_H
+
+#include "cost_kernels.h"
+
+/* --- stage.c ------------------------------------------------------------------ */
+
+/* One layer's compute of one micro-batch on one GPU, and the logits'. */
+typedef struct stage_layer {
+    layer_kernels k;          /* its kernels (cp.c reads the attention's, a MoE layer the MLP's) */
+    double layer_fwd_s;       /* a layer's forward */
+    double layer_bwd_s;       /* its backward, without recomputation */
+    double recompute_s;       /* what recomputation repeats of its forward */
+    bool recompute_attention; /* the recomputation repeats the attention core (and its cp exchange) */
+    double logits_fwd_s, logits_bwd_s; /* the output layer and the loss, on the last stage */
+} stage_layer;
+void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *out);
+
+/* --- cp.c --------------------------------------------------------------------- */
+
+/* The context-parallel exchange of one layer's K and V that its attention
+ * core does not hide: forward (*f) and backward (*b) seconds. */
+void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, double *f,
+                         double *b);
+
+/* --- moe.c (ep) --------------------------------------------------------------- */
+
+/* One MoE block on one GPU: its forward's compute and one pass's all-to-alls. */
+typedef struct moe_block {
+    double fwd_s;       /* compute of the MoE block's forward */
+    double comm_s;      /* all-to-alls and expert-TP collectives of one pass */
+    double bytes_nvlink, bytes_network; /* of one pass */
+} moe_block;
+void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b);
+
+/* tp.c, pipeline.c, dp.c, memory.c: their terms are public (costmodel.h). */
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * device.c: what one GPU offers the cost model, whatever runs on it
+ * (docs/cost-model.md §2 and §5): its dense peak at a precision, its
+ * sustained HBM rate, the bytes a precision's GEMM operands and weights take,
+ * and the share of its SMs communication kernels take while they overlap
+ * computation.
+ *
+ *   peak(prec) = peak_tflops[prec] x 1e12     (the 16-bit peak if it has none)
+ *   HBM        = hbm_GBps x 1e9 x eff.hbm
+ *   SM share   = min(0.5, 20 SMs per 50 GB/s of NIC / sm_count)   (DeepSeek-V3 §3.2.1)
+ *
+ * A GEMM input's bytes follow the training's recipe (names.h
+ * pp_precision_info: fp8 casts, MXFP8 and NVFP4 block scales, the layers a
+ * recipe keeps in bf16); weights are 16-bit unless Transformer Engine holds
+ * them in fp8 (fp8_params).  The ground floor of cost/: it calls no other
+ * module of the cost model.
+ */
+#include "cost_ground.h"
+
+#include <math.h>
+
+/* The GPU's dense peak at a precision, FLOP/s; the 16-bit peak if it has none. */
+double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec)
+{
+    double tf = gpu->peak_tflops[prec];
+    if (tf <= 0.0)
+        tf = gpu->peak_tflops[PP_PREC_BF16] > 0 ? gpu->peak_tflops[PP_PREC_BF16] : gpu->peak_tflops[PP_PREC_FP16];
+    return tf * 1e12;
+}
+
+double peak_flops(const pp_problem *prob, pp_precision prec)
+{
+    return gpu_peak_flops(&prob->cluster.gpu, prec);
+}
+
+/* Precision of the attention core and of element-wise work: 16-bit. */
+pp_precision half_precision(const pp_problem *prob)
+{
+    return prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0 ? PP_PREC_BF16 : PP_PREC_FP16;
+}
+
+double gpu_hbm_Bps(const pp_gpu *gpu)
+{
+    return gpu->hbm_GBps * 1e9 * gpu->eff.hbm;
+}
+
+double hbm_Bps(const pp_problem *prob)
+{
+    return gpu_hbm_Bps(&prob->cluster.gpu);
+}
+
+/* Bytes per element of a GEMM input in a precision: the recipe's cast (its
+ * block scales included), blended with bf16 for the layers the recipe keeps
+ * in bf16; 16-bit GEMMs read bf16/fp16 (ACT_BYTES). */
+double precision_input_bytes(pp_precision prec)
+{
+    const pp_precision_info *info = pp_precision_props(prec);
+    if (!info->low_gemm)
+        return ACT_BYTES;
+    double hp = info->high_precision_fraction;
+    return hp > 0.0 ? (1.0 - hp) * info->gemm_input_bytes + hp * ACT_BYTES : info->gemm_input_bytes;
+}
+
+/* Bytes per element of a linear layer's GEMM input, as stored for the
+ * backward pass and read by the kernel: the recipe's cast (its block scales
+ * included), blended with bf16 for the layers the recipe keeps in bf16;
+ * 16-bit training keeps the bf16/fp16 input (ACT_BYTES). */
+double gemm_input_bytes(const pp_training *t)
+{
+    return precision_input_bytes(t->precision);
+}
+
+double weight_bytes(const pp_training *t)
+{
+    /* fp8_params: Transformer Engine's Float8Tensor weights, cast once a
+     * step by the optimizer's update (Megatron-Core --fp8-param-gather); the
+     * fp32 master copy stays in the optimizer state */
+    return t->fp8_params && pp_precision_props(t->precision)->low_gemm ? gemm_input_bytes(t) : ACT_BYTES;
+}
+
+/* Communication that overlaps computation is not free: its kernels run on
+ * SMs the computation then lacks.  DeepSeek-V3 (arXiv 2412.19437, §3.2.1)
+ * needed 20 of the H800's 132 SMs to drive its 50 GB/s of InfiniBand per
+ * GPU (and the NVLink behind it) at full bandwidth; NCCL's kernels take a
+ * comparable share (NCCL_MAX_CTAS, 32 by default, NCCL environment
+ * variables documentation).  The SMs a GPU needs scale with the bandwidth
+ * its NIC drives: 20 per 50 GB/s, so 20 on H100 at 400 Gb/s, 10 on A100 at
+ * 200 Gb/s, 2.5 on a V100 with a 50 Gb/s share of EDR.  While DP traffic
+ * is hidden behind the backward pass the GPU computes on the rest: the
+ * hidden seconds cost SMs / sm_count of themselves. */
+#define COMM_SMS_PER_NIC_GBps (20.0 / 50.0)
+
+double pp_comm_sm_share(const pp_problem *prob)
+{
+    int sms = prob->cluster.gpu.sm_count;
+    /* the GPU's own NIC (gpus.json), not the problem's link figures: a what-if
+     * with faster links moves the same bytes on the same kernels */
+    double need = COMM_SMS_PER_NIC_GBps * prob->cluster.gpu.network_Gbps / 8.0;
+    return sms > 0 && need > 0.0 ? fmin(0.5, need / sms) : 0.0;
+}

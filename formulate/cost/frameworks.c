@@ -1,0 +1,128 @@
+/*
+ * frameworks.c: what each training framework does, as far as the cost model
+ * prices it (docs/cost-model.md §5): its name, the ZeRO stages it offers,
+ * the types it reduces and accumulates gradients in, the features it runs
+ * (fused attention, DP overlap, pipeline scatter-gather, TP overlap, fused
+ * kernels, gathers per layer, list collectives, PXN), whether fused attention
+ * runs at all, and torchtitan's per-op selective checkpointing.
+ *
+ * A framework sets what it is known to do: Megatron-LM 2021/2022 had no
+ * fused attention and no DP overlap (Narayanan et al. 2021 §4; Korthikanti
+ * et al. 2022 §5), DeepSpeed gathers module by module; Megatron-LM reduces
+ * bf16 gradients in fp32 (megatron/training/arguments.py), DeepSpeed in the
+ * 16-bit type (DeepSpeedEngine.communication_data_type), PyTorch FSDP in its
+ * reduce dtype (torchtitan's MixedPrecisionPolicy).  The ground floor of
+ * cost/: it calls no other module of the cost model.
+ */
+#include "cost_ground.h"
+
+static const char *const FRAMEWORK_NAMES[PP_FW_COUNT] = {"megatron-core", "megatron-lm-2021", "deepspeed",
+                                                         "deepspeed-2021", "fsdp"};
+
+const char *pp_framework_name(pp_framework fw)
+{
+    return fw >= 0 && fw < PP_FW_COUNT ? FRAMEWORK_NAMES[fw] : "?";
+}
+
+bool pp_framework_has_zero(pp_framework fw, int zero)
+{
+    return zero >= 0 && zero <= 3 && !(fw == PP_FW_FSDP && zero == 1);
+}
+
+/* Megatron-LM forces fp32 gradient accumulation and reduction for bf16
+ * (and fp8, whose parameters are bf16) training unless --grad-reduce-in-bf16
+ * (megatron/training/arguments.py: "bfloat16 requires gradient accumulation
+ * and all-reduce to be done in fp32"); fp16 training reduces in fp16.  PyTorch
+ * FSDP as torchtitan and Composer run it reduces in fp32
+ * (MixedPrecisionPolicy reduce_dtype float32: torchtitan's
+ * training.mixed_precision_reduce default, Composer's DEFAULT mixed
+ * precision).  DeepSpeed communicates in the training's 16-bit type
+ * (DeepSpeedEngine.communication_data_type). */
+pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training)
+{
+    bool deepspeed = fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021;
+    if (training == PP_PREC_FP16)
+        return fw == PP_FW_FSDP ? PP_PREC_FP32 : PP_PREC_FP16;
+    return deepspeed ? PP_PREC_BF16 : PP_PREC_FP32;
+}
+
+/* Megatron-Core sums gradients in the buffer it reduces them from, whose
+ * type is the reduce type (param_and_grad_buffer.py group_params_for_buffers:
+ * "torch.float if grad_reduce_in_fp32, else param.dtype"), and FSDP2 in its
+ * reduce dtype (FSDPParam.to_accumulated_grad_if_needed).  DeepSpeed keeps
+ * the 16-bit gradients of ZeRO Table 1 (Rajbhandari et al. 2020). */
+pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training, pp_precision reduce)
+{
+    pp_precision half = training == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
+    if (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021)
+        return half;
+    return reduce == PP_PREC_FP32 ? PP_PREC_FP32 : half;
+}
+
+void pp_framework_features(pp_framework fw, pp_training *t)
+{
+    t->framework = fw;
+    /* Megatron-LM 2021/2022 materialized the s x s scores (no fused
+     * attention) and reduced gradients after the backward pass
+     * (Narayanan et al. 2021 §4; Korthikanti et al. 2022 §5). */
+    bool classic = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED_2021;
+    t->flash_attention = !classic;
+    t->dp_overlap = !classic;
+    /* Megatron-LM 2021 split each pipeline send over the TP ranks
+     * (--no-scatter-gather-tensors-in-pipeline turned it off), and so does
+     * DeepSpeed's pipeline engine with model parallelism (PartitionedTensor
+     * sends, pipeline.pipe_partitioned, on by default); Megatron-Core
+     * dropped it for sequence parallelism, which splits the sequence instead
+     * (schedules.py get_tensor_shapes divides it by the TP size only with
+     * sequence_parallel), as torchtitan's TP plan does. */
+    t->p2p_scatter_gather = fw == PP_FW_MEGATRON_2021 || fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021;
+    /* Megatron-Core (Transformer Engine userbuffers, --tp-comm-overlap) and
+     * torchtitan (AsyncTP) can pipeline 1D TP's collectives with their
+     * GEMMs; Megatron-LM 2021 and DeepSpeed cannot. */
+    t->tp_overlap = fw == PP_FW_MEGATRON_CORE || fw == PP_FW_FSDP;
+    /* Megatron's and Transformer Engine's fused kernels; torchtitan and
+     * Composer reach the same with torch.compile, which the launch settings
+     * turn on.  Eager PyTorch is the problem's (or row's) own choice. */
+    t->fused_elementwise = true;
+    t->fused_norm = false;
+    t->fused_loss = true;
+    t->loss_gathered = false;
+    t->grad_accum_bytes = 0; /* the framework's own */
+    /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
+     * own (fetch_sub_module): for a GPT layer two LayerNorms and four
+     * linear layers.  FSDP and Megatron-Core move one flat buffer per
+     * wrapped transformer block. */
+    t->param_collectives_per_layer = (fw == PP_FW_DEEPSPEED || fw == PP_FW_DEEPSPEED_2021) ? 6 : 1;
+    /* DeepSpeed's ZeRO-3 of 2021 gathered each parameter into a list of n
+     * narrow views of one flat buffer (partition_parameters.py
+     * _allgather_param: torch.distributed.all_gather(partitions, ...)), and
+     * reduce-scattered from a list of n inputs; PyTorch's NCCL process group
+     * runs a list collective on a flat staging buffer and copies it to (or
+     * from) the n tensors one kernel each (ProcessGroupNCCL::allgather,
+     * reduce_scatter: flatten_for_scatter_gather).  Later DeepSpeed gathers
+     * into one tensor (_all_gather_base), as FSDP and Megatron-Core do. */
+    t->list_collectives = fw == PP_FW_DEEPSPEED_2021;
+    /* The 2021 frameworks ran NCCL 2.8-2.10 (PyTorch containers 20.12-21.08);
+     * PXN came with NCCL 2.12 (March 2022), which later stacks have. */
+    t->nccl_pxn = !classic;
+}
+
+/* Fused attention (FlashAttention-2/3, cuDNN) needs a head dimension that
+ * is a multiple of 8 and at most 256 (FlashAttention-2 README) and an
+ * Ampere or newer GPU (FlashAttention-2 and cuDNN's fused attention: sm80+;
+ * the catalog tells them by a bf16 peak, which Volta lacks); otherwise
+ * frameworks fall back to the unfused path that writes the s x s scores. */
+bool flash_usable(const pp_problem *prob)
+{
+    int d = pp_model_head_dim(&prob->model);
+    bool ampere = prob->cluster.gpu.peak_tflops[PP_PREC_BF16] > 0.0;
+    return prob->training.flash_attention && ampere && d % 8 == 0 && d <= 256;
+}
+
+/* Selective recomputation as torchtitan's per-op checkpointing: framework
+ * fsdp with fused attention (memory.c pp_op_sac_layer_bytes keeps what it
+ * saves; stage.c and tp.c price what it recomputes). */
+bool op_sac(const pp_problem *prob, const pp_plan *plan)
+{
+    return plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP && flash_usable(prob);
+}

@@ -1,0 +1,304 @@
+/*
+ * layout.c: where the layers and the ranks of a plan sit, and what one GPU
+ * of a stage holds (docs/cost-model.md §3, §4, §8 and §9).
+ *
+ * Stages: L layers over p stages (and v chunks), evenly or with the middle
+ * stages holding ceil(L/p) and the first and last the rest (Megatron-LM's
+ * --decoder-first/last-pipeline-num-layers; Llama 3 §3.3.2); which of a
+ * stage's layers are MoE layers.  The schedule (1F1B, interleaved; Narayanan
+ * et al. 2021 §2.2):
+ *
+ *   m = global_batch / (dp micro_batch),   factor = m + (p-1)/v,
+ *   fill/drain slot = (sum of the stages - the slowest) / (p-1)
+ *
+ * Ranks follow Megatron-LM's order (tp fastest, then cp, dp, pp): a group of
+ * n ranks `stride` apart has min(n, gpus_per_node / stride) of them in one
+ * node.  The replicas that share ZeRO's shards are dp x cp; an expert's are
+ * tp dp cp / (etp ep), stride etp ep (Megatron-Core's MoE parallel folding,
+ * Liu et al. 2025, arXiv 2504.14960).  Tensor parallelism lays a grid of
+ * side q over its t ranks (t = q^2 in 2D, d q^2 in 2.5D, q^3 in 3D; Bian et
+ * al. 2021).  A GPU of a stage holds
+ *
+ *   (layers of the stage x layer parameters + its embeddings) / weight shard
+ *
+ * with a MoE stage's routed experts split by ep x etp instead.  Layout reads
+ * the model (flops.c) and nothing above it.
+ */
+#include "cost_layout.h"
+
+#include <math.h>
+
+#define MOE_DEFAULT_IMBALANCE 1.2
+
+/* ---- the stages ------------------------------------------------------------- */
+
+bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out)
+{
+    long L = prob->model.layers, p = plan->pp, v = plan->virtual_stages;
+    *out = (pp_stage_split){0};
+    if (p < 1 || v < 1 || L < 1)
+        return false;
+    if (v > 1) {
+        /* Interleaved: p v chunks of L / (p v) layers, or, when the
+         * embedding and the loss are counted as layers (Megatron-Core's
+         * --account-for-embedding-in-pipeline-split and
+         * --account-for-loss-in-pipeline-split; NeMo's Llama 3.1 405B recipe
+         * puts 126 layers on 8 x 8 chunks this way), chunks of (L + 2) / (p v)
+         * with the model's first and last chunk one layer lighter. */
+        long c = L % (p * v) == 0 ? L / (p * v) : (L + 2) % (p * v) == 0 ? (L + 2) / (p * v) : 0;
+        if (c < 1 || (L % (p * v) && c < 2))
+            return false;
+        out->chunk = (int)c;
+        out->uneven = L % (p * v) != 0;
+        out->middle = (int)(v * c);
+        out->first = out->last = out->middle - (out->uneven ? 1 : 0);
+        return true;
+    }
+    if (L % p == 0) {
+        out->first = out->middle = out->last = (int)(L / p);
+        return true;
+    }
+    /* Uneven: the middle stages hold k = ceil(L/p) layers, and the first
+     * and the last share what is left, the last no more than the first
+     * (it also runs the logits and the loss): Megatron-LM's
+     * --decoder-first/last-pipeline-num-layers; Llama 3 405B trained 126
+     * layers on 16 stages as 7 + 14 x 8 + 7 (Llama Team 2024 §3.3.2). */
+    long k = (L + p - 1) / p, rest = L - (p - 2) * k;
+    if (p == 2) {
+        k = (L + 1) / 2;
+        rest = L;
+    }
+    long last = rest / 2, first = rest - last;
+    if (last < 1 || first > k)
+        return false;
+    out->first = (int)first;
+    out->middle = (int)k;
+    out->last = (int)last;
+    out->uneven = true;
+    return true;
+}
+
+int layers_per_stage(const pp_problem *prob, const pp_plan *plan)
+{
+    pp_stage_split s;
+    pp_stage_layers(prob, plan, &s);
+    return s.middle > s.first ? s.middle : s.first;
+}
+
+int layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    pp_stage_split s;
+    pp_stage_layers(prob, plan, &s);
+    if (stage == 0)
+        return s.first;
+    return stage >= plan->pp - 1 ? s.last : s.middle;
+}
+
+/* MoE layers among layers [first, first + n). */
+static int moe_in_range(const pp_model *m, long first, long n)
+{
+    int c = 0;
+    for (long i = first; i < first + n && i < m->layers; i++)
+        c += pp_layer_is_moe(m, (int)i);
+    return c;
+}
+
+int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    if (!pp_model_is_moe(m))
+        return 0;
+    pp_stage_split sp;
+    if (!pp_stage_layers(prob, plan, &sp))
+        return 0;
+    if (plan->virtual_stages > 1) { /* chunk g = j pp + stage; the model's first and last one lighter
+                                        when the split is uneven */
+        long chunk = sp.chunk, n_chunks = (long)plan->pp * plan->virtual_stages, c = 0;
+        long lighter = sp.uneven ? 1 : 0;
+        for (long j = 0; j < plan->virtual_stages; j++) {
+            long g = j * plan->pp + stage;
+            long start = g == 0 ? 0 : g * chunk - lighter;
+            long n = chunk - ((g == 0 || g == n_chunks - 1) ? lighter : 0);
+            c += moe_in_range(m, start, n);
+        }
+        return (int)c;
+    }
+    long first = stage == 0 ? 0 : sp.first + (long)(stage - 1) * sp.middle;
+    return moe_in_range(m, first, layers_on_stage(prob, plan, stage));
+}
+
+/* ---- the schedule ----------------------------------------------------------- */
+
+int pp_microbatches(const pp_problem *prob, const pp_plan *plan)
+{
+    long per_pipeline = (long)plan->dp * plan->micro_batch;
+    if (per_pipeline <= 0 || prob->training.global_batch % per_pipeline != 0)
+        return 0;
+    long m = prob->training.global_batch / per_pipeline;
+    return m > 0x7fffffffL ? 0 : (int)m;
+}
+
+/* A pipeline of p stages with per-micro-batch times t_i runs m micro-batches
+ * in m max t + sum of the others (the makespan of a linear pipeline; 1F1B
+ * with uniform stages gives Narayanan et al.'s (m + p - 1) t): a fill or
+ * drain slot costs the mean of the stages other than the slowest.  The last
+ * stage's logits and loss make it the slowest, and the bubble does not pay
+ * them p - 1 times.  Interleaving divides the p - 1 slots by v as before. */
+double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double slowest_s)
+{
+    return plan->pp > 1 ? fmax(0.0, (all_stages_s - slowest_s) / (plan->pp - 1)) : slowest_s;
+}
+
+double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
+{
+    /* 1F1B: m slots of work plus (p-1) of fill and drain; interleaving with
+     * v chunks shrinks the bubble to (p-1)/v (Narayanan et al. 2021 §2.2). */
+    return pp_microbatches(prob, plan) + (double)(plan->pp - 1) / plan->virtual_stages;
+}
+
+/* ---- the ranks -------------------------------------------------------------- */
+
+/* Whether a group of `size` ranks, `stride` apart, spans more than one node
+ * (consecutive ranks share a node, gpus_per_node of them). */
+bool group_inter_node(const pp_problem *prob, long stride, long size)
+{
+    return stride * size > prob->cluster.gpus_per_node;
+}
+
+/* Ranks of a group (of `size` ranks, `stride` apart) that share a node. */
+long ranks_per_node(const pp_problem *prob, long stride, long size)
+{
+    long gpn = prob->cluster.gpus_per_node;
+    if (stride >= gpn)
+        return 1;
+    long k = gpn / stride;
+    return k < size ? k : size;
+}
+
+long pp_replica_ranks(const pp_plan *plan)
+{
+    return (long)plan->dp * plan->cp;
+}
+
+long pp_expert_replica_ranks(const pp_plan *plan)
+{
+    long all = (long)plan->tp * plan->dp * plan->cp, split = (long)plan->etp * plan->ep;
+    return split > 0 && all % split == 0 ? all / split : 1;
+}
+
+void moe_expert_dp_group(const pp_problem *prob, const pp_plan *plan, long *n, long *k)
+{
+    /* the expert-data-parallel ranks, stride etp ep (parallel folding) */
+    *n = pp_expert_replica_ranks(plan);
+    *k = ranks_per_node(prob, (long)plan->etp * plan->ep, *n);
+    if (*k < 1)
+        *k = 1;
+}
+
+int pp_tp_grid_side(const pp_plan *plan)
+{
+    long t = plan->tp, d = plan->tp_mode == PP_TP_2P5D ? plan->tp_depth : 1;
+    if (t < 1 || d < 1 || t % d)
+        return 0;
+    long cells = t / d; /* q^2 (2D, 2.5D), q^3 (3D), t (1D) */
+    if (plan->tp_mode == PP_TP_1D)
+        return plan->tp_depth == 1 ? (int)t : 0;
+    int power = plan->tp_mode == PP_TP_3D ? 3 : 2;
+    for (long q = 1; q <= cells; q++) {
+        long v = power == 3 ? q * q * q : q * q;
+        if (v == cells)
+            return (int)q;
+        if (v > cells)
+            break;
+    }
+    return 0;
+}
+
+tp_grid grid_of(const pp_plan *plan)
+{
+    tp_grid g = {.mode = plan->tp_mode, .t = plan->tp, .q = plan->tp, .d = 1, .rows = 1, .wshard = plan->tp};
+    if (plan->tp_mode == PP_TP_1D)
+        return g;
+    int q = pp_tp_grid_side(plan);
+    g.q = q > 0 ? q : 1;
+    if (plan->tp_mode == PP_TP_2P5D)
+        g.d = plan->tp_depth > 0 ? plan->tp_depth : 1;
+    g.rows = plan->tp_mode == PP_TP_3D ? g.q * g.q : g.d * g.q;
+    g.wshard = plan->tp_mode == PP_TP_2P5D ? g.q * g.q : g.t;
+    return g;
+}
+
+/* The logits one GPU holds for the loss: its vocabulary slice, or the whole
+ * vocabulary when the output layer gathers them (training.loss_parallel). */
+double pp_loss_vocab_share(const pp_training *t, const pp_plan *plan)
+{
+    return !t->loss_gathered || plan->tp_mode != PP_TP_1D ? 1.0 / plan->tp : 1.0; /* grids shard every tensor */
+}
+
+/* ---- what a GPU of a stage holds -------------------------------------------- */
+
+double stage_embedding_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    double emb = pp_embedding_params(m);
+    /* input table on stage 0, output (or its tied copy) on the last, none
+     * in between */
+    double embeddings = stage == 0 || stage == plan->pp - 1 ? emb : 0.0;
+    if (plan->pp == 1 && !m->tie_embeddings)
+        embeddings = 2.0 * emb;
+    return embeddings;
+}
+
+/* Parameters held by one GPU of the given stage before ZeRO. */
+double stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    double embeddings = stage_embedding_params(prob, plan, stage);
+    /* Split by t, except 2.5D, which replicates its q x q weight blocks over
+     * the d layers of the grid (Tesseract). */
+    tp_grid g = grid_of(plan);
+    if (pp_model_is_moe(m)) /* dense and MoE layers differ; experts split by ep and etp */
+        return moe_stage_params(prob, plan, stage);
+    return (layers_on_stage(prob, plan, stage) * pp_layer_params(m) + embeddings) / g.wshard;
+}
+
+/* LoRA freezes every weight of the model and trains the adapters of the
+ * stage's layers: only they have gradients, optimizer states and
+ * data-parallel traffic (Hu et al. 2021 section 4.2). */
+double stage_trainable_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    if (prob->training.lora_rank <= 0)
+        return stage_params(prob, plan, stage);
+    return layers_on_stage(prob, plan, stage) * pp_lora_layer_params(&prob->model, &prob->training, plan->tp);
+}
+
+double stage_expert_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    if (!pp_model_is_moe(m))
+        return 0.0;
+    double per_layer = m->experts * mlp_params(m, m->moe_ffn_hidden);
+    return moe_layers_on_stage(prob, plan, stage) * per_layer / ((double)plan->ep * plan->etp);
+}
+
+double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    const pp_model *m = &prob->model;
+    double embeddings = stage_embedding_params(prob, plan, stage);
+    int n = layers_on_stage(prob, plan, stage), nm = moe_layers_on_stage(prob, plan, stage);
+    /* a MoE layer without its routed experts */
+    double moe_layer = attention_params(m) + 4.0 * m->hidden + router_params(m) + mlp_params(m, m->shared_ffn_hidden);
+    double dense = (n - nm) * pp_layer_params(m) + nm * moe_layer + embeddings;
+    return dense / plan->tp + stage_expert_params(prob, plan, stage);
+}
+
+/* The load of the busiest expert over the mean, training.moe_load_imbalance
+ * (default 1.2): Switch Transformer trains with capacity factors 1.0-1.25
+ * (Fedus et al. 2021 §2.2), which bound what an auxiliary loss leaves;
+ * DeepSeek-V3's auxiliary-loss-free balancing (arXiv 2412.19437 §2.1.2)
+ * keeps it lower (1.1 is a fair value there). */
+double moe_load_imbalance(const pp_problem *prob)
+{
+    double l = prob->training.moe_load_imbalance;
+    return l >= 1.0 ? l : MOE_DEFAULT_IMBALANCE;
+}

@@ -1,0 +1,92 @@
+/*
+ * stage.c: the compute of one micro-batch through one layer, and through
+ * the logits and the loss, on one GPU (docs/cost-model.md §2), from the
+ * kernels of kernels.c:
+ *
+ *   layer forward  = GEMMs + attention core + element-wise + LoRA + casts
+ *   layer backward = data and weight gradients (linear_bwd_s) + the
+ *                    attention core's backward + 2 x element-wise + casts of
+ *                    the output gradients
+ *   recomputation  = the forward again (full), the attention core
+ *                    (selective), or the even GEMMs and the element-wise work
+ *                    (torchtitan's per-op checkpointing)
+ *   logits         = the output layer's GEMM on a vocabulary padded to a
+ *                    multiple of 128 t, plus the loss's fp32 traffic
+ *
+ * The backward's two products per linear layer are the data and weight
+ * gradients of Narayanan et al. 2021 (arXiv 2104.04473, appendix), twice the
+ * forward's FLOPs; selective recomputation repeats the attention core
+ * (Korthikanti et al. 2022, selective activation recomputation), torchtitan's
+ * per-op checkpointing every other matrix multiply
+ * (torchtitan/parallelisms/parallelize_llama.py).
+ *
+ * The stage term (pp_term_stage, step.c) weighs them over the stages with
+ * the context-parallel exchange (cp.c) and a MoE model's expert blocks
+ * (moe.c).
+ */
+#include "cost_terms.h"
+
+#include <math.h>
+
+#define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
+#define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
+
+void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *out)
+{
+    const pp_model *m = &prob->model;
+    layer_kernels_fwd(prob, plan, &out->k);
+    const layer_kernels k = out->k;
+
+    double other_fwd = k.elem_fwd_s + k.lora_fwd_s;
+    double layer_fwd = k.gemm_fwd_s + k.attn_fwd_s + other_fwd + k.cast_fwd_s;
+    /* Backward: the linear layers' data and weight gradients, each by its
+     * own shape (linear_bwd_s); the attention core's (twice a fused
+     * kernel's forward, the unfused products by their shapes); element-wise
+     * backward reads and writes twice; the output gradients are cast.
+     * Frozen weights (LoRA) need no weight gradient: their matrix
+     * multiplies run once more, for the data gradient the layers below
+     * need. */
+    bool frozen = prob->training.lora_rank > 0;
+    double layer_bwd = k.gemm_bwd_s + k.attn_bwd_s + 2.0 * other_fwd + k.cast_bwd_s;
+    double recompute = 0.0;
+    bool attention_again = false; /* the recomputation repeats the attention core (and its cp exchange) */
+    if (plan->recompute == PP_RECOMPUTE_FULL) {
+        recompute = layer_fwd;
+        attention_again = true;
+    } else if (op_sac(prob, plan)) {
+        /* torchtitan's per-op selective checkpointing (memory.c,
+         * pp_op_sac_layer_bytes): the even matrix multiplies and the
+         * element-wise work again; attention and the TP collectives are saved */
+        recompute = k.gemm_even_fwd_s + k.elem_fwd_s + k.cast_fwd_s;
+    } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE) {
+        recompute = k.attn_fwd_s;
+        attention_again = true;
+    }
+
+    /* The busiest stage is the last: its layers plus the logits and loss,
+     * of the tokens that reach them (BERT's masked positions) */
+    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp * pp_model_logit_share(m);
+    tp_grid g = grid_of(plan);
+    /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
+     * (--make-vocab-size-divisible-by 128) so every rank's slice is aligned */
+    double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
+    double logits_gemm, logits_gemm_bwd;
+    if (g.mode == PP_TP_1D) {
+        logits_gemm = gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp);
+        logits_gemm_bwd = linear_bwd_s(prob, tokens, m->hidden, vocab / plan->tp, frozen);
+    } else {
+        logits_gemm = grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
+        logits_gemm_bwd = (frozen ? 1.0 : 2.0) * logits_gemm;
+    }
+    /* the loss reads and writes the logits it holds: its slice, or all of them once gathered */
+    double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
+    double logits_fwd = logits_gemm + ce_s;
+    double logits_bwd = logits_gemm_bwd + ce_s;
+
+    out->layer_fwd_s = layer_fwd;
+    out->layer_bwd_s = layer_bwd;
+    out->recompute_s = recompute;
+    out->recompute_attention = attention_again;
+    out->logits_fwd_s = logits_fwd;
+    out->logits_bwd_s = logits_bwd;
+}
