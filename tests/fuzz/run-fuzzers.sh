@@ -31,7 +31,10 @@ run_one() {
   mkdir -p "$corpus" "$artifacts"
   dict=$src/dict/$name.dict
   [ -f "$dict" ] || dict=$src/parplan.dict
-  nice -n "$niceness" "$bin/fuzz_$name" "$corpus" "$src/corpus/$name" "$src/regressions" \
+  # CPU seconds (user + system) go to fuzz-NAME.cpu when /usr/bin/time is there.
+  timer=""
+  [ -x /usr/bin/time ] && timer="/usr/bin/time -f %U+%S -o $bin/fuzz-$name.cpu"
+  $timer nice -n "$niceness" "$bin/fuzz_$name" "$corpus" "$src/corpus/$name" "$src/regressions" \
     -dict="$dict" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 \
     -max_len=8192 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" >"$bin/fuzz-$name.log" 2>&1
@@ -43,7 +46,8 @@ report() {
   rc=$(cat "$bin/fuzz-$name.status" 2>/dev/null || echo 1)
   summary=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$bin/fuzz-$name.log" | tail -1 | cut -d' ' -f1-9)
   execs=$(grep '^stat::number_of_executed_units' "$bin/fuzz-$name.log" | awk '{print $2}')
-  echo "fuzz_$name: ${execs:-?} executions in $seconds s; last: $summary"
+  cpu=$(tail -1 "$bin/fuzz-$name.cpu" 2>/dev/null | awk -F+ '$1 ~ /^[0-9.]+$/ {printf "%.0f", $1 + $2}')
+  echo "fuzz_$name: ${execs:-?} executions in $seconds s (${cpu:-?} s of CPU); last: $summary"
   if [ "$rc" -ne 0 ]; then
     echo "fuzz_$name FAILED (exit $rc): see $bin/fuzz-$name.log and $bin/fuzz-artifacts/$name/"
     grep -E 'ERROR|runtime error|parplan fuzz' "$bin/fuzz-$name.log" | head -5
