@@ -660,10 +660,11 @@ static void write_catalog(char *dir, size_t cap, const char *gpus, const char *m
 }
 
 static void bad_catalog_at(const char *label, const char *gpus, const char *models, const char *clusters,
-                           const char *codecs, const char *file, const char *path, const char *const *words, int line)
+                           const char *codecs, const char *bounds, const char *file, const char *path,
+                           const char *const *words, int line)
 {
     char dir[512], origin[600];
-    write_catalog(dir, sizeof dir, gpus, models, clusters, codecs);
+    write_catalog_bounds(dir, sizeof dir, gpus, models, clusters, codecs, bounds);
     snprintf(origin, sizeof origin, "%s/%s", dir, file);
     pp_catalog cat;
     pp_error err;
@@ -673,15 +674,21 @@ static void bad_catalog_at(const char *label, const char *gpus, const char *mode
 }
 
 #define BAD_CATALOG(label, g, m, cl, co, file, path, ...)                                                     \
-    bad_catalog_at(label, g, m, cl, co, file, path, WORDS(__VA_ARGS__), __LINE__)
+    bad_catalog_at(label, g, m, cl, co, NULL, file, path, WORDS(__VA_ARGS__), __LINE__)
+
+/* The small catalog of write_catalog's defaults, loaded. */
+static void load_small_catalog(pp_catalog *cat)
+{
+    char dir[512];
+    pp_error err;
+    write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(dir, cat, &err), PP_OK);
+}
 
 static void test_minimal_catalog(void)
 {
-    char dir[512];
-    write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
     pp_catalog cat;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(dir, &cat, &err), PP_OK);
+    load_small_catalog(&cat);
     CU_ASSERT_EQUAL(cat.n_codecs, 1);
     CU_ASSERT_EQUAL(cat.compress_min_bytes, 1 << 20);
     CU_ASSERT_EQUAL(cat.gpus[0].eff.gemm, 0.75); /* no efficiency.json: built-in */
@@ -697,11 +704,8 @@ static void test_minimal_catalog(void)
  * others.  A new GPU is then one entry of gpus.json. */
 static void test_calibration_families(void)
 {
-    char dir[512];
-    write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
     pp_catalog cat;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(dir, &cat, &err), PP_OK);
+    load_small_catalog(&cat);
     const pp_eff_family *f = pp_catalog_gpu_family(&cat, "g1");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     CU_ASSERT_STRING_EQUAL(f->name, "F1");
@@ -724,21 +728,8 @@ static void test_calibration_families(void)
     pp_catalog_free(&cat);
 }
 
-static void bad_bounds_at(const char *label, const char *gpus, const char *bounds, const char *file, const char *path,
-                          const char *const *words, int line)
-{
-    char dir[512], origin[600];
-    write_catalog_bounds(dir, sizeof dir, gpus, NULL, NULL, NULL, bounds);
-    snprintf(origin, sizeof origin, "%s/%s", dir, file);
-    pp_catalog cat;
-    pp_error err;
-    int rc = pp_catalog_load(dir, &cat, &err);
-    check_error_at(label, rc, &err, origin, path, words, line);
-    CU_ASSERT_EQUAL(cat.n_gpus, 0); /* left empty */
-}
-
 #define BAD_BOUNDS(label, gpus, bounds, file, path, ...) \
-    bad_bounds_at(label, gpus, bounds, file, path, WORDS(__VA_ARGS__), __LINE__)
+    bad_catalog_at(label, gpus, NULL, NULL, NULL, bounds, file, path, WORDS(__VA_ARGS__), __LINE__)
 
 #define GPU_OF_FAMILY(fam)                                                                                         \
     "{'gpus': [{'id': 'g1', 'name': 'G1', 'peak_tflops': {'bf16': 100}, 'memory_gib': 80, 'hbm_GBps': 1000,"      \

@@ -133,15 +133,21 @@ static int read_eff_value(const cJSON *obj, const pp_jpath *at, const char *key,
                                      : pp_json_double(obj, at, key, PP_OPTIONAL, 0, 1e6, v, err);
 }
 
-/* One entry of an efficiency file, over base; source names the entry. */
-static int read_eff_entry(const cJSON *obj, const pp_jpath *at, const pp_efficiency *base, const char *source,
-                          pp_efficiency *out, pp_error *err)
+/* An object keyed by parameters (an efficiency entry, a set of bounds):
+ * no other key. */
+static int expect_param_object(const cJSON *obj, const pp_jpath *at, pp_error *err)
 {
     const char *keys[PP_EFF_PARAM_COUNT + 1];
     eff_keys(keys);
     int rc = pp_json_expect_object(obj, at, err);
-    if (!rc)
-        rc = pp_json_check_keys(obj, at, keys, err);
+    return rc ? rc : pp_json_check_keys(obj, at, keys, err);
+}
+
+/* One entry of an efficiency file, over base; source names the entry. */
+static int read_eff_entry(const cJSON *obj, const pp_jpath *at, const pp_efficiency *base, const char *source,
+                          pp_efficiency *out, pp_error *err)
+{
+    int rc = expect_param_object(obj, at, err);
     *out = *base;
     for (int i = 0; i < PP_EFF_PARAM_COUNT && !rc; i++)
         rc = read_eff_value(obj, at, pp_eff_params[i].key, i, pp_efficiency_field(out, i), err);
@@ -859,13 +865,9 @@ static int read_bound(const cJSON *obj, const pp_jpath *at, int i, pp_eff_bound 
 static int read_bounds(const cJSON *obj, const pp_jpath *at, pp_eff_family *f, bool has[PP_EFF_PARAM_COUNT],
                        pp_error *err)
 {
-    const char *keys[PP_EFF_PARAM_COUNT + 1];
-    eff_keys(keys);
-    int rc = pp_json_expect_object(obj, at, err);
-    if (!rc)
-        rc = pp_json_check_keys(obj, at, keys, err);
+    int rc = expect_param_object(obj, at, err);
     for (int i = 0; i < PP_EFF_PARAM_COUNT && !rc; i++)
-        if (pp_json_member(obj, keys[i])) {
+        if (pp_json_member(obj, pp_eff_params[i].key)) {
             rc = read_bound(obj, at, i, &f->bound[i], err);
             has[i] = true;
         }
@@ -988,21 +990,17 @@ static int check_gpu_families(const pp_catalog *cat, const char *bounds_path, pp
     return PP_OK;
 }
 
-static int load_bounds(pp_catalog *cat, pp_error *err)
+/* calibration-bounds.json's document (at path): every_family, the families,
+ * then each GPU's family checked against them. */
+static int read_bounds_doc(pp_catalog *cat, const cJSON *doc, const char *path, pp_error *err)
 {
-    char path[1200];
-    cJSON *doc = NULL;
-    int rc = open_catalog_file(cat, "calibration-bounds.json", true, path, sizeof path, &doc, err);
-    if (rc)
-        return rc;
     pp_jpath root = pp_jpath_root(path);
     bool every[PP_EFF_PARAM_COUNT] = {false};
     const cJSON *list = NULL, *common = pp_json_member(doc, "every_family");
     cat->every_family = calloc(1, sizeof *cat->every_family);
     if (!cat->every_family)
-        rc = pp_error_set(err, PP_EINTERNAL, path, "out of memory");
-    if (!rc)
-        rc = pp_json_check_keys(doc, &root, bounds_file_keys, err);
+        return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
+    int rc = pp_json_check_keys(doc, &root, bounds_file_keys, err);
     if (!rc)
         rc = check_source(doc, &root, err);
     if (!rc && common) {
@@ -1015,8 +1013,17 @@ static int load_bounds(pp_catalog *cat, pp_error *err)
         pp_jpath list_at = pp_jpath_key(&root, "families");
         rc = read_families(cat, list, &list_at, every, err);
     }
+    return rc ? rc : check_gpu_families(cat, path, err);
+}
+
+/* Every GPU has a family of bounds: the file is required. */
+static int load_bounds(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "calibration-bounds.json", true, path, sizeof path, &doc, err);
     if (!rc)
-        rc = check_gpu_families(cat, path, err);
+        rc = read_bounds_doc(cat, doc, path, err);
     cJSON_Delete(doc);
     return rc;
 }
