@@ -547,6 +547,12 @@ static bool md_shown(const pp_launch_setting *s)
     return (s->where & PP_LAUNCH_MD) && !(s->kind == PP_LV_BOOL && !s->on);
 }
 
+/* Whether two settings sit in one section (NULL is the top level). */
+static bool same_section(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
 /* A value as TOML and JSON spell it. */
 static void md_value(pp_strbuf *sb, const pp_launch_setting *s)
 {
@@ -569,7 +575,7 @@ static void md_json(pp_strbuf *sb, const pp_launch_target *t)
         const pp_launch_setting *s = &t->settings[i];
         if (!md_shown(s))
             continue;
-        bool same = open && s->section && strcmp(open, s->section) == 0;
+        bool same = open && same_section(open, s->section);
         if (open && !same)
             pp_sb_append(sb, " }");
         if (same)
@@ -587,7 +593,9 @@ static void md_json(pp_strbuf *sb, const pp_launch_target *t)
     pp_sb_append(sb, open ? " }\n}\n```\n\n" : "\n}\n```\n\n");
 }
 
-/* A TOML configuration: each section a table, in the order of its first setting. */
+/* A TOML configuration: each section a table, in the order of its first
+ * setting (top-level settings, which TOML wants before any table, must be
+ * the target's first). */
 static void md_toml(pp_strbuf *sb, const pp_launch_target *t)
 {
     pp_sb_append(sb, "```toml\n");
@@ -596,16 +604,17 @@ static void md_toml(pp_strbuf *sb, const pp_launch_target *t)
         const char *sec = t->settings[i].section;
         bool seen = false, shown = false;
         for (int k = 0; k < i && !seen; k++)
-            seen = strcmp(t->settings[k].section, sec) == 0;
+            seen = same_section(t->settings[k].section, sec);
         for (int k = i; k < t->n && !shown; k++)
-            shown = strcmp(t->settings[k].section, sec) == 0 && md_shown(&t->settings[k]);
+            shown = same_section(t->settings[k].section, sec) && md_shown(&t->settings[k]);
         if (seen || !shown)
             continue;
-        pp_sb_appendf(sb, "%s[%s]\n", any ? "\n" : "", sec);
+        if (sec)
+            pp_sb_appendf(sb, "%s[%s]\n", any ? "\n" : "", sec);
         any = true;
         for (int k = i; k < t->n; k++) {
             const pp_launch_setting *s = &t->settings[k];
-            if (strcmp(s->section, sec) != 0 || !md_shown(s))
+            if (!same_section(s->section, sec) || !md_shown(s))
                 continue;
             pp_sb_appendf(sb, "%s = ", s->key);
             md_value(sb, s);
