@@ -70,14 +70,11 @@ static void synthesize(pp_measurement_set *set)
     }
 }
 
-/* Set parameter i (pp_efficiency_key's order) of e. */
+/* Set parameter i (pp_eff_params' order) of e. */
 static void set_param(pp_efficiency *e, int i, double v)
 {
-    double *f[] = {&e->gemm,    &e->attention,         &e->hbm,
-                   &e->nvlink,  &e->network,           &e->kernel_us,
-                   &e->nvlink_latency_us, &e->network_latency_us, &e->gemm_k_overhead, &e->cross_rail};
-    CU_ASSERT_FATAL(i >= 0 && i < (int)(sizeof f / sizeof f[0]));
-    *f[i] = v;
+    CU_ASSERT_FATAL(i >= 0 && i < PP_EFF_PARAM_COUNT);
+    *pp_efficiency_field(e, i) = v;
     CU_ASSERT_DOUBLE_EQUAL(pp_efficiency_value(e, i), v, 0.0);
 }
 

@@ -699,6 +699,28 @@ static void test_minimal_catalog(void)
     pp_catalog_free(&cat);
 }
 
+/* The one table of efficiency parameters: each field of pp_efficiency once,
+ * its built-in value what pp_efficiency_init sets, the fitted ones first. */
+static void test_efficiency_table(void)
+{
+    pp_efficiency e;
+    pp_efficiency_init(&e);
+    for (int i = 0; i < PP_EFF_PARAM_COUNT; i++) {
+        CU_ASSERT_EQUAL(pp_efficiency_value(&e, i), pp_eff_params[i].def);
+        CU_ASSERT_STRING_EQUAL(pp_efficiency_key(i), pp_eff_params[i].key);
+        CU_ASSERT(pp_eff_params[i].unit[0] && pp_eff_params[i].meaning[0]);
+        for (int j = 0; j < i; j++) {
+            CU_ASSERT_NOT_EQUAL(pp_eff_params[i].offset, pp_eff_params[j].offset);
+            CU_ASSERT_STRING_NOT_EQUAL(pp_eff_params[i].key, pp_eff_params[j].key);
+        }
+    }
+    CU_ASSERT_STRING_EQUAL(pp_efficiency_key(PP_EFF_CROSS_RAIL), "cross_rail");
+    CU_ASSERT_EQUAL(PP_EFF_COUNT, PP_EFF_GEMM_MISALIGNED); /* all but gemm_misaligned are fitted to steps */
+    CU_ASSERT_STRING_EQUAL(pp_efficiency_key(PP_EFF_PARAM_COUNT), "?");
+    *pp_efficiency_field(&e, PP_EFF_HBM) = 0.81;
+    CU_ASSERT_EQUAL(e.hbm, 0.81);
+}
+
 /* Each GPU names its calibration family; a family takes every_family's bound
  * of a parameter it does not bound itself, and a union family spans the
  * others.  A new GPU is then one entry of gpus.json. */
@@ -1227,6 +1249,7 @@ int main(void)
         {"catalog files: missing gpus.json", test_catalog_files},
         {"a minimal catalog", test_minimal_catalog},
         {"bad catalogs", test_bad_catalogs},
+        {"the efficiency table: each parameter once, with its default", test_efficiency_table},
         {"calibration families: every GPU names one, bounds resolved", test_calibration_families},
         {"bad calibration families and bounds name their JSON path", test_bad_calibration_families},
         {"long file names keep their tail", test_long_origin},
