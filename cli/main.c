@@ -1001,9 +1001,10 @@ static int run_calibrate_nccl(const cli_args *a, pp_error *err)
     return rc;
 }
 
-static int fit_gemm(const cli_args *a, const pp_gemm_sweep *sweeps, pp_gemm_calibration *cal, pp_error *err)
+static int fit_gemm(const cli_args *a, const pp_catalog *cat, const pp_gemm_sweep *sweeps, pp_gemm_calibration *cal,
+                    pp_error *err)
 {
-    int fitted = pp_calibrate_gemm(sweeps, a->n_operands, cal);
+    int fitted = pp_calibrate_gemm(cat, sweeps, a->n_operands, cal);
     pp_strbuf txt;
     pp_sb_init(&txt);
     pp_report_gemm_text(sweeps, a->n_operands, cal, &txt);
@@ -1039,7 +1040,7 @@ static int run_calibrate_gemm(const cli_args *a, pp_error *err)
     if (!rc) {
         memset(&cal, 0, sizeof cal);
         cal.gpu = cluster.gpu;
-        rc = fit_gemm(a, sweeps, &cal, err);
+        rc = fit_gemm(a, &cat, sweeps, &cal, err);
     }
     for (int i = 0; i < n; i++)
         pp_gemm_sweep_free(&sweeps[i]);
@@ -1092,11 +1093,11 @@ static int run_calibrate(const cli_args *a, pp_error *err)
     pp_cv_result *cv = NULL;
     if (!rc && a->cv && !(cv = malloc(sizeof *cv)))
         rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-    if (!rc && cv && (rc = pp_cross_validate(&set, cv)) != PP_OK)
+    if (!rc && cv && (rc = pp_cross_validate(&cat, &set, cv)) != PP_OK)
         pp_error_set(err, rc, "", "out of memory");
     if (!rc) {
         pp_fit fits[PP_MAX_GROUPS];
-        int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+        int n = pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS);
         int n_moe = 0, n_defect = 0;
         for (int i = 0; i < set.n; i++) {
             bool defect = set.rows[i].defect; /* apart as a defect before as MoE, as the CV counts it */
@@ -1151,12 +1152,12 @@ static void command_line(const cli_args *a, char *buf, size_t cap)
         snprintf(buf + used, cap - used, " --cv");
 }
 
-static int run_accuracy_cv(const cli_args *a, pp_measurement_set *set, pp_error *err)
+static int run_accuracy_cv(const cli_args *a, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
 {
     pp_cv_result *cv = malloc(sizeof *cv);
     if (!cv)
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-    int rc = pp_cross_validate(set, cv);
+    int rc = pp_cross_validate(cat, set, cv);
     if (rc) {
         free(cv);
         return pp_error_set(err, rc, "", "out of memory");
@@ -1179,7 +1180,7 @@ static int run_accuracy(const cli_args *a, pp_error *err)
     pp_measurement_set set;
     int rc = load_measurements(a, &cat, &set, err);
     if (!rc && a->cv) {
-        rc = run_accuracy_cv(a, &set, err);
+        rc = run_accuracy_cv(a, &cat, &set, err);
     } else if (!rc) {
         pp_score score;
         pp_score_measurements(&set, &score);

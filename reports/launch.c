@@ -1,9 +1,12 @@
 /*
  * launch.c: how to run a plan, per framework (launch.h).
  *
- * Megatron-LM flags, a DeepSpeed configuration and the MVAPICH compression
- * settings, written from the plan and the problem.  The Markdown report and
- * the result JSON read the same functions, so the two never disagree.
+ * pp_launch_build turns a plan and its problem into the launch table: the
+ * Megatron-LM flags, the DeepSpeed configuration, the torchtitan TOML and
+ * the MVAPICH-Plus compression environment, each an ordered list of (key,
+ * value) settings.  This file is the only one that spells a framework's
+ * key or value; the renderers below (Markdown) and in result_json.c (JSON)
+ * walk the table by its format and add no setting of their own.
  */
 #include "launch.h"
 
@@ -14,225 +17,643 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* ---- Megatron-LM ---------------------------------------------------------- */
+/* ---- building a target ---------------------------------------------------- */
 
-typedef struct flag_lines {
-    char (*lines)[160];
-    int n, max;
-} flag_lines;
-
-static void flag(flag_lines *f, const char *fmt, ...) PP_PRINTF(2, 3);
-static void flag(flag_lines *f, const char *fmt, ...)
+/* The next setting of t (a scratch one when t is full, so a builder never
+ * checks: PP_LAUNCH_MAX_SETTINGS is far above what any target holds). */
+static pp_launch_setting *add(pp_launch_target *t, const char *section, const char *key, pp_launch_kind kind)
 {
-    if (f->n >= f->max)
-        return;
+    static const pp_launch_setting none = {0};
+    pp_launch_setting *s = &t->settings[t->n < PP_LAUNCH_MAX_SETTINGS ? t->n++ : PP_LAUNCH_MAX_SETTINGS - 1];
+    *s = none;
+    s->section = section;
+    s->key = key;
+    s->kind = kind;
+    s->where = PP_LAUNCH_BOTH;
+    return s;
+}
+
+static pp_launch_setting *set_int(pp_launch_target *t, const char *section, const char *key, long v)
+{
+    pp_launch_setting *s = add(t, section, key, PP_LV_INT);
+    s->num = v;
+    return s;
+}
+
+static pp_launch_setting *set_bool(pp_launch_target *t, const char *section, const char *key, bool v)
+{
+    pp_launch_setting *s = add(t, section, key, PP_LV_BOOL);
+    s->on = v;
+    return s;
+}
+
+static pp_launch_setting *set_text(pp_launch_target *t, const char *section, const char *key, pp_launch_kind kind,
+                                   const char *fmt, ...) PP_PRINTF(5, 6);
+static pp_launch_setting *set_text(pp_launch_target *t, const char *section, const char *key, pp_launch_kind kind,
+                                   const char *fmt, ...)
+{
+    pp_launch_setting *s = add(t, section, key, kind);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->lines[f->n++], 160, fmt, ap);
+    vsnprintf(s->text, sizeof s->text, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Command-line flags: a new line, or joined to the line before. */
+static void flag_sw(pp_launch_target *t, bool joined, const char *key)
+{
+    add(t, NULL, key, PP_LV_SWITCH)->joined = joined;
+}
+
+static void flag_int(pp_launch_target *t, bool joined, const char *key, long v)
+{
+    set_int(t, NULL, key, v)->joined = joined;
+}
+
+static void flag_word(pp_launch_target *t, bool joined, const char *key, const char *value)
+{
+    set_text(t, NULL, key, PP_LV_TEXT, "%s", value)->joined = joined;
+}
+
+static void note(pp_launch_target *t, const char *fmt, ...) PP_PRINTF(2, 3);
+static void note(pp_launch_target *t, const char *fmt, ...)
+{
+    size_t used = strlen(t->notes);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->notes + used, sizeof t->notes - used, fmt, ap);
     va_end(ap);
 }
+
+/* Append str to the string in buf (size bytes), cutting it to fit. */
+static void append(char *buf, size_t size, const char *str)
+{
+    size_t used = strlen(buf), n = strlen(str);
+    if (used + n >= size)
+        n = size - used - 1;
+    memcpy(buf + used, str, n);
+    buf[used + n] = '\0';
+}
+
+/* One setting as it reads on a command line ("--tensor-model-parallel-size 4"). */
+static void flag_text(const pp_launch_setting *s, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    append(buf, size, s->key ? s->key : "");
+    char num[32];
+    switch (s->kind) {
+    case PP_LV_INT:
+        snprintf(num, sizeof num, " %ld", s->num);
+        append(buf, size, num);
+        break;
+    case PP_LV_TEXT:
+    case PP_LV_STR:
+        append(buf, size, " ");
+        append(buf, size, s->text);
+        break;
+    default: break;
+    }
+}
+
+/* ---- Megatron-LM ---------------------------------------------------------- */
 
 /* Mixture of experts (Megatron-Core MoE) and multi-head latent attention:
  * grouped GEMMs and the token dispatcher (alltoall, or the flex dispatcher
  * with DeepEP), as the cost model prices them (docs/cost-model.md section 9). */
-static void moe_flags(flag_lines *f, const pp_model *m, const pp_training *t, const pp_plan *p)
+static void moe_flags(pp_launch_target *f, const pp_model *m, const pp_training *t, const pp_plan *p)
 {
     if (pp_model_is_moe(m)) {
-        flag(f, "--num-experts %d --moe-router-topk %d", m->experts, m->experts_per_token);
-        flag(f, "--expert-model-parallel-size %d --expert-tensor-parallel-size %d", p->ep, p->etp);
+        flag_int(f, false, "--num-experts", m->experts);
+        flag_int(f, true, "--moe-router-topk", m->experts_per_token);
+        flag_int(f, false, "--expert-model-parallel-size", p->ep);
+        flag_int(f, true, "--expert-tensor-parallel-size", p->etp);
+        flag_sw(f, false, "--moe-grouped-gemm");
+        flag_word(f, true, "--moe-token-dispatcher-type", t->moe_deepep ? "flex" : "alltoall");
         if (t->moe_deepep)
-            flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type flex --moe-enable-deepep");
-        else
-            flag(f, "--moe-grouped-gemm --moe-token-dispatcher-type alltoall");
+            flag_sw(f, true, "--moe-enable-deepep");
         if (t->moe_a2a_overlap) /* the all-to-alls behind the other micro-batch's compute */
-            flag(f, "--overlap-moe-expert-parallel-comm");
-        flag(f, "--moe-ffn-hidden-size %d", m->moe_ffn_hidden);
+            flag_sw(f, false, "--overlap-moe-expert-parallel-comm");
+        flag_int(f, false, "--moe-ffn-hidden-size", m->moe_ffn_hidden);
         if (m->shared_ffn_hidden > 0)
-            flag(f, "--moe-shared-expert-intermediate-size %d", m->shared_ffn_hidden);
+            flag_int(f, false, "--moe-shared-expert-intermediate-size", m->shared_ffn_hidden);
         int freq = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
         if (m->first_dense_layers > 0 && freq == 1)
-            flag(f, "--moe-layer-freq \"([0]*%d+[1]*%d)\"", m->first_dense_layers, m->layers - m->first_dense_layers);
+            set_text(f, NULL, "--moe-layer-freq", PP_LV_TEXT, "\"([0]*%d+[1]*%d)\"", m->first_dense_layers,
+                     m->layers - m->first_dense_layers);
         else if (m->first_dense_layers > 0)
-            flag(f, "--moe-layer-freq \"([0]*%d+[1 if i %% %d == 0 else 0 for i in range(%d, %d)])\"",
-                 m->first_dense_layers, freq, m->first_dense_layers, m->layers);
+            set_text(f, NULL, "--moe-layer-freq", PP_LV_TEXT, "\"([0]*%d+[1 if i %% %d == 0 else 0 for i in range(%d, %d)])\"",
+                     m->first_dense_layers, freq, m->first_dense_layers, m->layers);
         else if (freq > 1)
-            flag(f, "--moe-layer-freq %d", freq);
+            flag_int(f, false, "--moe-layer-freq", freq);
     }
     if (pp_model_is_mla(m)) {
+        flag_sw(f, false, "--multi-latent-attention");
         if (m->q_lora_rank > 0)
-            flag(f, "--multi-latent-attention --q-lora-rank %d --kv-lora-rank %d", m->q_lora_rank, m->kv_lora_rank);
-        else
-            flag(f, "--multi-latent-attention --kv-lora-rank %d", m->kv_lora_rank);
-        flag(f, "--qk-head-dim %d --qk-pos-emb-head-dim %d --v-head-dim %d", m->qk_nope_head_dim, m->qk_rope_head_dim,
-             m->v_head_dim);
+            flag_int(f, true, "--q-lora-rank", m->q_lora_rank);
+        flag_int(f, true, "--kv-lora-rank", m->kv_lora_rank);
+        flag_int(f, false, "--qk-head-dim", m->qk_nope_head_dim);
+        flag_int(f, true, "--qk-pos-emb-head-dim", m->qk_rope_head_dim);
+        flag_int(f, true, "--v-head-dim", m->v_head_dim);
     }
 }
 
-int pp_megatron_flags(const pp_problem *prob, const pp_plan *p, char lines[][160], int max)
+/* The Megatron-LM flags of the plan's parallelism, memory savers and
+ * communication overlap. */
+static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
 {
-    const pp_model *m = &prob->model;
     const pp_training *t = &prob->training;
-    flag_lines f = {lines, 0, max};
-    flag(&f, "--tensor-model-parallel-size %d", p->tp);
-    flag(&f, "--pipeline-model-parallel-size %d", p->pp);
+    flag_int(f, false, "--tensor-model-parallel-size", p->tp);
+    flag_int(f, false, "--pipeline-model-parallel-size", p->pp);
     pp_stage_split split;
     bool known = pp_stage_layers(prob, p, &split);
-    if (known && split.uneven && p->virtual_stages == 1)
-        flag(&f, "--decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d", split.first,
-             split.last);
-    if (known && p->virtual_stages > 1) {
-        flag(&f, "--num-layers-per-virtual-pipeline-stage %d", split.chunk);
-        if (split.uneven) /* the embedding and the loss each take a layer's place */
-            flag(&f, "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
+    if (known && split.uneven && p->virtual_stages == 1) {
+        flag_int(f, false, "--decoder-first-pipeline-num-layers", split.first);
+        flag_int(f, true, "--decoder-last-pipeline-num-layers", split.last);
     }
-    flag(&f, "--context-parallel-size %d", p->cp);
-    flag(&f, "--micro-batch-size %d", p->micro_batch);
-    flag(&f, "--global-batch-size %ld", t->global_batch);
+    if (known && p->virtual_stages > 1) {
+        flag_int(f, false, "--num-layers-per-virtual-pipeline-stage", split.chunk);
+        if (split.uneven) { /* the embedding and the loss each take a layer's place */
+            flag_sw(f, false, "--account-for-embedding-in-pipeline-split");
+            flag_sw(f, true, "--account-for-loss-in-pipeline-split");
+        }
+    }
+    flag_int(f, false, "--context-parallel-size", p->cp);
+    flag_int(f, false, "--micro-batch-size", p->micro_batch);
+    flag_int(f, false, "--global-batch-size", t->global_batch);
     if (p->sequence_parallel)
-        flag(&f, "--sequence-parallel");
+        flag_sw(f, false, "--sequence-parallel");
     if (p->tp_comm_overlap) /* Transformer Engine userbuffers */
-        flag(&f, "--tp-comm-overlap");
-    if (p->zero == 1)
-        flag(&f, "--use-distributed-optimizer");
-    else if (p->zero >= 2) {
-        flag(&f, "--use-distributed-optimizer --use-megatron-fsdp");
-        flag(&f, "--data-parallel-sharding-strategy %s", p->zero == 2 ? "optim_grads" : "optim_grads_params");
-        flag(&f, "--no-gradient-accumulation-fusion --ckpt-format fsdp_dtensor");
+        flag_sw(f, false, "--tp-comm-overlap");
+    if (p->zero >= 1)
+        flag_sw(f, false, "--use-distributed-optimizer");
+    if (p->zero >= 2) {
+        flag_sw(f, true, "--use-megatron-fsdp");
+        flag_word(f, false, "--data-parallel-sharding-strategy", p->zero == 2 ? "optim_grads" : "optim_grads_params");
+        flag_sw(f, false, "--no-gradient-accumulation-fusion");
+        flag_word(f, true, "--ckpt-format", "fsdp_dtensor");
     }
     if (p->recompute == PP_RECOMPUTE_SELECTIVE)
-        flag(&f, "--recompute-granularity selective");
-    else if (p->recompute == PP_RECOMPUTE_FULL)
-        flag(&f, "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
-    if (t->dp_overlap && p->dp > 1)
-        flag(&f, "--overlap-grad-reduce%s", p->zero >= 1 ? " --overlap-param-gather" : "");
+        flag_word(f, false, "--recompute-granularity", "selective");
+    else if (p->recompute == PP_RECOMPUTE_FULL) {
+        flag_word(f, false, "--recompute-granularity", "full");
+        flag_word(f, true, "--recompute-method", "uniform");
+        flag_int(f, true, "--recompute-num-layers", 1);
+    }
+    if (t->dp_overlap && p->dp > 1) {
+        flag_sw(f, false, "--overlap-grad-reduce");
+        if (p->zero >= 1)
+            flag_sw(f, true, "--overlap-param-gather");
+    }
     /* Megatron-LM reduces bf16 gradients in fp32 unless told (the model's default) */
     if (t->precision != PP_PREC_FP16 && t->grad_reduce_dtype == PP_PREC_BF16)
-        flag(&f, "--grad-reduce-in-bf16");
+        flag_sw(f, false, "--grad-reduce-in-bf16");
     if (t->flash_attention)
-        flag(&f, "--use-flash-attn");
+        flag_sw(f, false, "--use-flash-attn");
     /* a named kernel: Megatron-Core's AttnBackend (enums.py) flash is
      * FlashAttention-2's package, fused Transformer Engine's cuDNN attention */
     if (t->flash_attention && t->attention_kernel != PP_ATTN_AUTO)
-        flag(&f, "--attention-backend %s", t->attention_kernel == PP_ATTN_FLASH3 ? "fused" : "flash");
-    flag(&f, "--num-layers %d --hidden-size %d --num-attention-heads %d", m->layers, m->hidden, m->heads);
-    if (m->kv_heads != m->heads)
-        flag(&f, "--group-query-attention --num-query-groups %d", m->kv_heads);
+        flag_word(f, false, "--attention-backend", t->attention_kernel == PP_ATTN_FLASH3 ? "fused" : "flash");
+}
+
+/* The model's shape, and the precision recipe. */
+static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
+{
+    const pp_model *m = &prob->model;
+    const pp_training *t = &prob->training;
+    flag_int(f, false, "--num-layers", m->layers);
+    flag_int(f, true, "--hidden-size", m->hidden);
+    flag_int(f, true, "--num-attention-heads", m->heads);
+    if (m->kv_heads != m->heads) {
+        flag_sw(f, false, "--group-query-attention");
+        flag_int(f, true, "--num-query-groups", m->kv_heads);
+    }
     if (m->head_dim && m->head_dim * m->heads != m->hidden)
-        flag(&f, "--kv-channels %d", m->head_dim);
-    if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp)
-        flag(&f, "--ffn-hidden-size %d%s", m->ffn_hidden, m->gated_mlp ? " --swiglu" : "");
+        flag_int(f, false, "--kv-channels", m->head_dim);
+    if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp) {
+        flag_int(f, false, "--ffn-hidden-size", m->ffn_hidden);
+        if (m->gated_mlp)
+            flag_sw(f, true, "--swiglu");
+    }
     /* The gated-MLP families parplan knows (Llama, Mistral, Qwen, Nemotron
      * 4) also use RMSNorm, rotary positions and no linear biases; the GPT
      * families Megatron-LM's defaults (LayerNorm, learned positions,
      * biases). */
-    if (m->gated_mlp)
-        flag(&f, "--normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
+    if (m->gated_mlp) {
+        flag_word(f, false, "--normalization", "RMSNorm");
+        flag_word(f, true, "--position-embedding-type", "rope");
+        flag_sw(f, true, "--disable-bias-linear");
+    }
     if (!m->tie_embeddings)
-        flag(&f, "--untie-embeddings-and-output-weights");
-    moe_flags(&f, m, t, p);
-    flag(&f, "--seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
+        flag_sw(f, false, "--untie-embeddings-and-output-weights");
+    moe_flags(f, m, t, p);
+    flag_int(f, false, "--seq-length", m->seq_len);
+    flag_int(f, true, "--max-position-embeddings", m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
-    flag(&f, "%s", pp_precision_props(t->precision)->megatron_flags);
+    flag_sw(f, false, pp_precision_props(t->precision)->megatron_flags);
     bool low = pp_precision_props(t->precision)->low_gemm;
     if (t->fp8_params && low)
-        flag(&f, "--fp8-param-gather");
+        flag_sw(f, false, "--fp8-param-gather");
     if (t->fp8_act_store && low)
-        flag(&f, "--activation-func-fp8-input-store");
-    return f.n;
+        flag_sw(f, false, "--activation-func-fp8-input-store");
 }
 
-/* ---- DeepSpeed ------------------------------------------------------------ */
-
-void pp_deepspeed_config(const pp_problem *prob, const pp_plan *p, int microbatches, pp_deepspeed *ds)
+/* What Megatron-LM's flags above cannot say. */
+static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
 {
-    const pp_training *t = &prob->training;
-    ds->train_batch_size = t->global_batch;
-    ds->micro_batch_per_gpu = p->micro_batch;
-    ds->gradient_accumulation_steps = microbatches;
-    ds->precision_key = t->precision == PP_PREC_FP16 ? "fp16" : "bf16";
-    ds->zero_stage = p->zero;
-    ds->overlap_comm = p->zero >= 1 && t->dp_overlap;
-}
-
-/* ---- plan: how to run it ------------------------------------------------------ */
-
-/* Codec ids come from the catalog or the problem: in a code block they are
- * not Markdown, but keep them to safe characters all the same. */
-static void code_word(pp_strbuf *sb, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-_.", *p))
-            pp_sb_appendn(sb, (const char *)p, 1);
-}
-
-static void md_megatron(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
-{
-    char lines[PP_MAX_FLAG_LINES][160];
-    int n = pp_megatron_flags(prob, p, lines, PP_MAX_FLAG_LINES);
-    pp_sb_appendf(sb, "### Megatron-LM\n\n```sh\ntorchrun --nnodes %ld --nproc-per-node %d pretrain_gpt.py \\\n",
-                  prob->cluster.nodes, prob->cluster.gpus_per_node);
-    for (int i = 0; i < n; i++)
-        pp_sb_appendf(sb, "    %s \\\n", lines[i]);
-    pp_sb_append(sb, "    ...   # data, tokenizer, optimizer and schedule flags as usual\n```\n\n");
     if (p->zero >= 2)
-        pp_sb_append(sb, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
-                         "`--use-custom-fsdp`).\n\n");
+        note(f, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
+                "`--use-custom-fsdp`).\n\n");
     /* Megatron-LM sums and reduces gradients in one buffer of one type
      * (--grad-reduce-in-bf16 makes it bf16, else fp32): a problem that asks
      * for different types has no flags that run it. */
     const pp_training *t = &prob->training;
     if (t->precision != PP_PREC_FP16 && t->grad_accum_bytes &&
         t->grad_accum_bytes != (t->grad_reduce_dtype == PP_PREC_FP32 ? 4 : 2))
-        pp_sb_appendf(sb, "Megatron-LM holds and reduces gradients in one type (bf16 with `--grad-reduce-in-bf16`, "
-                          "else fp32); this problem asks for gradients held in %s and reduced in %s, which it "
-                          "cannot run: the flags above reduce in %s and hold them in that type too.\n\n",
-                      t->grad_accum_bytes == 4 ? "fp32" : "16 bits", pp_precision_name(t->grad_reduce_dtype),
-                      pp_precision_name(t->grad_reduce_dtype));
+        note(f, "Megatron-LM holds and reduces gradients in one type (bf16 with `--grad-reduce-in-bf16`, "
+                "else fp32); this problem asks for gradients held in %s and reduced in %s, which it "
+                "cannot run: the flags above reduce in %s and hold them in that type too.\n\n",
+             t->grad_accum_bytes == 4 ? "fp32" : "16 bits", pp_precision_name(t->grad_reduce_dtype),
+             pp_precision_name(t->grad_reduce_dtype));
     if (t->lora_rank > 0)
-        pp_sb_appendf(sb, "pretrain\\_gpt.py trains every weight: for LoRA run the same degrees under NeMo's PEFT "
-                          "(`model.peft.peft_scheme=lora`, `model.peft.lora_tuning.adapter_dim=%d`, "
-                          "`model.peft.lora_tuning.target_modules=%s`).\n\n",
-                      t->lora_rank,
-                      t->lora_targets == PP_LORA_ALL_LINEAR ? "[attention_qkv,attention_dense,mlp_fc1,mlp_fc2]"
-                                                            : "[attention_qkv,attention_dense]");
+        note(f, "pretrain\\_gpt.py trains every weight: for LoRA run the same degrees under NeMo's PEFT "
+                "(`model.peft.peft_scheme=lora`, `model.peft.lora_tuning.adapter_dim=%d`, "
+                "`model.peft.lora_tuning.target_modules=%s`).\n\n",
+             t->lora_rank,
+             t->lora_targets == PP_LORA_ALL_LINEAR ? "[attention_qkv,attention_dense,mlp_fc1,mlp_fc2]"
+                                                   : "[attention_qkv,attention_dense]");
     if (p->tp_mode != PP_TP_1D)
-        pp_sb_appendf(sb, "tp\\_mode=%s is not a Megatron-LM feature: it needs a framework with 2D/2.5D/3D tensor "
-                          "parallelism (e.g. Colossal-AI); the other flags still apply.\n\n",
-                      pp_tp_mode_name(p->tp_mode));
+        note(f, "tp\\_mode=%s is not a Megatron-LM feature: it needs a framework with 2D/2.5D/3D tensor "
+                "parallelism (e.g. Colossal-AI); the other flags still apply.\n\n",
+             pp_tp_mode_name(p->tp_mode));
 }
 
-static void md_deepspeed(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p, int m)
+static void build_megatron(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
 {
-    pp_deepspeed ds;
-    pp_deepspeed_config(prob, p, m, &ds);
-    pp_sb_appendf(sb,
-                  "### DeepSpeed\n\n```json\n{\n  \"train_batch_size\": %ld,\n  \"train_micro_batch_size_per_gpu\": %d,\n"
-                  "  \"gradient_accumulation_steps\": %d,\n  \"%s\": { \"enabled\": true },\n"
-                  "  \"zero_optimization\": { \"stage\": %d%s }\n}\n```\n\n",
-                  ds.train_batch_size, ds.micro_batch_per_gpu, ds.gradient_accumulation_steps, ds.precision_key,
-                  ds.zero_stage, ds.overlap_comm ? ", \"overlap_comm\": true" : "");
-    pp_sb_appendf(sb, "DeepSpeed leaves tensor and pipeline parallelism to the model code: with Megatron-DeepSpeed "
-                      "pass `--tensor-model-parallel-size %d --pipeline-model-parallel-size %d`%s.",
-                  p->tp, p->pp, p->recompute == PP_RECOMPUTE_FULL ? " and `--checkpoint-activations`" : "");
+    f->title = "Megatron-LM";
+    f->format = PP_LF_ARGS;
+    f->json_key = "megatron_args";
+    snprintf(f->command, sizeof f->command, "torchrun --nnodes %ld --nproc-per-node %d pretrain_gpt.py",
+             prob->cluster.nodes, prob->cluster.gpus_per_node);
+    f->trailer = "...   # data, tokenizer, optimizer and schedule flags as usual";
+    megatron_plan_flags(f, prob, p);
+    megatron_model_flags(f, prob, p);
+    megatron_notes(f, prob, p);
+}
+
+/* The Megatron-LM setting of key, or NULL. */
+static const pp_launch_setting *find_setting(const pp_launch_target *t, const char *key)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->settings[i].key && strcmp(t->settings[i].key, key) == 0)
+            return &t->settings[i];
+    return NULL;
+}
+
+/* ---- DeepSpeed ------------------------------------------------------------ */
+
+/* DeepSpeed runs the data-parallel part; Megatron-DeepSpeed takes the
+ * degrees Megatron-LM's first two flags give (megatron). */
+static void build_deepspeed(pp_launch_target *ds, const pp_launch_target *megatron, const pp_problem *prob,
+                            const pp_plan *p, int microbatches)
+{
+    const pp_training *t = &prob->training;
+    ds->title = "DeepSpeed";
+    ds->format = PP_LF_JSON;
+    ds->json_key = "deepspeed";
+    set_int(ds, NULL, "train_batch_size", t->global_batch);
+    set_int(ds, NULL, "train_micro_batch_size_per_gpu", p->micro_batch);
+    set_int(ds, NULL, "gradient_accumulation_steps", microbatches);
+    set_bool(ds, t->precision == PP_PREC_FP16 ? "fp16" : "bf16", "enabled", true);
+    set_int(ds, "zero_optimization", "stage", p->zero);
+    if (p->zero >= 1 && t->dp_overlap)
+        set_bool(ds, "zero_optimization", "overlap_comm", true);
+
+    char tp[PP_LAUNCH_TEXT], pp[PP_LAUNCH_TEXT];
+    flag_text(&megatron->settings[0], tp, sizeof tp);
+    flag_text(&megatron->settings[1], pp, sizeof pp);
+    note(ds, "DeepSpeed leaves tensor and pipeline parallelism to the model code: with Megatron-DeepSpeed "
+             "pass `%s %s`%s.",
+         tp, pp, p->recompute == PP_RECOMPUTE_FULL ? " and `--checkpoint-activations`" : "");
     if (p->zero >= 2 && p->pp > 1)
-        pp_sb_append(sb, " DeepSpeed's pipeline engine takes ZeRO stage 0 or 1 only, so this plan needs Megatron-LM.");
+        note(ds, " DeepSpeed's pipeline engine takes ZeRO stage 0 or 1 only, so this plan needs Megatron-LM.");
     if (p->virtual_stages > 1)
-        pp_sb_append(sb, " DeepSpeed's pipeline engine has no interleaved schedule: use Megatron-LM for "
-                         "virtual\\_stages > 1.");
+        note(ds, " DeepSpeed's pipeline engine has no interleaved schedule: use Megatron-LM for "
+                 "virtual\\_stages > 1.");
     if (p->cp > 1)
-        pp_sb_append(sb, " Context parallelism (a ring over the sequence) is Megatron-LM's; DeepSpeed-Ulysses "
-                         "splits the sequence differently.");
-    if (p->recompute == PP_RECOMPUTE_SELECTIVE)
-        pp_sb_append(sb, " Selective recomputation is Megatron-LM's `--recompute-granularity selective`.");
-    pp_sb_append(sb, "\n\n");
+        note(ds, " Context parallelism (a ring over the sequence) is Megatron-LM's; DeepSpeed-Ulysses "
+                 "splits the sequence differently.");
+    const pp_launch_setting *sel = find_setting(megatron, "--recompute-granularity");
+    if (p->recompute == PP_RECOMPUTE_SELECTIVE && sel) {
+        char text[PP_LAUNCH_TEXT];
+        flag_text(sel, text, sizeof text);
+        note(ds, " Selective recomputation is Megatron-LM's `%s`.", text);
+    }
+    note(ds, "\n\n");
+}
+
+/* ---- PyTorch FSDP2 / torchtitan ------------------------------------------- */
+
+static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const pp_plan *p)
+{
+    tt->title = "PyTorch FSDP2 (torchtitan)";
+    tt->format = PP_LF_TOML;
+    tt->json_key = "torchtitan";
+    /* FSDP2 shards over data_parallel_shard_degree and replicates over
+     * data_parallel_replicate_degree (HSDP); ZeRO-3 is FULL_SHARD (reshard
+     * after forward), ZeRO-2 keeps the gathered parameters between forward
+     * and backward (reshard_after_forward "never"), ZeRO-0 is plain
+     * replication; FSDP has no ZeRO-1 (torchtitan docs/fsdp.md). */
+    long dp = pp_replica_ranks(p) / p->cp;
+    const char *par = "parallelism";
+    set_int(tt, par, "data_parallel_replicate_degree", p->zero >= 2 ? 1 : dp);
+    set_int(tt, par, "data_parallel_shard_degree", p->zero >= 2 ? dp : 1);
+    set_text(tt, par, "fsdp_reshard_after_forward", PP_LV_STR, "%s", p->zero == 3 ? "always" : "never");
+    set_int(tt, par, "tensor_parallel_degree", p->tp);
+    set_int(tt, par, "context_parallel_degree", p->cp);
+    set_int(tt, par, "pipeline_parallel_degree", p->pp);
+    bool async_tp = p->tp_comm_overlap; /* needs torch.compile */
+    if (async_tp)
+        set_bool(tt, par, "enable_async_tensor_parallel", true);
+    if (p->pp > 1) {
+        set_text(tt, par, "pipeline_parallel_schedule", PP_LV_STR, "%s",
+                 p->virtual_stages > 1 ? "Interleaved1F1B" : "1F1B");
+        set_int(tt, par, "pipeline_parallel_microbatch_size", p->micro_batch)->where = PP_LAUNCH_MD;
+    }
+    set_int(tt, "training", "local_batch_size", (long)p->micro_batch * pp_microbatches(prob, p));
+    set_int(tt, "training", "global_batch_size", prob->training.global_batch);
+    set_int(tt, "training", "seq_len", prob->model.seq_len)->where = PP_LAUNCH_MD;
+    const char *ac = p->recompute == PP_RECOMPUTE_FULL        ? "full"
+                     : p->recompute == PP_RECOMPUTE_SELECTIVE ? "selective"
+                                                              : "none";
+    set_text(tt, "activation_checkpoint", "mode", PP_LV_STR, "%s", ac)->json_key = "activation_checkpoint_mode";
+    if (p->recompute == PP_RECOMPUTE_SELECTIVE) {
+        pp_launch_setting *s = set_text(tt, "activation_checkpoint", "selective_ac_option", PP_LV_STR, "op");
+        s->where = PP_LAUNCH_MD;
+        s->comment = "per-op SAC: what framework fsdp prices as selective";
+    }
+    /* the model priced fused element-wise kernels: torchtitan gets them from torch.compile */
+    pp_launch_setting *c = set_bool(tt, "compile", "enable", prob->training.fused_elementwise || async_tp);
+    c->json_key = "compile";
+    c->comment = "fused element-wise kernels, as priced; AsyncTP needs it";
+    tt->has_exact = true;
+    tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D && p->codec[PP_DIM_DP] == 0 &&
+                p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0;
+    if (p->zero == 1)
+        note(tt, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
+                 "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");
+    else if (!tt->exact)
+        note(tt, "torchtitan has no 2D/2.5D/3D tensor parallelism and no message compression: this plan "
+                 "needs Megatron-LM or Colossal-AI and MVAPICH for those parts.\n\n");
+    if (p->pp > 1 && p->zero >= 2)
+        note(tt, "With pipeline parallelism torchtitan keeps FSDP's gathered parameters across the micro-"
+                 "batches of a step (reshard_after_forward applies per step).\n\n");
+}
+
+/* ---- MVAPICH-Plus compression --------------------------------------------- */
+
+/* Codec ids come from the catalog or the problem: in a code block they are
+ * not Markdown, but keep them to safe characters all the same. */
+static void code_word(char *dst, size_t size, const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n + 1 < size; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-_.", *p))
+            dst[n++] = (char)*p;
+    if (size)
+        dst[n] = '\0';
+}
+
+/* An MPI codec of the plan on dimension d (not a cast), or NULL. */
+static const pp_codec *mpi_codec(const pp_problem *prob, const pp_plan *p, int d)
+{
+    int i = p->codec[d];
+    return i > 0 && i < prob->n_codecs && !prob->codecs[i].cast ? &prob->codecs[i] : NULL;
 }
 
 /* Compression runs in MVAPICH-Plus collectives (Xu et al. 2024); its
  * settings are environment variables (MVAPICH-Plus 4.0 GPU compression
- * documentation). */
-static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
+ * documentation), which each dimension's collectives (the point-to-point
+ * sends of pp, the reduce-scatters, all-gathers and all-reduces of the
+ * others) switch on. */
+static void build_mvapich(pp_launch *l, const pp_problem *prob, const pp_plan *p)
+{
+    pp_launch_target *mv = &l->targets[PP_LT_MVAPICH];
+    mv->title = "MVAPICH-Plus";
+    mv->format = PP_LF_ENV;
+    mv->json_key = NULL;
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        l->mpi_codecs |= mpi_codec(prob, p, d) != NULL;
+    if (!l->mpi_codecs)
+        return;
+    set_text(mv, NULL, "MPIR_CVAR_ENABLE_COMPRESSION", PP_LV_TEXT, "1");
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        const pp_codec *k = mpi_codec(prob, p, d);
+        if (!k)
+            continue;
+        char id[PP_LAUNCH_TEXT];
+        code_word(id, sizeof id, k->id);
+        if (k->lossy)
+            set_text(mv, NULL, NULL, PP_LV_COMMENT, "%s traffic: %s (lossy, %g bits per value)",
+                     pp_dim_name((pp_dim)d), id, k->bits_per_value);
+        else
+            set_text(mv, NULL, NULL, PP_LV_COMMENT, "%s traffic: %s (lossless)", pp_dim_name((pp_dim)d), id);
+        if (strncmp(k->id, "zfp", 3) == 0) {
+            set_text(mv, NULL, "MPIR_CVAR_COMPRESSION_ALGORITHM", PP_LV_TEXT, "zfp");
+            set_text(mv, NULL, "MPIR_CVAR_ZFP_RATE", PP_LV_TEXT, "%g", k->bits_per_value);
+        } else
+            set_text(mv, NULL, NULL, PP_LV_COMMENT, "MPIR_CVAR_COMPRESSION_ALGORITHM: MVAPICH-Plus 4.0 documents "
+                                                    "zfp only; this codec needs an MVAPICH build that has it");
+        /* the collectives that carry the dimension's traffic: gradients
+         * reduce-scattered under ZeRO, sequence-parallel activations
+         * reduce-scattered and all-gathered, parameters all-gathered */
+        bool sp = d == PP_DIM_TP && p->sequence_parallel;
+        bool reduce_scatter = (d == PP_DIM_DP && p->zero >= 1) || sp;
+        bool all_gather = sp || d == PP_DIM_PARAMS;
+        bool all_reduce = (d == PP_DIM_DP || d == PP_DIM_TP) && !reduce_scatter;
+        if (d == PP_DIM_PP) {
+            set_text(mv, NULL, "MPIR_CVAR_ENABLE_PT2PT_GPU_COMPRESSION", PP_LV_TEXT, "1");
+            set_text(mv, NULL, "MPIR_CVAR_PT2PT_GPU_COMPRESSION_THRESHOLD", PP_LV_TEXT, "%.0f",
+                     prob->compress_min_bytes);
+        }
+        if (reduce_scatter)
+            set_text(mv, NULL, "MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM", PP_LV_TEXT, "osu_ring_compression");
+        if (all_gather)
+            set_text(mv, NULL, "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM", PP_LV_TEXT, "osu_gpu_compression");
+        if (all_reduce)
+            set_text(mv, NULL, "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", PP_LV_TEXT, "osu_ring_compression");
+    }
+}
+
+void pp_launch_build(const pp_problem *prob, const pp_plan *plan, int microbatches, pp_launch *out)
+{
+    memset(out, 0, sizeof *out);
+    build_megatron(&out->targets[PP_LT_MEGATRON], prob, plan);
+    build_deepspeed(&out->targets[PP_LT_DEEPSPEED], &out->targets[PP_LT_MEGATRON], prob, plan, microbatches);
+    build_torchtitan(&out->targets[PP_LT_TORCHTITAN], prob, plan);
+    build_mvapich(out, prob, plan);
+}
+
+int pp_launch_lines(const pp_launch_target *t, char lines[][PP_LAUNCH_TEXT], int max)
+{
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        const pp_launch_setting *s = &t->settings[i];
+        if (!(s->where & PP_LAUNCH_MD))
+            continue;
+        char text[PP_LAUNCH_TEXT];
+        flag_text(s, text, sizeof text);
+        if (s->joined && n > 0) {
+            append(lines[n - 1], PP_LAUNCH_TEXT, " ");
+            append(lines[n - 1], PP_LAUNCH_TEXT, text);
+        } else if (n < max) {
+            lines[n][0] = '\0';
+            append(lines[n++], PP_LAUNCH_TEXT, text);
+        } else
+            break;
+    }
+    return n;
+}
+
+int pp_megatron_flags(const pp_problem *prob, const pp_plan *plan, char lines[][PP_LAUNCH_TEXT], int max)
+{
+    pp_launch *l = malloc(sizeof *l);
+    if (!l)
+        return 0;
+    pp_launch_build(prob, plan, pp_microbatches(prob, plan), l);
+    int n = pp_launch_lines(&l->targets[PP_LT_MEGATRON], lines, max);
+    free(l);
+    return n;
+}
+
+/* ---- Markdown ------------------------------------------------------------- */
+
+static void md_args(pp_strbuf *sb, const pp_launch_target *t)
+{
+    char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
+    int n = pp_launch_lines(t, lines, PP_LAUNCH_MAX_SETTINGS);
+    pp_sb_appendf(sb, "```sh\n%s \\\n", t->command);
+    for (int i = 0; i < n; i++)
+        pp_sb_appendf(sb, "    %s \\\n", lines[i]);
+    pp_sb_appendf(sb, "    %s\n```\n\n", t->trailer);
+}
+
+/* Whether Markdown writes s: a switch that is off goes unsaid. */
+static bool md_shown(const pp_launch_setting *s)
+{
+    return (s->where & PP_LAUNCH_MD) && !(s->kind == PP_LV_BOOL && !s->on);
+}
+
+/* Whether two settings sit in one section (NULL is the top level). */
+static bool same_section(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* A value as TOML and JSON spell it. */
+static void md_value(pp_strbuf *sb, const pp_launch_setting *s)
+{
+    switch (s->kind) {
+    case PP_LV_INT: pp_sb_appendf(sb, "%ld", s->num); break;
+    case PP_LV_BOOL: pp_sb_append(sb, s->on ? "true" : "false"); break;
+    case PP_LV_STR: pp_sb_appendf(sb, "\"%s\"", s->text); break;
+    default: pp_sb_append(sb, s->text); break;
+    }
+}
+
+/* A JSON configuration, a top-level key a line and each section on one
+ * line of its own: { "train_batch_size": 1536, ..., "zero_optimization": { "stage": 1 } }. */
+static void md_json(pp_strbuf *sb, const pp_launch_target *t)
+{
+    pp_sb_append(sb, "```json\n{");
+    const char *open = NULL; /* the section whose line is being written */
+    bool first = true;
+    for (int i = 0; i < t->n; i++) {
+        const pp_launch_setting *s = &t->settings[i];
+        if (!md_shown(s))
+            continue;
+        bool same = open && same_section(open, s->section);
+        if (open && !same)
+            pp_sb_append(sb, " }");
+        if (same)
+            pp_sb_append(sb, ", ");
+        else {
+            pp_sb_append(sb, first ? "\n  " : ",\n  ");
+            if (s->section)
+                pp_sb_appendf(sb, "\"%s\": { ", s->section);
+        }
+        first = false;
+        open = s->section;
+        pp_sb_appendf(sb, "\"%s\": ", s->key);
+        md_value(sb, s);
+    }
+    pp_sb_append(sb, open ? " }\n}\n```\n\n" : "\n}\n```\n\n");
+}
+
+/* A TOML configuration: each section a table, in the order of its first
+ * setting (top-level settings, which TOML wants before any table, must be
+ * the target's first). */
+static void md_toml(pp_strbuf *sb, const pp_launch_target *t)
+{
+    pp_sb_append(sb, "```toml\n");
+    bool any = false;
+    for (int i = 0; i < t->n; i++) {
+        const char *sec = t->settings[i].section;
+        bool seen = false, shown = false;
+        for (int k = 0; k < i && !seen; k++)
+            seen = same_section(t->settings[k].section, sec);
+        for (int k = i; k < t->n && !shown; k++)
+            shown = same_section(t->settings[k].section, sec) && md_shown(&t->settings[k]);
+        if (seen || !shown)
+            continue;
+        if (sec)
+            pp_sb_appendf(sb, "%s[%s]\n", any ? "\n" : "", sec);
+        any = true;
+        for (int k = i; k < t->n; k++) {
+            const pp_launch_setting *s = &t->settings[k];
+            if (!same_section(s->section, sec) || !md_shown(s))
+                continue;
+            pp_sb_appendf(sb, "%s = ", s->key);
+            md_value(sb, s);
+            if (s->comment)
+                pp_sb_appendf(sb, "  # %s", s->comment);
+            pp_sb_append(sb, "\n");
+        }
+    }
+    pp_sb_append(sb, "```\n\n");
+}
+
+static void md_env(pp_strbuf *sb, const pp_launch_target *t)
+{
+    pp_sb_append(sb, "```sh\n");
+    for (int i = 0; i < t->n; i++) {
+        const pp_launch_setting *s = &t->settings[i];
+        if (s->kind == PP_LV_COMMENT)
+            pp_sb_appendf(sb, "# %s\n", s->text);
+        else
+            pp_sb_appendf(sb, "export %s=%s\n", s->key, s->text);
+    }
+    pp_sb_append(sb, "```\n\n");
+}
+
+/* One target: its heading, its settings in its format, its notes. */
+static void md_target(pp_strbuf *sb, const pp_launch_target *t)
+{
+    switch (t->format) {
+    case PP_LF_ARGS: md_args(sb, t); break;
+    case PP_LF_JSON: md_json(sb, t); break;
+    case PP_LF_TOML: md_toml(sb, t); break;
+    case PP_LF_ENV: md_env(sb, t); break;
+    }
+    pp_sb_append(sb, t->notes);
+}
+
+/* The compression section: casts the framework applies, the MVAPICH-Plus
+ * environment of MPI codecs, and the accuracy risk of each lossy choice. */
+static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p, const pp_launch *l)
 {
     pp_sb_append(sb, "### Compression\n\n");
     int used = 0;
@@ -242,59 +663,25 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
         pp_sb_append(sb, "No dimension is compressed: no MPI compression settings are needed.\n\n");
         return;
     }
-    int mpi = 0;
     for (int d = 0; d < PP_DIM_COUNT; d++) {
         int i = p->codec[d];
-        if (i <= 0 || i >= prob->n_codecs)
+        if (i <= 0 || i >= prob->n_codecs || !prob->codecs[i].cast)
             continue;
         const pp_codec *k = &prob->codecs[i];
-        if (!k->cast) {
-            mpi++;
-            continue;
-        }
-        pp_sb_appendf(sb, "%s traffic: ", pp_dim_name((pp_dim)d));
-        code_word(sb, k->id);
-        pp_sb_appendf(sb, ", a cast the training framework applies before the collective (%g bits per value: "
-                          "DeepSpeed `communication_data_type` for bf16, ZeRO++ `zero_quantized_gradients` or "
-                          "1-bit Adam's compressed communication for int8); the collective library needs no "
-                          "setting.\n\n",
-                      k->bits_per_value);
+        char id[PP_LAUNCH_TEXT];
+        code_word(id, sizeof id, k->id);
+        pp_sb_appendf(sb, "%s traffic: %s, a cast the training framework applies before the collective (%g bits "
+                          "per value: DeepSpeed `communication_data_type` for bf16, ZeRO++ "
+                          "`zero_quantized_gradients` or 1-bit Adam's compressed communication for int8); the "
+                          "collective library needs no setting.\n\n",
+                      pp_dim_name((pp_dim)d), id, k->bits_per_value);
     }
-    if (mpi > 0) {
+    if (l->mpi_codecs) {
         pp_sb_append(sb, "Dimensions with an MPI codec run their collectives through MVAPICH2-GDR / MVAPICH-Plus "
                          "with GPU compression (NCCL does not compress). Its settings are environment "
-                         "variables:\n\n```sh\nexport MPIR_CVAR_ENABLE_COMPRESSION=1\n");
-        for (int d = 0; d < PP_DIM_COUNT; d++) {
-            int i = p->codec[d];
-            if (i <= 0 || i >= prob->n_codecs || prob->codecs[i].cast)
-                continue;
-            const pp_codec *k = &prob->codecs[i];
-            bool zfp = strncmp(k->id, "zfp", 3) == 0;
-            pp_sb_appendf(sb, "# %s traffic: ", pp_dim_name((pp_dim)d));
-            code_word(sb, k->id);
-            pp_sb_appendf(sb, k->lossy ? " (lossy, %g bits per value)\n" : " (lossless)\n",
-                          k->lossy ? k->bits_per_value : 0.0);
-            if (zfp)
-                pp_sb_appendf(sb, "export MPIR_CVAR_COMPRESSION_ALGORITHM=zfp\nexport MPIR_CVAR_ZFP_RATE=%g\n",
-                              k->bits_per_value);
-            else
-                pp_sb_append(sb, "# MPIR_CVAR_COMPRESSION_ALGORITHM: MVAPICH-Plus 4.0 documents zfp only; this "
-                                 "codec needs an MVAPICH build that has it\n");
-            if (d == PP_DIM_PP)
-                pp_sb_appendf(sb, "export MPIR_CVAR_ENABLE_PT2PT_GPU_COMPRESSION=1\n"
-                                  "export MPIR_CVAR_PT2PT_GPU_COMPRESSION_THRESHOLD=%.0f\n",
-                              prob->compress_min_bytes);
-            else if (d == PP_DIM_DP && p->zero >= 1) /* gradients reduce-scattered */
-                pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n");
-            else if (d == PP_DIM_TP && p->sequence_parallel)
-                pp_sb_append(sb, "export MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=osu_ring_compression\n"
-                                 "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
-            else if (d == PP_DIM_DP || d == PP_DIM_TP)
-                pp_sb_append(sb, "export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=osu_ring_compression\n");
-            else /* parameter all-gathers */
-                pp_sb_append(sb, "export MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=osu_gpu_compression\n");
-        }
-        pp_sb_append(sb, "```\n\nThese variables hold for the whole process, not one communicator: if two "
+                         "variables:\n\n");
+        md_target(sb, &l->targets[PP_LT_MVAPICH]);
+        pp_sb_append(sb, "These variables hold for the whole process, not one communicator: if two "
                          "dimensions use different codecs or rates, MVAPICH cannot apply both, and the cheaper "
                          "choice is to keep the one that saves more time (see the runner-ups).\n\n");
     }
@@ -315,82 +702,26 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
         if (i <= 0 || i >= prob->n_codecs || !prob->codecs[i].lossy)
             continue;
         const pp_codec *k = &prob->codecs[i];
-        pp_sb_appendf(sb, "Accuracy risk, %s: ", pp_dim_name((pp_dim)d));
-        code_word(sb, k->id);
-        pp_sb_appendf(sb, " adds relative error %.2g per message (tolerance %.2g); %s.\n\n", k->rel_error,
-                      prob->error_tolerance[d], risk[d]);
+        char id[PP_LAUNCH_TEXT];
+        code_word(id, sizeof id, k->id);
+        pp_sb_appendf(sb, "Accuracy risk, %s: %s adds relative error %.2g per message (tolerance %.2g); %s.\n\n",
+                      pp_dim_name((pp_dim)d), id, k->rel_error, prob->error_tolerance[d], risk[d]);
     }
-}
-
-/* ---- PyTorch FSDP2 / torchtitan ------------------------------------------- */
-
-void pp_torchtitan_config(const pp_problem *prob, const pp_plan *p, pp_torchtitan *tt)
-{
-    memset(tt, 0, sizeof *tt);
-    /* FSDP2 shards over data_parallel_shard_degree and replicates over
-     * data_parallel_replicate_degree (HSDP); ZeRO-3 is FULL_SHARD (reshard
-     * after forward), ZeRO-2 keeps the gathered parameters between forward
-     * and backward (reshard_after_forward "never"), ZeRO-0 is plain
-     * replication; FSDP has no ZeRO-1 (torchtitan docs/fsdp.md). */
-    long dp = pp_replica_ranks(p) / p->cp;
-    tt->shard = p->zero >= 2 ? dp : 1;
-    tt->replicate = p->zero >= 2 ? 1 : dp;
-    tt->reshard_after_forward = p->zero == 3 ? "always" : "never";
-    tt->tp = p->tp;
-    tt->pp = p->pp;
-    tt->cp = p->cp;
-    tt->schedule = p->pp <= 1 ? NULL : p->virtual_stages > 1 ? "Interleaved1F1B" : "1F1B";
-    tt->local_batch_size = (long)p->micro_batch * pp_microbatches(prob, p);
-    tt->microbatch_size = p->micro_batch;
-    tt->global_batch_size = prob->training.global_batch;
-    tt->seq_len = prob->model.seq_len;
-    tt->async_tp = p->tp_comm_overlap;
-    /* the model priced fused element-wise kernels: torchtitan gets them from torch.compile */
-    tt->compile = prob->training.fused_elementwise || tt->async_tp;
-    tt->ac_mode = p->recompute == PP_RECOMPUTE_FULL ? "full" : p->recompute == PP_RECOMPUTE_SELECTIVE ? "selective" : "none";
-    tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D && p->codec[PP_DIM_DP] == 0 &&
-                p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0;
-}
-
-static void md_torchtitan(pp_strbuf *sb, const pp_problem *prob, const pp_plan *p)
-{
-    pp_torchtitan tt;
-    pp_torchtitan_config(prob, p, &tt);
-    pp_sb_appendf(sb, "### PyTorch FSDP2 (torchtitan)\n\n```toml\n[parallelism]\n"
-                      "data_parallel_replicate_degree = %ld\ndata_parallel_shard_degree = %ld\n"
-                      "fsdp_reshard_after_forward = \"%s\"\ntensor_parallel_degree = %d\n"
-                      "context_parallel_degree = %d\npipeline_parallel_degree = %d\n",
-                  tt.replicate, tt.shard, tt.reshard_after_forward, tt.tp, tt.cp, tt.pp);
-    if (tt.async_tp)
-        pp_sb_append(sb, "enable_async_tensor_parallel = true\n");
-    if (tt.schedule)
-        pp_sb_appendf(sb, "pipeline_parallel_schedule = \"%s\"\npipeline_parallel_microbatch_size = %d\n",
-                      tt.schedule, tt.microbatch_size);
-    pp_sb_appendf(sb, "\n[training]\nlocal_batch_size = %ld\nglobal_batch_size = %ld\nseq_len = %d\n\n"
-                      "[activation_checkpoint]\nmode = \"%s\"\n%s%s```\n\n",
-                  tt.local_batch_size, tt.global_batch_size, tt.seq_len, tt.ac_mode,
-                  p->recompute == PP_RECOMPUTE_SELECTIVE
-                      ? "selective_ac_option = \"op\"  # per-op SAC: what framework fsdp prices as selective\n"
-                      : "",
-                  tt.compile ? "\n[compile]\nenable = true  # fused element-wise kernels, as priced; AsyncTP needs it\n"
-                             : "");
-    if (p->zero == 1)
-        pp_sb_append(sb, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
-                         "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");
-    else if (!tt.exact)
-        pp_sb_append(sb, "torchtitan has no 2D/2.5D/3D tensor parallelism and no message compression: this plan "
-                         "needs Megatron-LM or Colossal-AI and MVAPICH for those parts.\n\n");
-    if (p->pp > 1 && p->zero >= 2)
-        pp_sb_append(sb, "With pipeline parallelism torchtitan keeps FSDP's gathered parameters across the micro-"
-                         "batches of a step (reshard_after_forward applies per step).\n\n");
 }
 
 void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res)
 {
+    pp_launch *l = malloc(sizeof *l);
+    if (!l) {
+        sb->failed = true;
+        return;
+    }
+    pp_launch_build(prob, &res->best.plan, res->best.eval.microbatches, l);
     pp_sb_append(sb, "## How to run it\n\n");
-    md_megatron(sb, prob, &res->best.plan);
-    md_deepspeed(sb, prob, &res->best.plan, res->best.eval.microbatches);
-    md_torchtitan(sb, prob, &res->best.plan);
-    md_compression(sb, prob, &res->best.plan);
+    for (int i = PP_LT_MEGATRON; i <= PP_LT_TORCHTITAN; i++) {
+        pp_sb_appendf(sb, "### %s\n\n", l->targets[i].title);
+        md_target(sb, &l->targets[i]);
+    }
+    md_compression(sb, prob, &res->best.plan, l);
+    free(l);
 }
-

@@ -236,10 +236,10 @@ static void params_table(const pp_cv_result *cv, pp_strbuf *out)
                       "| --- | --- | ---: | ---: | --- |\n");
     for (int k = 0; k < cv->n_fits; k++) {
         const pp_fit *f = &cv->fits[k];
-        for (int i = 0; i < PP_EFF_COUNT; i++) {
-            double lo, hi;
-            const char *src, *fam;
-            pp_efficiency_bounds(f->gpu_id, i, &lo, &hi, &src, &fam);
+        for (int i = 0; f->family && i < PP_EFF_COUNT; i++) {
+            const pp_eff_bound *b = &f->family->bound[i];
+            double lo = b->lo, hi = b->hi;
+            const char *src = b->source, *fam = f->family->name;
             double tol = 1e-3 * (hi - lo);
             double v = pp_efficiency_value(&f->eff, i);
             const char *edge = v <= lo + tol ? " (at lower bound)" : v >= hi - tol ? " (at upper bound)" : "";
@@ -333,9 +333,8 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
         cJSON_AddStringToObject(o, "gpu", f->gpu_id);
         cJSON_AddNumberToObject(o, "rows", f->n_rows);
         cJSON *params = cJSON_AddObjectToObject(o, "parameters");
-        for (int i = 0; i < PP_EFF_COUNT; i++) {
-            double lo, hi;
-            pp_efficiency_bounds(f->gpu_id, i, &lo, &hi, NULL, NULL);
+        for (int i = 0; f->family && i < PP_EFF_COUNT; i++) {
+            double lo = f->family->bound[i].lo, hi = f->family->bound[i].hi;
             cJSON *p = cJSON_AddObjectToObject(params, pp_efficiency_key(i));
             cJSON_AddNumberToObject(p, "value", pp_efficiency_value(&f->eff, i));
             cJSON_AddNumberToObject(p, "lower_bound", lo);

@@ -468,45 +468,63 @@ static void put_baseline(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_ba
         pp_jb_str(b, bo, "problem", problem_text);
 }
 
+/* One launch target (launch.h) as JSON: a command line's groups as an
+ * array of strings; a configuration as an object whose sections are objects
+ * (DeepSpeed) or, for a TOML target, flattened under each setting's JSON
+ * key; a target's top-level switches follow its values, and `exact` closes
+ * it (docs/interface.md's order). */
+static void put_launch_value(pp_jb *b, cJSON *o, const char *key, const pp_launch_setting *s)
+{
+    switch (s->kind) {
+    case PP_LV_INT: pp_jb_num(b, o, key, (double)s->num); break;
+    case PP_LV_BOOL: pp_jb_bool(b, o, key, s->on); break;
+    default: pp_jb_str(b, o, key, s->text); break;
+    }
+}
+
+static void put_launch_target(pp_jb *b, cJSON *run, const pp_launch_target *t)
+{
+    if (t->format == PP_LF_ARGS) {
+        char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
+        int n = pp_launch_lines(t, lines, PP_LAUNCH_MAX_SETTINGS);
+        cJSON *args = pp_jb_arr(b, run, t->json_key);
+        for (int i = 0; args && i < n; i++)
+            add_to_array(b, args, pp_jb_check(b, cJSON_CreateString(lines[i])));
+        return;
+    }
+    cJSON *o = pp_jb_obj(b, run, t->json_key);
+    bool nested = t->format == PP_LF_JSON;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; o && i < t->n; i++) {
+            const pp_launch_setting *s = &t->settings[i];
+            bool top_switch = s->kind == PP_LV_BOOL && !(nested && s->section);
+            if (!(s->where & PP_LAUNCH_JSON) || top_switch != (pass == 1))
+                continue;
+            cJSON *parent = o;
+            if (nested && s->section) {
+                parent = cJSON_GetObjectItemCaseSensitive(o, s->section);
+                if (!parent)
+                    parent = pp_jb_obj(b, o, s->section);
+            }
+            put_launch_value(b, parent, s->json_key ? s->json_key : s->key, s);
+        }
+    if (t->has_exact)
+        pp_jb_bool(b, o, "exact", t->exact);
+}
+
 static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res)
 {
-    const pp_plan *p = &res->best.plan;
+    pp_launch *l = malloc(sizeof *l);
+    if (!l) {
+        b->ok = false;
+        return;
+    }
+    pp_launch_build(prob, &res->best.plan, res->best.eval.microbatches, l);
     cJSON *run = pp_jb_obj(b, o, "how_to_run");
-    char lines[PP_MAX_FLAG_LINES][160];
-    int n = pp_megatron_flags(prob, p, lines, PP_MAX_FLAG_LINES);
-    cJSON *args = pp_jb_arr(b, run, "megatron_args");
-    for (int i = 0; args && i < n; i++)
-        add_to_array(b, args, pp_jb_check(b, cJSON_CreateString(lines[i])));
-    pp_deepspeed cfg;
-    pp_deepspeed_config(prob, p, res->best.eval.microbatches, &cfg);
-    cJSON *ds = pp_jb_obj(b, run, "deepspeed");
-    pp_jb_num(b, ds, "train_batch_size", (double)cfg.train_batch_size);
-    pp_jb_num(b, ds, "train_micro_batch_size_per_gpu", cfg.micro_batch_per_gpu);
-    pp_jb_num(b, ds, "gradient_accumulation_steps", cfg.gradient_accumulation_steps);
-    cJSON *prec = pp_jb_obj(b, ds, cfg.precision_key);
-    pp_jb_bool(b, prec, "enabled", true);
-    cJSON *zo = pp_jb_obj(b, ds, "zero_optimization");
-    pp_jb_num(b, zo, "stage", cfg.zero_stage);
-    if (cfg.overlap_comm)
-        pp_jb_bool(b, zo, "overlap_comm", true);
-    pp_torchtitan tt;
-    pp_torchtitan_config(prob, p, &tt);
-    cJSON *t = pp_jb_obj(b, run, "torchtitan");
-    pp_jb_num(b, t, "data_parallel_replicate_degree", (double)tt.replicate);
-    pp_jb_num(b, t, "data_parallel_shard_degree", (double)tt.shard);
-    pp_jb_str(b, t, "fsdp_reshard_after_forward", tt.reshard_after_forward);
-    pp_jb_num(b, t, "tensor_parallel_degree", tt.tp);
-    pp_jb_num(b, t, "context_parallel_degree", tt.cp);
-    pp_jb_num(b, t, "pipeline_parallel_degree", tt.pp);
-    if (tt.schedule)
-        pp_jb_str(b, t, "pipeline_parallel_schedule", tt.schedule);
-    pp_jb_num(b, t, "local_batch_size", (double)tt.local_batch_size);
-    pp_jb_num(b, t, "global_batch_size", (double)tt.global_batch_size);
-    pp_jb_str(b, t, "activation_checkpoint_mode", tt.ac_mode);
-    if (tt.async_tp)
-        pp_jb_bool(b, t, "enable_async_tensor_parallel", true);
-    pp_jb_bool(b, t, "compile", tt.compile);
-    pp_jb_bool(b, t, "exact", tt.exact);
+    for (int i = 0; run && i < PP_LT_COUNT; i++)
+        if (l->targets[i].json_key)
+            put_launch_target(b, run, &l->targets[i]);
+    free(l);
 }
 
 static void put_assumptions(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res,

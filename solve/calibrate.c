@@ -113,194 +113,13 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
     free(pred);
 }
 
-/* ---- physical bounds ----------------------------------------------------- */
-
-/* THE table of bounds: one line per GPU family and parameter, each with where
- * it comes from (docs/calibration.md prints it).  Fractions are of the
- * datasheet figure the cost model divides by (dense tensor-core peak of the
- * training precision, HBM bandwidth, NVLink per GPU one direction, NIC per
- * GPU one direction).  The fit can only move inside these boxes. */
-typedef struct eff_bound {
-    const char *family; /* matched as a prefix of the catalog GPU id */
-    int param;
-    double lo, hi;
-    const char *source;
-} eff_bound;
-
-#define SRC_A100_GEMM                                                                                            \
-    "cuBLAS bf16/fp16 GEMM sweeps on A100: the largest well-shaped GEMMs plateau at ~250-265 of 312 TFLOP/s "    \
-    "(0.80-0.85), transformer-sized ones with tile/wave quantization fall to ~0.6 (Anthony et al. 2024, The Case " \
-    "for Co-Designing Model Architectures with Hardware, arXiv 2401.14489; NVIDIA Matrix Multiplication "       \
-    "Background User's Guide, docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication)"
-#define SRC_H100_GEMM                                                                                            \
-    "cuBLAS bf16 GEMM on H100 SXM reaches ~0.7-0.8 of the 989 TFLOP/s dense peak on large shapes, ~0.55 on "      \
-    "transformer-sized ones (Anthony et al. 2024, arXiv 2401.14489; NVIDIA Matrix Multiplication Background "    \
-    "User's Guide); FP8 rows share the parameter, against the 1979 TFLOP/s FP8 peak"
-#define SRC_A100_ATTN                                                                                            \
-    "FlashAttention-2 forward+backward reaches 50-73 % of the A100 peak (Dao 2023, arXiv 2307.08691)"
-#define SRC_H100_ATTN                                                                                            \
-    "FlashAttention-2 reaches 35 % of the H100 peak, FlashAttention-3 bf16 up to 740 TFLOP/s = 75 % (Shah et al. " \
-    "2024, arXiv 2407.08608)"
-#define SRC_V100_GEMM                                                                                            \
-    "V100 fp16 tensor-core GEMMs: DeepSpeed's BERT-Large step on one V100 sustains 64-66 TFLOP/s end to end, 52 % " \
-    "of the 125 TFLOP/s peak (deepspeed.ai 2020-05-19 bert-record and 2020-05-28 fastest-bert-training posts), "  \
-    "so its GEMMs run at >= ~0.5; cuBLAS HGEMM with tensor cores is benchmarked in Martineau, Atkinson and "      \
-    "McIntosh-Smith 2018, Benchmarking the NVIDIA V100 GPU and Tensor Cores (Euro-Par workshops); upper bound "    \
-    "0.85 as A100's large-GEMM plateau (no V100-specific plateau figure verified)"
-#define SRC_V100_ATTN                                                                                            \
-    "no FlashAttention on Volta (FlashAttention-1/2 need Turing/Ampere or newer, Dao-AILab/flash-attention "      \
-    "README): attention runs as batched GEMMs plus a memory-bound masked softmax, below the GEMM fraction; "       \
-    "0.25-0.60 is a judgment, not a microbenchmark"
-#define SRC_HBM                                                                                                  \
-    "stream-copy benchmarks (BabelStream/STREAM-style device copy and triad) sustain 80-93 % of the datasheet "   \
-    "HBM bandwidth (e.g. ~3.0-3.1 of 3.35 TB/s on H100 SXM)"
-#define SRC_NVLINK                                                                                               \
-    "nccl-tests all_reduce busbw within one DGX/HGX node: ~230-250 GB/s of 300 on A100, ~360-450 GB/s of 450 on " \
-    "H100 (NVIDIA/nccl-tests doc/PERFORMANCE.md defines busbw); 0.75-0.95 of line rate"
-#define SRC_NET                                                                                                  \
-    "nccl-tests inter-node busbw on HDR (A100) and NDR (H100) InfiniBand, one NIC per GPU: 0.75-0.95 of line "   \
-    "rate with GPUDirect RDMA (NVIDIA/nccl-tests doc/PERFORMANCE.md; NCCL reaches ~0.8-0.9 of InfiniBand)"
-#define SRC_V100_NET                                                                                             \
-    "nccl-tests all_reduce on EDR InfiniBand (V100 era): 12.2 GB/s busbw over one 100 Gb/s card, 'as good as you " \
-    "can get', and 48 GB/s on DGX-1 V100 nodes with 4 EDR adapters (NCCL maintainer, NVIDIA/nccl-tests#29, "      \
-    "2019-12-06); ~12 GB/s per NIC with rings, 47 GB/s on DGX-1 (NVIDIA/nccl#307, 2020-03-20): 0.94-0.98 of the " \
-    "12.5 GB/s line rate; lower bound 0.75 as the other families (tapered fat trees such as Sierra's 2:1)"
-#define SRC_KERNEL                                                                                               \
-    "CUDA kernel launch plus framework dispatch: a few microseconds per kernel (NVIDIA CUDA Graph Best Practice " \
-    "for PyTorch, docs.nvidia.com/dl-cuda-graph; Modal GPU Glossary, CUDA Graph); 2-8 us"
-#define SRC_NET_LAT                                                                                              \
-    "NCCL's own tuning model prices a ring step across the network, Simple protocol (large messages), at 9.6 us " \
-    "(NCCL 2.8, src/graph/tuning.cc hwLat NET/Ring/Simple) and at 14 us plus the topology's inter-node latency, " \
-    "counted twice for Simple's flush (NCCL 2.18 on); up to ~20 us with software overhead and multi-hop fat trees"
-#define SRC_LAT                                                                                                  \
-    "NCCL small-message latency per ring/tree step: ~2 us over NVLink/NVSwitch and same-switch InfiniBand, up to " \
-    "~20 us with software overhead and multi-hop fat trees (nccl-tests time column at 8 B)"
-#define SRC_CROSS_RAIL                                                                                           \
-    "rings that cross NIC rails (pp_group_crosses_rails): at most the same-rail rate (1, a non-blocking fat "    \
-    "tree routing every cross-rail hop on its own spine path); at least a quarter: NCCL's ring search on a "     \
-    "DGX-class node can settle for half the rings a group's NICs allow (NVIDIA/nccl#439, NCCL maintainer "      \
-    "2020-12-14: 1 ring instead of 2, 24 instead of 48 GB/s), and two rings sharing one spine uplink halve "     \
-    "that again (judgment); identified only by rows of pre-PXN NCCL (2021 frameworks) on rail-optimized DGX A100"
-
-/* The K overhead where a maximum-achievable-matmul scan bounds it: Stas
- * Bekman's MAMF finder (ml-engineering, compute/accelerator/README.md,
- * "Maximum Achievable Matmul FLOPS comparison table"; the scan ranges in
- * compute/accelerator/benchmarks/README.md) times bf16 GEMMs over a grid
- * of M, N and K and reports the fastest: on A100 SXM 267.9 of 312 TFLOP/s
- * at 6912x16384x2048, on H100 SXM 792.1 of 989 at 6144x17920x2816.  Both
- * shapes lie beyond 16384 in some dimension, so the scans ran K at least
- * to 16384 (A100; the finder's exhaustive search) and to 20480 (H100, its
- * suggested range).  With a K overhead of K0 elements the largest K would
- * run (1 + K0/K*) / (1 + K0/K_max) times faster than the best K*; that
- * stays within 5 % (the scan's noise) only for K0 <= 118 (A100) and
- * K0 <= 165 (H100). */
-#define SRC_A100_K_OVERHEAD                                                                                      \
-    "MAMF scan (Bekman, ml-engineering, Maximum Achievable Matmul FLOPS table): A100 SXM's best bf16 GEMM is "   \
-    "6912x16384x2048, K = 2048 with K scanned to at least 16384, so a larger K gains under 5 %: K0 <= 118 "      \
-    "elements; lower bound 8 elements, as every family's"
-#define SRC_H100_K_OVERHEAD                                                                                      \
-    "MAMF scan (Bekman, ml-engineering, Maximum Achievable Matmul FLOPS table): H100 SXM's best bf16 GEMM is "   \
-    "6144x17920x2816, K = 2816 with K scanned to 20480, so a larger K gains under 5 %: K0 <= 165 elements; "     \
-    "lower bound 8 elements, as every family's"
-
-static const eff_bound BOUNDS[] = {
-    /* A100 SXM4 (40 and 80 GB): Ampere, FlashAttention-2, NVLink 3, HDR InfiniBand */
-    {"a100", PP_EFF_GEMM, 0.60, 0.85, SRC_A100_GEMM},
-    {"a100", PP_EFF_ATTENTION, 0.50, 0.73, SRC_A100_ATTN},
-    {"a100", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
-    {"a100", PP_EFF_NVLINK, 0.75, 0.95, SRC_NVLINK},
-    {"a100", PP_EFF_NETWORK, 0.75, 0.95, SRC_NET},
-    {"a100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
-    {"a100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"a100", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
-    {"a100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 118.0, SRC_A100_K_OVERHEAD},
-    {"a100", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
-    /* V100 SXM2/SXM3 (16 and 32 GB): Volta, fp16 tensor cores, no FlashAttention, NVLink 2, EDR InfiniBand */
-    {"v100", PP_EFF_GEMM, 0.50, 0.85, SRC_V100_GEMM},
-    {"v100", PP_EFF_ATTENTION, 0.25, 0.60, SRC_V100_ATTN},
-    {"v100", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
-    {"v100", PP_EFF_NVLINK, 0.75, 0.95, SRC_NVLINK},
-    {"v100", PP_EFF_NETWORK, 0.75, 0.98, SRC_V100_NET},
-    {"v100", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
-    {"v100", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"v100", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
-    {"v100", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
-    {"v100", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
-    /* H100 SXM5 and H200 (the same GH100 die): Hopper, FlashAttention-2/3, NVLink 4, NDR InfiniBand */
-    {"h1", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
-    {"h1", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
-    {"h1", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
-    {"h1", PP_EFF_NVLINK, 0.75, 0.95, SRC_NVLINK},
-    {"h1", PP_EFF_NETWORK, 0.75, 0.95, SRC_NET},
-    {"h1", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
-    {"h1", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"h1", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
-    {"h1", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
-    {"h1", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
-    {"h2", PP_EFF_GEMM, 0.55, 0.80, SRC_H100_GEMM},
-    {"h2", PP_EFF_ATTENTION, 0.35, 0.75, SRC_H100_ATTN},
-    {"h2", PP_EFF_HBM, 0.80, 0.93, SRC_HBM},
-    {"h2", PP_EFF_NVLINK, 0.75, 0.95, SRC_NVLINK},
-    {"h2", PP_EFF_NETWORK, 0.75, 0.95, SRC_NET},
-    {"h2", PP_EFF_KERNEL_US, 2.0, 8.0, SRC_KERNEL},
-    {"h2", PP_EFF_NVLINK_LATENCY_US, 2.0, 20.0, SRC_LAT},
-    {"h2", PP_EFF_NETWORK_LATENCY_US, 9.6, 20.0, SRC_NET_LAT},
-    {"h2", PP_EFF_GEMM_K_OVERHEAD, PP_GEMM_K_OVERHEAD_LO, 165.0, SRC_H100_K_OVERHEAD},
-    {"h2", PP_EFF_CROSS_RAIL, 0.25, 1.0, SRC_CROSS_RAIL},
-};
-#define N_BOUNDS ((int)(sizeof BOUNDS / sizeof BOUNDS[0]))
-
-static const char *const KEYS[PP_EFF_COUNT] = {
-    "gemm", "attention", "hbm", "nvlink", "network", "kernel_us", "nvlink_latency_us", "network_latency_us",
-    "gemm_k_overhead", "cross_rail",
-};
-
-const char *pp_efficiency_key(int i)
-{
-    return i >= 0 && i < PP_EFF_COUNT ? KEYS[i] : "?";
-}
-
-void pp_efficiency_bounds(const char *gpu_id, int i, double *lo, double *hi, const char **source,
-                          const char **family)
-{
-    static const char *const NAMES[] = {"A100", "H100/H200", "V100"};
-    double l = 1e300, h = -1e300;
-    const char *src = "union of the GPU families' bounds (no family of its own)";
-    const char *fam = "other";
-    for (int k = 0; k < N_BOUNDS; k++) {
-        if (BOUNDS[k].param != i)
-            continue;
-        if (gpu_id && strncmp(gpu_id, BOUNDS[k].family, strlen(BOUNDS[k].family)) == 0) {
-            l = BOUNDS[k].lo, h = BOUNDS[k].hi, src = BOUNDS[k].source;
-            fam = NAMES[BOUNDS[k].family[0] == 'a' ? 0 : BOUNDS[k].family[0] == 'v' ? 2 : 1];
-            break;
-        }
-        l = fmin(l, BOUNDS[k].lo);
-        h = fmax(h, BOUNDS[k].hi);
-    }
-    *lo = l, *hi = h;
-    if (source)
-        *source = src;
-    if (family)
-        *family = fam;
-}
-
 /* ---- the fit ------------------------------------------------------------ */
 
-static double *eff_field(pp_efficiency *e, int i)
-{
-    double *f[PP_EFF_COUNT] = {&e->gemm,    &e->attention, &e->hbm,
-                               &e->nvlink,  &e->network,   &e->kernel_us,
-                               &e->nvlink_latency_us, &e->network_latency_us, &e->gemm_k_overhead,
-                               &e->cross_rail};
-    return f[i];
-}
-
-double pp_efficiency_value(const pp_efficiency *e, int i)
-{
-    pp_efficiency copy = *e;
-    return i >= 0 && i < PP_EFF_COUNT ? *eff_field(&copy, i) : 0.0;
-}
+/* Every parameter stays inside its GPU family's physical bounds
+ * (data/calibration-bounds.json, read by the catalog into pp_eff_family):
+ * fractions of the datasheet figure the cost model divides by, each bound
+ * with the microbenchmark it comes from (docs/calibration.md prints them).
+ * The fit can only move inside these boxes. */
 
 /* The optimizer works on u in [0, 1]^8, u = (value - lo) / (hi - lo), so
  * every parameter has the same scale. */
@@ -315,7 +134,7 @@ typedef struct fit_ctx {
 static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
 {
     for (int i = 0; i < PP_EFF_COUNT; i++)
-        *eff_field(e, i) = c->lo[i] + (c->hi[i] - c->lo[i]) * fmin(fmax(u[i], 0.0), 1.0);
+        *pp_efficiency_field(e, i) = c->lo[i] + (c->hi[i] - c->lo[i]) * fmin(fmax(u[i], 0.0), 1.0);
 }
 
 /* Mixture-of-Experts rows are scored, never fitted: their gap is mostly what
@@ -411,13 +230,16 @@ static double minimize(fit_ctx *c, double *u)
     return pp_minimize_unit_box(PP_EFF_COUNT, objective, c, u);
 }
 
-/* Fit one GPU's parameters on the rows in_fit() admits; the result is
- * within the bounds by construction. */
-static void fit_one(pp_measurement_set *set, const char *eff_id, const char *skip_group, pp_fit *fit)
+/* Fit one GPU's parameters (within its family's bounds) on the rows
+ * in_fit() admits; the result is within the bounds by construction. */
+static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id, const char *skip_group,
+                    pp_fit *fit)
 {
     fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0};
-    for (int i = 0; i < PP_EFF_COUNT; i++)
-        pp_efficiency_bounds(eff_id, i, &c.lo[i], &c.hi[i], NULL, NULL);
+    for (int i = 0; i < PP_EFF_COUNT; i++) {
+        c.lo[i] = family->bound[i].lo;
+        c.hi[i] = family->bound[i].hi;
+    }
     for (int i = 0; i < set->n; i++)
         if (in_fit(&c, &set->rows[i]))
             c.n_rows++;
@@ -426,6 +248,7 @@ static void fit_one(pp_measurement_set *set, const char *eff_id, const char *ski
         u[i] = 0.5;
     memset(fit, 0, sizeof *fit);
     snprintf(fit->gpu_id, sizeof fit->gpu_id, "%s", eff_id);
+    fit->family = family;
     fit->n_rows = c.n_rows;
     fit->rms_log_error_before = sqrt(objective(PP_EFF_COUNT, u, NULL, &c));
     if (c.n_rows > 0)
@@ -438,7 +261,7 @@ static void fit_one(pp_measurement_set *set, const char *eff_id, const char *ski
         }
     to_eff(&c, u, &fit->eff);
     for (int i = 0; i < PP_EFF_COUNT; i++) {
-        double v = *eff_field(&fit->eff, i), tol = 1e-3 * (c.hi[i] - c.lo[i]);
+        double v = pp_efficiency_value(&fit->eff, i), tol = 1e-3 * (c.hi[i] - c.lo[i]);
         if (v <= c.lo[i] + tol || v >= c.hi[i] - tol)
             fit->n_at_bound++;
     }
@@ -454,16 +277,19 @@ static int find_fit(const pp_fit *fits, int n, const char *id)
     return -1;
 }
 
-/* The GPUs (eff_id) with timed rows, in order of first appearance. */
-static int gpu_ids(const pp_measurement_set *set, pp_fit *fits, int max_fits)
+/* The GPUs (eff_id) with timed rows, in order of first appearance, and
+ * their families; a GPU outside the catalog has none and is not fitted. */
+static int gpu_ids(const pp_catalog *cat, const pp_measurement_set *set, pp_fit *fits, int max_fits)
 {
     int n = 0;
     for (int i = 0; i < set->n && n < max_fits; i++) {
         const pp_measurement *r = &set->rows[i];
-        if (!r->has_time || find_fit(fits, n, r->eff_id) >= 0)
+        const pp_eff_family *family = pp_catalog_gpu_family(cat, r->eff_id);
+        if (!r->has_time || !family || find_fit(fits, n, r->eff_id) >= 0)
             continue;
         memset(&fits[n], 0, sizeof fits[n]);
         snprintf(fits[n].gpu_id, sizeof fits[n].gpu_id, "%s", r->eff_id);
+        fits[n].family = family;
         n++;
     }
     return n;
@@ -478,13 +304,13 @@ static void apply_fits(pp_measurement_set *set, const pp_fit *fits, int n)
     }
 }
 
-int pp_calibrate(pp_measurement_set *set, pp_fit *fits, int max_fits)
+int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, int max_fits)
 {
-    int n = gpu_ids(set, fits, max_fits);
+    int n = gpu_ids(cat, set, fits, max_fits);
     for (int k = 0; k < n; k++) {
         char id[PP_ID_LEN];
         snprintf(id, sizeof id, "%s", fits[k].gpu_id);
-        fit_one(set, id, NULL, &fits[k]);
+        fit_one(set, fits[k].family, id, NULL, &fits[k]);
     }
     apply_fits(set, fits, n);
     return n;
@@ -552,7 +378,7 @@ static pp_cv_group *cv_slot(pp_cv_result *cv, const char *name)
     return g;
 }
 
-int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
+int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_result *cv)
 {
     memset(cv, 0, sizeof *cv);
     double *pred_cv = calloc((size_t)set->n + 1, sizeof *pred_cv);
@@ -566,7 +392,7 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
         if (set->rows[i].has_time)
             cv_slot(cv, set->rows[i].group);
     pp_fit ids[PP_MAX_GROUPS];
-    int n_ids = gpu_ids(set, ids, PP_MAX_GROUPS);
+    int n_ids = gpu_ids(cat, set, ids, PP_MAX_GROUPS);
     /* Held out: one group at a time, each GPU fitted on the other groups. */
     for (int g = 0; g < cv->n_groups; g++) {
         const char *name = cv->groups[g].group;
@@ -578,7 +404,7 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
             if (!used)
                 continue;
             pp_fit fit;
-            fit_one(set, ids[k].gpu_id, name, &fit);
+            fit_one(set, ids[k].family, ids[k].gpu_id, name, &fit);
             for (int i = 0; i < set->n; i++) {
                 pp_measurement *r = &set->rows[i];
                 if (r->has_time && strcmp(r->group, name) == 0 && strcmp(r->eff_id, fit.gpu_id) == 0) {
@@ -589,7 +415,7 @@ int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv)
         }
     }
     /* In sample: one fit on everything (what `calibrate` writes). */
-    cv->n_fits = pp_calibrate(set, cv->fits, PP_MAX_GROUPS);
+    cv->n_fits = pp_calibrate(cat, set, cv->fits, PP_MAX_GROUPS);
     for (int i = 0; i < set->n; i++)
         if (set->rows[i].has_time)
             pred_in[i] = pp_step_time_s(&set->rows[i].prob, &set->rows[i].plan);
@@ -672,18 +498,15 @@ static void add_rounded(cJSON *o, const char *key, double v)
     cJSON_AddItemToObject(o, key, cJSON_CreateNumber(strtod(buf, NULL)));
 }
 
-/* The nine fitted parameters, and the misalignment penalty when it is not
- * the built-in one (a GEMM sweep fitted it): a file without it means the
- * default. */
+/* The fitted parameters, and any other (the misalignment penalty a GEMM
+ * sweep fitted) when it is not the built-in one: a file without it means
+ * the default. */
 static cJSON *eff_json(const pp_efficiency *e)
 {
     cJSON *o = cJSON_CreateObject();
-    for (int i = 0; i < PP_EFF_COUNT; i++)
-        add_rounded(o, KEYS[i], pp_efficiency_value(e, i));
-    pp_efficiency def;
-    pp_efficiency_init(&def);
-    if (e->gemm_misaligned != def.gemm_misaligned)
-        add_rounded(o, "gemm_misaligned", e->gemm_misaligned);
+    for (int i = 0; i < PP_EFF_PARAM_COUNT; i++)
+        if (i < PP_EFF_COUNT || pp_efficiency_value(e, i) != pp_eff_params[i].def)
+            add_rounded(o, pp_efficiency_key(i), pp_efficiency_value(e, i));
     return o;
 }
 

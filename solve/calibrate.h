@@ -6,8 +6,9 @@
  * (predicted / measured), over the eight pp_efficiency parameters of each
  * GPU, solved by NLopt's bounded derivative-free BOBYQA (Powell 2009), then
  * polished by Sbplx.  Every parameter stays within physical bounds taken from
- * microbenchmarks of its GPU family (pp_efficiency_bounds; the table and its
- * sources are in calibrate.c and docs/calibration.md), so a fitted value is
+ * microbenchmarks of its GPU family (data/calibration-bounds.json, each GPU
+ * of gpus.json naming its family; the catalog reads them into
+ * pp_eff_family, and docs/calibration.md prints them), so a fitted value is
  * always one a real kernel or NCCL run has reached.  Everything else in the
  * model is datasheet figures and counts; the spread that is left is the
  * model's honest error, and the cross-validated error (pp_cross_validate)
@@ -16,6 +17,7 @@
 #ifndef PARPLAN_CALIBRATE_H
 #define PARPLAN_CALIBRATE_H
 
+#include "catalog.h"
 #include "measurements.h"
 
 #define PP_MAX_GROUPS 64
@@ -53,20 +55,8 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s);
 
 /* ---- the fit ------------------------------------------------------------- */
 
-/* The fitted parameters, in the order of pp_efficiency. */
-enum {
-    PP_EFF_GEMM, PP_EFF_ATTENTION, PP_EFF_HBM, PP_EFF_NVLINK, PP_EFF_NETWORK, PP_EFF_KERNEL_US,
-    PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_GEMM_K_OVERHEAD, PP_EFF_CROSS_RAIL, PP_EFF_COUNT
-};
-
-/* The bounds of the K overhead of a GEMM, elements, and where they come
- * from (step-time and GEMM-sweep fits alike). */
-#define PP_GEMM_K_OVERHEAD_LO 8.0
-#define PP_GEMM_K_OVERHEAD_HI 512.0
-#define PP_SRC_GEMM_K_OVERHEAD                                                                                   \
-    "CUTLASS/cuBLAS main loops step K by 32-64 elements through 3-5 pipeline stages: filling the pipeline and "  \
-    "the epilogue cost ~1-8 steps (NVIDIA Matrix Multiplication Background User's Guide; CUTLASS "                \
-    "docs/efficient_gemm.md); 8-512 elements"
+/* The fitted parameters are the first PP_EFF_COUNT of the catalog's table
+ * of efficiency parameters (pp_eff_params, catalog.h). */
 
 /* The bounded minimizer of every calibration fit: f over u in [0, 1]^n
  * (n <= PP_BOX_MAX_DIM), from u, by NLopt's BOBYQA, Sbplx, then BOBYQA
@@ -76,29 +66,21 @@ enum {
 typedef double (*pp_box_objective)(unsigned n, const double *u, double *grad, void *data);
 double pp_minimize_unit_box(unsigned n, pp_box_objective f, void *data, double *u);
 
-/* The key of parameter i in efficiency.json ("gemm", ...), and its value in e. */
-const char *pp_efficiency_key(int i);
-double pp_efficiency_value(const pp_efficiency *e, int i);
-
-/* The physical bounds of parameter i for a GPU (by catalog id: the family is
- * its prefix, "a100", "h100", "h200"; anything else gets the union of the
- * families), and where they come from.  family may be NULL. */
-void pp_efficiency_bounds(const char *gpu_id, int i, double *lo, double *hi, const char **source,
-                          const char **family);
-
 typedef struct pp_fit {
     char gpu_id[PP_ID_LEN]; /* the rows' eff_id: H200 rows fit H100's parameters */
+    const pp_eff_family *family; /* its bounds (the catalog's: valid while the catalog is) */
     int n_rows;
     pp_efficiency eff;
     double rms_log_error_before, rms_log_error_after; /* before = the middle of the bounds */
     int n_at_bound;         /* parameters that ended within 0.1 % of a bound */
 } pp_fit;
 
-/* Fit the efficiency parameters of every GPU that has timed rows; updates
- * the rows' problems in place with the fitted values (rows of a GPU without
- * timed rows keep theirs).  Returns the number of GPUs fitted (at most
- * max_fits). */
-int pp_calibrate(pp_measurement_set *set, pp_fit *fits, int max_fits);
+/* Fit the efficiency parameters of every GPU that has timed rows, within
+ * its calibration family's bounds in cat; updates the rows' problems in
+ * place with the fitted values (rows of a GPU without timed rows, or
+ * outside the catalog, keep theirs).  Returns the number of GPUs fitted (at
+ * most max_fits). */
+int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, int max_fits);
 
 /* The calibration override file (data/SCHEMA.md, efficiency.json). */
 /* cv_error > 0: also the cross-validated step-time error (a fraction), which
@@ -145,7 +127,7 @@ typedef struct pp_cv_result {
  * with the same model shape, GPU count and global batch, i.e. two plans for
  * one job.  Leaves the rows with the all-groups fit, like pp_calibrate.
  * Deterministic.  Returns PP_OK, or PP_EINTERNAL when memory runs out. */
-int pp_cross_validate(pp_measurement_set *set, pp_cv_result *cv);
+int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_result *cv);
 
 /* The accuracy of record: the mean cross-validated step-time error, as a
  * fraction (0.12 = 12 %), over every timed row of the set.  This is the

@@ -11,21 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bounds of the shape terms, the same for every GPU: they describe cuBLAS
- * and CUTLASS kernels, not a chip.  The ceiling and kernel_us take their
- * family's bounds from calibrate.c's table. */
-#define SRC_MISALIGNED                                                                                           \
-    "with K or N not a multiple of 8 (16-bit; 16 in fp8) cuBLAS runs kernels that do not load operands with "    \
-    "full-width vector loads, or skips the tensor cores: a fraction of the aligned rate (NVIDIA Matrix "         \
-    "Multiplication Background User's Guide, Tensor Core requirements); 0.1-1 (1: no penalty)"
-
-static const struct {
-    const char *key;
-    double lo, hi;
-    const char *source;
-} SHAPE_BOUNDS[PP_GEMM_PARAM_COUNT] = {
-    [PP_GEMM_K_OVERHEAD] = {"gemm_k_overhead", PP_GEMM_K_OVERHEAD_LO, PP_GEMM_K_OVERHEAD_HI, PP_SRC_GEMM_K_OVERHEAD},
-    [PP_GEMM_MISALIGNED] = {"gemm_misaligned", 0.1, 1.0, SRC_MISALIGNED},
+/* Each parameter of the fit is a row of the catalog's efficiency table. */
+static const pp_eff_id EFF_OF[PP_GEMM_PARAM_COUNT] = {
+    [PP_GEMM_CEILING] = PP_EFF_GEMM,
+    [PP_GEMM_K_OVERHEAD] = PP_EFF_GEMM_K_OVERHEAD,
+    [PP_GEMM_MISALIGNED] = PP_EFF_GEMM_MISALIGNED,
+    [PP_GEMM_KERNEL_US] = PP_EFF_KERNEL_US,
 };
 
 static const char *const CLASS_NAMES[PP_GEMM_CLASS_COUNT] = {
@@ -39,8 +30,7 @@ const char *pp_gemm_class_name(pp_gemm_class c)
 
 static double *param_field(pp_efficiency *e, int p)
 {
-    double *f[PP_GEMM_PARAM_COUNT] = {&e->gemm, &e->gemm_k_overhead, &e->gemm_misaligned, &e->kernel_us};
-    return f[p];
+    return pp_efficiency_field(e, EFF_OF[p]);
 }
 
 static double row_time_s(const pp_gpu *gpu, const pp_gemm_row *r)
@@ -149,21 +139,18 @@ static bool informed(const gemm_ctx *c, int p, const double *s_ceiling, double *
     return worst >= PP_GEMM_INFORMED;
 }
 
-/* The bounds of parameter p for this GPU, and the start inside them. */
-static void set_bounds(gemm_ctx *c, pp_gemm_param_fit *f, int p)
+/* The bounds of parameter p for this GPU, and the start inside them: the
+ * ceiling and kernel_us its family's; the shape terms every family's, since
+ * they describe cuBLAS and CUTLASS kernels, not a chip. */
+static void set_bounds(gemm_ctx *c, const pp_eff_family *family, const pp_eff_family *every, pp_gemm_param_fit *f,
+                       int p)
 {
-    if (p == PP_GEMM_CEILING || p == PP_GEMM_KERNEL_US) {
-        int i = p == PP_GEMM_CEILING ? PP_EFF_GEMM : PP_EFF_KERNEL_US;
-        pp_efficiency_bounds(c->gpu.id, i, &c->lo[p], &c->hi[p], &f->source, NULL);
-        if (p == PP_GEMM_CEILING)
-            c->hi[p] = fmin(c->hi[p], 1.0); /* never more than the peak */
-        f->key = pp_efficiency_key(i);
-    } else {
-        c->lo[p] = SHAPE_BOUNDS[p].lo;
-        c->hi[p] = SHAPE_BOUNDS[p].hi;
-        f->source = SHAPE_BOUNDS[p].source;
-        f->key = SHAPE_BOUNDS[p].key;
-    }
+    const pp_eff_bound *b = p == PP_GEMM_CEILING || p == PP_GEMM_KERNEL_US ? &family->bound[EFF_OF[p]]
+                                                                          : &every->bound[EFF_OF[p]];
+    c->lo[p] = b->lo;
+    c->hi[p] = p == PP_GEMM_CEILING ? fmin(b->hi, 1.0) : b->hi; /* never more than the peak */
+    f->source = b->source;
+    f->key = pp_efficiency_key(EFF_OF[p]);
     f->lo = c->lo[p];
     f->hi = c->hi[p];
     f->before = *param_field(&c->gpu.eff, p);
@@ -231,8 +218,11 @@ static int gather_rows(const pp_gemm_sweep *sweeps, int n_sweeps, gemm_ctx *c, p
     return c->n_rows;
 }
 
-int pp_calibrate_gemm(const pp_gemm_sweep *sweeps, int n_sweeps, pp_gemm_calibration *cal)
+int pp_calibrate_gemm(const pp_catalog *cat, const pp_gemm_sweep *sweeps, int n_sweeps, pp_gemm_calibration *cal)
 {
+    const pp_eff_family *family = pp_catalog_gpu_family(cat, cal->gpu.id);
+    if (!family || !cat->every_family)
+        return 0;
     gemm_ctx c;
     memset(&c, 0, sizeof c);
     c.gpu = cal->gpu;
@@ -244,7 +234,7 @@ int pp_calibrate_gemm(const pp_gemm_sweep *sweeps, int n_sweeps, pp_gemm_calibra
     cal->worst_file = NULL;
     cal->rms_log_error_before = cal->rms_log_error_after = 0.0;
     for (int p = 0; p < PP_GEMM_PARAM_COUNT; p++)
-        set_bounds(&c, &cal->param[p], p);
+        set_bounds(&c, family, cat->every_family, &cal->param[p], p);
     if (gather_rows(sweeps, n_sweeps, &c, cal) <= 0) {
         for (int p = 0; p < PP_GEMM_PARAM_COUNT; p++)
             cal->param[p].after = cal->param[p].before;

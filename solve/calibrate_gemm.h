@@ -3,7 +3,8 @@
  * (gemm_sweep.h), with the cost model's own GEMM formula (pp_gemm_time_s).
  *
  * The parameters are the ceiling eff.gemm (the best a kernel reaches, within
- * the physical bounds of calibrate.c's table and never above 1) and the
+ * its GPU family's physical bounds, data/calibration-bounds.json, and never
+ * above 1) and the
  * shape terms: eff.gemm_k_overhead (K / (K + it)), eff.gemm_misaligned (the
  * rate of a shape with K or N off the tensor cores' multiple) and
  * eff.kernel_us (the fixed time of one kernel).  The fit minimizes the mean
@@ -21,6 +22,7 @@
 #ifndef PARPLAN_CALIBRATE_GEMM_H
 #define PARPLAN_CALIBRATE_GEMM_H
 
+#include "catalog.h"
 #include "gemm_sweep.h"
 
 #define PP_GEMM_INFORMED 0.02
@@ -80,8 +82,10 @@ typedef struct pp_gemm_calibration {
 pp_gemm_class pp_gemm_row_class(const pp_gpu *gpu, const pp_gemm_row *r);
 
 /* Fit cal->gpu's GEMM parameters to every row of the sweeps whose dtype the
- * GPU has a peak for; returns the rows fitted (0: nothing to fit, cal->gpu
- * unchanged).  Deterministic. */
-int pp_calibrate_gemm(const pp_gemm_sweep *sweeps, int n_sweeps, pp_gemm_calibration *cal);
+ * GPU has a peak for, within the bounds of its calibration family in cat
+ * (the sources in cal->param point into cat); returns the rows fitted (0:
+ * nothing to fit, or a GPU outside the catalog; cal->gpu unchanged).
+ * Deterministic. */
+int pp_calibrate_gemm(const pp_catalog *cat, const pp_gemm_sweep *sweeps, int n_sweeps, pp_gemm_calibration *cal);
 
 #endif

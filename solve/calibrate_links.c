@@ -4,6 +4,8 @@
  */
 #include "calibrate_links.h"
 
+#include "catalog.h"
+
 #include "costmodel.h"
 
 #include <math.h>
@@ -37,15 +39,17 @@ double pp_nccl_model_time_us(const pp_cluster *c, const pp_nccl_run *r, double b
     return pp_collective_time_s(c, kind, bytes, r->ranks, across ? r->ranks_per_host : r->ranks) * 1e6;
 }
 
+/* Each link class's two parameters: its efficiency and its latency (rows
+ * of the catalog's efficiency table). */
+static const pp_eff_id LINK_EFF[PP_LINK_COUNT][2] = {
+    [PP_LINK_NVLINK] = {PP_EFF_NVLINK, PP_EFF_NVLINK_LATENCY_US},
+    [PP_LINK_NETWORK] = {PP_EFF_NETWORK, PP_EFF_NETWORK_LATENCY_US},
+};
+
 static void set_link(pp_cluster *c, pp_link_class x, double eff, double alpha_us)
 {
-    if (x == PP_LINK_NVLINK) {
-        c->gpu.eff.nvlink = eff;
-        c->gpu.eff.nvlink_latency_us = alpha_us;
-    } else {
-        c->gpu.eff.network = eff;
-        c->gpu.eff.network_latency_us = alpha_us;
-    }
+    *pp_efficiency_field(&c->gpu.eff, LINK_EFF[x][0]) = eff;
+    *pp_efficiency_field(&c->gpu.eff, LINK_EFF[x][1]) = alpha_us;
 }
 
 /* A near-infinite efficiency: the bandwidth term of the class vanishes. */
@@ -125,8 +129,8 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
         pp_link_fit *f = &cal->link[x];
         memset(f, 0, sizeof *f);
         f->line_GBps = x == PP_LINK_NVLINK ? cal->cluster.intra_node_GBps : cal->cluster.inter_node_Gbps / 8.0;
-        f->efficiency = x == PP_LINK_NVLINK ? e->nvlink : e->network;
-        f->latency_us = x == PP_LINK_NVLINK ? e->nvlink_latency_us : e->network_latency_us;
+        f->efficiency = pp_efficiency_value(e, LINK_EFF[x][0]);
+        f->latency_us = pp_efficiency_value(e, LINK_EFF[x][1]);
         normal_eq q;
         memset(&q, 0, sizeof q);
         for (int l = 0; l < n_logs; l++)

@@ -70,14 +70,11 @@ static void synthesize(pp_measurement_set *set)
     }
 }
 
-/* Set parameter i (pp_efficiency_key's order) of e. */
+/* Set parameter i (pp_eff_params' order) of e. */
 static void set_param(pp_efficiency *e, int i, double v)
 {
-    double *f[] = {&e->gemm,    &e->attention,         &e->hbm,
-                   &e->nvlink,  &e->network,           &e->kernel_us,
-                   &e->nvlink_latency_us, &e->network_latency_us, &e->gemm_k_overhead, &e->cross_rail};
-    CU_ASSERT_FATAL(i >= 0 && i < (int)(sizeof f / sizeof f[0]));
-    *f[i] = v;
+    CU_ASSERT_FATAL(i >= 0 && i < PP_EFF_PARAM_COUNT);
+    *pp_efficiency_field(e, i) = v;
     CU_ASSERT_DOUBLE_EQUAL(pp_efficiency_value(e, i), v, 0.0);
 }
 
@@ -108,7 +105,7 @@ static void test_recovers_known_parameters(void)
     load_project_set(&cat, &set);
     synthesize(&set);
     pp_fit fits[PP_MAX_GROUPS];
-    int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    int n = pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS);
     CU_ASSERT(n >= 2);
     int checked = 0;
     for (int k = 0; k < n; k++) {
@@ -143,8 +140,8 @@ static void assert_in_bounds(const pp_fit *fits, int n)
 {
     for (int k = 0; k < n; k++)
         for (int i = 0; i < PP_EFF_COUNT; i++) {
-            double lo, hi, v = get(&fits[k].eff, i);
-            pp_efficiency_bounds(fits[k].gpu_id, i, &lo, &hi, NULL, NULL);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(fits[k].family);
+            double lo = fits[k].family->bound[i].lo, hi = fits[k].family->bound[i].hi, v = get(&fits[k].eff, i);
             CU_ASSERT(lo < hi);
             CU_ASSERT(v >= lo && v <= hi);
         }
@@ -194,7 +191,7 @@ static void test_never_leaves_bounds(void)
     pp_measurement_set set;
     load_project_set(&cat, &set);
     pp_fit fits[PP_MAX_GROUPS];
-    int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    int n = pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS);
     CU_ASSERT(n >= 2);
     assert_in_bounds(fits, n);
     for (int i = 0; i < set.n; i++) { /* GEMMs at 30 % and a 40 us launch: unphysical */
@@ -206,12 +203,10 @@ static void test_never_leaves_bounds(void)
         r->prob.cluster.gpu.eff = e;
         r->iteration_s = pp_step_time_s(&r->prob, &r->plan);
     }
-    n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    n = pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS);
     assert_in_bounds(fits, n);
     for (int k = 0; k < n; k++) {
-        double lo, hi;
-        pp_efficiency_bounds(fits[k].gpu_id, PP_EFF_GEMM, &lo, &hi, NULL, NULL);
-        CU_ASSERT_DOUBLE_EQUAL(fits[k].eff.gemm, lo, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(fits[k].eff.gemm, fits[k].family->bound[PP_EFF_GEMM].lo, 1e-9);
         CU_ASSERT(fits[k].n_at_bound >= 1);
     }
     pp_measurements_free(&set);
@@ -224,7 +219,7 @@ static char *fit_json(void)
     pp_measurement_set set;
     load_project_set(&cat, &set);
     pp_fit fits[PP_MAX_GROUPS];
-    int n = pp_calibrate(&set, fits, PP_MAX_GROUPS);
+    int n = pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS);
     char *text = pp_fits_to_json(fits, n, "test", 0.0);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
@@ -288,7 +283,7 @@ static void test_cv_scores_each_group_with_the_other_fit(void)
 
     pp_cv_result *cv = malloc(sizeof *cv);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
-    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&set, cv), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&cat, &set, cv), PP_OK);
     CU_ASSERT_EQUAL(cv->n_groups, 2);
     CU_ASSERT_EQUAL(cv->n_rows, m);
 
@@ -301,7 +296,7 @@ static void test_cv_scores_each_group_with_the_other_fit(void)
             if (strcmp(copy[i].group, held) != 0)
                 other.rows[other.n++] = copy[i];
         pp_fit fit[2];
-        CU_ASSERT_EQUAL(pp_calibrate(&other, fit, 2), 1);
+        CU_ASSERT_EQUAL(pp_calibrate(&cat, &other, fit, 2), 1);
         double sum = 0.0;
         int n = 0;
         for (int i = 0; i < m; i++)
@@ -362,8 +357,8 @@ static void test_defect_rows_are_scored_apart(void)
         if (i != 3)
             without.rows[without.n++] = set.rows[i];
     pp_fit clean[2], with_bug[2];
-    CU_ASSERT_EQUAL_FATAL(pp_calibrate(&without, clean, 2), 1);
-    CU_ASSERT_EQUAL_FATAL(pp_calibrate(&set, with_bug, 2), 1);
+    CU_ASSERT_EQUAL_FATAL(pp_calibrate(&cat, &without, clean, 2), 1);
+    CU_ASSERT_EQUAL_FATAL(pp_calibrate(&cat, &set, with_bug, 2), 1);
     CU_ASSERT_EQUAL(with_bug[0].n_rows, m - 1);
     for (int i = 0; i < PP_EFF_COUNT; i++)
         CU_ASSERT(pp_rel_close(get(&with_bug[0].eff, i), get(&clean[0].eff, i), 1e-9));
@@ -380,7 +375,7 @@ static void test_defect_rows_are_scored_apart(void)
 
     pp_cv_result *cv = malloc(sizeof *cv);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
-    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&set, cv), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&cat, &set, cv), PP_OK);
     CU_ASSERT_EQUAL(cv->n_rows, m - 1);
     CU_ASSERT_EQUAL(cv->n_defect_rows, 1);
     CU_ASSERT(cv->defect_mape_cv > 60.0);

@@ -196,8 +196,13 @@ static void fit_text(const char *text, pp_gemm_calibration *cal, pp_gemm_sweep *
     pp_error err;
     CU_ASSERT_EQUAL_FATAL(pp_gemm_sweep_parse(text, "sweep.csv", sw, &err), PP_OK);
     memset(cal, 0, sizeof *cal);
-    cal->gpu = catalog_gpu("a100-sxm4-80gb"); /* the catalog's parameters, not the truth */
-    CU_ASSERT_EQUAL(pp_calibrate_gemm(sw, 1, cal), sw->n_rows);
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    cal->gpu = *pp_catalog_gpu(&cat, "a100-sxm4-80gb"); /* the catalog's parameters, not the truth */
+    CU_ASSERT_EQUAL(pp_calibrate_gemm(&cat, sw, 1, cal), sw->n_rows);
+    for (int p = 0; p < PP_GEMM_PARAM_COUNT; p++)
+        cal->param[p].source = NULL; /* the catalog's, freed below */
+    pp_catalog_free(&cat);
 }
 
 static void test_fit_recovers_truth(void)
@@ -239,7 +244,10 @@ static void test_fit_recovers_truth(void)
     pp_gemm_calibration again;
     memset(&again, 0, sizeof again);
     again.gpu = cat;
-    pp_calibrate_gemm(&sw, 1, &again);
+    pp_catalog catalog;
+    pp_load_catalog(&catalog);
+    pp_calibrate_gemm(&catalog, &sw, 1, &again);
+    pp_catalog_free(&catalog);
     CU_ASSERT_EQUAL(memcmp(&again.gpu.eff, &cal.gpu.eff, sizeof cal.gpu.eff), 0);
     pp_gemm_sweep_free(&sw);
     pp_sb_free(&sb);
@@ -257,8 +265,10 @@ static void test_ceiling_bounded(void)
     pp_gemm_sweep sw;
     pp_gemm_calibration cal;
     fit_text(pp_sb_str(&sb), &cal, &sw);
-    double lo, hi;
-    pp_efficiency_bounds("a100-sxm4-80gb", PP_EFF_GEMM, &lo, &hi, NULL, NULL);
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    double hi = pp_catalog_gpu_family(&cat, "a100-sxm4-80gb")->bound[PP_EFF_GEMM].hi;
+    pp_catalog_free(&cat);
     CU_ASSERT(cal.gpu.eff.gemm <= hi + 1e-12 && cal.gpu.eff.gemm <= 1.0);
     CU_ASSERT(cal.param[PP_GEMM_CEILING].at_bound);
     pp_gemm_sweep_free(&sw);
@@ -362,9 +372,12 @@ static void test_bad_rows_skipped(void)
     pp_sb_init(&sb);
     pp_gemm_calibration cal;
     memset(&cal, 0, sizeof cal);
-    cal.gpu = catalog_gpu("a100-sxm4-80gb");
-    pp_calibrate_gemm(&sw, 1, &cal);
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    cal.gpu = *pp_catalog_gpu(&cat, "a100-sxm4-80gb");
+    pp_calibrate_gemm(&cat, &sw, 1, &cal);
     pp_report_gemm_text(&sw, 1, &cal, &sb);
+    pp_catalog_free(&cat);
     PP_ASSERT_CONTAINS(pp_sb_str(&sb), "skipped 9");
     PP_ASSERT_CONTAINS(pp_sb_str(&sb), "line 4: expected a dtype");
     PP_ASSERT_CONTAINS(pp_sb_str(&sb), "and 1 more");

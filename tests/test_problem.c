@@ -613,34 +613,58 @@ static void test_catalog_files(void)
     pp_catalog_free(&cat);
 }
 
+/* A small calibration-bounds.json: family f1 bounds gemm and attention,
+ * every_family the rest; family u is the union of the others. */
+#define SMALL_BOUNDS                                                                                              \
+    "{'source': 'x', 'every_family': {'hbm': {'lo': 0.8, 'hi': 0.9, 'source': 'x'},"                                \
+    " 'nvlink': {'lo': 0.7, 'hi': 0.9, 'source': 'x'}, 'network': {'lo': 0.7, 'hi': 0.9, 'source': 'x'},"           \
+    " 'kernel_us': {'lo': 2, 'hi': 8, 'source': 'x'}, 'nvlink_latency_us': {'lo': 2, 'hi': 20, 'source': 'x'},"     \
+    " 'network_latency_us': {'lo': 9, 'hi': 20, 'source': 'x'}, 'gemm_k_overhead': {'lo': 8, 'hi': 512, 'source': 'x'}," \
+    " 'gemm_misaligned': {'lo': 0.1, 'hi': 1, 'source': 'x'}, 'cross_rail': {'lo': 0.25, 'hi': 1, 'source': 'x'}},"  \
+    " 'families': [{'id': 'f1', 'name': 'F1', 'bounds': {'gemm': {'lo': 0.5, 'hi': 0.8, 'source': 'g1'},"            \
+    " 'attention': {'lo': 0.3, 'hi': 0.6, 'source': 'a1'}}},"                                                         \
+    " {'id': 'f2', 'name': 'F2', 'bounds': {'gemm': {'lo': 0.6, 'hi': 0.9, 'source': 'g2'},"                          \
+    " 'attention': {'lo': 0.4, 'hi': 0.7, 'source': 'a2'}, 'hbm': {'lo': 0.85, 'hi': 0.95, 'source': 'h2'}}},"        \
+    " {'id': 'u', 'name': 'other', 'union_of_families': true, 'source': 'the union'}]}"
+
 /* A small catalog in a fresh directory; NULL sections are valid defaults. */
-static void write_catalog(char *dir, size_t cap, const char *gpus, const char *models, const char *clusters,
-                          const char *codecs)
+static void write_catalog_bounds(char *dir, size_t cap, const char *gpus, const char *models, const char *clusters,
+                                 const char *codecs, const char *bounds)
 {
-    static const char *const names[] = {"gpus.json", "models.json", "clusters.json", "codecs.json"};
+    static const char *const names[] = {"gpus.json", "models.json", "clusters.json", "codecs.json",
+                                        "calibration-bounds.json"};
     const char *texts[] = {
         gpus ? gpus
              : "{'gpus': [{'id': 'g1', 'name': 'G1', 'peak_tflops': {'bf16': 100}, 'memory_gib': 80,"
-               " 'hbm_GBps': 1000, 'nvlink_GBps': 100, 'network_Gbps': 100, 'gpus_per_node': 8, 'source': 'x'}]}",
+               " 'hbm_GBps': 1000, 'nvlink_GBps': 100, 'network_Gbps': 100, 'gpus_per_node': 8,"
+               " 'calibration_family': 'f1', 'source': 'x'}]}",
         models ? models
                : "{'models': [{'id': 'm1', 'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 10, 'seq_len': 16,"
                  " 'source': 'x'}]}",
         clusters ? clusters : "{'clusters': [{'id': 'c1', 'gpu': 'g1', 'nodes': 2, 'source': 'x'}]}",
         codecs ? codecs : "{'codecs': [{'id': 'none', 'kind': 'none', 'source': 'x'}]}",
+        bounds ? bounds : SMALL_BOUNDS,
     };
     pp_temp_dir("catalog", dir, cap);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         pp_write_json(path, texts[i]);
     }
 }
 
+static void write_catalog(char *dir, size_t cap, const char *gpus, const char *models, const char *clusters,
+                          const char *codecs)
+{
+    write_catalog_bounds(dir, cap, gpus, models, clusters, codecs, NULL);
+}
+
 static void bad_catalog_at(const char *label, const char *gpus, const char *models, const char *clusters,
-                           const char *codecs, const char *file, const char *path, const char *const *words, int line)
+                           const char *codecs, const char *bounds, const char *file, const char *path,
+                           const char *const *words, int line)
 {
     char dir[512], origin[600];
-    write_catalog(dir, sizeof dir, gpus, models, clusters, codecs);
+    write_catalog_bounds(dir, sizeof dir, gpus, models, clusters, codecs, bounds);
     snprintf(origin, sizeof origin, "%s/%s", dir, file);
     pp_catalog cat;
     pp_error err;
@@ -650,15 +674,21 @@ static void bad_catalog_at(const char *label, const char *gpus, const char *mode
 }
 
 #define BAD_CATALOG(label, g, m, cl, co, file, path, ...)                                                     \
-    bad_catalog_at(label, g, m, cl, co, file, path, WORDS(__VA_ARGS__), __LINE__)
+    bad_catalog_at(label, g, m, cl, co, NULL, file, path, WORDS(__VA_ARGS__), __LINE__)
+
+/* The small catalog of write_catalog's defaults, loaded. */
+static void load_small_catalog(pp_catalog *cat)
+{
+    char dir[512];
+    pp_error err;
+    write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(dir, cat, &err), PP_OK);
+}
 
 static void test_minimal_catalog(void)
 {
-    char dir[512];
-    write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
     pp_catalog cat;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_catalog_load(dir, &cat, &err), PP_OK);
+    load_small_catalog(&cat);
     CU_ASSERT_EQUAL(cat.n_codecs, 1);
     CU_ASSERT_EQUAL(cat.compress_min_bytes, 1 << 20);
     CU_ASSERT_EQUAL(cat.gpus[0].eff.gemm, 0.75); /* no efficiency.json: built-in */
@@ -667,6 +697,89 @@ static void test_minimal_catalog(void)
     CU_ASSERT_EQUAL(cat.clusters[0].intra_node_GBps, 100);
     CU_ASSERT_STRING_EQUAL(cat.models[0].model.name, "m1");
     pp_catalog_free(&cat);
+}
+
+/* The one table of efficiency parameters: each field of pp_efficiency once,
+ * its built-in value what pp_efficiency_init sets, the fitted ones first. */
+static void test_efficiency_table(void)
+{
+    pp_efficiency e;
+    pp_efficiency_init(&e);
+    for (int i = 0; i < PP_EFF_PARAM_COUNT; i++) {
+        CU_ASSERT_EQUAL(pp_efficiency_value(&e, i), pp_eff_params[i].def);
+        CU_ASSERT_STRING_EQUAL(pp_efficiency_key(i), pp_eff_params[i].key);
+        CU_ASSERT(pp_eff_params[i].unit[0] && pp_eff_params[i].meaning[0]);
+        for (int j = 0; j < i; j++) {
+            CU_ASSERT_NOT_EQUAL(pp_eff_params[i].offset, pp_eff_params[j].offset);
+            CU_ASSERT_STRING_NOT_EQUAL(pp_eff_params[i].key, pp_eff_params[j].key);
+        }
+    }
+    CU_ASSERT_STRING_EQUAL(pp_efficiency_key(PP_EFF_CROSS_RAIL), "cross_rail");
+    CU_ASSERT_EQUAL(PP_EFF_COUNT, PP_EFF_GEMM_MISALIGNED); /* all but gemm_misaligned are fitted to steps */
+    CU_ASSERT_STRING_EQUAL(pp_efficiency_key(PP_EFF_PARAM_COUNT), "?");
+    *pp_efficiency_field(&e, PP_EFF_HBM) = 0.81;
+    CU_ASSERT_EQUAL(e.hbm, 0.81);
+}
+
+/* Each GPU names its calibration family; a family takes every_family's bound
+ * of a parameter it does not bound itself, and a union family spans the
+ * others.  A new GPU is then one entry of gpus.json. */
+static void test_calibration_families(void)
+{
+    pp_catalog cat;
+    load_small_catalog(&cat);
+    const pp_eff_family *f = pp_catalog_gpu_family(&cat, "g1");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->name, "F1");
+    CU_ASSERT_EQUAL(f->bound[PP_EFF_GEMM].lo, 0.5);
+    CU_ASSERT_STRING_EQUAL(f->bound[PP_EFF_GEMM].source, "g1");
+    CU_ASSERT_EQUAL(f->bound[PP_EFF_HBM].hi, 0.9); /* every_family's */
+    CU_ASSERT_PTR_NULL(pp_catalog_gpu_family(&cat, "g2"));
+    CU_ASSERT_EQUAL_FATAL(cat.n_families, 3);
+    const pp_eff_family *u = &cat.families[2];
+    CU_ASSERT(u->bound[PP_EFF_GEMM].lo == 0.5 && u->bound[PP_EFF_GEMM].hi == 0.9);
+    CU_ASSERT(u->bound[PP_EFF_HBM].lo == 0.8 && u->bound[PP_EFF_HBM].hi == 0.95);
+    CU_ASSERT_STRING_EQUAL(u->bound[PP_EFF_CROSS_RAIL].source, "the union");
+    pp_catalog_free(&cat);
+    /* the project's: every GPU has a family of bounds */
+    pp_load_catalog(&cat);
+    for (int g = 0; g < cat.n_gpus; g++)
+        CU_ASSERT_PTR_NOT_NULL(pp_catalog_gpu_family(&cat, cat.gpus[g].id));
+    CU_ASSERT_STRING_EQUAL(pp_catalog_gpu_family(&cat, "a100-sxm4-80gb")->name, "A100");
+    CU_ASSERT_STRING_EQUAL(pp_catalog_gpu_family(&cat, "h200-sxm-141gb")->name, "H100/H200");
+    pp_catalog_free(&cat);
+}
+
+#define BAD_BOUNDS(label, gpus, bounds, file, path, ...) \
+    bad_catalog_at(label, gpus, NULL, NULL, NULL, bounds, file, path, WORDS(__VA_ARGS__), __LINE__)
+
+#define GPU_OF_FAMILY(fam)                                                                                         \
+    "{'gpus': [{'id': 'g1', 'name': 'G1', 'peak_tflops': {'bf16': 100}, 'memory_gib': 80, 'hbm_GBps': 1000,"      \
+    " 'nvlink_GBps': 100, 'network_Gbps': 100, 'gpus_per_node': 8" fam ", 'source': 'x'}]}"
+
+static void test_bad_calibration_families(void)
+{
+    BAD_BOUNDS("unknown family", GPU_OF_FAMILY(", 'calibration_family': 'f9'"), NULL, "gpus.json",
+               "$.gpus[0].calibration_family", "calibration-bounds.json", "'f1', 'f2', 'u'", "found 'f9'");
+    BAD_BOUNDS("no family", GPU_OF_FAMILY(""), NULL, "gpus.json", "$.gpus[0]",
+               "missing required key 'calibration_family'");
+    BAD_BOUNDS("lo above hi", NULL,
+               "{'source': 'x', 'families': [{'id': 'f1', 'name': 'F1', 'bounds': {'gemm': {'lo': 0.9, 'hi': 0.5,"
+               " 'source': 'x'}}}]}",
+               "calibration-bounds.json", "$.families[0].bounds.gemm.hi", "expected at least lo = 0.9", "found 0.5");
+    BAD_BOUNDS("a parameter unbounded", NULL,
+               "{'source': 'x', 'families': [{'id': 'f1', 'name': 'F1', 'bounds': {'gemm': {'lo': 0.5, 'hi': 0.9,"
+               " 'source': 'x'}}}]}",
+               "calibration-bounds.json", "$.families[0].bounds", "expected a bound of 'attention'");
+    BAD_BOUNDS("bound without source", NULL,
+               "{'source': 'x', 'families': [{'id': 'f1', 'name': 'F1', 'bounds': {'gemm': {'lo': 0.5, 'hi': 0.9}}}]}",
+               "calibration-bounds.json", "$.families[0].bounds.gemm", "missing required key 'source'");
+    BAD_BOUNDS("fraction above 1", NULL,
+               "{'source': 'x', 'every_family': {'hbm': {'lo': 0.5, 'hi': 1.5, 'source': 'x'}}, 'families': []}",
+               "calibration-bounds.json", "$.every_family.hbm.hi", "1.5");
+    BAD_BOUNDS("only unions", NULL,
+               "{'source': 'x', 'families': [{'id': 'u', 'name': 'U', 'union_of_families': true, 'source': 'x'}]}",
+               "calibration-bounds.json", "$.families", "expected a family with bounds of its own");
 }
 
 static void test_bad_catalogs(void)
@@ -679,7 +792,8 @@ static void test_bad_catalogs(void)
                 NULL, NULL, "gpus.json", "$.gpus[0].peak_tflops", "expected an object");
     BAD_CATALOG("efficiency_from", "{'gpus': [{'id': 'g1', 'name': 'G1', 'peak_tflops': {'bf16': 100},"
                                    " 'memory_gib': 80, 'hbm_GBps': 1000, 'nvlink_GBps': 100, 'network_Gbps': 100,"
-                                   " 'gpus_per_node': 8, 'efficiency_from': 'g2', 'source': 'x'}]}",
+                                   " 'gpus_per_node': 8, 'efficiency_from': 'g2', 'calibration_family': 'f1',"
+                                   " 'source': 'x'}]}",
                 NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_from", "found 'g2'");
     BAD_CATALOG("model heads", NULL, "{'models': [{'id': 'm1', 'layers': 2, 'hidden': 64, 'heads': 5, 'vocab': 10,"
                                      " 'seq_len': 16, 'source': 'x'}]}",
@@ -1135,6 +1249,9 @@ int main(void)
         {"catalog files: missing gpus.json", test_catalog_files},
         {"a minimal catalog", test_minimal_catalog},
         {"bad catalogs", test_bad_catalogs},
+        {"the efficiency table: each parameter once, with its default", test_efficiency_table},
+        {"calibration families: every GPU names one, bounds resolved", test_calibration_families},
+        {"bad calibration families and bounds name their JSON path", test_bad_calibration_families},
         {"long file names keep their tail", test_long_origin},
         {"edit distance and suggestions", test_edit_distance_and_suggestions},
         {"brackets inside strings are not nesting", test_brackets_in_strings},

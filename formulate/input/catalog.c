@@ -16,6 +16,7 @@
  * whose missing keys come from what was in force before.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "memory_gib",  "hbm_GBps",      "nvlink_GBps",
                                              "network_Gbps", "gpus_per_node", "system",
                                              "usd_per_gpu_hour_example", "efficiency_from", "source",
-                                             "notes",       "sm_count",      "gpus_per_nic_switch", NULL};
+                                             "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
@@ -56,67 +57,100 @@ static const char *const codecs_file_keys[] = {"codecs", "compress_min_bytes", "
 static const char *const codec_entry_keys[] = {"id",       "name",          "kind",            "bits_per_value",
                                                "ratio",    "ratio_16bit",   "compress_GBps",   "decompress_GBps",
                                                "rel_error", "source",       "notes",           NULL};
+static const char *const bounds_file_keys[] = {"description", "source", "every_family", "families", NULL};
+static const char *const family_entry_keys[] = {"id", "name", "description", "bounds", "union_of_families", "source",
+                                                NULL};
+static const char *const bound_keys[] = {"lo", "hi", "source", NULL};
 static const char *const efficiency_file_keys[] = {"source", "description", "gpus", "default", "cross_validated_error",
                                                    NULL};
 
 /* ---- efficiency parameters -------------------------------------------------- */
 
+/* THE table of efficiency parameters (catalog.h): the reader below, the
+ * built-in defaults, `parplan calibrate`'s fits and the efficiency.json it
+ * writes, calibration-bounds.json and the accuracy report all walk it.  Its
+ * order is the files' order. */
+#define EFF(field, fraction, def, unit, meaning) {#field, unit, meaning, offsetof(pp_efficiency, field), fraction, def}
+const pp_eff_param pp_eff_params[PP_EFF_PARAM_COUNT] = {
+    [PP_EFF_GEMM] = EFF(gemm, true, 0.75, "fraction of the dense tensor-core peak", "large dense matrix multiplies"),
+    [PP_EFF_ATTENTION] = EFF(attention, true, 0.5, "fraction of the dense tensor-core peak",
+                             "the attention core (QK^T, softmax V)"),
+    [PP_EFF_HBM] = EFF(hbm, true, 0.7, "fraction of the HBM bandwidth", "element-wise kernels"),
+    [PP_EFF_NVLINK] = EFF(nvlink, true, 0.75, "fraction of NVLink per GPU, one direction",
+                          "collective bus bandwidth inside a node"),
+    [PP_EFF_NETWORK] = EFF(network, true, 0.8, "fraction of the NIC rate per GPU, one direction",
+                           "collective bus bandwidth across nodes"),
+    [PP_EFF_KERNEL_US] = EFF(kernel_us, false, 5, "microseconds", "fixed cost of a kernel launch (the small-shape floor)"),
+    [PP_EFF_NVLINK_LATENCY_US] = EFF(nvlink_latency_us, false, 5, "microseconds",
+                                     "latency of one NVLink hop of a collective"),
+    [PP_EFF_NETWORK_LATENCY_US] = EFF(network_latency_us, false, 10, "microseconds",
+                                      "latency of one network hop of a collective"),
+    [PP_EFF_GEMM_K_OVERHEAD] = EFF(gemm_k_overhead, false, 64, "elements of K",
+                                   "a GEMM's pipeline fill and epilogue: it runs at K / (K + this) of its rate"),
+    [PP_EFF_CROSS_RAIL] = EFF(cross_rail, true, 1.0, "fraction of the network rate",
+                              "rings that leave a node on another NIC rail than they enter it"),
+    [PP_EFF_GEMM_MISALIGNED] = EFF(gemm_misaligned, true, 0.5, "fraction of the aligned rate",
+                                   "a GEMM whose K or N is not a multiple of 8"),
+};
+#undef EFF
+
+const char *pp_efficiency_key(int i)
+{
+    return i >= 0 && i < PP_EFF_PARAM_COUNT ? pp_eff_params[i].key : "?";
+}
+
+double *pp_efficiency_field(pp_efficiency *e, int i)
+{
+    return (double *)(void *)((char *)e + pp_eff_params[i].offset);
+}
+
+double pp_efficiency_value(const pp_efficiency *e, int i)
+{
+    return i >= 0 && i < PP_EFF_PARAM_COUNT ? *(const double *)(const void *)((const char *)e + pp_eff_params[i].offset)
+                                            : 0.0;
+}
+
 void pp_efficiency_init(pp_efficiency *e)
 {
     memset(e, 0, sizeof *e);
-    e->gemm = 0.75;
-    e->attention = 0.5;
-    e->hbm = 0.7;
-    e->nvlink = 0.75;
-    e->network = 0.8;
-    e->kernel_us = 5;
-    e->nvlink_latency_us = 5;
-    e->network_latency_us = 10;
-    e->gemm_k_overhead = 64;
-    e->gemm_misaligned = 0.5;
-    e->cross_rail = 1.0;
+    for (int i = 0; i < PP_EFF_PARAM_COUNT; i++)
+        *pp_efficiency_field(e, i) = pp_eff_params[i].def;
     snprintf(e->source, sizeof e->source, "built-in defaults (pp_efficiency_init)");
 }
 
-typedef struct eff_field {
-    const char *key;
-    size_t offset; /* of the double in pp_efficiency */
-    bool fraction; /* in (0, 1]; else a time in microseconds (or gemm_k_overhead, elements), 0..1e6 */
-} eff_field;
+/* The parameters' keys, NULL-terminated (a file's allowed keys). */
+static void eff_keys(const char *keys[PP_EFF_PARAM_COUNT + 1])
+{
+    for (int i = 0; i < PP_EFF_PARAM_COUNT; i++)
+        keys[i] = pp_eff_params[i].key;
+    keys[PP_EFF_PARAM_COUNT] = NULL;
+}
 
-static const eff_field eff_fields[] = {
-    {"gemm", offsetof(pp_efficiency, gemm), true},
-    {"attention", offsetof(pp_efficiency, attention), true},
-    {"hbm", offsetof(pp_efficiency, hbm), true},
-    {"nvlink", offsetof(pp_efficiency, nvlink), true},
-    {"network", offsetof(pp_efficiency, network), true},
-    {"kernel_us", offsetof(pp_efficiency, kernel_us), false},
-    {"nvlink_latency_us", offsetof(pp_efficiency, nvlink_latency_us), false},
-    {"network_latency_us", offsetof(pp_efficiency, network_latency_us), false},
-    {"gemm_k_overhead", offsetof(pp_efficiency, gemm_k_overhead), false},
-    {"gemm_misaligned", offsetof(pp_efficiency, gemm_misaligned), true},
-    {"cross_rail", offsetof(pp_efficiency, cross_rail), true},
-};
-#define N_EFF_FIELDS ((int)(sizeof eff_fields / sizeof eff_fields[0]))
+/* Parameter i of obj (optional) into *v, in the parameter's range. */
+static int read_eff_value(const cJSON *obj, const pp_jpath *at, const char *key, int i, double *v, pp_error *err)
+{
+    return pp_eff_params[i].fraction ? pp_json_positive(obj, at, key, PP_OPTIONAL, 1.0, v, err)
+                                     : pp_json_double(obj, at, key, PP_OPTIONAL, 0, 1e6, v, err);
+}
+
+/* An object keyed by parameters (an efficiency entry, a set of bounds):
+ * no other key. */
+static int expect_param_object(const cJSON *obj, const pp_jpath *at, pp_error *err)
+{
+    const char *keys[PP_EFF_PARAM_COUNT + 1];
+    eff_keys(keys);
+    int rc = pp_json_expect_object(obj, at, err);
+    return rc ? rc : pp_json_check_keys(obj, at, keys, err);
+}
 
 /* One entry of an efficiency file, over base; source names the entry. */
 static int read_eff_entry(const cJSON *obj, const pp_jpath *at, const pp_efficiency *base, const char *source,
                           pp_efficiency *out, pp_error *err)
 {
-    const char *keys[N_EFF_FIELDS + 1];
-    for (int i = 0; i < N_EFF_FIELDS; i++)
-        keys[i] = eff_fields[i].key;
-    keys[N_EFF_FIELDS] = NULL;
-    int rc = pp_json_expect_object(obj, at, err);
-    if (!rc)
-        rc = pp_json_check_keys(obj, at, keys, err);
+    int rc = expect_param_object(obj, at, err);
     *out = *base;
-    for (int i = 0; i < N_EFF_FIELDS && !rc; i++) {
-        const eff_field *f = &eff_fields[i];
-        double *v = (double *)((char *)out + f->offset);
-        rc = f->fraction ? pp_json_positive(obj, at, f->key, PP_OPTIONAL, 1.0, v, err)
-                         : pp_json_double(obj, at, f->key, PP_OPTIONAL, 0, 1e6, v, err);
-    }
+    for (int i = 0; i < PP_EFF_PARAM_COUNT && !rc; i++)
+        rc = read_eff_value(obj, at, pp_eff_params[i].key, i, pp_efficiency_field(out, i), err);
     snprintf(out->source, sizeof out->source, "%s", source);
     return rc;
 }
@@ -304,6 +338,8 @@ static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at,
         rc = pp_json_double(obj, at, "usd_per_gpu_hour_example", PP_OPTIONAL, 0, 1e4, &g->usd_per_gpu_hour, err);
     if (!rc)
         rc = pp_json_string(obj, at, "efficiency_from", PP_OPTIONAL, cat->gpu_efficiency_from[i], PP_ID_LEN, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "calibration_family", PP_REQUIRED, cat->gpu_calibration_family[i], PP_ID_LEN, err);
     return rc;
 }
 
@@ -326,7 +362,8 @@ static int read_gpu_list(pp_catalog *cat, const cJSON *list, const pp_jpath *lis
     int n = cJSON_GetArraySize(list);
     cat->gpus = calloc((size_t)n, sizeof *cat->gpus);
     cat->gpu_efficiency_from = calloc((size_t)n, sizeof *cat->gpu_efficiency_from);
-    if (!cat->gpus || !cat->gpu_efficiency_from)
+    cat->gpu_calibration_family = calloc((size_t)n, sizeof *cat->gpu_calibration_family);
+    if (!cat->gpus || !cat->gpu_efficiency_from || !cat->gpu_calibration_family)
         return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
     const cJSON *item;
     cJSON_ArrayForEach(item, list)
@@ -792,6 +829,216 @@ static int load_efficiency(pp_catalog *cat, pp_error *err)
     return rc;
 }
 
+/* ---- calibration-bounds.json -------------------------------------------------- */
+
+/* obj[key] of parameter i: {"lo", "hi", "source"}, lo <= hi, each in the
+ * parameter's range. */
+static int read_bound(const cJSON *obj, const pp_jpath *at, int i, pp_eff_bound *b, pp_error *err)
+{
+    const char *key = pp_eff_params[i].key;
+    const cJSON *item = pp_json_member(obj, key);
+    pp_jpath here = pp_jpath_key(at, key);
+    int rc = pp_json_expect_object(item, &here, err);
+    if (!rc)
+        rc = pp_json_check_keys(item, &here, bound_keys, err);
+    if (!rc && (!pp_json_member(item, "lo") || !pp_json_member(item, "hi")))
+        rc = pp_json_missing(&here, pp_json_member(item, "lo") ? "hi" : "lo", err);
+    if (!rc)
+        rc = read_eff_value(item, &here, "lo", i, &b->lo, err);
+    if (!rc)
+        rc = read_eff_value(item, &here, "hi", i, &b->hi, err);
+    if (!rc)
+        rc = pp_json_string(item, &here, "source", PP_REQUIRED, b->source, sizeof b->source, err);
+    if (!rc && b->lo > b->hi) {
+        pp_jpath hi = pp_jpath_key(&here, "hi");
+        rc = pp_json_fail(err, &hi, "expected at least lo = %g, found %g", b->lo, b->hi);
+    }
+    if (!rc && !b->source[0]) {
+        pp_jpath src = pp_jpath_key(&here, "source");
+        rc = pp_json_fail(err, &src, "expected a citation, found ''");
+    }
+    return rc;
+}
+
+/* A bounds object (every_family's, or a family's own): the parameters it
+ * names into f, marking them in has. */
+static int read_bounds(const cJSON *obj, const pp_jpath *at, pp_eff_family *f, bool has[PP_EFF_PARAM_COUNT],
+                       pp_error *err)
+{
+    int rc = expect_param_object(obj, at, err);
+    for (int i = 0; i < PP_EFF_PARAM_COUNT && !rc; i++)
+        if (pp_json_member(obj, pp_eff_params[i].key)) {
+            rc = read_bound(obj, at, i, &f->bound[i], err);
+            has[i] = true;
+        }
+    return rc;
+}
+
+/* Family k: its own bounds over every_family's; a union family's are filled
+ * later (union_bounds).  union_of is set for one. */
+static int read_family(const pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int k, const bool every[],
+                       bool *union_of, pp_error *err)
+{
+    pp_eff_family *f = &cat->families[k];
+    bool has[PP_EFF_PARAM_COUNT] = {false};
+    char source[PP_BOUND_SOURCE_LEN] = "";
+    int rc = pp_json_expect_object(obj, at, err);
+    if (!rc)
+        rc = pp_json_check_keys(obj, at, family_entry_keys, err);
+    if (!rc)
+        rc = pp_json_string(obj, at, "id", PP_REQUIRED, f->id, sizeof f->id, err);
+    for (int j = 0; j < k && !rc; j++)
+        if (strcmp(cat->families[j].id, f->id) == 0) {
+            pp_jpath id = pp_jpath_key(at, "id");
+            rc = pp_json_fail(err, &id, "expected a unique id, found '%s' again (also entry %d)", f->id, j);
+        }
+    if (!rc)
+        rc = pp_json_string(obj, at, "name", PP_REQUIRED, f->name, sizeof f->name, err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "union_of_families", PP_OPTIONAL, union_of, err);
+    if (!rc && *union_of) { /* spans the others: no bounds of its own, one source for all */
+        if (pp_json_member(obj, "bounds")) {
+            pp_jpath b = pp_jpath_key(at, "bounds");
+            return pp_json_fail(err, &b, "expected no bounds in a family whose bounds are the union of the others");
+        }
+        rc = pp_json_string(obj, at, "source", PP_REQUIRED, source, sizeof source, err);
+        for (int i = 0; i < PP_EFF_PARAM_COUNT; i++)
+            snprintf(f->bound[i].source, sizeof f->bound[i].source, "%s", source);
+        return rc;
+    }
+    const cJSON *bounds = pp_json_member(obj, "bounds");
+    pp_jpath bounds_at = pp_jpath_key(at, "bounds");
+    if (!rc && !bounds)
+        rc = pp_json_missing(at, "bounds", err);
+    if (!rc)
+        rc = read_bounds(bounds, &bounds_at, f, has, err);
+    for (int i = 0; i < PP_EFF_PARAM_COUNT && !rc; i++) {
+        if (has[i])
+            continue;
+        if (!every[i])
+            return pp_json_fail(err, &bounds_at, "expected a bound of '%s' (every_family has none), found none",
+                                pp_eff_params[i].key);
+        f->bound[i] = cat->every_family->bound[i];
+    }
+    return rc;
+}
+
+/* A union family spans, per parameter, every other family's bounds. */
+static void union_bounds(pp_catalog *cat, const bool *union_of)
+{
+    for (int k = 0; k < cat->n_families; k++) {
+        if (!union_of[k])
+            continue;
+        for (int i = 0; i < PP_EFF_PARAM_COUNT; i++) {
+            double lo = 1e300, hi = -1e300;
+            for (int j = 0; j < cat->n_families; j++)
+                if (!union_of[j]) {
+                    lo = fmin(lo, cat->families[j].bound[i].lo);
+                    hi = fmax(hi, cat->families[j].bound[i].hi);
+                }
+            cat->families[k].bound[i].lo = lo <= hi ? lo : 0.0;
+            cat->families[k].bound[i].hi = lo <= hi ? hi : 0.0;
+        }
+    }
+}
+
+static int read_families(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, const bool every[],
+                         pp_error *err)
+{
+    int n = cJSON_GetArraySize(list);
+    cat->families = calloc((size_t)n, sizeof *cat->families);
+    bool *union_of = calloc((size_t)n, sizeof *union_of);
+    int rc = cat->families && union_of ? PP_OK : pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        if (rc)
+            break;
+        pp_jpath at = pp_jpath_index(list_at, cat->n_families);
+        rc = read_family(cat, item, &at, cat->n_families, every, &union_of[cat->n_families], err);
+        cat->n_families++;
+    }
+    int n_union = 0;
+    for (int k = 0; k < cat->n_families; k++)
+        n_union += union_of[k];
+    if (!rc && n_union == cat->n_families)
+        rc = pp_json_fail(err, list_at, "expected a family with bounds of its own, found only unions");
+    if (!rc)
+        union_bounds(cat, union_of);
+    free(union_of);
+    return rc;
+}
+
+/* The family of GPU i of gpus.json: one of calibration-bounds.json's. */
+static int check_gpu_families(const pp_catalog *cat, const char *bounds_path, pp_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/gpus.json", cat->data_dir);
+    pp_jpath root = pp_jpath_root(path), list = pp_jpath_key(&root, "gpus");
+    for (int g = 0; g < cat->n_gpus; g++) {
+        if (pp_catalog_gpu_family(cat, cat->gpus[g].id))
+            continue;
+        char names[600] = "", quoted[64];
+        for (int k = 0; k < cat->n_families; k++) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s'%s'", k ? ", " : "", cat->families[k].id);
+        }
+        pp_json_quote(cat->gpu_calibration_family[g], quoted, sizeof quoted);
+        pp_jpath at = pp_jpath_index(&list, g), here = pp_jpath_key(&at, "calibration_family");
+        return pp_json_fail(err, &here, "expected a GPU family of %.300s (%s), found %s", bounds_path, names, quoted);
+    }
+    return PP_OK;
+}
+
+/* calibration-bounds.json's document (at path): every_family, the families,
+ * then each GPU's family checked against them. */
+static int read_bounds_doc(pp_catalog *cat, const cJSON *doc, const char *path, pp_error *err)
+{
+    pp_jpath root = pp_jpath_root(path);
+    bool every[PP_EFF_PARAM_COUNT] = {false};
+    const cJSON *list = NULL, *common = pp_json_member(doc, "every_family");
+    cat->every_family = calloc(1, sizeof *cat->every_family);
+    if (!cat->every_family)
+        return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
+    int rc = pp_json_check_keys(doc, &root, bounds_file_keys, err);
+    if (!rc)
+        rc = check_source(doc, &root, err);
+    if (!rc && common) {
+        pp_jpath at = pp_jpath_key(&root, "every_family");
+        rc = read_bounds(common, &at, cat->every_family, every, err);
+    }
+    if (!rc)
+        rc = entry_list(doc, &root, "families", MAX_CATALOG_ENTRIES, &list, err);
+    if (!rc) {
+        pp_jpath list_at = pp_jpath_key(&root, "families");
+        rc = read_families(cat, list, &list_at, every, err);
+    }
+    return rc ? rc : check_gpu_families(cat, path, err);
+}
+
+/* Every GPU has a family of bounds: the file is required. */
+static int load_bounds(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "calibration-bounds.json", true, path, sizeof path, &doc, err);
+    if (!rc)
+        rc = read_bounds_doc(cat, doc, path, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+const pp_eff_family *pp_catalog_gpu_family(const pp_catalog *cat, const char *gpu_id)
+{
+    int g = gpu_id ? find_id(cat, PP_CATALOG_GPUS, gpu_id) : -1;
+    if (!cat || g < 0 || !cat->gpu_calibration_family)
+        return NULL;
+    for (int k = 0; k < cat->n_families; k++)
+        if (strcmp(cat->families[k].id, cat->gpu_calibration_family[g]) == 0)
+            return &cat->families[k];
+    return NULL;
+}
+
 /* ---- the catalog as a whole ------------------------------------------------------- */
 
 const char *pp_default_data_dir(void)
@@ -813,6 +1060,9 @@ void pp_catalog_free(pp_catalog *cat)
     free(cat->models);
     free(cat->clusters);
     free(cat->gpu_efficiency_from);
+    free(cat->gpu_calibration_family);
+    free(cat->families);
+    free(cat->every_family);
     memset(cat, 0, sizeof *cat);
     pp_efficiency_init(&cat->efficiency_default);
 }
@@ -828,6 +1078,8 @@ static int load_all(pp_catalog *cat, pp_error *err)
         rc = load_codecs(cat, err);
     if (!rc)
         rc = load_efficiency(cat, err);
+    if (!rc)
+        rc = load_bounds(cat, err);
     return rc;
 }
 

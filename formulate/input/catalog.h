@@ -3,6 +3,10 @@
  * clusters.json, codecs.json, efficiency.json) read into plain arrays, and
  * the lookups, listings and efficiency layers built on them.
  *
+ * It also holds the one table of efficiency parameters (pp_eff_params: every
+ * reader, fit and writer of them walks it) and their calibration bounds per
+ * GPU family (calibration-bounds.json, each GPU naming its family).
+ *
  * The catalogs sit above the readers of model and GPU objects (shapes_json.h)
  * and below the problem and plan loader (problem.h): a catalog entry is read
  * with the same rules as a problem's own object, and a problem resolves its
@@ -10,6 +14,8 @@
  */
 #ifndef PARPLAN_CATALOG_H
 #define PARPLAN_CATALOG_H
+
+#include <stddef.h>
 
 #include "types.h"
 
@@ -34,6 +40,52 @@ typedef struct pp_catalog_cluster {
     double inter_node_Gbps;
 } pp_catalog_cluster;
 
+/* ---- the efficiency parameters: one table ------------------------------- */
+
+/* Every parameter of pp_efficiency, in the order efficiency.json and the
+ * reports list them.  The first PP_EFF_COUNT are the ones a fit to measured
+ * steps moves (`parplan calibrate`); gemm_misaligned only a GEMM sweep does. */
+typedef enum {
+    PP_EFF_GEMM, PP_EFF_ATTENTION, PP_EFF_HBM, PP_EFF_NVLINK, PP_EFF_NETWORK, PP_EFF_KERNEL_US,
+    PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_GEMM_K_OVERHEAD, PP_EFF_CROSS_RAIL,
+    PP_EFF_GEMM_MISALIGNED, PP_EFF_PARAM_COUNT
+} pp_eff_id;
+#define PP_EFF_COUNT PP_EFF_GEMM_MISALIGNED /* the parameters fitted to step times */
+
+typedef struct pp_eff_param {
+    const char *key;     /* in efficiency.json and calibration-bounds.json */
+    const char *unit;    /* what its number counts */
+    const char *meaning; /* what it scales in the cost model */
+    size_t offset;       /* of its double in pp_efficiency */
+    bool fraction;       /* read as a fraction in (0, 1]; else a count in [0, 1e6] */
+    double def;          /* the built-in value (pp_efficiency_init) */
+} pp_eff_param;
+
+extern const pp_eff_param pp_eff_params[PP_EFF_PARAM_COUNT];
+
+/* Parameter i's key ("gemm"; "?" out of range), and its value in e. */
+const char *pp_efficiency_key(int i);
+double pp_efficiency_value(const pp_efficiency *e, int i);
+double *pp_efficiency_field(pp_efficiency *e, int i);
+
+/* ---- calibration bounds (calibration-bounds.json) ------------------------ */
+
+#define PP_BOUND_SOURCE_LEN 1024
+
+/* Where a fit may move one parameter, and why. */
+typedef struct pp_eff_bound {
+    double lo, hi;
+    char source[PP_BOUND_SOURCE_LEN];
+} pp_eff_bound;
+
+/* A GPU family's bounds, every parameter resolved (its own, else the file's
+ * every_family; a union family's span every other family's). */
+typedef struct pp_eff_family {
+    char id[PP_ID_LEN];     /* what gpus.json's calibration_family names */
+    char name[PP_NAME_LEN]; /* as the reports print it ("H100/H200") */
+    pp_eff_bound bound[PP_EFF_PARAM_COUNT];
+} pp_eff_family;
+
 /* The catalogs of data/, loaded once per run.  Owns its arrays. */
 typedef struct pp_catalog {
     char data_dir[1024];
@@ -52,6 +104,10 @@ typedef struct pp_catalog {
     double model_error; /* the cost model's cross-validated step-time error (efficiency.json's
                            "cross_validated_error"), 0 when no calibration gave one */
     char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
+    char (*gpu_calibration_family)[PP_ID_LEN]; /* parallel to gpus: the id of its family of bounds */
+    int n_families;
+    pp_eff_family *families;     /* calibration-bounds.json's families */
+    pp_eff_family *every_family; /* its every_family: the bounds that hold for any GPU (unset ones 0..0) */
 } pp_catalog;
 
 /* Where the catalogs live: $PARPLAN_DATA_DIR if set, else the source tree's
@@ -59,8 +115,8 @@ typedef struct pp_catalog {
  * location (compile-time PARPLAN_INSTALL_DATA_DIR). */
 const char *pp_default_data_dir(void);
 
-/* Load gpus.json, models.json, clusters.json, codecs.json and efficiency.json
- * from data_dir.  On failure the catalog is left empty (safe to free). */
+/* Load gpus.json, models.json, clusters.json, codecs.json, efficiency.json
+ * and calibration-bounds.json from data_dir.  On failure the catalog is left empty (safe to free). */
 int pp_catalog_load(const char *data_dir, pp_catalog *cat, pp_error *err);
 void pp_catalog_free(pp_catalog *cat);
 
@@ -78,6 +134,9 @@ int pp_catalog_codec_index(const pp_catalog *cat, const char *id); /* -1 if abse
  * found 'x'; did you mean 'y'?". */
 int pp_catalog_fail_unknown(const pp_catalog *cat, pp_catalog_kind kind, const char *id, const pp_jpath *at,
                             pp_error *err);
+
+/* The calibration family of a catalog GPU (by id), or NULL if id is not one. */
+const pp_eff_family *pp_catalog_gpu_family(const pp_catalog *cat, const char *gpu_id);
 
 /* The built-in efficiency parameters, used when data/efficiency.json is
  * absent (and for keys an efficiency entry leaves out): gemm 0.75,
