@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pp_gemm_calibration cal;
         memset(&cal, 0, sizeof cal);
         cal.gpu = gpu;
-        if (pp_calibrate_gemm(&sweep, 1, &cal))
+        if (pp_calibrate_gemm(pp_fuzz_catalog(), &sweep, 1, &cal))
             check_fit(&cal);
         pp_strbuf a, b;
         pp_sb_init(&a);
