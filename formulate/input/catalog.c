@@ -176,6 +176,15 @@ const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const c
     return i < 0 ? NULL : &cat->clusters[i];
 }
 
+void pp_cluster_from_gpu(const pp_gpu *gpu, pp_cluster *c)
+{
+    c->gpu = *gpu;
+    c->gpus_per_node = gpu->gpus_per_node;
+    c->intra_node_GBps = gpu->nvlink_GBps;
+    c->inter_node_Gbps = gpu->network_Gbps;
+    c->gpus_per_nic_switch = gpu->gpus_per_nic_switch;
+}
+
 int pp_catalog_codec_index(const pp_catalog *cat, const char *id)
 {
     return find_id(cat, PP_CATALOG_CODECS, id);
@@ -420,30 +429,29 @@ static int load_models(pp_catalog *cat, pp_error *err)
 /* ---- clusters.json ---------------------------------------------------------------- */
 
 /* A cluster's GPU must be in the catalog; its links default to the GPU's. */
-static int read_cluster_gpu(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, pp_catalog_cluster *c,
-                            pp_error *err)
+static int read_cluster_gpu(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, pp_cluster *c, pp_error *err)
 {
+    char id[PP_ID_LEN];
     pp_jpath here = pp_jpath_key(at, "gpu");
-    int rc = pp_json_string(obj, at, "gpu", PP_REQUIRED, c->gpu_id, sizeof c->gpu_id, err);
+    int rc = pp_json_string(obj, at, "gpu", PP_REQUIRED, id, sizeof id, err);
     if (rc)
         return rc;
-    const pp_gpu *g = pp_catalog_gpu(cat, c->gpu_id);
+    const pp_gpu *g = pp_catalog_gpu(cat, id);
     if (!g)
-        return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, c->gpu_id, &here, err);
-    c->gpus_per_node = g->gpus_per_node;
-    c->intra_node_GBps = g->nvlink_GBps;
-    c->inter_node_Gbps = g->network_Gbps;
+        return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, id, &here, err);
+    pp_cluster_from_gpu(g, c);
     return PP_OK;
 }
 
 static int read_cluster_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
 {
-    pp_catalog_cluster *c = &cat->clusters[i];
+    pp_catalog_cluster *cc = &cat->clusters[i];
+    pp_cluster *c = &cc->cluster;
     char name[PP_NAME_LEN];
-    memset(c, 0, sizeof *c);
+    memset(cc, 0, sizeof *cc);
     int rc = check_entry(obj, at, cluster_entry_keys, err);
     if (!rc)
-        rc = read_entry_id(obj, at, cat, PP_CATALOG_CLUSTERS, i, c->id, err);
+        rc = read_entry_id(obj, at, cat, PP_CATALOG_CLUSTERS, i, cc->id, err);
     if (!rc)
         rc = pp_json_string(obj, at, "name", PP_OPTIONAL, name, sizeof name, err);
     if (!rc)

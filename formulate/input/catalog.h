@@ -24,14 +24,13 @@ typedef struct pp_catalog_model {
     double active_params_b; /* MoE: published parameters per token, billions (0 if none) */
 } pp_catalog_model;
 
-/* A named cluster of the catalog (e.g. "selene"): a GPU id and its links. */
+/* A named cluster of the catalog (e.g. "selene"): its GPU, node count and
+ * links, the defaults from the GPU's flagship system (pp_cluster_from_gpu).
+ * A problem naming it takes the GPU as the catalog holds it then (an
+ * efficiency file may have changed its parameters since). */
 typedef struct pp_catalog_cluster {
     char id[PP_ID_LEN];
-    char gpu_id[PP_ID_LEN];
-    int gpus_per_node;
-    long nodes;
-    double intra_node_GBps;
-    double inter_node_Gbps;
+    pp_cluster cluster;
 } pp_catalog_cluster;
 
 /* The catalogs of data/, loaded once per run.  Owns its arrays. */
@@ -70,6 +69,14 @@ int pp_catalog_count(const pp_catalog *cat, pp_catalog_kind kind);
 const char *pp_catalog_id(const pp_catalog *cat, pp_catalog_kind kind, int i);
 
 const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id);
+
+/* A cluster of gpu's flagship system: the GPU itself, gpus_per_node, the
+ * NVLink and network rates (intra_node_GBps = nvlink_GBps, inter_node_Gbps =
+ * network_Gbps) and the NIC layout (gpus_per_nic_switch).  Every default a
+ * cluster takes from its GPU is filled here, for the catalog's clusters, a
+ * problem's cluster, a capacity candidate and a measurement row alike; the
+ * node count, the fabric and the collectives library are left as they are. */
+void pp_cluster_from_gpu(const pp_gpu *gpu, pp_cluster *c);
 const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const char *id);
 const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id);
 int pp_catalog_codec_index(const pp_catalog *cat, const char *id); /* -1 if absent */

@@ -171,10 +171,10 @@ static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement 
     }
     snprintf(row->eff_id, sizeof row->eff_id, "%s", from[0] ? from : id);
     pp_cluster *c = &row->prob.cluster;
-    c->gpu = *gpu;
+    pp_cluster_from_gpu(gpu, c);
     if (row_from[0])
         c->gpu.eff = pp_catalog_gpu(cat, row_from)->eff; /* priced with them too, before any fit */
-    c->gpus_per_node = (int)num_or(jc, "gpus_per_node", gpu->gpus_per_node);
+    c->gpus_per_node = (int)num_or(jc, "gpus_per_node", c->gpus_per_node);
     long gpus = (long)num_or(jc, "gpus", 0);
     if (c->gpus_per_node <= 0 || gpus <= 0)
         return false;
@@ -183,10 +183,12 @@ static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement 
     c->nodes = gpus / c->gpus_per_node;
     /* Rows give NVLink as both directions summed; parplan uses one direction. */
     double nvl = num_or(jc, "intra_node_GBps", 0);
-    c->intra_node_GBps = nvl > 0 ? nvl / 2.0 : gpu->nvlink_GBps;
+    if (nvl > 0)
+        c->intra_node_GBps = nvl / 2.0;
     double net = num_or(jc, "inter_node_Gbps_per_gpu", 0);
-    c->inter_node_Gbps = net > 0 ? net : gpu->network_Gbps;
-    c->gpus_per_nic_switch = (int)num_or(jc, "gpus_per_nic_switch", gpu->gpus_per_nic_switch);
+    if (net > 0)
+        c->inter_node_Gbps = net;
+    c->gpus_per_nic_switch = (int)num_or(jc, "gpus_per_nic_switch", c->gpus_per_nic_switch);
     return c->nodes * c->gpus_per_node == gpus && c->gpus_per_nic_switch >= 0;
 }
 
