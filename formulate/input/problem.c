@@ -967,22 +967,32 @@ static void take_catalog_codecs(const pp_catalog *cat, pp_problem *p)
     p->codec_chunk_bytes = cat->codec_chunk_bytes;
 }
 
+int pp_problem_from_json(const cJSON *doc, const pp_jpath *at, const char *base_dir, const pp_catalog *cat,
+                         pp_problem *out, pp_error *err)
+{
+    pp_problem_init(out);
+    take_catalog_codecs(cat, out);
+    parse_ctx c = {cat, base_dir, out, err};
+    int rc = pp_json_expect_object(doc, at, err);
+    if (!rc)
+        rc = parse_problem_doc(&c, doc, at);
+    if (rc == PP_OK)
+        pp_problem_resolve_codecs(out);
+    return rc;
+}
+
 int pp_problem_parse(const char *json_text, const char *origin, const char *base_dir, const pp_catalog *cat,
                      pp_problem *out, pp_error *err)
 {
     origin = origin ? origin : "problem";
     pp_problem_init(out);
-    take_catalog_codecs(cat, out);
     cJSON *doc = NULL;
     int rc = pp_json_parse_object(json_text ? json_text : "", origin, &doc, err);
     if (rc)
         return rc;
-    parse_ctx c = {cat, base_dir, out, err};
     pp_jpath root = pp_jpath_root(origin);
-    rc = parse_problem_doc(&c, doc, &root);
+    rc = pp_problem_from_json(doc, &root, base_dir, cat, out, err);
     cJSON_Delete(doc);
-    if (rc == PP_OK)
-        pp_problem_resolve_codecs(out);
     return rc;
 }
 
@@ -1135,6 +1145,16 @@ static int parse_plan_doc(const plan_ctx *c, const cJSON *doc, const pp_jpath *r
     return derive_dp(c, root, plan);
 }
 
+int pp_plan_from_json(const cJSON *doc, const pp_jpath *at, const pp_problem *prob, pp_plan *out, pp_error *err)
+{
+    pp_plan_init(out);
+    if (!prob)
+        return pp_error_set(err, PP_EINTERNAL, at->origin, "a plan is read for a problem, and none was given");
+    plan_ctx c = {prob, err};
+    int rc = pp_json_expect_object(doc, at, err);
+    return rc ? rc : parse_plan_doc(&c, doc, at, out);
+}
+
 int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *prob, pp_plan *out, pp_error *err)
 {
     origin = origin ? origin : "plan";
@@ -1145,9 +1165,8 @@ int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *p
     int rc = pp_json_parse_object(json_text ? json_text : "", origin, &doc, err);
     if (rc)
         return rc;
-    plan_ctx c = {prob, err};
     pp_jpath root = pp_jpath_root(origin);
-    rc = parse_plan_doc(&c, doc, &root, out);
+    rc = pp_plan_from_json(doc, &root, prob, out, err);
     cJSON_Delete(doc);
     return rc;
 }
