@@ -33,6 +33,11 @@ typedef struct pp_catalog_cluster {
     pp_cluster cluster;
 } pp_catalog_cluster;
 
+/* The other names of one GPU (gpus.json "aliases": "A100-SXM4-80GB",
+ * "B200"), "" after the last. */
+#define PP_MAX_GPU_ALIASES 8
+typedef char pp_gpu_aliases[PP_MAX_GPU_ALIASES][PP_ID_LEN];
+
 /* The catalogs of data/, loaded once per run.  Owns its arrays. */
 typedef struct pp_catalog {
     char data_dir[1024];
@@ -51,6 +56,7 @@ typedef struct pp_catalog {
     double model_error; /* the cost model's cross-validated step-time error (efficiency.json's
                            "cross_validated_error"), 0 when no calibration gave one */
     char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
+    pp_gpu_aliases *gpu_aliases;            /* parallel to gpus */
 } pp_catalog;
 
 /* Where the catalogs live: $PARPLAN_DATA_DIR if set, else the source tree's
@@ -69,6 +75,12 @@ int pp_catalog_count(const pp_catalog *cat, pp_catalog_kind kind);
 const char *pp_catalog_id(const pp_catalog *cat, pp_catalog_kind kind, int i);
 
 const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id);
+/* The GPU a name given by people means (a measurement row's cluster.gpu):
+ * the one whose id it is, else the one whose id, name or one of whose
+ * aliases it is without regard to case ("A100-SXM4-80GB", "NVIDIA H800",
+ * "b200"); NULL if none.  The catalog loader makes sure no name means two
+ * GPUs. */
+const pp_gpu *pp_catalog_gpu_named(const pp_catalog *cat, const char *name);
 
 /* A cluster of gpu's flagship system: the GPU itself, gpus_per_node, the
  * NVLink and network rates (intra_node_GBps = nvlink_GBps, inter_node_Gbps =
