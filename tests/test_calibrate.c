@@ -665,12 +665,6 @@ static void test_moe_rows_load(void)
                   "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 64, 'gpus_per_node': 8},"
                   "  'config': {'t': 1, 'p': 4, 'd': 16, 'ep': 8, 'etp': 1, 'micro_batch': 1, 'global_batch': 256},"
                   "  'measured': {'iteration_s': 5.0}},"
-                  " {'id': 'bad-topk', 'source_group': 'g',"
-                  "  'model': {'name': 'x', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 32000,"
-                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 9},"
-                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8},"
-                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64},"
-                  "  'measured': {'iteration_s': 1.0}},"
                   " {'id': 'h800-as-h100', 'source_group': 'g',"
                   "  'model': {'name': 'dense', 'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 51200, 'seq_len': 2048},"
                   "  'cluster': {'gpu': 'h800-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8,"
@@ -681,7 +675,7 @@ static void test_moe_rows_load(void)
     pp_error err;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
     CU_ASSERT_EQUAL_FATAL(set.n, 2);
-    CU_ASSERT_EQUAL(set.n_skipped, 1);
+    CU_ASSERT_EQUAL(set.n_skipped, 0);
     const pp_measurement *m = &set.rows[0];
     CU_ASSERT_EQUAL(m->prob.model.experts, 8);
     CU_ASSERT_EQUAL(m->prob.model.experts_per_token, 2);
@@ -692,6 +686,17 @@ static void test_moe_rows_load(void)
     CU_ASSERT_STRING_EQUAL(set.rows[1].gpu_id, "h800-sxm5-80gb");
     CU_ASSERT_STRING_EQUAL(set.rows[1].eff_id, "h100-sxm5-80gb");
     pp_measurements_free(&set);
+    /* a shape the model catalog would reject is an error at its path, as in a problem */
+    pp_write_json(path,
+                  "[{'id': 'bad-topk', 'source_group': 'g',"
+                  "  'model': {'name': 'x', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 32000,"
+                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 9},"
+                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64},"
+                  "  'measured': {'iteration_s': 1.0}}]");
+    CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$[0].model.experts_per_token");
+    CU_ASSERT_EQUAL(set.n, 0);
     pp_catalog_free(&cat);
 }
 
@@ -731,7 +736,7 @@ int main(void)
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
-        {"MoE rows load with ep and etp; bad shapes are skipped", test_moe_rows_load},
+        {"MoE rows load with ep and etp; a bad shape is an error at its path", test_moe_rows_load},
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {NULL, NULL},
