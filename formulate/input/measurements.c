@@ -64,6 +64,13 @@ static int row_double(const cJSON *obj, const pp_jpath *at, const char *key, dou
     return v ? pp_json_as_double(v, &here, lo, hi, out, err) : PP_OK;
 }
 
+static int row_positive(const cJSON *obj, const pp_jpath *at, const char *key, double hi, double *out, pp_error *err)
+{
+    const cJSON *v = stated(obj, key);
+    pp_jpath here = pp_jpath_key(at, key);
+    return v ? pp_json_as_positive(v, &here, hi, out, err) : PP_OK;
+}
+
 /* A yes/no the row may state: -1 when it does not. */
 static int row_flag(const cJSON *obj, const pp_jpath *at, const char *key, int *out, pp_error *err)
 {
@@ -141,6 +148,14 @@ static const struct {
  * rather than Transformer Engine's default delayed scaling */
 static const char *const fp8_current_words[] = {"torchao", "tensorwise", "rowwise", "current"};
 
+static bool fp8_current(const char *text)
+{
+    for (size_t i = 0; i < sizeof fp8_current_words / sizeof fp8_current_words[0]; i++)
+        if (contains_ci(text, fp8_current_words[i]))
+            return true;
+    return false;
+}
+
 /* The row's precision: a text that names none ("mixed") means bf16, or
  * fp16 on a GPU without bf16 (the V100's mixed precision). */
 static pp_precision precision_of(const char *text, const pp_gpu *gpu)
@@ -148,14 +163,10 @@ static pp_precision precision_of(const char *text, const pp_gpu *gpu)
     for (int p = 0; p < PP_PREC_COUNT; p++)
         if (p != PP_PREC_FP32 && strcmp(text, pp_precision_name((pp_precision)p)) == 0)
             return (pp_precision)p;
-    for (size_t i = 0; i < sizeof precision_words / sizeof precision_words[0]; i++) {
-        if (!contains_ci(text, precision_words[i].word))
-            continue;
-        for (size_t j = 0; precision_words[i].prec == PP_PREC_FP8 && j < sizeof fp8_current_words / sizeof *fp8_current_words; j++)
-            if (contains_ci(text, fp8_current_words[j]))
-                return PP_PREC_FP8_CURRENT;
-        return precision_words[i].prec;
-    }
+    for (size_t i = 0; i < sizeof precision_words / sizeof precision_words[0]; i++)
+        if (contains_ci(text, precision_words[i].word))
+            return precision_words[i].prec == PP_PREC_FP8 && fp8_current(text) ? PP_PREC_FP8_CURRENT
+                                                                                : precision_words[i].prec;
     return gpu->peak_tflops[PP_PREC_BF16] > 0 ? PP_PREC_BF16 : PP_PREC_FP16;
 }
 
@@ -269,9 +280,9 @@ static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const
     if (!rc)
         rc = row_int(jc, at, "gpus_per_node", 1, PP_MAX_GPUS_PER_NODE, &per_node, err);
     if (!rc)
-        rc = row_double(jc, at, "intra_node_GBps", 1e-9, 2e7, &nvlink_both, err);
+        rc = row_positive(jc, at, "intra_node_GBps", 2e7, &nvlink_both, err);
     if (!rc)
-        rc = row_double(jc, at, "inter_node_Gbps_per_gpu", 1e-9, 1e7, &network, err);
+        rc = row_positive(jc, at, "inter_node_Gbps_per_gpu", 1e7, &network, err);
     if (!rc)
         rc = row_int(jc, at, "gpus_per_nic_switch", 0, PP_MAX_GPUS_PER_NODE, &nic_switch, err);
     if (rc)
@@ -306,6 +317,7 @@ static const pp_decision_id row_plan_decisions[] = {PP_DEC_CP, PP_DEC_MICRO_BATC
 
 /* recompute: a stated "unknown" (or null) is none, as the framework runs by default */
 static const char *const row_recompute_names[] = {"none", "selective", "full", "unknown"};
+#define N_ROW_RECOMPUTE ((int)(sizeof row_recompute_names / sizeof row_recompute_names[0]))
 
 /* The plan: the degrees, the ZeRO stage (a number; a string names a
  * non-standard sharding, priced as the FSDP-like full shard; absent, the
@@ -318,7 +330,7 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
                       const pp_training *features, pp_error *err)
 {
     int degree[3] = {1, 1, 1}, zero = -1, recompute = 0, sp = -1, overlap = -1, async_tp = -1, rc = PP_OK;
-    for (int i = 0; i < 3 && !rc; i++) {
+    for (size_t i = 0; i < sizeof row_degrees / sizeof row_degrees[0] && !rc; i++) {
         const pp_decision *dec = &pp_decisions[row_degrees[i].id];
         rc = row_int(cfg, at, row_degrees[i].row_key, dec->min, dec->max, &degree[i], err);
         put_num(d, d->plan, dec->key, degree[i]);
@@ -330,7 +342,7 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     if (!rc && z)
         rc = cJSON_IsString(z) ? (zero = 3, PP_OK) : pp_json_as_int(z, &z_at, 0, 3, &zero, err);
     if (!rc && r)
-        rc = pp_json_as_enum(r, &r_at, row_recompute_names, 4, &recompute, err);
+        rc = pp_json_as_enum(r, &r_at, row_recompute_names, N_ROW_RECOMPUTE, &recompute, err);
     if (!rc)
         rc = row_flag(cfg, at, "seq_parallel", &sp, err);
     if (!rc)
@@ -342,7 +354,7 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     int tp = degree[0], dp = degree[2];
     put_num(d, d->plan, pp_decisions[PP_DEC_ZERO].key, zero >= 0 ? zero : dp > 1 ? 1 : 0);
     put_str(d, d->plan, pp_decisions[PP_DEC_RECOMPUTE].key,
-            pp_recompute_name(recompute == 3 ? PP_RECOMPUTE_NONE : (pp_recompute)recompute));
+            pp_recompute_name(recompute < PP_RECOMPUTE_COUNT ? (pp_recompute)recompute : PP_RECOMPUTE_NONE));
     put_bool(d, d->plan, pp_decisions[PP_DEC_SEQUENCE_PARALLEL].key,
              tp > 1 && (sp >= 0 ? sp == 1 : features->flash_attention));
     bool ov = overlap >= 0 ? overlap == 1 : async_tp >= 0 ? async_tp == 1 : contains_ci(framework, "tp-comm-overlap");
@@ -367,23 +379,21 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
                           const pp_gpu *gpu, pp_error *err)
 {
     char prec_text[256], dispatcher[256];
-    int fused_ew = -1, fused_norm = -1, compiled_loss = -1, sg = -1, fp8_params = -1, fp8_act = -1;
+    int fused_ew, fused_norm, compiled_loss, sg, fp8_params, fp8_act;
+    const struct {
+        const char *key;
+        int *out;
+    } flags[] = {{"fused_elementwise", &fused_ew}, {"fused_norm", &fused_norm},
+                 {"compiled_loss", &compiled_loss},  {"scatter_gather", &sg},
+                 {"fp8_params", &fp8_params},        {"fp8_activation_input_store", &fp8_act}};
     double packed = 0;
     int rc = row_text(cfg, at, "precision", prec_text, sizeof prec_text, err);
     if (!rc)
         rc = row_text(cfg, at, "token_dispatcher", dispatcher, sizeof dispatcher, err);
-    if (!rc)
-        rc = row_flag(cfg, at, "fused_elementwise", &fused_ew, err);
-    if (!rc)
-        rc = row_flag(cfg, at, "fused_norm", &fused_norm, err);
-    if (!rc)
-        rc = row_flag(cfg, at, "compiled_loss", &compiled_loss, err);
-    if (!rc)
-        rc = row_flag(cfg, at, "scatter_gather", &sg, err);
-    if (!rc)
-        rc = row_flag(cfg, at, "fp8_params", &fp8_params, err);
-    if (!rc)
-        rc = row_flag(cfg, at, "fp8_activation_input_store", &fp8_act, err);
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        *flags[i].out = -1;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !rc; i++)
+        rc = row_flag(cfg, at, flags[i].key, flags[i].out, err);
     if (!rc)
         rc = row_double(cfg, at, "packed_sample_tokens", 0, PP_MAX_SEQ_LEN, &packed, err);
     if (rc)
@@ -452,20 +462,19 @@ static void name_row_config(const pp_jpath *row_at, pp_error *err)
 static int read_measured(const cJSON *meas, const pp_jpath *at, pp_measurement *row, pp_error *err)
 {
     double it = 0, it_derived = 0, states = 0, act = 0, reserved = 0, peak = 0;
-    int oom = -1;
-    int rc = row_double(meas, at, "iteration_s", 0, MAX_MEASURED, &it, err);
-    if (!rc)
-        rc = row_double(meas, at, "iteration_s_derived", 0, MAX_MEASURED, &it_derived, err);
-    if (!rc)
-        rc = row_double(meas, at, "memory_GiB_params_plus_optimizer", 0, MAX_MEASURED, &states, err);
-    if (!rc)
-        rc = row_double(meas, at, "memory_GiB_activations", 0, MAX_MEASURED, &act, err);
-    if (!rc)
-        rc = row_double(meas, at, "memory_GiB_max_reserved", 0, MAX_MEASURED, &reserved, err);
-    if (!rc)
-        rc = row_double(meas, at, "memory_GiB_peak", 0, MAX_MEASURED, &peak, err);
-    if (!rc)
-        rc = row_double(meas, at, "memory_GB_model_states", 0, MAX_MEASURED, &row->model_states_GB, err);
+    const struct {
+        const char *key;
+        double *out;
+    } values[] = {{"iteration_s", &it},
+                  {"iteration_s_derived", &it_derived},
+                  {"memory_GiB_params_plus_optimizer", &states},
+                  {"memory_GiB_activations", &act},
+                  {"memory_GiB_max_reserved", &reserved},
+                  {"memory_GiB_peak", &peak},
+                  {"memory_GB_model_states", &row->model_states_GB}};
+    int oom = -1, rc = PP_OK;
+    for (size_t i = 0; i < sizeof values / sizeof values[0] && !rc; i++)
+        rc = row_double(meas, at, values[i].key, 0, MAX_MEASURED, values[i].out, err);
     if (!rc)
         rc = row_flag(meas, at, "oom", &oom, err);
     row->iteration_s = it > 0 ? it : it_derived;
@@ -528,6 +537,7 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
     row_docs d;
     const pp_gpu *gpu = NULL;
     pp_training features;
+    memset(&features, 0, sizeof features);
     if (!docs_init(&d)) {
         docs_free(&d);
         return pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
