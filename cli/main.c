@@ -945,11 +945,11 @@ static int links_cluster(const cli_args *a, const pp_catalog *cat, pp_cluster *c
         pp_jpath at = pp_jpath_root("--gpu");
         if (!g)
             return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, a->gpu, &at, err);
-        c->gpu = *g;
-        c->gpus_per_node = g->gpus_per_node;
+        pp_cluster_from_gpu(g, c);
         c->nodes = 1;
-        c->intra_node_GBps = g->nvlink_GBps;
-        c->inter_node_Gbps = g->network_Gbps;
+        /* no cross-rail penalty: a log does not say how its GPUs share NICs
+         * (a --problem cluster does) */
+        c->gpus_per_nic_switch = 0;
     }
     if (!pp_catalog_gpu(cat, c->gpu.id))
         return pp_error_set(err, PP_EINPUT, a->problem_file, "the GPU '%.64s' is not in the catalog, and an "

@@ -100,12 +100,11 @@ void pp_capacity_cluster_problem(const pp_problem *prob, int kind, long nodes, p
 {
     const pp_capacity_gpu *g = &prob->capacity.gpus[kind];
     *out = *prob;
-    out->cluster.gpu = g->gpu;
-    out->cluster.gpus_per_node = g->gpus_per_node;
-    out->cluster.nodes = nodes;
+    pp_cluster_from_gpu(&g->gpu, &out->cluster); /* its flagship system's, the NIC layout included */
+    out->cluster.gpus_per_node = g->gpus_per_node; /* then the offer's own node and links */
     out->cluster.intra_node_GBps = g->intra_node_GBps;
     out->cluster.inter_node_Gbps = g->inter_node_Gbps;
-    out->cluster.gpus_per_nic_switch = g->gpu.gpus_per_nic_switch; /* its flagship system's NIC layout */
+    out->cluster.nodes = nodes;
     out->has_cluster = true;
     pp_problem_resolve_codecs(out);
 }

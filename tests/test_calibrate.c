@@ -10,6 +10,7 @@
 #include "calibrate.h"
 #include "catalog.h"
 #include "costmodel.h"
+#include "json_util.h"
 #include "measurements.h"
 #include "testutil.h"
 
@@ -660,12 +661,6 @@ static void test_moe_rows_load(void)
                   "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 64, 'gpus_per_node': 8},"
                   "  'config': {'t': 1, 'p': 4, 'd': 16, 'ep': 8, 'etp': 1, 'micro_batch': 1, 'global_batch': 256},"
                   "  'measured': {'iteration_s': 5.0}},"
-                  " {'id': 'bad-topk', 'source_group': 'g',"
-                  "  'model': {'name': 'x', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 32000,"
-                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 9},"
-                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8},"
-                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64},"
-                  "  'measured': {'iteration_s': 1.0}},"
                   " {'id': 'h800-as-h100', 'source_group': 'g',"
                   "  'model': {'name': 'dense', 'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 51200, 'seq_len': 2048},"
                   "  'cluster': {'gpu': 'h800-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8,"
@@ -676,7 +671,7 @@ static void test_moe_rows_load(void)
     pp_error err;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
     CU_ASSERT_EQUAL_FATAL(set.n, 2);
-    CU_ASSERT_EQUAL(set.n_skipped, 1);
+    CU_ASSERT_EQUAL(set.n_skipped, 0);
     const pp_measurement *m = &set.rows[0];
     CU_ASSERT_EQUAL(m->prob.model.experts, 8);
     CU_ASSERT_EQUAL(m->prob.model.experts_per_token, 2);
@@ -687,6 +682,215 @@ static void test_moe_rows_load(void)
     CU_ASSERT_STRING_EQUAL(set.rows[1].gpu_id, "h800-sxm5-80gb");
     CU_ASSERT_STRING_EQUAL(set.rows[1].eff_id, "h100-sxm5-80gb");
     pp_measurements_free(&set);
+    /* a shape the model catalog would reject is an error at its path, as in a problem */
+    pp_write_json(path,
+                  "[{'id': 'bad-topk', 'source_group': 'g',"
+                  "  'model': {'name': 'x', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 32000,"
+                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 9},"
+                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64},"
+                  "  'measured': {'iteration_s': 1.0}}]");
+    CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$[0].model.experts_per_token");
+    CU_ASSERT_EQUAL(set.n, 0);
+    pp_catalog_free(&cat);
+}
+
+/* Rows on the GPUs the old loader could not name (B200, GB200, H800) and
+ * MoE models: a small dense model and a small Mixtral-like one, the GPUs by
+ * the free-text names rows give them, every precision the GPUs run. */
+#define DENSE_MODEL                                                                                              \
+    "'model': {'name': 'dense 1B', 'layers': 8, 'hidden': 2048, 'heads': 16, 'ffn_hidden': 5632, 'vocab': 32000," \
+    "          'seq_len': 2048, 'activation': 'SwiGLU', 'tie_embeddings': false, 'params_b': 1.0}"
+#define MOE_MODEL                                                                                                 \
+    "'model': {'name': 'moe 8x', 'layers': 4, 'hidden': 1024, 'heads': 8, 'ffn_hidden': 2816, 'vocab': 32000,"     \
+    "          'seq_len': 2048, 'activation': 'swiglu', 'experts': 8, 'experts_per_token': 2,"                      \
+    "          'moe_ffn_hidden': 2816}"
+static const char *const NEW_GPU_ROWS =
+    "[{'id': 'b200-fp8-mb1', 'source_group': 'b200', " DENSE_MODEL ","
+    "  'cluster': {'gpu': 'B200', 'gpus': 8, 'gpus_per_node': 8, 'intra_node_GBps': 1800},"
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'micro_batch': 1, 'global_batch': 64, 'recompute': null,"
+    "             'virtual_stages': null, 'precision': 'fp8 (Transformer Engine, delayed scaling)'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'b200-mxfp8-mb2', 'source_group': 'b200', " DENSE_MODEL ","
+    "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 16, 'gpus_per_node': 8},"
+    "  'config': {'t': 2, 'p': 1, 'd': 8, 'micro_batch': 2, 'global_batch': 128, 'precision': 'mxfp8'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'b200-bf16-mb4', 'source_group': 'b200', " DENSE_MODEL ","
+    "  'cluster': {'gpu': 'B200-SXM-180GB', 'gpus': 8, 'gpus_per_node': 8},"
+    "  'config': {'t': 1, 'p': 2, 'd': 4, 'micro_batch': 4, 'global_batch': 256, 'precision': 'amp_bf16'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'gb200-nvfp4', 'source_group': 'gb200', " DENSE_MODEL ","
+    "  'cluster': {'gpu': 'GB200', 'gpus': 8},"
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'precision': 'nvfp4'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'h800-bf16', 'source_group': 'h800', " DENSE_MODEL ","
+    "  'cluster': {'gpu': 'H800', 'gpus': 8, 'gpus_per_node': 8},"
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'precision': 'bf16'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'h800-fp8-current', 'source_group': 'h800', " DENSE_MODEL ","
+    "  'cluster': {'gpu': 'NVIDIA H800 80GB HBM3 (SXM5)', 'gpus': 16, 'gpus_per_node': 8},"
+    "  'config': {'t': 2, 'p': 1, 'd': 8, 'global_batch': 128, 'precision': 'fp8-current'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'moe-h100', 'source_group': 'moe', " MOE_MODEL ","
+    "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 8, 'gpus_per_node': 8},"
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64, 'precision': 'bf16',"
+    "             'token_dispatcher': 'DeepEP'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'moe-b200', 'source_group': 'moe', " MOE_MODEL ","
+    "  'cluster': {'gpu': 'B200', 'gpus': 8, 'gpus_per_node': 8},"
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 4, 'global_batch': 64, 'precision': 'fp8'},"
+    "  'measured': {'iteration_s': 1.0}}]";
+
+static const pp_fit *fit_of(const pp_fit *fits, int n, const char *gpu_id)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(fits[i].gpu_id, gpu_id) == 0)
+            return &fits[i];
+    return NULL;
+}
+
+static void test_rows_on_every_gpu_calibrate(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("new-gpu-rows.json", path, sizeof path);
+    pp_write_json(path, NEW_GPU_ROWS);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 8); /* every row priced: none skipped */
+    CU_ASSERT_EQUAL(set.n_skipped, 0);
+    const char *gpu[] = {"b200-sxm-180gb", "b200-sxm-180gb", "b200-sxm-180gb", "gb200-nvl72",
+                         "h800-sxm5-80gb", "h800-sxm5-80gb", "h100-sxm5-80gb", "b200-sxm-180gb"};
+    const pp_precision prec[] = {PP_PREC_FP8,  PP_PREC_MXFP8, PP_PREC_BF16,         PP_PREC_NVFP4,
+                                 PP_PREC_BF16, PP_PREC_FP8_CURRENT, PP_PREC_BF16, PP_PREC_FP8};
+    for (int i = 0; i < set.n; i++) {
+        pp_measurement *r = &set.rows[i];
+        CU_ASSERT_STRING_EQUAL(r->gpu_id, gpu[i]);
+        CU_ASSERT_EQUAL(r->prob.training.precision, prec[i]);
+        CU_ASSERT_EQUAL(pp_model_is_moe(&r->prob.model), i >= 6);
+        double t = pp_step_time_s(&r->prob, &r->plan);
+        CU_ASSERT_FATAL(t > 0 && isfinite(t));
+        r->iteration_s = 1.25 * t; /* a quarter slower than the default parameters say */
+    }
+    CU_ASSERT(set.rows[0].prob.model.gated_mlp);                 /* "SwiGLU" */
+    CU_ASSERT_EQUAL(set.rows[0].prob.cluster.intra_node_GBps, 900); /* both directions, halved */
+    CU_ASSERT_EQUAL(set.rows[3].prob.cluster.gpus_per_node, 8);  /* 8 GPUs of a 72-GPU domain */
+    CU_ASSERT(set.rows[6].prob.training.moe_deepep);
+    CU_ASSERT_EQUAL(set.rows[7].plan.ep, 4);
+    /* the dense rows fit their GPUs' parameters; MoE rows are scored, never fitted */
+    pp_fit fits[8];
+    int n = pp_calibrate(&cat, &set, fits, 8);
+    const pp_fit *b200 = fit_of(fits, n, "b200-sxm-180gb"), *gb200 = fit_of(fits, n, "gb200-nvl72"),
+                 *h800 = fit_of(fits, n, "h800-sxm5-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b200);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gb200);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h800);
+    const pp_fit *h100 = fit_of(fits, n, "h100-sxm5-80gb"); /* its only row is MoE */
+    CU_ASSERT(!h100 || h100->n_rows == 0);
+    CU_ASSERT_EQUAL(b200->n_rows, 3);
+    CU_ASSERT_EQUAL(gb200->n_rows, 1);
+    CU_ASSERT_EQUAL(h800->n_rows, 2);
+    for (int i = 0; i < n; i++)
+        CU_ASSERT(fits[i].rms_log_error_after < 0.05);
+    pp_score score;
+    pp_score_measurements(&set, &score);
+    const pp_group_score *moe = NULL;
+    for (int i = 0; i < score.n_groups; i++)
+        if (strcmp(score.groups[i].group, "moe") == 0)
+            moe = &score.groups[i];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(moe);
+    CU_ASSERT_EQUAL(moe->n_time, 2);
+    CU_ASSERT(isfinite(moe->mape_time));
+    pp_measurements_free(&set);
+    /* and on the command line: an efficiency file with the new GPUs' entries */
+    char out[1024];
+    pp_temp_path("new-gpu-efficiency.json", out, sizeof out);
+    const char *args[] = {"calibrate", path, "-o", out, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    pp_run_free(&r);
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(pp_read_file(out, &text, &len, &err), PP_OK);
+    PP_ASSERT_CONTAINS(text, "\"b200-sxm-180gb\"");
+    PP_ASSERT_CONTAINS(text, "\"gb200-nvl72\"");
+    PP_ASSERT_CONTAINS(text, "\"h800-sxm5-80gb\"");
+    free(text);
+    pp_catalog_free(&cat);
+}
+
+/* A malformed row is an error naming its path and what was expected; the
+ * set is left empty.  Row [0] is good, row [1] carries the fault. */
+static void expect_bad_row(const pp_catalog *cat, const char *row1, const char *where, const char *what)
+{
+    char path[1024], doc[4096];
+    pp_temp_path("bad-row.json", path, sizeof path);
+    snprintf(doc, sizeof doc,
+             "[{'id': 'good', " DENSE_MODEL ","
+             "  'cluster': {'gpu': 'H800', 'gpus': 8}, 'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64},"
+             "  'measured': {'iteration_s': 1.0}}, %s]",
+             row1);
+    pp_write_json(path, doc);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_measurements_load(path, cat, &set, &err), PP_EINPUT);
+    CU_ASSERT_EQUAL(set.n, 0);
+    PP_ASSERT_CONTAINS(err.path, where);
+    PP_ASSERT_CONTAINS(err.msg, what);
+}
+
+#define ROW(model, cluster, config, measured) \
+    "{'id': 'bad', " model ", 'cluster': {" cluster "}, 'config': {" config "}, 'measured': {" measured "}}"
+#define GOOD_CLUSTER "'gpu': 'H800', 'gpus': 8"
+#define GOOD_CONFIG "'t': 1, 'p': 1, 'd': 8, 'global_batch': 64"
+#define GOOD_TIME "'iteration_s': 1.0"
+
+static void test_bad_rows_name_their_path(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    expect_bad_row(&cat,
+                   ROW("'model': {'layers': 0, 'hidden': 2048, 'heads': 16, 'vocab': 32000, 'seq_len': 2048}",
+                       GOOD_CLUSTER, GOOD_CONFIG, GOOD_TIME),
+                   "bad-row.json: $[1].model.layers", "expected an integer");
+    expect_bad_row(&cat,
+                   ROW("'model': {'hidden': 2048, 'heads': 16, 'vocab': 32000, 'seq_len': 2048}", GOOD_CLUSTER,
+                       GOOD_CONFIG, GOOD_TIME),
+                   "$[1].model", "missing required key 'layers'");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, "'gpu': 'Z100', 'gpus': 8", GOOD_CONFIG, GOOD_TIME), "$[1].cluster.gpu",
+                   "expected a GPU id of gpus.json");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, "'gpu': 'H800', 'gpus': 12, 'gpus_per_node': 8", GOOD_CONFIG, GOOD_TIME),
+                   "$[1].cluster.gpus", "expected whole nodes");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': '1', 'p': 1, 'd': 8, 'global_batch': 64", GOOD_TIME),
+                   "$[1].config.t", "expected an integer");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': 1, 'p': 1, 'd': 8, 'cp': 0, 'global_batch': 64",
+                             GOOD_TIME),
+                   "$[1].config.cp", "expected an integer");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': 1, 'p': 1, 'd': 8", GOOD_TIME), "$[1].config",
+                   "missing required key 'global_batch'");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG ", 'precision': 'nvfp4'", GOOD_TIME),
+                   "$[1].config.precision", "h800-sxm5-80gb supports");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG ", 'lora_rank': 4096", GOOD_TIME),
+                   "$[1].config.lora_rank", "below the model's hidden size");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG ", 'recompute': 'some'", GOOD_TIME),
+                   "$[1].config.recompute", "expected one of");
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG, "'iteration_s': 'fast'"),
+                   "$[1].measured.iteration_s", "expected a number");
+    expect_bad_row(&cat, "[1]", "$[1]", "expected an object");
+    expect_bad_row(&cat, "{'id': 'no-cluster', " DENSE_MODEL ", 'config': {" GOOD_CONFIG "}, 'measured': {}}",
+                   "$[1]", "missing required key 'cluster'");
+    /* the command line exits 2 with the path */
+    char path[1024];
+    pp_temp_path("bad-rows.json", path, sizeof path);
+    pp_write_json(path, "[" ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG ", 'lora_rank': 2048", GOOD_TIME) "]");
+    const char *args[] = {"accuracy", path, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 2);
+    PP_ASSERT_CONTAINS(r.err, "bad-rows.json: $[0].config.lora_rank: expected a rank below");
+    pp_run_free(&r);
     pp_catalog_free(&cat);
 }
 
@@ -726,9 +930,11 @@ int main(void)
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
-        {"MoE rows load with ep and etp; bad shapes are skipped", test_moe_rows_load},
+        {"MoE rows load with ep and etp; a bad shape is an error at its path", test_moe_rows_load},
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
+        {"rows on B200, GB200, H800 and MoE models are priced and calibrated", test_rows_on_every_gpu_calibrate},
+        {"a malformed row is an error naming its path", test_bad_rows_name_their_path},
         {NULL, NULL},
     };
     return pp_test_main("calibrate", tests);

@@ -693,8 +693,8 @@ static void test_minimal_catalog(void)
     CU_ASSERT_EQUAL(cat.compress_min_bytes, 1 << 20);
     CU_ASSERT_EQUAL(cat.gpus[0].eff.gemm, 0.75); /* no efficiency.json: built-in */
     CU_ASSERT_EQUAL(cat.gpus[0].peak_tflops[PP_PREC_FP16], 0);
-    CU_ASSERT_EQUAL(cat.clusters[0].gpus_per_node, 8);
-    CU_ASSERT_EQUAL(cat.clusters[0].intra_node_GBps, 100);
+    CU_ASSERT_EQUAL(cat.clusters[0].cluster.gpus_per_node, 8);
+    CU_ASSERT_EQUAL(cat.clusters[0].cluster.intra_node_GBps, 100);
     CU_ASSERT_STRING_EQUAL(cat.models[0].model.name, "m1");
     pp_catalog_free(&cat);
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "catalog.h"
@@ -41,7 +42,7 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "memory_gib",  "hbm_GBps",      "nvlink_GBps",
                                              "network_Gbps", "gpus_per_node", "system",
                                              "usd_per_gpu_hour_example", "efficiency_from", "source",
-                                             "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", NULL};
+                                             "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", "aliases", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
@@ -198,6 +199,26 @@ const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id)
     return i < 0 ? NULL : &cat->gpus[i];
 }
 
+/* Whether GPU i goes by name: its id, name or an alias, without case. */
+static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
+{
+    if (strcasecmp(cat->gpus[i].id, name) == 0 || strcasecmp(cat->gpus[i].name, name) == 0)
+        return true;
+    for (int a = 0; cat->gpu_aliases && a < PP_MAX_GPU_ALIASES && cat->gpu_aliases[i][a][0]; a++)
+        if (strcasecmp(cat->gpu_aliases[i][a], name) == 0)
+            return true;
+    return false;
+}
+
+const pp_gpu *pp_catalog_gpu_named(const pp_catalog *cat, const char *name)
+{
+    const pp_gpu *g = pp_catalog_gpu(cat, name);
+    for (int i = 0; !g && name[0] && i < cat->n_gpus; i++)
+        if (gpu_has_name(cat, i, name))
+            g = &cat->gpus[i];
+    return g;
+}
+
 const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id)
 {
     int i = find_id(cat, PP_CATALOG_MODELS, id);
@@ -208,6 +229,15 @@ const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const c
 {
     int i = find_id(cat, PP_CATALOG_CLUSTERS, id);
     return i < 0 ? NULL : &cat->clusters[i];
+}
+
+void pp_cluster_from_gpu(const pp_gpu *gpu, pp_cluster *c)
+{
+    c->gpu = *gpu;
+    c->gpus_per_node = gpu->gpus_per_node;
+    c->intra_node_GBps = gpu->nvlink_GBps;
+    c->inter_node_Gbps = gpu->network_Gbps;
+    c->gpus_per_nic_switch = gpu->gpus_per_nic_switch;
 }
 
 int pp_catalog_codec_index(const pp_catalog *cat, const char *id)
@@ -321,6 +351,26 @@ static int check_entry(const cJSON *obj, const pp_jpath *at, const char *const *
 
 /* ---- gpus.json ----------------------------------------------------------------- */
 
+/* "aliases": the other names people give the GPU (measurement rows' free
+ * text), a list of at most PP_MAX_GPU_ALIASES non-empty strings. */
+static int read_gpu_aliases(const cJSON *obj, const pp_jpath *at, pp_gpu_aliases aliases, pp_error *err)
+{
+    const cJSON *list = pp_json_member(obj, "aliases");
+    pp_jpath here = pp_jpath_key(at, "aliases");
+    if (!list)
+        return PP_OK;
+    int n = cJSON_GetArraySize(list), rc = pp_json_expect_array(list, &here, err);
+    if (!rc && n > PP_MAX_GPU_ALIASES)
+        rc = pp_json_fail(err, &here, "expected at most %d names, found %d", PP_MAX_GPU_ALIASES, n);
+    for (int a = 0; a < n && !rc; a++) {
+        pp_jpath el = pp_jpath_index(&here, a);
+        rc = pp_json_as_string(cJSON_GetArrayItem(list, a), &el, aliases[a], PP_ID_LEN, err);
+        if (!rc && !aliases[a][0])
+            rc = pp_json_fail(err, &el, "expected a non-empty name, found ''");
+    }
+    return rc;
+}
+
 static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
 {
     pp_gpu *g = &cat->gpus[i];
@@ -340,7 +390,23 @@ static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at,
         rc = pp_json_string(obj, at, "efficiency_from", PP_OPTIONAL, cat->gpu_efficiency_from[i], PP_ID_LEN, err);
     if (!rc)
         rc = pp_json_string(obj, at, "calibration_family", PP_REQUIRED, cat->gpu_calibration_family[i], PP_ID_LEN, err);
-    return rc;
+    return rc ? rc : read_gpu_aliases(obj, at, cat->gpu_aliases[i], err);
+}
+
+/* No name may mean two GPUs: an alias is no other GPU's id, name or alias. */
+static int check_gpu_aliases(const pp_catalog *cat, const pp_jpath *list_at, pp_error *err)
+{
+    for (int i = 0; i < cat->n_gpus; i++)
+        for (int a = 0; a < PP_MAX_GPU_ALIASES && cat->gpu_aliases[i][a][0]; a++)
+            for (int j = 0; j < cat->n_gpus; j++)
+                if (j != i && gpu_has_name(cat, j, cat->gpu_aliases[i][a])) {
+                    pp_jpath at = pp_jpath_index(list_at, i);
+                    pp_jpath list = pp_jpath_key(&at, "aliases");
+                    pp_jpath here = pp_jpath_index(&list, a);
+                    return pp_json_fail(err, &here, "expected a name no other GPU goes by, found '%s' (also '%s')",
+                                        cat->gpu_aliases[i][a], cat->gpus[j].id);
+                }
+    return PP_OK;
 }
 
 /* efficiency_from must name a GPU of the catalog. */
@@ -363,7 +429,8 @@ static int read_gpu_list(pp_catalog *cat, const cJSON *list, const pp_jpath *lis
     cat->gpus = calloc((size_t)n, sizeof *cat->gpus);
     cat->gpu_efficiency_from = calloc((size_t)n, sizeof *cat->gpu_efficiency_from);
     cat->gpu_calibration_family = calloc((size_t)n, sizeof *cat->gpu_calibration_family);
-    if (!cat->gpus || !cat->gpu_efficiency_from || !cat->gpu_calibration_family)
+    cat->gpu_aliases = calloc((size_t)n, sizeof *cat->gpu_aliases);
+    if (!cat->gpus || !cat->gpu_efficiency_from || !cat->gpu_calibration_family || !cat->gpu_aliases)
         return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
     const cJSON *item;
     cJSON_ArrayForEach(item, list)
@@ -374,7 +441,8 @@ static int read_gpu_list(pp_catalog *cat, const cJSON *list, const pp_jpath *lis
             return rc;
         cat->n_gpus++;
     }
-    return check_efficiency_from(cat, list_at, err);
+    int rc = check_efficiency_from(cat, list_at, err);
+    return rc ? rc : check_gpu_aliases(cat, list_at, err);
 }
 
 static int load_gpus(pp_catalog *cat, pp_error *err)
@@ -457,30 +525,29 @@ static int load_models(pp_catalog *cat, pp_error *err)
 /* ---- clusters.json ---------------------------------------------------------------- */
 
 /* A cluster's GPU must be in the catalog; its links default to the GPU's. */
-static int read_cluster_gpu(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, pp_catalog_cluster *c,
-                            pp_error *err)
+static int read_cluster_gpu(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, pp_cluster *c, pp_error *err)
 {
+    char id[PP_ID_LEN];
     pp_jpath here = pp_jpath_key(at, "gpu");
-    int rc = pp_json_string(obj, at, "gpu", PP_REQUIRED, c->gpu_id, sizeof c->gpu_id, err);
+    int rc = pp_json_string(obj, at, "gpu", PP_REQUIRED, id, sizeof id, err);
     if (rc)
         return rc;
-    const pp_gpu *g = pp_catalog_gpu(cat, c->gpu_id);
+    const pp_gpu *g = pp_catalog_gpu(cat, id);
     if (!g)
-        return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, c->gpu_id, &here, err);
-    c->gpus_per_node = g->gpus_per_node;
-    c->intra_node_GBps = g->nvlink_GBps;
-    c->inter_node_Gbps = g->network_Gbps;
+        return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, id, &here, err);
+    pp_cluster_from_gpu(g, c);
     return PP_OK;
 }
 
 static int read_cluster_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
 {
-    pp_catalog_cluster *c = &cat->clusters[i];
+    pp_catalog_cluster *cc = &cat->clusters[i];
+    pp_cluster *c = &cc->cluster;
     char name[PP_NAME_LEN];
-    memset(c, 0, sizeof *c);
+    memset(cc, 0, sizeof *cc);
     int rc = check_entry(obj, at, cluster_entry_keys, err);
     if (!rc)
-        rc = read_entry_id(obj, at, cat, PP_CATALOG_CLUSTERS, i, c->id, err);
+        rc = read_entry_id(obj, at, cat, PP_CATALOG_CLUSTERS, i, cc->id, err);
     if (!rc)
         rc = pp_json_string(obj, at, "name", PP_OPTIONAL, name, sizeof name, err);
     if (!rc)
@@ -1063,6 +1130,7 @@ void pp_catalog_free(pp_catalog *cat)
     free(cat->gpu_calibration_family);
     free(cat->families);
     free(cat->every_family);
+    free(cat->gpu_aliases);
     memset(cat, 0, sizeof *cat);
     pp_efficiency_init(&cat->efficiency_default);
 }

@@ -30,14 +30,13 @@ typedef struct pp_catalog_model {
     double active_params_b; /* MoE: published parameters per token, billions (0 if none) */
 } pp_catalog_model;
 
-/* A named cluster of the catalog (e.g. "selene"): a GPU id and its links. */
+/* A named cluster of the catalog (e.g. "selene"): its GPU, node count and
+ * links, the defaults from the GPU's flagship system (pp_cluster_from_gpu).
+ * A problem naming it takes the GPU as the catalog holds it then (an
+ * efficiency file may have changed its parameters since). */
 typedef struct pp_catalog_cluster {
     char id[PP_ID_LEN];
-    char gpu_id[PP_ID_LEN];
-    int gpus_per_node;
-    long nodes;
-    double intra_node_GBps;
-    double inter_node_Gbps;
+    pp_cluster cluster;
 } pp_catalog_cluster;
 
 /* ---- the efficiency parameters: one table ------------------------------- */
@@ -85,6 +84,10 @@ typedef struct pp_eff_family {
     char name[PP_NAME_LEN]; /* as the reports print it ("H100/H200") */
     pp_eff_bound bound[PP_EFF_PARAM_COUNT];
 } pp_eff_family;
+/* The other names of one GPU (gpus.json "aliases": "A100-SXM4-80GB",
+ * "B200"), "" after the last. */
+#define PP_MAX_GPU_ALIASES 8
+typedef char pp_gpu_aliases[PP_MAX_GPU_ALIASES][PP_ID_LEN];
 
 /* The catalogs of data/, loaded once per run.  Owns its arrays. */
 typedef struct pp_catalog {
@@ -108,6 +111,7 @@ typedef struct pp_catalog {
     int n_families;
     pp_eff_family *families;     /* calibration-bounds.json's families */
     pp_eff_family *every_family; /* its every_family: the bounds that hold for any GPU (unset ones 0..0) */
+    pp_gpu_aliases *gpu_aliases;            /* parallel to gpus */
 } pp_catalog;
 
 /* Where the catalogs live: $PARPLAN_DATA_DIR if set, else the source tree's
@@ -126,6 +130,20 @@ int pp_catalog_count(const pp_catalog *cat, pp_catalog_kind kind);
 const char *pp_catalog_id(const pp_catalog *cat, pp_catalog_kind kind, int i);
 
 const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id);
+/* The GPU a name given by people means (a measurement row's cluster.gpu):
+ * the one whose id it is, else the one whose id, name or one of whose
+ * aliases it is without regard to case ("A100-SXM4-80GB", "NVIDIA H800",
+ * "b200"); NULL if none.  The catalog loader makes sure no name means two
+ * GPUs. */
+const pp_gpu *pp_catalog_gpu_named(const pp_catalog *cat, const char *name);
+
+/* A cluster of gpu's flagship system: the GPU itself, gpus_per_node, the
+ * NVLink and network rates (intra_node_GBps = nvlink_GBps, inter_node_Gbps =
+ * network_Gbps) and the NIC layout (gpus_per_nic_switch).  Every default a
+ * cluster takes from its GPU is filled here, for the catalog's clusters, a
+ * problem's cluster, a capacity candidate and a measurement row alike; the
+ * node count, the fabric and the collectives library are left as they are. */
+void pp_cluster_from_gpu(const pp_gpu *gpu, pp_cluster *c);
 const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const char *id);
 const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id);
 int pp_catalog_codec_index(const pp_catalog *cat, const char *id); /* -1 if absent */

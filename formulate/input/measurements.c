@@ -1,13 +1,27 @@
 /*
  * measurements.c: reading measurement rows into problem + plan pairs (see
- * measurements.h).  A row states what its source stated; where a source is
- * silent (micro-batch, interleaving, ZeRO stage) the defaults below are the
+ * measurements.h).
+ *
+ * A row is read in two steps.  First it is written out as the two documents
+ * a user would hand parplan for the same run, a PROBLEM (model, cluster,
+ * training, constraints) and a PLAN, as cJSON objects: this is where the
+ * row's own spellings are translated (the short plan keys t, p, d, the GPU's
+ * free-text name, NVLink summed over both directions, a precision or a
+ * framework named in free text, null for "not stated").  Then problem.c's
+ * readers read them, with every check and default they apply to a user's
+ * files, so a row's model, cluster and plan obey exactly what a problem's
+ * do.  Messages name the row's own path ("FILE: $[3].model.layers",
+ * "$[3].config.global_batch").
+ *
+ * A row states what its source stated; where a source is silent
+ * (micro-batch, interleaving, ZeRO stage) the defaults below are the
  * framework's own defaults of the time, never values tuned to fit.
  */
 #include "measurements.h"
 
-#include "error.h"
 #include "costmodel.h"
+#include "decisions.h"
+#include "error.h"
 #include "json_util.h"
 #include "names.h"
 #include "rules.h"
@@ -22,25 +36,61 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static double num_or(const cJSON *obj, const char *key, double dflt)
+#define MAX_ROW_GPUS (1L << 40)
+#define MAX_MEASURED 1e12 /* seconds, GiB: larger is a typo */
+
+/* ---- reading a row's values --------------------------------------------------- */
+
+/* A row's member, NULL when absent or null: in a row, null says that the
+ * source did not state the value, and the default applies. */
+static const cJSON *stated(const cJSON *obj, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+    const cJSON *v = pp_json_member(obj, key);
+    return cJSON_IsNull(v) ? NULL : v;
 }
 
-static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
+static int row_int(const cJSON *obj, const pp_jpath *at, const char *key, int lo, int hi, int *out, pp_error *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) && v->valuestring ? v->valuestring : dflt;
+    const cJSON *v = stated(obj, key);
+    pp_jpath here = pp_jpath_key(at, key);
+    return v ? pp_json_as_int(v, &here, lo, hi, out, err) : PP_OK;
 }
 
-/* The index of `name` among an enumeration's n names, -1 if it is none of them. */
-static int name_index(const char *const *names, int n, const char *name)
+static int row_double(const cJSON *obj, const pp_jpath *at, const char *key, double lo, double hi, double *out,
+                      pp_error *err)
 {
-    for (int i = 0; i < n; i++)
-        if (strcmp(name, names[i]) == 0)
-            return i;
-    return -1;
+    const cJSON *v = stated(obj, key);
+    pp_jpath here = pp_jpath_key(at, key);
+    return v ? pp_json_as_double(v, &here, lo, hi, out, err) : PP_OK;
+}
+
+static int row_positive(const cJSON *obj, const pp_jpath *at, const char *key, double hi, double *out, pp_error *err)
+{
+    const cJSON *v = stated(obj, key);
+    pp_jpath here = pp_jpath_key(at, key);
+    return v ? pp_json_as_positive(v, &here, hi, out, err) : PP_OK;
+}
+
+/* A yes/no the row may state: -1 when it does not. */
+static int row_flag(const cJSON *obj, const pp_jpath *at, const char *key, int *out, pp_error *err)
+{
+    const cJSON *v = stated(obj, key);
+    pp_jpath here = pp_jpath_key(at, key);
+    bool b = false;
+    *out = -1;
+    int rc = v ? pp_json_as_bool(v, &here, &b, err) : PP_OK;
+    if (v && !rc)
+        *out = b;
+    return rc;
+}
+
+/* A text the row may state ("" when it does not). */
+static int row_text(const cJSON *obj, const pp_jpath *at, const char *key, char *out, size_t cap, pp_error *err)
+{
+    const cJSON *v = stated(obj, key);
+    pp_jpath here = pp_jpath_key(at, key);
+    out[0] = '\0';
+    return v ? pp_json_as_string(v, &here, out, cap, err) : PP_OK;
 }
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -56,324 +106,501 @@ static bool contains_ci(const char *hay, const char *needle)
     return false;
 }
 
-/* Map a row's free-text GPU name to a catalog id. */
-static const char *gpu_id_of(const char *name, double memory_GB)
-{
-    if (contains_ci(name, "h100"))
-        return "h100-sxm5-80gb";
-    if (contains_ci(name, "h200"))
-        return "h200-sxm-141gb";
-    if (contains_ci(name, "a100"))
-        return memory_GB > 0 && memory_GB <= 40 ? "a100-sxm4-40gb" : "a100-sxm4-80gb";
-    if (contains_ci(name, "v100"))
-        return memory_GB > 0 && memory_GB <= 16 ? "v100-sxm2-16gb" : "v100-sxm2-32gb";
-    return NULL;
-}
+/* ---- free text: framework, precision, activation ------------------------------ */
 
 /* The framework a row names, which fixes the behaviours of
- * pp_framework_features (fused attention, overlap, gather granularity). */
+ * pp_framework_features (fused attention, overlap, gather granularity): a
+ * problem's own names ("deepspeed", "fsdp": rows of calibrate --log), else
+ * the first entry whose word the text contains. */
+static const struct {
+    const char *word, *unless;
+    pp_framework fw;
+} framework_words[] = {
+    {"deepspeed", NULL, PP_FW_DEEPSPEED_2021}, /* the only DeepSpeed rows are Narayanan et al.'s of 2021 */
+    {"fsdp", NULL, PP_FW_FSDP},
+    {"megatron-lm", "core", PP_FW_MEGATRON_2021},
+};
+
 static pp_framework framework_of(const char *fw)
 {
-    for (int f = 0; f < PP_FW_COUNT; f++) /* a problem's own names ("deepspeed", "fsdp"): rows of calibrate --log */
+    for (int f = 0; f < PP_FW_COUNT; f++)
         if (strcmp(fw, pp_framework_name((pp_framework)f)) == 0)
             return (pp_framework)f;
-    if (contains_ci(fw, "deepspeed"))
-        return PP_FW_DEEPSPEED_2021; /* the only DeepSpeed rows are Narayanan et al.'s of 2021 */
-    if (contains_ci(fw, "fsdp"))
-        return PP_FW_FSDP;
-    if (contains_ci(fw, "megatron-lm") && !contains_ci(fw, "core"))
-        return PP_FW_MEGATRON_2021;
-    return PP_FW_MEGATRON_CORE;
+    for (size_t i = 0; i < sizeof framework_words / sizeof framework_words[0]; i++)
+        if (contains_ci(fw, framework_words[i].word) &&
+            !(framework_words[i].unless && contains_ci(fw, framework_words[i].unless)))
+            return framework_words[i].fw;
+    return PP_FW_MEGATRON_CORE; /* Megatron-Core, NeMo, torchtitan's TP */
 }
 
-static pp_recompute recompute_of(const char *s)
+/* A precision named in a row's free text ("fp16 mixed (--fp16, loss scale
+ * 8192)", "amp_bf16", "fp8 (torchao float8 rowwise)"): its exact name,
+ * else the first word of this list the text contains. */
+static const struct {
+    const char *word;
+    pp_precision prec;
+} precision_words[] = {
+    {"nvfp4", PP_PREC_NVFP4}, {"mxfp8", PP_PREC_MXFP8}, {"fp8", PP_PREC_FP8}, {"bf16", PP_PREC_BF16},
+    {"fp16", PP_PREC_FP16},
+};
+/* fp8 with the scale taken from the tensor itself (torchao's dynamic
+ * tensorwise and rowwise scaling, Transformer Engine's current scaling)
+ * rather than Transformer Engine's default delayed scaling */
+static const char *const fp8_current_words[] = {"torchao", "tensorwise", "rowwise", "current"};
+
+static bool fp8_current(const char *text)
 {
-    if (s && strcmp(s, "full") == 0)
-        return PP_RECOMPUTE_FULL;
-    if (s && strcmp(s, "selective") == 0)
-        return PP_RECOMPUTE_SELECTIVE;
-    return PP_RECOMPUTE_NONE;
+    for (size_t i = 0; i < sizeof fp8_current_words / sizeof fp8_current_words[0]; i++)
+        if (contains_ci(text, fp8_current_words[i]))
+            return true;
+    return false;
 }
 
-static int zero_of(const cJSON *cfg, int dp)
+/* The row's precision: a text that names none ("mixed") means bf16, or
+ * fp16 on a GPU without bf16 (the V100's mixed precision). */
+static pp_precision precision_of(const char *text, const pp_gpu *gpu)
 {
-    const cJSON *z = cJSON_GetObjectItemCaseSensitive(cfg, "zero_stage");
-    if (cJSON_IsNumber(z))
-        return z->valueint;
-    if (cJSON_IsString(z))
-        return 3; /* non-standard sharding: the FSDP-like full shard */
-    return dp > 1 ? 1 : 0; /* Megatron-Core's distributed optimizer, NeMo's default */
+    for (int p = 0; p < PP_PREC_COUNT; p++)
+        if (p != PP_PREC_FP32 && strcmp(text, pp_precision_name((pp_precision)p)) == 0)
+            return (pp_precision)p;
+    for (size_t i = 0; i < sizeof precision_words / sizeof precision_words[0]; i++)
+        if (contains_ci(text, precision_words[i].word))
+            return precision_words[i].prec == PP_PREC_FP8 && fp8_current(text) ? PP_PREC_FP8_CURRENT
+                                                                                : precision_words[i].prec;
+    return gpu->peak_tflops[PP_PREC_BF16] > 0 ? PP_PREC_BF16 : PP_PREC_FP16;
 }
 
-/* A row's Mixture-of-Experts and latent-attention keys (experts,
- * experts_per_token, moe_ffn_hidden, shared_experts, shared_ffn_hidden,
- * first_dense_layers, moe_layer_freq, mtp_layers, q_lora_rank, kv_lora_rank,
- * qk_nope_head_dim, qk_rope_head_dim, v_head_dim: the spelling of
- * data/models.json), read by the model catalog's own table
- * (pp_model_read_moe) with its limits, defaults and checks.  A dense row
- * (none of the keys) is left exactly as read above. */
-static bool fill_moe(const cJSON *jm, pp_model *m)
+/* A gated MLP is what "activation" names SwiGLU, SiLU or GeGLU. */
+static const char *const gated_activations[] = {"swiglu", "silu", "geglu"};
+
+/* ---- building the documents ---------------------------------------------------- */
+
+/* The PROBLEM and PLAN a row stands for, and whether every item could be
+ * allocated. */
+typedef struct row_docs {
+    cJSON *problem, *model, *cluster, *training, *plan;
+    bool ok;
+} row_docs;
+
+static void put_num(row_docs *d, cJSON *obj, const char *key, double v)
 {
-    static const char *const keys[] = {PP_MODEL_MOE_KEYS};
-    bool any = false;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !any; i++)
-        any = cJSON_GetObjectItemCaseSensitive(jm, keys[i]) != NULL;
-    if (!any)
-        return true;
-    pp_jpath at = pp_jpath_root("model");
-    pp_error err;
-    return pp_model_read_moe(jm, &at, m, &err) == PP_OK;
+    d->ok = d->ok && cJSON_AddNumberToObject(obj, key, v) != NULL;
 }
 
-static bool fill_model(const cJSON *jm, pp_model *m)
+static void put_str(row_docs *d, cJSON *obj, const char *key, const char *v)
 {
-    snprintf(m->name, sizeof m->name, "%s", str_or(jm, "name", "model"));
-    m->layers = (int)num_or(jm, "layers", 0);
-    m->hidden = (int)num_or(jm, "hidden", 0);
-    m->heads = (int)num_or(jm, "heads", 0);
-    m->kv_heads = (int)num_or(jm, "kv_heads", m->heads);
-    m->head_dim = (int)num_or(jm, "head_dim", 0); /* 0: hidden / heads */
-    m->ffn_hidden = (int)num_or(jm, "ffn_hidden", 4.0 * m->hidden);
-    m->vocab = (int)num_or(jm, "vocab", 0);
-    m->seq_len = (int)num_or(jm, "seq_len", 0);
-    const char *act = str_or(jm, "activation", "gelu");
-    m->gated_mlp = contains_ci(act, "swiglu") || contains_ci(act, "silu") || contains_ci(act, "geglu");
-    const cJSON *tie = cJSON_GetObjectItemCaseSensitive(jm, "tie_embeddings");
-    m->tie_embeddings = cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : true;
-    m->loss_token_fraction = num_or(jm, "loss_token_fraction", 1.0);
-    if (!(m->loss_token_fraction > 0.0 && m->loss_token_fraction <= 1.0))
-        return false;
-    if (!(m->layers > 0 && m->hidden > 0 && m->heads > 0 && m->vocab > 0 && m->seq_len > 0 &&
-          m->hidden % m->heads == 0 && m->kv_heads > 0 && m->heads % m->kv_heads == 0))
-        return false;
-    return fill_moe(jm, m);
+    d->ok = d->ok && cJSON_AddStringToObject(obj, key, v) != NULL;
 }
 
-static bool fill_cluster(const cJSON *jc, const pp_catalog *cat, pp_measurement *row)
+static void put_bool(row_docs *d, cJSON *obj, const char *key, bool v)
 {
-    const char *id = str_or(jc, "gpu", ""); /* a catalog id, else a name such as "A100-SXM4-80GB" */
-    if (!pp_catalog_gpu(cat, id))
-        id = gpu_id_of(id, num_or(jc, "gpu_memory_GB", 0));
-    const pp_gpu *gpu = id ? pp_catalog_gpu(cat, id) : NULL;
-    if (!gpu)
-        return false;
-    snprintf(row->gpu_id, sizeof row->gpu_id, "%s", id);
-    /* The GPU whose fitted parameters this one takes (H200 takes H100's):
-     * the row's own cluster.efficiency_from (a catalog id; the DeepSeek-V3
-     * H800 row takes the H100's, the same GH100 die) before the catalog's. */
-    long at = gpu - cat->gpus;
-    const char *from = cat->gpu_efficiency_from && at >= 0 && at < cat->n_gpus ? cat->gpu_efficiency_from[at] : "";
-    const char *row_from = str_or(jc, "efficiency_from", "");
-    if (row_from[0]) {
-        if (!pp_catalog_gpu(cat, row_from))
-            return false;
-        from = row_from;
+    d->ok = d->ok && cJSON_AddBoolToObject(obj, key, v) != NULL;
+}
+
+/* The row's own value under key, when it states one, copied as it is: the
+ * readers check it, and their messages name the row's path. */
+static void copy_stated(row_docs *d, const cJSON *from, const char *key, cJSON *to)
+{
+    const cJSON *v = stated(from, key);
+    cJSON *dup = v ? cJSON_Duplicate(v, true) : NULL;
+    if (v && !(dup && cJSON_AddItemToObject(to, key, dup))) {
+        cJSON_Delete(dup);
+        d->ok = false;
     }
-    snprintf(row->eff_id, sizeof row->eff_id, "%s", from[0] ? from : id);
-    pp_cluster *c = &row->prob.cluster;
-    c->gpu = *gpu;
-    if (row_from[0])
-        c->gpu.eff = pp_catalog_gpu(cat, row_from)->eff; /* priced with them too, before any fit */
-    c->gpus_per_node = (int)num_or(jc, "gpus_per_node", gpu->gpus_per_node);
-    long gpus = (long)num_or(jc, "gpus", 0);
-    if (c->gpus_per_node <= 0 || gpus <= 0)
-        return false;
-    if (gpus < c->gpus_per_node)
-        c->gpus_per_node = (int)gpus;
-    c->nodes = gpus / c->gpus_per_node;
-    /* Rows give NVLink as both directions summed; parplan uses one direction. */
-    double nvl = num_or(jc, "intra_node_GBps", 0);
-    c->intra_node_GBps = nvl > 0 ? nvl / 2.0 : gpu->nvlink_GBps;
-    double net = num_or(jc, "inter_node_Gbps_per_gpu", 0);
-    c->inter_node_Gbps = net > 0 ? net : gpu->network_Gbps;
-    c->gpus_per_nic_switch = (int)num_or(jc, "gpus_per_nic_switch", gpu->gpus_per_nic_switch);
-    return c->nodes * c->gpus_per_node == gpus && c->gpus_per_nic_switch >= 0;
 }
 
-static void problem_defaults(pp_problem *p)
+static bool docs_init(row_docs *d)
 {
-    memset(p, 0, sizeof *p);
-    p->memory_headroom = 0.10;
-    p->n_codecs = 1;
-    snprintf(p->codecs[0].id, sizeof p->codecs[0].id, "none");
-    p->codecs[0].lossless_ratio = 1.0;
-    p->compress_min_bytes = 1048576;
-    p->has_cluster = true;
-    p->allow_tp_across_nodes = true; /* a measured run is a plan that ran, wherever its TP groups sat */
+    memset(d, 0, sizeof *d);
+    d->problem = cJSON_CreateObject();
+    d->plan = cJSON_CreateObject();
+    d->ok = d->problem && d->plan && (d->model = cJSON_AddObjectToObject(d->problem, "model")) &&
+            (d->cluster = cJSON_AddObjectToObject(d->problem, "cluster")) &&
+            (d->training = cJSON_AddObjectToObject(d->problem, "training"));
+    return d->ok;
 }
 
-/* A row's gradient data type under `key` ("fp32", "bf16", "fp16"), `dflt`
- * when absent or unknown. */
-static pp_precision gradient_dtype_or(const cJSON *cfg, const char *key, pp_precision dflt)
+static void docs_free(row_docs *d)
 {
-    const char *v = str_or(cfg, key, "");
-    return strcmp(v, "fp32") == 0 ? PP_PREC_FP32 : strcmp(v, "bf16") == 0 ? PP_PREC_BF16
-           : strcmp(v, "fp16") == 0 ? PP_PREC_FP16 : dflt;
+    cJSON_Delete(d->problem);
+    cJSON_Delete(d->plan);
 }
 
-static bool fill_plan(const cJSON *cfg, pp_measurement *row)
+/* The model: every key a problem's model object has, as the row states it
+ * (a row's other keys, params_b or position, are the row's notes); its
+ * "activation" text says whether the MLP is gated; a nameless model is
+ * "model". */
+static int build_model(row_docs *d, const cJSON *jm, const pp_jpath *at, pp_error *err)
 {
-    pp_plan *pl = &row->plan;
-    memset(pl, 0, sizeof *pl);
-    pl->tp = (int)num_or(cfg, "t", 1);
-    pl->pp = (int)num_or(cfg, "p", 1);
-    pl->dp = (int)num_or(cfg, "d", 1);
-    pl->cp = (int)num_or(cfg, "cp", 1);
-    pl->micro_batch = (int)num_or(cfg, "micro_batch", 1);
-    pl->virtual_stages = (int)num_or(cfg, "virtual_stages", 1);
-    pl->zero = zero_of(cfg, pl->dp);
-    pl->recompute = recompute_of(str_or(cfg, "recompute", "none"));
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(cfg, "seq_parallel");
-    /* Megatron-Core (NeMo) turns sequence parallelism on with TP by default. */
-    pl->sequence_parallel = cJSON_IsBool(sp) ? cJSON_IsTrue(sp) : (pl->tp > 1 && row->prob.training.flash_attention);
-    if (pl->tp < 2)
-        pl->sequence_parallel = false;
-    pl->tp_mode = PP_TP_1D;
-    pl->tp_depth = 1;
-    /* Expert parallelism (MoE rows): ep ranks come from dp x cp, etp is 1 or
-     * t (rules.c); a dense row that names neither keeps 1 and 1. */
-    pl->ep = (int)num_or(cfg, "ep", 1);
-    pl->etp = (int)num_or(cfg, "etp", 1);
-    /* TP overlap as the source ran it: `tp_comm_overlap` or torchtitan's
-     * `async_tp`, or Megatron-Core's flag named in the framework */
-    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cfg, "tp_comm_overlap");
-    if (!cJSON_IsBool(ov))
-        ov = cJSON_GetObjectItemCaseSensitive(cfg, "async_tp");
-    bool named = contains_ci(str_or(cfg, "framework", ""), "tp-comm-overlap");
-    pl->tp_comm_overlap = pl->tp > 1 && (cJSON_IsBool(ov) ? cJSON_IsTrue(ov) : named);
-    /* torchtitan without torch.compile: every element-wise op its own kernel */
-    row->prob.training.fused_elementwise = !contains_ci(str_or(cfg, "framework", ""), "eager");
-    /* ... or as the row says (code that fuses some ops and not others is
-     * priced by what it leaves unfused: NVIDIA's BERT) */
-    const cJSON *fe = cJSON_GetObjectItemCaseSensitive(cfg, "fused_elementwise");
-    if (cJSON_IsBool(fe))
-        row->prob.training.fused_elementwise = cJSON_IsTrue(fe);
-    /* ... with the norm in a fused kernel of its own where the row says so
-     * (Hagemann et al. 2023's "RMS kernel") */
-    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(cfg, "fused_norm");
-    row->prob.training.fused_norm = cJSON_IsTrue(fn);
-    /* ... and torch.compile compiles the loss unless the row says the
-     * source's version did not (`compiled_loss`: torchtitan from December
-     * 2024 to April 2025) */
-    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(cfg, "compiled_loss");
-    row->prob.training.fused_loss = row->prob.training.fused_elementwise && !cJSON_IsFalse(cl);
-    /* MoE token dispatch as the source ran it: DeepEP (or DeepSeek's own
-     * kernels, where it came from) deduplicates; else one copy per expert */
-    const char *disp = str_or(cfg, "token_dispatcher", "");
-    row->prob.training.moe_deepep = contains_ci(disp, "deepep");
-    const cJSON *ao = cJSON_GetObjectItemCaseSensitive(cfg, "moe_a2a_overlap");
-    row->prob.training.moe_a2a_overlap = cJSON_IsTrue(ao);
-    /* pipeline sends split over the TP ranks as the source ran them
-     * (Narayanan et al. 2021 Fig. 18 runs with and without scatter/gather) */
-    const cJSON *sg = cJSON_GetObjectItemCaseSensitive(cfg, "scatter_gather");
-    if (cJSON_IsBool(sg))
-        row->prob.training.p2p_scatter_gather = cJSON_IsTrue(sg);
-    /* the attention kernel's generation as the source ran it, where the
-     * framework's own is not it; a name the model does not know leaves the
-     * row out rather than guessing */
-    int kernel = name_index(pp_attention_kernel_names, PP_ATTN_COUNT, str_or(cfg, "attention_kernel", "auto"));
-    if (kernel < 0)
-        return false;
-    row->prob.training.attention_kernel = (pp_attention_kernel)kernel;
-    /* DP reduction as the source ran it (Megatron-LM 2021's DDP=torch
-     * overlaps the bucketed all-reduce with the backward pass; its default
-     * local DDP reduces after it) */
-    const cJSON *dpo = cJSON_GetObjectItemCaseSensitive(cfg, "dp_overlap");
-    if (cJSON_IsBool(dpo))
-        row->prob.training.dp_overlap = cJSON_IsTrue(dpo);
-    row->prob.training.global_batch = (long)num_or(cfg, "global_batch", 0);
-    const char *prec = str_or(cfg, "precision", "bf16");
-    /* fp8 as Transformer Engine runs it by default (delayed scaling), or
-     * with the scale taken from the tensor itself (torchao's dynamic
-     * tensorwise and rowwise scaling, TE's current scaling) */
-    bool current = contains_ci(prec, "torchao") || contains_ci(prec, "tensorwise") || contains_ci(prec, "rowwise") ||
-                   contains_ci(prec, "current");
-    /* the Blackwell block-scaled recipes by name: MXFP8, NVFP4 */
-    row->prob.training.precision = contains_ci(prec, "nvfp4")   ? PP_PREC_NVFP4
-                                   : contains_ci(prec, "mxfp8") ? PP_PREC_MXFP8
-                                   : contains_ci(prec, "fp8")   ? (current ? PP_PREC_FP8_CURRENT : PP_PREC_FP8)
-                                   : (contains_ci(prec, "fp16") && !contains_ci(prec, "bf16")) ? PP_PREC_FP16
-                                                                                                : PP_PREC_BF16;
-    if (row->prob.cluster.gpu.peak_tflops[row->prob.training.precision] <= 0)
-        row->prob.training.precision = PP_PREC_FP16;
-    /* gradients reduced and held as the framework does by default, or as the row says */
-    pp_training *t = &row->prob.training;
-    t->grad_reduce_dtype = gradient_dtype_or(cfg, "grad_reduce_dtype", pp_framework_grad_reduce(t->framework, t->precision));
-    pp_precision accum = gradient_dtype_or(cfg, "grad_accum_dtype",
-                                           pp_framework_grad_accum(t->framework, t->precision, t->grad_reduce_dtype));
-    t->grad_accum_bytes = accum == PP_PREC_FP32 ? 4 : 2;
-    const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cfg, "loss_parallel");
-    t->loss_gathered = cJSON_IsFalse(lp);
-    /* LoRA fine-tuning: adapters of this rank on these layers, every other
-     * weight frozen; targets the model does not know leave the row out */
-    double rank = num_or(cfg, "lora_rank", 0);
-    if (rank < 0 || rank >= row->prob.model.hidden)
-        return false;
-    t->lora_rank = (int)rank;
-    int targets = name_index(pp_lora_targets_names, PP_LORA_TARGETS_COUNT, str_or(cfg, "lora_targets", "attention"));
-    if (targets < 0)
-        return false;
-    t->lora_targets = (pp_lora_targets)targets;
-    /* weights held in the recipe's fp8 format (NeMo fp8_params) */
-    bool low = pp_precision_props(t->precision)->low_gemm;
-    t->fp8_params = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_params")) && low;
-    /* ... and the MLP activation's input stored in fp8 (Megatron-Core) */
-    t->fp8_act_store = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cfg, "fp8_activation_input_store")) && low;
-    /* packed samples' token-weighted mean length, where the source gives it */
-    double packed = num_or(cfg, "packed_sample_tokens", 0);
-    if (packed < 0 || packed > row->prob.model.seq_len)
-        return false;
-    t->packed_sample_tokens = packed;
-    return row->prob.training.global_batch > 0;
+    char act[64];
+    for (int i = 0; pp_model_keys[i]; i++)
+        copy_stated(d, jm, pp_model_keys[i], d->model);
+    if (!stated(jm, "name"))
+        put_str(d, d->model, "name", "model");
+    int rc = row_text(jm, at, "activation", act, sizeof act, err);
+    if (rc || stated(jm, "gated_mlp"))
+        return rc;
+    bool gated = false;
+    for (size_t i = 0; i < sizeof gated_activations / sizeof gated_activations[0]; i++)
+        gated = gated || contains_ci(act, gated_activations[i]);
+    put_bool(d, d->model, "gated_mlp", gated);
+    return PP_OK;
 }
 
-static void fill_measured(const cJSON *meas, pp_measurement *row)
+/* The cluster: the GPU by any name the catalog knows it by; gpus (all of
+ * the run's) in nodes of gpus_per_node (a run on fewer GPUs than a node
+ * has is one node of that many); NVLink given summed over both directions,
+ * as the rows give it; the network per GPU; absent, the GPU's flagship
+ * system's.  The GPU whose efficiency parameters the row is priced and
+ * fitted with: the row's cluster.efficiency_from, else the catalog's, else
+ * its own. */
+static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const pp_catalog *cat,
+                         pp_measurement *row, const pp_gpu **gpu, pp_error *err)
 {
-    double it = num_or(meas, "iteration_s", 0);
-    if (it <= 0)
-        it = num_or(meas, "iteration_s_derived", 0);
-    row->has_time = it > 0;
-    row->iteration_s = it;
-    double states = num_or(meas, "memory_GiB_params_plus_optimizer", 0);
-    double act = num_or(meas, "memory_GiB_activations", 0);
+    char name[PP_NAME_LEN], from[PP_ID_LEN];
+    pp_jpath gpu_at = pp_jpath_key(at, "gpu"), from_at = pp_jpath_key(at, "efficiency_from");
+    int rc = pp_json_string(jc, at, "gpu", PP_REQUIRED, name, sizeof name, err);
+    if (!rc && !(*gpu = pp_catalog_gpu_named(cat, name)))
+        rc = pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, name, &gpu_at, err);
+    if (!rc)
+        rc = row_text(jc, at, "efficiency_from", from, sizeof from, err);
+    if (!rc && from[0] && !pp_catalog_gpu(cat, from))
+        rc = pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, from, &from_at, err);
+    if (rc)
+        return rc;
+    long at_gpu = *gpu - cat->gpus;
+    const char *catalog_from = cat->gpu_efficiency_from ? cat->gpu_efficiency_from[at_gpu] : "";
+    snprintf(row->gpu_id, sizeof row->gpu_id, "%s", (*gpu)->id);
+    snprintf(row->eff_id, sizeof row->eff_id, "%s", from[0] ? from : catalog_from[0] ? catalog_from : (*gpu)->id);
+
+    long gpus = 0;
+    int per_node = (*gpu)->gpus_per_node, nic_switch = (*gpu)->gpus_per_nic_switch;
+    double nvlink_both = 0, network = 0;
+    rc = pp_json_long(jc, at, "gpus", PP_REQUIRED, 1, MAX_ROW_GPUS, &gpus, err);
+    if (!rc)
+        rc = row_int(jc, at, "gpus_per_node", 1, PP_MAX_GPUS_PER_NODE, &per_node, err);
+    if (!rc)
+        rc = row_positive(jc, at, "intra_node_GBps", 2e7, &nvlink_both, err);
+    if (!rc)
+        rc = row_positive(jc, at, "inter_node_Gbps_per_gpu", 1e7, &network, err);
+    if (!rc)
+        rc = row_int(jc, at, "gpus_per_nic_switch", 0, PP_MAX_GPUS_PER_NODE, &nic_switch, err);
+    if (rc)
+        return rc;
+    if (gpus < per_node)
+        per_node = (int)gpus;
+    if (gpus % per_node != 0) {
+        pp_jpath here = pp_jpath_key(at, "gpus");
+        return pp_json_fail(err, &here, "expected whole nodes of gpus_per_node %d GPUs, found %ld GPUs", per_node,
+                            gpus);
+    }
+    put_str(d, d->cluster, "gpu", (*gpu)->id);
+    put_num(d, d->cluster, "nodes", (double)(gpus / per_node));
+    put_num(d, d->cluster, "gpus_per_node", per_node);
+    if (nvlink_both > 0)
+        put_num(d, d->cluster, "intra_node_GBps", nvlink_both / 2.0); /* parplan counts one direction */
+    if (network > 0)
+        put_num(d, d->cluster, "inter_node_Gbps", network);
+    put_num(d, d->cluster, "gpus_per_nic_switch", nic_switch);
+    return PP_OK;
+}
+
+/* The plan's degrees under the rows' short keys; the other decisions of a
+ * plan (cp, micro_batch, virtual_stages, ep, etp) are spelled as in
+ * PLAN.json and copied as stated. */
+static const struct {
+    const char *row_key;
+    pp_decision_id id;
+} row_degrees[] = {{"t", PP_DEC_TP}, {"p", PP_DEC_PP}, {"d", PP_DEC_DP}};
+static const pp_decision_id row_plan_decisions[] = {PP_DEC_CP, PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_EP,
+                                                    PP_DEC_ETP};
+
+/* recompute: a stated "unknown" (or null) is none, as the framework runs by default */
+static const char *const row_recompute_names[] = {"none", "selective", "full", "unknown"};
+#define N_ROW_RECOMPUTE ((int)(sizeof row_recompute_names / sizeof row_recompute_names[0]))
+
+/* The plan: the degrees, the ZeRO stage (a number; a string names a
+ * non-standard sharding, priced as the FSDP-like full shard; absent, the
+ * distributed optimizer of Megatron-Core and NeMo when there is DP),
+ * recomputation, sequence parallelism (absent: Megatron-Core's default, on
+ * with TP where attention is fused), TP overlap (`tp_comm_overlap`, or
+ * torchtitan's `async_tp`, or Megatron-Core's flag named in the
+ * framework). */
+static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework,
+                      const pp_training *features, pp_error *err)
+{
+    int degree[3] = {1, 1, 1}, zero = -1, recompute = 0, sp = -1, overlap = -1, async_tp = -1, rc = PP_OK;
+    for (size_t i = 0; i < sizeof row_degrees / sizeof row_degrees[0] && !rc; i++) {
+        const pp_decision *dec = &pp_decisions[row_degrees[i].id];
+        rc = row_int(cfg, at, row_degrees[i].row_key, dec->min, dec->max, &degree[i], err);
+        put_num(d, d->plan, dec->key, degree[i]);
+    }
+    for (size_t i = 0; i < sizeof row_plan_decisions / sizeof row_plan_decisions[0]; i++)
+        copy_stated(d, cfg, pp_decisions[row_plan_decisions[i]].key, d->plan);
+    const cJSON *z = stated(cfg, "zero_stage"), *r = stated(cfg, "recompute");
+    pp_jpath z_at = pp_jpath_key(at, "zero_stage"), r_at = pp_jpath_key(at, "recompute");
+    if (!rc && z)
+        rc = cJSON_IsString(z) ? (zero = 3, PP_OK) : pp_json_as_int(z, &z_at, 0, 3, &zero, err);
+    if (!rc && r)
+        rc = pp_json_as_enum(r, &r_at, row_recompute_names, N_ROW_RECOMPUTE, &recompute, err);
+    if (!rc)
+        rc = row_flag(cfg, at, "seq_parallel", &sp, err);
+    if (!rc)
+        rc = row_flag(cfg, at, "tp_comm_overlap", &overlap, err);
+    if (!rc)
+        rc = row_flag(cfg, at, "async_tp", &async_tp, err);
+    if (rc)
+        return rc;
+    int tp = degree[0], dp = degree[2];
+    put_num(d, d->plan, pp_decisions[PP_DEC_ZERO].key, zero >= 0 ? zero : dp > 1 ? 1 : 0);
+    put_str(d, d->plan, pp_decisions[PP_DEC_RECOMPUTE].key,
+            pp_recompute_name(recompute < PP_RECOMPUTE_COUNT ? (pp_recompute)recompute : PP_RECOMPUTE_NONE));
+    put_bool(d, d->plan, pp_decisions[PP_DEC_SEQUENCE_PARALLEL].key,
+             tp > 1 && (sp >= 0 ? sp == 1 : features->flash_attention));
+    bool ov = overlap >= 0 ? overlap == 1 : async_tp >= 0 ? async_tp == 1 : contains_ci(framework, "tp-comm-overlap");
+    put_bool(d, d->plan, pp_decisions[PP_DEC_TP_OVERLAP].key, tp > 1 && ov);
+    return PP_OK;
+}
+
+/* training keys a row spells as a problem does, copied as stated */
+static const char *const row_training_keys[] = {"global_batch", "dp_overlap", "moe_a2a_overlap", "grad_reduce_dtype",
+                                                "grad_accum_dtype", "lora_rank"};
+
+/* The training: the framework and precision as named; the framework's
+ * kernels unless the row says otherwise (`fused_elementwise`, false for
+ * torchtitan without torch.compile, "eager"; `fused_norm`; the loss compiled
+ * with the model unless `compiled_loss` is false); the MoE dispatcher
+ * (DeepEP, or DeepSeek's own kernels, deduplicate); pipeline sends split over
+ * TP (`scatter_gather`) where stated; the attention kernel, loss
+ * parallelism and LoRA targets at the framework's defaults when not stated;
+ * fp8 weights and activations only under an fp8-class recipe; packed
+ * samples' mean length where given. */
+static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework, pp_framework fw,
+                          const pp_gpu *gpu, pp_error *err)
+{
+    char prec_text[256], dispatcher[256];
+    int fused_ew, fused_norm, compiled_loss, sg, fp8_params, fp8_act;
+    const struct {
+        const char *key;
+        int *out;
+    } flags[] = {{"fused_elementwise", &fused_ew}, {"fused_norm", &fused_norm},
+                 {"compiled_loss", &compiled_loss},  {"scatter_gather", &sg},
+                 {"fp8_params", &fp8_params},        {"fp8_activation_input_store", &fp8_act}};
+    double packed = 0;
+    int rc = row_text(cfg, at, "precision", prec_text, sizeof prec_text, err);
+    if (!rc)
+        rc = row_text(cfg, at, "token_dispatcher", dispatcher, sizeof dispatcher, err);
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        *flags[i].out = -1;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !rc; i++)
+        rc = row_flag(cfg, at, flags[i].key, flags[i].out, err);
+    if (!rc)
+        rc = row_double(cfg, at, "packed_sample_tokens", 0, PP_MAX_SEQ_LEN, &packed, err);
+    if (rc)
+        return rc;
+    pp_precision prec = precision_of(prec_text, gpu);
+    bool low = pp_precision_props(prec)->low_gemm;
+    bool fused = fused_ew >= 0 ? fused_ew == 1 : !contains_ci(framework, "eager");
+    put_str(d, d->training, "framework", pp_framework_name(fw));
+    put_str(d, d->training, "precision", pp_precision_name(prec));
+    for (size_t i = 0; i < sizeof row_training_keys / sizeof row_training_keys[0]; i++)
+        copy_stated(d, cfg, row_training_keys[i], d->training);
+    put_bool(d, d->training, "fused_elementwise", fused);
+    put_bool(d, d->training, "fused_norm", fused_norm == 1);
+    put_bool(d, d->training, "fused_loss", fused && compiled_loss != 0);
+    put_str(d, d->training, "moe_dispatcher", contains_ci(dispatcher, "deepep") ? "deepep" : "alltoall");
+    if (sg >= 0)
+        put_bool(d, d->training, "p2p_scatter_gather", sg == 1);
+    copy_stated(d, cfg, "attention_kernel", d->training);
+    if (!stated(cfg, "attention_kernel"))
+        put_str(d, d->training, "attention_kernel", "auto");
+    copy_stated(d, cfg, "loss_parallel", d->training);
+    if (!stated(cfg, "loss_parallel"))
+        put_bool(d, d->training, "loss_parallel", true);
+    copy_stated(d, cfg, "lora_targets", d->training);
+    put_bool(d, d->training, "fp8_params", fp8_params == 1 && low);
+    put_bool(d, d->training, "fp8_activation_input_store", fp8_act == 1 && low);
+    if (packed > 0)
+        put_num(d, d->training, "packed_sample_tokens", packed);
+    return PP_OK;
+}
+
+/* A measured run is priced as it ran: wherever its TP groups sat, with
+ * the memory headroom of a run that finished (10 %), and no lossy codec. */
+static void build_constraints(row_docs *d)
+{
+    cJSON *c = cJSON_AddObjectToObject(d->problem, "constraints");
+    cJSON *tol = c ? cJSON_AddObjectToObject(c, "error_tolerance") : NULL;
+    d->ok = d->ok && tol;
+    if (!tol)
+        return;
+    put_num(d, c, "memory_headroom", 0.10);
+    put_bool(d, c, "allow_tp_across_nodes", true);
+    for (int dim = 0; dim < PP_DIM_COUNT; dim++)
+        put_num(d, tol, pp_dim_name((pp_dim)dim), 0.0);
+}
+
+/* ---- a row ----------------------------------------------------------------------- */
+
+/* A message of the problem reader about the training it was given names
+ * the row's config, where those keys come from ("$[3].training.lora_rank"
+ * is the row's "$[3].config.lora_rank"). */
+static void name_row_config(const pp_jpath *row_at, pp_error *err)
+{
+    pp_jpath training = pp_jpath_key(row_at, "training");
+    char *at = strstr(err->path, training.path);
+    size_t n = strlen(training.path);
+    if (!at || (at[n] != '.' && at[n] != '\0'))
+        return;
+    char rest[sizeof err->path];
+    snprintf(rest, sizeof rest, "%s", at + n);
+    snprintf(at, sizeof err->path - (size_t)(at - err->path), "%s.config%s", row_at->path, rest);
+}
+
+/* What was measured: the step time (as stated, else derived by the source's
+ * formula), the memory parts, the peak, or an out-of-memory stop. */
+static int read_measured(const cJSON *meas, const pp_jpath *at, pp_measurement *row, pp_error *err)
+{
+    double it = 0, it_derived = 0, states = 0, act = 0, reserved = 0, peak = 0;
+    const struct {
+        const char *key;
+        double *out;
+    } values[] = {{"iteration_s", &it},
+                  {"iteration_s_derived", &it_derived},
+                  {"memory_GiB_params_plus_optimizer", &states},
+                  {"memory_GiB_activations", &act},
+                  {"memory_GiB_max_reserved", &reserved},
+                  {"memory_GiB_peak", &peak},
+                  {"memory_GB_model_states", &row->model_states_GB}};
+    int oom = -1, rc = PP_OK;
+    for (size_t i = 0; i < sizeof values / sizeof values[0] && !rc; i++)
+        rc = row_double(meas, at, values[i].key, 0, MAX_MEASURED, values[i].out, err);
+    if (!rc)
+        rc = row_flag(meas, at, "oom", &oom, err);
+    row->iteration_s = it > 0 ? it : it_derived;
+    row->has_time = row->iteration_s > 0;
     row->has_memory = states > 0 && act > 0;
     row->mem_states_gib = states;
     row->mem_activations_gib = act;
-    double peak = num_or(meas, "memory_GiB_max_reserved", 0);
-    if (peak <= 0)
-        peak = num_or(meas, "memory_GiB_peak", 0);
-    row->has_peak = peak > 0;
-    row->peak_gib = peak;
-    row->has_oom = !row->has_time && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meas, "oom"));
+    row->peak_gib = reserved > 0 ? reserved : peak;
+    row->has_peak = row->peak_gib > 0;
+    row->has_oom = !row->has_time && oom == 1;
+    return rc;
 }
 
-static bool fill_row(const cJSON *jrow, const pp_catalog *cat, pp_measurement *row)
+/* The row's sections, each an object. */
+typedef struct row_parts {
+    const cJSON *model, *cluster, *config, *measured;
+    pp_jpath model_at, cluster_at, config_at, measured_at;
+} row_parts;
+
+static int row_sections(const cJSON *jrow, const pp_jpath *at, row_parts *s, pp_error *err)
 {
-    memset(row, 0, sizeof *row);
-    problem_defaults(&row->prob);
-    snprintf(row->id, sizeof row->id, "%s", str_or(jrow, "id", "?"));
-    snprintf(row->group, sizeof row->group, "%s", str_or(jrow, "source_group", "?"));
-    row->defect = str_or(jrow, "software_defect", "")[0] != '\0';
-    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(jrow, "config");
-    const cJSON *meas = cJSON_GetObjectItemCaseSensitive(jrow, "measured");
-    const cJSON *jm = cJSON_GetObjectItemCaseSensitive(jrow, "model");
-    if (!cJSON_IsObject(cfg) || !cJSON_IsObject(meas) || !cJSON_IsObject(jm))
-        return false;
-    row->params_b = num_or(jm, "params_b", 0);
-    row->model_states_GB = num_or(meas, "memory_GB_model_states", 0);
-    row->has_model_states = row->params_b > 0 && row->model_states_GB > 0;
-    if (!fill_model(jm, &row->prob.model))
-        return false;
-    pp_framework_features(framework_of(str_or(cfg, "framework", "")), &row->prob.training);
-    if (!fill_cluster(cJSON_GetObjectItemCaseSensitive(jrow, "cluster"), cat, row))
-        return false;
-    row->prob.cluster.nccl_pxn = row->prob.training.nccl_pxn;
-    if (!fill_plan(cfg, row))
-        return false;
-    fill_measured(meas, row);
-    pp_error err;
-    return pp_plan_check(&row->prob, &row->plan, &err) == PP_OK && (row->has_time || row->has_memory || row->has_peak || row->has_oom);
+    const char *keys[] = {"model", "cluster", "config", "measured"};
+    const cJSON **items[] = {&s->model, &s->cluster, &s->config, &s->measured};
+    pp_jpath *paths[] = {&s->model_at, &s->cluster_at, &s->config_at, &s->measured_at};
+    int rc = pp_json_expect_object(jrow, at, err);
+    for (int i = 0; i < 4 && !rc; i++) {
+        *items[i] = pp_json_member(jrow, keys[i]);
+        *paths[i] = pp_jpath_key(at, keys[i]);
+        rc = *items[i] ? pp_json_expect_object(*items[i], paths[i], err) : pp_json_missing(at, keys[i], err);
+    }
+    return rc;
 }
+
+/* The row's labels: id, source group and whether its source reports its
+ * speed as a framework bug. */
+static int read_labels(const cJSON *jrow, const pp_jpath *at, pp_measurement *row, pp_error *err)
+{
+    char defect[8];
+    int rc = row_text(jrow, at, "id", row->id, sizeof row->id, err);
+    if (!rc)
+        rc = row_text(jrow, at, "source_group", row->group, sizeof row->group, err);
+    const cJSON *v = stated(jrow, "software_defect");
+    pp_jpath here = pp_jpath_key(at, "software_defect");
+    if (!rc && v && !cJSON_IsString(v))
+        rc = pp_json_fail_expected(err, &here, "the source's report of the defect (a string)", v);
+    snprintf(defect, sizeof defect, "%s", v && cJSON_IsString(v) ? v->valuestring : "");
+    row->defect = defect[0] != '\0';
+    if (!row->id[0])
+        snprintf(row->id, sizeof row->id, "?");
+    if (!row->group[0])
+        snprintf(row->group, sizeof row->group, "?");
+    return rc;
+}
+
+/* The row as a problem and a plan, read by problem.c. */
+static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *cat, pp_measurement *row,
+                    pp_error *err)
+{
+    char framework[256];
+    row_docs d;
+    const pp_gpu *gpu = NULL;
+    pp_training features;
+    memset(&features, 0, sizeof features);
+    if (!docs_init(&d)) {
+        docs_free(&d);
+        return pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
+    }
+    int rc = row_text(s->config, &s->config_at, "framework", framework, sizeof framework, err);
+    pp_framework fw = framework_of(framework);
+    pp_framework_features(fw, &features);
+    if (!rc)
+        rc = build_model(&d, s->model, &s->model_at, err);
+    if (!rc)
+        rc = row_double(s->model, &s->model_at, "params_b", 0, 1e9, &row->params_b, err);
+    row->has_model_states = row->params_b > 0 && row->model_states_GB > 0; /* ZeRO Table 1's rows */
+    if (!rc)
+        rc = build_cluster(&d, s->cluster, &s->cluster_at, cat, row, &gpu, err);
+    if (!rc)
+        rc = build_training(&d, s->config, &s->config_at, framework, fw, gpu, err);
+    if (!rc)
+        rc = build_plan(&d, s->config, &s->config_at, framework, &features, err);
+    if (!rc) {
+        build_constraints(&d);
+        if (!d.ok)
+            rc = pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
+    }
+    if (!rc) {
+        rc = pp_problem_from_json(d.problem, at, NULL, cat, &row->prob, err);
+        if (rc)
+            name_row_config(at, err);
+    }
+    if (!rc) {
+        if (stated(s->cluster, "efficiency_from")) /* priced with them too, before any fit */
+            row->prob.cluster.gpu.eff = pp_catalog_gpu(cat, row->eff_id)->eff;
+        rc = pp_plan_from_json(d.plan, &s->config_at, &row->prob, &row->plan, err);
+    }
+    docs_free(&d);
+    return rc;
+}
+
+/* Read row `index` into *row.  *priced is false for a row that carries
+ * nothing the model can price (no time, memory parts, peak or
+ * out-of-memory stop: the analytic rows of ZeRO's Table 1, per-layer
+ * times) or whose configuration breaks a plan rule: such rows are counted,
+ * never guessed.  A row that is malformed is an error naming its path. */
+static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const pp_catalog *cat,
+                    pp_measurement *row, bool *priced, pp_error *err)
+{
+    pp_jpath at = pp_jpath_index(file_at, index);
+    row_parts s;
+    memset(row, 0, sizeof *row);
+    *priced = false;
+    int rc = row_sections(jrow, &at, &s, err);
+    if (!rc)
+        rc = read_labels(jrow, &at, row, err);
+    if (!rc)
+        rc = read_measured(s.measured, &s.measured_at, row, err);
+    if (rc || !(row->has_time || row->has_memory || row->has_peak || row->has_oom))
+        return rc;
+    rc = read_run(&s, &at, cat, row, err);
+    pp_error rule;
+    *priced = !rc && pp_plan_check(&row->prob, &row->plan, &rule) == PP_OK;
+    return rc;
+}
+
+/* ---- files and directories -------------------------------------------------------- */
 
 /* Append the rows of one JSON file to set (rows grown as needed). */
 static int load_file(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
@@ -396,17 +623,24 @@ static int load_file(const char *path, const pp_catalog *cat, pp_measurement_set
         return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
     }
     set->rows = rows;
+    pp_jpath file_at = pp_jpath_root(path);
     const cJSON *jrow;
+    int index = 0;
     cJSON_ArrayForEach(jrow, doc)
     {
-        if (fill_row(jrow, cat, &set->rows[set->n]))
+        bool priced = false;
+        rc = read_row(jrow, &file_at, index++, cat, &set->rows[set->n], &priced, err);
+        if (rc)
+            break;
+        if (priced)
             set->n++;
         else
             set->n_skipped++;
     }
     cJSON_Delete(doc);
-    set->n_files++;
-    return PP_OK;
+    if (rc == PP_OK)
+        set->n_files++;
+    return rc;
 }
 
 static int cmp_str(const void *a, const void *b)

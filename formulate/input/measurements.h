@@ -39,18 +39,24 @@ typedef struct pp_measurement {
 typedef struct pp_measurement_set {
     int n;
     pp_measurement *rows; /* owned */
-    int n_skipped;        /* rows that carry nothing the model can price */
+    int n_skipped;        /* rows that carry nothing the model can price, or break a plan rule */
     int n_files;          /* JSON files read */
 } pp_measurement_set;
 
-/* Load rows; rows whose configuration breaks a plan rule or names a GPU
- * missing from the catalog are skipped and counted, never guessed. */
+/* Load rows.  Each row is turned into a PROBLEM and a PLAN and read by the
+ * readers of problem.h (measurements.c), so its model, cluster and plan obey
+ * what a problem's do; a row that breaks them is an error (PP_EINPUT) naming
+ * its path ("FILE: $[3].model.layers") and the set is left empty.  A row that
+ * carries nothing the model can price (no step time, memory parts, peak or
+ * out-of-memory stop) or whose configuration breaks a plan rule (rules.h) is
+ * skipped and counted, never guessed. */
 int pp_measurements_load(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err);
 
 /* The rows of several paths, in the order given; a path that is a directory
  * contributes every *.json file in it, in name order (so the project's set is
  * `data/measurements/`).  Keys a row carries that the loader does not use
- * (e.g. a source's own config keys) are ignored, never errors.
+ * (e.g. a source's own config keys, notes) are ignored, never errors; null
+ * says the source did not state a value.
  * On failure the set is empty. */
 int pp_measurements_load_many(const char *const *paths, int n_paths, const pp_catalog *cat,
                               pp_measurement_set *set, pp_error *err);

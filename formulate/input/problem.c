@@ -258,16 +258,11 @@ static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *
     const pp_catalog_cluster *cc = pp_catalog_cluster_find(c->cat, id);
     if (!cc)
         return pp_catalog_fail_unknown(c->cat, PP_CATALOG_CLUSTERS, id, at, c->err);
-    const pp_gpu *g = pp_catalog_gpu(c->cat, cc->gpu_id);
+    const pp_gpu *g = pp_catalog_gpu(c->cat, cc->cluster.gpu.id);
     if (!g) /* the catalog loader makes sure it is there */
-        return pp_catalog_fail_unknown(c->cat, PP_CATALOG_GPUS, cc->gpu_id, at, c->err);
-    pp_cluster *cl = &c->p->cluster;
-    cl->gpu = *g;
-    cl->gpus_per_node = cc->gpus_per_node;
-    cl->nodes = cc->nodes;
-    cl->intra_node_GBps = cc->intra_node_GBps;
-    cl->inter_node_Gbps = cc->inter_node_Gbps;
-    cl->gpus_per_nic_switch = g->gpus_per_nic_switch;
+        return pp_catalog_fail_unknown(c->cat, PP_CATALOG_GPUS, cc->cluster.gpu.id, at, c->err);
+    c->p->cluster = cc->cluster;
+    c->p->cluster.gpu = *g; /* as the catalog holds it now: an efficiency file may have changed it */
     return PP_OK;
 }
 
@@ -284,19 +279,16 @@ static int parse_cluster_fabric(const parse_ctx *c, const cJSON *obj, const pp_j
                             &cl->network_oversubscription, c->err);
     if (!rc)
         rc = pp_json_long(obj, at, "leaf_nodes", PP_OPTIONAL, 1, MAX_NODES, &cl->leaf_nodes, c->err);
-    cl->gpus_per_nic_switch = cl->gpu.gpus_per_nic_switch;
     if (!rc)
         rc = pp_json_int(obj, at, "gpus_per_nic_switch", PP_OPTIONAL, 0, PP_MAX_GPUS_PER_NODE,
                          &cl->gpus_per_nic_switch, c->err);
     return rc;
 }
 
-/* gpus_per_node and the two links default to the GPU's flagship system. */
+/* gpus_per_node, the two links and the NIC layout default to the GPU's
+ * flagship system (pp_cluster_from_gpu, already applied). */
 static int parse_cluster_links(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
 {
-    cl->gpus_per_node = cl->gpu.gpus_per_node;
-    cl->intra_node_GBps = cl->gpu.nvlink_GBps;
-    cl->inter_node_Gbps = cl->gpu.network_Gbps;
     int rc = pp_json_int(obj, at, "gpus_per_node", PP_OPTIONAL, 1, PP_MAX_GPUS_PER_NODE, &cl->gpus_per_node, c->err);
     if (!rc)
         rc = pp_json_positive(obj, at, "intra_node_GBps", PP_OPTIONAL, 1e7, &cl->intra_node_GBps, c->err);
@@ -320,9 +312,12 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
         return rc;
     if (!gpu)
         return pp_json_missing(at, "gpu", c->err);
-    rc = parse_gpu(c, gpu, &gpu_at, &cl->gpu);
-    if (!rc)
-        rc = pp_json_long(item, at, "nodes", PP_REQUIRED, 1, MAX_NODES, &cl->nodes, c->err);
+    pp_gpu g;
+    rc = parse_gpu(c, gpu, &gpu_at, &g);
+    if (rc)
+        return rc;
+    pp_cluster_from_gpu(&g, cl);
+    rc = pp_json_long(item, at, "nodes", PP_REQUIRED, 1, MAX_NODES, &cl->nodes, c->err);
     return rc ? rc : parse_cluster_links(c, item, at, cl);
 }
 
@@ -661,11 +656,14 @@ static const char *const capacity_keys[] = {"gpus", "nodes", "deadline_days", "b
 static const char *const capacity_gpu_keys[] = {"gpu", "usd_per_gpu_hour", "gpus_per_node", "intra_node_GBps",
                                                 "inter_node_Gbps", NULL};
 
+/* An offer's links default to its GPU's flagship system (pp_cluster_from_gpu). */
 static int parse_capacity_links(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_capacity_gpu *cg)
 {
-    cg->gpus_per_node = cg->gpu.gpus_per_node;
-    cg->intra_node_GBps = cg->gpu.nvlink_GBps;
-    cg->inter_node_Gbps = cg->gpu.network_Gbps;
+    pp_cluster flagship;
+    pp_cluster_from_gpu(&cg->gpu, &flagship);
+    cg->gpus_per_node = flagship.gpus_per_node;
+    cg->intra_node_GBps = flagship.intra_node_GBps;
+    cg->inter_node_Gbps = flagship.inter_node_Gbps;
     cg->usd_per_gpu_hour = cg->gpu.usd_per_gpu_hour;
     int rc = pp_json_positive(obj, at, "usd_per_gpu_hour", PP_OPTIONAL, 1e4, &cg->usd_per_gpu_hour, c->err);
     if (!rc)
@@ -969,22 +967,32 @@ static void take_catalog_codecs(const pp_catalog *cat, pp_problem *p)
     p->codec_chunk_bytes = cat->codec_chunk_bytes;
 }
 
+int pp_problem_from_json(const cJSON *doc, const pp_jpath *at, const char *base_dir, const pp_catalog *cat,
+                         pp_problem *out, pp_error *err)
+{
+    pp_problem_init(out);
+    take_catalog_codecs(cat, out);
+    parse_ctx c = {cat, base_dir, out, err};
+    int rc = pp_json_expect_object(doc, at, err);
+    if (!rc)
+        rc = parse_problem_doc(&c, doc, at);
+    if (rc == PP_OK)
+        pp_problem_resolve_codecs(out);
+    return rc;
+}
+
 int pp_problem_parse(const char *json_text, const char *origin, const char *base_dir, const pp_catalog *cat,
                      pp_problem *out, pp_error *err)
 {
     origin = origin ? origin : "problem";
     pp_problem_init(out);
-    take_catalog_codecs(cat, out);
     cJSON *doc = NULL;
     int rc = pp_json_parse_object(json_text ? json_text : "", origin, &doc, err);
     if (rc)
         return rc;
-    parse_ctx c = {cat, base_dir, out, err};
     pp_jpath root = pp_jpath_root(origin);
-    rc = parse_problem_doc(&c, doc, &root);
+    rc = pp_problem_from_json(doc, &root, base_dir, cat, out, err);
     cJSON_Delete(doc);
-    if (rc == PP_OK)
-        pp_problem_resolve_codecs(out);
     return rc;
 }
 
@@ -1137,6 +1145,16 @@ static int parse_plan_doc(const plan_ctx *c, const cJSON *doc, const pp_jpath *r
     return derive_dp(c, root, plan);
 }
 
+int pp_plan_from_json(const cJSON *doc, const pp_jpath *at, const pp_problem *prob, pp_plan *out, pp_error *err)
+{
+    pp_plan_init(out);
+    if (!prob)
+        return pp_error_set(err, PP_EINTERNAL, at->origin, "a plan is read for a problem, and none was given");
+    plan_ctx c = {prob, err};
+    int rc = pp_json_expect_object(doc, at, err);
+    return rc ? rc : parse_plan_doc(&c, doc, at, out);
+}
+
 int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *prob, pp_plan *out, pp_error *err)
 {
     origin = origin ? origin : "plan";
@@ -1147,9 +1165,8 @@ int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *p
     int rc = pp_json_parse_object(json_text ? json_text : "", origin, &doc, err);
     if (rc)
         return rc;
-    plan_ctx c = {prob, err};
     pp_jpath root = pp_jpath_root(origin);
-    rc = parse_plan_doc(&c, doc, &root, out);
+    rc = pp_plan_from_json(doc, &root, prob, out, err);
     cJSON_Delete(doc);
     return rc;
 }

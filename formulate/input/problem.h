@@ -40,6 +40,13 @@ int pp_problem_parse(const char *json_text, const char *origin, const char *base
                      const pp_catalog *cat, pp_problem *out, pp_error *err);
 int pp_problem_load(const char *path, const pp_catalog *cat, pp_problem *out, pp_error *err);
 
+/* The same reader on a JSON object already parsed (a measurement row turned
+ * into a problem, measurements.c); messages name paths below `at`, so a
+ * problem read at "$[3]" of FILE reports "FILE: $[3].model.layers". */
+struct cJSON;
+int pp_problem_from_json(const struct cJSON *doc, const pp_jpath *at, const char *base_dir, const pp_catalog *cat,
+                         pp_problem *out, pp_error *err);
+
 /* Parse a plan for the given problem, filling the defaults of the contract
  * (cp 1, dp = GPUs/(tp pp cp), micro_batch 1, virtual_stages 1, zero 0,
  * recompute none, sequence_parallel false, tp_mode 1d, compression none).
@@ -48,5 +55,8 @@ int pp_problem_load(const char *path, const pp_catalog *cat, pp_problem *out, pp
 int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *prob,
                   pp_plan *out, pp_error *err);
 int pp_plan_load(const char *path, const pp_problem *prob, pp_plan *out, pp_error *err);
+/* ... and on a JSON object already parsed, messages naming paths below `at`. */
+int pp_plan_from_json(const struct cJSON *doc, const pp_jpath *at, const pp_problem *prob, pp_plan *out,
+                      pp_error *err);
 
 #endif

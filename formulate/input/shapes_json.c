@@ -24,32 +24,31 @@ typedef struct model_int_field {
     int max;
     bool required; /* else a default is derived from the others */
     bool zero_ok;  /* 0 stays, meaning "derived from the others" (head_dim) */
-    bool moe;      /* one of PP_MODEL_MOE_KEYS (pp_model_read_moe reads only these) */
 } model_int_field;
 
 static const model_int_field model_int_fields[] = {
-    {"layers", offsetof(pp_model, layers), PP_MAX_LAYERS, true, false, false},
-    {"hidden", offsetof(pp_model, hidden), PP_MAX_HIDDEN, true, false, false},
-    {"heads", offsetof(pp_model, heads), PP_MAX_HEADS, true, false, false},
-    {"kv_heads", offsetof(pp_model, kv_heads), PP_MAX_HEADS, false, false, false},
-    {"head_dim", offsetof(pp_model, head_dim), PP_MAX_HEAD_DIM, false, true, false},
-    {"ffn_hidden", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN, false, false, false},
-    {"vocab", offsetof(pp_model, vocab), PP_MAX_VOCAB, true, false, false},
-    {"seq_len", offsetof(pp_model, seq_len), PP_MAX_SEQ_LEN, true, false, false},
+    {"layers", offsetof(pp_model, layers), PP_MAX_LAYERS, true, false},
+    {"hidden", offsetof(pp_model, hidden), PP_MAX_HIDDEN, true, false},
+    {"heads", offsetof(pp_model, heads), PP_MAX_HEADS, true, false},
+    {"kv_heads", offsetof(pp_model, kv_heads), PP_MAX_HEADS, false, false},
+    {"head_dim", offsetof(pp_model, head_dim), PP_MAX_HEAD_DIM, false, true},
+    {"ffn_hidden", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN, false, false},
+    {"vocab", offsetof(pp_model, vocab), PP_MAX_VOCAB, true, false},
+    {"seq_len", offsetof(pp_model, seq_len), PP_MAX_SEQ_LEN, true, false},
     /* Mixture of experts and multi-head latent attention: 0 = none */
-    {"experts", offsetof(pp_model, experts), PP_MAX_EXPERTS, false, true, true},
-    {"experts_per_token", offsetof(pp_model, experts_per_token), PP_MAX_EXPERTS, false, true, true},
-    {"moe_ffn_hidden", offsetof(pp_model, moe_ffn_hidden), PP_MAX_FFN_HIDDEN, false, true, true},
-    {"shared_experts", offsetof(pp_model, shared_experts), PP_MAX_EXPERTS, false, true, true},
-    {"shared_ffn_hidden", offsetof(pp_model, shared_ffn_hidden), PP_MAX_FFN_HIDDEN, false, true, true},
-    {"first_dense_layers", offsetof(pp_model, first_dense_layers), PP_MAX_LAYERS, false, true, true},
-    {"moe_layer_freq", offsetof(pp_model, moe_layer_freq), PP_MAX_LAYERS, false, true, true},
-    {"mtp_layers", offsetof(pp_model, mtp_layers), PP_MAX_LAYERS, false, true, true},
-    {"q_lora_rank", offsetof(pp_model, q_lora_rank), PP_MAX_HIDDEN, false, true, true},
-    {"kv_lora_rank", offsetof(pp_model, kv_lora_rank), PP_MAX_HIDDEN, false, true, true},
-    {"qk_nope_head_dim", offsetof(pp_model, qk_nope_head_dim), PP_MAX_HEAD_DIM, false, true, true},
-    {"qk_rope_head_dim", offsetof(pp_model, qk_rope_head_dim), PP_MAX_HEAD_DIM, false, true, true},
-    {"v_head_dim", offsetof(pp_model, v_head_dim), PP_MAX_HEAD_DIM, false, true, true},
+    {"experts", offsetof(pp_model, experts), PP_MAX_EXPERTS, false, true},
+    {"experts_per_token", offsetof(pp_model, experts_per_token), PP_MAX_EXPERTS, false, true},
+    {"moe_ffn_hidden", offsetof(pp_model, moe_ffn_hidden), PP_MAX_FFN_HIDDEN, false, true},
+    {"shared_experts", offsetof(pp_model, shared_experts), PP_MAX_EXPERTS, false, true},
+    {"shared_ffn_hidden", offsetof(pp_model, shared_ffn_hidden), PP_MAX_FFN_HIDDEN, false, true},
+    {"first_dense_layers", offsetof(pp_model, first_dense_layers), PP_MAX_LAYERS, false, true},
+    {"moe_layer_freq", offsetof(pp_model, moe_layer_freq), PP_MAX_LAYERS, false, true},
+    {"mtp_layers", offsetof(pp_model, mtp_layers), PP_MAX_LAYERS, false, true},
+    {"q_lora_rank", offsetof(pp_model, q_lora_rank), PP_MAX_HIDDEN, false, true},
+    {"kv_lora_rank", offsetof(pp_model, kv_lora_rank), PP_MAX_HIDDEN, false, true},
+    {"qk_nope_head_dim", offsetof(pp_model, qk_nope_head_dim), PP_MAX_HEAD_DIM, false, true},
+    {"qk_rope_head_dim", offsetof(pp_model, qk_rope_head_dim), PP_MAX_HEAD_DIM, false, true},
+    {"v_head_dim", offsetof(pp_model, v_head_dim), PP_MAX_HEAD_DIM, false, true},
 };
 #define N_MODEL_INT_FIELDS ((int)(sizeof model_int_fields / sizeof model_int_fields[0]))
 
@@ -187,20 +186,6 @@ static int read_model_ints(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
             return rc;
     }
     return PP_OK;
-}
-
-int pp_model_read_moe(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
-{
-    for (int i = 0; i < N_MODEL_INT_FIELDS; i++) {
-        const model_int_field *f = &model_int_fields[i];
-        if (!f->moe)
-            continue;
-        int rc = pp_json_int(obj, at, f->key, PP_OPTIONAL, 0, f->max, model_int(m, f), err);
-        if (rc)
-            return rc;
-    }
-    pp_model_moe_defaults(m);
-    return pp_model_validate(m, at, err);
 }
 
 int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)

@@ -55,13 +55,6 @@ extern const char *const pp_model_keys[];
  * checks the keys.  The result is validated (pp_model_validate). */
 int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err);
 
-/* Read only the optional MoE and latent-attention keys (PP_MODEL_MOE_KEYS)
- * into *m, whose dense fields are already set (a measurement row's model,
- * measurements.c): the same table, limits and defaults as pp_model_read,
- * then the whole model is validated.  Absent keys leave the fields as they
- * are. */
-int pp_model_read_moe(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err);
-
 /* All sizes positive and not absurd (head_dim may be 0), hidden % heads == 0
  * unless head_dim is given, heads x head_dim <= PP_MAX_HIDDEN, heads %
  * kv_heads == 0.  Errors point at at.FIELD. */
