@@ -13,6 +13,7 @@
 #include "fuzz_common.h"
 
 #include "calibrate_links.h"
+#include "catalog.h"
 #include "report_links.h"
 #include "strbuf.h"
 
@@ -29,11 +30,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const pp_gpu *g = pp_catalog_gpu(pp_fuzz_catalog(), "a100-sxm4-80gb");
     if (!g)
         pp_fuzz_fail("catalog", "no a100-sxm4-80gb");
-    cluster.gpu = *g;
-    cluster.gpus_per_node = g->gpus_per_node;
+    pp_cluster_from_gpu(g, &cluster); /* as `calibrate --nccl-tests --gpu` does */
     cluster.nodes = 1;
-    cluster.intra_node_GBps = g->nvlink_GBps;
-    cluster.inter_node_Gbps = g->network_Gbps;
+    cluster.gpus_per_nic_switch = 0;
     return 0;
 }
 
