@@ -2,6 +2,7 @@
  * fixtures they share with the CUnit suites come from tests/testutil.c. */
 #include "fuzz_common.h"
 
+#include "strbuf.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
@@ -104,4 +105,17 @@ void pp_fuzz_check_positive(const char *what, const double *v, int n)
     for (int i = 0; i < n; i++)
         if (!(v[i] > 0.0) || !isfinite(v[i]))
             pp_fuzz_fail(what, "an accepted number that is not finite and positive");
+}
+
+void pp_fuzz_render_twice(const char *what, void (*render)(const void *ctx, pp_strbuf *out), const void *ctx)
+{
+    pp_strbuf a, b;
+    pp_sb_init(&a);
+    pp_sb_init(&b);
+    render(ctx, &a);
+    render(ctx, &b);
+    if (strcmp(pp_sb_str(&a), pp_sb_str(&b)) != 0)
+        pp_fuzz_fail(what, "two renderings differ");
+    pp_sb_free(&a);
+    pp_sb_free(&b);
 }

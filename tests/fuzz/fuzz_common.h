@@ -51,6 +51,11 @@ void pp_fuzz_scratch_path(const char *kind, char *path, size_t len);
  * once after: libFuzzer ends with _Exit, which runs no atexit handler. */
 void pp_fuzz_write_scratch(const char *path, const uint8_t *data, size_t size);
 
+/* Render twice through render(ctx, out) and abort unless the two texts are
+ * the same bytes ("what" names the renderer). */
+struct pp_strbuf;
+void pp_fuzz_render_twice(const char *what, void (*render)(const void *ctx, struct pp_strbuf *out), const void *ctx);
+
 /* Abort unless every number is finite and positive ("what" names the caller). */
 void pp_fuzz_check_positive(const char *what, const double *v, int n);
 
