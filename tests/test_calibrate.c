@@ -894,6 +894,43 @@ static void test_bad_rows_name_their_path(void)
     pp_catalog_free(&cat);
 }
 
+/* A measurement file is read as every JSON document is: its syntax errors
+ * name line and column, and the nesting and value limits hold. */
+static void test_malformed_file(void)
+{
+    static const struct {
+        const char *text, *says;
+    } CASES[] = {
+        {"[{\"id\": \"x\",", "1:13: malformed JSON: expected more text, found the end (is the document truncated?)"},
+        {"[{\"id\": 0096}]", "1:9: malformed JSON"},
+        {"{\"rows\": []}", "$: expected a JSON array at the top level, found an object"},
+        {"", "expected a JSON array, found an empty document"},
+    };
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char path[1024];
+        pp_write_temp("malformed-rows.json", CASES[i].text, path, sizeof path);
+        pp_measurement_set set;
+        pp_error err;
+        pp_error_clear(&err);
+        CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
+        char both[1400];
+        snprintf(both, sizeof both, "%s: %s", err.path, err.msg);
+        PP_ASSERT_CONTAINS(both, CASES[i].says);
+    }
+    char deep[2100];
+    memset(deep, '[', 2000);
+    deep[2000] = '\0';
+    char path[1024];
+    pp_write_temp("deep-rows.json", deep, path, sizeof path);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.msg, "levels deep");
+    pp_catalog_free(&cat);
+}
+
 static void test_cli_accuracy_cv_several_files(void)
 {
     char a[1024], b[1024];
@@ -935,6 +972,7 @@ int main(void)
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {"rows on B200, GB200, H800 and MoE models are priced and calibrated", test_rows_on_every_gpu_calibrate},
         {"a malformed row is an error naming its path", test_bad_rows_name_their_path},
+        {"a malformed measurement file is an error naming line and column", test_malformed_file},
         {NULL, NULL},
     };
     return pp_test_main("calibrate", tests);

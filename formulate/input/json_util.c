@@ -397,8 +397,11 @@ static int fail_syntax(pp_error *err, const char *origin, const char *text, cons
     return fail_at_offset(err, origin, text, off, "malformed JSON: expected a valid JSON token, found %s", detail);
 }
 
-int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_error *err)
+/* Parse text as one JSON document whose top level is an object (array
+ * false) or an array (array true); see pp_json_parse_object. */
+static int parse_document(const char *text, const char *origin, bool array, cJSON **out, pp_error *err)
 {
+    const char *kind = array ? "array" : "object";
     *out = NULL;
     origin = origin ? origin : "input";
     const char *start = text;
@@ -406,7 +409,7 @@ int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_e
         start += 3;
     if (!*skip_space(start)) {
         pp_jpath root = pp_jpath_root(origin);
-        return pp_json_fail(err, &root, "expected a JSON object, found an empty document");
+        return pp_json_fail(err, &root, "expected a JSON %s, found an empty document", kind);
     }
     long deep, many;
     scan_structure(start, &deep, &many);
@@ -436,14 +439,25 @@ int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_e
         return fail_at_offset(err, origin, text, (size_t)(start - text) + (size_t)lenient,
                               "malformed JSON: expected valid JSON, found %s", detail);
     }
-    if (!cJSON_IsObject(doc)) {
+    if (array ? !cJSON_IsArray(doc) : !cJSON_IsObject(doc)) {
         pp_jpath root = pp_jpath_root(origin);
-        int rc = pp_json_fail_expected(err, &root, "a JSON object at the top level", doc);
+        int rc = pp_json_fail_expected(err, &root, array ? "a JSON array at the top level" : "a JSON object at the top level",
+                                       doc);
         cJSON_Delete(doc);
         return rc;
     }
     *out = doc;
     return PP_OK;
+}
+
+int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_error *err)
+{
+    return parse_document(text, origin, false, out, err);
+}
+
+int pp_json_parse_array(const char *text, const char *origin, cJSON **out, pp_error *err)
+{
+    return parse_document(text, origin, true, out, err);
 }
 
 int pp_json_read_text(const char *path, char **text, pp_error *err)

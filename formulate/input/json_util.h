@@ -78,6 +78,8 @@ int pp_json_load_object(const char *path, cJSON **out, pp_error *err);
  * and non-object top levels.  A leading
  * UTF-8 byte-order mark is skipped.  *out is freed with cJSON_Delete. */
 int pp_json_parse_object(const char *text, const char *origin, cJSON **out, pp_error *err);
+/* The same for a document whose top level is an array (measurement files). */
+int pp_json_parse_array(const char *text, const char *origin, cJSON **out, pp_error *err);
 
 /* ---- shapes ------------------------------------------------------------- */
 

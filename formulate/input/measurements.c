@@ -606,16 +606,13 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
 static int load_file(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
 {
     char *text = NULL;
-    size_t len = 0;
-    int rc = pp_read_file(path, &text, &len, err);
+    cJSON *doc = NULL;
+    int rc = pp_json_read_text(path, &text, err);
+    if (!rc)
+        rc = pp_json_parse_array(text, path, &doc, err); /* the limits and the syntax checks of every reader */
+    free(text);
     if (rc)
         return rc;
-    cJSON *doc = cJSON_ParseWithLength(text, len);
-    free(text);
-    if (!cJSON_IsArray(doc)) {
-        cJSON_Delete(doc);
-        return pp_error_set(err, PP_EINPUT, path, "expected a JSON array of measurement rows");
-    }
     int n = cJSON_GetArraySize(doc);
     pp_measurement *rows = realloc(set->rows, ((size_t)set->n + (size_t)n + 1) * sizeof *rows);
     if (!rows) {
