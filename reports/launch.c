@@ -296,8 +296,12 @@ static void build_megatron(pp_launch_target *f, const pp_problem *prob, const pp
     f->title = "Megatron-LM";
     f->format = PP_LF_ARGS;
     f->json_key = "megatron_args";
+    /* torchrun counts hosts: an NVL72 rack is 18 hosts of 4 GPUs, not one node of 72 */
+    const pp_cluster *cl = &prob->cluster;
+    int per_host = cl->gpus_per_host > 0 && cl->gpus_per_node % cl->gpus_per_host == 0 ? cl->gpus_per_host
+                                                                                       : cl->gpus_per_node;
     snprintf(f->command, sizeof f->command, "torchrun --nnodes %ld --nproc-per-node %d pretrain_gpt.py",
-             prob->cluster.nodes, prob->cluster.gpus_per_node);
+             cl->nodes * (cl->gpus_per_node / per_host), per_host);
     f->trailer = "...   # data, tokenizer, optimizer and schedule flags as usual";
     megatron_plan_flags(f, prob, p);
     megatron_model_flags(f, prob, p);

@@ -262,6 +262,28 @@ static void test_example_plans(void)
     pp_run_result r;
     CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
     PP_ASSERT_CONTAINS(r.out, "--fp8-recipe mxfp8");
+    /* 4 racks of 18 compute trays of 4 GPUs: torchrun counts trays */
+    PP_ASSERT_CONTAINS(r.out, "torchrun --nnodes 72 --nproc-per-node 4 pretrain_gpt.py");
+    pp_run_free(&r);
+}
+
+/* gpus_per_host must divide gpus_per_node: a cluster or a custom GPU that
+ * says otherwise is refused at its path. */
+static void test_gpus_per_host(void)
+{
+    const char *problem = "{ 'model': 'llama3-8b', 'cluster': { 'gpu': 'gb200-nvl72', 'nodes': 1, 'gpus_per_host': 5 },"
+                          "  'training': { 'global_batch': 64, 'precision': 'bf16' } }";
+    char path[1024];
+    pp_temp_path("gpus-per-host.json", path, sizeof path);
+    pp_write_json(path, problem);
+    const char *args[] = {"plan", path, NULL};
+    pp_run_expect(args, 2, "$.cluster.gpus_per_host: expected a divisor of gpus_per_node 72, found 5");
+    /* a cluster of 8-GPU NVLink domains takes whole nodes as hosts */
+    pp_write_json(path, "{ 'model': 'llama3-8b', 'cluster': { 'gpu': 'gb200-nvl72', 'nodes': 2, 'gpus_per_node': 8 },"
+                        "  'training': { 'global_batch': 64, 'precision': 'bf16' } }");
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "torchrun --nnodes 4 --nproc-per-node 4");
     pp_run_free(&r);
 }
 
@@ -274,6 +296,7 @@ int main(void)
         {"oversubscribed spine: slower across leaves, never faster", test_oversubscription},
         {"72-GPU NVLink domain holds tp x ep and tp x cp > 8", test_nvl72_domain},
         {"the GB200 example plans", test_example_plans},
+        {"gpus_per_host: torchrun counts hosts, and it must divide gpus_per_node", test_gpus_per_host},
         {NULL, NULL},
     };
     return pp_test_main("blackwell", tests);

@@ -42,7 +42,8 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "memory_gib",  "hbm_GBps",      "nvlink_GBps",
                                              "network_Gbps", "gpus_per_node", "system",
                                              "usd_per_gpu_hour_example", "efficiency_from", "source",
-                                             "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", "aliases", NULL};
+                                             "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", "aliases",
+                                             "gpus_per_host", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
@@ -235,6 +236,7 @@ void pp_cluster_from_gpu(const pp_gpu *gpu, pp_cluster *c)
 {
     c->gpu = *gpu;
     c->gpus_per_node = gpu->gpus_per_node;
+    c->gpus_per_host = gpu->gpus_per_host;
     c->intra_node_GBps = gpu->nvlink_GBps;
     c->inter_node_Gbps = gpu->network_Gbps;
     c->gpus_per_nic_switch = gpu->gpus_per_nic_switch;

@@ -180,7 +180,8 @@ static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at
 
 static const char *const custom_gpu_keys[] = {"sm_count",    "id",          "name",          "peak_tflops",      "memory_gib",
                                               "hbm_GBps",    "nvlink_GBps",   "network_Gbps",     "gpus_per_node",
-                                              "usd_per_gpu_hour", "efficiency_from", "gpus_per_nic_switch", NULL};
+                                              "usd_per_gpu_hour", "efficiency_from", "gpus_per_nic_switch",
+                                              "gpus_per_host", NULL};
 
 /* What a custom GPU is before its object is read: the catalog's A100-80GB
  * figures (else the DGX A100 datasheet's), the catalog's default efficiency. */
@@ -251,7 +252,7 @@ static int parse_gpu(const parse_ctx *c, const cJSON *item, const pp_jpath *at, 
 
 static const char *const cluster_keys[] = {"gpu",   "gpus_per_node",   "nodes",
                                            "intra_node_GBps", "inter_node_Gbps", "network_oversubscription",
-                                           "leaf_nodes", "gpus_per_nic_switch", NULL};
+                                           "leaf_nodes", "gpus_per_nic_switch", "gpus_per_host", NULL};
 
 static int parse_cluster_id(const parse_ctx *c, const char *id, const pp_jpath *at)
 {
@@ -285,11 +286,29 @@ static int parse_cluster_fabric(const parse_ctx *c, const cJSON *obj, const pp_j
     return rc;
 }
 
+/* The GPUs one host drives: the GPU's (its flagship system's hosts) when it
+ * divides this cluster's gpus_per_node, else the whole node; it must divide
+ * gpus_per_node. */
+static int parse_gpus_per_host(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
+{
+    if (cl->gpus_per_host <= 0 || cl->gpus_per_node % cl->gpus_per_host)
+        cl->gpus_per_host = cl->gpus_per_node;
+    int rc = pp_json_int(obj, at, "gpus_per_host", PP_OPTIONAL, 1, PP_MAX_GPUS_PER_NODE, &cl->gpus_per_host, c->err);
+    if (!rc && cl->gpus_per_node % cl->gpus_per_host) {
+        pp_jpath here = pp_jpath_key(at, "gpus_per_host");
+        return pp_json_fail(c->err, &here, "expected a divisor of gpus_per_node %d, found %d", cl->gpus_per_node,
+                            cl->gpus_per_host);
+    }
+    return rc;
+}
+
 /* gpus_per_node, the two links and the NIC layout default to the GPU's
  * flagship system (pp_cluster_from_gpu, already applied). */
 static int parse_cluster_links(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, pp_cluster *cl)
 {
     int rc = pp_json_int(obj, at, "gpus_per_node", PP_OPTIONAL, 1, PP_MAX_GPUS_PER_NODE, &cl->gpus_per_node, c->err);
+    if (!rc)
+        rc = parse_gpus_per_host(c, obj, at, cl);
     if (!rc)
         rc = pp_json_positive(obj, at, "intra_node_GBps", PP_OPTIONAL, 1e7, &cl->intra_node_GBps, c->err);
     if (!rc)

@@ -273,6 +273,20 @@ static int read_peaks(const cJSON *obj, const pp_jpath *at, pp_presence need_all
     return PP_OK;
 }
 
+/* GPUs a host drives: a divisor of gpus_per_node, by default all of them. */
+static int read_gpus_per_host(const cJSON *obj, const pp_jpath *at, pp_gpu *g, pp_error *err)
+{
+    if (g->gpus_per_host <= 0 || (g->gpus_per_node > 0 && g->gpus_per_node % g->gpus_per_host))
+        g->gpus_per_host = g->gpus_per_node;
+    int rc = pp_json_int(obj, at, "gpus_per_host", PP_OPTIONAL, 1, PP_MAX_GPUS_PER_NODE, &g->gpus_per_host, err);
+    if (!rc && g->gpus_per_node > 0 && g->gpus_per_node % g->gpus_per_host) {
+        pp_jpath here = pp_jpath_key(at, "gpus_per_host");
+        return pp_json_fail(err, &here, "expected a divisor of gpus_per_node %d (GPUs of one host of an NVLink "
+                                         "domain), found %d", g->gpus_per_node, g->gpus_per_host);
+    }
+    return rc;
+}
+
 static int read_gpu_links(const cJSON *obj, const pp_jpath *at, pp_presence need_all, pp_gpu *g, pp_error *err)
 {
     int rc = pp_json_positive(obj, at, "hbm_GBps", need_all, MAX_BANDWIDTH, &g->hbm_GBps, err);
@@ -287,6 +301,8 @@ static int read_gpu_links(const cJSON *obj, const pp_jpath *at, pp_presence need
     if (!rc)
         rc = pp_json_int(obj, at, "gpus_per_nic_switch", PP_OPTIONAL, 0, PP_MAX_GPUS_PER_NODE,
                          &g->gpus_per_nic_switch, err);
+    if (!rc)
+        rc = read_gpus_per_host(obj, at, g, err);
     return rc;
 }
 

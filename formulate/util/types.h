@@ -178,7 +178,9 @@ typedef struct pp_gpu {
     double hbm_GBps;
     double nvlink_GBps;  /* per GPU, one direction */
     double network_Gbps; /* per GPU, one direction, in its flagship system */
-    int gpus_per_node;   /* of its flagship system */
+    int gpus_per_node;   /* of its flagship system: one NVLink domain */
+    int gpus_per_host;   /* GPUs one host (one OS, one torchrun node) drives: gpus_per_node, except where an
+                            NVLink domain spans hosts (GB200/GB300 NVL72: 18 compute trays of 4) */
     int sm_count;        /* streaming multiprocessors (AMD: compute units); 0 = unknown: no wave quantization */
     int gpus_per_nic_switch; /* of its flagship system: GPUs that share a PCIe switch with their NICs, on a
                                 rail-optimized fabric (one leaf switch per NIC index); 0 = unknown or not
@@ -189,7 +191,8 @@ typedef struct pp_gpu {
 
 typedef struct pp_cluster {
     pp_gpu gpu;
-    int gpus_per_node;
+    int gpus_per_node;      /* one NVLink domain */
+    int gpus_per_host;      /* cluster.gpus_per_host: how a launcher counts nodes (default the GPU's) */
     long nodes;
     double intra_node_GBps; /* NVLink/NVSwitch per GPU, one direction */
     double inter_node_Gbps; /* network per GPU, one direction */
