@@ -1,0 +1,149 @@
+/*
+ * test_launch.c: the launch settings run on the framework they name.
+ *
+ * Every Megatron-LM flag parplan writes must exist in Megatron-LM's argument
+ * parser at the commit named in tests/data/megatron-lm-core_v0.15.0-flags.txt
+ * (the list is extracted from megatron/training/arguments.py at tag
+ * core_v0.15.0; the file says how).  The flags are collected over every plan
+ * of the decision space of each example problem, in every precision its GPU
+ * runs and every attention kernel, so each branch of the flag writer that a
+ * plan can reach is seen.
+ */
+#include "catalog.h"
+#include "launch.h"
+#include "problem.h"
+#include "rules.h"
+#include "space.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FLAGS 1024
+#define FLAG_LEN 64
+#define PLANS_PER_CASE 4000 /* plans of one problem variant at most (the space is walked in order) */
+
+typedef struct flag_set {
+    int n;
+    char flag[MAX_FLAGS][FLAG_LEN];
+} flag_set;
+
+static bool has_flag(const flag_set *s, const char *f)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->flag[i], f) == 0)
+            return true;
+    return false;
+}
+
+static void add_flag(flag_set *s, const char *f)
+{
+    if (!has_flag(s, f) && s->n < MAX_FLAGS)
+        snprintf(s->flag[s->n++], FLAG_LEN, "%s", f);
+}
+
+/* The flags of Megatron-LM's parser, from the list file. */
+static void load_megatron_flags(flag_set *s)
+{
+    char path[1024];
+    pp_source_path("tests/data/megatron-lm-core_v0.15.0-flags.txt", path, sizeof path);
+    char *text = pp_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    s->n = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (line[0] == '-')
+            add_flag(s, line);
+    free(text);
+}
+
+/* Every "--flag" of the plan's Megatron-LM command line. */
+static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out)
+{
+    char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
+    int n = pp_megatron_flags(prob, plan, lines, PP_LAUNCH_MAX_SETTINGS);
+    for (int i = 0; i < n; i++) {
+        char copy[PP_LAUNCH_TEXT];
+        snprintf(copy, sizeof copy, "%.*s", PP_LAUNCH_TEXT - 1, lines[i]);
+        for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " "))
+            if (tok[0] == '-' && tok[1] == '-')
+                add_flag(out, tok);
+    }
+}
+
+/* Every plan of the problem's space (at most PLANS_PER_CASE). */
+static int collect_space(const pp_problem *prob, flag_set *out)
+{
+    pp_space space;
+    pp_error err;
+    if (pp_space_build(prob, &space, &err) != PP_OK)
+        return 0;
+    int plans = 0;
+    for (int i = 0; i < space.n_shapes && plans < PLANS_PER_CASE; i++) {
+        pp_odometer o;
+        if (!pp_odometer_start(&o, &space, &space.shapes[i]))
+            continue;
+        do {
+            pp_plan plan;
+            pp_odometer_plan(&o, &space.shapes[i], &plan);
+            collect(prob, &plan, out);
+            plans++;
+        } while (plans < PLANS_PER_CASE && pp_odometer_next(&o));
+    }
+    pp_space_free(&space);
+    return plans;
+}
+
+static const char *const EXAMPLES[] = {
+    "data/examples/gpt3-175b-1024-a100.json",   "data/examples/llama3-70b-h100.json",
+    "data/examples/deepseek-v3-h800.json",      "data/examples/llama2-70b-lora-h100.json",
+    "data/examples/llama3-70b-gb200-nvl72.json", "data/examples/small-gpt-8gpu.json",
+    "data/examples/gpt-neox-20b-lassen.json",
+};
+
+static void test_megatron_flags_exist(void)
+{
+    static flag_set known, written;
+    load_megatron_flags(&known);
+    CU_ASSERT_FATAL(known.n > 500);
+    written.n = 0;
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    long plans = 0;
+    for (size_t e = 0; e < sizeof EXAMPLES / sizeof EXAMPLES[0]; e++) {
+        pp_problem base;
+        pp_load_problem(EXAMPLES[e], &cat, &base);
+        for (int prec = 0; prec < PP_PREC_COUNT; prec++) {
+            if (!(base.cluster.gpu.peak_tflops[prec] > 0))
+                continue;
+            for (int k = 0; k < PP_ATTN_COUNT; k++) {
+                pp_problem p = base;
+                p.training.precision = (pp_precision)prec;
+                p.training.attention_kernel = (pp_attention_kernel)k;
+                p.training.framework = k == 0 ? base.training.framework : PP_FW_MEGATRON_CORE;
+                plans += collect_space(&p, &written);
+            }
+        }
+    }
+    pp_catalog_free(&cat);
+    CU_ASSERT(plans > 1000);
+    CU_ASSERT(written.n > 20);
+    int missing = 0;
+    for (int i = 0; i < written.n; i++)
+        if (!has_flag(&known, written.flag[i])) {
+            printf("\n  not a flag of Megatron-LM core_v0.15.0: %s", written.flag[i]);
+            missing++;
+        }
+    CU_ASSERT_EQUAL(missing, 0);
+    if (missing)
+        printf("\n");
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"every Megatron-LM flag written exists in Megatron-LM core_v0.15.0", test_megatron_flags_exist},
+        {NULL, NULL},
+    };
+    return pp_test_main("launch settings", tests);
+}
