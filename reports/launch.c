@@ -15,6 +15,7 @@
 #include "names.h"
 #include "report_md.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,24 @@ static void flag_text(const pp_launch_setting *s, char *buf, size_t size)
 /* Mixture of experts (Megatron-Core MoE) and multi-head latent attention:
  * grouped GEMMs and the token dispatcher (alltoall, or the flex dispatcher
  * with DeepEP), as the cost model prices them (docs/cost-model.md section 9). */
+/* The router the model was trained with (models.json, the config's
+ * scoring_func, topk_method, n_group, topk_group, routed_scaling_factor):
+ * Megatron-Core's defaults are softmax scores, no bias, no groups, scale 1. */
+static void router_flags(pp_launch_target *f, const pp_model *m)
+{
+    if (m->router_sigmoid)
+        flag_word(f, false, "--moe-router-score-function", "sigmoid");
+    if (m->router_expert_bias)
+        flag_sw(f, !!m->router_sigmoid, "--moe-router-enable-expert-bias");
+    if (m->router_groups > 0) {
+        flag_int(f, false, "--moe-router-num-groups", m->router_groups);
+        flag_int(f, true, "--moe-router-group-topk", m->router_group_topk);
+    }
+    if (m->router_scaling > 0 && m->router_scaling != 1.0)
+        set_text(f, NULL, "--moe-router-topk-scaling-factor", PP_LV_TEXT, "%g", m->router_scaling)->joined =
+            m->router_groups > 0;
+}
+
 static void moe_flags(pp_launch_target *f, const pp_model *m, const pp_training *t, const pp_plan *p)
 {
     if (pp_model_is_moe(m)) {
@@ -137,6 +156,7 @@ static void moe_flags(pp_launch_target *f, const pp_model *m, const pp_training 
             flag_sw(f, true, "--moe-enable-deepep");
         if (t->moe_a2a_overlap) /* the all-to-alls behind the other micro-batch's compute */
             flag_sw(f, false, "--overlap-moe-expert-parallel-comm");
+        router_flags(f, m);
         flag_int(f, false, "--moe-ffn-hidden-size", m->moe_ffn_hidden);
         if (m->shared_ffn_hidden > 0)
             flag_int(f, false, "--moe-shared-expert-intermediate-size", m->shared_ffn_hidden);
@@ -231,8 +251,10 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
         flag_sw(f, false, "--group-query-attention");
         flag_int(f, true, "--num-query-groups", m->kv_heads);
     }
-    if (m->head_dim && m->head_dim * m->heads != m->hidden)
+    if (m->head_dim && m->head_dim * m->heads != m->hidden && !pp_model_is_mla(m)) /* MLA: --v-head-dim */
         flag_int(f, false, "--kv-channels", m->head_dim);
+    if (m->qk_layernorm)
+        flag_sw(f, false, "--qk-layernorm");
     if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp) {
         flag_int(f, false, "--ffn-hidden-size", m->ffn_hidden);
         if (m->gated_mlp)
@@ -245,11 +267,15 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
     if (m->gated_mlp) {
         flag_word(f, false, "--normalization", "RMSNorm");
         flag_word(f, true, "--position-embedding-type", "rope");
+        if (m->rope_theta > 0)
+            flag_int(f, true, "--rotary-base", lround(m->rope_theta));
         flag_sw(f, true, "--disable-bias-linear");
     }
     if (!m->tie_embeddings)
         flag_sw(f, false, "--untie-embeddings-and-output-weights");
     moe_flags(f, m, t, p);
+    if (m->mtp_layers > 0)
+        flag_int(f, false, "--mtp-num-layers", m->mtp_layers);
     flag_int(f, false, "--seq-length", m->seq_len);
     flag_int(f, true, "--max-position-embeddings", m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
@@ -278,6 +304,11 @@ static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp
                 "cannot run: the flags above reduce in %s and hold them in that type too.\n\n",
              t->grad_accum_bytes == 4 ? "fp32" : "16 bits", pp_precision_name(t->grad_reduce_dtype),
              pp_precision_name(t->grad_reduce_dtype));
+    if (prob->model.mtp_layers > 0)
+        note(f, "`--mtp-num-layers %d` trains the model's multi-token-prediction module%s as published; the "
+                "step time above leaves %s out (docs/cost-model.md section 9), so the run is that much slower.\n\n",
+             prob->model.mtp_layers, prob->model.mtp_layers == 1 ? "" : "s",
+             prob->model.mtp_layers == 1 ? "it" : "them");
     if (t->lora_rank > 0)
         note(f, "pretrain\\_gpt.py trains every weight: for LoRA run the same degrees under NeMo's PEFT "
                 "(`model.peft.peft_scheme=lora`, `model.peft.lora_tuning.adapter_dim=%d`, "

@@ -139,10 +139,104 @@ static void test_megatron_flags_exist(void)
         printf("\n");
 }
 
+/* The flags of one problem's plan as one string. */
+static void flags_of(const pp_problem *p, const pp_plan *pl, char *out, size_t cap)
+{
+    char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
+    int n = pp_megatron_flags(p, pl, lines, PP_LAUNCH_MAX_SETTINGS);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        strncat(out, lines[i], cap - strlen(out) - 1);
+        strncat(out, "\n", cap - strlen(out) - 1);
+    }
+}
+
+/* A problem of the Hugging Face config tests/data/NAME on 32 of the GPU. */
+static void load_hf(const pp_catalog *cat, const char *name, const char *gpu, pp_problem *p)
+{
+    char dir[1024], json[2048];
+    pp_source_path("tests/data", dir, sizeof dir);
+    snprintf(json, sizeof json,
+             "{ \"model\": { \"hf_config\": \"%s\", \"seq_len\": 4096 }, \"cluster\": { \"gpu\": \"%s\", "
+             "\"nodes\": 4 }, \"training\": { \"global_batch\": 256 } }",
+             name, gpu);
+    pp_error err;
+    int rc = pp_problem_parse(json, "problem.json", dir, cat, p, &err);
+    if (rc)
+        printf("\n  %s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+}
+
+/* The model's own architecture reaches the flags: DeepSeek-V3's router,
+ * latent norms, rotary base and MTP module (models.json and its Hugging
+ * Face config alike), Qwen3's QK norm, Llama 3's rotary base. */
+static void test_model_flags(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_load_problem("data/examples/deepseek-v3-h800.json", &cat, &p);
+    char path[1024];
+    pp_source_path("data/examples/deepseek-v3-h800.plan.json", path, sizeof path);
+    pp_plan pl;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, &p, &pl, &err), PP_OK);
+    static char flags[16384];
+    flags_of(&p, &pl, flags, sizeof flags);
+    const char *want[] = {"--qk-layernorm", "--rotary-base 10000", "--moe-router-score-function sigmoid",
+                          "--moe-router-enable-expert-bias", "--moe-router-num-groups 8",
+                          "--moe-router-group-topk 4", "--moe-router-topk-scaling-factor 2.5", "--mtp-num-layers 1",
+                          "--v-head-dim 128"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        PP_ASSERT_CONTAINS(flags, want[i]);
+    }
+    CU_ASSERT_PTR_NULL(strstr(flags, "--kv-channels")); /* latent attention: --v-head-dim */
+    /* the Hugging Face config says the same */
+    pp_problem hf;
+    load_hf(&cat, "deepseek-v3-config.json", "h800-sxm5-80gb", &hf);
+    const pp_model *a = &p.model, *b = &hf.model;
+    CU_ASSERT(b->qk_layernorm && b->router_sigmoid && b->router_expert_bias);
+    CU_ASSERT_EQUAL(b->router_groups, a->router_groups);
+    CU_ASSERT_EQUAL(b->router_group_topk, a->router_group_topk);
+    CU_ASSERT_DOUBLE_EQUAL(b->router_scaling, a->router_scaling, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(b->rope_theta, a->rope_theta, 1e-9);
+    /* Qwen3 from its config: QK norm and its rotary base, softmax router */
+    load_hf(&cat, "qwen3-30b-a3b-config.json", "h100-sxm5-80gb", &hf);
+    CU_ASSERT(hf.model.qk_layernorm && !hf.model.router_sigmoid && hf.model.router_groups == 0);
+    CU_ASSERT_DOUBLE_EQUAL(hf.model.rope_theta, 1e6, 1e-9);
+    /* Llama 3: its rotary base, no QK norm, no router */
+    pp_load_problem("data/examples/llama3-70b-h100.json", &cat, &p);
+    pp_plan dense = pp_test_plan(8, 1, (int)(pp_problem_gpus(&p) / 8), 1, 1);
+    flags_of(&p, &dense, flags, sizeof flags);
+    PP_ASSERT_CONTAINS(flags, "--rotary-base 500000");
+    CU_ASSERT_PTR_NULL(strstr(flags, "--qk-layernorm"));
+    CU_ASSERT_PTR_NULL(strstr(flags, "--moe-router"));
+    pp_catalog_free(&cat);
+}
+
+/* A router's groups must divide its experts, and its group top-k fit them. */
+static void test_router_groups_checked(void)
+{
+    char path[1024];
+    pp_temp_path("router-groups.json", path, sizeof path);
+    pp_write_json(path, "{ 'model': { 'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
+                        "  'experts': 16, 'experts_per_token': 2, 'moe_ffn_hidden': 512, 'router_groups': 3,"
+                        "  'router_group_topk': 2 },"
+                        "  'cluster': { 'gpu': 'h100-sxm5-80gb', 'nodes': 1 }, 'training': { 'global_batch': 64 } }");
+    const char *args[] = {"plan", path, NULL};
+    pp_run_expect(args, 2, "$.model.router_groups: expected groups dividing the experts (16)");
+    pp_write_json(path, "{ 'model': { 'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
+                        "  'router_score': 'relu' },"
+                        "  'cluster': { 'gpu': 'h100-sxm5-80gb', 'nodes': 1 }, 'training': { 'global_batch': 64 } }");
+    pp_run_expect(args, 2, "$.model.router_score: expected 'softmax' or 'sigmoid', found 'relu'");
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
         {"every Megatron-LM flag written exists in Megatron-LM core_v0.15.0", test_megatron_flags_exist},
+        {"the model's router, norms, rotary base and MTP reach the flags", test_model_flags},
+        {"a router's groups are checked", test_router_groups_checked},
         {NULL, NULL},
     };
     return pp_test_main("launch settings", tests);

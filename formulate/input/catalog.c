@@ -49,7 +49,7 @@ static const char *const model_entry_keys[] = {"id",       "name",       "layers
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
                                                "vocab",    "seq_len",    "params_b",  "source",         "notes",
                                                "loss_token_fraction",
-                                               "active_params_b", PP_MODEL_MOE_KEYS, NULL};
+                                               "active_params_b", PP_MODEL_MOE_KEYS, PP_MODEL_ARCH_KEYS, NULL};
 static const char *const clusters_file_keys[] = {"clusters", "description", "source", NULL};
 static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",
                                                  "gpus_per_node", "nodes", "intra_node_GBps",

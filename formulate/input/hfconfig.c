@@ -32,7 +32,9 @@ static const char *const hf_read_keys[] = {"num_hidden_layers", "hidden_size",  
                                            "n_shared_experts", "shared_expert_intermediate_size",
                                            "first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers",
                                            "decoder_sparse_step", "mlp_only_layers", "q_lora_rank", "kv_lora_rank",
-                                           "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL};
+                                           "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "rope_theta",
+                                           "scoring_func", "topk_method", "n_group", "topk_group",
+                                           "routed_scaling_factor", NULL};
 
 typedef struct hf_int_key {
     const char *key;
@@ -271,6 +273,38 @@ static int choose_name(const cJSON *obj, const pp_jpath *at, const cJSON *cfg, c
     return pp_json_string(obj, at, "name", PP_OPTIONAL, m->name, sizeof m->name, err);
 }
 
+/* What only the launch settings read: the rotary base, norms on queries and
+ * keys, and DeepSeek-V3's router (modeling_deepseek.py MoEGate: scoring_func
+ * "sigmoid", topk_method "noaux_tc" with its e_score_correction_bias, n_group
+ * and topk_group for group-limited routing, routed_scaling_factor).  Qwen3
+ * normalizes each head's queries and keys (modeling_qwen3.py q_norm, k_norm);
+ * latent attention normalizes its latents (q_a_layernorm, kv_a_layernorm),
+ * which Megatron-LM's --qk-layernorm turns on for MLA. */
+static int read_hf_arch(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    const cJSON *type = pp_json_member(cfg, "model_type");
+    m->qk_layernorm = (cJSON_IsString(type) && strncmp(type->valuestring, "qwen3", 5) == 0) || m->kv_lora_rank > 0;
+    const cJSON *theta = pp_json_member(cfg, "rope_theta");
+    pp_jpath here = pp_jpath_key(at, "rope_theta");
+    int rc = theta && !cJSON_IsNull(theta) ? pp_json_as_double(theta, &here, 1.0, 1e12, &m->rope_theta, err) : PP_OK;
+    if (rc || m->experts == 0)
+        return rc;
+    const cJSON *score = pp_json_member(cfg, "scoring_func");
+    m->router_sigmoid = cJSON_IsString(score) && strcmp(score->valuestring, "sigmoid") == 0;
+    const cJSON *method = pp_json_member(cfg, "topk_method");
+    m->router_expert_bias = cJSON_IsString(method) && strcmp(method->valuestring, "noaux_tc") == 0;
+    rc = hf_opt_int(cfg, at, "n_group", 0, m->experts, &m->router_groups, err);
+    if (!rc)
+        rc = hf_opt_int(cfg, at, "topk_group", 0, m->experts, &m->router_group_topk, err);
+    if (!rc && m->router_groups <= 1) /* one group: no group limit */
+        m->router_groups = m->router_group_topk = 0;
+    const cJSON *scale = pp_json_member(cfg, "routed_scaling_factor");
+    here = pp_jpath_key(at, "routed_scaling_factor");
+    if (!rc && scale && !cJSON_IsNull(scale))
+        rc = pp_json_as_double(scale, &here, 1e-3, 1e3, &m->router_scaling, err);
+    return rc;
+}
+
 static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *cfg, const char *path,
                              pp_model *m, pp_error *err)
 {
@@ -284,6 +318,8 @@ static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *
         rc = read_hf_mla(cfg, &cfg_at, m, err);
     if (!rc)
         rc = read_hf_flags(cfg, &cfg_at, m, err);
+    if (!rc)
+        rc = read_hf_arch(cfg, &cfg_at, m, err);
     if (!rc)
         rc = choose_seq_len(obj, at, cfg, &cfg_at, m, err);
     if (!rc)

@@ -16,7 +16,7 @@
 
 const char *const pp_model_keys[] = {"name",      "layers",     "hidden",    "heads",          "kv_heads",
                                      "head_dim",  "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab",
-                                     "seq_len",   "loss_token_fraction", PP_MODEL_MOE_KEYS, NULL};
+                                     "seq_len",   "loss_token_fraction", PP_MODEL_MOE_KEYS, PP_MODEL_ARCH_KEYS, NULL};
 
 typedef struct model_int_field {
     const char *key;
@@ -49,6 +49,9 @@ static const model_int_field model_int_fields[] = {
     {"qk_nope_head_dim", offsetof(pp_model, qk_nope_head_dim), PP_MAX_HEAD_DIM, false, true},
     {"qk_rope_head_dim", offsetof(pp_model, qk_rope_head_dim), PP_MAX_HEAD_DIM, false, true},
     {"v_head_dim", offsetof(pp_model, v_head_dim), PP_MAX_HEAD_DIM, false, true},
+    /* group-limited routing: 0 = none */
+    {"router_groups", offsetof(pp_model, router_groups), PP_MAX_EXPERTS, false, true},
+    {"router_group_topk", offsetof(pp_model, router_group_topk), PP_MAX_EXPERTS, false, true},
 };
 #define N_MODEL_INT_FIELDS ((int)(sizeof model_int_fields / sizeof model_int_fields[0]))
 
@@ -143,6 +146,13 @@ static int check_moe_mla(const pp_model *m, const pp_jpath *at, pp_error *err)
     } else if (!bad && (m->q_lora_rank || m->qk_nope_head_dim || m->qk_rope_head_dim || m->v_head_dim)) {
         bad = "kv_lora_rank", snprintf(why, sizeof why, "a latent rank with the other latent-attention keys, found 0");
     }
+    if (!bad && (m->router_groups || m->router_group_topk) &&
+        (m->experts == 0 || m->router_groups < 1 || m->experts % m->router_groups ||
+         m->router_group_topk < 1 || m->router_group_topk > m->router_groups))
+        bad = "router_groups", snprintf(why, sizeof why,
+                                        "groups dividing the experts (%d) and router_group_topk in 1..groups, found "
+                                        "%d groups, top %d",
+                                        m->experts, m->router_groups, m->router_group_topk);
     if (!bad)
         return PP_OK;
     pp_jpath here = pp_jpath_key(at, bad);
@@ -188,6 +198,27 @@ static int read_model_ints(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
     return PP_OK;
 }
 
+/* The architecture keys only the launch settings read (PP_MODEL_ARCH_KEYS). */
+static int read_model_arch(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    int rc = pp_json_bool(obj, at, "qk_layernorm", PP_OPTIONAL, &m->qk_layernorm, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "rope_theta", PP_OPTIONAL, 1.0, 1e12, &m->rope_theta, err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "router_expert_bias", PP_OPTIONAL, &m->router_expert_bias, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "router_scaling", PP_OPTIONAL, 1e-3, 1e3, &m->router_scaling, err);
+    char score[16] = "softmax";
+    if (!rc)
+        rc = pp_json_string(obj, at, "router_score", PP_OPTIONAL, score, sizeof score, err);
+    if (!rc && strcmp(score, "softmax") != 0 && strcmp(score, "sigmoid") != 0) {
+        pp_jpath here = pp_jpath_key(at, "router_score");
+        return pp_json_fail(err, &here, "expected 'softmax' or 'sigmoid', found '%s'", score);
+    }
+    m->router_sigmoid = strcmp(score, "sigmoid") == 0;
+    return rc;
+}
+
 int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -203,6 +234,8 @@ int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *e
     m->loss_token_fraction = 1.0;
     if (!rc)
         rc = pp_json_double(obj, at, "loss_token_fraction", PP_OPTIONAL, 1e-6, 1.0, &m->loss_token_fraction, err);
+    if (!rc)
+        rc = read_model_arch(obj, at, m, err);
     if (rc)
         return rc;
     if (m->kv_heads == 0)

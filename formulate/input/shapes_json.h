@@ -32,6 +32,11 @@
 #define PP_MAX_EXPERTS (1 << 16)
 
 /* The optional Mixture-of-Experts and latent-attention keys of a model. */
+/* The model's architecture keys that only the launch settings read. */
+#define PP_MODEL_ARCH_KEYS                                                                                         \
+    "qk_layernorm", "rope_theta", "router_score", "router_expert_bias", "router_groups", "router_group_topk",       \
+        "router_scaling"
+
 #define PP_MODEL_MOE_KEYS                                                                                          \
     "experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "shared_ffn_hidden", "first_dense_layers", \
         "moe_layer_freq", "mtp_layers", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",     \

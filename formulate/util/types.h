@@ -118,6 +118,17 @@ typedef struct pp_model {
     int qk_nope_head_dim;
     int qk_rope_head_dim;
     int v_head_dim;
+    /* What the launch settings must say to train this model and the cost
+     * model does not price (a norm of each head's queries and keys, the
+     * rotary base, the router's scores and groups): read from models.json
+     * and Hugging Face configs, written as Megatron-LM flags. */
+    bool qk_layernorm;       /* RMSNorm of queries and keys (Qwen3; MLA's latent norms in DeepSeek-V2/V3) */
+    double rope_theta;       /* rotary base; 0 = the framework's default */
+    bool router_sigmoid;     /* expert scores by sigmoid (DeepSeek-V3), else softmax */
+    bool router_expert_bias; /* auxiliary-loss-free balancing by a per-expert bias (DeepSeek-V3 noaux_tc) */
+    int router_groups;       /* group-limited routing: experts in this many groups (0 = none) */
+    int router_group_topk;   /* of which a token's experts come from at most this many */
+    double router_scaling;   /* routed experts' output scale (0 = 1) */
 } pp_model;
 
 static inline bool pp_model_is_moe(const pp_model *m)
