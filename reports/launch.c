@@ -413,10 +413,26 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     bool async_tp = p->tp_comm_overlap; /* needs torch.compile */
     if (async_tp)
         set_bool(tt, par, "enable_async_tensor_parallel", true);
+    /* Experts over ep ranks borrowed from FSDP and TP (torchtitan
+     * torchtitan/config/configs.py, Parallelism.expert_parallel_degree: "EP
+     * borrows ranks from FSDP and TP"); it does not split an expert's
+     * matrices over TP, so only etp = 1 runs as priced. */
+    bool moe = pp_model_is_moe(&prob->model);
+    if (moe)
+        set_int(tt, par, "expert_parallel_degree", p->ep);
+    pp_stage_split split;
+    bool even_chunks = false;
     if (p->pp > 1) {
         set_text(tt, par, "pipeline_parallel_schedule", PP_LV_STR, "%s",
                  p->virtual_stages > 1 ? "Interleaved1F1B" : "1F1B");
         set_int(tt, par, "pipeline_parallel_microbatch_size", p->micro_batch)->where = PP_LAUNCH_MD;
+        /* the layers of one model chunk, when every chunk holds as many
+         * (Parallelism.pipeline_parallel_layers_per_stage) */
+        even_chunks = pp_stage_layers(prob, p, &split) && !split.uneven &&
+                      prob->model.layers % (p->pp * p->virtual_stages) == 0;
+        if (p->virtual_stages > 1 && even_chunks)
+            set_int(tt, par, "pipeline_parallel_layers_per_stage",
+                    prob->model.layers / (p->pp * p->virtual_stages));
     }
     set_int(tt, "training", "local_batch_size", (long)p->micro_batch * pp_microbatches(prob, p));
     set_int(tt, "training", "global_batch_size", prob->training.global_batch);
@@ -435,12 +451,22 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     c->json_key = "compile";
     c->comment = "fused element-wise kernels, as priced; AsyncTP needs it";
     tt->has_exact = true;
+    bool layout_runs = p->pp == 1 || p->virtual_stages == 1 || even_chunks;
     tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D && p->codec[PP_DIM_DP] == 0 &&
-                p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0;
+                p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
+                (!moe || p->etp == 1) && layout_runs;
     if (p->zero == 1)
         note(tt, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
                  "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");
-    else if (!tt->exact)
+    if (moe && p->etp > 1)
+        note(tt, "torchtitan does not split an expert's matrices over tensor parallelism (expert tensor "
+                 "parallelism %d here): run this plan with Megatron-Core, or plan with etp 1.\n\n", p->etp);
+    if (!layout_runs)
+        note(tt, "The priced pipeline layout gives its %d model chunks unequal layers, which "
+                 "`pipeline_parallel_layers_per_stage` cannot say: run this plan with Megatron-Core.\n\n",
+             p->pp * p->virtual_stages);
+    if (p->zero != 1 && (p->tp_mode != PP_TP_1D || p->codec[PP_DIM_DP] || p->codec[PP_DIM_TP] ||
+                         p->codec[PP_DIM_PP] || p->codec[PP_DIM_PARAMS]))
         note(tt, "torchtitan has no 2D/2.5D/3D tensor parallelism and no message compression: this plan "
                  "needs Megatron-LM or Colossal-AI and MVAPICH for those parts.\n\n");
     if (p->pp > 1 && p->zero >= 2)

@@ -231,12 +231,57 @@ static void test_router_groups_checked(void)
     pp_run_expect(args, 2, "$.model.router_score: expected 'softmax' or 'sigmoid', found 'relu'");
 }
 
+/* A setting of a target, or NULL. */
+static const pp_launch_setting *setting(const pp_launch_target *t, const char *key)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->settings[i].key && strcmp(t->settings[i].key, key) == 0)
+            return &t->settings[i];
+    return NULL;
+}
+
+/* torchtitan's TOML says the experts' degree and an interleaved layout's
+ * chunk size, and is exact only where torchtitan runs the plan as priced. */
+static void test_torchtitan_moe_and_chunks(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_load_problem("data/examples/deepseek-v3-h800.json", &cat, &p);
+    char path[1024];
+    pp_source_path("data/examples/deepseek-v3-h800.plan.json", path, sizeof path);
+    pp_plan pl;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, &p, &pl, &err), PP_OK);
+    static pp_launch l;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    const pp_launch_setting *ep = setting(&l.targets[PP_LT_TORCHTITAN], "expert_parallel_degree");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ep);
+    CU_ASSERT_EQUAL(ep->num, pl.ep);
+    pl.etp = pl.tp > 1 ? pl.tp : 2; /* experts split over TP: not a torchtitan feature */
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT_FALSE(l.targets[PP_LT_TORCHTITAN].exact);
+    PP_ASSERT_CONTAINS(l.targets[PP_LT_TORCHTITAN].notes, "expert tensor parallelism");
+    /* GPT-3's 96 layers in 8 stages of 6 chunks: 2 layers a chunk */
+    pp_load_problem("data/examples/gpt3-175b-1024-a100.json", &cat, &p);
+    pp_plan g = pp_test_plan(8, 8, 16, 1, 1);
+    g.virtual_stages = 6;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &g, &err), PP_OK);
+    pp_launch_build(&p, &g, pp_microbatches(&p, &g), &l);
+    const pp_launch_setting *lps = setting(&l.targets[PP_LT_TORCHTITAN], "pipeline_parallel_layers_per_stage");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lps);
+    CU_ASSERT_EQUAL(lps->num, 2);
+    CU_ASSERT_PTR_NULL(setting(&l.targets[PP_LT_TORCHTITAN], "expert_parallel_degree")); /* dense */
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
         {"every Megatron-LM flag written exists in Megatron-LM core_v0.15.0", test_megatron_flags_exist},
         {"the model's router, norms, rotary base and MTP reach the flags", test_model_flags},
         {"a router's groups are checked", test_router_groups_checked},
+        {"torchtitan: expert degree, layers per chunk, exact only as priced", test_torchtitan_moe_and_chunks},
         {NULL, NULL},
     };
     return pp_test_main("launch settings", tests);
