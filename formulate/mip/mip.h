@@ -60,38 +60,34 @@ struct glp_prob;
  * check. */
 #define PP_MIP_STEP_UNITS 1e6
 
-/* The four joint families, in the order a plan is assembled. */
-typedef enum { PP_FAM_STAGE = 0, PP_FAM_TP, PP_FAM_PP, PP_FAM_DP, PP_FAM_COUNT } pp_family;
+/* The four joint families, in the order a plan is assembled: the form's
+ * (costmodel.h). */
+typedef enum {
+    PP_FAM_STAGE = PP_FORM_STAGE,
+    PP_FAM_TP = PP_FORM_TP,
+    PP_FAM_PP = PP_FORM_PP,
+    PP_FAM_DP = PP_FORM_DP,
+    PP_FAM_COUNT = PP_FORM_FAMILIES
+} pp_family;
 
 typedef enum { PP_COL_STAGE = 0, PP_COL_TP, PP_COL_PP, PP_COL_DP, PP_COL_SHAPE, PP_COL_AUX } pp_col_kind;
 
-/* What a column stands for, and the cost-model values behind its
- * coefficients (filled for the kinds that use them). */
+/* What a column stands for, and its term of the step's form (costmodel.h),
+ * whose coefficients its objective, epigraph, link and memory rows read. */
 typedef struct pp_mip_col {
     pp_col_kind kind;
     int shape;    /* index into space->shapes; -1 for AUX */
     pp_plan plan; /* the shape's degrees and this family's choices; defaults elsewhere */
-    double obj;   /* cost in the step time, seconds (the objective coefficient is obj in ps) */
     bool dropped; /* candidate proven infeasible: never became a column */
     bool banned;  /* a family's rows fix it to zero (accuracy) */
-    /* STAGE */
-    pp_stage_term stage;
-    int n_mem_stages;     /* the stages that may be the most loaded (pp_memory_stages) */
-    double act_gib[PP_MEM_STAGES]; /* activations on each of them */
-    double once_window_s; /* pp_dp_once_window_s */
-    double per_mb_window_s;
-    double gather_window_s; /* pp_dp_gather_window_s */
-    /* TP, PP */
-    pp_comm_term comm;
-    /* DP */
-    pp_dp_term dp;
-    double optimizer_s;
-    double states_gib[PP_MEM_STAGES]; /* weights + gradients + optimizer states on each */
+    /* STAGE, TP, PP, DP: its term (pp_form_term_of); zero for the others */
+    pp_form_term form;
     /* AUX */
     int epigraph; /* an epigraph column: PP_EPI_ONCE, PP_EPI_PER_MB or PP_EPI_GATHER; 0 otherwise */
 } pp_mip_col;
 
-enum { PP_EPI_ONCE = 1, PP_EPI_PER_MB = 2, PP_EPI_GATHER = 3 };
+/* An epigraph column's pair: PP_EPI_x is the form's pair PP_PAIR_x, plus 1. */
+enum { PP_EPI_ONCE = PP_PAIR_ONCE + 1, PP_EPI_PER_MB = PP_PAIR_PER_MB + 1, PP_EPI_GATHER = PP_PAIR_GATHER + 1 };
 
 /* The most candidates of a family: DP's (ZeRO stage, DP codec, params
  * codec); TP's (recompute, sequence parallelism, TP codec, overlap: at most
@@ -129,6 +125,7 @@ typedef struct pp_mip {
     pp_mip_col *cols;     /* cols[j] describes column j; cols[0] unused */
     int *shape_col;       /* y column of each shape, 0 if every plan of it was pruned; */
     int *shape_col_end;   /* its other columns (joint, epigraphs) are shape_col+1 .. shape_col_end-1 */
+    pp_form_shape *shape_form; /* what the families of each shape share (filled when it is priced) */
     int n_live_shapes;
     int n_nogood;
     /* screening */
@@ -182,15 +179,6 @@ int pp_mip_add_col(pp_mip *mip, bool binary, double lo, double hi, double obj, c
     ;
 /* Add a coefficient to the matrix (a zero is skipped). */
 void pp_mip_coef(pp_mip *mip, int row, int col, double value);
-
-/* The coefficient of column x in the exposed traffic u = wire - window of
- * an epigraph (PP_EPI_*), in the MIP's time units: the DP wire time for a DP
- * column, minus the overlap window for a stage column, 0 otherwise.  The
- * epigraph column e of a shape satisfies e >= u, e >= 0. */
-double pp_mip_exposed_coef(const pp_mip *mip, int epigraph, const pp_mip_col *x);
-
-/* Bytes per step a joint column puts on NVLink (or the network). */
-double pp_mip_col_bytes(const pp_mip *mip, const pp_mip_col *x, bool network);
 
 /* Objective coefficient of column j, in the MIP's units. */
 double pp_mip_obj_coef(const pp_mip *mip, int j);
