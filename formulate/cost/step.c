@@ -128,7 +128,10 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
 
 /* ---- the form of a step (costmodel.h) ------------------------------------------ */
 
-void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out)
+/* The shape's part; its memory part only if `memory` (the evaluator's time
+ * does not read it, and pp_evaluate's memory comes with its breakdown from
+ * pp_memory_eval, which the form's equals: tests/test_cost_step.c). */
+static void shape_of(const pp_problem *prob, const pp_plan *plan, bool memory, pp_form_shape *out)
 {
     *out = (pp_form_shape){0};
     out->microbatches = pp_microbatches(prob, plan);
@@ -140,10 +143,17 @@ void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape
     out->pair_weight = 1.0 - out->sm_share;
     out->link_Bps[PP_FORM_NVLINK] = pp_nvlink_Bps(&prob->cluster);
     out->link_Bps[PP_FORM_NETWORK] = pp_network_Bps(&prob->cluster);
+    if (!memory)
+        return;
     out->n_mem = pp_memory_stages(prob, plan, out->mem_stages);
     out->mem_usable_gib = prob->cluster.gpu.memory_gib * (1.0 - prob->memory_headroom); /* as pp_memory_eval */
     out->mem_other_gib = pp_mem_other_gib(prob);
     out->mem_limit_gib = out->mem_usable_gib - out->mem_other_gib;
+}
+
+void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out)
+{
+    shape_of(prob, plan, true, out);
 }
 
 /* TP, PP and the stage's all-to-alls are paid per micro-batch, DP per step. */
@@ -203,11 +213,16 @@ void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_
     }
 }
 
-void pp_step_form_of(const pp_problem *prob, const pp_plan *plan, pp_step_form *out)
+static void step_form_of(const pp_problem *prob, const pp_plan *plan, bool memory, pp_step_form *out)
 {
-    pp_form_shape_of(prob, plan, &out->shape);
+    shape_of(prob, plan, memory, &out->shape);
     for (int f = 0; f < PP_FORM_FAMILIES; f++)
         pp_form_term_of(prob, plan, &out->shape, (pp_form_family)f, &out->term[f]);
+}
+
+void pp_step_form_of(const pp_problem *prob, const pp_plan *plan, pp_step_form *out)
+{
+    step_form_of(prob, plan, true, out);
 }
 
 bool pp_form_term_finite(const pp_form_term *t)
@@ -384,7 +399,7 @@ static void form_picks(const pp_step_form *form, const pp_form_term *pick[PP_FOR
 double pp_step_time_s(const pp_problem *prob, const pp_plan *plan)
 {
     pp_step_form form;
-    pp_step_form_of(prob, plan, &form);
+    step_form_of(prob, plan, false, &form);
     const pp_form_term *pick[PP_FORM_FAMILIES];
     form_picks(&form, pick);
     return pp_form_step_s(&form.shape, pick);
@@ -394,7 +409,7 @@ void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
 {
     *out = (pp_eval){0};
     pp_step_form form;
-    pp_step_form_of(prob, plan, &form);
+    step_form_of(prob, plan, false, &form);
     const pp_form_term *pick[PP_FORM_FAMILIES];
     form_picks(&form, pick);
     pp_form_eval(&form.shape, pick, out);
