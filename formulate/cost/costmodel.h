@@ -7,9 +7,10 @@
  * plain structs: no I/O, no allocation, no GLPK.
  *
  * The model is a sum of TERMS, each depending on a small subset of the
- * decisions (its "family").  The evaluator composes them; the MIP builder
- * calls the very same term functions for every joint choice of a family and
- * gets exactly the same number, so the MIP optimum is the best plan under this
+ * decisions (its "family").  step.c composes them once, as the form of a
+ * step (pp_step_form, below): the evaluator evaluates it, and the MIP
+ * builder takes the form of every joint choice of a family and writes it as
+ * coefficient x column, so the MIP optimum is the best plan under this
  * model.  A term function reads only the plan fields its family lists.
  *
  *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth)
@@ -32,10 +33,13 @@
  *
  *   T_mb   = stage.total + tp_comm.total + pp_comm.total
  *   step   = (m + (p-1)/v) T_mb                                (1F1B / interleaved)
- *          + max(0, dp.once_wire - stage.bwd_window)           (epigraph 1)
- *          + max(0, dp.per_mb_wire * m - stage.compute * m)    (epigraph 2)
- *          + dp.codec + optimizer
- *   where m = global_batch / (dp micro_batch) micro-batches per pipeline.
+ *          + max(0, dp.once_wire - stage.bwd_window)           (pair 1)
+ *          + max(0, dp.per_mb_wire * m - stage.compute * m)    (pair 2)
+ *          + max(0, dp.gather_wire - stage.fwd_window)         (pair 3)
+ *          + f x the hidden DP wire time + dp.codec + optimizer
+ *          + the busiest link's wait
+ *   where m = global_batch / (dp micro_batch) micro-batches per pipeline
+ *   (step.c gives the exact sum).
  *
  * The derivation and citation of every term is in docs/cost-model.md.
  *
@@ -44,7 +48,8 @@
  * step.c composes them once:
  *
  *   4  step.c         the stage term (a layer's compute, cp and ep over the
- *                     stages) and the step (pp_step_time_s, pp_evaluate)
+ *                     stages) and the step: its form (pp_step_form), which
+ *                     pp_step_time_s, pp_evaluate and the MIP read
  *   3  stage.c        a layer's and the logits' compute of one micro-batch
  *      cp.c           the context-parallel exchange
  *      moe.c          expert parallelism: a MoE block and its all-to-alls

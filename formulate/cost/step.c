@@ -1,22 +1,43 @@
 /*
  * step.c: the composition: the stage term from a layer's compute, the
  * context-parallel exchange and a MoE model's expert blocks, and one
- * optimizer step from the terms (docs/cost-model.md §0 and §2).
+ * optimizer step from the terms, written once as the form of a step
+ * (docs/cost-model.md §0 and §2).
  *
  *   stage = max over the stages of  layers x (layer fwd + bwd + recompute
  *           + cp exchange) (+ logits and loss on the last), a MoE layer's MLP
  *           replaced by its expert block and all-to-alls
  *
- *   T_mb = stage.total + tp_comm.total + pp_comm.total
- *   step = (m + (p-1)/v) T_mb                                (1F1B / interleaved)
- *        + max(0, dp.once_wire - stage.bwd_window)           (epigraph 1)
- *        + max(0, dp.per_mb_wire * m - stage.compute * m)    (epigraph 2)
- *        + dp.codec + optimizer
- *        + max(0, busiest link's bytes / its rate - the above)  (the link bound)
+ *   slot   = stage.total  + tp.total + pp.total    (one of the m micro-batches)
+ *   bubble = stage.bubble + tp.total + pp.total    (a fill or drain slot)
+ *   x_k    = max(0, wire_k - window_k)             (the three DP pairs k: the
+ *            gradient reduction against the last backward, ZeRO-2/3's
+ *            per-micro-batch traffic against all compute, ZeRO-1/2's
+ *            parameter gather against the first forward)
+ *   step   = m slot + ((m + (p-1)/v) - m) bubble   (1F1B / interleaved)
+ *          + sum_k x_k + m dp.per_mb_fixed
+ *          + f sum_k (wire_k - x_k)                (hidden traffic's kernels take
+ *                                                   f of the SMs: pp_comm_sm_share)
+ *          + dp.codec + optimizer + dp.accum
+ *          + max(0, busiest link's bytes / its rate - the above)  (the link bound)
  *
- * pp_step_time_s is that sum, the one the MIP mirrors; pp_evaluate splits
- * the same terms into compute, bubble, exposed communication, compression
- * and optimizer.  The top floor of cost/: every other module is below it.
+ * The form (costmodel.h) splits that sum by the joint families of the
+ * MIP, each term a function of its own family's decisions:
+ *
+ *   stage  obj = m stage.total + (factor - m) stage.bubble; - window_k;
+ *          m x the all-to-all bytes (MoE); activations per stage
+ *   tp, pp obj = factor total; m x bytes
+ *   dp     obj = codec + optimizer + m per_mb_fixed + accum + f sum_k wire_k;
+ *          + wire_k; bytes; weights + gradients + optimizer states per stage
+ *   pairs  an exposed second costs 1 - f beyond the f the DP term paid
+ *
+ * pp_form_step_s evaluates it in the order above, which pp_step_time_s
+ * returns; pp_form_eval splits the same sum into compute, bubble, exposed
+ * communication, compression and optimizer for pp_evaluate; mip.c writes
+ * it as coefficient x column, and pp_form_bound_s sums it that way (for
+ * screening).  The two orders differ by rounding only
+ * (tests/test_cost_step.c).  The top floor of cost/: every other module is
+ * below it.
  */
 #include "cost_terms.h"
 

@@ -1,16 +1,22 @@
 /*
  * mip.c: building the MIP of mip.h with GLPK.
  *
- * The build walks the shapes twice.  For each shape it prices every joint
- * candidate with the cost model's term functions (pp_mip_cands), lets the
- * constraint families prune candidates they prove infeasible, and restores
- * consistency (a recompute choice needs both a stage and a TP candidate).
- * The first pass only bounds each shape's step time from below and above
- * (screening, and the choice of the time unit); the second turns the
- * candidates of the shapes kept into columns and the shape's rows.  The
- * objective coefficients, the epigraph rows and every family row read the
- * values cached in pp_mip_col, so each term is computed once per candidate
- * and pass.
+ * The build walks the shapes twice.  For each shape it takes the form of
+ * the step (costmodel.h: pp_form_shape_of, and pp_form_term_of for every
+ * joint candidate, pp_mip_cands), lets the constraint families prune
+ * candidates they prove infeasible, and restores consistency (a recompute
+ * choice needs both a stage and a TP candidate).  The first pass only
+ * bounds each shape's step time from below and above (screening, and the
+ * choice of the time unit); the second turns the candidates of the shapes
+ * kept into columns and the shape's rows.
+ *
+ * Every number of the MIP is the form's: a column's objective coefficient
+ * is its obj_s, an epigraph row's its exposed_s of the pair, an epigraph
+ * column costs the shape's pair_weight, a link row's its link_s, a memory
+ * row's (cons_memory.c) its mem_gib.  This file writes no cost formula,
+ * weight or order of its own: it converts seconds to the MIP's unit, and
+ * leaves out a row no plan of the shape can make binding.  Each term is
+ * computed once per candidate and pass, cached in pp_mip_col.
  *
  * The matrix is collected as triplets and loaded in one glp_load_matrix call.
  */

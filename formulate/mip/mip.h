@@ -2,27 +2,28 @@
  * mip.h: the mixed-integer program whose optimum is the best plan under the
  * cost model, built with an exact linearization of the step time.
  *
- * The step time (costmodel.h) is a sum of terms, each a function of a few
- * decisions.  For every shape S of the space and every joint choice of a
- * term's decisions there is one binary variable, and its objective
- * coefficient is the term's value for that choice, computed by the cost
- * model's own term function:
+ * The step time is the form of a step (costmodel.h, step.c): per shape, a
+ * sum over four joint families of terms, each a function of its family's
+ * decisions, plus the exposed seconds of three DP overlap pairs and the
+ * link bound.  For every shape S of the space and every joint choice of a
+ * family's decisions there is one binary variable, whose coefficients are
+ * that choice's pp_form_term:
  *
  *   y_S              the shape (degrees and TP mode)  (no cost)
- *   A_{S,R,SP}       recompute, sequence parallel     factor_S * stage.total
- *   T_{S,R,Ctp}      recompute, TP codec              factor_S * tp_comm.total
- *   P_{S,Cpp}        PP codec                         factor_S * pp_comm.total
- *   D_{S,Z,Cdp,Cpar} ZeRO stage, DP and params codecs dp.codec + optimizer
- *   e_once_S, e_per_mb_S, e_gather_S >= 0, cost 1 - f: the three DP overlap epigraphs
+ *   A_{S,R,SP}       recompute, sequence parallel     obj_s of the stage term
+ *   T_{S,R,SP,Ctp,O} recompute, sp, TP codec, overlap obj_s of the TP term
+ *   P_{S,Cpp(,SP)}   PP codec (sp where it matters)   obj_s of the PP term
+ *   D_{S,Z,Cdp,Cpar} ZeRO stage, DP and params codecs obj_s of the DP term
+ *   e_once_S, e_per_mb_S, e_gather_S >= 0, cost pair_weight (1 - f): the
+ *                    exposed seconds of the three pairs
  *   w_S >= 0, cost 1: the link bound (what the busiest link adds)
  *
  * with the consistency rows, for each S: sum A = sum P = sum D = y_S, for
- * each (S,R): sum_SP A = sum_Ctp T, and sum_S y_S = 1, and the epigraphs
+ * each (S,R,SP): sum A = sum T, and sum_S y_S = 1, and the epigraphs
  *
- *   e_once_S   >= sum D once_wire        - sum A once_window
- *   e_per_mb_S >= sum D m_S per_mb_wire  - sum A m_S per_mb_window
- *   e_gather_S >= sum D gather_once_wire - sum A gather_window
- *   w_S        >= sum bytes_link / rate_link - (every other cost of S)   per link
+ *   e_k_S >= sum_j exposed_s_j,k x_j       (each pair k: + the DP wire,
+ *                                           - the stage's window)
+ *   w_S   >= sum_j link_s_j x_j - sum_j cost_j x_j     per link
  *
  * At any integer point exactly one variable of each family is 1, so the
  * objective is the cost model's step time of the decoded plan, term for term
