@@ -187,22 +187,20 @@ for f in "$COST"/*.c; do
     done
 done
 
+verdict() { # verdict STATUS MESSAGE: print the message if the check passed, else fail the script
+    if [ "$1" -eq 0 ]; then echo "$2"; else status=1; fi
+}
+
 mip_status=0
 for f in "$SRC"/formulate/mip/*.c "$SRC"/formulate/mip/*.h; do
     [ -f "$f" ] || continue
-    for h in $(closure "$f"); do
-        case $(dirname "$(find_header "$h")") in
-        */formulate/cost)
-            if [ "$h" != costmodel.h ]; then
-                echo "  INSIDE: $(basename "$f") includes $h: the MIP reads the cost model through costmodel.h's form" >&2
-                mip_status=1
-            fi
-            ;;
-        esac
+    inside=$(for h in $(closure "$f"); do [ "$(find_header "$h")" = "$COST/$h" ] && echo "$h"; done | grep -vx costmodel.h || true)
+    for h in $inside; do
+        echo "  INSIDE: $(basename "$f") includes $h: the MIP reads the cost model through costmodel.h's form" >&2
+        mip_status=1
     done
 done
-[ $mip_status -eq 0 ] && echo "mip: of cost/ only costmodel.h is included"
-[ $mip_status -eq 0 ] || status=1
+verdict $mip_status "mip: of cost/ only costmodel.h is included"
 
 if [ -n "$BUILD" ] && ! command -v nm >/dev/null 2>&1; then
     echo "objects: not checked (no nm)"
@@ -286,7 +284,6 @@ elif [ -n "$BUILD" ]; then
             esac
         done
     done
-    [ $mip_status -eq 0 ] && echo "objects: the MIP builder uses of cost/ only the step's form and pp_evaluate"
-    [ $mip_status -eq 0 ] || status=1
+    verdict $mip_status "objects: the MIP builder uses of cost/ only the step's form and pp_evaluate"
 fi
 exit $status
