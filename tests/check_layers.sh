@@ -34,7 +34,15 @@
 # every global symbol a module's object uses that another cost/ object
 # defines (pp_ or not: most internal helpers have no prefix) must be
 # defined on a lower floor, and none may come from a formulate/ room other
-# than util/.  Prints the include graph; exits 1 if any arrow runs up.
+# than util/.
+#
+# 4. The MIP builder reads the step's form, not the cost model's insides:
+#    of cost/'s headers the files of formulate/mip/ reach costmodel.h only,
+#    and (with BUILD_DIR) of cost/'s symbols mip.c's object uses only the
+#    form (pp_form_*, pp_step_form_of) and the pricing of a whole plan
+#    (pp_evaluate, pp_step_time_s).
+#
+# Prints the include graph; exits 1 if any arrow runs up.
 set -eu
 SRC=${1:-.}
 BUILD=${2:-}
@@ -179,6 +187,21 @@ for f in "$COST"/*.c; do
     done
 done
 
+verdict() { # verdict STATUS MESSAGE: print the message if the check passed, else fail the script
+    if [ "$1" -eq 0 ]; then echo "$2"; else status=1; fi
+}
+
+mip_status=0
+for f in "$SRC"/formulate/mip/*.c "$SRC"/formulate/mip/*.h; do
+    [ -f "$f" ] || continue
+    inside=$(for h in $(closure "$f"); do [ "$(find_header "$h")" = "$COST/$h" ] && echo "$h"; done | grep -vx costmodel.h || true)
+    for h in $inside; do
+        echo "  INSIDE: $(basename "$f") includes $h: the MIP reads the cost model through costmodel.h's form" >&2
+        mip_status=1
+    done
+done
+verdict $mip_status "mip: of cost/ only costmodel.h is included"
+
 if [ -n "$BUILD" ] && ! command -v nm >/dev/null 2>&1; then
     echo "objects: not checked (no nm)"
 elif [ -n "$BUILD" ]; then
@@ -244,5 +267,23 @@ elif [ -n "$BUILD" ]; then
     done
     [ $cost_status -eq 0 ] && echo "objects: every call of a cost/ module runs down to a lower floor"
     [ $cost_status -eq 0 ] || status=1
+
+    # mip/: of cost/ only the step's form and the pricing of a plan
+    mip_status=0
+    for o in "$OBJ"/formulate/mip/*.c.o; do
+        [ -f "$o" ] || continue
+        for s in $(nm --undefined-only "$o" | awk '{print $2}'); do
+            line=$(awk -v s="$s" '$1 == s {print $2, $3; exit}' "$costdefs")
+            [ "${line#* }" = cost ] || continue
+            case $s in
+            pp_form_* | pp_step_form_of | pp_evaluate | pp_step_time_s) ;;
+            *)
+                echo "  INSIDE: $(basename "$o" .c.o) uses $s of cost/${line% *}, not the step's form" >&2
+                mip_status=1
+                ;;
+            esac
+        done
+    done
+    verdict $mip_status "objects: the MIP builder uses of cost/ only the step's form and pp_evaluate"
 fi
 exit $status

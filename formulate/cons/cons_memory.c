@@ -30,32 +30,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static double usable_gib(const pp_problem *prob)
+/* Whether stage candidate a and DP candidate d fit together on every stage
+ * that may be the most loaded: the form's memory (pp_form_mem_gib sums in
+ * the order pp_memory_eval does). */
+static bool pair_fits(const pp_form_shape *sf, const pp_mip_col *a, const pp_mip_col *d)
 {
-    return prob->cluster.gpu.memory_gib * (1.0 - prob->memory_headroom); /* as pp_memory_eval */
-}
-
-static bool pair_fits(const pp_problem *prob, const pp_mip_col *a, const pp_mip_col *d)
-{
-    double usable = usable_gib(prob), other = pp_mem_other_gib(prob);
-    for (int s = 0; s < a->n_mem_stages; s++)
-        if (d->states_gib[s] + a->act_gib[s] + other > usable)
+    const pp_form_term *pick[PP_FORM_FAMILIES] = {NULL};
+    pick[PP_FORM_STAGE] = &a->form;
+    pick[PP_FORM_DP] = &d->form;
+    for (int k = 0; k < sf->n_mem; k++)
+        if (pp_form_mem_gib(sf, pick, k) > sf->mem_usable_gib)
             return false;
     return true;
 }
 
 static bool mem_pair_fits(const pp_mip *m, const pp_mip_col *stage, const pp_mip_col *dp)
 {
-    return pair_fits(m->prob, stage, dp);
+    return pair_fits(&m->shape_form[stage->shape], stage, dp);
 }
 
 static void mem_prune(const pp_mip *m, pp_mip_cands *c)
 {
+    const pp_form_shape *sf = &m->shape_form[c->shape];
     bool fits_a[PP_MIP_MAX_CANDS] = {false}, fits_d[PP_MIP_MAX_CANDS] = {false};
     for (int i = 0; i < c->n[PP_FAM_STAGE]; i++)
         for (int k = 0; k < c->n[PP_FAM_DP]; k++) {
             const pp_mip_col *a = &c->c[PP_FAM_STAGE][i], *d = &c->c[PP_FAM_DP][k];
-            if (!a->dropped && !d->dropped && pair_fits(m->prob, a, d))
+            if (!a->dropped && !d->dropped && pair_fits(sf, a, d))
                 fits_a[i] = fits_d[k] = true;
         }
     for (int i = 0; i < c->n[PP_FAM_STAGE]; i++)
@@ -68,37 +69,35 @@ static void mem_prune(const pp_mip *m, pp_mip_cands *c)
 
 /* Whether every stage candidate of a shape fits with every ZeRO candidate:
  * then no plan of the shape can break the memory rows. */
-static bool all_pairs_fit(const pp_mip *m, int first, int end)
+static bool all_pairs_fit(const pp_mip *m, const pp_form_shape *sf, int first, int end)
 {
     for (int i = first; i < end; i++)
         for (int k = first; k < end && m->cols[i].kind == PP_COL_STAGE; k++)
-            if (m->cols[k].kind == PP_COL_DP && !pair_fits(m->prob, &m->cols[i], &m->cols[k]))
+            if (m->cols[k].kind == PP_COL_DP && !pair_fits(sf, &m->cols[i], &m->cols[k]))
                 return false;
     return true;
 }
 
+/* The rows read the form: each joint column's memory on the stage, against
+ * what the shape leaves the families (the stage and DP terms carry memory,
+ * the others 0, which pp_mip_coef skips). */
 static int mem_add_rows(pp_mip *m, pp_error *err)
 {
     (void)err;
-    double rhs = usable_gib(m->prob) - pp_mem_other_gib(m->prob);
     static const char *names[PP_MEM_STAGES] = {"mem_stage0", "mem_stage_last", "mem_stage1"};
     for (int si = 0; si < m->space->n_shapes; si++) {
         int y = m->shape_col[si], end = m->shape_col_end[si];
-        if (!y || all_pairs_fit(m, y + 1, end))
+        const pp_form_shape *sf = &m->shape_form[si];
+        if (!y || all_pairs_fit(m, sf, y + 1, end))
             continue;
         char key[96];
         pp_mip_shape_key(m, si, key, sizeof key);
-        int stages[PP_MEM_STAGES], n = pp_memory_stages(m->prob, &m->space->shapes[si].base, stages);
-        for (int s = 0; s < n; s++) {
+        for (int s = 0; s < sf->n_mem; s++) {
             int row = pp_mip_add_row(m, PP_ROW_LE, 0.0, "%s_%s", names[s], key);
-            pp_mip_coef(m, row, y, -rhs);
-            for (int j = y + 1; j < end; j++) {
-                const pp_mip_col *x = &m->cols[j];
-                if (x->kind == PP_COL_STAGE)
-                    pp_mip_coef(m, row, j, x->act_gib[s]);
-                else if (x->kind == PP_COL_DP)
-                    pp_mip_coef(m, row, j, x->states_gib[s]);
-            }
+            pp_mip_coef(m, row, y, -sf->mem_limit_gib);
+            for (int j = y + 1; j < end; j++)
+                if (m->cols[j].kind <= PP_COL_DP)
+                    pp_mip_coef(m, row, j, m->cols[j].form.mem_gib[s]);
         }
     }
     return PP_OK;
@@ -118,7 +117,7 @@ static int mem_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_eva
     int stages[PP_MEM_STAGES], n = pp_memory_stages(prob, plan, stages);
     if (max < n)
         return 0;
-    double usable = usable_gib(prob);
+    double usable = prob->cluster.gpu.memory_gib * (1.0 - prob->memory_headroom); /* as pp_memory_eval */
     for (int s = 0; s < n; s++)
         pp_cons_row_set(&out[s], names[s], stage_total_gib(prob, plan, stages[s]), usable, "GiB", false);
     return n;

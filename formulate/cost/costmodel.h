@@ -7,9 +7,10 @@
  * plain structs: no I/O, no allocation, no GLPK.
  *
  * The model is a sum of TERMS, each depending on a small subset of the
- * decisions (its "family").  The evaluator composes them; the MIP builder
- * calls the very same term functions for every joint choice of a family and
- * gets exactly the same number, so the MIP optimum is the best plan under this
+ * decisions (its "family").  step.c composes them once, as the form of a
+ * step (pp_step_form, below): the evaluator evaluates it, and the MIP
+ * builder takes the form of every joint choice of a family and writes it as
+ * coefficient x column, so the MIP optimum is the best plan under this
  * model.  A term function reads only the plan fields its family lists.
  *
  *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth)
@@ -32,10 +33,13 @@
  *
  *   T_mb   = stage.total + tp_comm.total + pp_comm.total
  *   step   = (m + (p-1)/v) T_mb                                (1F1B / interleaved)
- *          + max(0, dp.once_wire - stage.bwd_window)           (epigraph 1)
- *          + max(0, dp.per_mb_wire * m - stage.compute * m)    (epigraph 2)
- *          + dp.codec + optimizer
- *   where m = global_batch / (dp micro_batch) micro-batches per pipeline.
+ *          + max(0, dp.once_wire - stage.bwd_window)           (pair 1)
+ *          + max(0, dp.per_mb_wire * m - stage.compute * m)    (pair 2)
+ *          + max(0, dp.gather_wire - stage.fwd_window)         (pair 3)
+ *          + f x the hidden DP wire time + dp.codec + optimizer
+ *          + the busiest link's wait
+ *   where m = global_batch / (dp micro_batch) micro-batches per pipeline
+ *   (step.c gives the exact sum).
  *
  * The derivation and citation of every term is in docs/cost-model.md.
  *
@@ -44,7 +48,8 @@
  * step.c composes them once:
  *
  *   4  step.c         the stage term (a layer's compute, cp and ep over the
- *                     stages) and the step (pp_step_time_s, pp_evaluate)
+ *                     stages) and the step: its form (pp_step_form), which
+ *                     pp_step_time_s, pp_evaluate and the MIP read
  *   3  stage.c        a layer's and the logits' compute of one micro-batch
  *      cp.c           the context-parallel exchange
  *      moe.c          expert parallelism: a MoE block and its all-to-alls
@@ -388,6 +393,94 @@ double pp_step_time_s(const pp_problem *prob, const pp_plan *plan);
  * the traffic overlaps computation (the MIP prices the same max, mip.h). */
 double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_network, double composed_s,
                       double *nvlink_busy_s, double *network_busy_s);
+
+/* --- the form of a step (step.c) ------------------------------------------
+ *
+ * The step time written once, as the MIP reads it.  A plan is a shape (the
+ * degrees) and one joint choice of each FAMILY of decisions: the stage
+ * compute (recompute, sp), TP (recompute, sp, TP codec, overlap), PP (PP
+ * codec, sp) and DP (ZeRO, DP and params codecs).  Each choice is one
+ * pp_form_term: its seconds in the step (the MIP's objective coefficient),
+ * its side of each DP overlap PAIR (wire against window), its bytes and
+ * busy seconds on each link, its memory on each stage that may be the most
+ * loaded; the shape's pp_form_shape holds what the families share (the
+ * micro-batches, the weight of an exposed second, the link rates, the
+ * memory limit).  Then
+ *
+ *   step = sum_f obj_f + pair_weight sum_k max(0, sum_f exposed_f,k)
+ *        + max(0, busiest link's sum_f link_f - the above)
+ *   mem_k = sum_f mem_f,k + other  <=  usable          (each stage k)
+ *
+ * which mip.c writes as coefficient x column (an epigraph per pair and per
+ * link), and which pp_step_time_s and pp_evaluate evaluate from the same
+ * terms in the evaluator's own order of additions (pp_form_step_s): the
+ * two differ only by rounding (tests/test_cost_step.c). */
+
+typedef enum { PP_FORM_STAGE = 0, PP_FORM_TP, PP_FORM_PP, PP_FORM_DP, PP_FORM_FAMILIES } pp_form_family;
+/* The DP overlap pairs: the once-a-step gradient reduction against the last
+ * backward, the per-micro-batch ZeRO-2/3 traffic against every micro-batch's
+ * compute, ZeRO-1/2's parameter all-gather against the first forward. */
+typedef enum { PP_PAIR_ONCE = 0, PP_PAIR_PER_MB, PP_PAIR_GATHER, PP_FORM_PAIRS } pp_form_pair;
+typedef enum { PP_FORM_NVLINK = 0, PP_FORM_NETWORK, PP_FORM_LINKS } pp_form_link;
+
+/* What every family of one shape shares. */
+typedef struct pp_form_shape {
+    int microbatches;        /* m */
+    double factor;           /* pp_pipeline_factor: m + (p-1)/v */
+    double sm_share;         /* f = pp_comm_sm_share: what a hidden second of DP traffic costs */
+    double pair_weight;      /* 1 - f: what an exposed second of a pair adds beyond the f its DP term pays */
+    double link_Bps[PP_FORM_LINKS]; /* the links' sustained rates; a link of rate 0 has no bound */
+    int n_mem;               /* the stages that may be the most loaded (pp_memory_stages) */
+    int mem_stages[PP_MEM_STAGES];
+    double mem_usable_gib;   /* capacity minus headroom */
+    double mem_other_gib;    /* the runtime's own (pp_mem_other_gib) */
+    double mem_limit_gib;    /* usable - other: what the families' memory may take */
+} pp_form_shape;
+
+/* One joint choice of one family. */
+typedef struct pp_form_term {
+    double obj_s;                       /* its seconds in the step: the objective coefficient */
+    double exposed_s[PP_FORM_PAIRS];    /* its share of each pair's exposed seconds: + wire (DP), - window (stage) */
+    double wire_s[PP_FORM_PAIRS];       /* the wire seconds it puts on each pair (DP), hidden or not */
+    double bytes[PP_FORM_LINKS];        /* bytes per step one GPU puts on each link */
+    double link_s[PP_FORM_LINKS];       /* ... and the seconds they keep the link busy (0 for a rate of 0) */
+    double mem_gib[PP_MEM_STAGES];      /* its memory on each of the shape's mem_stages */
+    /* the terms it is made of (the evaluator's breakdown reads them) */
+    pp_stage_term stage;                /* STAGE */
+    pp_comm_term comm;                  /* TP, PP */
+    pp_dp_term dp;                      /* DP */
+    double optimizer_s;                 /* DP */
+} pp_form_term;
+
+/* The form of one plan: its shape and its four choices. */
+typedef struct pp_step_form {
+    pp_form_shape shape;
+    pp_form_term term[PP_FORM_FAMILIES];
+} pp_step_form;
+
+/* The shape's part, from any plan of the shape (its degrees). */
+void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out);
+/* Family fam's term at a plan (only that family's decisions are read). */
+void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape, pp_form_family fam,
+                     pp_form_term *out);
+/* The whole form of a plan. */
+void pp_step_form_of(const pp_problem *prob, const pp_plan *plan, pp_step_form *out);
+/* Whether every coefficient of a term is a finite number. */
+bool pp_form_term_finite(const pp_form_term *t);
+
+/* The step time of one choice per family (pick[f] of family f), in the
+ * evaluator's order: what pp_step_time_s returns. */
+double pp_form_step_s(const pp_form_shape *shape, const pp_form_term *const pick[PP_FORM_FAMILIES]);
+/* The same choice's parts, as pp_evaluate reports them (time, bytes and
+ * busy seconds per link, micro-batches). */
+void pp_form_eval(const pp_form_shape *shape, const pp_form_term *const pick[PP_FORM_FAMILIES], pp_eval *out);
+/* The step without the link bound as the MIP sums it: sum_f obj_f +
+ * pair_weight sum_k max(0, sum_f exposed_f,k).  A lower bound on the step. */
+double pp_form_bound_s(const pp_form_shape *shape, const pp_form_term *const pick[PP_FORM_FAMILIES]);
+/* The memory of the GPU of the shape's k-th mem_stage, in pp_memory_eval's
+ * order (a NULL pick holds nothing: the stage and DP families alone carry
+ * memory). */
+double pp_form_mem_gib(const pp_form_shape *shape, const pp_form_term *const pick[PP_FORM_FAMILIES], int k);
 
 /* --- a priced plan, and the parts of its step time ------------------------ */
 

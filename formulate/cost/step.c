@@ -1,22 +1,43 @@
 /*
  * step.c: the composition: the stage term from a layer's compute, the
  * context-parallel exchange and a MoE model's expert blocks, and one
- * optimizer step from the terms (docs/cost-model.md §0 and §2).
+ * optimizer step from the terms, written once as the form of a step
+ * (docs/cost-model.md §0 and §2).
  *
  *   stage = max over the stages of  layers x (layer fwd + bwd + recompute
  *           + cp exchange) (+ logits and loss on the last), a MoE layer's MLP
  *           replaced by its expert block and all-to-alls
  *
- *   T_mb = stage.total + tp_comm.total + pp_comm.total
- *   step = (m + (p-1)/v) T_mb                                (1F1B / interleaved)
- *        + max(0, dp.once_wire - stage.bwd_window)           (epigraph 1)
- *        + max(0, dp.per_mb_wire * m - stage.compute * m)    (epigraph 2)
- *        + dp.codec + optimizer
- *        + max(0, busiest link's bytes / its rate - the above)  (the link bound)
+ *   slot   = stage.total  + tp.total + pp.total    (one of the m micro-batches)
+ *   bubble = stage.bubble + tp.total + pp.total    (a fill or drain slot)
+ *   x_k    = max(0, wire_k - window_k)             (the three DP pairs k: the
+ *            gradient reduction against the last backward, ZeRO-2/3's
+ *            per-micro-batch traffic against all compute, ZeRO-1/2's
+ *            parameter gather against the first forward)
+ *   step   = m slot + ((m + (p-1)/v) - m) bubble   (1F1B / interleaved)
+ *          + sum_k x_k + m dp.per_mb_fixed
+ *          + f sum_k (wire_k - x_k)                (hidden traffic's kernels take
+ *                                                   f of the SMs: pp_comm_sm_share)
+ *          + dp.codec + optimizer + dp.accum
+ *          + max(0, busiest link's bytes / its rate - the above)  (the link bound)
  *
- * pp_step_time_s is that sum, the one the MIP mirrors; pp_evaluate splits
- * the same terms into compute, bubble, exposed communication, compression
- * and optimizer.  The top floor of cost/: every other module is below it.
+ * The form (costmodel.h) splits that sum by the joint families of the
+ * MIP, each term a function of its own family's decisions:
+ *
+ *   stage  obj = m stage.total + (factor - m) stage.bubble; - window_k;
+ *          m x the all-to-all bytes (MoE); activations per stage
+ *   tp, pp obj = factor total; m x bytes
+ *   dp     obj = codec + optimizer + m per_mb_fixed + accum + f sum_k wire_k;
+ *          + wire_k; bytes; weights + gradients + optimizer states per stage
+ *   pairs  an exposed second costs 1 - f beyond the f the DP term paid
+ *
+ * pp_form_step_s evaluates it in the order above, which pp_step_time_s
+ * returns; pp_form_eval splits the same sum into compute, bubble, exposed
+ * communication, compression and optimizer for pp_evaluate; mip.c writes
+ * it as coefficient x column, and pp_form_bound_s sums it that way (for
+ * screening).  The two orders differ by rounding only
+ * (tests/test_cost_step.c).  The top floor of cost/: every other module is
+ * below it.
  */
 #include "cost_terms.h"
 
@@ -126,12 +147,143 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
     out->bubble_s = pipeline_bubble_slot_s(plan, all_stages, out->total_s);
 }
 
-/* ---- the step ---------------------------------------------------------------- */
+/* ---- the form of a step (costmodel.h) ------------------------------------------ */
 
+/* The shape's part; its memory part only if `memory` (the evaluator's time
+ * does not read it, and pp_evaluate's memory comes with its breakdown from
+ * pp_memory_eval, which the form's equals: tests/test_cost_step.c). */
+static void shape_of(const pp_problem *prob, const pp_plan *plan, bool memory, pp_form_shape *out)
+{
+    *out = (pp_form_shape){0};
+    out->microbatches = pp_microbatches(prob, plan);
+    out->factor = pp_pipeline_factor(prob, plan);
+    out->sm_share = pp_comm_sm_share(prob);
+    /* hidden DP traffic slows the compute by f (its kernels take SMs): an
+     * exposed second costs 1, a hidden one f, so the DP term pays f of its
+     * whole wire time and a pair's exposed seconds the rest, 1 - f */
+    out->pair_weight = 1.0 - out->sm_share;
+    out->link_Bps[PP_FORM_NVLINK] = pp_nvlink_Bps(&prob->cluster);
+    out->link_Bps[PP_FORM_NETWORK] = pp_network_Bps(&prob->cluster);
+    if (!memory)
+        return;
+    out->n_mem = pp_memory_stages(prob, plan, out->mem_stages);
+    out->mem_usable_gib = prob->cluster.gpu.memory_gib * (1.0 - prob->memory_headroom); /* as pp_memory_eval */
+    out->mem_other_gib = pp_mem_other_gib(prob);
+    out->mem_limit_gib = out->mem_usable_gib - out->mem_other_gib;
+}
+
+void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out)
+{
+    shape_of(prob, plan, true, out);
+}
+
+/* TP, PP and the stage's all-to-alls are paid per micro-batch, DP per step. */
+static void term_links(const pp_form_shape *sh, double nvlink, double network, pp_form_term *t)
+{
+    t->bytes[PP_FORM_NVLINK] = nvlink;
+    t->bytes[PP_FORM_NETWORK] = network;
+    for (int l = 0; l < PP_FORM_LINKS; l++)
+        t->link_s[l] = sh->link_Bps[l] > 0.0 ? t->bytes[l] / sh->link_Bps[l] : 0.0;
+}
+
+void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *sh, pp_form_family fam,
+                     pp_form_term *out)
+{
+    *out = (pp_form_term){0};
+    int m = sh->microbatches;
+    switch (fam) {
+    case PP_FORM_STAGE:
+        /* m slots of the slowest stage, and the fill and drain slots */
+        pp_term_stage(prob, plan, &out->stage);
+        out->obj_s = m * out->stage.total_s + (sh->factor - m) * out->stage.bubble_s;
+        out->exposed_s[PP_PAIR_ONCE] = -pp_dp_once_window_s(prob, plan, &out->stage);
+        out->exposed_s[PP_PAIR_PER_MB] = -(m * pp_dp_per_mb_window_s(prob, plan, &out->stage));
+        out->exposed_s[PP_PAIR_GATHER] = -pp_dp_gather_window_s(prob, plan, &out->stage);
+        term_links(sh, m * out->stage.bytes_nvlink, m * out->stage.bytes_network, out); /* MoE all-to-all */
+        for (int k = 0; k < sh->n_mem; k++)
+            out->mem_gib[k] = pp_mem_activations_gib(prob, plan, sh->mem_stages[k]);
+        break;
+    case PP_FORM_TP:
+    case PP_FORM_PP:
+        /* every slot, the fill and drain ones included */
+        if (fam == PP_FORM_TP)
+            pp_term_tp_comm(prob, plan, &out->comm);
+        else
+            pp_term_pp_comm(prob, plan, &out->comm);
+        out->obj_s = sh->factor * out->comm.total_s;
+        term_links(sh, m * out->comm.bytes_nvlink, m * out->comm.bytes_network, out);
+        break;
+    case PP_FORM_DP: {
+        pp_dp_term *d = &out->dp;
+        pp_term_dp_comm(prob, plan, d);
+        out->optimizer_s = pp_term_optimizer_s(prob, plan);
+        out->obj_s = d->codec_s + out->optimizer_s + m * d->per_mb_fixed_s + d->accum_s +
+                     sh->sm_share * (d->once_wire_s + d->gather_once_wire_s + m * d->per_mb_wire_s);
+        out->wire_s[PP_PAIR_ONCE] = out->exposed_s[PP_PAIR_ONCE] = d->once_wire_s;
+        out->wire_s[PP_PAIR_PER_MB] = out->exposed_s[PP_PAIR_PER_MB] = m * d->per_mb_wire_s;
+        out->wire_s[PP_PAIR_GATHER] = out->exposed_s[PP_PAIR_GATHER] = d->gather_once_wire_s;
+        term_links(sh, d->bytes_nvlink, d->bytes_network, out);
+        for (int k = 0; k < sh->n_mem; k++) {
+            double w, g, o;
+            pp_mem_states_gib(prob, plan, sh->mem_stages[k], &w, &g, &o);
+            out->mem_gib[k] = w + g + o; /* the order pp_memory_eval adds them in */
+        }
+        break;
+    }
+    case PP_FORM_FAMILIES: break;
+    }
+}
+
+static void step_form_of(const pp_problem *prob, const pp_plan *plan, bool memory, pp_step_form *out)
+{
+    shape_of(prob, plan, memory, &out->shape);
+    for (int f = 0; f < PP_FORM_FAMILIES; f++)
+        pp_form_term_of(prob, plan, &out->shape, (pp_form_family)f, &out->term[f]);
+}
+
+void pp_step_form_of(const pp_problem *prob, const pp_plan *plan, pp_step_form *out)
+{
+    step_form_of(prob, plan, true, out);
+}
+
+bool pp_form_term_finite(const pp_form_term *t)
+{
+    bool ok = isfinite(t->obj_s) && isfinite(t->comm.bytes_sent) && isfinite(t->dp.bytes_sent);
+    for (int k = 0; k < PP_FORM_PAIRS; k++)
+        ok = ok && isfinite(t->exposed_s[k]) && isfinite(t->wire_s[k]);
+    for (int l = 0; l < PP_FORM_LINKS; l++)
+        ok = ok && isfinite(t->bytes[l]);
+    for (int k = 0; k < PP_MEM_STAGES; k++)
+        ok = ok && isfinite(t->mem_gib[k]);
+    return ok;
+}
+
+/* ---- evaluating the form ----------------------------------------------------- */
+
+/* The exposed seconds of pair k: max(0, wire - window). */
+static double pair_exposed_s(const pp_form_term *const pick[PP_FORM_FAMILIES], pp_form_pair k)
+{
+    double u = 0.0;
+    for (int f = 0; f < PP_FORM_FAMILIES; f++)
+        u += pick[f]->exposed_s[k];
+    return fmax(0.0, u);
+}
+
+/* The wire seconds of pair k, hidden or not. */
+static double pair_wire_s(const pp_form_term *const pick[PP_FORM_FAMILIES], pp_form_pair k)
+{
+    double w = 0.0;
+    for (int f = 0; f < PP_FORM_FAMILIES; f++)
+        w += pick[f]->wire_s[k];
+    return w;
+}
+
+/* The terms of a step before the link bound, and what a report splits them
+ * into (the evaluator's order of additions). */
 typedef struct step_parts {
-    pp_stage_term stage;
-    pp_comm_term tp, pp;
-    pp_dp_term dp;
+    const pp_stage_term *stage;
+    const pp_comm_term *tp, *pp;
+    const pp_dp_term *dp;
     double optimizer_s;
     double factor;
     int m;
@@ -139,35 +291,35 @@ typedef struct step_parts {
     double dp_contention_s; /* the compute the hidden DP traffic's kernels slow down */
 } step_parts;
 
-static void step_parts_eval(const pp_problem *prob, const pp_plan *plan, step_parts *sp)
+static void step_parts_of(const pp_form_shape *sh, const pp_form_term *const pick[PP_FORM_FAMILIES], step_parts *sp)
 {
-    pp_term_stage(prob, plan, &sp->stage);
-    pp_term_tp_comm(prob, plan, &sp->tp);
-    pp_term_pp_comm(prob, plan, &sp->pp);
-    pp_term_dp_comm(prob, plan, &sp->dp);
-    sp->optimizer_s = pp_term_optimizer_s(prob, plan);
-    sp->factor = pp_pipeline_factor(prob, plan);
-    sp->m = pp_microbatches(prob, plan);
-    double once_x = fmax(0.0, sp->dp.once_wire_s - pp_dp_once_window_s(prob, plan, &sp->stage));
-    double gather_x = fmax(0.0, sp->dp.gather_once_wire_s - pp_dp_gather_window_s(prob, plan, &sp->stage));
-    double per_mb_x = fmax(0.0, sp->m * sp->dp.per_mb_wire_s - sp->m * pp_dp_per_mb_window_s(prob, plan, &sp->stage));
+    sp->stage = &pick[PP_FORM_STAGE]->stage;
+    sp->tp = &pick[PP_FORM_TP]->comm;
+    sp->pp = &pick[PP_FORM_PP]->comm;
+    sp->dp = &pick[PP_FORM_DP]->dp;
+    sp->optimizer_s = pick[PP_FORM_DP]->optimizer_s;
+    sp->factor = sh->factor;
+    sp->m = sh->microbatches;
+    double once_x = pair_exposed_s(pick, PP_PAIR_ONCE), gather_x = pair_exposed_s(pick, PP_PAIR_GATHER);
+    double per_mb_x = pair_exposed_s(pick, PP_PAIR_PER_MB);
     sp->dp_once_exposed_s = once_x + gather_x;
-    sp->dp_per_mb_exposed_s = sp->m * sp->dp.per_mb_fixed_s + per_mb_x;
-    double f = pp_comm_sm_share(prob);
-    sp->dp_contention_s = f * (sp->dp.once_wire_s - once_x) + f * (sp->dp.gather_once_wire_s - gather_x) +
-                          f * (sp->m * sp->dp.per_mb_wire_s - per_mb_x);
+    sp->dp_per_mb_exposed_s = sp->m * sp->dp->per_mb_fixed_s + per_mb_x;
+    double f = sh->sm_share;
+    sp->dp_contention_s = f * (pair_wire_s(pick, PP_PAIR_ONCE) - once_x) +
+                          f * (pair_wire_s(pick, PP_PAIR_GATHER) - gather_x) +
+                          f * (pair_wire_s(pick, PP_PAIR_PER_MB) - per_mb_x);
 }
 
 static double slot_s(const step_parts *sp)
 {
-    return sp->stage.total_s + sp->tp.total_s + sp->pp.total_s;
+    return sp->stage->total_s + sp->tp->total_s + sp->pp->total_s;
 }
 
 /* A fill or drain slot: the other stages' mean compute, the same TP and
  * pipeline traffic. */
 static double bubble_slot_s(const step_parts *sp)
 {
-    return sp->stage.bubble_s + sp->tp.total_s + sp->pp.total_s;
+    return sp->stage->bubble_s + sp->tp->total_s + sp->pp->total_s;
 }
 
 /* Bytes one GPU puts on each link per step: TP and PP per micro-batch, DP
@@ -175,15 +327,17 @@ static double bubble_slot_s(const step_parts *sp)
 static double step_bytes(const step_parts *sp, bool network)
 {
     /* the stage term's bytes are a MoE model's all-to-alls (0 otherwise) */
-    return network ? sp->m * (sp->tp.bytes_network + sp->pp.bytes_network + sp->stage.bytes_network) + sp->dp.bytes_network
-                   : sp->m * (sp->tp.bytes_nvlink + sp->pp.bytes_nvlink + sp->stage.bytes_nvlink) + sp->dp.bytes_nvlink;
+    return network ? sp->m * (sp->tp->bytes_network + sp->pp->bytes_network + sp->stage->bytes_network) +
+                         sp->dp->bytes_network
+                   : sp->m * (sp->tp->bytes_nvlink + sp->pp->bytes_nvlink + sp->stage->bytes_nvlink) +
+                         sp->dp->bytes_nvlink;
 }
 
-double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_network, double composed_s,
-                      double *nvlink_busy_s, double *network_busy_s)
+static double link_wait_s(const double Bps[PP_FORM_LINKS], double bytes_nvlink, double bytes_network,
+                          double composed_s, double *nvlink_busy_s, double *network_busy_s)
 {
-    double nv = bytes_nvlink > 0.0 ? bytes_nvlink / pp_nvlink_Bps(&prob->cluster) : 0.0;
-    double net = bytes_network > 0.0 ? bytes_network / pp_network_Bps(&prob->cluster) : 0.0;
+    double nv = bytes_nvlink > 0.0 ? bytes_nvlink / Bps[PP_FORM_NVLINK] : 0.0;
+    double net = bytes_network > 0.0 ? bytes_network / Bps[PP_FORM_NETWORK] : 0.0;
     if (nvlink_busy_s)
         *nvlink_busy_s = nv;
     if (network_busy_s)
@@ -191,50 +345,102 @@ double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_
     return fmax(0.0, fmax(nv, net) - composed_s);
 }
 
+double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_network, double composed_s,
+                      double *nvlink_busy_s, double *network_busy_s)
+{
+    const double Bps[PP_FORM_LINKS] = {pp_nvlink_Bps(&prob->cluster), pp_network_Bps(&prob->cluster)};
+    return link_wait_s(Bps, bytes_nvlink, bytes_network, composed_s, nvlink_busy_s, network_busy_s);
+}
+
 static double terms_s(const step_parts *sp)
 {
     return sp->m * slot_s(sp) + (sp->factor - sp->m) * bubble_slot_s(sp) + sp->dp_once_exposed_s +
            sp->dp_per_mb_exposed_s + sp->dp_contention_s +
-           sp->dp.codec_s + sp->optimizer_s + sp->dp.accum_s;
+           sp->dp->codec_s + sp->optimizer_s + sp->dp->accum_s;
+}
+
+double pp_form_step_s(const pp_form_shape *sh, const pp_form_term *const pick[PP_FORM_FAMILIES])
+{
+    step_parts sp;
+    step_parts_of(sh, pick, &sp);
+    double c = terms_s(&sp);
+    return c + link_wait_s(sh->link_Bps, step_bytes(&sp, false), step_bytes(&sp, true), c, NULL, NULL);
+}
+
+void pp_form_eval(const pp_form_shape *sh, const pp_form_term *const pick[PP_FORM_FAMILIES], pp_eval *out)
+{
+    step_parts sp;
+    step_parts_of(sh, pick, &sp);
+    double m = sp.m, bubble_slots = sp.factor - m;
+    pp_time *t = &out->time;
+    t->compute_s = m * (sp.stage->fwd_s + sp.stage->bwd_s) + sp.dp->accum_s;
+    t->cp_comm_s = m * sp.stage->cp_exposed_s;
+    t->ep_comm_s = m * sp.stage->ep_comm_s;
+    t->tp_comm_s = m * sp.tp->wire_s;
+    t->pp_comm_s = m * sp.pp->wire_s;
+    t->bubble_s = bubble_slots * bubble_slot_s(&sp);
+    t->dp_comm_s = sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s + sp.dp_contention_s;
+    t->compression_s = m * (sp.tp->codec_s + sp.pp->codec_s) + sp.dp->codec_s;
+    t->optimizer_s = sp.optimizer_s;
+    t->exposed_comm_s = t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s + t->ep_comm_s;
+    out->bytes_network_per_step = step_bytes(&sp, true);
+    out->bytes_nvlink_per_step = step_bytes(&sp, false);
+    t->link_wait_s = link_wait_s(sh->link_Bps, out->bytes_nvlink_per_step, out->bytes_network_per_step,
+                                 terms_s(&sp), &out->nvlink_busy_s, &out->network_busy_s);
+    t->step_s = t->compute_s + t->bubble_s + t->exposed_comm_s + t->compression_s + t->optimizer_s + t->link_wait_s;
+    out->microbatches = sp.m;
+}
+
+double pp_form_bound_s(const pp_form_shape *sh, const pp_form_term *const pick[PP_FORM_FAMILIES])
+{
+    double obj = 0.0;
+    for (int f = 0; f < PP_FORM_FAMILIES; f++)
+        obj += pick[f]->obj_s;
+    return obj + sh->pair_weight * (pair_exposed_s(pick, PP_PAIR_ONCE) + pair_exposed_s(pick, PP_PAIR_GATHER) +
+                                    pair_exposed_s(pick, PP_PAIR_PER_MB));
+}
+
+double pp_form_mem_gib(const pp_form_shape *sh, const pp_form_term *const pick[PP_FORM_FAMILIES], int k)
+{
+    double gib = 0.0;
+    for (int f = 0; f < PP_FORM_FAMILIES; f++)
+        if (pick[f])
+            gib += pick[f]->mem_gib[k];
+    return gib + sh->mem_other_gib;
+}
+
+/* ---- the step ---------------------------------------------------------------- */
+
+static void form_picks(const pp_step_form *form, const pp_form_term *pick[PP_FORM_FAMILIES])
+{
+    for (int f = 0; f < PP_FORM_FAMILIES; f++)
+        pick[f] = &form->term[f];
 }
 
 double pp_step_time_s(const pp_problem *prob, const pp_plan *plan)
 {
-    step_parts sp;
-    step_parts_eval(prob, plan, &sp);
-    double c = terms_s(&sp);
-    return c + pp_link_wait_s(prob, step_bytes(&sp, false), step_bytes(&sp, true), c, NULL, NULL);
+    pp_step_form form;
+    step_form_of(prob, plan, false, &form);
+    const pp_form_term *pick[PP_FORM_FAMILIES];
+    form_picks(&form, pick);
+    return pp_form_step_s(&form.shape, pick);
 }
 
 void pp_evaluate(const pp_problem *prob, const pp_plan *plan, pp_eval *out)
 {
     *out = (pp_eval){0};
-    step_parts sp;
-    step_parts_eval(prob, plan, &sp);
-    double m = sp.m, bubble_slots = sp.factor - m;
-    pp_time *t = &out->time;
-    t->compute_s = m * (sp.stage.fwd_s + sp.stage.bwd_s) + sp.dp.accum_s;
-    t->cp_comm_s = m * sp.stage.cp_exposed_s;
-    t->ep_comm_s = m * sp.stage.ep_comm_s;
-    t->tp_comm_s = m * sp.tp.wire_s;
-    t->pp_comm_s = m * sp.pp.wire_s;
-    t->bubble_s = bubble_slots * bubble_slot_s(&sp);
-    t->dp_comm_s = sp.dp_once_exposed_s + sp.dp_per_mb_exposed_s + sp.dp_contention_s;
-    t->compression_s = m * (sp.tp.codec_s + sp.pp.codec_s) + sp.dp.codec_s;
-    t->optimizer_s = sp.optimizer_s;
-    t->exposed_comm_s = t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s + t->ep_comm_s;
-    out->bytes_network_per_step = step_bytes(&sp, true);
-    out->bytes_nvlink_per_step = step_bytes(&sp, false);
-    t->link_wait_s = pp_link_wait_s(prob, out->bytes_nvlink_per_step, out->bytes_network_per_step, terms_s(&sp),
-                                    &out->nvlink_busy_s, &out->network_busy_s);
-    t->step_s = t->compute_s + t->bubble_s + t->exposed_comm_s + t->compression_s + t->optimizer_s + t->link_wait_s;
+    pp_step_form form;
+    step_form_of(prob, plan, false, &form);
+    const pp_form_term *pick[PP_FORM_FAMILIES];
+    form_picks(&form, pick);
+    pp_form_eval(&form.shape, pick, out);
+    const pp_time *t = &out->time;
 
     pp_memory_eval(prob, plan, &out->mem);
 
     const pp_model *mod = &prob->model;
     double B = (double)prob->training.global_batch;
     out->gpus_used = plan->tp * plan->pp * plan->dp * plan->cp;
-    out->microbatches = sp.m;
     out->tokens_per_s = B * mod->seq_len / t->step_s;
     out->model_flops_per_step = pp_training_flops_per_step(mod, &prob->training, B);
     out->hardware_flops_per_step = out->model_flops_per_step + pp_recompute_flops_per_step(mod, B, plan->recompute);

@@ -1,16 +1,22 @@
 /*
  * mip.c: building the MIP of mip.h with GLPK.
  *
- * The build walks the shapes twice.  For each shape it prices every joint
- * candidate with the cost model's term functions (pp_mip_cands), lets the
- * constraint families prune candidates they prove infeasible, and restores
- * consistency (a recompute choice needs both a stage and a TP candidate).
- * The first pass only bounds each shape's step time from below and above
- * (screening, and the choice of the time unit); the second turns the
- * candidates of the shapes kept into columns and the shape's rows.  The
- * objective coefficients, the epigraph rows and every family row read the
- * values cached in pp_mip_col, so each term is computed once per candidate
- * and pass.
+ * The build walks the shapes twice.  For each shape it takes the form of
+ * the step (costmodel.h: pp_form_shape_of, and pp_form_term_of for every
+ * joint candidate, pp_mip_cands), lets the constraint families prune
+ * candidates they prove infeasible, and restores consistency (a recompute
+ * choice needs both a stage and a TP candidate).  The first pass only
+ * bounds each shape's step time from below and above (screening, and the
+ * choice of the time unit); the second turns the candidates of the shapes
+ * kept into columns and the shape's rows.
+ *
+ * Every number of the MIP is the form's: a column's objective coefficient
+ * is its obj_s, an epigraph row's its exposed_s of the pair, an epigraph
+ * column costs the shape's pair_weight, a link row's its link_s, a memory
+ * row's (cons_memory.c) its mem_gib.  This file writes no cost formula,
+ * weight or order of its own: it converts seconds to the MIP's unit, and
+ * leaves out a row no plan of the shape can make binding.  Each term is
+ * computed once per candidate and pass, cached in pp_mip_col.
  *
  * The matrix is collected as triplets and loaded in one glp_load_matrix call.
  */
@@ -226,13 +232,6 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
     return col;
 }
 
-static double states_sum_gib(const pp_problem *prob, const pp_plan *plan, int stage)
-{
-    double w, g, o;
-    pp_mem_states_gib(prob, plan, stage, &w, &g, &o);
-    return w + g + o; /* the order pp_memory_eval adds them in */
-}
-
 static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
 {
     const pp_problem *prob = m->prob;
@@ -246,8 +245,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
     const pp_int_list *Z = pp_space_options(s, sh, PP_OPT_ZERO);
     const pp_int_list *Cdp = pp_space_options(s, sh, PP_OPT_CODEC_DP);
     const pp_int_list *Cpar = pp_space_options(s, sh, PP_OPT_CODEC_PARAMS);
-    double factor = sh->pipeline_factor;
-    int stages[PP_MEM_STAGES], n_stages = pp_memory_stages(prob, &sh->base, stages);
+    const pp_form_shape *sf = &m->shape_form[si];
 
     memset(c->n, 0, sizeof c->n);
     c->shape = si;
@@ -258,14 +256,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 continue;
             pp_plan_set_option(&a->plan, PP_OPT_RECOMPUTE, R->v[i]);
             pp_plan_set_option(&a->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[k]);
-            pp_term_stage(prob, &a->plan, &a->stage);
-            a->obj = sh->microbatches * a->stage.total_s + (factor - sh->microbatches) * a->stage.bubble_s;
-            a->n_mem_stages = n_stages;
-            for (int st = 0; st < n_stages; st++)
-                a->act_gib[st] = pp_mem_activations_gib(prob, &a->plan, stages[st]);
-            a->once_window_s = pp_dp_once_window_s(prob, &a->plan, &a->stage);
-            a->per_mb_window_s = pp_dp_per_mb_window_s(prob, &a->plan, &a->stage);
-            a->gather_window_s = pp_dp_gather_window_s(prob, &a->plan, &a->stage);
+            pp_form_term_of(prob, &a->plan, sf, PP_FORM_STAGE, &a->form);
         }
     /* A TP candidate carries the (recompute, sp) of its stage: its overlap
      * needs sequence parallelism, and what per-op checkpointing recomputes
@@ -284,8 +275,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                     pp_plan_set_option(&t->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
                     pp_plan_set_option(&t->plan, PP_OPT_CODEC_TP, Ctp->v[k]);
                     pp_plan_set_option(&t->plan, PP_OPT_TP_OVERLAP, O->v[o]);
-                    pp_term_tp_comm(prob, &t->plan, &t->comm);
-                    t->obj = factor * t->comm.total_s;
+                    pp_form_term_of(prob, &t->plan, sf, PP_FORM_TP, &t->form);
                 }
             }
     /* A pipeline send is what a TP rank holds: s/t tokens with sequence
@@ -300,8 +290,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             pp_plan_set_option(&p->plan, PP_OPT_CODEC_PP, Cpp->v[k]);
             if (SP->n > 0) /* a single sp option still fixes what the stage holds */
                 pp_plan_set_option(&p->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
-            pp_term_pp_comm(prob, &p->plan, &p->comm);
-            p->obj = factor * p->comm.total_s;
+            pp_form_term_of(prob, &p->plan, sf, PP_FORM_PP, &p->form);
         }
     for (int i = 0; i < Z->n; i++)
         for (int k = 0; k < Cdp->n; k++)
@@ -314,14 +303,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_plan_set_option(&d->plan, PP_OPT_ZERO, Z->v[i]);
                 pp_plan_set_option(&d->plan, PP_OPT_CODEC_DP, Cdp->v[k]);
                 pp_plan_set_option(&d->plan, PP_OPT_CODEC_PARAMS, Cpar->v[l]);
-                pp_term_dp_comm(prob, &d->plan, &d->dp);
-                d->optimizer_s = pp_term_optimizer_s(prob, &d->plan);
-                d->obj = d->dp.codec_s + d->optimizer_s + sh->microbatches * d->dp.per_mb_fixed_s + d->dp.accum_s +
-                         pp_comm_sm_share(prob) * (d->dp.once_wire_s + d->dp.gather_once_wire_s +
-                                                   sh->microbatches * d->dp.per_mb_wire_s);
-                d->n_mem_stages = n_stages;
-                for (int st = 0; st < n_stages; st++)
-                    d->states_gib[st] = states_sum_gib(prob, &d->plan, stages[st]);
+                pp_form_term_of(prob, &d->plan, sf, PP_FORM_DP, &d->form);
             }
 }
 
@@ -330,29 +312,9 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
 static const pp_mip_col *nonfinite_cand(const pp_mip_cands *c)
 {
     for (int f = 0; f < PP_FAM_COUNT; f++)
-        for (int i = 0; i < c->n[f]; i++) {
-            const pp_mip_col *x = &c->c[f][i];
-            const double v[] = {x->obj,
-                                x->act_gib[0],
-                                x->act_gib[1],
-                                x->act_gib[2],
-                                x->once_window_s,
-                                x->per_mb_window_s,
-                                x->gather_window_s,
-                                x->comm.bytes_sent,
-                                x->comm.bytes_network,
-                                x->dp.bytes_network,
-                                x->dp.once_wire_s,
-                                x->dp.per_mb_wire_s,
-                                x->dp.gather_once_wire_s,
-                                x->dp.bytes_sent,
-                                x->states_gib[0],
-                                x->states_gib[1],
-                                x->states_gib[2]};
-            for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-                if (!isfinite(v[k]))
-                    return x;
-        }
+        for (int i = 0; i < c->n[f]; i++)
+            if (!pp_form_term_finite(&c->c[f][i].form))
+                return &c->c[f][i];
     return NULL;
 }
 
@@ -407,24 +369,16 @@ static bool cands_consistent(pp_mip_cands *c, bool by_sp)
 
 /* ---- the build ---------------------------------------------------------- */
 
-double pp_mip_exposed_coef(const pp_mip *m, int epigraph, const pp_mip_col *x)
+/* The coefficient of column x in the exposed seconds u = wire - window of
+ * an epigraph (PP_EPI_*), in the MIP's time units: the form's exposed_s of
+ * a joint column (the DP wire, minus a stage's window), 0 for the others.
+ * The epigraph column e of a shape satisfies e >= u, e >= 0. */
+static double exposed_coef(const pp_mip *m, int epigraph, const pp_mip_col *x)
 {
-    double mb = x->shape >= 0 ? m->space->shapes[x->shape].microbatches : 0.0;
-    double s;
-    if (x->kind == PP_COL_DP)
-        s = epigraph == PP_EPI_ONCE     ? x->dp.once_wire_s
-            : epigraph == PP_EPI_GATHER ? x->dp.gather_once_wire_s
-                                        : mb * x->dp.per_mb_wire_s;
-    else if (x->kind == PP_COL_STAGE)
-        s = -(epigraph == PP_EPI_ONCE     ? x->once_window_s
-              : epigraph == PP_EPI_GATHER ? x->gather_window_s
-                                          : mb * x->per_mb_window_s);
-    else
-        return 0.0;
-    return s * m->units_per_s;
+    return x->kind <= PP_COL_DP ? x->form.exposed_s[epigraph - 1] * m->units_per_s : 0.0;
 }
 
-/* The DP overlap epigraphs of one shape (mip.h):
+/* The DP overlap epigraphs of one shape (mip.h), one per pair of the form:
  *   e_once   - sum D once_wire       + sum A once_window       >= 0
  *   e_per_mb - sum D m per_mb_wire   + sum A m per_mb_window   >= 0
  *   e_gather - sum D gather_once_wire + sum A gather_window    >= 0
@@ -442,7 +396,7 @@ static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
     for (int k = 0; k < 3; k++) {
         double most_wire = -HUGE_VAL, least_window = -HUGE_VAL; /* in u's sign: max over -window */
         for (int j = first_col; j < end; j++) {
-            double u = pp_mip_exposed_coef(m, E[k].which, &m->cols[j]);
+            double u = exposed_coef(m, E[k].which, &m->cols[j]);
             if (m->cols[j].kind == PP_COL_DP)
                 most_wire = fmax(most_wire, u);
             else if (m->cols[j].kind == PP_COL_STAGE)
@@ -458,27 +412,10 @@ static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
         desc.epigraph = E[k].which;
         char name[160];
         snprintf(name, sizeof name, "%s_%s_%s", E[k].name, m->unit, key);
-        /* hidden DP traffic slows the compute by pp_comm_sm_share (step.c): an
-         * exposed second costs 1, a hidden one f, so the epigraph costs 1 - f
-         * and every DP candidate f of its whole wire time */
-        int col = add_col(m, &desc, false, 0.0, -1.0, 1.0 - pp_comm_sm_share(m->prob), name);
+        int col = add_col(m, &desc, false, 0.0, -1.0, m->shape_form[si].pair_weight, name);
         pp_mip_coef(m, row, col, 1.0);
         for (int j = first_col; j < end; j++)
-            pp_mip_coef(m, row, j, -pp_mip_exposed_coef(m, E[k].which, &m->cols[j]));
-    }
-}
-
-/* Bytes per step a column puts on one link (the network if network), as
- * pp_evaluate counts them: TP and PP per micro-batch, DP per step. */
-double pp_mip_col_bytes(const pp_mip *m, const pp_mip_col *x, bool network)
-{
-    double mb = x->shape >= 0 ? m->space->shapes[x->shape].microbatches : 0;
-    switch (x->kind) {
-    case PP_COL_TP:
-    case PP_COL_PP: return mb * (network ? x->comm.bytes_network : x->comm.bytes_nvlink);
-    case PP_COL_DP: return network ? x->dp.bytes_network : x->dp.bytes_nvlink;
-    case PP_COL_STAGE: return mb * (network ? x->stage.bytes_network : x->stage.bytes_nvlink); /* MoE all-to-all */
-    default: return 0.0;
+            pp_mip_coef(m, row, j, -exposed_coef(m, E[k].which, &m->cols[j]));
     }
 }
 
@@ -491,31 +428,30 @@ double pp_mip_col_bytes(const pp_mip *m, const pp_mip_col *x, bool network)
  * out when its most bytes cannot outlast the shape's least step. */
 static void add_link_bound(pp_mip *m, int si, const char *key, int first_col)
 {
-    static const char *names[2] = {"link_nvlink", "link_network"};
-    const pp_cluster *cl = &m->prob->cluster;
-    double Bps[2] = {pp_nvlink_Bps(cl), pp_network_Bps(cl)};
+    static const char *names[PP_FORM_LINKS] = {"link_nvlink", "link_network"};
+    const pp_form_shape *sf = &m->shape_form[si];
     int end = m->n_cols + 1, col = 0;
-    for (int link = 0; link < 2; link++) {
-        if (!(Bps[link] > 0.0))
+    for (int link = 0; link < PP_FORM_LINKS; link++) {
+        if (!(sf->link_Bps[link] > 0.0))
             continue;
-        double least_s[PP_FAM_COUNT], most_bytes[PP_FAM_COUNT];
+        double least_s[PP_FAM_COUNT], most_busy_s[PP_FAM_COUNT];
         for (int f = 0; f < PP_FAM_COUNT; f++) {
             least_s[f] = HUGE_VAL;
-            most_bytes[f] = 0.0;
+            most_busy_s[f] = 0.0;
         }
         for (int j = first_col; j < end; j++) {
             const pp_mip_col *x = &m->cols[j];
             if (x->kind > PP_COL_DP)
                 continue;
-            least_s[x->kind] = fmin(least_s[x->kind], x->obj);
-            most_bytes[x->kind] = fmax(most_bytes[x->kind], pp_mip_col_bytes(m, x, link == 1));
+            least_s[x->kind] = fmin(least_s[x->kind], x->form.obj_s);
+            most_busy_s[x->kind] = fmax(most_busy_s[x->kind], x->form.link_s[link]);
         }
-        double step_s = 0.0, bytes = 0.0;
+        double step_s = 0.0, busy_s = 0.0;
         for (int f = 0; f < PP_FAM_COUNT; f++) {
             step_s += least_s[f];
-            bytes += most_bytes[f];
+            busy_s += most_busy_s[f];
         }
-        if (!(bytes / Bps[link] > step_s * (1.0 - 1e-9)))
+        if (!(busy_s > step_s * (1.0 - 1e-9)))
             continue;
         if (!col) {
             pp_mip_col desc;
@@ -529,7 +465,7 @@ static void add_link_bound(pp_mip *m, int si, const char *key, int first_col)
         int row = pp_mip_add_row(m, PP_ROW_GE, 0.0, "%s_%s", names[link], key);
         pp_mip_coef(m, row, col, 1.0);
         for (int j = first_col; j < end; j++) {
-            double v = glp_get_obj_coef(m->lp, j) - pp_mip_col_bytes(m, &m->cols[j], link == 1) / Bps[link] * m->units_per_s;
+            double v = glp_get_obj_coef(m->lp, j) - m->cols[j].form.link_s[link] * m->units_per_s;
             pp_mip_coef(m, row, j, v);
         }
     }
@@ -582,7 +518,7 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
             if (x->dropped)
                 continue;
             col_name(m, x, key, name, sizeof name);
-            int j = add_col(m, x, true, 0, 1, x->obj * m->units_per_s, name);
+            int j = add_col(m, x, true, 0, 1, x->form.obj_s * m->units_per_s, name);
             if (!j)
                 return;
             int r = tp_link(&x->plan);
@@ -640,19 +576,18 @@ static int cmp_pair(const void *x, const void *y)
  * plans. */
 static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, bool sort)
 {
-    double mb = m->space->shapes[c->shape].microbatches, f = pp_comm_sm_share(m->prob);
     const pp_mip_col *tbest[PP_TP_LINKS] = {NULL}, *pbest[2] = {NULL, NULL};
     bool by_sp = pp_sp_linked(m->space, &m->space->shapes[c->shape]);
     for (int i = 0; i < c->n[PP_FAM_TP]; i++) {
         const pp_mip_col *t = &c->c[PP_FAM_TP][i];
         int r = tp_link(&t->plan);
-        if (usable(t) && (!tbest[r] || t->obj < tbest[r]->obj))
+        if (usable(t) && (!tbest[r] || t->form.obj_s < tbest[r]->form.obj_s))
             tbest[r] = t;
     }
     for (int i = 0; i < c->n[PP_FAM_PP]; i++) {
         const pp_mip_col *p = &c->c[PP_FAM_PP][i];
         int r = by_sp ? sp_link(&p->plan) : 0;
-        if (usable(p) && (!pbest[r] || p->obj < pbest[r]->obj))
+        if (usable(p) && (!pbest[r] || p->form.obj_s < pbest[r]->form.obj_s))
             pbest[r] = p;
     }
     int n = 0;
@@ -665,10 +600,8 @@ static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, 
             const pp_mip_col *d = &c->c[PP_FAM_DP][k];
             if (!usable(d) || !pair_allowed(m, a, d))
                 continue;
-            double v = a->obj + t->obj + pb->obj + d->obj +
-                       (1.0 - f) * (fmax(0.0, d->dp.once_wire_s - a->once_window_s) +
-                                    fmax(0.0, d->dp.gather_once_wire_s - a->gather_window_s) +
-                                    fmax(0.0, mb * d->dp.per_mb_wire_s - mb * a->per_mb_window_s));
+            const pp_form_term *pick[PP_FAM_COUNT] = {&a->form, &t->form, &pb->form, &d->form};
+            double v = pp_form_bound_s(&m->shape_form[c->shape], pick);
             out[n++] = (pair_value){.step_s = v, .a = a, .t = t, .p = pb, .d = d};
         }
     }
@@ -704,6 +637,7 @@ static void pair_plan(const pp_mip *m, const pair_value *v, pp_plan *plan)
 /* Price, prune and make consistent the candidates of shape si. */
 static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
 {
+    pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
     price_cands(m, si, c);
     const pp_mip_col *bad = nonfinite_cand(c);
     if (bad && !m->nonfinite) {
@@ -815,9 +749,10 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->shape_col = calloc((size_t)ns, sizeof *m->shape_col);
     m->shape_col_end = calloc((size_t)ns, sizeof *m->shape_col_end);
     m->shape_lb = malloc((size_t)ns * sizeof *m->shape_lb);
+    m->shape_form = calloc((size_t)ns, sizeof *m->shape_form);
     pp_mip_cands *c = malloc(sizeof *c);
     double ref_s = HUGE_VAL;
-    if (!m->shape_col || !m->shape_col_end || !m->shape_lb || !c || !grow_cols(m) || !grow_triplets(m) ||
+    if (!m->shape_col || !m->shape_col_end || !m->shape_lb || !m->shape_form || !c || !grow_cols(m) || !grow_triplets(m) ||
         !screen(m, opt->keep, c, &ref_s)) {
         free(c);
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the MIP");
@@ -864,6 +799,7 @@ void pp_mip_free(pp_mip *m)
     free(m->shape_col);
     free(m->shape_col_end);
     free(m->shape_lb);
+    free(m->shape_form);
     free(m->ia);
     free(m->ja);
     free(m->ar);

@@ -2,27 +2,28 @@
  * mip.h: the mixed-integer program whose optimum is the best plan under the
  * cost model, built with an exact linearization of the step time.
  *
- * The step time (costmodel.h) is a sum of terms, each a function of a few
- * decisions.  For every shape S of the space and every joint choice of a
- * term's decisions there is one binary variable, and its objective
- * coefficient is the term's value for that choice, computed by the cost
- * model's own term function:
+ * The step time is the form of a step (costmodel.h, step.c): per shape, a
+ * sum over four joint families of terms, each a function of its family's
+ * decisions, plus the exposed seconds of three DP overlap pairs and the
+ * link bound.  For every shape S of the space and every joint choice of a
+ * family's decisions there is one binary variable, whose coefficients are
+ * that choice's pp_form_term:
  *
  *   y_S              the shape (degrees and TP mode)  (no cost)
- *   A_{S,R,SP}       recompute, sequence parallel     factor_S * stage.total
- *   T_{S,R,Ctp}      recompute, TP codec              factor_S * tp_comm.total
- *   P_{S,Cpp}        PP codec                         factor_S * pp_comm.total
- *   D_{S,Z,Cdp,Cpar} ZeRO stage, DP and params codecs dp.codec + optimizer
- *   e_once_S, e_per_mb_S, e_gather_S >= 0, cost 1 - f: the three DP overlap epigraphs
+ *   A_{S,R,SP}       recompute, sequence parallel     obj_s of the stage term
+ *   T_{S,R,SP,Ctp,O} recompute, sp, TP codec, overlap obj_s of the TP term
+ *   P_{S,Cpp(,SP)}   PP codec (sp where it matters)   obj_s of the PP term
+ *   D_{S,Z,Cdp,Cpar} ZeRO stage, DP and params codecs obj_s of the DP term
+ *   e_once_S, e_per_mb_S, e_gather_S >= 0, cost pair_weight (1 - f): the
+ *                    exposed seconds of the three pairs
  *   w_S >= 0, cost 1: the link bound (what the busiest link adds)
  *
  * with the consistency rows, for each S: sum A = sum P = sum D = y_S, for
- * each (S,R): sum_SP A = sum_Ctp T, and sum_S y_S = 1, and the epigraphs
+ * each (S,R,SP): sum A = sum T, and sum_S y_S = 1, and the epigraphs
  *
- *   e_once_S   >= sum D once_wire        - sum A once_window
- *   e_per_mb_S >= sum D m_S per_mb_wire  - sum A m_S per_mb_window
- *   e_gather_S >= sum D gather_once_wire - sum A gather_window
- *   w_S        >= sum bytes_link / rate_link - (every other cost of S)   per link
+ *   e_k_S >= sum_j exposed_s_j,k x_j       (each pair k: + the DP wire,
+ *                                           - the stage's window)
+ *   w_S   >= sum_j link_s_j x_j - sum_j cost_j x_j     per link
  *
  * At any integer point exactly one variable of each family is 1, so the
  * objective is the cost model's step time of the decoded plan, term for term
@@ -60,38 +61,34 @@ struct glp_prob;
  * check. */
 #define PP_MIP_STEP_UNITS 1e6
 
-/* The four joint families, in the order a plan is assembled. */
-typedef enum { PP_FAM_STAGE = 0, PP_FAM_TP, PP_FAM_PP, PP_FAM_DP, PP_FAM_COUNT } pp_family;
+/* The four joint families, in the order a plan is assembled: the form's
+ * (costmodel.h). */
+typedef enum {
+    PP_FAM_STAGE = PP_FORM_STAGE,
+    PP_FAM_TP = PP_FORM_TP,
+    PP_FAM_PP = PP_FORM_PP,
+    PP_FAM_DP = PP_FORM_DP,
+    PP_FAM_COUNT = PP_FORM_FAMILIES
+} pp_family;
 
 typedef enum { PP_COL_STAGE = 0, PP_COL_TP, PP_COL_PP, PP_COL_DP, PP_COL_SHAPE, PP_COL_AUX } pp_col_kind;
 
-/* What a column stands for, and the cost-model values behind its
- * coefficients (filled for the kinds that use them). */
+/* What a column stands for, and its term of the step's form (costmodel.h),
+ * whose coefficients its objective, epigraph, link and memory rows read. */
 typedef struct pp_mip_col {
     pp_col_kind kind;
     int shape;    /* index into space->shapes; -1 for AUX */
     pp_plan plan; /* the shape's degrees and this family's choices; defaults elsewhere */
-    double obj;   /* cost in the step time, seconds (the objective coefficient is obj in ps) */
     bool dropped; /* candidate proven infeasible: never became a column */
     bool banned;  /* a family's rows fix it to zero (accuracy) */
-    /* STAGE */
-    pp_stage_term stage;
-    int n_mem_stages;     /* the stages that may be the most loaded (pp_memory_stages) */
-    double act_gib[PP_MEM_STAGES]; /* activations on each of them */
-    double once_window_s; /* pp_dp_once_window_s */
-    double per_mb_window_s;
-    double gather_window_s; /* pp_dp_gather_window_s */
-    /* TP, PP */
-    pp_comm_term comm;
-    /* DP */
-    pp_dp_term dp;
-    double optimizer_s;
-    double states_gib[PP_MEM_STAGES]; /* weights + gradients + optimizer states on each */
+    /* STAGE, TP, PP, DP: its term (pp_form_term_of); zero for the others */
+    pp_form_term form;
     /* AUX */
     int epigraph; /* an epigraph column: PP_EPI_ONCE, PP_EPI_PER_MB or PP_EPI_GATHER; 0 otherwise */
 } pp_mip_col;
 
-enum { PP_EPI_ONCE = 1, PP_EPI_PER_MB = 2, PP_EPI_GATHER = 3 };
+/* An epigraph column's pair: PP_EPI_x is the form's pair PP_PAIR_x, plus 1. */
+enum { PP_EPI_ONCE = PP_PAIR_ONCE + 1, PP_EPI_PER_MB = PP_PAIR_PER_MB + 1, PP_EPI_GATHER = PP_PAIR_GATHER + 1 };
 
 /* The most candidates of a family: DP's (ZeRO stage, DP codec, params
  * codec); TP's (recompute, sequence parallelism, TP codec, overlap: at most
@@ -129,6 +126,7 @@ typedef struct pp_mip {
     pp_mip_col *cols;     /* cols[j] describes column j; cols[0] unused */
     int *shape_col;       /* y column of each shape, 0 if every plan of it was pruned; */
     int *shape_col_end;   /* its other columns (joint, epigraphs) are shape_col+1 .. shape_col_end-1 */
+    pp_form_shape *shape_form; /* what the families of each shape share (filled when it is priced) */
     int n_live_shapes;
     int n_nogood;
     /* screening */
@@ -182,15 +180,6 @@ int pp_mip_add_col(pp_mip *mip, bool binary, double lo, double hi, double obj, c
     ;
 /* Add a coefficient to the matrix (a zero is skipped). */
 void pp_mip_coef(pp_mip *mip, int row, int col, double value);
-
-/* The coefficient of column x in the exposed traffic u = wire - window of
- * an epigraph (PP_EPI_*), in the MIP's time units: the DP wire time for a DP
- * column, minus the overlap window for a stage column, 0 otherwise.  The
- * epigraph column e of a shape satisfies e >= u, e >= 0. */
-double pp_mip_exposed_coef(const pp_mip *mip, int epigraph, const pp_mip_col *x);
-
-/* Bytes per step a joint column puts on NVLink (or the network). */
-double pp_mip_col_bytes(const pp_mip *mip, const pp_mip_col *x, bool network);
 
 /* Objective coefficient of column j, in the MIP's units. */
 double pp_mip_obj_coef(const pp_mip *mip, int j);
