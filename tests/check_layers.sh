@@ -42,7 +42,13 @@
 #    form (pp_form_*, pp_step_form_of) and the pricing of a whole plan
 #    (pp_evaluate, pp_step_time_s).
 #
-# Prints the include graph; exits 1 if any arrow runs up.
+# 5. No circle of files anywhere (with BUILD_DIR): over every object of
+#    formulate/, solve/ and reports/, "module A uses a symbol module B
+#    defines" has no cycle.  The constraint families sit between what they
+#    share below them (cons/cons_report.c, mip/mip_matrix.c) and what walks
+#    them above (cons/cons.c, mip/mip.c).
+#
+# Prints the include graph; exits 1 if any arrow runs up or any circle closes.
 set -eu
 SRC=${1:-.}
 BUILD=${2:-}
@@ -285,5 +291,39 @@ elif [ -n "$BUILD" ]; then
         done
     done
     verdict $mip_status "objects: the MIP builder uses of cost/ only the step's form and pp_evaluate"
+
+    # No circle of files anywhere: the graph "module A uses a symbol module B
+    # defines", over every object of the house, has no cycle.  Sinks and
+    # sources are peeled off until none is left; what remains is a circle
+    # (and what runs between circles), named in full.
+    edges=$(mktemp)
+    trap 'rm -f "$defs" "$costdefs" "$edges"' EXIT
+    for o in "$OBJ"/formulate/*/*.c.o "$BUILD"/CMakeFiles/parplan_solve.dir/solve/*.c.o \
+             "$BUILD"/CMakeFiles/parplan_reports.dir/reports/*.c.o; do
+        [ -f "$o" ] || continue
+        n=${o#"$BUILD"/CMakeFiles/*.dir/}
+        nm --defined-only "$o" | awk -v n="$n" '$2 ~ /^[A-TV-Z]$/ {print "D", $3, n}'
+        nm --undefined-only "$o" | awk -v n="$n" '{print "U", $2, n}'
+    done | awk '$1 == "D" {owner[$2] = $3; next}
+                {use[NR] = $3; sym[NR] = $2}
+                END {for (i in use) if ((sym[i] in owner) && owner[sym[i]] != use[i]) print use[i], owner[sym[i]]}' |
+        sort -u >"$edges"
+    circle=$(awk '{from[NR] = $1; to[NR] = $2; node[$1]; node[$2]; n = NR}
+        END {
+            do {
+                changed = 0
+                for (v in node) { out[v] = 0; inn[v] = 0 }
+                for (i = 1; i <= n; i++)
+                    if ((from[i] in node) && (to[i] in node)) { out[from[i]]++; inn[to[i]]++ }
+                for (v in node) if (out[v] == 0 || inn[v] == 0) { delete node[v]; changed = 1 }
+            } while (changed)
+            for (v in node) printf "%s ", v
+        }' "$edges")
+    if [ -n "$circle" ]; then
+        echo "  CIRCLE: these modules use each other in a circle: $circle" >&2
+        status=1
+    else
+        echo "objects: no circle of files ($(wc -l <"$edges") uses between $(awk '{print $1; print $2}' "$edges" | sort -u | wc -l) modules)"
+    fi
 fi
 exit $status

@@ -1,6 +1,10 @@
 /*
- * cons.c: the list of constraint families (cons.h) and what every family
- * shares.  A new family is a new cons_<name>.c and one line below.
+ * cons.c: the list of constraint families (cons.h) and what walks it: a
+ * plan's feasibility, loosening, the analysis, verdict and diagnosis of each
+ * family.  It sits above every family (cons_<name>.c), which in turn use
+ * only what they share in cons_report.c: so no family calls back into the
+ * list.  A new family is a new cons_<name>.c, its id in cons.h and one line
+ * below.
  */
 #include "cons.h"
 
@@ -14,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const pp_cons_family *const pp_cons_families[] = {
-    &pp_cons_gpus, &pp_cons_divisibility, &pp_cons_memory, &pp_cons_bandwidth, &pp_cons_accuracy,
+const pp_cons_family *const pp_cons_families[PP_CONS_COUNT] = {
+    [PP_CONS_GPUS] = &pp_cons_gpus,           [PP_CONS_DIVISIBILITY] = &pp_cons_divisibility,
+    [PP_CONS_MEMORY] = &pp_cons_memory,       [PP_CONS_BANDWIDTH] = &pp_cons_bandwidth,
+    [PP_CONS_ACCURACY] = &pp_cons_accuracy,
 };
 const int pp_cons_n_families = (int)(sizeof pp_cons_families / sizeof pp_cons_families[0]);
 
@@ -45,26 +51,6 @@ bool pp_cons_plan_feasible(const pp_problem *prob, const pp_plan *plan, const pp
     return true;
 }
 
-void pp_cons_row_set(pp_cons_row *r, const char *name, double lhs, double rhs, const char *unit, bool equality)
-{
-    snprintf(r->name, sizeof r->name, "%s", name);
-    r->lhs = lhs;
-    r->rhs = rhs;
-    r->unit = unit;
-    r->equality = equality;
-    r->slack = rhs - lhs;
-    r->violated = equality ? lhs != rhs : lhs > rhs;
-    r->binding = !r->violated && fabs(r->slack) <= 1e-9 * fmax(1.0, fabs(rhs));
-}
-
-unsigned pp_cons_bit_of(const pp_cons_family *f)
-{
-    for (int i = 0; i < pp_cons_n_families; i++)
-        if (pp_cons_families[i] == f)
-            return 1u << i;
-    return 0;
-}
-
 void pp_cons_loosen(pp_problem *prob, unsigned relax_mask)
 {
     for (int i = 0; i < pp_cons_n_families; i++)
@@ -73,50 +59,6 @@ void pp_cons_loosen(pp_problem *prob, unsigned relax_mask)
 }
 
 /* ---- explaining ------------------------------------------------------------ */
-
-bool pp_cf_found(const pp_counterfactual *cf)
-{
-    return cf->status != PP_STATUS_INFEASIBLE;
-}
-
-bool pp_cf_faster(const pp_counterfactual *cf)
-{
-    return pp_cf_found(cf) && cf->gain > 0.0;
-}
-
-pp_counterfactual *pp_cf_add(pp_family_report *f, const char *key, const char *what)
-{
-    if (f->n_cf >= PP_EXPLAIN_MAX_CF)
-        return NULL;
-    pp_counterfactual *cf = &f->cf[f->n_cf++];
-    memset(cf, 0, sizeof *cf);
-    snprintf(cf->key, sizeof cf->key, "%s", key);
-    snprintf(cf->what, sizeof cf->what, "%s", what);
-    return cf;
-}
-
-void pp_cf_effect(const pp_cons_view *v, const pp_counterfactual *cf, char *buf, size_t cap)
-{
-    char p[32], changes[256];
-    pp_pct(cf->gain, p, sizeof p);
-    if (!pp_cf_found(cf)) {
-        pp_catf(buf, cap, "no plan would exist (%s)", cf->reason);
-        return;
-    }
-    pp_plan_changes(v->prob, &cf->best.plan, &v->best->plan, changes, sizeof changes);
-    if (cf->gain > 0)
-        pp_catf(buf, cap, "a step would take %s less (%.3f s)", p, cf->best.eval.time.step_s);
-    else if (cf->gain < 0)
-        pp_catf(buf, cap, "a step would take %s more (%.3f s)", p, cf->best.eval.time.step_s);
-    else
-        pp_catf(buf, cap, "the step time would not change");
-    if (changes[0])
-        pp_catf(buf, cap, ", with %s", changes);
-    else if (cf->gain != 0)
-        pp_catf(buf, cap, ", with the same plan");
-    if (cf->status == PP_STATUS_TIME_LIMIT)
-        pp_catf(buf, cap, " (best found within the time limit, not proven optimal)");
-}
 
 /* The row a reader should look at: one the family itself marks binding,
  * else the inequality with the least slack relative to its limit (a row

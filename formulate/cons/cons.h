@@ -103,7 +103,19 @@ typedef struct pp_cons_view {
     void *solver;
 } pp_cons_view;
 
+/* The families, in the order the builder and the report walk them
+ * (pp_cons_families[id]); a family's bit in a relax mask is 1 << id. */
+typedef enum {
+    PP_CONS_GPUS = 0,
+    PP_CONS_DIVISIBILITY,
+    PP_CONS_MEMORY,
+    PP_CONS_BANDWIDTH,
+    PP_CONS_ACCURACY,
+    PP_CONS_COUNT
+} pp_cons_id;
+
 typedef struct pp_cons_family {
+    pp_cons_id id;       /* its place in pp_cons_families */
     const char *name;    /* "memory": the report's and the relax mask's name */
     const char *explain; /* one line for the report */
     /* Does the family limit plans (memory, bandwidth, accuracy), or shape
@@ -155,8 +167,8 @@ typedef struct pp_cons_family {
 extern const pp_cons_family pp_cons_gpus, pp_cons_divisibility, pp_cons_memory, pp_cons_bandwidth,
     pp_cons_accuracy;
 
-/* Every family, in the order the builder and the report walk them. */
-extern const pp_cons_family *const pp_cons_families[];
+/* Every family, in the order of pp_cons_id. */
+extern const pp_cons_family *const pp_cons_families[PP_CONS_COUNT];
 extern const int pp_cons_n_families;
 
 /* Bit of a family in a relax mask (0 if no family has that name). */
@@ -167,17 +179,17 @@ unsigned pp_cons_bit(const char *name);
 bool pp_cons_plan_feasible(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, unsigned relax,
                            pp_cons_row *why);
 
+/* ---- what the families share (cons_report.c, below the list) ---- */
+
 /* Fill a row result (helper for the families). */
 void pp_cons_row_set(pp_cons_row *r, const char *name, double lhs, double rhs, const char *unit, bool equality);
 
-/* The bit of a family in a relax mask (0 if it is not in the list). */
+/* The bit of a family in a relax mask: 1 << its id. */
 unsigned pp_cons_bit_of(const pp_cons_family *f);
 
 /* A problem with the families of relax_mask loosened (their loosen
  * callbacks), for the plan rules to see. */
 void pp_cons_loosen(pp_problem *prob, unsigned relax_mask);
-
-/* ---- helpers for the families' explanations ---- */
 
 /* Whether a counterfactual found a plan, and whether it is faster. */
 bool pp_cf_found(const pp_counterfactual *cf);
@@ -187,6 +199,8 @@ pp_counterfactual *pp_cf_add(pp_family_report *f, const char *key, const char *w
 /* "a step would take 6.1% less (17.480 s), with pp=16 instead of 8": what a
  * counterfactual changes, appended to buf. */
 void pp_cf_effect(const pp_cons_view *v, const pp_counterfactual *cf, char *buf, size_t cap);
+
+/* ---- the list of families (cons.c), above every family ---- */
 
 /* Analyse family i at the optimum: its rows, tightest row, and (through its
  * relax) its counterfactuals. */

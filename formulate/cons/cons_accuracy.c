@@ -197,6 +197,7 @@ static void acc_loosen(pp_problem *prob)
 }
 
 const pp_cons_family pp_cons_accuracy = {
+    .id = PP_CONS_ACCURACY,
     .name = "accuracy",
     .explain = "a lossy codec adds no more relative error to a dimension's traffic than that dimension "
                "tolerates",

@@ -110,6 +110,7 @@ static void bw_describe(const pp_cons_view *v, const pp_family_report *f, char *
 }
 
 const pp_cons_family pp_cons_bandwidth = {
+    .id = PP_CONS_BANDWIDTH,
     .name = "bandwidth",
     .explain = "a step lasts at least as long as one GPU's NVLink and network link need for its bytes "
                "(part of the step time, not a cut)",

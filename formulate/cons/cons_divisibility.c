@@ -239,6 +239,7 @@ static void div_describe(const pp_cons_view *v, const pp_family_report *f, char 
 }
 
 const pp_cons_family pp_cons_divisibility = {
+    .id = PP_CONS_DIVISIBILITY,
     .name = "divisibility",
     .explain = "the degrees divide what they split: dp x micro_batch the batch, pp x virtual_stages the layers "
                "(or the layers + 2, the embedding and the loss counted as layers; without interleaving, pp stages "

@@ -149,6 +149,7 @@ static void gpus_describe(const pp_cons_view *v, const pp_family_report *f, char
 }
 
 const pp_cons_family pp_cons_gpus = {
+    .id = PP_CONS_GPUS,
     .name = "gpus",
     .explain = "tp x pp x dp x cp equals the GPU count (at most the GPU count when constraints.use_all_gpus "
                "is false)",

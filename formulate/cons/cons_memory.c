@@ -273,6 +273,7 @@ static void mem_requirement(const pp_problem *prob, char *buf, size_t cap)
 }
 
 const pp_cons_family pp_cons_memory = {
+    .id = PP_CONS_MEMORY,
     .name = "memory",
     .explain = "the most loaded GPU (first or last pipeline stage) fits in its memory after the headroom",
     .limit = true,

@@ -28,146 +28,13 @@
 
 #include <glpk.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- builder API -------------------------------------------------------- */
-
-static bool grow_triplets(pp_mip *m)
-{
-    int cap = m->nz_cap ? 2 * m->nz_cap : 65536;
-    int *ia = realloc(m->ia, (size_t)(cap + 1) * sizeof *ia);
-    if (ia)
-        m->ia = ia;
-    int *ja = realloc(m->ja, (size_t)(cap + 1) * sizeof *ja);
-    if (ja)
-        m->ja = ja;
-    double *ar = realloc(m->ar, (size_t)(cap + 1) * sizeof *ar);
-    if (ar)
-        m->ar = ar;
-    if (!ia || !ja || !ar)
-        return false;
-    m->nz_cap = cap;
-    return true;
-}
-
-void pp_mip_coef(pp_mip *m, int row, int col, double value)
-{
-    if (value == 0.0 || m->failed)
-        return;
-    if (m->nz == m->nz_cap && !grow_triplets(m)) {
-        m->failed = true;
-        return;
-    }
-    m->nz++;
-    m->ia[m->nz] = row;
-    m->ja[m->nz] = col;
-    m->ar[m->nz] = value;
-}
-
-static void vname(char *buf, size_t len, const char *fmt, va_list ap)
-{
-    vsnprintf(buf, len, fmt, ap);
-}
-
-int pp_mip_add_row(pp_mip *m, pp_row_sense sense, double rhs, const char *fmt, ...)
-{
-    char name[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vname(name, sizeof name, fmt, ap);
-    va_end(ap);
-    int i = glp_add_rows(m->lp, 1);
-    glp_set_row_name(m->lp, i, name);
-    glp_set_row_bnds(m->lp, i, sense == PP_ROW_LE ? GLP_UP : sense == PP_ROW_GE ? GLP_LO : GLP_FX, rhs, rhs);
-    return i;
-}
-
-static bool grow_cols(pp_mip *m)
-{
-    int cap = m->cols_cap ? 2 * m->cols_cap : 4096;
-    pp_mip_col *c = realloc(m->cols, (size_t)(cap + 1) * sizeof *c);
-    if (!c)
-        return false;
-    m->cols = c;
-    m->cols_cap = cap;
-    return true;
-}
-
-/* Add a column described by `desc` (copied), with objective coefficient
- * obj_units; returns its index, 0 on failure. */
-static int add_col(pp_mip *m, const pp_mip_col *desc, bool binary, double lo, double hi, double obj_units,
-                   const char *name)
-{
-    if (m->failed || (m->n_cols == m->cols_cap && !grow_cols(m))) {
-        m->failed = true;
-        return 0;
-    }
-    int j = glp_add_cols(m->lp, 1);
-    glp_set_col_name(m->lp, j, name);
-    if (binary)
-        glp_set_col_kind(m->lp, j, GLP_BV);
-    else
-        glp_set_col_bnds(m->lp, j, hi < 0 ? GLP_LO : GLP_DB, lo, hi < 0 ? 0.0 : hi);
-    glp_set_obj_coef(m->lp, j, obj_units);
-    m->n_cols = j;
-    m->cols[j] = *desc;
-    return j;
-}
-
-int pp_mip_add_col(pp_mip *m, bool binary, double lo, double hi, double obj, const char *fmt, ...)
-{
-    char name[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vname(name, sizeof name, fmt, ap);
-    va_end(ap);
-    pp_mip_col desc;
-    memset(&desc, 0, sizeof desc);
-    desc.kind = PP_COL_AUX;
-    desc.shape = -1;
-    return add_col(m, &desc, binary, lo, hi, obj, name);
-}
-
-double pp_mip_obj_coef(const pp_mip *m, int j)
-{
-    return glp_get_obj_coef(m->lp, j);
-}
-
-/* ---- names -------------------------------------------------------------- */
-
-/* Names must be valid in CPLEX LP and free MPS: letters, digits, '_'. */
-static void safe_id(const char *in, char *out, size_t len)
-{
-    size_t i = 0;
-    for (; in[i] && i + 1 < len; i++) {
-        char ch = in[i];
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-        out[i] = ok ? ch : '_';
-    }
-    out[i] = '\0';
-}
-
-void pp_mip_shape_key(const pp_mip *m, int si, char *buf, size_t len)
-{
-    const pp_plan *b = &m->space->shapes[si].base;
-    int n = snprintf(buf, len, "t%d_p%d_d%d_c%d_b%d_v%d", b->tp, b->pp, b->dp, b->cp, b->micro_batch,
-                     b->virtual_stages);
-    if ((b->ep > 1 || b->etp > 1) && n >= 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, "_e%d_x%d", b->ep, b->etp);
-    if (b->tp_mode == PP_TP_1D || n < 0 || (size_t)n >= len)
-        return;
-    if (b->tp_mode == PP_TP_2P5D)
-        snprintf(buf + n, len - (size_t)n, "_m2p5d%d", b->tp_depth);
-    else
-        snprintf(buf + n, len - (size_t)n, "_m%s", b->tp_mode == PP_TP_2D ? "2d" : "3d");
-}
-
 static const char *codec_name(const pp_problem *prob, int c, char *buf, size_t len)
 {
-    safe_id(c >= 0 && c < prob->n_codecs ? prob->codecs[c].id : "unknown", buf, len);
+    pp_mip_safe_id(c >= 0 && c < prob->n_codecs ? prob->codecs[c].id : "unknown", buf, len);
     return buf;
 }
 
@@ -412,7 +279,7 @@ static void add_epigraphs(pp_mip *m, int si, const char *key, int first_col)
         desc.epigraph = E[k].which;
         char name[160];
         snprintf(name, sizeof name, "%s_%s_%s", E[k].name, m->unit, key);
-        int col = add_col(m, &desc, false, 0.0, -1.0, m->shape_form[si].pair_weight, name);
+        int col = pp_mip_add_desc_col(m, &desc, false, 0.0, -1.0, m->shape_form[si].pair_weight, name);
         pp_mip_coef(m, row, col, 1.0);
         for (int j = first_col; j < end; j++)
             pp_mip_coef(m, row, j, -exposed_coef(m, E[k].which, &m->cols[j]));
@@ -460,7 +327,7 @@ static void add_link_bound(pp_mip *m, int si, const char *key, int first_col)
             desc.shape = si;
             char name[160];
             snprintf(name, sizeof name, "link_wait_%s_%s", m->unit, key);
-            col = add_col(m, &desc, false, 0.0, -1.0, 1.0, name);
+            col = pp_mip_add_desc_col(m, &desc, false, 0.0, -1.0, 1.0, name);
         }
         int row = pp_mip_add_row(m, PP_ROW_GE, 0.0, "%s_%s", names[link], key);
         pp_mip_coef(m, row, col, 1.0);
@@ -483,7 +350,7 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
     ydesc.shape = si;
     ydesc.plan = sh->base;
     col_name(m, &ydesc, key, name, sizeof name);
-    int y = add_col(m, &ydesc, true, 0, 1, 0.0, name);
+    int y = pp_mip_add_desc_col(m, &ydesc, true, 0, 1, 0.0, name);
     if (!y)
         return;
     m->shape_col[si] = y;
@@ -518,7 +385,7 @@ static void add_shape(pp_mip *m, int si, pp_mip_cands *c, int one_shape)
             if (x->dropped)
                 continue;
             col_name(m, x, key, name, sizeof name);
-            int j = add_col(m, x, true, 0, 1, x->form.obj_s * m->units_per_s, name);
+            int j = pp_mip_add_desc_col(m, x, true, 0, 1, x->form.obj_s * m->units_per_s, name);
             if (!j)
                 return;
             int r = tp_link(&x->plan);
@@ -752,7 +619,7 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->shape_form = calloc((size_t)ns, sizeof *m->shape_form);
     pp_mip_cands *c = malloc(sizeof *c);
     double ref_s = HUGE_VAL;
-    if (!m->shape_col || !m->shape_col_end || !m->shape_lb || !m->shape_form || !c || !grow_cols(m) || !grow_triplets(m) ||
+    if (!m->shape_col || !m->shape_col_end || !m->shape_lb || !m->shape_form || !c || !pp_mip_reserve(m) ||
         !screen(m, opt->keep, c, &ref_s)) {
         free(c);
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the MIP");

@@ -188,6 +188,17 @@ double pp_mip_obj_coef(const pp_mip *mip, int j);
  * ("t16_p16_d4_c1_b4_v1_m2p5d4" for a 2.5D grid of depth 4, "_m2d", "_m3d"). */
 void pp_mip_shape_key(const pp_mip *mip, int si, char *buf, size_t len);
 
+/* ---- the matrix, for the build (mip.c) --------------------------------- */
+
+/* Room for the first columns and triplets; false when out of memory. */
+bool pp_mip_reserve(pp_mip *mip);
+/* Add a column described by desc (copied: its kind, shape and form), with
+ * objective coefficient obj_units; returns its index, 0 on failure. */
+int pp_mip_add_desc_col(pp_mip *mip, const pp_mip_col *desc, bool binary, double lo, double hi, double obj_units,
+                        const char *name);
+/* A name valid in CPLEX LP and free MPS: letters, digits, '_'. */
+void pp_mip_safe_id(const char *in, char *out, size_t len);
+
 /* ---- reading a solution ------------------------------------------------ */
 
 /* The columns chosen in the current MIP solution: the shape's y and one
