@@ -151,6 +151,16 @@ static void flags_of(const pp_problem *p, const pp_plan *pl, char *out, size_t c
     }
 }
 
+/* The DeepSeek-V3 example and its published plan. */
+static void load_deepseek(const pp_catalog *cat, pp_problem *p, pp_plan *pl)
+{
+    pp_load_problem("data/examples/deepseek-v3-h800.json", cat, p);
+    char path[1024];
+    pp_source_path("data/examples/deepseek-v3-h800.plan.json", path, sizeof path);
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, p, pl, &err), PP_OK);
+}
+
 /* A problem of the Hugging Face config tests/data/NAME on 32 of the GPU. */
 static void load_hf(const pp_catalog *cat, const char *name, const char *gpu, pp_problem *p)
 {
@@ -175,12 +185,8 @@ static void test_model_flags(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    pp_load_problem("data/examples/deepseek-v3-h800.json", &cat, &p);
-    char path[1024];
-    pp_source_path("data/examples/deepseek-v3-h800.plan.json", path, sizeof path);
     pp_plan pl;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, &p, &pl, &err), PP_OK);
+    load_deepseek(&cat, &p, &pl);
     static char flags[16384];
     flags_of(&p, &pl, flags, sizeof flags);
     const char *want[] = {"--qk-layernorm", "--rotary-base 10000", "--moe-router-score-function sigmoid",
@@ -247,12 +253,8 @@ static void test_torchtitan_moe_and_chunks(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    pp_load_problem("data/examples/deepseek-v3-h800.json", &cat, &p);
-    char path[1024];
-    pp_source_path("data/examples/deepseek-v3-h800.plan.json", path, sizeof path);
     pp_plan pl;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, &p, &pl, &err), PP_OK);
+    load_deepseek(&cat, &p, &pl);
     static pp_launch l;
     pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
     const pp_launch_setting *ep = setting(&l.targets[PP_LT_TORCHTITAN], "expert_parallel_degree");
@@ -266,6 +268,7 @@ static void test_torchtitan_moe_and_chunks(void)
     pp_load_problem("data/examples/gpt3-175b-1024-a100.json", &cat, &p);
     pp_plan g = pp_test_plan(8, 8, 16, 1, 1);
     g.virtual_stages = 6;
+    pp_error err;
     CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &g, &err), PP_OK);
     pp_launch_build(&p, &g, pp_microbatches(&p, &g), &l);
     const pp_launch_setting *lps = setting(&l.targets[PP_LT_TORCHTITAN], "pipeline_parallel_layers_per_stage");

@@ -79,6 +79,13 @@ void pp_run_expect(const char *const *args, int exit_code, const char *needle)
     pp_run_free(&r);
 }
 
+void pp_run_refused(const char *const *args, const char *needle, const char *out)
+{
+    remove(out);
+    pp_run_expect(args, 2, needle);
+    CU_ASSERT_FALSE(pp_exists(out));
+}
+
 int pp_run(const char *const *args, const char *stdin_text, pp_run_result *r)
 {
     memset(r, 0, sizeof *r);

@@ -48,6 +48,9 @@ void pp_run_free(pp_run_result *r);
 /* Run parplan with args and assert it exits with exit_code and, unless
  * needle is NULL, that its stderr names needle. */
 void pp_run_expect(const char *const *args, int exit_code, const char *needle);
+/* Run parplan, which must refuse the input: exit 2, needle in its standard
+ * error, and the output file out (removed first) not written. */
+void pp_run_refused(const char *const *args, const char *needle, const char *out);
 
 /* Write text to a fresh file in a per-test temp directory; returns its path
  * in a static-free caller buffer. */
