@@ -1,8 +1,8 @@
 /*
  * problem.c: PROBLEM.json and PLAN.json into pp_problem and pp_plan.
  *
- * Every default lives in pp_problem_init() / pp_plan_init(); the parser only
- * overwrites what the document says.  Sections are parsed in dependency order,
+ * Every default lives in pp_problem_init() / pp_plan_init() (decisions.c:
+ * the table's defaults); the parser only overwrites what the document says.  Sections are parsed in dependency order,
  * not document order: training first (a custom GPU's single peak_tflops is
  * for the training precision), then model, cluster, capacity, search (codec
  * ids need the codec table), objective and constraints, and finally the
@@ -74,22 +74,6 @@ void pp_problem_init(pp_problem *p)
     p->idle_gpus_ok = false;
     p->n_codecs = 1;
     codec_none(&p->codecs[0]);
-}
-
-void pp_plan_init(pp_plan *plan)
-{
-    memset(plan, 0, sizeof *plan);
-    plan->tp = plan->pp = plan->dp = plan->cp = 1;
-    plan->micro_batch = 1;
-    plan->virtual_stages = 1;
-    plan->zero = 0;
-    plan->recompute = PP_RECOMPUTE_NONE;
-    plan->sequence_parallel = false;
-    plan->tp_mode = PP_TP_1D;
-    plan->tp_depth = 1;
-    plan->ep = plan->etp = 1;
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        plan->codec[d] = 0;
 }
 
 long pp_problem_gpus(const pp_problem *p)

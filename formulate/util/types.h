@@ -387,6 +387,19 @@ typedef struct pp_problem {
 
 /* ---- a plan: one value for every decision ------------------------------- */
 
+/* The decisions of a plan, in the order of their table (space/decisions.c,
+ * one row each: key, range, default, field, role in the space). */
+typedef enum {
+    PP_DEC_TP = 0, PP_DEC_PP, PP_DEC_DP, PP_DEC_CP, PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_ZERO,
+    PP_DEC_RECOMPUTE, PP_DEC_SEQUENCE_PARALLEL, PP_DEC_TP_MODE, PP_DEC_TP_DEPTH, PP_DEC_EP, PP_DEC_ETP,
+    PP_DEC_TP_OVERLAP,
+    PP_DEC_CODEC_DP, PP_DEC_CODEC_TP, PP_DEC_CODEC_PP, PP_DEC_CODEC_PARAMS,
+    PP_DEC_COUNT
+} pp_decision_id;
+
+/* The codec decision of a compressed dimension (the codec rows follow pp_dim's order). */
+#define PP_DEC_CODEC(d) ((pp_decision_id)(PP_DEC_CODEC_DP + (int)(d)))
+
 typedef struct pp_plan {
     int tp, pp, dp, cp;
     int micro_batch;
