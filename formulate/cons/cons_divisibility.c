@@ -170,16 +170,16 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
     for (long t = 1; t <= span && tps.n < PP_MAX_VALUES; t++)
         if (span % t == 0 && gpus % t == 0)
             tps.v[tps.n++] = (int)t;
-    const pp_int_list *T = given_or(&prob->search.tp, &tps), *C = given_or(&prob->search.cp, &cps);
-    const pp_int_list *MB = given_or(&prob->search.micro_batch, &mbs), *V = given_or(&prob->search.virtual_stages, &vs);
+    const pp_int_list *T = given_or(&prob->search[PP_DEC_TP], &tps), *C = given_or(&prob->search[PP_DEC_CP], &cps);
+    const pp_int_list *MB = given_or(&prob->search[PP_DEC_MICRO_BATCH], &mbs), *V = given_or(&prob->search[PP_DEC_VIRTUAL_STAGES], &vs);
     pp_plan plan;
     pp_plan_init(&plan);
     for (int a = 0; a < T->n; a++)
         for (long p = 1; p <= prob->model.layers; p++) {
-            if (prob->search.pp.n > 0) {
+            if (prob->search[PP_DEC_PP].n > 0) {
                 bool listed = false;
-                for (int i = 0; i < prob->search.pp.n; i++)
-                    listed = listed || prob->search.pp.v[i] == p;
+                for (int i = 0; i < prob->search[PP_DEC_PP].n; i++)
+                    listed = listed || prob->search[PP_DEC_PP].v[i] == p;
                 if (!listed)
                     continue;
             }

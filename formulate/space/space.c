@@ -97,12 +97,12 @@ static int add_grid(int tp, int mode, int d, int *modes, int *depths, int n, int
  * degree already offers. */
 static int grid_choices(const pp_problem *prob, int tp, int *modes, int *depths, int max)
 {
-    const pp_search *q = &prob->search;
+    const pp_int_list *q = prob->search;
     if (tp == 1)
         return add_grid(1, PP_TP_1D, 1, modes, depths, 0, max);
     int n = 0;
     for (int mode = 0; mode < PP_TP_MODE_COUNT; mode++) {
-        if (q->tp_mode.n > 0 && !list_has(&q->tp_mode, mode))
+        if (q[PP_DEC_TP_MODE].n > 0 && !list_has(&q[PP_DEC_TP_MODE], mode))
             continue;
         if (mode != PP_TP_2P5D) {
             n = add_grid(tp, mode, 1, modes, depths, n, max);
@@ -110,7 +110,7 @@ static int grid_choices(const pp_problem *prob, int tp, int *modes, int *depths,
         }
         for (long side = 2; side * side * 2 <= tp; side++) {
             int d = (int)(tp / (side * side));
-            bool listed = q->tp_depth.n == 0 ? d <= side : list_has(&q->tp_depth, d);
+            bool listed = q[PP_DEC_TP_DEPTH].n == 0 ? d <= side : list_has(&q[PP_DEC_TP_DEPTH], d);
             if (tp % (side * side) == 0 && listed)
                 n = add_grid(tp, mode, d, modes, depths, n, max);
         }
@@ -163,10 +163,10 @@ static void default_tp(const pp_problem *prob, long gpus, pp_int_list *out)
 {
     const pp_model *m = &prob->model;
     long span = prob->allow_tp_across_nodes ? gpus : prob->cluster.gpus_per_node;
-    bool one_d = prob->search.tp_mode.n == 0 || list_has(&prob->search.tp_mode, PP_TP_1D);
+    bool one_d = prob->search[PP_DEC_TP_MODE].n == 0 || list_has(&prob->search[PP_DEC_TP_MODE], PP_TP_1D);
     /* A grid's side divides the heads, so without listed depths tp <= heads^3. */
     long heads = m->heads > 0 ? m->heads : 1, top = span;
-    if (prob->search.tp_depth.n == 0 && heads <= 1000 && heads * heads * heads < top)
+    if (prob->search[PP_DEC_TP_DEPTH].n == 0 && heads <= 1000 && heads * heads * heads < top)
         top = heads * heads * heads;
     out->n = 0;
     long divs[MAX_DIVISORS];
@@ -211,7 +211,7 @@ static void default_cp(const pp_problem *prob, pp_int_list *out)
  * problem's search.dp narrows either. */
 static void data_parallel_degrees(const pp_problem *prob, long most, pp_int_list *out)
 {
-    const pp_int_list *given = &prob->search.dp;
+    const pp_int_list *given = &prob->search[PP_DEC_DP];
     out->n = 0;
     if (!prob->idle_gpus_ok) {
         if (most <= INT_MAX && (given->n == 0 || list_has(given, (int)most)))
@@ -262,15 +262,15 @@ static void set_options(const pp_problem *prob, pp_space *s)
 {
     static const int recompute[] = {PP_RECOMPUTE_NONE, PP_RECOMPUTE_SELECTIVE, PP_RECOMPUTE_FULL};
     static const int onoff[] = {0, 1}, zero[] = {0, 1, 2, 3};
-    const pp_search *q = &prob->search;
+    const pp_int_list *q = prob->search;
     pp_int_list d;
 
     fixed_list(&d, recompute, 3);
-    s->options[PP_OPT_RECOMPUTE] = in_range(&q->recompute, &d, 0, PP_RECOMPUTE_COUNT - 1);
+    s->options[PP_OPT_RECOMPUTE] = in_range(&q[PP_DEC_RECOMPUTE], &d, 0, PP_RECOMPUTE_COUNT - 1);
     fixed_list(&d, onoff, 2);
-    s->options[PP_OPT_SEQUENCE_PARALLEL] = in_range(&q->sequence_parallel, &d, 0, 1);
+    s->options[PP_OPT_SEQUENCE_PARALLEL] = in_range(&q[PP_DEC_SEQUENCE_PARALLEL], &d, 0, 1);
     fixed_list(&d, zero, 4);
-    s->options[PP_OPT_ZERO] = in_range(&q->zero, &d, 0, 3);
+    s->options[PP_OPT_ZERO] = in_range(&q[PP_DEC_ZERO], &d, 0, 3);
     if (!pp_framework_has_zero(prob->training.framework, 1)) { /* FSDP: NO_SHARD, SHARD_GRAD_OP, FULL_SHARD */
         pp_int_list z = {0};
         for (int i = 0; i < s->options[PP_OPT_ZERO].n; i++)
@@ -281,14 +281,14 @@ static void set_options(const pp_problem *prob, pp_space *s)
     d.n = 0;
     for (int c = 0; c < prob->n_codecs; c++)
         list_add(&d, c);
-    s->options[PP_OPT_CODEC_DP] = in_range(&q->compression[PP_DIM_DP], &d, 0, prob->n_codecs - 1);
-    s->options[PP_OPT_CODEC_TP] = in_range(&q->compression[PP_DIM_TP], &d, 0, prob->n_codecs - 1);
-    s->options[PP_OPT_CODEC_PP] = in_range(&q->compression[PP_DIM_PP], &d, 0, prob->n_codecs - 1);
-    s->options[PP_OPT_CODEC_PARAMS] = in_range(&q->compression[PP_DIM_PARAMS], &d, 0, prob->n_codecs - 1);
+    s->options[PP_OPT_CODEC_DP] = in_range(&q[PP_DEC_CODEC(PP_DIM_DP)], &d, 0, prob->n_codecs - 1);
+    s->options[PP_OPT_CODEC_TP] = in_range(&q[PP_DEC_CODEC(PP_DIM_TP)], &d, 0, prob->n_codecs - 1);
+    s->options[PP_OPT_CODEC_PP] = in_range(&q[PP_DEC_CODEC(PP_DIM_PP)], &d, 0, prob->n_codecs - 1);
+    s->options[PP_OPT_CODEC_PARAMS] = in_range(&q[PP_DEC_CODEC(PP_DIM_PARAMS)], &d, 0, prob->n_codecs - 1);
     /* TP overlap only where the framework has it (Megatron-Core, torchtitan)
      * and for dense models (rules.c) */
     fixed_list(&d, onoff, prob->training.tp_overlap && !pp_model_is_moe(&prob->model) ? 2 : 1);
-    s->options[PP_OPT_TP_OVERLAP] = in_range(&q->tp_comm_overlap, &d, 0, 1);
+    s->options[PP_OPT_TP_OVERLAP] = in_range(&q[PP_DEC_TP_OVERLAP], &d, 0, 1);
 
     s->sp_on.n = 0;
     if (list_has(&s->options[PP_OPT_SEQUENCE_PARALLEL], 1))
@@ -485,7 +485,7 @@ static void explain_empty(const builder *b)
     const pp_problem *prob = b->prob;
     pp_space *s = b->s;
     long gpus = pp_problem_gpus(prob);
-    if (b->tried == 0 && (prob->search.tp_mode.n > 0 || prob->search.tp_depth.n > 0))
+    if (b->tried == 0 && (prob->search[PP_DEC_TP_MODE].n > 0 || prob->search[PP_DEC_TP_DEPTH].n > 0))
         snprintf(s->empty_reason, sizeof s->empty_reason,
                  "tp_mode: no tensor-parallel degree that divides the %ld GPUs forms a grid of the listed modes "
                  "(2d: tp = q^2, 2.5d: tp = q^2 d with d >= 2 of search.tp_depth, 3d: tp = q^3, q >= 2)",
@@ -520,7 +520,7 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     memset(s, 0, sizeof *s);
     set_options(prob, s);
     builder b = {.prob = prob, .s = s};
-    const pp_search *q = &prob->search;
+    const pp_int_list *q = prob->search;
     long gpus = pp_problem_gpus(prob);
 
     pp_int_list tp_def, pp_def, cp_def, mb_def;
@@ -529,8 +529,8 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     fixed_list(&v_def, vs, 6);
     default_tp(prob, gpus, &tp_def);
     default_cp(prob, &cp_def);
-    const pp_int_list *tps = given_or(&q->tp, &tp_def), *cps = given_or(&q->cp, &cp_def);
-    const pp_int_list *vlist = given_or(&q->virtual_stages, &v_def);
+    const pp_int_list *tps = given_or(&q[PP_DEC_TP], &tp_def), *cps = given_or(&q[PP_DEC_CP], &cp_def);
+    const pp_int_list *vlist = given_or(&q[PP_DEC_VIRTUAL_STAGES], &v_def);
     bool all = !prob->idle_gpus_ok; /* else the GPU count is an upper limit */
     /* Expert parallelism (MoE): every divisor of the routed experts, or
      * the listed degrees; dense models 1.  etp is 1 or tp (both for a MoE
@@ -538,8 +538,8 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     s->moe = pp_model_is_moe(&prob->model);
     s->node_gpus = prob->cluster.gpus_per_node;
     pp_int_list eps = {0};
-    if (q->ep.n > 0)
-        eps = q->ep;
+    if (q[PP_DEC_EP].n > 0)
+        eps = q[PP_DEC_EP];
     else if (s->moe) {
         long edivs[MAX_DIVISORS];
         int ne = divisors(prob->model.experts, edivs, MAX_DIVISORS);
@@ -555,7 +555,7 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
         int modes[PP_MAX_VALUES], depths[PP_MAX_VALUES];
         int n_modes = grid_choices(prob, tp, modes, depths, PP_MAX_VALUES);
         default_pp(prob, gpus / tp, &pp_def);
-        const pp_int_list *pps = given_or(&q->pp, &pp_def);
+        const pp_int_list *pps = given_or(&q[PP_DEC_PP], &pp_def);
         for (int j = 0; j < pps->n; j++) {
             int pp = pps->v[j];
             if (pp < 1 || (all ? (gpus / tp) % pp : pp > gpus / tp))
@@ -570,14 +570,14 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
                 for (int e = 0; e < dps.n; e++) {
                     int dp = dps.v[e];
                     default_micro_batch(prob, dp, &mb_def);
-                    const pp_int_list *mbs = given_or(&q->micro_batch, &mb_def);
+                    const pp_int_list *mbs = given_or(&q[PP_DEC_MICRO_BATCH], &mb_def);
                     for (int l = 0; l < mbs->n; l++)
                         for (int n = 0; n < vlist->n; n++)
                             for (int g = 0; g < n_modes; g++)
                                 for (int x = 0; x < eps.n; x++)
                                     for (int y = 0; y < 2 && (y == 0 || tp > 1); y++) {
                                         int etp = y == 0 ? 1 : tp;
-                                        if (q->etp.n > 0 ? !list_has(&q->etp, etp) : (y == 1 && !s->moe))
+                                        if (q[PP_DEC_ETP].n > 0 ? !list_has(&q[PP_DEC_ETP], etp) : (y == 1 && !s->moe))
                                             continue;
                                         if ((rc = try_shape(&b, tp, modes[g], depths[g], pp, dp, cp, mbs->v[l],
                                                             vlist->v[n], eps.v[x], etp)) != PP_OK)
