@@ -167,7 +167,8 @@ static void shrink_space(pp_rng *r, pp_problem *p, double max_plans)
         pp_error err;
         CU_ASSERT_EQUAL_FATAL(pp_space_build(p, &s, &err), PP_OK);
         double plans = s.decision_space;
-        pp_int_list lists[6] = {s.tp, s.pp, s.cp, s.micro_batch, s.virtual_stages, s.dp};
+        pp_int_list lists[6] = {s.values[PP_DEC_TP], s.values[PP_DEC_PP], s.values[PP_DEC_CP], s.values[PP_DEC_MICRO_BATCH],
+                                s.values[PP_DEC_VIRTUAL_STAGES], s.values[PP_DEC_DP]};
         pp_space_free(&s);
         if (plans <= max_plans)
             return;

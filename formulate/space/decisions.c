@@ -95,6 +95,14 @@ void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
         *(int *)at = v;
 }
 
+const pp_decision *pp_decision_at(pp_decision_role role, int order)
+{
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        if (pp_decisions[i].role == role && pp_decisions[i].order == order)
+            return &pp_decisions[i];
+    return NULL;
+}
+
 void pp_plan_init(pp_plan *plan)
 {
     memset(plan, 0, sizeof *plan);

@@ -95,6 +95,11 @@ extern const pp_decision pp_decisions[PP_DEC_COUNT];
  * defaults of the contract (see pp_plan_parse). */
 void pp_plan_init(pp_plan *plan);
 
+/* The row of a role's decision at place `order` (the shape's degrees in
+ * the order they nest and sort, the options in pp_option_kind's order);
+ * NULL past the last. */
+const pp_decision *pp_decision_at(pp_decision_role role, int order);
+
 /* A decision's value in a plan (enums and codecs as their index, bools 0/1),
  * and setting it. */
 int pp_decision_get(const pp_plan *plan, pp_decision_id id);

@@ -59,8 +59,9 @@ typedef struct pp_space {
     int n_shapes;
     pp_shape *shapes; /* owned; sorted by (tp, pp, cp, dp, micro_batch, virtual_stages) */
 
-    /* The values each degree takes in at least one shape, ascending. */
-    pp_int_list tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth;
+    /* The values each degree of the shape takes in at least one shape,
+     * ascending, by decision (empty for the options). */
+    pp_int_list values[PP_DEC_COUNT];
 
     /* Options of each choice for a shape where the choice is free, and the
      * narrower list used where it is degenerate (tp = 1, dp = 1, degree 1). */
