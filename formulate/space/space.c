@@ -262,12 +262,11 @@ static pp_int_list in_range(const pp_int_list *given, const pp_int_list *default
  * with tp = 1, so a shape with tp = 1 and only "on" listed has no plan. */
 /* The values the tool offers for an option the search leaves free: its
  * range (every codec of the problem for a codec), TP overlap only where the
- * framework has it (Megatron-Core, torchtitan) and for dense models
- * (rules.c). */
+ * problem offers it (rules.h). */
 static void default_options(const pp_problem *prob, const pp_decision *d, pp_int_list *out)
 {
     int hi = d->kind == PP_DK_CODEC ? prob->n_codecs - 1 : d->max;
-    if (d->id == PP_DEC_TP_OVERLAP && !(prob->training.tp_overlap && !pp_model_is_moe(&prob->model)))
+    if (d->id == PP_DEC_TP_OVERLAP && !pp_tp_overlap_offered(prob))
         hi = d->min;
     out->n = 0;
     if (d->candidates == PP_CAND_VALUES)
@@ -327,7 +326,7 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
         break;
     case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
     case PP_OPT_TP_OVERLAP:
-        degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D || b->tp > s->node_gpus;
+        degenerate = !pp_tp_overlap_fits_shape(b, s->node_gpus);
         break;
     /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
@@ -344,12 +343,12 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
 
 bool pp_space_zero_params_ok(int zero, int params_codec)
 {
-    return zero != 0 || params_codec == 0;
+    return pp_params_codec_fits(zero, params_codec);
 }
 
 bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap)
 {
-    return !tp_overlap || (sequence_parallel && tp_codec == 0);
+    return !tp_overlap || pp_tp_overlap_fits_options(sequence_parallel, tp_codec);
 }
 
 double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)

@@ -89,7 +89,8 @@ double pp_space_shape_plans(const pp_space *space, const pp_shape *shape);
 
 /* Whether a plan's params codec is allowed with its ZeRO stage, and whether
  * TP overlap is allowed with its sequence parallelism and TP codec (the
- * rules between two choices; rules.c says the same). */
+ * rules between two choices: rule_params_codec, and rules.h's
+ * pp_tp_overlap_fits_options). */
 bool pp_space_zero_params_ok(int zero, int params_codec);
 bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap);
 
