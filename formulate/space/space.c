@@ -285,6 +285,7 @@ static void set_options(const pp_problem *prob, pp_space *s)
         pp_int_list d;
         default_options(prob, dec, &d);
         bool codec = dec->kind == PP_DK_CODEC;
+        s->n_options++;
         s->options[dec->order] = in_range(&prob->search[dec->id], &d, codec ? 0 : dec->min,
                                           codec ? prob->n_codecs - 1 : dec->max);
     }
@@ -299,7 +300,7 @@ static void set_options(const pp_problem *prob, pp_space *s)
     s->sp_on.n = 0;
     if (list_has(&s->options[PP_OPT_SEQUENCE_PARALLEL], 1))
         list_add(&s->sp_on, 1);
-    for (int k = 0; k < PP_OPT_COUNT; k++) {
+    for (int k = 0; k < s->n_options; k++) {
         const pp_int_list *o = &s->options[k];
         pp_int_list *g = &s->degenerate[k];
         g->n = 0;
@@ -354,7 +355,7 @@ bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap)
 double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
 {
     double n = 1.0;
-    for (int k = 0; k < PP_OPT_COUNT; k++)
+    for (int k = 0; k < s->n_options; k++)
         if (k != PP_OPT_ZERO && k != PP_OPT_CODEC_PARAMS && k != PP_OPT_SEQUENCE_PARALLEL && k != PP_OPT_CODEC_TP &&
             k != PP_OPT_TP_OVERLAP)
             n *= pp_space_options(s, shape, (pp_option_kind)k)->n;
@@ -652,8 +653,10 @@ void pp_space_free(pp_space *s)
 
 bool pp_odometer_start(pp_odometer *o, const pp_space *s, const pp_shape *sh)
 {
-    for (int k = 0; k < PP_OPT_COUNT; k++) {
+    o->n = s->n_options;
+    for (int k = 0; k < o->n; k++) {
         o->lists[k] = pp_space_options(s, sh, (pp_option_kind)k);
+        o->ids[k] = pp_decision_at(PP_ROLE_OPTION, k)->id;
         o->idx[k] = 0;
         if (o->lists[k]->n == 0)
             return false;
@@ -663,7 +666,7 @@ bool pp_odometer_start(pp_odometer *o, const pp_space *s, const pp_shape *sh)
 
 bool pp_odometer_next(pp_odometer *o)
 {
-    for (int k = PP_OPT_COUNT - 1; k >= 0; k--) {
+    for (int k = o->n - 1; k >= 0; k--) {
         if (++o->idx[k] < o->lists[k]->n)
             return true;
         o->idx[k] = 0;
@@ -674,6 +677,6 @@ bool pp_odometer_next(pp_odometer *o)
 void pp_odometer_plan(const pp_odometer *o, const pp_shape *sh, pp_plan *plan)
 {
     *plan = sh->base;
-    for (int k = 0; k < PP_OPT_COUNT; k++)
-        pp_plan_set_option(plan, (pp_option_kind)k, o->lists[k]->v[o->idx[k]]);
+    for (int k = 0; k < o->n; k++)
+        pp_decision_set(plan, o->ids[k], o->lists[k]->v[o->idx[k]]);
 }
