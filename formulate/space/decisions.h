@@ -4,14 +4,32 @@
  * A plan is one value for every decision (types.h, pp_plan): the degrees tp,
  * pp, dp, cp, the micro-batch, the interleaving depth, the ZeRO stage,
  * recomputation, sequence parallelism, the tensor-parallel mode and depth,
- * and a codec per compressed dimension.  Each decision is one row of
- * pp_decisions[] (after PostgreSQL's guc_tables.c): its PLAN.json key, its
- * range or names, its default, its label in text, and how to read and set it
- * in a pp_plan.  The plan reader (problem.c) and writer (reports/
- * result_json.c), eval's range checks (rules.c), the space's choices
- * (space.c, and so the enumerator and the MIP), the plan text below and the
- * launch settings (reports/launch.c) walk this table, so a new decision (ep,
- * etp, uneven stages) is a row here and its meaning in the cost model.
+ * expert parallelism, TP overlap and a codec per compressed dimension.  Each
+ * decision is one row of pp_decisions[] (after PostgreSQL's guc_tables.c):
+ *
+ *   key, row_key   its PLAN.json and search key; a measurement row's key
+ *   kind, range    int in [min, max], enum of names, bool, or a codec
+ *   def            its value when PLAN.json leaves it out
+ *   offset, field  where it sits in pp_plan, and as an int or a bool
+ *   role, order    part of the shape (nested and sorted in `order`) or an
+ *                  option (its place in pp_option_kind): the space's order,
+ *                  which breaks the planner's ties
+ *   candidates     where the space takes its values when search lists none
+ *   label, show    how the plan's text shows it
+ *
+ * Every consumer walks the table: pp_plan_init (the defaults), get and set,
+ * the plan reader and the search reader (problem.c), the measurement rows
+ * (measurements.c), the plan writer (reports/result_json.c) and text (below),
+ * eval's range checks (rules.c), the space's shapes, their order and its
+ * options (space.c, and so the enumerator and the MIP).  What a row cannot
+ * hold: its rule beyond the range (rules.c sits above this file, and the
+ * RULES list's order fixes which message a plan breaking two rules gets),
+ * its meaning in the cost model, and its launch settings (reports/launch.c,
+ * which sits in reports/: a framework's setting is often not one decision's
+ * value, e.g. zero is up to five Megatron-LM flags, torchtitan's two shard
+ * degrees and DeepSpeed's JSON stage, and virtual_stages becomes a layer
+ * count; launch.c reads the plan's fields where the framework's other
+ * settings are written).
  */
 #ifndef PARPLAN_DECISIONS_H
 #define PARPLAN_DECISIONS_H
