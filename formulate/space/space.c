@@ -1,8 +1,12 @@
 /*
  * space.c: the decision space (see space.h).
  *
- * The tool's default candidates, used for any decision the problem's search
- * section leaves free:
+ * The shapes are built by nesting the shape's degrees in their rows' order
+ * (decisions.c, SHAPE(n)), each over its candidates given the degrees before
+ * it (shape_candidates), and sorted in the same order; the options are the
+ * option rows (OPTION(k)).  The tool's default candidates, used for any
+ * decision the problem's search section leaves free (the value lists are
+ * the rows'):
  *   tp              divisors of the node's GPUs (of all GPUs when TP may cross
  *                   nodes) that also divide heads, kv_heads and ffn_hidden, or
  *                   that form a 2D/2.5D/3D grid the search allows
@@ -13,9 +17,12 @@
  *   dp              GPUs / (tp pp cp), whatever it is
  *   micro_batch     1, 2, 4, 8, 16 dividing global_batch / dp
  *   virtual_stages  1, 2, 3, 4, 6, 8
+ *   ep, etp         divisors of the routed experts (1 for a dense model);
+ *                   1 or tp (1 only for a dense model)
  *   zero 0..3, recompute none/selective/full, sequence_parallel off/on,
- *   every codec of the problem on every dimension (the params codec only
- *   with ZeRO >= 1).
+ *   tp_comm_overlap off/on where the problem offers it (rules.h), every
+ *   codec of the problem on every dimension (the params codec only with
+ *   ZeRO >= 1): the rows' ranges.
  * A listed value is taken as given: if it breaks a rule, the shapes using it
  * are dropped by pp_plan_check like any other, and the first such rule is
  * kept to explain an empty space.
