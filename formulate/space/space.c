@@ -263,10 +263,6 @@ static pp_int_list in_range(const pp_int_list *given, const pp_int_list *default
     return out;
 }
 
-/* The options of each choice, and their degenerate narrowing: 'none' / 0 /
- * off when listed, else the first listed value (a no-op that keeps what the
- * user asked for).  Sequence parallelism has no such escape: it is invalid
- * with tp = 1, so a shape with tp = 1 and only "on" listed has no plan. */
 /* The values the tool offers for an option the search leaves free: its
  * range (every codec of the problem for a codec), TP overlap only where the
  * problem offers it (rules.h). */
@@ -279,10 +275,14 @@ static void default_options(const pp_problem *prob, const pp_decision *d, pp_int
     if (d->candidates == PP_CAND_VALUES)
         fixed_list(out, d->values, d->n_values);
     else
-        for (int v = d->kind == PP_DK_CODEC ? 0 : d->min; v <= hi; v++)
+        for (int v = d->kind == PP_DK_CODEC ? 0 : d->min; v <= hi && out->n < PP_MAX_VALUES; v++)
             list_add(out, v);
 }
 
+/* The options of each choice, and their degenerate narrowing: 'none' / 0 /
+ * off when listed, else the first listed value (a no-op that keeps what the
+ * user asked for).  Sequence parallelism has no such escape: it is invalid
+ * with tp = 1, so a shape with tp = 1 and only "on" listed has no plan. */
 static void set_options(const pp_problem *prob, pp_space *s)
 {
     for (int i = 0; i < PP_DEC_COUNT; i++) {
