@@ -892,40 +892,19 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
     pp_sb_appendf(sb, ", TP across nodes %s, smallest compressed message %.0f bytes |\n",
                   prob->allow_tp_across_nodes ? "allowed" : "not allowed", prob->compress_min_bytes);
     pp_sb_appendf(sb, "| objective | %s |\n", pp_objective_name(prob->objective));
-    static const char *const recompute[] = {"none", "selective", "full"};
-    static const char *const onoff[] = {"off", "on"};
-    const struct {
-        const char *key;
-        const pp_int_list *l;
-        const char *const *names;
-        bool codecs;
-    } lists[] = {
-        {"tp", &prob->search.tp, NULL, false},
-        {"pp", &prob->search.pp, NULL, false},
-        {"dp", &prob->search.dp, NULL, false},
-        {"cp", &prob->search.cp, NULL, false},
-        {"micro_batch", &prob->search.micro_batch, NULL, false},
-        {"virtual_stages", &prob->search.virtual_stages, NULL, false},
-        {"zero", &prob->search.zero, NULL, false},
-        {"recompute", &prob->search.recompute, recompute, false},
-        {"sequence_parallel", &prob->search.sequence_parallel, onoff, false},
-    };
+    /* The search lists the problem gives, in the table's order (tp_mode,
+     * tp_depth, ep, etp and tp_comm_overlap are not echoed). */
     bool any = false;
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
-        if (lists[i].l->n == 0)
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        const pp_int_list *l = &prob->search[d->id];
+        bool codec = d->kind == PP_DK_CODEC;
+        if (l->n == 0 || (!codec && d->id > PP_DEC_SEQUENCE_PARALLEL))
             continue;
-        pp_sb_append(sb, "| search.");
-        pp_md_escape(sb, lists[i].key);
+        pp_sb_append(sb, codec ? "| search.compression." : "| search.");
+        pp_md_escape(sb, d->key);
         pp_sb_append(sb, " | ");
-        list_cell(sb, lists[i].l, lists[i].names, prob, lists[i].codecs);
-        pp_sb_append(sb, " |\n");
-        any = true;
-    }
-    for (int d = 0; d < PP_DIM_COUNT; d++) {
-        if (prob->search.compression[d].n == 0)
-            continue;
-        pp_sb_appendf(sb, "| search.compression.%s | ", pp_dim_name((pp_dim)d));
-        list_cell(sb, &prob->search.compression[d], NULL, prob, true);
+        list_cell(sb, l, codec || d->kind == PP_DK_INT ? NULL : d->names, prob, codec);
         pp_sb_append(sb, " |\n");
         any = true;
     }

@@ -162,11 +162,11 @@ static void find_simplest(const pp_problem *prob, const solver_ctx *c, const pp_
     if (!changed)
         return;
     *changed = *prob;
-    changed->search.virtual_stages.n = 1;
-    changed->search.virtual_stages.v[0] = 1;
+    changed->search[PP_DEC_VIRTUAL_STAGES].n = 1;
+    changed->search[PP_DEC_VIRTUAL_STAGES].v[0] = 1;
     for (int d = 0; d < PP_DIM_COUNT; d++) {
-        changed->search.compression[d].n = 1;
-        changed->search.compression[d].v[0] = 0; /* codecs[0] is "none" */
+        changed->search[PP_DEC_CODEC(d)].n = 1;
+        changed->search[PP_DEC_CODEC(d)].v[0] = 0; /* codecs[0] is "none" */
     }
     pp_counterfactual *cf = &ex->simplest;
     memset(cf, 0, sizeof *cf);

@@ -134,17 +134,12 @@ static void brute_force(const pp_problem *prob, bf_set *out)
             CU_ASSERT_EQUAL_FATAL(pp_space_build(cl, &sp, &err), PP_OK);
             for (int si = 0; si < sp.n_shapes; si++) {
                 const pp_shape *sh = &sp.shapes[si];
-                const pp_int_list *lists[PP_OPT_COUNT];
-                int idx[PP_OPT_COUNT] = {0};
-                bool any = true;
-                for (int o = 0; o < PP_OPT_COUNT; o++) {
-                    lists[o] = pp_space_options(&sp, sh, (pp_option_kind)o);
-                    any = any && lists[o]->n > 0;
-                }
-                while (any) {
-                    pp_plan plan = sh->base;
-                    for (int o = 0; o < PP_OPT_COUNT; o++)
-                        pp_plan_set_option(&plan, (pp_option_kind)o, lists[o]->v[idx[o]]);
+                pp_odometer o;
+                pp_plan plan;
+                if (!pp_odometer_start(&o, &sp, sh))
+                    continue;
+                do {
+                    pp_odometer_plan(&o, sh, &plan);
                     if (pp_plan_check(cl, &plan, NULL) == PP_OK) {
                         pp_eval ev;
                         pp_evaluate(cl, &plan, &ev);
@@ -158,11 +153,7 @@ static void brute_force(const pp_problem *prob, bf_set *out)
                             bf_push(out, e);
                         }
                     }
-                    int o = PP_OPT_COUNT - 1;
-                    while (o >= 0 && ++idx[o] == lists[o]->n)
-                        idx[o--] = 0;
-                    any = o >= 0;
-                }
+                } while (pp_odometer_next(&o));
             }
             pp_space_free(&sp);
         }

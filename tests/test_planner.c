@@ -167,18 +167,19 @@ static void shrink_space(pp_rng *r, pp_problem *p, double max_plans)
         pp_error err;
         CU_ASSERT_EQUAL_FATAL(pp_space_build(p, &s, &err), PP_OK);
         double plans = s.decision_space;
-        pp_int_list lists[6] = {s.tp, s.pp, s.cp, s.micro_batch, s.virtual_stages, s.dp};
+        pp_int_list lists[6] = {s.values[PP_DEC_TP], s.values[PP_DEC_PP], s.values[PP_DEC_CP], s.values[PP_DEC_MICRO_BATCH],
+                                s.values[PP_DEC_VIRTUAL_STAGES], s.values[PP_DEC_DP]};
         pp_space_free(&s);
         if (plans <= max_plans)
             return;
-        pp_search *q = &p->search;
-        pp_int_list *targets[] = {&q->tp, &q->pp, &q->cp, &q->micro_batch, &q->virtual_stages, &q->dp};
+        pp_int_list *q = p->search;
+        pp_int_list *targets[] = {&q[PP_DEC_TP], &q[PP_DEC_PP], &q[PP_DEC_CP], &q[PP_DEC_MICRO_BATCH], &q[PP_DEC_VIRTUAL_STAGES], &q[PP_DEC_DP]};
         int k = pp_rng_int(r, 0, 10);
         if (k == 10) { /* two tensor-parallel modes, or compression fixed */
-            if (q->tp_mode.n == 0)
-                q->tp_mode = (pp_int_list){.n = 2, .v = {pp_rng_int(r, 0, 1), pp_rng_int(r, 2, 3)}};
+            if (q[PP_DEC_TP_MODE].n == 0)
+                q[PP_DEC_TP_MODE] = (pp_int_list){.n = 2, .v = {pp_rng_int(r, 0, 1), pp_rng_int(r, 2, 3)}};
             else
-                q->compression[pp_rng_int(r, 0, PP_DIM_COUNT - 1)] = (pp_int_list){.n = 1, .v = {0}};
+                q[PP_DEC_CODEC(pp_rng_int(r, 0, PP_DIM_COUNT - 1))] = (pp_int_list){.n = 1, .v = {0}};
             continue;
         }
         if (k < 6) {
@@ -191,16 +192,16 @@ static void shrink_space(pp_rng *r, pp_problem *p, double max_plans)
             if (keep.n == 0)
                 keep.v[keep.n++] = lists[k].v[pp_rng_int(r, 0, lists[k].n - 1)];
             *targets[k] = keep;
-        } else if (k == 6 && q->recompute.n == 0) {
-            q->recompute = (pp_int_list){.n = 2, .v = {pp_rng_int(r, 0, 1), 2}};
-        } else if (k == 7 && q->zero.n == 0) {
-            q->zero = (pp_int_list){.n = 2, .v = {pp_rng_int(r, 0, 1), pp_rng_int(r, 2, 3)}};
+        } else if (k == 6 && q[PP_DEC_RECOMPUTE].n == 0) {
+            q[PP_DEC_RECOMPUTE] = (pp_int_list){.n = 2, .v = {pp_rng_int(r, 0, 1), 2}};
+        } else if (k == 7 && q[PP_DEC_ZERO].n == 0) {
+            q[PP_DEC_ZERO] = (pp_int_list){.n = 2, .v = {pp_rng_int(r, 0, 1), pp_rng_int(r, 2, 3)}};
         } else if (k == 8) {
             int d = pp_rng_int(r, 0, PP_DIM_COUNT - 1);
-            if (q->compression[d].n == 0)
-                q->compression[d] = (pp_int_list){.n = 2, .v = {0, pp_rng_int(r, 1, 3)}};
-        } else if (q->sequence_parallel.n == 0) {
-            q->sequence_parallel = (pp_int_list){.n = 1, .v = {pp_rng_int(r, 0, 1)}};
+            if (q[PP_DEC_CODEC(d)].n == 0)
+                q[PP_DEC_CODEC(d)] = (pp_int_list){.n = 2, .v = {0, pp_rng_int(r, 1, 3)}};
+        } else if (q[PP_DEC_SEQUENCE_PARALLEL].n == 0) {
+            q[PP_DEC_SEQUENCE_PARALLEL] = (pp_int_list){.n = 1, .v = {pp_rng_int(r, 0, 1)}};
         }
     }
 }
@@ -413,23 +414,23 @@ static void test_default_example(void)
 
 static void fix_plan(pp_problem *p, const pp_plan *pl)
 {
-    pp_search *q = &p->search;
+    pp_int_list *q = p->search;
     memset(q, 0, sizeof *q);
-    q->tp = (pp_int_list){1, {pl->tp}};
-    q->pp = (pp_int_list){1, {pl->pp}};
-    q->dp = (pp_int_list){1, {pl->dp}};
-    q->cp = (pp_int_list){1, {pl->cp}};
-    q->micro_batch = (pp_int_list){1, {pl->micro_batch}};
-    q->virtual_stages = (pp_int_list){1, {pl->virtual_stages}};
-    q->zero = (pp_int_list){1, {pl->zero}};
-    q->recompute = (pp_int_list){1, {(int)pl->recompute}};
-    q->sequence_parallel = (pp_int_list){1, {pl->sequence_parallel}};
-    q->tp_mode = (pp_int_list){1, {(int)pl->tp_mode}};
+    q[PP_DEC_TP] = (pp_int_list){1, {pl->tp}};
+    q[PP_DEC_PP] = (pp_int_list){1, {pl->pp}};
+    q[PP_DEC_DP] = (pp_int_list){1, {pl->dp}};
+    q[PP_DEC_CP] = (pp_int_list){1, {pl->cp}};
+    q[PP_DEC_MICRO_BATCH] = (pp_int_list){1, {pl->micro_batch}};
+    q[PP_DEC_VIRTUAL_STAGES] = (pp_int_list){1, {pl->virtual_stages}};
+    q[PP_DEC_ZERO] = (pp_int_list){1, {pl->zero}};
+    q[PP_DEC_RECOMPUTE] = (pp_int_list){1, {(int)pl->recompute}};
+    q[PP_DEC_SEQUENCE_PARALLEL] = (pp_int_list){1, {pl->sequence_parallel}};
+    q[PP_DEC_TP_MODE] = (pp_int_list){1, {(int)pl->tp_mode}};
     if (pl->tp_mode == PP_TP_2P5D)
-        q->tp_depth = (pp_int_list){1, {pl->tp_depth}};
-    q->tp_comm_overlap = (pp_int_list){1, {pl->tp_comm_overlap}};
+        q[PP_DEC_TP_DEPTH] = (pp_int_list){1, {pl->tp_depth}};
+    q[PP_DEC_TP_OVERLAP] = (pp_int_list){1, {pl->tp_comm_overlap}};
     for (int d = 0; d < PP_DIM_COUNT; d++)
-        q->compression[d] = (pp_int_list){1, {pl->codec[d]}};
+        q[PP_DEC_CODEC(d)] = (pp_int_list){1, {pl->codec[d]}};
 }
 
 static void check_fixed(const pp_problem *base, const pp_plan *pl)
@@ -521,8 +522,8 @@ static void test_divisibility_and_accuracy_infeasible(void)
 
     /* Data parallelism forced, and only a codec too lossy for gradients. */
     p = a100_problem(m, 8, 1, 64);
-    p.search.dp = (pp_int_list){1, {8}};
-    p.search.compression[PP_DIM_DP] = (pp_int_list){1, {3}}; /* zfp4: error 0.97 */
+    p.search[PP_DEC_DP] = (pp_int_list){1, {8}};
+    p.search[PP_DEC_CODEC(PP_DIM_DP)] = (pp_int_list){1, {3}}; /* zfp4: error 0.97 */
     check_infeasible(&p, "accuracy");
 }
 

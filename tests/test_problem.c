@@ -167,10 +167,10 @@ static void test_interface_example_loads(void)
     CU_ASSERT_EQUAL(p.cluster.inter_node_Gbps, 200);
     CU_ASSERT_EQUAL(p.training.global_batch, 1536);
     CU_ASSERT_EQUAL(p.training.precision, PP_PREC_BF16);
-    CU_ASSERT_EQUAL(p.search.tp.n, 4);
-    CU_ASSERT_EQUAL(p.search.tp.v[3], 8);
-    CU_ASSERT_EQUAL(p.search.micro_batch.n, 3);
-    CU_ASSERT_EQUAL(p.search.pp.n, 0); /* absent: every value */
+    CU_ASSERT_EQUAL(p.search[PP_DEC_TP].n, 4);
+    CU_ASSERT_EQUAL(p.search[PP_DEC_TP].v[3], 8);
+    CU_ASSERT_EQUAL(p.search[PP_DEC_MICRO_BATCH].n, 3);
+    CU_ASSERT_EQUAL(p.search[PP_DEC_PP].n, 0); /* absent: every value */
     CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_STEP_TIME);
     CU_ASSERT_FALSE(p.capacity.present);
 }
@@ -298,19 +298,19 @@ static void test_every_section_parsed(void)
     CU_ASSERT_TRUE(p.training.loss_gathered);
     CU_ASSERT_EQUAL(p.training.lora_rank, 16);
     CU_ASSERT_EQUAL(p.training.lora_targets, PP_LORA_ALL_LINEAR);
-    CU_ASSERT_TRUE(has_value(&p.search.zero, 3));
-    CU_ASSERT_TRUE(has_value(&p.search.recompute, PP_RECOMPUTE_FULL));
-    CU_ASSERT_TRUE(has_value(&p.search.sequence_parallel, 1));
-    CU_ASSERT_EQUAL(p.search.sequence_parallel.n, 1);
-    CU_ASSERT_TRUE(has_value(&p.search.tp_mode, PP_TP_2P5D));
-    CU_ASSERT_EQUAL(p.search.compression[PP_DIM_DP].n, 2);
-    CU_ASSERT_STRING_EQUAL(p.codecs[p.search.compression[PP_DIM_DP].v[1]].id, "zfp8");
-    CU_ASSERT_STRING_EQUAL(p.codecs[p.search.compression[PP_DIM_PP].v[0]].id, "mpc");
+    CU_ASSERT_TRUE(has_value(&p.search[PP_DEC_ZERO], 3));
+    CU_ASSERT_TRUE(has_value(&p.search[PP_DEC_RECOMPUTE], PP_RECOMPUTE_FULL));
+    CU_ASSERT_TRUE(has_value(&p.search[PP_DEC_SEQUENCE_PARALLEL], 1));
+    CU_ASSERT_EQUAL(p.search[PP_DEC_SEQUENCE_PARALLEL].n, 1);
+    CU_ASSERT_TRUE(has_value(&p.search[PP_DEC_TP_MODE], PP_TP_2P5D));
+    CU_ASSERT_EQUAL(p.search[PP_DEC_CODEC(PP_DIM_DP)].n, 2);
+    CU_ASSERT_STRING_EQUAL(p.codecs[p.search[PP_DEC_CODEC(PP_DIM_DP)].v[1]].id, "zfp8");
+    CU_ASSERT_STRING_EQUAL(p.codecs[p.search[PP_DEC_CODEC(PP_DIM_PP)].v[0]].id, "mpc");
     /* nccl (the default) does not compress: an unlisted dimension searches
      * none and the framework's casts only */
-    CU_ASSERT_TRUE(p.search.compression[PP_DIM_TP].n >= 1);
-    for (int i = 0; i < p.search.compression[PP_DIM_TP].n; i++) {
-        int k = p.search.compression[PP_DIM_TP].v[i];
+    CU_ASSERT_TRUE(p.search[PP_DEC_CODEC(PP_DIM_TP)].n >= 1);
+    for (int i = 0; i < p.search[PP_DEC_CODEC(PP_DIM_TP)].n; i++) {
+        int k = p.search[PP_DEC_CODEC(PP_DIM_TP)].v[i];
         CU_ASSERT_TRUE(k == 0 || p.codecs[k].cast);
     }
     CU_ASSERT_EQUAL(p.objective, PP_OBJ_MIN_COST);

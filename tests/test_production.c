@@ -184,8 +184,8 @@ static void test_codec_where_it_pays(void)
     CU_ASSERT(any_codec(&res.best.plan));
     pp_plan_result_free(&res);
     for (int d = 0; d < PP_DIM_COUNT; d++) {
-        p.search.compression[d].n = 1;
-        p.search.compression[d].v[0] = 0;
+        p.search[PP_DEC_CODEC(d)].n = 1;
+        p.search[PP_DEC_CODEC(d)].v[0] = 0;
     }
     best_of(&p, &res);
     double without = res.best.eval.time.step_s;

@@ -100,10 +100,10 @@ static void test_space_offers_grids(void)
 {
     pp_problem p = gpt_problem(4096, 64, 4, 512, 8, 256); /* 64 GPUs */
     p.allow_tp_across_nodes = true;
-    p.search.tp = (pp_int_list){1, {64}};
-    p.search.pp = (pp_int_list){1, {1}};
-    p.search.micro_batch = (pp_int_list){1, {32}};
-    p.search.virtual_stages = (pp_int_list){1, {1}};
+    p.search[PP_DEC_TP] = (pp_int_list){1, {64}};
+    p.search[PP_DEC_PP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_MICRO_BATCH] = (pp_int_list){1, {32}};
+    p.search[PP_DEC_VIRTUAL_STAGES] = (pp_int_list){1, {1}};
     pp_space s;
     pp_error err;
     CU_ASSERT_EQUAL_FATAL(pp_space_build(&p, &s, &err), PP_OK);
@@ -121,7 +121,7 @@ static void test_space_offers_grids(void)
     CU_ASSERT(depth4 == 1 && depth16 == 0); /* [2,2,16] is deeper than wide */
     pp_space_free(&s);
 
-    p.search.tp_depth = (pp_int_list){2, {4, 16}};
+    p.search[PP_DEC_TP_DEPTH] = (pp_int_list){2, {4, 16}};
     CU_ASSERT_EQUAL_FATAL(pp_space_build(&p, &s, &err), PP_OK);
     depth16 = 0;
     for (int i = 0; i < s.n_shapes; i++)
@@ -129,8 +129,8 @@ static void test_space_offers_grids(void)
     CU_ASSERT_EQUAL(depth16, 1);
     pp_space_free(&s);
 
-    p.search.tp_mode = (pp_int_list){1, {PP_TP_2P5D}};
-    p.search.tp_depth = (pp_int_list){1, {4}};
+    p.search[PP_DEC_TP_MODE] = (pp_int_list){1, {PP_TP_2P5D}};
+    p.search[PP_DEC_TP_DEPTH] = (pp_int_list){1, {4}};
     CU_ASSERT_EQUAL_FATAL(pp_space_build(&p, &s, &err), PP_OK);
     CU_ASSERT_EQUAL(s.n_shapes, 1);
     if (s.n_shapes == 1)

@@ -2,6 +2,7 @@
  * suites (and the fuzz harnesses) share; see testutil.h. */
 #include "testutil.h"
 
+#include "decisions.h"
 #include "error.h"
 
 #include <CUnit/Basic.h>
@@ -392,8 +393,14 @@ pp_model pp_test_llama3_8b(int seq)
 
 pp_plan pp_test_plan(int tp, int pp, int dp, int cp, int mb)
 {
-    return (pp_plan){.tp = tp, .pp = pp, .dp = dp, .cp = cp, .micro_batch = mb, .virtual_stages = 1,
-                     .tp_mode = PP_TP_1D, .tp_depth = 1, .ep = 1, .etp = 1};
+    pp_plan plan;
+    pp_plan_init(&plan); /* every other decision at its default */
+    plan.tp = tp;
+    plan.pp = pp;
+    plan.dp = dp;
+    plan.cp = cp;
+    plan.micro_batch = mb;
+    return plan;
 }
 
 int pp_test_add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double GBps,

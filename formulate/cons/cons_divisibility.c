@@ -24,22 +24,22 @@
 
 typedef struct degree {
     const char *name;
+    pp_decision_id id;
     const pp_int_list *values;
     int first_col; /* selector of values[0]; the others follow */
 } degree;
-
-static int degree_of(const pp_plan *b, int k)
-{
-    const int v[] = {b->tp, b->pp, b->dp, b->micro_batch, b->virtual_stages};
-    return v[k];
-}
 
 static int div_add_rows(pp_mip *m, pp_error *err)
 {
     (void)err;
     const pp_space *s = m->space;
-    degree deg[] = {{"tp", &s->tp, 0}, {"pp", &s->pp, 0}, {"dp", &s->dp, 0}, {"mb", &s->micro_batch, 0},
-                    {"v", &s->virtual_stages, 0}};
+    degree deg[] = {{"tp", PP_DEC_TP, NULL, 0},
+                    {"pp", PP_DEC_PP, NULL, 0},
+                    {"dp", PP_DEC_DP, NULL, 0},
+                    {"mb", PP_DEC_MICRO_BATCH, NULL, 0},
+                    {"v", PP_DEC_VIRTUAL_STAGES, NULL, 0}};
+    for (size_t k = 0; k < sizeof deg / sizeof deg[0]; k++)
+        deg[k].values = &s->values[deg[k].id];
     enum { TP, PP, DP, MB, V, N };
     for (int k = 0; k < N; k++) {
         for (int i = 0; i < deg[k].values->n; i++) {
@@ -50,23 +50,23 @@ static int div_add_rows(pp_mip *m, pp_error *err)
             int row = pp_mip_add_row(m, PP_ROW_EQ, 0.0, "sel_%s_%d_def", deg[k].name, v);
             pp_mip_coef(m, row, col, -1.0);
             for (int si = 0; si < s->n_shapes; si++)
-                if (m->shape_col[si] && degree_of(&s->shapes[si].base, k) == v)
+                if (m->shape_col[si] && pp_decision_get(&s->shapes[si].base, deg[k].id) == v)
                     pp_mip_coef(m, row, m->shape_col[si], 1.0);
         }
     }
     long B = m->prob->training.global_batch;
-    for (int i = 0; i < s->dp.n; i++)
-        for (int j = 0; j < s->micro_batch.n; j++) {
-            long d = s->dp.v[i], b = s->micro_batch.v[j];
+    for (int i = 0; i < s->values[PP_DEC_DP].n; i++)
+        for (int j = 0; j < s->values[PP_DEC_MICRO_BATCH].n; j++) {
+            long d = s->values[PP_DEC_DP].v[i], b = s->values[PP_DEC_MICRO_BATCH].v[j];
             if (B % (d * b) == 0)
                 continue;
             int row = pp_mip_add_row(m, PP_ROW_LE, 1.0, "div_batch_d%ld_m%ld", d, b);
             pp_mip_coef(m, row, deg[DP].first_col + i, 1.0);
             pp_mip_coef(m, row, deg[MB].first_col + j, 1.0);
         }
-    for (int i = 0; i < s->pp.n; i++)
-        for (int j = 0; j < s->virtual_stages.n; j++) {
-            int p = s->pp.v[i], v = s->virtual_stages.v[j];
+    for (int i = 0; i < s->values[PP_DEC_PP].n; i++)
+        for (int j = 0; j < s->values[PP_DEC_VIRTUAL_STAGES].n; j++) {
+            int p = s->values[PP_DEC_PP].v[i], v = s->values[PP_DEC_VIRTUAL_STAGES].v[j];
             pp_plan probe;
             pp_plan_init(&probe);
             probe.pp = p;
@@ -159,6 +159,14 @@ static const pp_int_list *given_or(const pp_int_list *given, const pp_int_list *
     return given->n > 0 ? given : fallback;
 }
 
+/* A decision's default values (its row's). */
+static void list_of_values(const pp_decision *d, pp_int_list *out)
+{
+    out->n = 0;
+    for (int i = 0; i < d->n_values && out->n < PP_MAX_VALUES; i++)
+        out->v[out->n++] = d->values[i];
+}
+
 /* Walk the degree combinations the tool tries (space.c's candidates before
  * any divisibility filter) that multiply to the GPU count, and tally the
  * first rule each breaks. */
@@ -166,20 +174,23 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
 {
     long gpus = pp_problem_gpus(prob);
     long span = prob->allow_tp_across_nodes ? gpus : prob->cluster.gpus_per_node;
-    pp_int_list tps = {0}, cps = {4, {1, 2, 4, 8}}, mbs = {5, {1, 2, 4, 8, 16}}, vs = {6, {1, 2, 3, 4, 6, 8}};
+    pp_int_list tps = {0}, cps, mbs, vs;
+    list_of_values(&pp_decisions[PP_DEC_CP], &cps);
+    list_of_values(&pp_decisions[PP_DEC_MICRO_BATCH], &mbs);
+    list_of_values(&pp_decisions[PP_DEC_VIRTUAL_STAGES], &vs);
     for (long t = 1; t <= span && tps.n < PP_MAX_VALUES; t++)
         if (span % t == 0 && gpus % t == 0)
             tps.v[tps.n++] = (int)t;
-    const pp_int_list *T = given_or(&prob->search.tp, &tps), *C = given_or(&prob->search.cp, &cps);
-    const pp_int_list *MB = given_or(&prob->search.micro_batch, &mbs), *V = given_or(&prob->search.virtual_stages, &vs);
+    const pp_int_list *T = given_or(&prob->search[PP_DEC_TP], &tps), *C = given_or(&prob->search[PP_DEC_CP], &cps);
+    const pp_int_list *MB = given_or(&prob->search[PP_DEC_MICRO_BATCH], &mbs), *V = given_or(&prob->search[PP_DEC_VIRTUAL_STAGES], &vs);
     pp_plan plan;
     pp_plan_init(&plan);
     for (int a = 0; a < T->n; a++)
         for (long p = 1; p <= prob->model.layers; p++) {
-            if (prob->search.pp.n > 0) {
+            if (prob->search[PP_DEC_PP].n > 0) {
                 bool listed = false;
-                for (int i = 0; i < prob->search.pp.n; i++)
-                    listed = listed || prob->search.pp.v[i] == p;
+                for (int i = 0; i < prob->search[PP_DEC_PP].n; i++)
+                    listed = listed || prob->search[PP_DEC_PP].v[i] == p;
                 if (!listed)
                     continue;
             }

@@ -305,15 +305,32 @@ static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const
     return PP_OK;
 }
 
-/* The plan's degrees under the rows' short keys; the other decisions of a
- * plan (cp, micro_batch, virtual_stages, ep, etp) are spelled as in
- * PLAN.json and copied as stated. */
-static const struct {
-    const char *row_key;
-    pp_decision_id id;
-} row_degrees[] = {{"t", PP_DEC_TP}, {"p", PP_DEC_PP}, {"d", PP_DEC_DP}};
-static const pp_decision_id row_plan_decisions[] = {PP_DEC_CP, PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_EP,
-                                                    PP_DEC_ETP};
+/* The plan's decisions a row states under its own key (the row_key of
+ * decisions.h): under a short key of its own (t, p, d) a degree the row
+ * always gives (the default when silent), under its PLAN.json key (cp,
+ * micro_batch, virtual_stages, ep, etp) copied as stated.  The others are
+ * derived below from the row's own fields. */
+static int put_row_decisions(row_docs *d, const cJSON *cfg, const pp_jpath *at, pp_plan *stated_degrees,
+                             pp_error *err)
+{
+    int rc = PP_OK;
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *dec = &pp_decisions[i];
+        if (!dec->row_key)
+            continue;
+        if (strcmp(dec->row_key, dec->key) == 0) {
+            copy_stated(d, cfg, dec->key, d->plan);
+            continue;
+        }
+        int v = dec->def;
+        if (!rc)
+            rc = row_int(cfg, at, dec->row_key, dec->min, dec->max, &v, err);
+        if (!rc)
+            put_num(d, d->plan, dec->key, v);
+        pp_decision_set(stated_degrees, dec->id, v);
+    }
+    return rc;
+}
 
 /* recompute: a stated "unknown" (or null) is none, as the framework runs by default */
 static const char *const row_recompute_names[] = {"none", "selective", "full", "unknown"};
@@ -329,14 +346,10 @@ static const char *const row_recompute_names[] = {"none", "selective", "full", "
 static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework,
                       const pp_training *features, pp_error *err)
 {
-    int degree[3] = {1, 1, 1}, zero = -1, recompute = 0, sp = -1, overlap = -1, async_tp = -1, rc = PP_OK;
-    for (size_t i = 0; i < sizeof row_degrees / sizeof row_degrees[0] && !rc; i++) {
-        const pp_decision *dec = &pp_decisions[row_degrees[i].id];
-        rc = row_int(cfg, at, row_degrees[i].row_key, dec->min, dec->max, &degree[i], err);
-        put_num(d, d->plan, dec->key, degree[i]);
-    }
-    for (size_t i = 0; i < sizeof row_plan_decisions / sizeof row_plan_decisions[0]; i++)
-        copy_stated(d, cfg, pp_decisions[row_plan_decisions[i]].key, d->plan);
+    int zero = -1, recompute = 0, sp = -1, overlap = -1, async_tp = -1;
+    pp_plan degrees;
+    pp_plan_init(&degrees);
+    int rc = put_row_decisions(d, cfg, at, &degrees, err);
     const cJSON *z = stated(cfg, "zero_stage"), *r = stated(cfg, "recompute");
     pp_jpath z_at = pp_jpath_key(at, "zero_stage"), r_at = pp_jpath_key(at, "recompute");
     if (!rc && z)
@@ -351,7 +364,7 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
         rc = row_flag(cfg, at, "async_tp", &async_tp, err);
     if (rc)
         return rc;
-    int tp = degree[0], dp = degree[2];
+    int tp = degrees.tp, dp = degrees.dp;
     put_num(d, d->plan, pp_decisions[PP_DEC_ZERO].key, zero >= 0 ? zero : dp > 1 ? 1 : 0);
     put_str(d, d->plan, pp_decisions[PP_DEC_RECOMPUTE].key,
             pp_recompute_name(recompute < PP_RECOMPUTE_COUNT ? (pp_recompute)recompute : PP_RECOMPUTE_NONE));

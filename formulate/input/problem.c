@@ -1,8 +1,8 @@
 /*
  * problem.c: PROBLEM.json and PLAN.json into pp_problem and pp_plan.
  *
- * Every default lives in pp_problem_init() / pp_plan_init(); the parser only
- * overwrites what the document says.  Sections are parsed in dependency order,
+ * Every default lives in pp_problem_init() / pp_plan_init() (decisions.c:
+ * the table's defaults); the parser only overwrites what the document says.  Sections are parsed in dependency order,
  * not document order: training first (a custom GPU's single peak_tflops is
  * for the training precision), then model, cluster, capacity, search (codec
  * ids need the codec table), objective and constraints, and finally the
@@ -74,22 +74,6 @@ void pp_problem_init(pp_problem *p)
     p->idle_gpus_ok = false;
     p->n_codecs = 1;
     codec_none(&p->codecs[0]);
-}
-
-void pp_plan_init(pp_plan *plan)
-{
-    memset(plan, 0, sizeof *plan);
-    plan->tp = plan->pp = plan->dp = plan->cp = 1;
-    plan->micro_batch = 1;
-    plan->virtual_stages = 1;
-    plan->zero = 0;
-    plan->recompute = PP_RECOMPUTE_NONE;
-    plan->sequence_parallel = false;
-    plan->tp_mode = PP_TP_1D;
-    plan->tp_depth = 1;
-    plan->ep = plan->etp = 1;
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        plan->codec[d] = 0;
 }
 
 long pp_problem_gpus(const pp_problem *p)
@@ -490,44 +474,43 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
 
 /* ---- search ---------------------------------------------------------------------------- */
 
-/* Reads one element of a search list into an int. */
-typedef int (*element_reader)(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg,
-                              int *out);
+/* Every key of PLAN.json and of a problem's search section (the decisions'
+ * keys and "compression") and of their "compression" object (the codec
+ * decisions' keys), in the table's order, NULL-terminated. */
+typedef struct decision_keys {
+    const char *top[PP_DEC_COUNT + 2];
+    const char *codecs[PP_DEC_COUNT + 1];
+} decision_keys;
 
-typedef struct int_range {
-    int lo, hi;
-} int_range;
-
-typedef struct name_set {
-    const char *const *names;
-    int n;
-} name_set;
-
-static int read_int_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
+static void decision_key_lists(decision_keys *keys)
 {
-    const int_range *r = arg;
-    return pp_json_as_int(item, at, r->lo, r->hi, out, c->err);
+    const char **top = keys->top, **codec_keys = keys->codecs;
+    int n = 0, k = 0;
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        if (pp_decisions[i].kind == PP_DK_CODEC)
+            codec_keys[k++] = pp_decisions[i].key;
+        else
+            top[n++] = pp_decisions[i].key;
+    }
+    top[n++] = "compression";
+    top[n] = NULL;
+    codec_keys[k] = NULL;
 }
 
-static int read_enum_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
+/* One element of a decision's search list, as its row reads it. */
+static int read_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const pp_decision *d, int *out)
 {
-    const name_set *s = arg;
-    return pp_json_as_enum(item, at, s->names, s->n, out, c->err);
-}
-
-static int read_bool_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
-{
-    (void)arg;
     bool b = false;
-    int rc = pp_json_as_bool(item, at, &b, c->err);
-    *out = b;
-    return rc;
-}
-
-static int read_codec_element(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const void *arg, int *out)
-{
-    (void)arg;
-    return resolve_codec(c->p, item, at, out, c->err);
+    int rc;
+    switch (d->kind) {
+    case PP_DK_INT: return pp_json_as_int(item, at, d->min, d->max, out, c->err);
+    case PP_DK_ENUM: return pp_json_as_enum(item, at, d->names, d->max + 1, out, c->err);
+    case PP_DK_BOOL:
+        rc = pp_json_as_bool(item, at, &b, c->err);
+        *out = b;
+        return rc;
+    default: return resolve_codec(c->p, item, at, out, c->err);
+    }
 }
 
 static int check_distinct(const parse_ctx *c, const pp_int_list *list, const cJSON *item, const pp_jpath *at)
@@ -541,10 +524,11 @@ static int check_distinct(const parse_ctx *c, const pp_int_list *list, const cJS
     return PP_OK;
 }
 
-/* A non-empty list of distinct values, at most PP_MAX_VALUES of them. */
-static int parse_list(const parse_ctx *c, const cJSON *item, const pp_jpath *at, element_reader read,
-                      const void *arg, pp_int_list *list)
+/* search.<key> of decision d: a non-empty list of distinct values, at most
+ * PP_MAX_VALUES of them. */
+static int parse_list(const parse_ctx *c, const cJSON *item, const pp_jpath *at, const pp_decision *d)
 {
+    pp_int_list *list = &c->p->search[d->id];
     list->n = 0;
     if (!cJSON_IsArray(item))
         return pp_json_fail_expected(c->err, at, "a list (write [x] for a single value)", item);
@@ -555,7 +539,7 @@ static int parse_list(const parse_ctx *c, const cJSON *item, const pp_jpath *at,
     cJSON_ArrayForEach(el, item)
     {
         pp_jpath el_at = pp_jpath_index(at, list->n);
-        int rc = read(c, el, &el_at, arg, &list->v[list->n]);
+        int rc = read_element(c, el, &el_at, d, &list->v[list->n]);
         list->n++;
         if (!rc)
             rc = check_distinct(c, list, el, &el_at);
@@ -565,72 +549,37 @@ static int parse_list(const parse_ctx *c, const cJSON *item, const pp_jpath *at,
     return PP_OK;
 }
 
-typedef struct search_dim {
-    const char *key;
-    size_t offset; /* of the pp_int_list in pp_search */
-    element_reader read;
-    const void *arg;
-} search_dim;
-
-static const int_range degree_range = {1, PP_MAX_DEGREE};
-static const int_range virtual_range = {1, PP_MAX_VIRTUAL_STAGES};
-static const int_range zero_range = {0, 3};
-static const int_range depth_range = {1, PP_MAX_TP_DEPTH};
-static const name_set recompute_set = {pp_recompute_names, PP_RECOMPUTE_COUNT};
-static const name_set tp_mode_set = {pp_tp_mode_names, PP_TP_MODE_COUNT};
-
-static const search_dim search_dims[] = {
-    {"tp", offsetof(pp_search, tp), read_int_element, &degree_range},
-    {"pp", offsetof(pp_search, pp), read_int_element, &degree_range},
-    {"dp", offsetof(pp_search, dp), read_int_element, &degree_range},
-    {"cp", offsetof(pp_search, cp), read_int_element, &degree_range},
-    {"micro_batch", offsetof(pp_search, micro_batch), read_int_element, &degree_range},
-    {"virtual_stages", offsetof(pp_search, virtual_stages), read_int_element, &virtual_range},
-    {"zero", offsetof(pp_search, zero), read_int_element, &zero_range},
-    {"recompute", offsetof(pp_search, recompute), read_enum_element, &recompute_set},
-    {"sequence_parallel", offsetof(pp_search, sequence_parallel), read_bool_element, NULL},
-    {"tp_mode", offsetof(pp_search, tp_mode), read_enum_element, &tp_mode_set},
-    {"tp_depth", offsetof(pp_search, tp_depth), read_int_element, &depth_range},
-    {"ep", offsetof(pp_search, ep), read_int_element, &degree_range},
-    {"etp", offsetof(pp_search, etp), read_int_element, &degree_range},
-    {"tp_comm_overlap", offsetof(pp_search, tp_comm_overlap), read_bool_element, NULL},
-};
-#define N_SEARCH_DIMS ((int)(sizeof search_dims / sizeof search_dims[0]))
-
-static const char *const search_keys[] = {"tp",        "pp",        "dp",   "cp",
-                                          "micro_batch", "virtual_stages", "zero", "recompute",
-                                          "sequence_parallel", "tp_mode", "tp_depth", "ep", "etp", "tp_comm_overlap",
-                                          "compression", NULL};
-
-static int parse_compression_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
+/* The decisions of one kind (codecs, or every other) listed in obj. */
+static int parse_search_lists(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, bool codecs)
 {
-    int rc = pp_json_expect_object(obj, at, c->err);
-    if (!rc)
-        rc = pp_json_check_keys(obj, at, dim_keys, c->err);
-    for (int d = 0; d < PP_DIM_COUNT && !rc; d++) {
-        const cJSON *item = pp_json_member(obj, pp_dim_names[d]);
-        pp_jpath here = pp_jpath_key(at, pp_dim_names[d]);
-        if (item)
-            rc = parse_list(c, item, &here, read_codec_element, NULL, &c->p->search.compression[d]);
+    int rc = PP_OK;
+    for (int i = 0; i < PP_DEC_COUNT && !rc; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        const cJSON *item = pp_json_member(obj, d->key);
+        pp_jpath here = pp_jpath_key(at, d->key);
+        if ((d->kind == PP_DK_CODEC) == codecs && item)
+            rc = parse_list(c, item, &here, d);
     }
     return rc;
 }
 
 static int parse_search(const parse_ctx *c, const cJSON *obj, const pp_jpath *at)
 {
+    decision_keys keys;
+    decision_key_lists(&keys);
     int rc = pp_json_expect_object(obj, at, c->err);
     if (!rc)
-        rc = pp_json_check_keys(obj, at, search_keys, c->err);
-    for (int i = 0; i < N_SEARCH_DIMS && !rc; i++) {
-        const search_dim *s = &search_dims[i];
-        const cJSON *item = pp_json_member(obj, s->key);
-        pp_jpath here = pp_jpath_key(at, s->key);
-        if (item)
-            rc = parse_list(c, item, &here, s->read, s->arg, (pp_int_list *)((char *)&c->p->search + s->offset));
-    }
+        rc = pp_json_check_keys(obj, at, keys.top, c->err);
+    if (!rc)
+        rc = parse_search_lists(c, obj, at, false);
     const cJSON *comp = pp_json_member(obj, "compression");
     pp_jpath comp_at = pp_jpath_key(at, "compression");
-    return (rc || !comp) ? rc : parse_compression_search(c, comp, &comp_at);
+    if (rc || !comp)
+        return rc;
+    rc = pp_json_expect_object(comp, &comp_at, c->err);
+    if (!rc)
+        rc = pp_json_check_keys(comp, &comp_at, keys.codecs, c->err);
+    return rc ? rc : parse_search_lists(c, comp, &comp_at, true);
 }
 
 /* ---- constraints ------------------------------------------------------------------------- */
@@ -896,7 +845,7 @@ static void apply_collectives(pp_problem *p)
     if (p->training.mvapich)
         return;
     for (int d = 0; d < PP_DIM_COUNT; d++) {
-        pp_int_list *l = &p->search.compression[d];
+        pp_int_list *l = &p->search[PP_DEC_CODEC(d)];
         if (l->n > 0)
             continue;
         for (int i = 0; i < p->n_codecs && l->n < PP_MAX_VALUES; i++)
@@ -1047,28 +996,6 @@ typedef struct plan_ctx {
     pp_error *err;
 } plan_ctx;
 
-/* Every key of PLAN.json (the decisions of decisions.h, and "compression")
- * and of its "compression" object (the codec decisions), NULL-terminated. */
-typedef struct plan_key_set {
-    const char *top[PP_DEC_COUNT + 2];
-    const char *codecs[PP_DEC_COUNT + 1];
-} plan_key_set;
-
-static void plan_key_lists(plan_key_set *keys)
-{
-    const char **top = keys->top, **codec_keys = keys->codecs;
-    int n = 0, k = 0;
-    for (int i = 0; i < PP_DEC_COUNT; i++) {
-        if (pp_decisions[i].kind == PP_DK_CODEC)
-            codec_keys[k++] = pp_decisions[i].key;
-        else
-            top[n++] = pp_decisions[i].key;
-    }
-    top[n++] = "compression";
-    top[n] = NULL;
-    codec_keys[k] = NULL;
-}
-
 /* One decision from its key (dp is read after the others: its default is
  * derived from them). */
 static int parse_decision(const plan_ctx *c, const cJSON *obj, const pp_jpath *at, const pp_decision *d,
@@ -1150,8 +1077,8 @@ static int check_tp_depth(const plan_ctx *c, const pp_jpath *at, const pp_plan *
 
 static int parse_plan_doc(const plan_ctx *c, const cJSON *doc, const pp_jpath *root, pp_plan *plan)
 {
-    plan_key_set keys;
-    plan_key_lists(&keys);
+    decision_keys keys;
+    decision_key_lists(&keys);
     int rc = pp_json_check_keys(doc, root, keys.top, c->err);
     if (!rc)
         rc = parse_plan_decisions(c, doc, root, keys.codecs, plan);

@@ -15,6 +15,7 @@
 #define PARPLAN_PROBLEM_H
 
 #include "catalog.h"
+#include "decisions.h" /* pp_plan_init */
 #include "names.h"
 #include "types.h"
 
@@ -26,9 +27,6 @@
  * min_step_time, TP kept inside a node, codecs = just "none".  The parser
  * then takes codecs and compress_min_bytes from the catalog. */
 void pp_problem_init(pp_problem *p);
-
-/* The plan defaults of the contract (see pp_plan_parse); tp, pp and dp 1. */
-void pp_plan_init(pp_plan *plan);
 
 /* Total GPUs of the problem's cluster (0 without a cluster). */
 long pp_problem_gpus(const pp_problem *p);

@@ -5,88 +5,109 @@
 #include "text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const ON_OFF[] = {"off", "on"};
 
+/* get and set read an enum field as an int */
+_Static_assert(sizeof(pp_recompute) == sizeof(int) && sizeof(pp_tp_mode) == sizeof(int),
+               "an enum decision is stored as an int");
+
+#define FIELD(f, type) .offset = offsetof(pp_plan, f), .field = PP_FIELD_##type
+#define CODEC_FIELD(d) .offset = offsetof(pp_plan, codec) + (d) * sizeof(int), .field = PP_FIELD_INT
+#define SHAPE(n) .role = PP_ROLE_SHAPE, .order = (n)
+#define OPTION(k) .role = PP_ROLE_OPTION, .order = (k)
+#define VALUES(a) .candidates = PP_CAND_VALUES, .values = (a), .n_values = (int)(sizeof(a) / sizeof((a)[0]))
+
+static const int CP_VALUES[] = {1, 2, 4, 8};           /* with seq_len % (2 cp) == 0 */
+static const int MICRO_BATCH_VALUES[] = {1, 2, 4, 8, 16}; /* dividing global_batch / dp */
+static const int VIRTUAL_STAGE_VALUES[] = {1, 2, 3, 4, 6, 8};
+
+/* The rows, in pp_decision_id's order.  SHAPE(n) nests the shape's degrees
+ * (and sorts the shapes) tp, pp, cp, dp, micro_batch, virtual_stages,
+ * tp_mode, tp_depth, ep, etp; OPTION(k) is the option's place in
+ * pp_option_kind (space.h).  Both orders break the planner's ties. */
 const pp_decision pp_decisions[PP_DEC_COUNT] = {
-    {PP_DEC_TP, "tp", "tp", "tp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_PP, "pp", "pp", "pp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_DP, "dp", "dp", "dp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_CP, "cp", "cp", "cp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_MICRO_BATCH, "micro_batch", "micro_batch", "mb", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_VIRTUAL_STAGES, "virtual_stages", "virtual_stages", "v", PP_DK_INT, 1, PP_MAX_VIRTUAL_STAGES, NULL, false, 1,
-     PP_SHOW_ALWAYS, 0},
-    {PP_DEC_ZERO, "zero", "zero", "zero", PP_DK_INT, 0, 3, NULL, false, 0, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_RECOMPUTE, "recompute", "recompute", "recompute", PP_DK_ENUM, 0, PP_RECOMPUTE_COUNT - 1, pp_recompute_names, false,
-     PP_RECOMPUTE_NONE, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_SEQUENCE_PARALLEL, "sequence_parallel", "sp", "sp", PP_DK_BOOL, 0, 1, ON_OFF, false, 0, PP_SHOW_ALWAYS, 0},
-    {PP_DEC_TP_MODE, "tp_mode", "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names, false, PP_TP_1D,
-     PP_SHOW_UNLESS_DEFAULT, 0},
-    {PP_DEC_TP_DEPTH, "tp_depth", "tp_depth", "d", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_TP, "tp", "t", "tp", "tp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0, FIELD(tp, INT),
+     SHAPE(0), .candidates = PP_CAND_DIVISORS},
+    {PP_DEC_PP, "pp", "p", "pp", "pp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0, FIELD(pp, INT),
+     SHAPE(1), .candidates = PP_CAND_DIVISORS},
+    {PP_DEC_DP, "dp", "d", "dp", "dp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0,
+     FIELD(dp, INT), SHAPE(3), .candidates = PP_CAND_REST},
+    {PP_DEC_CP, "cp", "cp", "cp", "cp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0,
+     FIELD(cp, INT), SHAPE(2), VALUES(CP_VALUES)},
+    {PP_DEC_MICRO_BATCH, "micro_batch", "micro_batch", "micro_batch", "mb", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false,
+     1, PP_SHOW_ALWAYS, 0, FIELD(micro_batch, INT), SHAPE(4), VALUES(MICRO_BATCH_VALUES)},
+    {PP_DEC_VIRTUAL_STAGES, "virtual_stages", "virtual_stages", "virtual_stages", "v", PP_DK_INT, 1,
+     PP_MAX_VIRTUAL_STAGES, NULL, false, 1, PP_SHOW_ALWAYS, 0, FIELD(virtual_stages, INT), SHAPE(5),
+     VALUES(VIRTUAL_STAGE_VALUES)},
+    {PP_DEC_ZERO, "zero", NULL, "zero", "zero", PP_DK_INT, 0, 3, NULL, false, 0, PP_SHOW_ALWAYS, 0, FIELD(zero, INT),
+     OPTION(4), .candidates = PP_CAND_RANGE},
+    {PP_DEC_RECOMPUTE, "recompute", NULL, "recompute", "recompute", PP_DK_ENUM, 0, PP_RECOMPUTE_COUNT - 1,
+     pp_recompute_names, false, PP_RECOMPUTE_NONE, PP_SHOW_ALWAYS, 0, FIELD(recompute, INT), OPTION(0),
+     .candidates = PP_CAND_RANGE},
+    {PP_DEC_SEQUENCE_PARALLEL, "sequence_parallel", NULL, "sp", "sp", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
+     PP_SHOW_ALWAYS, 0, FIELD(sequence_parallel, BOOL), OPTION(1), .candidates = PP_CAND_RANGE},
+    {PP_DEC_TP_MODE, "tp_mode", NULL, "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names,
+     false, PP_TP_1D, PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_mode, INT), SHAPE(6), .candidates = PP_CAND_GRID},
+    {PP_DEC_TP_DEPTH, "tp_depth", NULL, "tp_depth", "d", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1,
+     PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_depth, INT), SHAPE(7), .candidates = PP_CAND_GRID},
     /* Mixture of experts: expert parallelism (ranks from dp x cp) and expert
      * tensor parallelism (1 or tp); 1 for dense models (rules.c). */
-    {PP_DEC_EP, "ep", "ep", "ep", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
-    {PP_DEC_ETP, "etp", "etp", "etp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0},
+    {PP_DEC_EP, "ep", "ep", "ep", "ep", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0,
+     FIELD(ep, INT), SHAPE(8), .candidates = PP_CAND_DIVISORS},
+    {PP_DEC_ETP, "etp", "etp", "etp", "etp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0,
+     FIELD(etp, INT), SHAPE(9), .candidates = PP_CAND_PAIR},
     /* 1D tensor parallelism's collectives pipelined with their GEMMs
      * (Megatron-Core --tp-comm-overlap, torchtitan AsyncTP; tp.c) */
-    {PP_DEC_TP_OVERLAP, "tp_comm_overlap", "tp_comm_overlap", "tpo", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
-     PP_SHOW_UNLESS_DEFAULT, 0},
-    {PP_DEC_CODEC_DP, "dp", "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP},
-    {PP_DEC_CODEC_TP, "tp", "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP},
-    {PP_DEC_CODEC_PP, "pp", "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP},
-    {PP_DEC_CODEC_PARAMS, "params", "params", "params", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_UNLESS_DEFAULT,
-     PP_DIM_PARAMS},
+    {PP_DEC_TP_OVERLAP, "tp_comm_overlap", NULL, "tp_comm_overlap", "tpo", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
+     PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_comm_overlap, BOOL), OPTION(7), .candidates = PP_CAND_RANGE},
+    {PP_DEC_CODEC_DP, "dp", NULL, "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP,
+     CODEC_FIELD(PP_DIM_DP), OPTION(5), .candidates = PP_CAND_CODECS},
+    {PP_DEC_CODEC_TP, "tp", NULL, "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP,
+     CODEC_FIELD(PP_DIM_TP), OPTION(2), .candidates = PP_CAND_CODECS},
+    {PP_DEC_CODEC_PP, "pp", NULL, "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP,
+     CODEC_FIELD(PP_DIM_PP), OPTION(3), .candidates = PP_CAND_CODECS},
+    {PP_DEC_CODEC_PARAMS, "params", NULL, "params", "params", PP_DK_CODEC, 0, 0, NULL, false, 0,
+     PP_SHOW_UNLESS_DEFAULT, PP_DIM_PARAMS, CODEC_FIELD(PP_DIM_PARAMS), OPTION(6), .candidates = PP_CAND_CODECS},
 };
 
 int pp_decision_get(const pp_plan *p, pp_decision_id id)
 {
-    switch (id) {
-    case PP_DEC_TP: return p->tp;
-    case PP_DEC_PP: return p->pp;
-    case PP_DEC_DP: return p->dp;
-    case PP_DEC_CP: return p->cp;
-    case PP_DEC_MICRO_BATCH: return p->micro_batch;
-    case PP_DEC_VIRTUAL_STAGES: return p->virtual_stages;
-    case PP_DEC_ZERO: return p->zero;
-    case PP_DEC_RECOMPUTE: return (int)p->recompute;
-    case PP_DEC_SEQUENCE_PARALLEL: return p->sequence_parallel ? 1 : 0;
-    case PP_DEC_TP_MODE: return (int)p->tp_mode;
-    case PP_DEC_TP_DEPTH: return p->tp_depth;
-    case PP_DEC_EP: return p->ep;
-    case PP_DEC_ETP: return p->etp;
-    case PP_DEC_TP_OVERLAP: return p->tp_comm_overlap ? 1 : 0;
-    case PP_DEC_CODEC_DP: return p->codec[PP_DIM_DP];
-    case PP_DEC_CODEC_TP: return p->codec[PP_DIM_TP];
-    case PP_DEC_CODEC_PP: return p->codec[PP_DIM_PP];
-    case PP_DEC_CODEC_PARAMS: return p->codec[PP_DIM_PARAMS];
-    case PP_DEC_COUNT: break;
-    }
-    return 0;
+    if (id < 0 || id >= PP_DEC_COUNT)
+        return 0;
+    const pp_decision *d = &pp_decisions[id];
+    const char *at = (const char *)p + d->offset;
+    if (d->field == PP_FIELD_BOOL)
+        return *(const bool *)at ? 1 : 0;
+    return *(const int *)at;
 }
 
 void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
 {
-    switch (id) {
-    case PP_DEC_TP: p->tp = v; break;
-    case PP_DEC_PP: p->pp = v; break;
-    case PP_DEC_DP: p->dp = v; break;
-    case PP_DEC_CP: p->cp = v; break;
-    case PP_DEC_MICRO_BATCH: p->micro_batch = v; break;
-    case PP_DEC_VIRTUAL_STAGES: p->virtual_stages = v; break;
-    case PP_DEC_ZERO: p->zero = v; break;
-    case PP_DEC_RECOMPUTE: p->recompute = (pp_recompute)v; break;
-    case PP_DEC_SEQUENCE_PARALLEL: p->sequence_parallel = v != 0; break;
-    case PP_DEC_TP_MODE: p->tp_mode = (pp_tp_mode)v; break;
-    case PP_DEC_TP_DEPTH: p->tp_depth = v; break;
-    case PP_DEC_EP: p->ep = v; break;
-    case PP_DEC_ETP: p->etp = v; break;
-    case PP_DEC_TP_OVERLAP: p->tp_comm_overlap = v != 0; break;
-    case PP_DEC_CODEC_DP: p->codec[PP_DIM_DP] = v; break;
-    case PP_DEC_CODEC_TP: p->codec[PP_DIM_TP] = v; break;
-    case PP_DEC_CODEC_PP: p->codec[PP_DIM_PP] = v; break;
-    case PP_DEC_CODEC_PARAMS: p->codec[PP_DIM_PARAMS] = v; break;
-    case PP_DEC_COUNT: break;
-    }
+    if (id < 0 || id >= PP_DEC_COUNT)
+        return;
+    const pp_decision *d = &pp_decisions[id];
+    char *at = (char *)p + d->offset;
+    if (d->field == PP_FIELD_BOOL)
+        *(bool *)at = v != 0;
+    else
+        *(int *)at = v;
+}
+
+const pp_decision *pp_decision_at(pp_decision_role role, int order)
+{
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        if (pp_decisions[i].role == role && pp_decisions[i].order == order)
+            return &pp_decisions[i];
+    return NULL;
+}
+
+void pp_plan_init(pp_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        pp_decision_set(plan, (pp_decision_id)i, pp_decisions[i].def);
 }
 
 const char *pp_codec_id(const pp_problem *prob, int i)

@@ -4,14 +4,32 @@
  * A plan is one value for every decision (types.h, pp_plan): the degrees tp,
  * pp, dp, cp, the micro-batch, the interleaving depth, the ZeRO stage,
  * recomputation, sequence parallelism, the tensor-parallel mode and depth,
- * and a codec per compressed dimension.  Each decision is one row of
- * pp_decisions[] (after PostgreSQL's guc_tables.c): its PLAN.json key, its
- * range or names, its default, its label in text, and how to read and set it
- * in a pp_plan.  The plan reader (problem.c) and writer (reports/
- * result_json.c), eval's range checks (rules.c), the space's choices
- * (space.c, and so the enumerator and the MIP), the plan text below and the
- * launch settings (reports/launch.c) walk this table, so a new decision (ep,
- * etp, uneven stages) is a row here and its meaning in the cost model.
+ * expert parallelism, TP overlap and a codec per compressed dimension.  Each
+ * decision is one row of pp_decisions[] (after PostgreSQL's guc_tables.c):
+ *
+ *   key, row_key   its PLAN.json and search key; a measurement row's key
+ *   kind, range    int in [min, max], enum of names, bool, or a codec
+ *   def            its value when PLAN.json leaves it out
+ *   offset, field  where it sits in pp_plan, and as an int or a bool
+ *   role, order    part of the shape (nested and sorted in `order`) or an
+ *                  option (its place in pp_option_kind): the space's order,
+ *                  which breaks the planner's ties
+ *   candidates     where the space takes its values when search lists none
+ *   label, show    how the plan's text shows it
+ *
+ * Every consumer walks the table: pp_plan_init (the defaults), get and set,
+ * the plan reader and the search reader (problem.c), the measurement rows
+ * (measurements.c), the plan writer (reports/result_json.c) and text (below),
+ * eval's range checks (rules.c), the space's shapes, their order and its
+ * options (space.c, and so the enumerator and the MIP).  What a row cannot
+ * hold: its rule beyond the range (rules.c sits above this file, and the
+ * RULES list's order fixes which message a plan breaking two rules gets),
+ * its meaning in the cost model, and its launch settings (reports/launch.c,
+ * which sits in reports/: a framework's setting is often not one decision's
+ * value, e.g. zero is up to five Megatron-LM flags, torchtitan's two shard
+ * degrees and DeepSpeed's JSON stage, and virtual_stages becomes a layer
+ * count; launch.c reads the plan's fields where the framework's other
+ * settings are written).
  */
 #ifndef PARPLAN_DECISIONS_H
 #define PARPLAN_DECISIONS_H
@@ -27,14 +45,6 @@
 #define PP_MAX_TP_DEPTH (1 << 12)
 
 typedef enum {
-    PP_DEC_TP = 0, PP_DEC_PP, PP_DEC_DP, PP_DEC_CP, PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_ZERO,
-    PP_DEC_RECOMPUTE, PP_DEC_SEQUENCE_PARALLEL, PP_DEC_TP_MODE, PP_DEC_TP_DEPTH, PP_DEC_EP, PP_DEC_ETP,
-    PP_DEC_TP_OVERLAP,
-    PP_DEC_CODEC_DP, PP_DEC_CODEC_TP, PP_DEC_CODEC_PP, PP_DEC_CODEC_PARAMS,
-    PP_DEC_COUNT
-} pp_decision_id;
-
-typedef enum {
     PP_DK_INT,   /* an integer in [min, max] */
     PP_DK_ENUM,  /* one of names[0..max] */
     PP_DK_BOOL,  /* true or false ("on"/"off" in text) */
@@ -47,9 +57,38 @@ typedef enum {
     PP_SHOW_UNLESS_DEFAULT, /* only when it differs from def */
 } pp_decision_show;
 
+/* How a decision is stored in a pp_plan: an int (or an enum of an int's
+ * size), or a bool.  With its offset, get and set need no switch. */
+typedef enum {
+    PP_FIELD_INT,
+    PP_FIELD_BOOL
+} pp_field_type;
+
+/* Its role in the space (space.h): part of a shape, nested in `order`
+ * (which is also the order shapes are sorted in), or an option chosen
+ * inside a shape, at position `order` of pp_option_kind. */
+typedef enum {
+    PP_ROLE_SHAPE,
+    PP_ROLE_OPTION
+} pp_decision_role;
+
+/* Where the space takes its candidates when the problem's search section
+ * lists none (space.c; a listed search list always wins). */
+typedef enum {
+    PP_CAND_RANGE,    /* every value min..max (the names of an enum, off/on) */
+    PP_CAND_VALUES,   /* the row's `values` that the problem allows */
+    PP_CAND_DIVISORS, /* divisors: of the GPUs left (tp, pp), of the routed experts (ep) */
+    PP_CAND_REST,     /* what the other degrees leave (dp: the GPUs) */
+    PP_CAND_GRID,     /* the tensor-parallel grids that fit tp (tp_mode, tp_depth) */
+    PP_CAND_PAIR,     /* 1 or tp (etp) */
+    PP_CAND_CODECS    /* every codec of the problem */
+} pp_candidates;
+
 typedef struct pp_decision {
     pp_decision_id id;
-    const char *key;   /* PLAN.json key ("micro_batch"); for codecs the key inside "compression" */
+    const char *key;   /* PLAN.json and search key ("micro_batch"); for codecs the key inside "compression" */
+    const char *row_key; /* a measurement row's key (data/SCHEMA.md): "t" for tp; NULL when the row
+                            reader derives it from the row's own fields (zero_stage, seq_parallel) */
     const char *label; /* in the plan's text: "micro_batch", "sp" */
     const char *short_label; /* in the compact text of a table cell: "mb", "v" */
     pp_decision_kind kind;
@@ -59,9 +98,25 @@ typedef struct pp_decision {
     int def;           /* its value when PLAN.json leaves it out (dp is derived instead) */
     pp_decision_show show;
     pp_dim dim;        /* PP_DK_CODEC: the compressed dimension */
+    size_t offset;     /* of its field in pp_plan */
+    pp_field_type field;
+    pp_decision_role role;
+    int order;         /* its place among the shape's degrees or the options (pp_option_kind) */
+    pp_candidates candidates;
+    const int *values; /* PP_CAND_VALUES: the tool's default list, n_values long */
+    int n_values;
 } pp_decision;
 
 extern const pp_decision pp_decisions[PP_DEC_COUNT];
+
+/* Every decision at its default (the table's `def`; dp 1): the plan
+ * defaults of the contract (see pp_plan_parse). */
+void pp_plan_init(pp_plan *plan);
+
+/* The row of a role's decision at place `order` (the shape's degrees in
+ * the order they nest and sort, the options in pp_option_kind's order);
+ * NULL past the last. */
+const pp_decision *pp_decision_at(pp_decision_role role, int order);
 
 /* A decision's value in a plan (enums and codecs as their index, bools 0/1),
  * and setting it. */

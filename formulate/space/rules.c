@@ -290,10 +290,15 @@ static int rule_moe(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 }
 
 /* ZeRO's parameter all-gathers exist only from stage 1 on. */
+bool pp_params_codec_fits(int zero, int params_codec)
+{
+    return zero != 0 || params_codec == 0;
+}
+
 static int rule_params_codec(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     (void)prob;
-    if (pl->zero == 0 && pl->codec[PP_DIM_PARAMS] != 0)
+    if (!pp_params_codec_fits(pl->zero, pl->codec[PP_DIM_PARAMS]))
         return pp_error_set(err, PP_EINPUT, "plan.compression",
                             "compression.params applies to ZeRO's parameter all-gathers; with zero=0 there are none "
                             "(use \"none\")");
@@ -322,26 +327,49 @@ static int rule_codecs(const pp_problem *prob, const pp_plan *pl, pp_error *err)
  * sequence-parallel TP with their GEMMs over NVLink: Transformer Engine's
  * userbuffers (Megatron-Core --tp-comm-overlap needs --sequence-parallel
  * and a TP group inside one node) and torchtitan's AsyncTP (symmetric
- * memory inside a node).  Uncompressed, dense models only. */
+ * memory inside a node).  Uncompressed, dense models only.  Each clause is
+ * written once, here; the space applies them where each is known
+ * (rules.h). */
+static bool tpo_in_framework(const pp_problem *prob) { return prob->training.tp_overlap; }
+static bool tpo_dense(const pp_problem *prob) { return !pp_model_is_moe(&prob->model); }
+static bool tpo_1d(const pp_plan *pl) { return pl->tp >= 2 && pl->tp_mode == PP_TP_1D; }
+static bool tpo_in_node(const pp_plan *pl, int gpus_per_node) { return pl->tp <= gpus_per_node; }
+static bool tpo_uncompressed(int tp_codec) { return tp_codec == 0; }
+
+bool pp_tp_overlap_offered(const pp_problem *prob)
+{
+    return tpo_in_framework(prob) && tpo_dense(prob);
+}
+
+bool pp_tp_overlap_fits_shape(const pp_plan *plan, int gpus_per_node)
+{
+    return tpo_1d(plan) && tpo_in_node(plan, gpus_per_node);
+}
+
+bool pp_tp_overlap_fits_options(int sequence_parallel, int tp_codec)
+{
+    return sequence_parallel && tpo_uncompressed(tp_codec);
+}
+
 static int rule_tp_overlap(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     if (!pl->tp_comm_overlap)
         return PP_OK;
-    if (!prob->training.tp_overlap)
+    if (!tpo_in_framework(prob))
         return pp_error_set(err, PP_EINPUT, "plan",
                             "tp_comm_overlap: framework '%s' has no TP communication overlap (Megatron-Core and "
                             "torchtitan have)",
                             pp_framework_name(prob->training.framework));
-    if (pl->tp < 2 || pl->tp_mode != PP_TP_1D || !pl->sequence_parallel)
+    if (!tpo_1d(pl) || !pl->sequence_parallel)
         return pp_error_set(err, PP_EINPUT, "plan",
                             "tp_comm_overlap: needs 1d tensor parallelism with tp >= 2 and sequence_parallel");
-    if (pl->tp > prob->cluster.gpus_per_node)
+    if (!tpo_in_node(pl, prob->cluster.gpus_per_node))
         return pp_error_set(err, PP_EINPUT, "plan",
                             "tp_comm_overlap: the TP group of %d must sit inside one node of %d GPUs", pl->tp,
                             prob->cluster.gpus_per_node);
-    if (pl->codec[PP_DIM_TP] != 0)
+    if (!tpo_uncompressed(pl->codec[PP_DIM_TP]))
         return pp_error_set(err, PP_EINPUT, "plan", "tp_comm_overlap: overlapped TP traffic is not compressed");
-    if (pp_model_is_moe(&prob->model))
+    if (!tpo_dense(prob))
         return pp_error_set(err, PP_EINPUT, "plan",
                             "tp_comm_overlap: priced for dense models only (a MoE layer's dispatch replaces the "
                             "MLP's collectives)");

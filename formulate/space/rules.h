@@ -54,4 +54,18 @@ bool pp_plan_tp_leaves_node(const pp_problem *prob, const pp_plan *plan);
  * same). */
 bool pp_codec_too_lossy(const pp_problem *prob, int codec, pp_dim d);
 
+/* Whether a params codec fits a ZeRO stage (rule_params_codec: with ZeRO-0
+ * there are no parameter gathers to compress); the space pairs the two
+ * options by it. */
+bool pp_params_codec_fits(int zero, int params_codec);
+
+/* TP overlap's rule (rule_tp_overlap) in the three parts the space
+ * applies where each is known: whether the problem offers it at all (the
+ * framework has it, the model is dense), whether a shape can take it (1d
+ * TP, tp >= 2, inside a node of gpus_per_node GPUs), and whether the other
+ * options of a plan allow it (sequence parallelism on, TP uncompressed). */
+bool pp_tp_overlap_offered(const pp_problem *prob);
+bool pp_tp_overlap_fits_shape(const pp_plan *plan, int gpus_per_node);
+bool pp_tp_overlap_fits_options(int sequence_parallel, int tp_codec);
+
 #endif

@@ -1,8 +1,12 @@
 /*
  * space.c: the decision space (see space.h).
  *
- * The tool's default candidates, used for any decision the problem's search
- * section leaves free:
+ * The shapes are built by nesting the shape's degrees in their rows' order
+ * (decisions.c, SHAPE(n)), each over its candidates given the degrees before
+ * it (shape_candidates), and sorted in the same order; the options are the
+ * option rows (OPTION(k)).  The tool's default candidates, used for any
+ * decision the problem's search section leaves free (the value lists are
+ * the rows'):
  *   tp              divisors of the node's GPUs (of all GPUs when TP may cross
  *                   nodes) that also divide heads, kv_heads and ffn_hidden, or
  *                   that form a 2D/2.5D/3D grid the search allows
@@ -13,9 +17,12 @@
  *   dp              GPUs / (tp pp cp), whatever it is
  *   micro_batch     1, 2, 4, 8, 16 dividing global_batch / dp
  *   virtual_stages  1, 2, 3, 4, 6, 8
+ *   ep, etp         divisors of the routed experts (1 for a dense model);
+ *                   1 or tp (1 only for a dense model)
  *   zero 0..3, recompute none/selective/full, sequence_parallel off/on,
- *   every codec of the problem on every dimension (the params codec only
- *   with ZeRO >= 1).
+ *   tp_comm_overlap off/on where the problem offers it (rules.h), every
+ *   codec of the problem on every dimension (the params codec only with
+ *   ZeRO >= 1): the rows' ranges.
  * A listed value is taken as given: if it breaks a rule, the shapes using it
  * are dropped by pp_plan_check like any other, and the first such rule is
  * kept to explain an empty space.
@@ -97,12 +104,12 @@ static int add_grid(int tp, int mode, int d, int *modes, int *depths, int n, int
  * degree already offers. */
 static int grid_choices(const pp_problem *prob, int tp, int *modes, int *depths, int max)
 {
-    const pp_search *q = &prob->search;
+    const pp_int_list *q = prob->search;
     if (tp == 1)
         return add_grid(1, PP_TP_1D, 1, modes, depths, 0, max);
     int n = 0;
     for (int mode = 0; mode < PP_TP_MODE_COUNT; mode++) {
-        if (q->tp_mode.n > 0 && !list_has(&q->tp_mode, mode))
+        if (q[PP_DEC_TP_MODE].n > 0 && !list_has(&q[PP_DEC_TP_MODE], mode))
             continue;
         if (mode != PP_TP_2P5D) {
             n = add_grid(tp, mode, 1, modes, depths, n, max);
@@ -110,7 +117,7 @@ static int grid_choices(const pp_problem *prob, int tp, int *modes, int *depths,
         }
         for (long side = 2; side * side * 2 <= tp; side++) {
             int d = (int)(tp / (side * side));
-            bool listed = q->tp_depth.n == 0 ? d <= side : list_has(&q->tp_depth, d);
+            bool listed = q[PP_DEC_TP_DEPTH].n == 0 ? d <= side : list_has(&q[PP_DEC_TP_DEPTH], d);
             if (tp % (side * side) == 0 && listed)
                 n = add_grid(tp, mode, d, modes, depths, n, max);
         }
@@ -163,10 +170,10 @@ static void default_tp(const pp_problem *prob, long gpus, pp_int_list *out)
 {
     const pp_model *m = &prob->model;
     long span = prob->allow_tp_across_nodes ? gpus : prob->cluster.gpus_per_node;
-    bool one_d = prob->search.tp_mode.n == 0 || list_has(&prob->search.tp_mode, PP_TP_1D);
+    bool one_d = prob->search[PP_DEC_TP_MODE].n == 0 || list_has(&prob->search[PP_DEC_TP_MODE], PP_TP_1D);
     /* A grid's side divides the heads, so without listed depths tp <= heads^3. */
     long heads = m->heads > 0 ? m->heads : 1, top = span;
-    if (prob->search.tp_depth.n == 0 && heads <= 1000 && heads * heads * heads < top)
+    if (prob->search[PP_DEC_TP_DEPTH].n == 0 && heads <= 1000 && heads * heads * heads < top)
         top = heads * heads * heads;
     out->n = 0;
     long divs[MAX_DIVISORS];
@@ -196,13 +203,14 @@ static void default_pp(const pp_problem *prob, long gpus_per_tp, pp_int_list *ou
     }
 }
 
+/* The row's context-parallel degrees that split the sequence in 2 cp chunks. */
 static void default_cp(const pp_problem *prob, pp_int_list *out)
 {
-    static const int cps[] = {1, 2, 4, 8};
+    const pp_decision *d = &pp_decisions[PP_DEC_CP];
     out->n = 0;
-    for (size_t i = 0; i < sizeof cps / sizeof cps[0]; i++)
-        if (cps[i] == 1 || prob->model.seq_len % (2 * cps[i]) == 0)
-            list_add(out, cps[i]);
+    for (int i = 0; i < d->n_values; i++)
+        if (d->values[i] == 1 || prob->model.seq_len % (2 * d->values[i]) == 0)
+            list_add(out, d->values[i]);
 }
 
 /* The data-parallel degrees of a shape whose tp pp cp leave `most` times
@@ -211,7 +219,7 @@ static void default_cp(const pp_problem *prob, pp_int_list *out)
  * problem's search.dp narrows either. */
 static void data_parallel_degrees(const pp_problem *prob, long most, pp_int_list *out)
 {
-    const pp_int_list *given = &prob->search.dp;
+    const pp_int_list *given = &prob->search[PP_DEC_DP];
     out->n = 0;
     if (!prob->idle_gpus_ok) {
         if (most <= INT_MAX && (given->n == 0 || list_has(given, (int)most)))
@@ -224,16 +232,17 @@ static void data_parallel_degrees(const pp_problem *prob, long most, pp_int_list
             list_add(out, (int)d);
 }
 
+/* The row's micro-batches that divide a replica's share of the batch. */
 static void default_micro_batch(const pp_problem *prob, int dp, pp_int_list *out)
 {
-    static const int mbs[] = {1, 2, 4, 8, 16};
+    const pp_decision *d = &pp_decisions[PP_DEC_MICRO_BATCH];
     out->n = 0;
     long B = prob->training.global_batch;
     if (dp <= 0 || B % dp)
         return;
-    for (size_t i = 0; i < sizeof mbs / sizeof mbs[0]; i++)
-        if ((B / dp) % mbs[i] == 0)
-            list_add(out, mbs[i]);
+    for (int i = 0; i < d->n_values; i++)
+        if ((B / dp) % d->values[i] == 0)
+            list_add(out, d->values[i]);
 }
 
 static void fixed_list(pp_int_list *out, const int *v, int n)
@@ -254,23 +263,39 @@ static pp_int_list in_range(const pp_int_list *given, const pp_int_list *default
     return out;
 }
 
+/* The values the tool offers for an option the search leaves free: its
+ * range (every codec of the problem for a codec), TP overlap only where the
+ * problem offers it (rules.h). */
+static void default_options(const pp_problem *prob, const pp_decision *d, pp_int_list *out)
+{
+    int hi = d->kind == PP_DK_CODEC ? prob->n_codecs - 1 : d->max;
+    if (d->id == PP_DEC_TP_OVERLAP && !pp_tp_overlap_offered(prob))
+        hi = d->min;
+    out->n = 0;
+    if (d->candidates == PP_CAND_VALUES)
+        fixed_list(out, d->values, d->n_values);
+    else
+        for (int v = d->kind == PP_DK_CODEC ? 0 : d->min; v <= hi && out->n < PP_MAX_VALUES; v++)
+            list_add(out, v);
+}
+
 /* The options of each choice, and their degenerate narrowing: 'none' / 0 /
  * off when listed, else the first listed value (a no-op that keeps what the
  * user asked for).  Sequence parallelism has no such escape: it is invalid
  * with tp = 1, so a shape with tp = 1 and only "on" listed has no plan. */
 static void set_options(const pp_problem *prob, pp_space *s)
 {
-    static const int recompute[] = {PP_RECOMPUTE_NONE, PP_RECOMPUTE_SELECTIVE, PP_RECOMPUTE_FULL};
-    static const int onoff[] = {0, 1}, zero[] = {0, 1, 2, 3};
-    const pp_search *q = &prob->search;
-    pp_int_list d;
-
-    fixed_list(&d, recompute, 3);
-    s->options[PP_OPT_RECOMPUTE] = in_range(&q->recompute, &d, 0, PP_RECOMPUTE_COUNT - 1);
-    fixed_list(&d, onoff, 2);
-    s->options[PP_OPT_SEQUENCE_PARALLEL] = in_range(&q->sequence_parallel, &d, 0, 1);
-    fixed_list(&d, zero, 4);
-    s->options[PP_OPT_ZERO] = in_range(&q->zero, &d, 0, 3);
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *dec = &pp_decisions[i];
+        if (dec->role != PP_ROLE_OPTION)
+            continue;
+        pp_int_list d;
+        default_options(prob, dec, &d);
+        bool codec = dec->kind == PP_DK_CODEC;
+        s->n_options++;
+        s->options[dec->order] = in_range(&prob->search[dec->id], &d, codec ? 0 : dec->min,
+                                          codec ? prob->n_codecs - 1 : dec->max);
+    }
     if (!pp_framework_has_zero(prob->training.framework, 1)) { /* FSDP: NO_SHARD, SHARD_GRAD_OP, FULL_SHARD */
         pp_int_list z = {0};
         for (int i = 0; i < s->options[PP_OPT_ZERO].n; i++)
@@ -278,22 +303,11 @@ static void set_options(const pp_problem *prob, pp_space *s)
                 z.v[z.n++] = s->options[PP_OPT_ZERO].v[i];
         s->options[PP_OPT_ZERO] = z;
     }
-    d.n = 0;
-    for (int c = 0; c < prob->n_codecs; c++)
-        list_add(&d, c);
-    s->options[PP_OPT_CODEC_DP] = in_range(&q->compression[PP_DIM_DP], &d, 0, prob->n_codecs - 1);
-    s->options[PP_OPT_CODEC_TP] = in_range(&q->compression[PP_DIM_TP], &d, 0, prob->n_codecs - 1);
-    s->options[PP_OPT_CODEC_PP] = in_range(&q->compression[PP_DIM_PP], &d, 0, prob->n_codecs - 1);
-    s->options[PP_OPT_CODEC_PARAMS] = in_range(&q->compression[PP_DIM_PARAMS], &d, 0, prob->n_codecs - 1);
-    /* TP overlap only where the framework has it (Megatron-Core, torchtitan)
-     * and for dense models (rules.c) */
-    fixed_list(&d, onoff, prob->training.tp_overlap && !pp_model_is_moe(&prob->model) ? 2 : 1);
-    s->options[PP_OPT_TP_OVERLAP] = in_range(&q->tp_comm_overlap, &d, 0, 1);
 
     s->sp_on.n = 0;
     if (list_has(&s->options[PP_OPT_SEQUENCE_PARALLEL], 1))
         list_add(&s->sp_on, 1);
-    for (int k = 0; k < PP_OPT_COUNT; k++) {
+    for (int k = 0; k < s->n_options; k++) {
         const pp_int_list *o = &s->options[k];
         pp_int_list *g = &s->degenerate[k];
         g->n = 0;
@@ -320,7 +334,7 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
         break;
     case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
     case PP_OPT_TP_OVERLAP:
-        degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D || b->tp > s->node_gpus;
+        degenerate = !pp_tp_overlap_fits_shape(b, s->node_gpus);
         break;
     /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
@@ -337,18 +351,18 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
 
 bool pp_space_zero_params_ok(int zero, int params_codec)
 {
-    return zero != 0 || params_codec == 0;
+    return pp_params_codec_fits(zero, params_codec);
 }
 
 bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap)
 {
-    return !tp_overlap || (sequence_parallel && tp_codec == 0);
+    return !tp_overlap || pp_tp_overlap_fits_options(sequence_parallel, tp_codec);
 }
 
 double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
 {
     double n = 1.0;
-    for (int k = 0; k < PP_OPT_COUNT; k++)
+    for (int k = 0; k < s->n_options; k++)
         if (k != PP_OPT_ZERO && k != PP_OPT_CODEC_PARAMS && k != PP_OPT_SEQUENCE_PARALLEL && k != PP_OPT_CODEC_TP &&
             k != PP_OPT_TP_OVERLAP)
             n *= pp_space_options(s, shape, (pp_option_kind)k)->n;
@@ -369,18 +383,11 @@ double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
     return n * pairs * triples;
 }
 
-/* The decision (decisions.h) behind each choice of a shape. */
-static const pp_decision_id OPTION_DECISION[PP_OPT_COUNT] = {
-    [PP_OPT_RECOMPUTE] = PP_DEC_RECOMPUTE, [PP_OPT_SEQUENCE_PARALLEL] = PP_DEC_SEQUENCE_PARALLEL,
-    [PP_OPT_CODEC_TP] = PP_DEC_CODEC_TP,   [PP_OPT_CODEC_PP] = PP_DEC_CODEC_PP,
-    [PP_OPT_ZERO] = PP_DEC_ZERO,           [PP_OPT_CODEC_DP] = PP_DEC_CODEC_DP,
-    [PP_OPT_CODEC_PARAMS] = PP_DEC_CODEC_PARAMS, [PP_OPT_TP_OVERLAP] = PP_DEC_TP_OVERLAP,
-};
-
 void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value)
 {
-    if (kind >= 0 && kind < PP_OPT_COUNT)
-        pp_decision_set(plan, OPTION_DECISION[kind], value);
+    const pp_decision *d = pp_decision_at(PP_ROLE_OPTION, (int)kind);
+    if (d)
+        pp_decision_set(plan, d->id, value);
 }
 
 void pp_shape_describe(const pp_shape *shape, char *buf, size_t len)
@@ -403,6 +410,9 @@ void pp_shape_describe(const pp_shape *shape, char *buf, size_t len)
 typedef struct builder {
     const pp_problem *prob;
     pp_space *s;
+    long gpus;
+    bool all;            /* every GPU works (else the GPU count is an upper limit) */
+    pp_int_list tp, cp, ep; /* the default candidates that depend on no other degree */
     int cap;
     long tried;          /* shapes whose degrees multiply to the GPU count */
     bool have_rejection; /* first pp_plan_check failure kept in `rejection` */
@@ -429,24 +439,12 @@ static int push_shape(builder *b, const pp_plan *plan)
 
 /* Try one shape: keep it iff it obeys the rules with defaults elsewhere and
  * its choices leave at least one plan. */
-static int try_shape(builder *b, int tp, int mode, int depth, int pp, int dp, int cp, int mb, int v, int ep,
-                     int etp)
+static int try_shape(builder *b, const pp_plan *degrees)
 {
-    pp_plan plan;
-    pp_plan_init(&plan);
-    plan.tp = tp;
-    plan.ep = ep;
-    plan.etp = etp;
+    pp_plan plan = *degrees;
     /* Megatron-Core runs a MoE model's tensor parallelism with sequence
      * parallelism (rules.c); the space offers only "on" there. */
-    plan.sequence_parallel = b->s->moe && tp > 1;
-    plan.tp_mode = (pp_tp_mode)mode;
-    plan.tp_depth = depth;
-    plan.pp = pp;
-    plan.dp = dp;
-    plan.cp = cp;
-    plan.micro_batch = mb;
-    plan.virtual_stages = v;
+    plan.sequence_parallel = b->s->moe && plan.tp > 1;
     if (b->tried >= PP_SPACE_MAX_TRIES || b->s->n_shapes >= PP_SPACE_MAX_SHAPES)
         return PP_EINPUT;
     b->tried++;
@@ -467,16 +465,16 @@ static int try_shape(builder *b, int tp, int mode, int depth, int pp, int dp, in
     return push_shape(b, &plan);
 }
 
+/* Shapes sorted by their degrees in the order they nest (the rows' SHAPE(n)). */
 static int cmp_shape(const void *a, const void *b)
 {
     const pp_plan *x = &((const pp_shape *)a)->base, *y = &((const pp_shape *)b)->base;
-    const int kx[] = {x->tp, x->pp, x->cp, x->dp, x->micro_batch, x->virtual_stages, (int)x->tp_mode, x->tp_depth,
-                      x->ep, x->etp};
-    const int ky[] = {y->tp, y->pp, y->cp, y->dp, y->micro_batch, y->virtual_stages, (int)y->tp_mode, y->tp_depth,
-                      y->ep, y->etp};
-    for (int i = 0; i < 10; i++)
-        if (kx[i] != ky[i])
-            return kx[i] < ky[i] ? -1 : 1;
+    const pp_decision *d;
+    for (int k = 0; (d = pp_decision_at(PP_ROLE_SHAPE, k)) != NULL; k++) {
+        int vx = pp_decision_get(x, d->id), vy = pp_decision_get(y, d->id);
+        if (vx != vy)
+            return vx < vy ? -1 : 1;
+    }
     return 0;
 }
 
@@ -485,7 +483,7 @@ static void explain_empty(const builder *b)
     const pp_problem *prob = b->prob;
     pp_space *s = b->s;
     long gpus = pp_problem_gpus(prob);
-    if (b->tried == 0 && (prob->search.tp_mode.n > 0 || prob->search.tp_depth.n > 0))
+    if (b->tried == 0 && (prob->search[PP_DEC_TP_MODE].n > 0 || prob->search[PP_DEC_TP_DEPTH].n > 0))
         snprintf(s->empty_reason, sizeof s->empty_reason,
                  "tp_mode: no tensor-parallel degree that divides the %ld GPUs forms a grid of the listed modes "
                  "(2d: tp = q^2, 2.5d: tp = q^2 d with d >= 2 of search.tp_depth, 3d: tp = q^3, q >= 2)",
@@ -514,101 +512,140 @@ static int space_failed(const builder *b, int rc, pp_error *err)
                         PP_SPACE_MAX_SHAPES, PP_SPACE_MAX_TRIES, b->s->n_shapes, b->tried);
 }
 
+/* The tensor-parallel modes (or, given the mode, the 2.5D depths) that a
+ * degree tp allows, in grid_choices' order. */
+static void grid_candidates(const pp_problem *prob, const pp_plan *partial, bool depths_of_mode, pp_int_list *out)
+{
+    int modes[PP_MAX_VALUES], depths[PP_MAX_VALUES];
+    int n = grid_choices(prob, partial->tp, modes, depths, PP_MAX_VALUES);
+    out->n = 0;
+    for (int i = 0; i < n; i++)
+        if (!depths_of_mode)
+            list_add(out, modes[i]);
+        else if (modes[i] == (int)partial->tp_mode)
+            list_add(out, depths[i]);
+}
+
+/* The listed values of a degree if any, each dividing the GPUs the degrees
+ * before it leave (or not above them when GPUs may idle), else defaults. */
+static void divisors_of_rest(const builder *b, const pp_int_list *given, const pp_int_list *defaults, long rest,
+                             pp_int_list *out)
+{
+    const pp_int_list *l = given_or(given, defaults);
+    out->n = 0;
+    for (int i = 0; rest > 0 && i < l->n; i++) {
+        int v = l->v[i];
+        if (v >= 1 && (b->all ? rest % v == 0 : v <= rest))
+            out->v[out->n++] = v;
+    }
+}
+
+/* The candidates of shape degree d given the degrees before it in the
+ * shape's order (tp, pp, cp, dp, micro_batch, virtual_stages, tp_mode,
+ * tp_depth, ep, etp): the search's list, else the tool's defaults (the
+ * file's opening comment).  A decision without its own case takes its
+ * listed values, else its row's values or range. */
+static void shape_candidates(const builder *b, const pp_decision *d, const pp_plan *partial, pp_int_list *out)
+{
+    const pp_problem *prob = b->prob;
+    const pp_int_list *given = &prob->search[d->id];
+    pp_int_list def = {0};
+    switch (d->id) {
+    case PP_DEC_TP: divisors_of_rest(b, given, &b->tp, b->gpus, out); return;
+    case PP_DEC_PP:
+        default_pp(prob, b->gpus / partial->tp, &def);
+        divisors_of_rest(b, given, &def, b->gpus / partial->tp, out);
+        return;
+    case PP_DEC_CP: divisors_of_rest(b, given, &b->cp, b->gpus / partial->tp / partial->pp, out); return;
+    case PP_DEC_DP: data_parallel_degrees(prob, b->gpus / partial->tp / partial->pp / partial->cp, out); return;
+    case PP_DEC_MICRO_BATCH:
+        default_micro_batch(prob, partial->dp, &def);
+        *out = *given_or(given, &def);
+        return;
+    case PP_DEC_TP_MODE:
+    case PP_DEC_TP_DEPTH: grid_candidates(prob, partial, d->id == PP_DEC_TP_DEPTH, out); return;
+    case PP_DEC_EP: *out = *given_or(given, &b->ep); return;
+    case PP_DEC_ETP: /* 1 or tp: both for a MoE model unless search.etp narrows it */
+        out->n = 0;
+        for (int y = 0; y < 2 && (y == 0 || partial->tp > 1); y++) {
+            int etp = y == 0 ? 1 : partial->tp;
+            if (given->n > 0 ? list_has(given, etp) : (y == 0 || b->s->moe))
+                out->v[out->n++] = etp;
+        }
+        return;
+    default:
+        if (d->candidates == PP_CAND_VALUES)
+            fixed_list(&def, d->values, d->n_values);
+        else
+            for (int v = d->min; v <= d->max && def.n < PP_MAX_VALUES; v++)
+                list_add(&def, v);
+        *out = *given_or(given, &def);
+        return;
+    }
+}
+
+/* Every shape: the degrees nested in their order, each over its candidates
+ * given those before it; the last turns fastest. */
+static int walk_shapes(builder *b, int level, pp_plan *plan)
+{
+    const pp_decision *d = pp_decision_at(PP_ROLE_SHAPE, level);
+    if (!d)
+        return try_shape(b, plan);
+    pp_int_list values;
+    shape_candidates(b, d, plan, &values);
+    for (int i = 0; i < values.n; i++) {
+        pp_decision_set(plan, d->id, values.v[i]);
+        int rc = walk_shapes(b, level + 1, plan);
+        if (rc != PP_OK)
+            return rc;
+    }
+    return PP_OK;
+}
+
+/* Expert parallelism (MoE): every divisor of the routed experts; dense
+ * models 1. */
+static void default_ep(const pp_problem *prob, pp_int_list *out)
+{
+    out->n = 0;
+    if (!pp_model_is_moe(&prob->model)) {
+        list_add(out, 1);
+        return;
+    }
+    long edivs[MAX_DIVISORS];
+    int ne = divisors(prob->model.experts, edivs, MAX_DIVISORS);
+    for (int i = 0; i < ne; i++)
+        list_add(out, (int)edivs[i]);
+}
+
 int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
 {
-    int rc = PP_OK;
     memset(s, 0, sizeof *s);
     set_options(prob, s);
-    builder b = {.prob = prob, .s = s};
-    const pp_search *q = &prob->search;
-    long gpus = pp_problem_gpus(prob);
-
-    pp_int_list tp_def, pp_def, cp_def, mb_def;
-    static const int vs[] = {1, 2, 3, 4, 6, 8};
-    pp_int_list v_def;
-    fixed_list(&v_def, vs, 6);
-    default_tp(prob, gpus, &tp_def);
-    default_cp(prob, &cp_def);
-    const pp_int_list *tps = given_or(&q->tp, &tp_def), *cps = given_or(&q->cp, &cp_def);
-    const pp_int_list *vlist = given_or(&q->virtual_stages, &v_def);
-    bool all = !prob->idle_gpus_ok; /* else the GPU count is an upper limit */
-    /* Expert parallelism (MoE): every divisor of the routed experts, or
-     * the listed degrees; dense models 1.  etp is 1 or tp (both for a MoE
-     * model unless search.etp narrows it). */
     s->moe = pp_model_is_moe(&prob->model);
     s->node_gpus = prob->cluster.gpus_per_node;
-    pp_int_list eps = {0};
-    if (q->ep.n > 0)
-        eps = q->ep;
-    else if (s->moe) {
-        long edivs[MAX_DIVISORS];
-        int ne = divisors(prob->model.experts, edivs, MAX_DIVISORS);
-        for (int i = 0; i < ne; i++)
-            list_add(&eps, (int)edivs[i]);
-    } else
-        list_add(&eps, 1);
+    builder b = {.prob = prob, .s = s, .gpus = pp_problem_gpus(prob), .all = !prob->idle_gpus_ok};
+    default_tp(prob, b.gpus, &b.tp);
+    default_cp(prob, &b.cp);
+    default_ep(prob, &b.ep);
 
-    for (int i = 0; gpus > 0 && i < tps->n; i++) {
-        int tp = tps->v[i];
-        if (tp < 1 || (all ? gpus % tp : tp > gpus))
-            continue;
-        int modes[PP_MAX_VALUES], depths[PP_MAX_VALUES];
-        int n_modes = grid_choices(prob, tp, modes, depths, PP_MAX_VALUES);
-        default_pp(prob, gpus / tp, &pp_def);
-        const pp_int_list *pps = given_or(&q->pp, &pp_def);
-        for (int j = 0; j < pps->n; j++) {
-            int pp = pps->v[j];
-            if (pp < 1 || (all ? (gpus / tp) % pp : pp > gpus / tp))
-                continue;
-            for (int k = 0; k < cps->n; k++) {
-                int cp = cps->v[k];
-                if (cp < 1 || (all ? (gpus / tp / pp) % cp : cp > gpus / tp / pp))
-                    continue;
-                long dpl = gpus / tp / pp / cp;
-                pp_int_list dps;
-                data_parallel_degrees(prob, dpl, &dps);
-                for (int e = 0; e < dps.n; e++) {
-                    int dp = dps.v[e];
-                    default_micro_batch(prob, dp, &mb_def);
-                    const pp_int_list *mbs = given_or(&q->micro_batch, &mb_def);
-                    for (int l = 0; l < mbs->n; l++)
-                        for (int n = 0; n < vlist->n; n++)
-                            for (int g = 0; g < n_modes; g++)
-                                for (int x = 0; x < eps.n; x++)
-                                    for (int y = 0; y < 2 && (y == 0 || tp > 1); y++) {
-                                        int etp = y == 0 ? 1 : tp;
-                                        if (q->etp.n > 0 ? !list_has(&q->etp, etp) : (y == 1 && !s->moe))
-                                            continue;
-                                        if ((rc = try_shape(&b, tp, modes[g], depths[g], pp, dp, cp, mbs->v[l],
-                                                            vlist->v[n], eps.v[x], etp)) != PP_OK)
-                                            return space_failed(&b, rc, err);
-                                    }
-                }
-            }
-        }
-    }
-
+    pp_plan plan;
+    pp_plan_init(&plan);
+    int rc = walk_shapes(&b, 0, &plan);
+    if (rc != PP_OK)
+        return space_failed(&b, rc, err);
     if (s->n_shapes == 0) {
         explain_empty(&b);
         return PP_OK;
     }
     qsort(s->shapes, (size_t)s->n_shapes, sizeof *s->shapes, cmp_shape);
+    const pp_decision *d;
     for (int i = 0; i < s->n_shapes; i++) {
-        const pp_plan *p = &s->shapes[i].base;
-        list_add(&s->tp, p->tp);
-        list_add(&s->pp, p->pp);
-        list_add(&s->dp, p->dp);
-        list_add(&s->cp, p->cp);
-        list_add(&s->micro_batch, p->micro_batch);
-        list_add(&s->virtual_stages, p->virtual_stages);
-        list_add(&s->tp_mode, (int)p->tp_mode);
-        list_add(&s->tp_depth, p->tp_depth);
+        for (int k = 0; (d = pp_decision_at(PP_ROLE_SHAPE, k)) != NULL; k++)
+            list_add(&s->values[d->id], pp_decision_get(&s->shapes[i].base, d->id));
         s->decision_space += pp_space_shape_plans(s, &s->shapes[i]);
     }
-    pp_int_list *lists[] = {&s->tp, &s->pp, &s->dp, &s->cp, &s->micro_batch, &s->virtual_stages, &s->tp_mode,
-                            &s->tp_depth};
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-        list_sort(lists[i]);
+    for (int k = 0; (d = pp_decision_at(PP_ROLE_SHAPE, k)) != NULL; k++)
+        list_sort(&s->values[d->id]);
     return PP_OK;
 }
 
@@ -623,8 +660,10 @@ void pp_space_free(pp_space *s)
 
 bool pp_odometer_start(pp_odometer *o, const pp_space *s, const pp_shape *sh)
 {
-    for (int k = 0; k < PP_OPT_COUNT; k++) {
+    o->n = s->n_options;
+    for (int k = 0; k < o->n; k++) {
         o->lists[k] = pp_space_options(s, sh, (pp_option_kind)k);
+        o->ids[k] = pp_decision_at(PP_ROLE_OPTION, k)->id;
         o->idx[k] = 0;
         if (o->lists[k]->n == 0)
             return false;
@@ -634,7 +673,7 @@ bool pp_odometer_start(pp_odometer *o, const pp_space *s, const pp_shape *sh)
 
 bool pp_odometer_next(pp_odometer *o)
 {
-    for (int k = PP_OPT_COUNT - 1; k >= 0; k--) {
+    for (int k = o->n - 1; k >= 0; k--) {
         if (++o->idx[k] < o->lists[k]->n)
             return true;
         o->idx[k] = 0;
@@ -645,6 +684,6 @@ bool pp_odometer_next(pp_odometer *o)
 void pp_odometer_plan(const pp_odometer *o, const pp_shape *sh, pp_plan *plan)
 {
     *plan = sh->base;
-    for (int k = 0; k < PP_OPT_COUNT; k++)
-        pp_plan_set_option(plan, (pp_option_kind)k, o->lists[k]->v[o->idx[k]]);
+    for (int k = 0; k < o->n; k++)
+        pp_decision_set(plan, o->ids[k], o->lists[k]->v[o->idx[k]]);
 }

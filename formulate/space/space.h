@@ -2,11 +2,15 @@
  * space.h: the decision space of a problem, shared by the MIP builder and the
  * enumerator so that both search exactly the same plans.
  *
- * A plan is a shape plus seven small choices:
+ * A plan is a shape plus small choices (options), each a row of the
+ * decision table (decisions.h) whose role and order say which and where:
  *
- *   shape S = (tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth, ep, etp)
- *   choices = recompute, sequence_parallel, zero, codec[dp], codec[tp], codec[pp],
- *             codec[params]
+ *   shape S = (tp, pp, cp, dp, micro_batch, virtual_stages, tp_mode, tp_depth, ep, etp)
+ *   options = recompute, sequence_parallel, codec[tp], codec[pp], zero, codec[dp],
+ *             codec[params], tp_comm_overlap
+ *
+ * in the order they nest (the last turns fastest), which is also the order
+ * shapes are sorted in and so the planner's tie-break.
  *
  * The tensor-parallel mode is part of the shape because every term depends
  * on it (the split of the multiplies, the collectives, the memory).  tp = 1
@@ -42,7 +46,11 @@ typedef struct pp_shape {
 } pp_shape;
 
 /* The choices made inside a shape, in the order the enumerator nests them
- * (outermost first).  It is also the fixed plan order that breaks ties. */
+ * (outermost first).  It is also the fixed plan order that breaks ties.
+ * The order is the rows' (decisions.c, OPTION(k)); these names are for the
+ * code that singles an option out (the MIP's families, the constraint
+ * families), and an option no code names needs none: the space, the
+ * odometer and the plan count walk every option row. */
 typedef enum {
     PP_OPT_RECOMPUTE = 0,
     PP_OPT_SEQUENCE_PARALLEL,
@@ -51,21 +59,25 @@ typedef enum {
     PP_OPT_ZERO,
     PP_OPT_CODEC_DP,
     PP_OPT_CODEC_PARAMS,
-    PP_OPT_TP_OVERLAP,
-    PP_OPT_COUNT
+    PP_OPT_TP_OVERLAP
 } pp_option_kind;
+
+/* At most one option per decision. */
+#define PP_MAX_OPTIONS PP_DEC_COUNT
 
 typedef struct pp_space {
     int n_shapes;
     pp_shape *shapes; /* owned; sorted by (tp, pp, cp, dp, micro_batch, virtual_stages) */
 
-    /* The values each degree takes in at least one shape, ascending. */
-    pp_int_list tp, pp, dp, cp, micro_batch, virtual_stages, tp_mode, tp_depth;
+    /* The values each degree of the shape takes in at least one shape,
+     * ascending, by decision (empty for the options). */
+    pp_int_list values[PP_DEC_COUNT];
 
     /* Options of each choice for a shape where the choice is free, and the
      * narrower list used where it is degenerate (tp = 1, dp = 1, degree 1). */
-    pp_int_list options[PP_OPT_COUNT];
-    pp_int_list degenerate[PP_OPT_COUNT];
+    int n_options;     /* the option rows of the decision table */
+    pp_int_list options[PP_MAX_OPTIONS];
+    pp_int_list degenerate[PP_MAX_OPTIONS];
     pp_int_list sp_on; /* sequence parallelism of a MoE shape with tp > 1: only "on" */
     bool moe;          /* the model has experts: ep and etp are part of the shape */
     int node_gpus;     /* GPUs of one NVLink domain: TP overlap stays inside it */
@@ -88,7 +100,8 @@ double pp_space_shape_plans(const pp_space *space, const pp_shape *shape);
 
 /* Whether a plan's params codec is allowed with its ZeRO stage, and whether
  * TP overlap is allowed with its sequence parallelism and TP codec (the
- * rules between two choices; rules.c says the same). */
+ * rules between two choices: rule_params_codec, and rules.h's
+ * pp_tp_overlap_fits_options). */
 bool pp_space_zero_params_ok(int zero, int params_codec);
 bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap);
 
@@ -103,8 +116,10 @@ void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value);
  *       do { pp_odometer_plan(&o, shape, &plan); ... } while (pp_odometer_next(&o));
  * pp_odometer_start is false when a choice has no option. */
 typedef struct pp_odometer {
-    const pp_int_list *lists[PP_OPT_COUNT];
-    int idx[PP_OPT_COUNT];
+    int n; /* options */
+    const pp_int_list *lists[PP_MAX_OPTIONS];
+    pp_decision_id ids[PP_MAX_OPTIONS];
+    int idx[PP_MAX_OPTIONS];
 } pp_odometer;
 
 bool pp_odometer_start(pp_odometer *o, const pp_space *space, const pp_shape *shape);

@@ -337,22 +337,24 @@ typedef struct pp_codec {
 
 /* ---- search space ------------------------------------------------------ */
 
+/* The decisions of a plan, in the order of their table (space/decisions.c,
+ * one row each: key, range, default, field, role in the space). */
+typedef enum {
+    PP_DEC_TP = 0, PP_DEC_PP, PP_DEC_DP, PP_DEC_CP, PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_ZERO,
+    PP_DEC_RECOMPUTE, PP_DEC_SEQUENCE_PARALLEL, PP_DEC_TP_MODE, PP_DEC_TP_DEPTH, PP_DEC_EP, PP_DEC_ETP,
+    PP_DEC_TP_OVERLAP,
+    PP_DEC_CODEC_DP, PP_DEC_CODEC_TP, PP_DEC_CODEC_PP, PP_DEC_CODEC_PARAMS,
+    PP_DEC_COUNT
+} pp_decision_id;
+
+/* The codec decision of a compressed dimension (the codec rows follow pp_dim's order). */
+#define PP_DEC_CODEC(d) ((pp_decision_id)(PP_DEC_CODEC_DP + (int)(d)))
+
 /* Each list narrows one decision; n == 0 means "every value the tool supports". */
 typedef struct pp_int_list {
     int n;
     int v[PP_MAX_VALUES];
 } pp_int_list;
-
-typedef struct pp_search {
-    pp_int_list tp, pp, dp, cp, micro_batch, virtual_stages, zero;
-    pp_int_list recompute;         /* values of pp_recompute */
-    pp_int_list sequence_parallel; /* 0 / 1 */
-    pp_int_list tp_mode;           /* values of pp_tp_mode */
-    pp_int_list tp_depth;          /* 2.5D depths d (tp = q^2 d, d >= 2) */
-    pp_int_list ep, etp;           /* expert-parallel and expert-tensor-parallel degrees (MoE) */
-    pp_int_list tp_comm_overlap;   /* 0 / 1 */
-    pp_int_list compression[PP_DIM_COUNT]; /* codec indices into problem.codecs */
-} pp_search;
 
 /* ---- capacity planning (`parplan capacity`) ------------------------------ */
 
@@ -385,7 +387,10 @@ typedef struct pp_problem {
     pp_model model;
     pp_cluster cluster;
     pp_training training;
-    pp_search search;
+    /* search.<key> (search.compression.<dim> for a codec), indexed by
+     * decision: values of its field (enums by index, bools 0/1, codecs by
+     * index into codecs) */
+    pp_int_list search[PP_DEC_COUNT];
     pp_objective objective;
     double memory_headroom;             /* fraction of capacity kept free (default 0.05) */
     double error_tolerance[PP_DIM_COUNT]; /* largest codec rel_error allowed per dimension */

@@ -1,0 +1,122 @@
+/*
+ * test_decisions.c: the table of a plan's decisions (formulate/space/
+ * decisions.c).  Every consumer walks it, so its shape is the
+ * specification: one row per id in id order, each reading and writing its
+ * own pp_plan field, the defaults of pp_plan_init, the order the space
+ * nests the shape's degrees and options in (the planner's tie-break), and
+ * the codec rows following the compressed dimensions.
+ */
+#include "decisions.h"
+#include "space.h"
+#include "testutil.h"
+
+#include <string.h>
+
+static void test_rows_in_id_order(void)
+{
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        CU_ASSERT_EQUAL(pp_decisions[i].id, (pp_decision_id)i);
+        CU_ASSERT_PTR_NOT_NULL(pp_decisions[i].key);
+        CU_ASSERT(pp_decisions[i].offset + (pp_decisions[i].field == PP_FIELD_BOOL ? sizeof(bool) : sizeof(int)) <=
+                  sizeof(pp_plan));
+    }
+}
+
+/* Setting one decision changes its value and no other's. */
+static void test_get_and_set_touch_one_field(void)
+{
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        pp_plan plan;
+        pp_plan_init(&plan);
+        int v = d->kind == PP_DK_CODEC ? 3 : d->max > d->def ? d->def + 1 : d->def - 1;
+        pp_decision_set(&plan, d->id, v);
+        CU_ASSERT_EQUAL(pp_decision_get(&plan, d->id), v);
+        for (int j = 0; j < PP_DEC_COUNT; j++)
+            if (j != i)
+                CU_ASSERT_EQUAL(pp_decision_get(&plan, (pp_decision_id)j), pp_decisions[j].def);
+    }
+}
+
+static void test_init_sets_the_defaults(void)
+{
+    pp_plan plan;
+    memset(&plan, 0x5a, sizeof plan);
+    pp_plan_init(&plan);
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        CU_ASSERT_EQUAL(pp_decision_get(&plan, (pp_decision_id)i), pp_decisions[i].def);
+    CU_ASSERT_EQUAL(plan.tp_mode, PP_TP_1D);
+    CU_ASSERT_EQUAL(plan.recompute, PP_RECOMPUTE_NONE);
+    CU_ASSERT_FALSE(plan.tp_comm_overlap);
+}
+
+/* The shape's degrees nest (and sort) in this order, and the options in
+ * pp_option_kind's: the order of the space, which breaks the planner's
+ * ties, so it may not move. */
+static void test_the_order_of_the_space(void)
+{
+    static const pp_decision_id shape[] = {PP_DEC_TP,          PP_DEC_PP,       PP_DEC_CP,       PP_DEC_DP,
+                                           PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_TP_MODE, PP_DEC_TP_DEPTH,
+                                           PP_DEC_EP,          PP_DEC_ETP};
+    static const struct {
+        pp_option_kind kind;
+        pp_decision_id id;
+    } options[] = {
+        {PP_OPT_RECOMPUTE, PP_DEC_RECOMPUTE}, {PP_OPT_SEQUENCE_PARALLEL, PP_DEC_SEQUENCE_PARALLEL},
+        {PP_OPT_CODEC_TP, PP_DEC_CODEC_TP},   {PP_OPT_CODEC_PP, PP_DEC_CODEC_PP},
+        {PP_OPT_ZERO, PP_DEC_ZERO},           {PP_OPT_CODEC_DP, PP_DEC_CODEC_DP},
+        {PP_OPT_CODEC_PARAMS, PP_DEC_CODEC_PARAMS}, {PP_OPT_TP_OVERLAP, PP_DEC_TP_OVERLAP},
+    };
+    int n_shape = (int)(sizeof shape / sizeof shape[0]), n_options = (int)(sizeof options / sizeof options[0]);
+    for (int k = 0; k < n_shape; k++) {
+        const pp_decision *d = pp_decision_at(PP_ROLE_SHAPE, k);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        CU_ASSERT_EQUAL(d->id, shape[k]);
+    }
+    CU_ASSERT_PTR_NULL(pp_decision_at(PP_ROLE_SHAPE, n_shape));
+    for (int k = 0; k < n_options; k++) {
+        const pp_decision *d = pp_decision_at(PP_ROLE_OPTION, (int)options[k].kind);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        CU_ASSERT_EQUAL(d->id, options[k].id);
+    }
+    CU_ASSERT_PTR_NULL(pp_decision_at(PP_ROLE_OPTION, n_options));
+    /* each row has one place */
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        CU_ASSERT_PTR_EQUAL(pp_decision_at(pp_decisions[i].role, pp_decisions[i].order), &pp_decisions[i]);
+}
+
+static void test_codec_rows_follow_the_dimensions(void)
+{
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        const pp_decision *row = &pp_decisions[PP_DEC_CODEC(d)];
+        CU_ASSERT_EQUAL(row->kind, PP_DK_CODEC);
+        CU_ASSERT_EQUAL(row->dim, (pp_dim)d);
+        pp_plan plan;
+        pp_plan_init(&plan);
+        pp_decision_set(&plan, row->id, 2);
+        CU_ASSERT_EQUAL(plan.codec[d], 2);
+    }
+}
+
+/* A measurement row's short keys are the degrees' (data/SCHEMA.md). */
+static void test_row_keys(void)
+{
+    CU_ASSERT_STRING_EQUAL(pp_decisions[PP_DEC_TP].row_key, "t");
+    CU_ASSERT_STRING_EQUAL(pp_decisions[PP_DEC_PP].row_key, "p");
+    CU_ASSERT_STRING_EQUAL(pp_decisions[PP_DEC_DP].row_key, "d");
+    CU_ASSERT_PTR_NULL(pp_decisions[PP_DEC_ZERO].row_key); /* the row's zero_stage, derived */
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"one row per decision, in id order, inside pp_plan", test_rows_in_id_order},
+        {"get and set touch one field", test_get_and_set_touch_one_field},
+        {"pp_plan_init sets the table's defaults", test_init_sets_the_defaults},
+        {"the order of the space is the rows' order", test_the_order_of_the_space},
+        {"the codec rows follow the compressed dimensions", test_codec_rows_follow_the_dimensions},
+        {"a measurement row's keys", test_row_keys},
+        {NULL, NULL},
+    };
+    return pp_test_main("decisions", tests);
+}
