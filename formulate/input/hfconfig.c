@@ -135,8 +135,19 @@ static int read_hf_moe(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_err
         rc = hf_opt_int(cfg, at, "moe_intermediate_size", 1, PP_MAX_FFN_HIDDEN, &m->moe_ffn_hidden, err);
     if (!rc)
         rc = hf_opt_int(cfg, at, "n_shared_experts", 0, PP_MAX_EXPERTS, &m->shared_experts, err);
-    if (!rc && m->shared_experts > 0)
-        m->shared_ffn_hidden = m->shared_experts * m->moe_ffn_hidden;
+    if (!rc && m->shared_experts > 0) {
+        /* their total width, within what a model object may say (n x width
+         * can pass an int: both are range-checked, their product is not) */
+        long width = (long)m->shared_experts * m->moe_ffn_hidden;
+        if (width > PP_MAX_FFN_HIDDEN) {
+            pp_jpath here = pp_jpath_key(at, "n_shared_experts");
+            return pp_json_fail(err, &here,
+                                "expected n_shared_experts x moe_intermediate_size <= %d (the shared experts' total "
+                                "width), found %d x %d",
+                                PP_MAX_FFN_HIDDEN, m->shared_experts, m->moe_ffn_hidden);
+        }
+        m->shared_ffn_hidden = (int)width;
+    }
     int shared_width = 0;
     if (!rc)
         rc = hf_opt_int(cfg, at, "shared_expert_intermediate_size", 0, PP_MAX_FFN_HIDDEN, &shared_width, err);
