@@ -416,7 +416,8 @@ double pp_link_wait_s(const pp_problem *prob, double bytes_nvlink, double bytes_
  * terms in the evaluator's own order of additions (pp_form_step_s): the
  * two differ only by rounding (tests/test_cost_step.c). */
 
-typedef enum { PP_FORM_STAGE = 0, PP_FORM_TP, PP_FORM_PP, PP_FORM_DP, PP_FORM_FAMILIES } pp_form_family;
+/* pp_form_family (the stage, TP, PP and DP terms) is in types.h: the
+ * decision table names the family whose candidates carry each option. */
 /* The DP overlap pairs: the once-a-step gradient reduction against the last
  * backward, the per-micro-batch ZeRO-2/3 traffic against every micro-batch's
  * compute, ZeRO-1/2's parameter all-gather against the first forward. */

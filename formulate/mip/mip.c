@@ -22,6 +22,7 @@
  */
 #include "mip.h"
 
+#include "decisions.h"
 #include "error.h"
 #include "problem.h"
 #include "rules.h"
@@ -43,6 +44,18 @@ static const char *codec_name(const pp_problem *prob, int c, char *buf, size_t l
 static bool pp_sp_linked(const pp_space *s, const pp_shape *sh)
 {
     return sh->base.pp > 1 && sh->base.tp > 1 && pp_space_options(s, sh, PP_OPT_SEQUENCE_PARALLEL)->n > 1;
+}
+
+/* A plan of the shape already in *plan from one candidate of each family:
+ * every option decision comes from the family of the step's form that
+ * carries it (its row's term, decisions.c). */
+static void assemble(pp_plan *plan, const pp_plan *const of[PP_FORM_FAMILIES])
+{
+    for (int id = 0; id < PP_DEC_COUNT; id++) {
+        const pp_decision *d = &pp_decisions[id];
+        if (d->role == PP_ROLE_OPTION)
+            pp_decision_set(plan, d->id, pp_decision_get(of[d->term], d->id));
+    }
 }
 
 static int sp_link(const pp_plan *p)
@@ -491,14 +504,8 @@ static int shape_pairs(const pp_mip *m, const pp_mip_cands *c, pair_value *out, 
 static void pair_plan(const pp_mip *m, const pair_value *v, pp_plan *plan)
 {
     *plan = m->space->shapes[v->a->shape].base;
-    plan->recompute = v->a->plan.recompute;
-    plan->sequence_parallel = v->a->plan.sequence_parallel;
-    plan->codec[PP_DIM_TP] = v->t->plan.codec[PP_DIM_TP];
-    plan->tp_comm_overlap = v->t->plan.tp_comm_overlap;
-    plan->codec[PP_DIM_PP] = v->p->plan.codec[PP_DIM_PP];
-    plan->zero = v->d->plan.zero;
-    plan->codec[PP_DIM_DP] = v->d->plan.codec[PP_DIM_DP];
-    plan->codec[PP_DIM_PARAMS] = v->d->plan.codec[PP_DIM_PARAMS];
+    const pp_plan *of[PP_FORM_FAMILIES] = {&v->a->plan, &v->t->plan, &v->p->plan, &v->d->plan};
+    assemble(plan, of);
 }
 
 /* Price, prune and make consistent the candidates of shape si. */
@@ -705,14 +712,8 @@ int pp_mip_decode(const pp_mip *m, pp_mip_choice *ch, pp_plan *plan, pp_error *e
     if (tp_link(a) != tp_link(t) || (pp_sp_linked(m->space, &m->space->shapes[si]) && sp_link(a) != sp_link(p)))
         return pp_error_set(err, PP_EINTERNAL, "", "internal error: the MIP solution mixes recompute or sp choices");
     *plan = m->space->shapes[si].base;
-    plan->recompute = a->recompute;
-    plan->sequence_parallel = a->sequence_parallel;
-    plan->codec[PP_DIM_TP] = t->codec[PP_DIM_TP];
-    plan->tp_comm_overlap = t->tp_comm_overlap;
-    plan->codec[PP_DIM_PP] = p->codec[PP_DIM_PP];
-    plan->zero = d->zero;
-    plan->codec[PP_DIM_DP] = d->codec[PP_DIM_DP];
-    plan->codec[PP_DIM_PARAMS] = d->codec[PP_DIM_PARAMS];
+    const pp_plan *of[PP_FORM_FAMILIES] = {a, t, p, d};
+    assemble(plan, of);
     return PP_OK;
 }
 

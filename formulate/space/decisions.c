@@ -16,7 +16,7 @@ _Static_assert(sizeof(pp_recompute) == sizeof(int) && sizeof(pp_tp_mode) == size
 #define FIELD(f, type) .offset = offsetof(pp_plan, f), .field = PP_FIELD_##type
 #define CODEC_FIELD(d) .offset = offsetof(pp_plan, codec) + (d) * sizeof(int), .field = PP_FIELD_INT
 #define SHAPE(n) .role = PP_ROLE_SHAPE, .order = (n)
-#define OPTION(k) .role = PP_ROLE_OPTION, .order = (k)
+#define OPTION(k, f) .role = PP_ROLE_OPTION, .order = (k), .term = PP_FORM_##f
 #define VALUES(a) .candidates = PP_CAND_VALUES, .values = (a), .n_values = (int)(sizeof(a) / sizeof((a)[0]))
 
 static const int CP_VALUES[] = {1, 2, 4, 8};           /* with seq_len % (2 cp) == 0 */
@@ -42,12 +42,12 @@ const pp_decision pp_decisions[PP_DEC_COUNT] = {
      PP_MAX_VIRTUAL_STAGES, NULL, false, 1, PP_SHOW_ALWAYS, 0, FIELD(virtual_stages, INT), SHAPE(5),
      VALUES(VIRTUAL_STAGE_VALUES)},
     {PP_DEC_ZERO, "zero", NULL, "zero", "zero", PP_DK_INT, 0, 3, NULL, false, 0, PP_SHOW_ALWAYS, 0, FIELD(zero, INT),
-     OPTION(4), .candidates = PP_CAND_RANGE},
+     OPTION(4, DP), .candidates = PP_CAND_RANGE},
     {PP_DEC_RECOMPUTE, "recompute", NULL, "recompute", "recompute", PP_DK_ENUM, 0, PP_RECOMPUTE_COUNT - 1,
-     pp_recompute_names, false, PP_RECOMPUTE_NONE, PP_SHOW_ALWAYS, 0, FIELD(recompute, INT), OPTION(0),
+     pp_recompute_names, false, PP_RECOMPUTE_NONE, PP_SHOW_ALWAYS, 0, FIELD(recompute, INT), OPTION(0, STAGE),
      .candidates = PP_CAND_RANGE},
     {PP_DEC_SEQUENCE_PARALLEL, "sequence_parallel", NULL, "sp", "sp", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
-     PP_SHOW_ALWAYS, 0, FIELD(sequence_parallel, BOOL), OPTION(1), .candidates = PP_CAND_RANGE},
+     PP_SHOW_ALWAYS, 0, FIELD(sequence_parallel, BOOL), OPTION(1, STAGE), .candidates = PP_CAND_RANGE},
     {PP_DEC_TP_MODE, "tp_mode", NULL, "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names,
      false, PP_TP_1D, PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_mode, INT), SHAPE(6), .candidates = PP_CAND_GRID},
     {PP_DEC_TP_DEPTH, "tp_depth", NULL, "tp_depth", "d", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1,
@@ -61,15 +61,15 @@ const pp_decision pp_decisions[PP_DEC_COUNT] = {
     /* 1D tensor parallelism's collectives pipelined with their GEMMs
      * (Megatron-Core --tp-comm-overlap, torchtitan AsyncTP; tp.c) */
     {PP_DEC_TP_OVERLAP, "tp_comm_overlap", NULL, "tp_comm_overlap", "tpo", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
-     PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_comm_overlap, BOOL), OPTION(7), .candidates = PP_CAND_RANGE},
+     PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_comm_overlap, BOOL), OPTION(7, TP), .candidates = PP_CAND_RANGE},
     {PP_DEC_CODEC_DP, "dp", NULL, "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP,
-     CODEC_FIELD(PP_DIM_DP), OPTION(5), .candidates = PP_CAND_CODECS},
+     CODEC_FIELD(PP_DIM_DP), OPTION(5, DP), .candidates = PP_CAND_CODECS},
     {PP_DEC_CODEC_TP, "tp", NULL, "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP,
-     CODEC_FIELD(PP_DIM_TP), OPTION(2), .candidates = PP_CAND_CODECS},
+     CODEC_FIELD(PP_DIM_TP), OPTION(2, TP), .candidates = PP_CAND_CODECS},
     {PP_DEC_CODEC_PP, "pp", NULL, "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP,
-     CODEC_FIELD(PP_DIM_PP), OPTION(3), .candidates = PP_CAND_CODECS},
+     CODEC_FIELD(PP_DIM_PP), OPTION(3, PP), .candidates = PP_CAND_CODECS},
     {PP_DEC_CODEC_PARAMS, "params", NULL, "params", "params", PP_DK_CODEC, 0, 0, NULL, false, 0,
-     PP_SHOW_UNLESS_DEFAULT, PP_DIM_PARAMS, CODEC_FIELD(PP_DIM_PARAMS), OPTION(6), .candidates = PP_CAND_CODECS},
+     PP_SHOW_UNLESS_DEFAULT, PP_DIM_PARAMS, CODEC_FIELD(PP_DIM_PARAMS), OPTION(6, DP), .candidates = PP_CAND_CODECS},
 };
 
 int pp_decision_get(const pp_plan *p, pp_decision_id id)

@@ -102,6 +102,8 @@ typedef struct pp_decision {
     pp_field_type field;
     pp_decision_role role;
     int order;         /* its place among the shape's degrees or the options (pp_option_kind) */
+    pp_form_family term; /* an option: the family of the step's form whose candidates carry it
+                            (its cost meaning in the MIP: mip.c assembles a plan from them) */
     pp_candidates candidates;
     const int *values; /* PP_CAND_VALUES: the tool's default list, n_values long */
     int n_values;

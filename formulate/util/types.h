@@ -404,6 +404,11 @@ typedef struct pp_problem {
     bool has_cluster; /* false only for capacity problems without a cluster */
 } pp_problem;
 
+/* The families of terms of a step's form (cost/step.c, costmodel.h): the
+ * MIP prices each family's joint candidates as one binary, and each option
+ * decision is carried by one family's candidates (decisions.c). */
+typedef enum { PP_FORM_STAGE = 0, PP_FORM_TP, PP_FORM_PP, PP_FORM_DP, PP_FORM_FAMILIES } pp_form_family;
+
 /* ---- a plan: one value for every decision ------------------------------- */
 
 typedef struct pp_plan {
