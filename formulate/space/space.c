@@ -79,11 +79,18 @@ static const pp_int_list *given_or(const pp_int_list *given, const pp_int_list *
     return given->n > 0 ? given : defaults;
 }
 
+/* *out = *in, copying only the n values in use (the space walks millions of
+ * nodes: a whole 64-value list a node was most of its time). */
+static void copy_list(pp_int_list *out, const pp_int_list *in)
+{
+    out->n = in->n;
+    memcpy(out->v, in->v, (size_t)in->n * sizeof in->v[0]);
+}
+
 /* Add (mode, d) to the choices if its grid fits tp. */
 static int add_grid(int tp, int mode, int d, int *modes, int *depths, int n, int max)
 {
-    pp_plan probe;
-    pp_plan_init(&probe);
+    pp_plan probe = {0}; /* pp_tp_grid_side reads these three only; called millions of times */
     probe.tp = tp;
     probe.tp_mode = (pp_tp_mode)mode;
     probe.tp_depth = d;
@@ -417,6 +424,7 @@ typedef struct builder {
     long tried;          /* shapes whose degrees multiply to the GPU count */
     bool have_rejection; /* first pp_plan_check failure kept in `rejection` */
     pp_error rejection;
+    const pp_decision *level[PP_DEC_COUNT + 1]; /* the shape's degrees in nesting order, NULL after the last */
 } builder;
 
 static int push_shape(builder *b, const pp_plan *plan)
@@ -549,7 +557,8 @@ static void shape_candidates(const builder *b, const pp_decision *d, const pp_pl
 {
     const pp_problem *prob = b->prob;
     const pp_int_list *given = &prob->search[d->id];
-    pp_int_list def = {0};
+    pp_int_list def;
+    def.n = 0;
     switch (d->id) {
     case PP_DEC_TP: divisors_of_rest(b, given, &b->tp, b->gpus, out); return;
     case PP_DEC_PP:
@@ -560,11 +569,11 @@ static void shape_candidates(const builder *b, const pp_decision *d, const pp_pl
     case PP_DEC_DP: data_parallel_degrees(prob, b->gpus / partial->tp / partial->pp / partial->cp, out); return;
     case PP_DEC_MICRO_BATCH:
         default_micro_batch(prob, partial->dp, &def);
-        *out = *given_or(given, &def);
+        copy_list(out, given_or(given, &def));
         return;
     case PP_DEC_TP_MODE:
     case PP_DEC_TP_DEPTH: grid_candidates(prob, partial, d->id == PP_DEC_TP_DEPTH, out); return;
-    case PP_DEC_EP: *out = *given_or(given, &b->ep); return;
+    case PP_DEC_EP: copy_list(out, given_or(given, &b->ep)); return;
     case PP_DEC_ETP: /* 1 or tp: both for a MoE model unless search.etp narrows it */
         out->n = 0;
         for (int y = 0; y < 2 && (y == 0 || partial->tp > 1); y++) {
@@ -579,7 +588,7 @@ static void shape_candidates(const builder *b, const pp_decision *d, const pp_pl
         else
             for (int v = d->min; v <= d->max && def.n < PP_MAX_VALUES; v++)
                 list_add(&def, v);
-        *out = *given_or(given, &def);
+        copy_list(out, given_or(given, &def));
         return;
     }
 }
@@ -588,7 +597,7 @@ static void shape_candidates(const builder *b, const pp_decision *d, const pp_pl
  * given those before it; the last turns fastest. */
 static int walk_shapes(builder *b, int level, pp_plan *plan)
 {
-    const pp_decision *d = pp_decision_at(PP_ROLE_SHAPE, level);
+    const pp_decision *d = b->level[level];
     if (!d)
         return try_shape(b, plan);
     pp_int_list values;
@@ -628,6 +637,8 @@ int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     default_cp(prob, &b.cp);
     default_ep(prob, &b.ep);
 
+    for (int k = 0; k <= PP_DEC_COUNT; k++)
+        b.level[k] = k < PP_DEC_COUNT ? pp_decision_at(PP_ROLE_SHAPE, k) : NULL;
     pp_plan plan;
     pp_plan_init(&plan);
     int rc = walk_shapes(&b, 0, &plan);
