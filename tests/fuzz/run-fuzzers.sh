@@ -45,7 +45,7 @@ report() {
   name=$1
   rc=$(cat "$bin/fuzz-$name.status" 2>/dev/null || echo 1)
   summary=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$bin/fuzz-$name.log" | tail -1 | cut -d' ' -f1-9)
-  execs=$(grep '^stat::number_of_executed_units' "$bin/fuzz-$name.log" | awk '{print $2}')
+  execs=$(grep '^stat::number_of_executed_units' "$bin/fuzz-$name.log" | tail -1 | awk '{print $2}')
   cpu=$(tail -1 "$bin/fuzz-$name.cpu" 2>/dev/null | awk -F+ '$1 ~ /^[0-9.]+$/ {printf "%.0f", $1 + $2}')
   echo "fuzz_$name: ${execs:-?} executions in $seconds s (${cpu:-?} s of CPU); last: $summary"
   if [ "$rc" -ne 0 ]; then
