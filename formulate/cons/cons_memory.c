@@ -22,6 +22,7 @@
  * the plan of least memory in the space says by how much.
  */
 #include "cons.h"
+#include "decisions.h"
 #include "mip.h"
 #include "problem.h"
 #include "space.h"
@@ -235,9 +236,9 @@ static bool least_memory_plan(const pp_problem *prob, const pp_space *s, pp_plan
             for (int j = 0; j < SP->n; j++)
                 for (int k = 0; k < Z->n; k++) {
                     pp_plan plan = sh->base;
-                    pp_plan_set_option(&plan, PP_OPT_RECOMPUTE, R->v[i]);
-                    pp_plan_set_option(&plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
-                    pp_plan_set_option(&plan, PP_OPT_ZERO, Z->v[k]);
+                    pp_decision_set(&plan, PP_DEC_RECOMPUTE, R->v[i]);
+                    pp_decision_set(&plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[j]);
+                    pp_decision_set(&plan, PP_DEC_ZERO, Z->v[k]);
                     pp_memory mem;
                     pp_memory_eval(prob, &plan, &mem);
                     if (!found || mem.total_gib < best_mem->total_gib) {

@@ -134,8 +134,8 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             pp_mip_col *a = new_cand(c, PP_FAM_STAGE, sh, si);
             if (!a)
                 continue;
-            pp_plan_set_option(&a->plan, PP_OPT_RECOMPUTE, R->v[i]);
-            pp_plan_set_option(&a->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[k]);
+            pp_decision_set(&a->plan, PP_DEC_RECOMPUTE, R->v[i]);
+            pp_decision_set(&a->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[k]);
             pp_form_term_of(prob, &a->plan, sf, PP_FORM_STAGE, &a->form);
         }
     /* A TP candidate carries the (recompute, sp) of its stage: its overlap
@@ -151,10 +151,10 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                     pp_mip_col *t = new_cand(c, PP_FAM_TP, sh, si);
                     if (!t)
                         continue;
-                    pp_plan_set_option(&t->plan, PP_OPT_RECOMPUTE, R->v[i]);
-                    pp_plan_set_option(&t->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
-                    pp_plan_set_option(&t->plan, PP_OPT_CODEC_TP, Ctp->v[k]);
-                    pp_plan_set_option(&t->plan, PP_OPT_TP_OVERLAP, O->v[o]);
+                    pp_decision_set(&t->plan, PP_DEC_RECOMPUTE, R->v[i]);
+                    pp_decision_set(&t->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[j]);
+                    pp_decision_set(&t->plan, PP_DEC_CODEC_TP, Ctp->v[k]);
+                    pp_decision_set(&t->plan, PP_DEC_TP_OVERLAP, O->v[o]);
                     pp_form_term_of(prob, &t->plan, sf, PP_FORM_TP, &t->form);
                 }
             }
@@ -167,9 +167,9 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             pp_mip_col *p = new_cand(c, PP_FAM_PP, sh, si);
             if (!p)
                 continue;
-            pp_plan_set_option(&p->plan, PP_OPT_CODEC_PP, Cpp->v[k]);
+            pp_decision_set(&p->plan, PP_DEC_CODEC_PP, Cpp->v[k]);
             if (SP->n > 0) /* a single sp option still fixes what the stage holds */
-                pp_plan_set_option(&p->plan, PP_OPT_SEQUENCE_PARALLEL, SP->v[j]);
+                pp_decision_set(&p->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[j]);
             pp_form_term_of(prob, &p->plan, sf, PP_FORM_PP, &p->form);
         }
     for (int i = 0; i < Z->n; i++)
@@ -180,9 +180,9 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_mip_col *d = new_cand(c, PP_FAM_DP, sh, si);
                 if (!d)
                     continue;
-                pp_plan_set_option(&d->plan, PP_OPT_ZERO, Z->v[i]);
-                pp_plan_set_option(&d->plan, PP_OPT_CODEC_DP, Cdp->v[k]);
-                pp_plan_set_option(&d->plan, PP_OPT_CODEC_PARAMS, Cpar->v[l]);
+                pp_decision_set(&d->plan, PP_DEC_ZERO, Z->v[i]);
+                pp_decision_set(&d->plan, PP_DEC_CODEC_DP, Cdp->v[k]);
+                pp_decision_set(&d->plan, PP_DEC_CODEC_PARAMS, Cpar->v[l]);
                 pp_form_term_of(prob, &d->plan, sf, PP_FORM_DP, &d->form);
             }
 }

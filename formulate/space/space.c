@@ -390,13 +390,6 @@ double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
     return n * pairs * triples;
 }
 
-void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value)
-{
-    const pp_decision *d = pp_decision_at(PP_ROLE_OPTION, (int)kind);
-    if (d)
-        pp_decision_set(plan, d->id, value);
-}
-
 void pp_shape_describe(const pp_shape *shape, char *buf, size_t len)
 {
     const pp_plan *b = &shape->base;

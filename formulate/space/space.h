@@ -105,10 +105,6 @@ double pp_space_shape_plans(const pp_space *space, const pp_shape *shape);
 bool pp_space_zero_params_ok(int zero, int params_codec);
 bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap);
 
-/* Set the choice `kind` of a plan to `value` (recompute enum, 0/1, zero
- * stage or codec index). */
-void pp_plan_set_option(pp_plan *plan, pp_option_kind kind, int value);
-
 /* Every plan of one shape, in the fixed order of pp_option_kind (the last
  * choice turns fastest): start, then read each plan and step to the next.
  *   pp_odometer o;
