@@ -15,6 +15,7 @@
 #include "names.h"
 #include "report_md.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ static pp_launch_setting *add(pp_launch_target *t, const char *section, const ch
     pp_launch_setting *s = &t->settings[t->n < PP_LAUNCH_MAX_SETTINGS ? t->n++ : PP_LAUNCH_MAX_SETTINGS - 1];
     *s = none;
     s->section = section;
-    s->key = key;
+    snprintf(s->key, sizeof s->key, "%s", key ? key : "");
     s->kind = kind;
     s->where = PP_LAUNCH_BOTH;
     return s;
@@ -104,7 +105,7 @@ static void append(char *buf, size_t size, const char *str)
 static void flag_text(const pp_launch_setting *s, char *buf, size_t size)
 {
     buf[0] = '\0';
-    append(buf, size, s->key ? s->key : "");
+    append(buf, size, s->key);
     char num[32];
     switch (s->kind) {
     case PP_LV_INT:
@@ -343,9 +344,193 @@ static void build_megatron(pp_launch_target *f, const pp_problem *prob, const pp
 static const pp_launch_setting *find_setting(const pp_launch_target *t, const char *key)
 {
     for (int i = 0; i < t->n; i++)
-        if (t->settings[i].key && strcmp(t->settings[i].key, key) == 0)
+        if (strcmp(t->settings[i].key, key) == 0)
             return &t->settings[i];
     return NULL;
+}
+
+/* ---- Megatron-Bridge (NeMo) ------------------------------------------------ */
+
+/* How a Megatron-LM flag reads as a Megatron-Bridge ConfigContainer field
+ * (tests/data/megatron-bridge_v0.2.2-keys.txt lists them all).  Megatron-LM
+ * copies each argument into the TransformerConfig field of the same name
+ * (megatron/training/arguments.py core_transformer_config_from_args), so a
+ * flag not listed here is model.<its name with underscores>; the listed ones
+ * are renamed, live in another section, or are off by their absence, which
+ * a recipe's own defaults do not imply: `off` is written when the flag is
+ * not (a Bridge recipe turns on what Megatron-LM's command line leaves off:
+ * Llama 3 70B's recipe overlaps tensor parallelism, for one). */
+typedef enum {
+    BR_COPY,  /* the flag's value */
+    BR_TRUE,  /* a switch: true */
+    BR_FALSE, /* a switch that turns a default off: false */
+    BR_VP,    /* the plan's virtual_stages (Megatron-LM gives layers per chunk instead) */
+    BR_SKIP   /* said by another key, or the Bridge default */
+} bridge_how;
+
+typedef struct bridge_key {
+    const char *flag;
+    const char *key;
+    bridge_how how;
+    const char *off; /* written when the flag is absent; NULL: nothing */
+    bool plan;       /* the plan's, written even when a recipe builds the model */
+} bridge_key;
+
+static const bridge_key BRIDGE_KEYS[] = {
+    {"--tensor-model-parallel-size", "model.tensor_model_parallel_size", BR_COPY, NULL, true},
+    {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size", BR_COPY, NULL, true},
+    {"--num-layers-per-virtual-pipeline-stage", "model.virtual_pipeline_model_parallel_size", BR_VP, "null", true},
+    {"--decoder-first-pipeline-num-layers", "model.num_layers_in_first_pipeline_stage", BR_COPY, "null", true},
+    {"--decoder-last-pipeline-num-layers", "model.num_layers_in_last_pipeline_stage", BR_COPY, "null", true},
+    {"--account-for-embedding-in-pipeline-split", "model.account_for_embedding_in_pipeline_split", BR_TRUE, "false",
+     true},
+    {"--account-for-loss-in-pipeline-split", "model.account_for_loss_in_pipeline_split", BR_TRUE, "false", true},
+    {"--context-parallel-size", "model.context_parallel_size", BR_COPY, NULL, true},
+    {"--sequence-parallel", "model.sequence_parallel", BR_TRUE, "false", true},
+    {"--expert-model-parallel-size", "model.expert_model_parallel_size", BR_COPY, NULL, true},
+    {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size", BR_COPY, NULL, true},
+    {"--moe-token-dispatcher-type", "model.moe_token_dispatcher_type", BR_COPY, NULL, true},
+    {"--moe-enable-deepep", "model.moe_enable_deepep", BR_TRUE, NULL, true},
+    {"--overlap-moe-expert-parallel-comm", "comm_overlap.overlap_moe_expert_parallel_comm", BR_TRUE, NULL, true},
+    {"--micro-batch-size", "train.micro_batch_size", BR_COPY, NULL, true},
+    {"--global-batch-size", "train.global_batch_size", BR_COPY, NULL, true},
+    {"--seq-length", "model.seq_length", BR_COPY, NULL, true},
+    {"--seq-length", "dataset.sequence_length", BR_COPY, NULL, true},
+    {"--max-position-embeddings", NULL, BR_SKIP, NULL, true}, /* the provider's from seq_length */
+    {"--tp-comm-overlap", "comm_overlap.tp_comm_overlap", BR_TRUE, "false", true},
+    {"--use-distributed-optimizer", "ddp.use_distributed_optimizer", BR_TRUE, "false", true},
+    {"--use-distributed-optimizer", "optimizer.use_distributed_optimizer", BR_TRUE, "false", true},
+    {"--use-megatron-fsdp", "ddp.use_megatron_fsdp", BR_TRUE, "false", true},
+    {"--use-megatron-fsdp", "dist.use_megatron_fsdp", BR_TRUE, "false", true},
+    {"--data-parallel-sharding-strategy", "ddp.data_parallel_sharding_strategy", BR_COPY, NULL, true},
+    {"--no-gradient-accumulation-fusion", "model.gradient_accumulation_fusion", BR_FALSE, NULL, true},
+    {"--ckpt-format", "checkpoint.ckpt_format", BR_COPY, NULL, true},
+    {"--recompute-granularity", "model.recompute_granularity", BR_COPY, "null", true},
+    {"--recompute-method", "model.recompute_method", BR_COPY, "null", true},
+    {"--recompute-num-layers", "model.recompute_num_layers", BR_COPY, "null", true},
+    {"--overlap-grad-reduce", "ddp.overlap_grad_reduce", BR_TRUE, "false", true},
+    {"--overlap-param-gather", "ddp.overlap_param_gather", BR_TRUE, "false", true},
+    {"--grad-reduce-in-bf16", NULL, BR_SKIP, NULL, true}, /* ddp.grad_reduce_in_fp32, below */
+    {"--use-flash-attn", NULL, BR_SKIP, NULL, true},      /* Bridge's default backend is fused attention */
+    {"--attention-backend", "model.attention_backend", BR_COPY, NULL, true},
+    {"--fp8-param-gather", "model.fp8_param", BR_TRUE, NULL, true},
+    {"--activation-func-fp8-input-store", "model.activation_func_fp8_input_store", BR_TRUE, NULL, true},
+    /* the model's shape, written only when no recipe builds the model */
+    {"--group-query-attention", NULL, BR_SKIP, NULL, false}, /* num_query_groups says it */
+    {"--swiglu", "model.gated_linear_unit", BR_TRUE, NULL, false},
+    {"--untie-embeddings-and-output-weights", "model.share_embeddings_and_output_weights", BR_FALSE, NULL, false},
+    {"--disable-bias-linear", "model.add_bias_linear", BR_FALSE, NULL, false},
+    {"--num-experts", "model.num_moe_experts", BR_COPY, NULL, false},
+};
+#define N_BRIDGE_KEYS ((int)(sizeof BRIDGE_KEYS / sizeof BRIDGE_KEYS[0]))
+
+static const bridge_key *bridge_key_of(const char *flag)
+{
+    for (int i = 0; i < N_BRIDGE_KEYS; i++)
+        if (strcmp(BRIDGE_KEYS[i].flag, flag) == 0)
+            return &BRIDGE_KEYS[i];
+    return NULL;
+}
+
+/* One override: a Megatron-LM setting's value under key. */
+static void bridge_set(pp_launch_target *br, const char *key, bridge_how how, const pp_launch_setting *s,
+                       const pp_plan *p)
+{
+    switch (how) {
+    case BR_COPY:
+        if (s->kind == PP_LV_INT)
+            set_int(br, NULL, key, s->num);
+        else
+            set_text(br, NULL, key, PP_LV_STR, "%s", s->text);
+        break;
+    case BR_TRUE: set_bool(br, NULL, key, true); break;
+    case BR_FALSE: set_bool(br, NULL, key, false); break;
+    case BR_VP: set_int(br, NULL, key, p->virtual_stages); break;
+    case BR_SKIP: break;
+    }
+}
+
+/* An "off" value as the JSON and Hydra spell it. */
+static void bridge_off(pp_launch_target *br, const char *key, const char *off)
+{
+    if (strcmp(off, "null") == 0)
+        add(br, NULL, key, PP_LV_NULL);
+    else
+        set_bool(br, NULL, key, strcmp(off, "true") == 0);
+}
+
+/* The key of a flag no table row names: model.<name>, dashes to underscores. */
+static bool bridge_generic_key(const char *flag, char *buf, size_t cap)
+{
+    if (strncmp(flag, "--", 2) != 0 || strchr(flag, ' '))
+        return false;
+    int n = snprintf(buf, cap, "model.%s", flag + 2);
+    if (n < 0 || (size_t)n >= cap)
+        return false;
+    for (char *c = buf; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    return true;
+}
+
+static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron, const pp_problem *prob,
+                         const pp_plan *p)
+{
+    const pp_model *m = &prob->model;
+    const pp_training *t = &prob->training;
+    br->title = "Megatron-Bridge (NeMo)";
+    br->format = PP_LF_OVERRIDES;
+    br->json_key = "megatron_bridge";
+    br->has_exact = true;
+    br->exact = true;
+    bool recipe = m->bridge_recipe[0] != '\0';
+    snprintf(br->command, sizeof br->command, "%s", megatron->command);
+    char *script = strstr(br->command, "pretrain_gpt.py");
+    if (script)
+        snprintf(script, sizeof br->command - (size_t)(script - br->command), "pretrain.py");
+    if (recipe)
+        set_text(br, NULL, "recipe", PP_LV_STR, "%s", m->bridge_recipe)->where = PP_LAUNCH_JSON;
+    /* the table's rows in order, each from the flag it translates */
+    for (int i = 0; i < N_BRIDGE_KEYS; i++) {
+        const bridge_key *k = &BRIDGE_KEYS[i];
+        if (!k->key || (!k->plan && recipe))
+            continue;
+        const pp_launch_setting *s = find_setting(megatron, k->flag);
+        if (s)
+            bridge_set(br, k->key, k->how, s, p);
+        else if (k->off)
+            bridge_off(br, k->key, k->off);
+    }
+    /* Megatron-LM reduces in fp32 for bf16 training unless --grad-reduce-in-bf16
+     * (args.accumulate_allreduce_grads_in_fp32), in fp16 for fp16 training */
+    set_bool(br, NULL, "ddp.grad_reduce_in_fp32",
+             t->precision != PP_PREC_FP16 && !find_setting(megatron, "--grad-reduce-in-bf16"));
+    set_text(br, NULL, "mixed_precision", PP_LV_STR, "%s", pp_precision_props(t->precision)->bridge_recipe);
+    /* the rest of the flags: the model's shape and architecture, each its
+     * TransformerConfig field; written when no recipe builds the model */
+    const char *precision_flags = pp_precision_props(t->precision)->megatron_flags;
+    int unsaid = 0;
+    for (int i = 0; i < megatron->n; i++) {
+        const pp_launch_setting *s = &megatron->settings[i];
+        if (!s->key[0] || bridge_key_of(s->key) || strcmp(s->key, precision_flags) == 0 || recipe)
+            continue;
+        char key[PP_LAUNCH_KEY];
+        /* a list value (--moe-layer-freq's Python expression) has no Hydra spelling parplan writes */
+        if (s->kind == PP_LV_TEXT && s->text[0] == '"') {
+            note(br, "%s`%s %s`", unsaid++ ? ", " : "Megatron-Bridge takes no override parplan writes for ", s->key,
+                 s->text);
+            continue;
+        }
+        if (!bridge_generic_key(s->key, key, sizeof key))
+            continue;
+        bridge_set(br, key, s->kind == PP_LV_SWITCH ? BR_TRUE : BR_COPY, s, p);
+    }
+    if (unsaid) {
+        note(br, ": set %s in the recipe that builds the model.\n\n", unsaid == 1 ? "it" : "them");
+        br->exact = false;
+    }
+    note(br, "The `comm_overlap.` overrides need the recipe's `comm_overlap` section: a recipe that leaves it "
+             "unset (None) takes it as `CommOverlapConfig(...)` in the script instead.\n\n");
 }
 
 /* ---- DeepSpeed ------------------------------------------------------------ */
@@ -553,6 +738,7 @@ void pp_launch_build(const pp_problem *prob, const pp_plan *plan, int microbatch
 {
     memset(out, 0, sizeof *out);
     build_megatron(&out->targets[PP_LT_MEGATRON], prob, plan);
+    build_bridge(&out->targets[PP_LT_BRIDGE], &out->targets[PP_LT_MEGATRON], prob, plan);
     build_deepspeed(&out->targets[PP_LT_DEEPSPEED], &out->targets[PP_LT_MEGATRON], prob, plan, microbatches);
     build_torchtitan(&out->targets[PP_LT_TORCHTITAN], prob, plan);
     build_mvapich(out, prob, plan);
@@ -700,6 +886,39 @@ static void md_env(pp_strbuf *sb, const pp_launch_target *t)
     pp_sb_append(sb, "```\n\n");
 }
 
+/* Hydra overrides, one a line after the launcher: key=value, null for
+ * unset, a value with other than word characters in single quotes. */
+static void md_overrides(pp_strbuf *sb, const pp_launch_target *t)
+{
+    const pp_launch_setting *recipe = find_setting(t, "recipe");
+    pp_sb_appendf(sb, "```sh\n# pretrain.py: a script that builds %s%s%s and applies its command-line overrides, as "
+                      "Megatron-Bridge v0.2.2's examples/recipes/llama/pretrain_llama3_8b.py does\n%s \\\n",
+                  recipe ? "the recipe " : "a GPT recipe (megatron.bridge.recipes.gpt)", recipe ? recipe->text : "",
+                  recipe ? "()" : "", t->command);
+    int shown = 0;
+    for (int i = 0; i < t->n; i++)
+        shown += t->settings[i].where & PP_LAUNCH_MD ? 1 : 0;
+    for (int i = 0, k = 0; i < t->n; i++) {
+        const pp_launch_setting *s = &t->settings[i];
+        if (!(s->where & PP_LAUNCH_MD))
+            continue;
+        pp_sb_appendf(sb, "    %s=", s->key);
+        bool plain = true;
+        for (const char *c = s->text; *c; c++)
+            plain = plain && (isalnum((unsigned char)*c) || *c == '_' || *c == '.' || *c == '-');
+        if (s->kind == PP_LV_NULL)
+            pp_sb_append(sb, "null");
+        else if (s->kind == PP_LV_STR && !plain)
+            pp_sb_appendf(sb, "'%s'", s->text);
+        else if (s->kind == PP_LV_STR)
+            pp_sb_append(sb, s->text);
+        else
+            md_value(sb, s);
+        pp_sb_append(sb, ++k < shown ? " \\\n" : "\n");
+    }
+    pp_sb_append(sb, "```\n\n");
+}
+
 /* One target: its heading, its settings in its format, its notes. */
 static void md_target(pp_strbuf *sb, const pp_launch_target *t)
 {
@@ -708,6 +927,7 @@ static void md_target(pp_strbuf *sb, const pp_launch_target *t)
     case PP_LF_JSON: md_json(sb, t); break;
     case PP_LF_TOML: md_toml(sb, t); break;
     case PP_LF_ENV: md_env(sb, t); break;
+    case PP_LF_OVERRIDES: md_overrides(sb, t); break;
     }
     pp_sb_append(sb, t->notes);
 }

@@ -2,7 +2,8 @@
  * launch.h: how to run a plan with the frameworks people use.
  *
  * Every framework setting parplan writes is computed here, once, into one
- * table: per launch target (Megatron-LM's command line, the DeepSpeed
+ * table: per launch target (Megatron-LM's command line, Megatron-Bridge's
+ * (NeMo's) recipe overrides, the DeepSpeed
  * configuration, the PyTorch FSDP2 / torchtitan TOML, MVAPICH-Plus's
  * compression environment) an ordered list of (key, value) settings as the
  * framework spells them.  pp_launch_build fills it; the Markdown report's
@@ -24,17 +25,19 @@ typedef enum {
     PP_LV_BOOL,   /* true or false; Markdown never writes a switch that is off (TOML, DeepSpeed) */
     PP_LV_STR,    /* a string: quoted in TOML and JSON */
     PP_LV_TEXT,   /* a value written as it is (a flag's argument, an environment value) */
-    PP_LV_COMMENT /* no key: a comment line of its own (the environment's "# dp traffic: ...") */
+    PP_LV_COMMENT, /* no key: a comment line of its own (the environment's "# dp traffic: ...") */
+    PP_LV_NULL     /* no value: the framework's "unset" (Hydra's and JSON's null) */
 } pp_launch_kind;
 
 /* Where a setting appears. */
 enum { PP_LAUNCH_MD = 1, PP_LAUNCH_JSON = 2, PP_LAUNCH_BOTH = 3 };
 
 #define PP_LAUNCH_TEXT 160
+#define PP_LAUNCH_KEY 96
 
 typedef struct pp_launch_setting {
     const char *section;  /* the TOML table or DeepSpeed object holding it; NULL at the top */
-    const char *key;      /* as the framework spells it; NULL for a comment */
+    char key[PP_LAUNCH_KEY]; /* as the framework spells it; "" for a comment */
     pp_launch_kind kind;
     long num;             /* PP_LV_INT */
     bool on;              /* PP_LV_BOOL */
@@ -50,7 +53,8 @@ typedef enum {
     PP_LF_ARGS, /* command-line flags, a group of them a line (Megatron-LM) */
     PP_LF_JSON, /* a JSON configuration whose sections are objects (DeepSpeed) */
     PP_LF_TOML, /* a TOML configuration whose sections are tables (torchtitan) */
-    PP_LF_ENV   /* environment variables (MVAPICH-Plus) */
+    PP_LF_ENV,  /* environment variables (MVAPICH-Plus) */
+    PP_LF_OVERRIDES /* Hydra overrides KEY=VALUE of a recipe's configuration, one a line (Megatron-Bridge) */
 } pp_launch_format;
 
 #define PP_LAUNCH_MAX_SETTINGS 96
@@ -70,7 +74,14 @@ typedef struct pp_launch_target {
 } pp_launch_target;
 
 /* The launch targets, in the order the report and the JSON give them. */
-typedef enum { PP_LT_MEGATRON, PP_LT_DEEPSPEED, PP_LT_TORCHTITAN, PP_LT_MVAPICH, PP_LT_COUNT } pp_launch_id;
+typedef enum {
+    PP_LT_MEGATRON,
+    PP_LT_BRIDGE,
+    PP_LT_DEEPSPEED,
+    PP_LT_TORCHTITAN,
+    PP_LT_MVAPICH,
+    PP_LT_COUNT
+} pp_launch_id;
 
 typedef struct pp_launch {
     pp_launch_target targets[PP_LT_COUNT];

@@ -478,6 +478,7 @@ static void put_launch_value(pp_jb *b, cJSON *o, const char *key, const pp_launc
     switch (s->kind) {
     case PP_LV_INT: pp_jb_num(b, o, key, (double)s->num); break;
     case PP_LV_BOOL: pp_jb_bool(b, o, key, s->on); break;
+    case PP_LV_NULL: pp_jb_item(b, o, key, pp_jb_check(b, cJSON_CreateNull())); break;
     default: pp_jb_str(b, o, key, s->text); break;
     }
 }
@@ -497,7 +498,8 @@ static void put_launch_target(pp_jb *b, cJSON *run, const pp_launch_target *t)
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; o && i < t->n; i++) {
             const pp_launch_setting *s = &t->settings[i];
-            bool top_switch = s->kind == PP_LV_BOOL && !(nested && s->section);
+            /* a configuration's top-level switches after its values; overrides keep their order */
+            bool top_switch = s->kind == PP_LV_BOOL && !(nested && s->section) && t->format != PP_LF_OVERRIDES;
             if (!(s->where & PP_LAUNCH_JSON) || top_switch != (pass == 1))
                 continue;
             cJSON *parent = o;

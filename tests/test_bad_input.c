@@ -209,6 +209,14 @@ static const bad_case cases[] = {
     {"loss token fraction above 1", "eval",
      MODEL("'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 32000, 'seq_len': 1024, 'loss_token_fraction': 1.5"),
      NULL, {NULL}, 2, {"$.model.loss_token_fraction", "1.5"}},
+    {"Bridge recipe without its source", "eval",
+     MODEL("'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 32000, 'seq_len': 1024, "
+           "'bridge_recipe': {'name': 'megatron.bridge.recipes.gpt.gpt3_175b.pretrain_config'}"),
+     NULL, {NULL}, 2, {"$.model.bridge_recipe", "missing required key 'source'"}},
+    {"Bridge recipe that is not a Python path", "eval",
+     MODEL("'layers': 4, 'hidden': 1024, 'heads': 16, 'vocab': 32000, 'seq_len': 1024, "
+           "'bridge_recipe': {'name': 'rm -rf /', 'source': 'x'}"),
+     NULL, {NULL}, 2, {"$.model.bridge_recipe.name", "a Python path"}},
     {"headroom 95 %", "plan", WITH("'constraints': {'memory_headroom': 0.95}"), NULL, {NULL}, 2,
      {"$.constraints.memory_headroom", "0..0.9"}},
     {"ZeRO stage 4 in a plan", "eval", NULL, "{'tp': 2, 'pp': 2, 'zero': 4}", {NULL}, 2, {"plan.json: $.zero", "0..3"}},

@@ -7,7 +7,10 @@
  * core_v0.15.0; the file says how).  The flags are collected over every plan
  * of the decision space of each example problem, in every precision its GPU
  * runs and every attention kernel, so each branch of the flag writer that a
- * plan can reach is seen.
+ * plan can reach is seen.  Every Megatron-Bridge override key must be a
+ * field of its ConfigContainer at tag v0.2.2
+ * (tests/data/megatron-bridge_v0.2.2-keys.txt, extracted by
+ * tests/data/megatron-bridge-keys.py).
  */
 #include "catalog.h"
 #include "launch.h"
@@ -57,11 +60,32 @@ static void load_megatron_flags(flag_set *s)
     free(text);
 }
 
-/* Every "--flag" of the plan's Megatron-LM command line. */
-static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out)
+/* The Megatron-Bridge keys, from the list file. */
+static void load_bridge_keys(flag_set *s)
 {
+    char path[1024];
+    pp_source_path("tests/data/megatron-bridge_v0.2.2-keys.txt", path, sizeof path);
+    char *text = pp_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    s->n = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (line[0] != '#')
+            add_flag(s, line);
+    free(text);
+}
+
+/* Every "--flag" of the plan's Megatron-LM command line, and every key of
+ * its Megatron-Bridge overrides (but the recipe's name). */
+static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, flag_set *bridge)
+{
+    static pp_launch l;
+    pp_launch_build(prob, plan, pp_microbatches(prob, plan), &l);
+    const pp_launch_target *br = &l.targets[PP_LT_BRIDGE];
+    for (int i = 0; i < br->n; i++)
+        if (strcmp(br->settings[i].key, "recipe") != 0)
+            add_flag(bridge, br->settings[i].key);
     char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
-    int n = pp_megatron_flags(prob, plan, lines, PP_LAUNCH_MAX_SETTINGS);
+    int n = pp_launch_lines(&l.targets[PP_LT_MEGATRON], lines, PP_LAUNCH_MAX_SETTINGS);
     for (int i = 0; i < n; i++) {
         char copy[PP_LAUNCH_TEXT];
         snprintf(copy, sizeof copy, "%.*s", PP_LAUNCH_TEXT - 1, lines[i]);
@@ -72,7 +96,7 @@ static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out)
 }
 
 /* Every plan of the problem's space (at most PLANS_PER_CASE). */
-static int collect_space(const pp_problem *prob, flag_set *out)
+static int collect_space(const pp_problem *prob, flag_set *out, flag_set *bridge)
 {
     pp_space space;
     pp_error err;
@@ -86,7 +110,7 @@ static int collect_space(const pp_problem *prob, flag_set *out)
         do {
             pp_plan plan;
             pp_odometer_plan(&o, &space.shapes[i], &plan);
-            collect(prob, &plan, out);
+            collect(prob, &plan, out, bridge);
             plans++;
         } while (plans < PLANS_PER_CASE && pp_odometer_next(&o));
     }
@@ -103,10 +127,12 @@ static const char *const EXAMPLES[] = {
 
 static void test_megatron_flags_exist(void)
 {
-    static flag_set known, written;
+    static flag_set known, written, bridge_known, bridge;
     load_megatron_flags(&known);
     CU_ASSERT_FATAL(known.n > 500);
-    written.n = 0;
+    load_bridge_keys(&bridge_known);
+    CU_ASSERT_FATAL(bridge_known.n > 300);
+    written.n = bridge.n = 0;
     pp_catalog cat;
     pp_load_catalog(&cat);
     long plans = 0;
@@ -121,7 +147,9 @@ static void test_megatron_flags_exist(void)
                 p.training.precision = (pp_precision)prec;
                 p.training.attention_kernel = (pp_attention_kernel)k;
                 p.training.framework = k == 0 ? base.training.framework : PP_FW_MEGATRON_CORE;
-                plans += collect_space(&p, &written);
+                if (k == 1) /* no recipe builds the model: its shape is written too */
+                    p.model.bridge_recipe[0] = '\0';
+                plans += collect_space(&p, &written, &bridge);
             }
         }
     }
@@ -134,6 +162,12 @@ static void test_megatron_flags_exist(void)
             printf("\n  not a flag of Megatron-LM core_v0.15.0: %s", written.flag[i]);
             missing++;
         }
+    for (int i = 0; i < bridge.n; i++)
+        if (!has_flag(&bridge_known, bridge.flag[i])) {
+            printf("\n  not a key of Megatron-Bridge v0.2.2: %s", bridge.flag[i]);
+            missing++;
+        }
+    CU_ASSERT(bridge.n > 30);
     CU_ASSERT_EQUAL(missing, 0);
     if (missing)
         printf("\n");
@@ -241,7 +275,7 @@ static void test_router_groups_checked(void)
 static const pp_launch_setting *setting(const pp_launch_target *t, const char *key)
 {
     for (int i = 0; i < t->n; i++)
-        if (t->settings[i].key && strcmp(t->settings[i].key, key) == 0)
+        if (strcmp(t->settings[i].key, key) == 0)
             return &t->settings[i];
     return NULL;
 }
@@ -278,12 +312,58 @@ static void test_torchtitan_moe_and_chunks(void)
     pp_catalog_free(&cat);
 }
 
+/* Megatron-Bridge runs the plan the flags run: the same degrees, and what
+ * Megatron-LM leaves off by its absence written off (a recipe's defaults
+ * differ); a model no recipe builds gets its shape, or is not exact. */
+static void test_bridge_overrides(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_load_problem("data/examples/llama3-70b-h100.json", &cat, &p);
+    pp_plan pl = pp_test_plan(8, 4, (int)(pp_problem_gpus(&p) / 32), 1, 1);
+    pl.tp_comm_overlap = false;
+    pl.sequence_parallel = true;
+    pl.recompute = PP_RECOMPUTE_FULL;
+    static pp_launch l;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    const pp_launch_target *br = &l.targets[PP_LT_BRIDGE];
+    CU_ASSERT_TRUE(br->exact);
+    const pp_launch_setting *s = setting(br, "model.tensor_model_parallel_size");
+    CU_ASSERT_TRUE(s && s->num == 8);
+    s = setting(br, "model.pipeline_model_parallel_size");
+    CU_ASSERT_TRUE(s && s->num == 4);
+    s = setting(br, "comm_overlap.tp_comm_overlap"); /* the Llama 3 70B recipe turns it on */
+    CU_ASSERT_TRUE(s && s->kind == PP_LV_BOOL && !s->on);
+    s = setting(br, "model.recompute_granularity");
+    CU_ASSERT_TRUE(s && strcmp(s->text, "full") == 0);
+    s = setting(br, "model.virtual_pipeline_model_parallel_size");
+    CU_ASSERT_TRUE(s && s->kind == PP_LV_NULL);
+    s = setting(br, "recipe");
+    CU_ASSERT_TRUE(s && strstr(s->text, "llama3_70b_pretrain_config"));
+    CU_ASSERT_PTR_NULL(setting(br, "model.num_layers")); /* the recipe builds the model */
+    /* DeepSeek-V3 with no recipe: the shape is written, but a layer
+     * pattern of dense and MoE layers has no override parplan writes */
+    pp_plan ds;
+    load_deepseek(&cat, &p, &ds);
+    p.model.bridge_recipe[0] = '\0';
+    pp_launch_build(&p, &ds, pp_microbatches(&p, &ds), &l);
+    s = setting(br, "model.num_layers");
+    CU_ASSERT_TRUE(s && s->num == 61);
+    s = setting(br, "model.num_moe_experts");
+    CU_ASSERT_TRUE(s && s->num == 256);
+    CU_ASSERT_FALSE(br->exact);
+    PP_ASSERT_CONTAINS(br->notes, "--moe-layer-freq");
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
         {"every Megatron-LM flag written exists in Megatron-LM core_v0.15.0", test_megatron_flags_exist},
         {"the model's router, norms, rotary base and MTP reach the flags", test_model_flags},
         {"a router's groups are checked", test_router_groups_checked},
+        {"Megatron-Bridge overrides say the plan the flags say", test_bridge_overrides},
         {"torchtitan: expert degree, layers per chunk, exact only as priced", test_torchtitan_moe_and_chunks},
         {NULL, NULL},
     };

@@ -8,6 +8,7 @@
  */
 #include "shapes_json.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -198,6 +199,35 @@ static int read_model_ints(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
     return PP_OK;
 }
 
+/* Megatron-Bridge's recipe of the model: { "name": the recipe function's
+ * Python path, "source": where it is defined }. */
+static int read_bridge_recipe(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    const cJSON *r = pp_json_member(obj, "bridge_recipe");
+    if (!r)
+        return PP_OK;
+    static const char *const keys[] = {"name", "source", NULL};
+    pp_jpath here = pp_jpath_key(at, "bridge_recipe");
+    int rc = pp_json_expect_object(r, &here, err);
+    if (!rc)
+        rc = pp_json_check_keys(r, &here, keys, err);
+    if (!rc)
+        rc = pp_json_string(r, &here, "name", PP_REQUIRED, m->bridge_recipe, sizeof m->bridge_recipe, err);
+    const cJSON *source = pp_json_member(r, "source");
+    pp_jpath sp = pp_jpath_key(&here, "source");
+    if (!rc && !source)
+        return pp_json_missing(&here, "source", err);
+    if (!rc && !cJSON_IsString(source))
+        return pp_json_fail_expected(err, &sp, "a string citing where the recipe is defined", source);
+    for (const char *c = m->bridge_recipe; !rc && *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '.')) {
+            pp_jpath n = pp_jpath_key(&here, "name");
+            return pp_json_fail(err, &n, "expected a Python path (letters, digits, '_' and '.'), found '%s'",
+                                m->bridge_recipe);
+        }
+    return rc;
+}
+
 /* The architecture keys only the launch settings read (PP_MODEL_ARCH_KEYS). */
 static int read_model_arch(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
 {
@@ -216,6 +246,8 @@ static int read_model_arch(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
         return pp_json_fail(err, &here, "expected 'softmax' or 'sigmoid', found '%s'", score);
     }
     m->router_sigmoid = strcmp(score, "sigmoid") == 0;
+    if (!rc)
+        rc = read_bridge_recipe(obj, at, m, err);
     return rc;
 }
 

@@ -46,19 +46,27 @@ const char *pp_attention_kernel_name(pp_attention_kernel k)
  *    and last eight blocks of its 62-block 12B model).  Megatron-Core's
  *    low-precision guide lists --fp4-recipe nvfp4 beside --fp8-recipe; the
  *    --fp4-format e2m1 spelling follows Transformer Engine's Format.E2M1 and
- *    is not checked against Megatron-LM's argument parser. */
+ *    is not checked against Megatron-LM's argument parser.
+ * Megatron-Bridge names each recipe as a function of
+ * src/megatron/bridge/training/mixed_precision.py (v0.2.2): bf16_mixed,
+ * bf16_with_fp8_delayed_scaling_mixed, ..._current_scaling_mixed,
+ * bf16_with_mxfp8_mixed, bf16_with_nvfp4_mixed. */
 static const pp_precision_info precision_info[PP_PREC_COUNT] = {
-    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, "--bf16"},
-    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, "--fp16"},
+    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, "--bf16", "bf16_mixed"},
+    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, "--fp16", "fp16_mixed"},
     [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 0.0,
-                     "--bf16 --transformer-impl transformer_engine --fp8-format hybrid"},
-    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, "--bf16"},
+                     "--bf16 --transformer-impl transformer_engine --fp8-format hybrid",
+                     "bf16_with_fp8_delayed_scaling_mixed"},
+    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, "--bf16", "bf16_mixed"},
     [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 1.0,
-                             "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe tensorwise"},
+                             "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe tensorwise",
+                             "bf16_with_fp8_current_scaling_mixed"},
     [PP_PREC_MXFP8] = {true, true, true, PP_PREC_MXFP8, 1.0 + 1.0 / 32.0, 32.0, 0.0, 0.0,
-                       "--bf16 --transformer-impl transformer_engine --fp8-format e4m3 --fp8-recipe mxfp8"},
+                       "--bf16 --transformer-impl transformer_engine --fp8-format e4m3 --fp8-recipe mxfp8",
+                       "bf16_with_mxfp8_mixed"},
     [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, 0.16, 1.0,
-                       "--bf16 --transformer-impl transformer_engine --fp4-format e2m1 --fp4-recipe nvfp4"},
+                       "--bf16 --transformer-impl transformer_engine --fp4-format e2m1 --fp4-recipe nvfp4",
+                       "bf16_with_nvfp4_mixed"},
 };
 
 const pp_precision_info *pp_precision_props(pp_precision p)

@@ -51,6 +51,7 @@ typedef struct pp_precision_info {
                                  block scales found inside the cast (MXFP8), 1 with a per-tensor scale
                                  of the tensor itself (current/dynamic scaling, NVFP4's global scale) */
     const char *megatron_flags; /* Megatron-LM's precision flags */
+    const char *bridge_recipe;  /* Megatron-Bridge's mixed-precision recipe of the same flags */
 } pp_precision_info;
 
 const pp_precision_info *pp_precision_props(pp_precision p);

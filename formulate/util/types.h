@@ -129,6 +129,7 @@ typedef struct pp_model {
     int router_groups;       /* group-limited routing: experts in this many groups (0 = none) */
     int router_group_topk;   /* of which a token's experts come from at most this many */
     double router_scaling;   /* routed experts' output scale (0 = 1) */
+    char bridge_recipe[PP_NAME_LEN]; /* Megatron-Bridge's recipe of this model ("" = none known) */
 } pp_model;
 
 static inline bool pp_model_is_moe(const pp_model *m)
