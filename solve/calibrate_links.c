@@ -55,18 +55,30 @@ static void set_link(pp_cluster *c, pp_link_class x, double eff, double alpha_us
 /* A near-infinite efficiency: the bandwidth term of the class vanishes. */
 #define NO_BANDWIDTH_TERM 1e12
 
-/* t = A / efficiency + B * alpha + C for one size of a run, read off the
- * cost model itself (it is linear in 1/efficiency and alpha). */
-static void coefficients(const pp_cluster *base, pp_link_class x, const pp_nccl_run *r, double bytes, double *A,
-                         double *B, double *C)
+/* The model's time of one size of a run with the class at u = 1/efficiency
+ * and latency alpha. */
+static double time_at(const pp_cluster *base, pp_link_class x, const pp_nccl_run *r, double bytes, double u,
+                      double alpha)
 {
     pp_cluster c = *base;
-    set_link(&c, x, NO_BANDWIDTH_TERM, 0.0);
-    *C = pp_nccl_model_time_us(&c, r, bytes);
-    set_link(&c, x, 1.0, 0.0);
-    *A = pp_nccl_model_time_us(&c, r, bytes) - *C;
-    set_link(&c, x, NO_BANDWIDTH_TERM, 1.0);
-    *B = pp_nccl_model_time_us(&c, r, bytes) - *C;
+    set_link(&c, x, u > 1.0 / NO_BANDWIDTH_TERM ? 1.0 / u : NO_BANDWIDTH_TERM, alpha);
+    return pp_nccl_model_time_us(&c, r, bytes);
+}
+
+/* t ~ A u + B alpha + C near (u0, alpha0), read off the cost model itself:
+ * a collective is linear in u and alpha on each link class until another
+ * link or algorithm becomes the slower one (NCCL pipelines NVLink and the
+ * network, and takes the faster of ring and tree), so the slopes are taken
+ * over a step on the side of slower links, where the class is the one that
+ * binds. */
+static void coefficients(const pp_cluster *base, pp_link_class x, const pp_nccl_run *r, double bytes, double u0,
+                         double a0, double *A, double *B, double *C)
+{
+    double t0 = time_at(base, x, r, bytes, u0, a0);
+    double du = 0.25 * u0, da = a0 > 1.0 ? 0.25 * a0 : 1.0;
+    *A = (time_at(base, x, r, bytes, u0 + du, a0) - t0) / du;
+    *B = (time_at(base, x, r, bytes, u0, a0 + da) - t0) / da;
+    *C = t0 - *A * u0 - *B * a0;
 }
 
 /* Sums of the weighted normal equations of min sum ((A u + B a + C - t) / t)^2. */
@@ -75,11 +87,12 @@ typedef struct normal_eq {
     int rows, runs;
 } normal_eq;
 
-static void accumulate(const pp_cluster *c, pp_link_class x, const pp_nccl_run *r, normal_eq *q)
+static void accumulate(const pp_cluster *c, pp_link_class x, const pp_nccl_run *r, double u0, double a0,
+                       normal_eq *q)
 {
     for (int i = 0; i < r->n_rows; i++) {
         double A, B, C, t = r->rows[i].time_us;
-        coefficients(c, x, r, r->rows[i].bytes, &A, &B, &C);
+        coefficients(c, x, r, r->rows[i].bytes, u0, a0, &A, &B, &C);
         double w = 1.0 / (t * t), y = t - C;
         q->aa += w * A * A;
         q->ab += w * A * B;
@@ -121,6 +134,9 @@ static bool solve(const normal_eq *q, pp_link_fit *f)
     return true;
 }
 
+/* Rounds of the Gauss-Newton fit (it stops when a round moves nothing). */
+#define LINK_FIT_ROUNDS 30
+
 int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration *cal)
 {
     int fitted = 0;
@@ -131,15 +147,32 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
         f->line_GBps = x == PP_LINK_NVLINK ? cal->cluster.intra_node_GBps : cal->cluster.inter_node_Gbps / 8.0;
         f->efficiency = pp_efficiency_value(e, LINK_EFF[x][0]);
         f->latency_us = pp_efficiency_value(e, LINK_EFF[x][1]);
+        /* Gauss-Newton from the class's current values: each round fits the
+         * model linearized there; a model linear in the class (one link, one
+         * algorithm) is done in the first round. */
         normal_eq q;
-        memset(&q, 0, sizeof q);
-        for (int l = 0; l < n_logs; l++)
-            for (int i = 0; i < logs[l].n_runs; i++)
-                if (pp_nccl_run_fitted(&logs[l].runs[i]) && (int)pp_nccl_run_link(&logs[l].runs[i]) == x)
-                    accumulate(&cal->cluster, (pp_link_class)x, &logs[l].runs[i], &q);
+        bool ok = false;
+        for (int round = 0; round < LINK_FIT_ROUNDS; round++) {
+            double u0 = 1.0 / f->efficiency, a0 = f->latency_us;
+            memset(&q, 0, sizeof q);
+            for (int l = 0; l < n_logs; l++)
+                for (int i = 0; i < logs[l].n_runs; i++)
+                    if (pp_nccl_run_fitted(&logs[l].runs[i]) && (int)pp_nccl_run_link(&logs[l].runs[i]) == x)
+                        accumulate(&cal->cluster, (pp_link_class)x, &logs[l].runs[i], u0, a0, &q);
+            pp_link_fit next = *f;
+            next.at_line_rate = next.latency_floor = false;
+            if (q.rows == 0 || !solve(&q, &next))
+                break;
+            ok = true;
+            bool moved = fabs(next.efficiency - f->efficiency) > 1e-9 * f->efficiency ||
+                         fabs(next.latency_us - f->latency_us) > 1e-9 * (1.0 + f->latency_us);
+            *f = next;
+            if (!moved)
+                break;
+        }
         f->n_rows = q.rows;
         f->n_runs = q.runs;
-        if (q.rows == 0 || !solve(&q, f))
+        if (!ok)
             continue;
         f->fitted = true;
         set_link(&cal->cluster, (pp_link_class)x, f->efficiency, f->latency_us);

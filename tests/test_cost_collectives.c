@@ -5,6 +5,7 @@
 #include "costmodel.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Ring all-reduce inside a node: 2(n-1)/n M / B + 2(n-1) alpha. */
@@ -18,10 +19,57 @@ static void test_allreduce_intra(void)
     double net = 200e9 / 8 * 0.8;
     PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 16, 1), 2.0 * 15 / 16 * M / net + 30 * 10e-6,
               1e-12);
-    /* hierarchical: 8 per node, 4 nodes: RS+AG in the node, 1/8 of M across */
-    double intra = 2 * (7.0 / 8 * M / B + 7 * alpha);
-    double inter = 2.0 * 3 / 4 * (M / 8) / net + 6 * 10e-6;
-    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 32, 8), intra + inter, 1e-12);
+    /* 8 per node, 4 nodes: 8 channels pipelined over both links, the
+     * ring (62 steps, 6 across nodes) or the tree (2 M along the node's
+     * chain, 2 M / 8 through each NIC, at 0.92), whichever is faster */
+    double f = 2.0 * 31 / 32;
+    double ring = fmax(f * M * 7 / 8 / B, f * M / 8 / net) + 56 * alpha + 6 * 10e-6;
+    double tree = fmax(2 * M * 7 / 8 / B, 2 * M / 8 / net) / 0.92 + 2 * (7 * alpha + 2 * 10e-6);
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, M, 32, 8), fmin(ring, tree), 1e-12);
+    /* a large buffer goes by ring: its bandwidth term is (n-1)/n x 0.92 of the tree's */
+    double G = 8e9;
+    PP_REL_EQ(pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, G, 32, 8), f * G / 8 / net + 56 * alpha + 6 * 10e-6,
+              1e-12);
+}
+
+/* Bus bandwidth as nccl-tests reports it (algbw x 2 (n-1)/n), GB/s. */
+static double allreduce_busbw(const pp_cluster *c, double bytes, long n, long k)
+{
+    return bytes / pp_collective_time_s(c, PP_COLL_ALLREDUCE, bytes, n, k) * 2.0 * (n - 1) / n / 1e9;
+}
+
+/* What public nccl-tests runs show the serial (reduce-scatter, network
+ * all-reduce, all-gather) model could not reach even at line rate:
+ *  - 248 nodes of 8 H200, 8 x 400 Gb/s NICs a node: "typically around
+ *    350" GB/s of bus bandwidth at 512 MB (NVIDIA/nccl-tests#283); NCCL's
+ *    rings carry it on all 8 NICs at once, k x 50 GB/s = 400 at line rate.
+ *  - two nodes: more bus bandwidth than the NICs carry, "as the Tree
+ *    algorithm would be able to put more traffic on NVLink" (NVIDIA/nccl#837,
+ *    nccl-tests#196). */
+static void test_allreduce_across_nodes_pipelined(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_gpt3_175b(), 248, 8);
+    pp_cluster *c = &p.cluster;
+    c->intra_node_GBps = 450;
+    c->inter_node_Gbps = 400;
+    /* the model's ceiling, at line rate and no latency, is above what was measured */
+    c->gpu.eff.nvlink = c->gpu.eff.network = 1.0;
+    c->gpu.eff.nvlink_latency_us = c->gpu.eff.network_latency_us = 0.0;
+    double bw = allreduce_busbw(c, 512.0 * (1 << 20), 248 * 8, 8);
+    CU_ASSERT(bw > 350.0);
+    CU_ASSERT(bw <= 400.0 + 1e-9); /* never above its 8 NICs */
+    /* the serial model's ceiling: 2 x 7/8 of the buffer on NVLink, then the network's */
+    double serial = 2.0 / (2.0 * 7 / 8 / 450 + 2.0 / (8 * 50));
+    CU_ASSERT(serial < 350.0);
+    /* two nodes of slower NICs: the tree beats the NICs' line rate */
+    c->inter_node_Gbps = 100; /* 8 x 12.5 GB/s */
+    double two = allreduce_busbw(c, 8e9, 16, 8);
+    CU_ASSERT(two > 8 * 12.5 * 1.5);
+    CU_ASSERT(two < 450.0);
+    /* the bytes one GPU puts on each link: the ring's */
+    double nvl, net;
+    pp_collective_bytes(PP_COLL_ALLREDUCE, 1e9, 16, 8, &nvl, &net);
+    PP_REL_EQ(net, 2.0 * 15 / 16 * 1e9 / 8, 1e-15);
 }
 
 /* Inside a node an all-gather and a reduce-scatter are each half an
@@ -91,8 +139,8 @@ static void test_cross_rail_rings(void)
     double flat = pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 8, 1);
     c->gpu.eff.cross_rail = 0.5;
     double cross = pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 32, 4);
-    /* 8 nodes, each rank's quarter of M across: 2 x 7/8 x M/4 at full rate */
-    PP_REL_EQ(cross - same, 2.0 * 7 / 8 * (M / 4) / net, 1e-9);
+    /* 8 nodes, each rank's channel a quarter of M across: 2 x 31/32 x M/4 at full rate */
+    PP_REL_EQ(cross - same, 2.0 * 31 / 32 * (M / 4) / net, 1e-9);
     PP_REL_EQ(pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 8, 1), flat, 1e-12);
     /* an all-gather's ring crosses the same rails */
     double ag_cross = pp_collective_time_s(c, PP_COLL_ALLGATHER, M, 32, 4);
@@ -154,9 +202,8 @@ static void test_time_grows_with_bytes(void)
         }
 }
 
-/* Per-link bytes: a hierarchical all-reduce sends 1/k of the buffer's ring
- * share through each NIC and the node's reduce-scatter + all-gather on
- * NVLink. */
+/* Per-link bytes: of a GPU's k ring channels one sends through its NIC and
+ * k - 1 over NVLink, each its 1/k of the ring's 2 (n-1)/n M. */
 static void test_collective_bytes(void)
 {
     double nvl, net, M = 1e9;
@@ -164,8 +211,8 @@ static void test_collective_bytes(void)
     PP_REL_EQ(nvl, 2.0 * 7 / 8 * M, 1e-15);
     CU_ASSERT_DOUBLE_EQUAL(net, 0.0, 0.0);
     pp_collective_bytes(PP_COLL_ALLREDUCE, M, 32, 8, &nvl, &net);
-    PP_REL_EQ(net, 2.0 * 3 / 4 * M / 8, 1e-15);
-    PP_REL_EQ(nvl, 2.0 * 7 / 8 * M, 1e-15);
+    PP_REL_EQ(net, 2.0 * 31 / 32 * M / 8, 1e-15);
+    PP_REL_EQ(nvl, 2.0 * 31 / 32 * M * 7 / 8, 1e-15);
     pp_collective_bytes(PP_COLL_ALLGATHER, M, 32, 1, &nvl, &net);
     PP_REL_EQ(net, 31.0 / 32 * M, 1e-15);
     CU_ASSERT_DOUBLE_EQUAL(nvl, 0.0, 0.0);
@@ -237,7 +284,9 @@ static void test_codec_rates_and_pipeline(void)
 int main(void)
 {
     const pp_test tests[] = {
-        {"ring and hierarchical all-reduce", test_allreduce_intra},
+        {"ring all-reduce in a node and across nodes", test_allreduce_intra},
+        {"NCCL across nodes: channels pipelined, ring or tree (public nccl-tests runs)",
+         test_allreduce_across_nodes_pipelined},
         {"all-gather, reduce-scatter, point-to-point", test_allgather_reducescatter_p2p},
         {"all-gather across nodes: NVLink and network steps", test_allgather_across_nodes},
         {"rings across NIC rails without PXN", test_cross_rail_rings},

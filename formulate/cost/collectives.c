@@ -10,10 +10,29 @@
  *   all-gather, reduce-scatter      (n-1)/n M / B +   (n-1) alpha
  *
  * Ranks follow Megatron-LM's order (tp fastest, then cp, dp, pp): a group of
- * n ranks `stride` apart has k of them in one node.  An all-reduce across
- * nodes is hierarchical (NCCL): reduce-scatter on NVLink, the inter-node
- * all-reduce of a 1/k share through each GPU's NIC, all-gather on NVLink;
- * all-gather and reduce-scatter stay rings.  With training.collectives
+ * n ranks `stride` apart has k of them in one node, N = n / k nodes.  Across
+ * nodes NCCL runs one channel per NIC, each a ring (or tree) over all n
+ * ranks, and pipelines every channel's chunks over NVLink and the network
+ * at once (NCCL's tuning model, src/graph/tuning.cc: a channel's bandwidth
+ * is its slowest link, busBw = nChannels x bw, and the algorithm is the
+ * faster one for the size).  Per GPU, of its k channels one leaves the node
+ * through its own NIC and k - 1 stay on NVLink, so
+ *
+ *   ring:  max(f M (k-1)/k / B_nvlink, f M / k / B_network)
+ *          + (steps - inter steps) alpha_nvlink + inter steps alpha_network
+ *
+ * with f = 2 (n-1)/n for an all-reduce ((n-1)/n for all-gather and
+ * reduce-scatter), 2 (N-1) inter-node steps of 2 (n-1) for an all-reduce.
+ * NCCL's tree all-reduce (a chain in the node, a double binary tree across
+ * nodes; Sanders et al. 2009, NCCL 2.4) moves 2 M along the chain and, per
+ * NIC, M / k across two nodes (each node the root of one tree and the leaf
+ * of the other) or 2 M / k across more, at 0.92 of the links' rate (the
+ * tuning model's tree factor), with 2 ((k-1) alpha_nvlink + log2 N
+ * alpha_network) latency; the all-reduce takes the faster of the two.  This
+ * is why a 2-node all-reduce reports more bus bandwidth than its NICs carry
+ * (NVIDIA/nccl-tests#196: "on two nodes, NCCL uses the tree ... which can
+ * go beyond the network bottleneck").  All-gather and reduce-scatter are
+ * rings only (NCCL docs, "Algorithms").  With training.collectives
  * "mvapich2-gdr" the all-reduce across nodes is MPI's flat ring over all n
  * ranks instead (MVAPICH2-GDR's large-message GPU all-reduce; its
  * compressed form is osu_ring_compression), so every step crosses the
@@ -114,6 +133,10 @@ bool pp_group_crosses_rails(const pp_cluster *c, long n, long k)
     return c->gpus_per_node / k >= c->gpus_per_nic_switch;
 }
 
+/* NCCL's tree all-reduce runs at 0.92 of its links' bandwidth (the tuning
+ * model's "busBw * .92" for NCCL_ALGO_TREE, src/graph/tuning.cc). */
+#define NCCL_TREE_BW_FACTOR 0.92
+
 /* Ring collective on one link class (alpha-beta, Thakur et al. 2005). */
 static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, double alpha_s)
 {
@@ -141,28 +164,17 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
      * messages); each of its 2(n-1) steps is as slow as the network hop. */
     if (c->mpi_collectives && kind == PP_COLL_ALLREDUCE)
         return flat_ring_s(kind, bytes, n, net_Bps, a_net);
-    /* Hierarchical (NCCL tree/ring across nodes, Megatron/NCCL docs): the k
-     * ranks of a node first reduce-scatter over NVLink, each then runs the
-     * inter-node collective on its 1/k share through its own NIC, and the
-     * node all-gathers.  With k = 1 this is a flat ring over the network. */
+    /* NCCL across nodes: k channels a GPU, pipelined over both links. */
     long nodes = (n + k - 1) / k;
-    if (kind != PP_COLL_ALLREDUCE) {
-        /* NCCL runs all-gather and reduce-scatter only as rings (NCCL docs,
-         * "Algorithms"): n - 1 steps, of which nodes - 1 cross the network
-         * and the others stay on NVLink, each at its link's latency (NCCL's
-         * own tuning model, src/graph/tuning.cc: (nsteps - nInterSteps)
-         * intraLat + nInterSteps interLat). */
-        double bw = ring_factor(kind, n) * bytes / k / net_Bps;
-        return bw + (double)(n - nodes) * a_nv + (double)(nodes - 1) * a_net;
-    }
-    double intra = 0.0;
-    if (k > 1) {
-        pp_collective in_kind = kind == PP_COLL_ALLREDUCE ? PP_COLL_REDUCESCATTER : kind;
-        intra = flat_ring_s(in_kind, bytes, k, pp_nvlink_Bps(c), a_nv);
-        if (kind == PP_COLL_ALLREDUCE)
-            intra *= 2.0; /* reduce-scatter before, all-gather after */
-    }
-    return intra + flat_ring_s(kind, bytes / (double)k, nodes, net_Bps, a_net);
+    double nv_Bps = pp_nvlink_Bps(c), f = ring_factor(kind, n), in_node = (double)(k - 1) / (double)k;
+    double ring = fmax(f * bytes * in_node / nv_Bps, f * bytes / (double)k / net_Bps) +
+                  (ring_steps(kind, n) - ring_steps(kind, nodes)) * a_nv + ring_steps(kind, nodes) * a_net;
+    if (kind != PP_COLL_ALLREDUCE)
+        return ring;
+    double tree_net = (nodes <= 2 ? 1.0 : 2.0) * bytes / (double)k;
+    double tree = fmax(2.0 * bytes * in_node / nv_Bps, tree_net / net_Bps) / NCCL_TREE_BW_FACTOR +
+                  2.0 * ((double)(k - 1) * a_nv + ceil(log2((double)nodes)) * a_net);
+    return fmin(ring, tree);
 }
 
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network)
@@ -182,19 +194,19 @@ void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, b
     }
     if (k < 1)
         k = 1;
-    /* As pp_collective_time_s: the node's share crosses the network once per
-     * GPU (1/k of the buffer); the rest of the ring stays on NVLink. */
+    /* As pp_collective_time_s. */
     long nodes = (n + k - 1) / k;
     if (mpi && kind == PP_COLL_ALLREDUCE) {
         /* flat ring: the GPU at a node's edge sends its whole share out */
         *network = ring_factor(kind, n) * bytes;
         *nvlink = k > 1 ? *network : 0.0;
-    } else if (kind == PP_COLL_ALLREDUCE) {
-        *network = ring_factor(kind, nodes) * bytes / (double)k;
-        *nvlink = k > 1 ? 2.0 * ring_factor(PP_COLL_REDUCESCATTER, k) * bytes : 0.0;
     } else {
+        /* the ring's k channels: one through the GPU's NIC, k - 1 on NVLink
+         * (the tree of a 2-node all-reduce puts fewer bytes on the network:
+         * the ring's count is its upper bound) */
+        (void)nodes;
         *network = ring_factor(kind, n) * bytes / (double)k;
-        *nvlink = k > 1 ? ring_factor(kind, k) * bytes : 0.0;
+        *nvlink = ring_factor(kind, n) * bytes * (double)(k - 1) / (double)k;
     }
 }
 

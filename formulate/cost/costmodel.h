@@ -59,7 +59,7 @@
  *                     the optimizer term
  *      memory.c       activations, the most loaded GPU
  *   2  kernels.c      matrix-multiply roofline, attention, element-wise work
- *      collectives.c  alpha-beta ring and hierarchical collectives,
+ *      collectives.c  alpha-beta rings and trees, pipelined across nodes,
  *                     point-to-point, all-to-all, bytes per link, codecs
  *      states.c       weights, gradients and optimizer states under ZeRO
  *   1  layout.c       stage layers, micro-batches, ranks per node, replica
@@ -181,9 +181,9 @@ long pp_expert_replica_ranks(const pp_plan *plan);
 
 typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_collective;
 
-/* Time of one ring collective of `bytes` (the full buffer per rank) over a
- * group of n ranks laid out k per node (k >= n: all on NVLink), hierarchical
- * (NVLink inside the node, network across) when the group spans nodes. */
+/* Time of one collective of `bytes` (the full buffer per rank) over a group
+ * of n ranks laid out k per node (k >= n: a ring on NVLink); across nodes
+ * NCCL's k channels pipelined over NVLink and the network, ring or tree. */
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
 /* Bytes one GPU sends over NVLink and through its NIC in that collective. */
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
