@@ -934,6 +934,47 @@ static void test_examples_mermaid_under_limit(void)
     }
 }
 
+/* "Accuracy binds" only where the plan spends its error budget and the
+ * budget stops it: GPT-NeoX on Lassen compresses its gradients with int8ef
+ * (0.01 of 0.02) and would go faster only by compressing the pipeline and
+ * the parameters, which tolerate no error: it does not bind.  GPT-3 with a
+ * data-parallel budget of 0.005 compresses with bf16 (0.0017) and would take
+ * int8ef (0.01) without it: it binds. */
+static bool accuracy_binds(const report *r)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, get(r->json, "binding")) if (strcmp(str(f, "family"), "accuracy") == 0) return cJSON_IsTrue(
+        get(f, "binds"));
+    return false;
+}
+
+static void test_accuracy_binds_only_when_tight(void)
+{
+    char problem[1024];
+    pp_source_path(PP_NEOX_EXAMPLE, problem, sizeof problem);
+    report neox;
+    run_plan(problem, "neox-acc", NULL, &neox);
+    CU_ASSERT_FALSE(accuracy_binds(&neox));
+    CU_ASSERT_PTR_NULL(strstr(neox.md, "Accuracy binds"));
+    PP_ASSERT_CONTAINS(neox.md, "Accuracy does not bind: the plan compresses within its error budget");
+    report_free(&neox);
+
+    char tight[512];
+    pp_temp_path("gpt3-tight-dp.json", tight, sizeof tight);
+    pp_write_json(tight, "{'model': 'gpt3-175b', 'cluster': {'gpu': 'a100-sxm4-80gb', 'gpus_per_node': 8, "
+                         "'nodes': 128, 'intra_node_GBps': 300, 'inter_node_Gbps': 200}, "
+                         "'training': {'global_batch': 1536, 'precision': 'bf16', 'optimizer': 'adam'}, "
+                         "'constraints': {'error_tolerance': {'dp': 0.005}}}");
+    report g;
+    run_plan(tight, "gpt3-tight", NULL, &g);
+    const cJSON *plan = get(g.json, "plan");
+    const cJSON *codecs = get(plan, "compression");
+    CU_ASSERT_STRING_EQUAL(str(codecs, "dp"), "bf16");
+    CU_ASSERT_TRUE(accuracy_binds(&g));
+    PP_ASSERT_CONTAINS(g.md, "Accuracy binds");
+    report_free(&g);
+}
+
 static void test_mermaid_label(void)
 {
     pp_strbuf sb;
@@ -960,6 +1001,7 @@ int main(void)
         {"a hostile model name stays in its cell and its labels", test_hostile_name},
         {"schedule replay equals the cost model's pipeline", test_schedule_replay},
         {"every example report's Mermaid blocks stay under 50,000 characters", test_examples_mermaid_under_limit},
+        {"accuracy binds only where the plan's error budget stops it", test_accuracy_binds_only_when_tight},
         {"the schedule laid out is the whole step's", test_schedule_built_whole},
         {"Mermaid label sanitizing", test_mermaid_label},
         {NULL, NULL},
