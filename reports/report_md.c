@@ -523,9 +523,11 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_plan *pl
     else
         pp_sb_appendf(sb, "all %d stages", s->pp);
     if (s->microbatches_shown < s->microbatches)
-        pp_sb_appendf(sb, " running only the first %d of the %d micro-batches (a replay of all of them would be too "
-                          "long): the real step has a longer steady middle and ends %s s later",
-                      s->microbatches_shown, s->microbatches,
+        pp_sb_appendf(sb, " running one repeating round of the schedule, not every micro-batch: %d of the %d "
+                          "micro-batches, the fill, a steady round (each stage alternating a forward and a "
+                          "backward) and the drain. The real step repeats the steady round until its %d "
+                          "micro-batches are done and ends %s s later",
+                      s->microbatches_shown, s->microbatches, s->microbatches,
                       pp_md_fmt_fixed(s->pipeline_s - s->shown_makespan_s, 3, a, sizeof a));
     else
         pp_sb_appendf(sb, " running all %d micro-batches, the schedule of the whole step: it ends at the pipeline "
@@ -541,8 +543,8 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_plan *pl
                   " The last stage is drawn with the busiest stage's times and the others with their mean, as the "
                   "cost model prices them.");
     if (s->microbatches_shown < s->microbatches)
-        snprintf(title, sizeof title, "Pipeline schedule of %s, %d of %d micro-batches", prob->model.name,
-                 s->microbatches_shown, s->microbatches);
+        snprintf(title, sizeof title, "Pipeline schedule of %s, one round: %d of %d micro-batches",
+                 prob->model.name, s->microbatches_shown, s->microbatches);
     else
         snprintf(title, sizeof title, "Pipeline schedule of %s, %d micro-batches", prob->model.name,
                  s->microbatches);

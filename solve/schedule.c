@@ -184,14 +184,20 @@ static int cmp_task(const void *a, const void *b)
     return (x->start_s > y->start_s) - (x->start_s < y->start_s);
 }
 
-/* How many micro-batches to replay: all m, unless the replay would exceed
- * PP_SCHEDULE_MAX_REPLAY_OPS; then as many as fit (with interleaving a
- * multiple of pp, as Megatron-LM requires). */
+/* How many micro-batches the chart replays: one repeating round of the
+ * schedule, not every micro-batch.  Beyond 2p micro-batches the schedule
+ * only repeats its steady round (each stage alternating one forward and one
+ * backward, p micro-batches a round), so the chart replays 2p: the fill,
+ * at least one steady round on every stage, and the drain (with
+ * interleaving 2p is a multiple of pp, as Megatron-LM requires; m == pp
+ * and fewer are replayed whole, since Megatron runs m == pp differently).
+ * PP_SCHEDULE_MAX_REPLAY_OPS still bounds the replay. */
 static int replayed_microbatches(int p, int v, int m)
 {
+    int round = m > 2 * p ? 2 * p : m;
     long per_mb = 2L * p * v;
-    if ((long)m * per_mb <= PP_SCHEDULE_MAX_REPLAY_OPS)
-        return m;
+    if ((long)round * per_mb <= PP_SCHEDULE_MAX_REPLAY_OPS)
+        return round;
     long fit = PP_SCHEDULE_MAX_REPLAY_OPS / per_mb;
     if (v > 1)
         fit -= fit % p;

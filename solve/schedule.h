@@ -18,15 +18,17 @@
  * micro-batches takes exactly the cost model's pipeline time: a pipeline
  * whose last stage is its slowest runs in m x that stage + (p-1)/v x the
  * others (checked against the replay in tests/test_report.c).
- * pp_schedule_build replays all m micro-batches, so what it lays out is the
- * step's real schedule, and keeps the bars of the stages drawn: all of them
- * when the whole schedule has at most PP_SCHEDULE_MAX_TASKS bars and pp <=
- * PP_SCHEDULE_ALL_STAGES_UPTO, else the first and the last.  When even those
- * are too many bars, each stage drawn keeps its first and last operations
- * (warm-up and a stretch of steady state, a stretch of steady state and
- * cool-down) and ops_left_out says how many in between are not laid out.
- * Only a replay beyond PP_SCHEDULE_MAX_REPLAY_OPS operations (never for a
- * real batch) falls back to the first microbatches_shown micro-batches.
+ * pp_schedule_build replays one repeating round of the schedule, not every
+ * micro-batch: min(m, 2p) micro-batches, the fill, at least one steady round
+ * (p micro-batches, each stage alternating a forward and a backward) and
+ * the drain; the real step repeats the steady round until its m
+ * micro-batches are done, m - microbatches_shown more slots of the last
+ * stage.  It keeps the bars of the stages drawn: all of them when they are
+ * at most PP_SCHEDULE_MAX_TASKS bars and pp <= PP_SCHEDULE_ALL_STAGES_UPTO,
+ * else the first and the last.  When even those are too many bars (pp 16
+ * with v >= 5), each stage drawn keeps its first and last operations and
+ * ops_left_out says how many in between are not laid out.  A replay is
+ * bounded by PP_SCHEDULE_MAX_REPLAY_OPS operations.
  */
 #ifndef PARPLAN_SCHEDULE_H
 #define PARPLAN_SCHEDULE_H
@@ -53,7 +55,7 @@ typedef struct pp_sched_task {
 typedef struct pp_schedule {
     int pp, virtual_stages;
     int microbatches;       /* m of the plan */
-    int microbatches_shown; /* replayed and laid out below: m unless the replay would be too long */
+    int microbatches_shown; /* replayed and laid out below: min(m, 2p), one round of the schedule */
     double forward_s;       /* one chunk's forward on the busiest (last) stage */
     double backward_s;      /* one chunk's backward (with recomputation) */
     double slot_s;          /* one micro-batch on that stage: v (forward + backward) */
@@ -62,7 +64,7 @@ typedef struct pp_schedule {
     double bubble_slot_s;   /* one micro-batch on the other stages: a fill or drain slot */
     double pipeline_s;      /* the cost model's m slot_s + (p-1)/v bubble_slot_s */
     double bubble_s;        /* (p-1)/v bubble_slot_s: the fill and drain of a step */
-    double shown_makespan_s;/* end of the replay: pipeline_s when microbatches_shown = m */
+    double shown_makespan_s;/* end of the replay: pipeline_s - (m - shown) slot_s */
     int ops_left_out;       /* per stage drawn: operations in the middle not laid out (0: none) */
     int n_stages_shown;
     int stages_shown[PP_SCHEDULE_ALL_STAGES_UPTO];

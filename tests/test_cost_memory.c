@@ -4,6 +4,7 @@
  * formulas.
  */
 #include "costmodel.h"
+#include "rules.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -59,6 +60,32 @@ static void test_activation_in_flight(void)
     double sbh = 2048.0 * 1 * 12288;
     double expect = 6 * 16 * 2 * sbh / 8 + pp_layer_activation_bytes(&p, &pl, true);
     PP_REL_EQ(pp_mem_activations_gib(&p, &pl, 0) * 1073741824.0, expect, 1e-12);
+}
+
+/* Interleaved (Megatron-Core's schedule, v chunks of L/(p v) layers):
+ * with m > p micro-batches stage 0 holds min(m v, 2 (p-1) + (v-1) p + 1)
+ * chunks, p (1 + (p-1)/(p v)) micro-batches of its layers (Korthikanti
+ * et al. §4.2.3), the last stage (v-1) p + 1 chunks; with m == p every
+ * forward runs first and each stage holds m v chunks, what 1F1B holds on
+ * stage 0, not 1 + (p-1)/(p v) times it. */
+static void test_interleaved_in_flight(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 128, 1536);
+    pp_plan pl = pp_test_plan(8, 8, 16, 1, 1); /* m = 96 */
+    pl.sequence_parallel = true;
+    pl.recompute = PP_RECOMPUTE_SELECTIVE;
+    pl.virtual_stages = 4;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &pl, NULL), 0);
+    double per_layer = pp_layer_activation_bytes(&p, &pl, false) / 1073741824.0;
+    PP_REL_EQ(pp_mem_activations_gib(&p, &pl, 0), 12 * per_layer * 8 * (1.0 + 7.0 / 32.0), 1e-12);
+    double loss = pp_mem_activations_gib(&p, &pl, 7) - 12 * per_layer * (3 * 8 + 1) / 4.0;
+    CU_ASSERT(loss > 0.0 && loss < 0.1 * pp_mem_activations_gib(&p, &pl, 7));
+    /* m == p: 8 micro-batches per pipeline */
+    p.training.global_batch = 128;
+    CU_ASSERT_EQUAL_FATAL(pp_microbatches(&p, &pl), 8);
+    PP_REL_EQ(pp_mem_activations_gib(&p, &pl, 0), 12 * per_layer * 8, 1e-12);
+    pl.virtual_stages = 1;
+    PP_REL_EQ(pp_mem_activations_gib(&p, &pl, 0), 12 * per_layer * 8, 1e-12);
 }
 
 /* FSDP2 under a pipeline schedule keeps the stage's gathered 16-bit
@@ -286,6 +313,7 @@ int main(void)
         {"ZeRO Table 1 model states", test_zero_table1},
         {"Korthikanti activation formulas", test_korthikanti_activations},
         {"activations in flight (1F1B)", test_activation_in_flight},
+        {"activations in flight (interleaved, m > p and m == p)", test_interleaved_in_flight},
         {"FSDP under a pipeline holds gathered weights and unsharded gradients", test_fsdp_pipeline_states},
         {"torchtitan per-op SAC peak against its Table 1", test_torchtitan_op_sac_peak},
         {"a compiled loss against the Trainy H200 peak", test_compiled_loss_peak},

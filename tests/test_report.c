@@ -472,14 +472,21 @@ static void test_schedule(void)
     has(s, "the pipeline part of the step is %.3f s", num(sc, "pipeline_s"));
     has(s, "the fill and drain (the bubble) take %.3f s", num(sc, "bubble_s"));
     has(s, "and %.4f s on the others", num(sc, "bubble_slot_s"));
-    /* the chart is the real schedule of all m micro-batches, and says so */
-    CU_ASSERT_EQUAL(shown, m);
-    CU_ASSERT_DOUBLE_EQUAL(num(sc, "shown_makespan_s"), num(sc, "pipeline_s"), 1e-9 * num(sc, "pipeline_s"));
-    has(s, "running all %d micro-batches, the schedule of the whole step", m);
+    /* the chart is one repeating round of the schedule (2p of the m
+     * micro-batches: fill, a steady round, drain), and says so; the real
+     * step is m - 2p more slots of the last stage */
+    CU_ASSERT_EQUAL(shown, m > 2 * pp ? 2 * pp : m);
+    CU_ASSERT_DOUBLE_EQUAL(num(sc, "shown_makespan_s"), num(sc, "pipeline_s") - (m - shown) * num(sc, "slot_s"),
+                           1e-9 * num(sc, "pipeline_s"));
+    if (shown < m) {
+        has(s, "running one repeating round of the schedule, not every micro-batch: %d of the %d micro-batches", shown, m);
+        has(s, "and ends %.3f s later", num(sc, "pipeline_s") - num(sc, "shown_makespan_s"));
+    } else
+        has(s, "running all %d micro-batches, the schedule of the whole step", m);
     CU_ASSERT_PTR_NULL(strstr(s, "stay as drawn"));
     /* all stages when pp <= 8 and their bars fit, else the first and the last */
     const cJSON *stages = get(sc, "stages_shown");
-    bool all = pp <= 8 && (long)pp * 2 * m * (int)num(sc, "virtual_stages") <= PP_SCHEDULE_MAX_TASKS;
+    bool all = pp <= 8 && (long)pp * 2 * shown * (int)num(sc, "virtual_stages") <= PP_SCHEDULE_MAX_TASKS;
     CU_ASSERT_EQUAL(cJSON_GetArraySize(stages), all ? pp : 2);
     mermaid_stats *st = malloc(sizeof *st);
     CU_ASSERT_EQUAL(validate_mermaid(s, st), 0);
@@ -818,9 +825,12 @@ static void check_built_schedule(const pp_problem *prob, int tp, int pp, int v, 
     double want = s.microbatches * s.slot_s + (double)(pp - 1) / v * s.bubble_slot_s;
     CU_ASSERT_TRUE(s.bubble_slot_s < s.slot_s); /* the last stage also runs the logits and the loss */
     CU_ASSERT_EQUAL(s.microbatches, expect_m);
-    CU_ASSERT_EQUAL(s.microbatches_shown, s.microbatches);
+    /* one round: 2p micro-batches (the fill, a steady round, the drain) */
+    int shown = s.microbatches > 2 * pp ? 2 * pp : s.microbatches;
+    CU_ASSERT_EQUAL(s.microbatches_shown, shown);
     CU_ASSERT_DOUBLE_EQUAL(s.pipeline_s, want, 1e-9 * want);
-    CU_ASSERT_DOUBLE_EQUAL(s.shown_makespan_s, want, 1e-9 * want);
+    double drawn = want - (s.microbatches - shown) * s.slot_s;
+    CU_ASSERT_DOUBLE_EQUAL(s.shown_makespan_s, drawn, 1e-9 * want);
     CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(pp, v, s.microbatches, s.other_forward_s, s.other_backward_s,
                                                   s.forward_s, s.backward_s),
                            want, 1e-9 * want);
@@ -832,15 +842,15 @@ static void check_built_schedule(const pp_problem *prob, int tp, int pp, int v, 
     pp_mermaid_gantt(&chart, "a title", &s, NULL);
     CU_ASSERT_TRUE(strlen(pp_sb_str(&chart)) < PP_MERMAID_MAX_TEXT);
     pp_sb_free(&chart);
-    /* every stage drawn: its 2 m v operations, less those left out, one at a time */
-    CU_ASSERT_EQUAL(s.n_tasks, s.n_stages_shown * (2 * s.microbatches * v - s.ops_left_out));
+    /* every stage drawn: its 2 m v operations of the round, less those left out, one at a time */
+    CU_ASSERT_EQUAL(s.n_tasks, s.n_stages_shown * (2 * shown * v - s.ops_left_out));
     double last_end = 0;
     for (int i = 0; i < s.n_tasks; i++) {
         if (i > 0 && s.tasks[i].stage == s.tasks[i - 1].stage)
             CU_ASSERT_TRUE(s.tasks[i].start_s >= s.tasks[i - 1].end_s - 1e-12);
         last_end = fmax(last_end, s.tasks[i].end_s);
     }
-    CU_ASSERT_DOUBLE_EQUAL(last_end, want, 1e-9 * want); /* the drawn drain ends the step */
+    CU_ASSERT_DOUBLE_EQUAL(last_end, drawn, 1e-9 * want); /* the drawn drain ends the round */
     pp_schedule_free(&s);
 }
 
@@ -854,16 +864,115 @@ static void test_schedule_built_whole(void)
     CU_ASSERT_EQUAL_FATAL(pp_catalog_load(pp_default_data_dir(), &cat, &err), PP_OK);
     CU_ASSERT_EQUAL_FATAL(pp_problem_load(path, &cat, &prob, &err), PP_OK);
     /* 1024 GPUs, global batch 1536: tp 8 x pp 8 leaves dp 16, so 96 micro-batches of 1 */
-    check_built_schedule(&prob, 8, 8, 1, 96, false);  /* 1F1B, first and last stage */
-    check_built_schedule(&prob, 8, 8, 4, 96, true);   /* interleaved, 8 stages x 4 chunks: 1536 bars, an excerpt */
-    check_built_schedule(&prob, 8, 16, 3, 192, true); /* 2304 bars: an excerpt of each stage */
-    check_built_schedule(&prob, 8, 16, 6, 192, true); /* 16 stages x 6 chunks: 4608 bars, an excerpt */
+    /* one round of 2p micro-batches is drawn */
+    check_built_schedule(&prob, 8, 8, 1, 96, false);  /* 1F1B: 16 of 96, 8 stages x 32 bars, all drawn */
+    check_built_schedule(&prob, 8, 8, 4, 96, false);  /* interleaved: 1024 bars, the first and last stage */
+    check_built_schedule(&prob, 8, 16, 3, 192, false); /* 32 of 192: 2 stages x 192 bars */
+    check_built_schedule(&prob, 8, 16, 6, 192, true); /* 16 stages x 6 chunks: 2 x 384 bars, an excerpt */
     check_built_schedule(&prob, 8, 4, 1, 48, false);  /* 4 stages, all drawn */
     prob.training.global_batch = 768;                  /* 48 micro-batches */
-    check_built_schedule(&prob, 8, 8, 4, 48, true);   /* the 8-stage 4-chunk 48-micro-batch case: 768 bars */
+    check_built_schedule(&prob, 8, 8, 4, 48, false);  /* the 8-stage 4-chunk case: 2 x 128 bars */
     check_built_schedule(&prob, 8, 8, 1, 48, false);
     check_built_schedule(&prob, 8, 2, 1, 12, false);  /* 2 stages: every bar of both */
     pp_catalog_free(&cat);
+}
+
+/* Every Mermaid block of every example's report (plan, capacity, and eval
+ * of the published plans) stays under Mermaid's default maxTextSize of
+ * 50,000 characters, so it renders where users read Markdown. */
+static size_t largest_mermaid(const char *md)
+{
+    size_t most = 0;
+    for (const char *p = md; (p = strstr(p, "```mermaid\n")) != NULL;) {
+        p += strlen("```mermaid\n");
+        const char *end = strstr(p, "\n```");
+        if (!end)
+            return (size_t)-1;
+        if ((size_t)(end - p) > most)
+            most = (size_t)(end - p);
+        p = end;
+    }
+    return most;
+}
+
+static void test_examples_mermaid_under_limit(void)
+{
+    static const char *const runs[][3] = {
+        {"plan", "data/examples/deepseek-v3-h800.json", NULL},
+        {"plan", "data/examples/gpt-neox-20b-lassen.json", NULL},
+        {"plan", "data/examples/gpt3-175b-1024-a100.json", NULL},
+        {"plan", "data/examples/llama2-70b-lora-h100.json", NULL},
+        {"capacity", "data/examples/llama3-70b-capacity.json", NULL},
+        {"plan", "data/examples/llama3-70b-gb200-nvl72.json", NULL},
+        {"plan", "data/examples/llama3-70b-h100.json", NULL},
+        {"plan", "data/examples/small-gpt-8gpu.json", NULL},
+        {"eval", "data/examples/deepseek-v3-h800.json", "data/examples/deepseek-v3-h800.plan.json"},
+        {"eval", "data/examples/gpt3-175b-1024-a100.json", "data/examples/gpt3-175b-1024-a100.plan.json"},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char problem[1024], plan[1024], md[512];
+        pp_source_path(runs[i][1], problem, sizeof problem);
+        pp_temp_path("mermaid-limit.md", md, sizeof md);
+        const char *args[8] = {runs[i][0], problem, "-o", md, NULL, NULL, NULL, NULL};
+        if (runs[i][2]) {
+            pp_source_path(runs[i][2], plan, sizeof plan);
+            args[4] = "--plan";
+            args[5] = plan;
+        }
+        pp_run_result r;
+        CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
+        CU_ASSERT_EQUAL(r.exit_code, 0);
+        pp_run_free(&r);
+        char *text = pp_slurp(md);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        size_t most = largest_mermaid(text);
+        if (most >= PP_MERMAID_MAX_TEXT)
+            fprintf(stderr, "\n  %s %s: a Mermaid block of %zu characters\n", runs[i][0], runs[i][1], most);
+        CU_ASSERT(most < PP_MERMAID_MAX_TEXT);
+        CU_ASSERT(strstr(text, "```mermaid") != NULL);
+        free(text);
+    }
+}
+
+/* "Accuracy binds" only where the plan spends its error budget and the
+ * budget stops it: GPT-NeoX on Lassen compresses its gradients with int8ef
+ * (0.01 of 0.02) and would go faster only by compressing the pipeline and
+ * the parameters, which tolerate no error: it does not bind.  GPT-3 with a
+ * data-parallel budget of 0.005 compresses with bf16 (0.0017) and would take
+ * int8ef (0.01) without it: it binds. */
+static bool accuracy_binds(const report *r)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, get(r->json, "binding")) if (strcmp(str(f, "family"), "accuracy") == 0) return cJSON_IsTrue(
+        get(f, "binds"));
+    return false;
+}
+
+static void test_accuracy_binds_only_when_tight(void)
+{
+    char problem[1024];
+    pp_source_path(PP_NEOX_EXAMPLE, problem, sizeof problem);
+    report neox;
+    run_plan(problem, "neox-acc", NULL, &neox);
+    CU_ASSERT_FALSE(accuracy_binds(&neox));
+    CU_ASSERT_PTR_NULL(strstr(neox.md, "Accuracy binds"));
+    PP_ASSERT_CONTAINS(neox.md, "Accuracy does not bind: the plan compresses within its error budget");
+    report_free(&neox);
+
+    char tight[512];
+    pp_temp_path("gpt3-tight-dp.json", tight, sizeof tight);
+    pp_write_json(tight, "{'model': 'gpt3-175b', 'cluster': {'gpu': 'a100-sxm4-80gb', 'gpus_per_node': 8, "
+                         "'nodes': 128, 'intra_node_GBps': 300, 'inter_node_Gbps': 200}, "
+                         "'training': {'global_batch': 1536, 'precision': 'bf16', 'optimizer': 'adam'}, "
+                         "'constraints': {'error_tolerance': {'dp': 0.005}}}");
+    report g;
+    run_plan(tight, "gpt3-tight", NULL, &g);
+    const cJSON *plan = get(g.json, "plan");
+    const cJSON *codecs = get(plan, "compression");
+    CU_ASSERT_STRING_EQUAL(str(codecs, "dp"), "bf16");
+    CU_ASSERT_TRUE(accuracy_binds(&g));
+    PP_ASSERT_CONTAINS(g.md, "Accuracy binds");
+    report_free(&g);
 }
 
 static void test_mermaid_label(void)
@@ -891,6 +1000,8 @@ int main(void)
         {"two runs give byte-identical reports", test_deterministic},
         {"a hostile model name stays in its cell and its labels", test_hostile_name},
         {"schedule replay equals the cost model's pipeline", test_schedule_replay},
+        {"every example report's Mermaid blocks stay under 50,000 characters", test_examples_mermaid_under_limit},
+        {"accuracy binds only where the plan's error budget stops it", test_accuracy_binds_only_when_tight},
         {"the schedule laid out is the whole step's", test_schedule_built_whole},
         {"Mermaid label sanitizing", test_mermaid_label},
         {NULL, NULL},

@@ -101,13 +101,33 @@ static bool any_lossy_codec(const pp_problem *prob)
     return false;
 }
 
+static bool lossy_codec(const pp_problem *prob, int c)
+{
+    return c >= 0 && c < prob->n_codecs && prob->codecs[c].lossy;
+}
+
+/* Accuracy binds only where the plan spends its error budget and the budget
+ * stops it: a dimension the plan compresses with a lossy codec that the
+ * faster plan without tolerances compresses with a codec too lossy for it.
+ * A faster plan that only compresses what the plan leaves uncompressed
+ * (TP, PP and parameters tolerate no error unless the problem says so) is
+ * the problem's choice of codecs, not a tight budget. */
+static bool budget_tight(const pp_problem *prob, const pp_plan *plan, const pp_plan *lifted)
+{
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        if (lossy_codec(prob, plan->codec[d]) && lifted->codec[d] != plan->codec[d] &&
+            pp_codec_too_lossy(prob, lifted->codec[d], (pp_dim)d))
+            return true;
+    return false;
+}
+
 static void acc_relax(const pp_cons_view *v, pp_family_report *f)
 {
     if (!any_lossy_codec(v->prob) || !v->counterfactuals)
         return;
     pp_counterfactual *cf = pp_cf_add(f, "error_tolerance=any", "every dimension tolerating any codec's error");
     v->resolve(v->solver, v->prob, pp_cons_bit_of(&pp_cons_accuracy), cf);
-    f->binds = pp_cf_faster(cf);
+    f->binds = pp_cf_faster(cf) && budget_tight(v->prob, &v->best->plan, &cf->best.plan);
 }
 
 static void acc_describe(const pp_cons_view *v, const pp_family_report *f, char *buf, size_t cap)
@@ -126,6 +146,20 @@ static void acc_describe(const pp_cons_view *v, const pp_family_report *f, char 
     }
     if (!v->counterfactuals || f->n_cf == 0) {
         pp_catf(buf, cap, "No re-solve was run.");
+        return;
+    }
+    if (!f->binds && f->n_cf > 0 && pp_cf_faster(&f->cf[0])) {
+        bool compresses = false;
+        for (int d = 0; d < PP_DIM_COUNT; d++)
+            compresses = compresses || lossy_codec(prob, plan->codec[d]);
+        pp_catf(buf, cap,
+                compresses ? "Accuracy does not bind: the plan compresses within its error budget, and the "
+                             "budget stops no dimension it compresses from compressing harder. Compressing what "
+                             "the tolerances keep uncompressed would change it: "
+                           : "Accuracy does not bind: the plan compresses nothing, so it spends no error budget. "
+                             "Compressing what the tolerances keep uncompressed would change it: ");
+        pp_cf_effect(v, &f->cf[0], buf, cap);
+        pp_catf(buf, cap, ".");
         return;
     }
     if (!f->binds) {

@@ -24,8 +24,19 @@ void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *
 
 /* --- cp.c --------------------------------------------------------------------- */
 
-/* The context-parallel exchange of one layer's K and V that its attention
- * core does not hide: forward (*f) and backward (*b) seconds. */
+/* Ring attention of one layer (Transformer Engine's p2p context
+ * parallelism): what its c steps cost beyond the one attention kernel. */
+typedef struct cp_ring {
+    double kv_bytes;   /* one step's K/V block (the backward sends dK/dV beside it) */
+    double p2p_s;      /* one step's transfer of it, latency included */
+    double slowdown;   /* a step's attention on its short block against the whole kernel's rate */
+    double step_fwd_s; /* one step's forward: its share of the core, launch and merge */
+    double step_bwd_s; /* and backward */
+    double fwd_s;      /* the ring's forward beyond the attention forward: exposed seconds */
+    double bwd_s;      /* and backward */
+} cp_ring;
+void cp_ring_eval(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, cp_ring *out);
+/* Its forward (*f) and backward (*b) exposed seconds. */
 void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, double *f,
                          double *b);
 

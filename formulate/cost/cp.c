@@ -1,38 +1,94 @@
 /*
- * cp.c: the context-parallel term, the ring exchange of a layer's keys and
- * values not hidden behind the attention core (docs/cost-model.md §2).
+ * cp.c: the context-parallel term, what ring attention costs beyond the one
+ * attention kernel the stage term prices (docs/cost-model.md §2.6).
  *
- * Each of the c ranks holds s/c of the sequence; its c - 1 ring steps pass
- * on a block of K and V, 2 b (s/c) g d 16-bit values split by t, while the
- * attention core runs on the block it holds (Megatron-LM's context
- * parallelism; Llama 3 §3.3.2):
+ * Megatron-Core runs context parallelism through Transformer Engine's ring
+ * attention (cp_comm_type "p2p", TE's AttnFuncWithCPAndKVP2P; Megatron-LM
+ * docs "context_parallel"): the sequence is cut into 2c chunks and rank i
+ * holds chunks i and 2c-1-i, so under a causal mask every ring step does
+ * the same work, half of an (s/c) x (s/c) block (the diagonal step its own
+ * two chunks under the mask; a step from an earlier rank all its queries
+ * against that rank's first chunk; from a later rank its second chunk's
+ * queries against both): each of the c steps is 1/c of the rank's
+ * attention core.  Step j runs the attention of the K/V block it holds
+ * while the next block (2 b (s/c) g d / t values) is sent on and received
+ * (c-1 transfers forward); the backward sends K/V and the travelling dK/dV
+ * together (K/V alone at the first step, dK/dV alone at the last):
  *
- *   forward  max(0, (c-1) p2p(K,V) - attention forward)
- *   backward max(0, 2 (c-1) p2p(K,V) - 2 attention forward)
+ *   forward  sum_{j<c-1} max(p2p(KV), step) + step               - attention forward
+ *   backward max(p2p(KV), 2 step') + (c-2) max(p2p(2 KV), 2 step')
+ *            + max(p2p(KV), 2 step')                             - attention backward
  *
- * and recomputation that repeats the attention core repeats the forward
- * exchange (stage.c says when; step.c adds it to the stage term).
+ * each step overlapped only with its own transfer (a transfer longer than
+ * its block is exposed at every step, not hidden behind the whole core),
+ * where a step is its share of the core on a short block (a FlashAttention
+ * tile walks s/(2c) keys instead of s/2 and amortizes its fixed cost,
+ * eff.gemm_k_overhead columns as a GEMM tile's K loop, over fewer), its own
+ * kernel launch, and the merge of its partial output (forward: the output
+ * and log-sum-exp corrections; backward: the dQ and dK/dV accumulations),
+ * whose p2p carries the link's latency per step.  Recomputation that
+ * repeats the attention core repeats the forward (stage.c says when;
+ * step.c adds it to the stage term).  Llama 3 (§3.3.2) runs an all-gather
+ * of K/V instead; Megatron-Core's default, priced here, is the ring.
  */
 #include "cost_terms.h"
 
 #include <math.h>
 
-/* Context-parallel ring exchange of one layer's K and V (Megatron-LM's
- * context parallelism, Llama 3 §3.3.2): c-1 ring steps forward, twice the
- * traffic backward (K,V again and their gradients), each hidden behind the
- * attention core it feeds when it can be.  Returns exposed seconds for
- * forward (*f) and backward (*b). */
-void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k,
-                         double *f, double *b)
+#define CP_STEP_KERNELS 2.0  /* merge kernels per ring step: out + lse (forward), dQ + dKV (backward) */
+#define CP_MERGE_BYTES 6.0   /* per element merged: read the step's partial, read and write the running sum */
+
+/* How much slower a ring step's attention runs than the one kernel
+ * eff.attention was fitted on: a tile's K loop share L / (L + k0) at the
+ * whole kernel's mean span under the causal mask (span / 2) over the
+ * step's (one chunk, s / (2c), within a packed sample) */
+static double short_block_slowdown(const pp_problem *prob, const pp_plan *plan)
 {
-    *f = *b = 0.0;
+    if (!flash_usable(prob))
+        return 1.0; /* unfused attention: its GEMMs are priced by their own shapes */
+    double k0 = prob->cluster.gpu.eff.gemm_k_overhead;
+    double span = pp_attention_span(&prob->model, &prob->training);
+    double whole = 0.5 * span, step = fmin(0.5 * span, prob->model.seq_len / (2.0 * plan->cp));
+    if (k0 <= 0.0 || step <= 0.0)
+        return 1.0;
+    return (whole / (whole + k0)) / (step / (step + k0));
+}
+
+void cp_ring_eval(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, cp_ring *out)
+{
+    *out = (cp_ring){0};
     if (plan->cp <= 1)
         return;
     const pp_model *m = &prob->model;
-    double kv_bytes = 2.0 * ACT_BYTES * plan->micro_batch * ((double)m->seq_len / plan->cp) *
-                      ((double)m->kv_heads * pp_model_head_dim(m)) / plan->tp;
+    double c = plan->cp, t = plan->tp;
+    double launch = prob->cluster.gpu.eff.kernel_us * 1e-6;
+    double q_tokens = (double)plan->micro_batch * m->seq_len / c;
+    double kv_elems = q_tokens * ((double)m->kv_heads * pp_model_head_dim(m)) / t; /* K or V of one chunk pair */
+    double out_elems = q_tokens * attention_width(m) / t;
+    double kv_bytes = 2.0 * ACT_BYTES * kv_elems;
     bool inter = group_inter_node(prob, plan->tp, plan->cp);
-    double ring_f = (plan->cp - 1) * pp_p2p_time_s(&prob->cluster, kv_bytes, inter);
-    *f = fmax(0.0, ring_f - k->attn_fwd_s);
-    *b = fmax(0.0, 2.0 * ring_f - 2.0 * k->attn_fwd_s);
+    out->kv_bytes = kv_bytes;
+    out->p2p_s = pp_p2p_time_s(&prob->cluster, kv_bytes, inter);
+    out->slowdown = short_block_slowdown(prob, plan);
+
+    /* one step: its share of the core on a short block, its launch, its merge */
+    double core_f = fmax(0.0, k->attn_fwd_s - launch), core_b = fmax(0.0, k->attn_bwd_s - launch);
+    double merge_f = CP_MERGE_BYTES * out_elems / hbm_Bps(prob) + CP_STEP_KERNELS * launch;
+    double merge_b = CP_MERGE_BYTES * (out_elems + 2.0 * kv_elems) / hbm_Bps(prob) + CP_STEP_KERNELS * launch;
+    out->step_fwd_s = core_f * out->slowdown / c + launch + merge_f;
+    out->step_bwd_s = core_b * out->slowdown / c + launch + merge_b;
+
+    double p2p2 = pp_p2p_time_s(&prob->cluster, 2.0 * kv_bytes, inter);
+    double ring_f = (c - 1.0) * fmax(out->p2p_s, out->step_fwd_s) + out->step_fwd_s;
+    double ring_b = 2.0 * fmax(out->p2p_s, out->step_bwd_s) + (c - 2.0) * fmax(p2p2, out->step_bwd_s);
+    out->fwd_s = fmax(0.0, ring_f - k->attn_fwd_s);
+    out->bwd_s = fmax(0.0, ring_b - k->attn_bwd_s);
+}
+
+void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, double *f, double *b)
+{
+    cp_ring r;
+    cp_ring_eval(prob, plan, k, &r);
+    *f = r.fwd_s;
+    *b = r.bwd_s;
 }

@@ -202,6 +202,28 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     return nm * delta * in_flight + buffers;
 }
 
+/* Micro-batches of a stage's layers whose activations stage `stage` holds
+ * at its peak, with m micro-batches per pipeline.  1F1B: p - i (at most m),
+ * so stage 0 holds p.  Interleaved (Megatron-Core's
+ * forward_backward_pipelining_with_interleaving, schedules.py): rank i runs
+ * 2 (p - i - 1) + (v - 1) p warm-up forwards of model chunks (at most the
+ * m v chunk-micro-batches there are; all of them when m == p, where every
+ * forward runs first), then one more forward before its first backward:
+ * min(m v, warm-up + 1) chunks of L / (p v) layers each, i.e. that count
+ * over v micro-batches of the stage's L / p layers.  For m > p stage 0
+ * holds p (1 + (p-1)/(p v)) (Korthikanti et al. 2022, §4.2.3); for m == p,
+ * m v chunks, what 1F1B holds on stage 0. */
+static double microbatches_in_flight(const pp_plan *plan, int stage, int m)
+{
+    int p = plan->pp, v = plan->virtual_stages;
+    if (v <= 1)
+        return p - stage < m ? p - stage : m;
+    long total = (long)m * v;
+    long warm = m == p ? total : 2L * (p - stage - 1) + (long)(v - 1) * p;
+    long held = warm + 1 < total ? warm + 1 : total;
+    return (double)held / v;
+}
+
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
@@ -218,12 +240,7 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
         per_layer = ACT_BYTES * sbh / (split ? plan->tp : 1.0);
         working = pp_layer_activation_bytes(prob, plan, !flash_usable(prob));
     }
-    /* 1F1B: stage i keeps p - i micro-batches in flight (at most m), so
-     * stage 0 holds p; interleaving adds (p-1)/(p v) (Korthikanti et al.
-     * §4.2.3). */
-    double in_flight = plan->pp - stage < mb ? plan->pp - stage : mb;
-    if (stage == 0 && plan->virtual_stages > 1)
-        in_flight *= 1.0 + (plan->pp - 1.0) / ((double)plan->pp * plan->virtual_stages);
+    double in_flight = microbatches_in_flight(plan, stage, mb);
     double bytes = layers_on_stage(prob, plan, stage) * per_layer * in_flight + working;
     if (pp_model_is_moe(m))
         bytes += moe_stage_activation_bytes(prob, plan, stage, in_flight);

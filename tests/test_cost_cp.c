@@ -1,0 +1,121 @@
+/*
+ * test_cost_cp.c: context parallelism as ring attention runs
+ * (formulate/cost/cp.c): c steps each overlapped only with its own
+ * transfer, a launch and a merge per step, attention slower on short
+ * blocks, so that a larger cp costs more on the same work and the planner
+ * takes the smaller one.
+ */
+#include "cost_terms.h"
+#include "costmodel.h"
+#include "planner.h"
+#include "rules.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+static void kernels_of(const pp_problem *p, const pp_plan *pl, layer_kernels *k)
+{
+    stage_layer sl;
+    stage_layer_eval(p, pl, &sl);
+    *k = sl.k;
+}
+
+/* cp 8 on a 4096-token sequence (512-token chunks) costs time even on
+ * NVLink, where every transfer hides behind its step: the c - 1 extra
+ * launches, the merges and attention on short blocks show. */
+static void test_short_sequence_costs(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
+    pp_plan pl = pp_test_plan(1, 1, 1, 8, 1);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &pl, NULL), 0);
+    layer_kernels k;
+    kernels_of(&p, &pl, &k);
+    cp_ring r;
+    cp_ring_eval(&p, &pl, &k, &r);
+    CU_ASSERT(r.p2p_s < r.step_fwd_s); /* the transfer hides behind its step */
+    CU_ASSERT(r.slowdown > 1.0);       /* 256 keys a step against 2048 */
+    double launch = p.cluster.gpu.eff.kernel_us * 1e-6;
+    CU_ASSERT(r.fwd_s > 7.0 * launch); /* at least the seven extra launches */
+    CU_ASSERT(r.bwd_s > r.fwd_s);
+    pp_eval ev;
+    pp_evaluate(&p, &pl, &ev);
+    CU_ASSERT(ev.time.cp_comm_s > 0.0);
+    PP_REL_EQ(ev.time.cp_comm_s, pp_microbatches(&p, &pl) * 32 * (r.fwd_s + r.bwd_s), 1e-9);
+    /* cp 1 has no ring */
+    pl = pp_test_plan(1, 1, 8, 1, 1);
+    pp_evaluate(&p, &pl, &ev);
+    CU_ASSERT_DOUBLE_EQUAL(ev.time.cp_comm_s, 0.0, 0.0);
+}
+
+/* A slow link: each step's transfer is exposed by what it exceeds its own
+ * step, at every step (not hidden behind the whole core), and the
+ * backward's middle steps carry K/V and dK/dV. */
+static void test_per_step_overlap(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(32768), 1, 8);
+    p.cluster.intra_node_GBps = 0.5;
+    pp_plan pl = pp_test_plan(1, 1, 2, 4, 1);
+    layer_kernels k;
+    kernels_of(&p, &pl, &k);
+    cp_ring r;
+    cp_ring_eval(&p, &pl, &k, &r);
+    CU_ASSERT_FATAL(r.p2p_s > 2.0 * r.step_bwd_s);
+    double kv = 2.0 * 2 * (32768 / 4) * (8.0 * 128);
+    PP_REL_EQ(r.kv_bytes, kv, 1e-12);
+    PP_REL_EQ(r.fwd_s, 3.0 * r.p2p_s + r.step_fwd_s - k.attn_fwd_s, 1e-12);
+    double p2p2 = pp_p2p_time_s(&p.cluster, 2.0 * kv, false);
+    PP_REL_EQ(r.bwd_s, 2.0 * r.p2p_s + 2.0 * p2p2 - k.attn_bwd_s, 1e-12);
+    /* more than the whole exchange against the whole core would expose */
+    CU_ASSERT(r.fwd_s > 3.0 * r.p2p_s - k.attn_fwd_s);
+}
+
+/* (cp, micro_batch) = (8, 4) and (2, 1) give each GPU the same 2048 tokens
+ * per micro-batch and the same micro-batches: they used to price the same
+ * to the microsecond; the ring of 8 now costs more. */
+static void test_no_tie(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 8, 256);
+    pp_plan a = pp_test_plan(1, 1, 8, 8, 4), b = pp_test_plan(1, 1, 32, 2, 1);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &a, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &b, NULL), 0);
+    CU_ASSERT_EQUAL(pp_microbatches(&p, &a), pp_microbatches(&p, &b));
+    pp_eval ea, eb;
+    pp_evaluate(&p, &a, &ea);
+    pp_evaluate(&p, &b, &eb);
+    CU_ASSERT(ea.time.cp_comm_s > 2.0 * eb.time.cp_comm_s);
+    CU_ASSERT(ea.time.step_s > 1.005 * eb.time.step_s);
+}
+
+/* The planner (MIP and enumerator alike) takes the smaller cp where the
+ * larger bought nothing: among cp 2, 4, 8 with micro-batches 1, 2, 4. */
+static void test_planner_takes_smaller_cp(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 8, 256);
+    p.search[PP_DEC_TP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_PP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_CP] = (pp_int_list){3, {2, 4, 8}};
+    p.search[PP_DEC_MICRO_BATCH] = (pp_int_list){3, {1, 2, 4}};
+    for (int method = PP_METHOD_MILP; method <= PP_METHOD_ENUMERATE; method++) {
+        pp_plan_options o;
+        pp_plan_options_init(&o);
+        o.method = (pp_method)method;
+        pp_plan_result res;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+        CU_ASSERT_EQUAL(res.best.plan.cp, 2);
+        pp_plan_result_free(&res);
+    }
+}
+
+int main(void)
+{
+    const pp_test tests[] = {
+        {"cp 8 on a short sequence costs", test_short_sequence_costs},
+        {"each step overlaps only its own transfer", test_per_step_overlap},
+        {"(8,4) and (2,1) no longer tie", test_no_tie},
+        {"the planner takes the smaller cp", test_planner_takes_smaller_cp},
+        {NULL, NULL},
+    };
+    return pp_test_main("cost_cp", tests);
+}
