@@ -72,10 +72,11 @@ pp_jpath pp_jpath_index(const pp_jpath *parent, int index)
 static void put_location(char *dst, size_t cap, const char *origin, const char *sep, const char *rest)
 {
     size_t fixed = strlen(sep) + strlen(rest) + 4, len = strlen(origin);
-    if (len + fixed <= cap || cap < fixed + 8)
-        snprintf(dst, cap, "%s%s%s", origin, sep, rest);
-    else
-        snprintf(dst, cap, "...%s%s%s", origin + len - (cap - fixed), sep, rest);
+    bool whole = len + fixed <= cap || cap < fixed + 8;
+    int n = snprintf(dst, cap, "%s%s%s%s", whole ? "" : "...", whole ? origin : origin + len - (cap - fixed), sep,
+                     rest);
+    if (n < 0 && cap > 0)
+        dst[0] = '\0'; /* a cut location is still a location: snprintf ends it */
 }
 
 int pp_json_fail(pp_error *err, const pp_jpath *at, const char *fmt, ...)
