@@ -121,7 +121,7 @@ docs: build
 CALIBRATION ?= data/measurements
 VALIDATION ?= data/validation
 calibration: build
-	$(PARPLAN) calibrate $(CALIBRATION) --cv -o data/efficiency.json
+	$(PARPLAN) calibrate $(CALIBRATION) --no-prior --cv -o data/efficiency.json
 	$(PARPLAN) accuracy $(CALIBRATION) --cv -o $(BUILD)/accuracy-cv.md
 	sed -e '1,2d' -e 's/^## /### /' $(BUILD)/accuracy-cv.md > $(BUILD)/accuracy-cv.body.md
 	awk -v f=$(BUILD)/accuracy-cv.body.md \

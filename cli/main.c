@@ -54,7 +54,7 @@
 typedef enum {
     OPT_OUTPUT, OPT_JSON, OPT_DATA_DIR, OPT_EFFICIENCY, OPT_PLAN, OPT_METHOD, OPT_TIME_LIMIT, OPT_TOP,
     OPT_EXPORT_LP, OPT_EXPORT_MPS, OPT_HELP, OPT_VERSION, OPT_BASELINE, OPT_ROWS, OPT_NCCL_TESTS, OPT_GPU,
-    OPT_LOG, OPT_PROBLEM, OPT_CV, OPT_GEMM_SWEEP, OPT_COUNT
+    OPT_LOG, OPT_PROBLEM, OPT_CV, OPT_GEMM_SWEEP, OPT_SHOTS, OPT_NO_PRIOR, OPT_COUNT
 } opt_id;
 
 enum {
@@ -116,6 +116,12 @@ static const cli_option OPTIONS[] = {
     {OPT_CV, "cv", 0, NULL, CMD_CALIBRATE | CMD_ACCURACY,
      "leave-one-source-group-out cross-validation: each group priced with parameters fitted on the others, "
      "in-sample error beside it (accuracy: the report; calibrate: a summary on standard error)"},
+    {OPT_SHOTS, "shots", 0, "K", CMD_ACCURACY,
+     "with --cv: also the few-shot score: K rows of each group update the fit without it (as calibrate does from "
+     "the shipped fit), the group's other rows are scored"},
+    {OPT_NO_PRIOR, "no-prior", 0, NULL, CMD_CALIBRATE,
+     "fit from the middle of the bounds, every parameter free (how data/efficiency.json is made), instead of "
+     "from the shipped fit as a prior moving only what the rows identify"},
     {OPT_HELP, "help", 'h', NULL, CMD_ALL, "show this help and exit"},
     {OPT_VERSION, "version", 'V', NULL, CMD_ALL, "show the version and exit"},
 };
@@ -181,6 +187,8 @@ struct cli_args {
     int n_operands;         /* after the command; operands[0] is also `problem` */
     const char *operands[CLI_MAX_OPERANDS];
     bool cv;                /* --cv */
+    int shots;              /* accuracy --cv --shots K (0: none) */
+    bool no_prior;          /* calibrate --no-prior */
     pp_plan_options solve;
     unsigned given;         /* bit (1 << opt_id) per option seen */
     bool rows;              /* accuracy's --rows */
@@ -347,6 +355,17 @@ static int apply_option(cli_args *a, const cli_option *o, const char *v, pp_erro
     case OPT_LOG: a->log = v; break;
     case OPT_PROBLEM: a->problem_file = v; break;
     case OPT_CV: a->cv = true; break;
+    case OPT_SHOTS: {
+        char *end, q[80];
+        long k = strtol(v, &end, 10);
+        if (end == v || *end || k < 1 || k > 100) {
+            pp_json_quote(v, q, sizeof q);
+            return pp_error_set(err, PP_EINPUT, "--shots", "expected an integer from 1 to 100, found %s", q);
+        }
+        a->shots = (int)k;
+        break;
+    }
+    case OPT_NO_PRIOR: a->no_prior = true; break;
     case OPT_COUNT: break;
     }
     return PP_OK;
@@ -481,6 +500,8 @@ static int check_operands(const cli_args *a, pp_error *err)
         return pp_error_set(err, PP_EINPUT, "", "'%s' needs a PROBLEM.json", a->cmd->name);
     if (a->cmd->bit == CMD_EVAL && !a->plan)
         return pp_error_set(err, PP_EINPUT, "", "'eval' needs --plan PLAN.json");
+    if (a->shots > 0 && !a->cv)
+        return pp_error_set(err, PP_EINPUT, "--shots", "the few-shot score is part of the cross-validation: add --cv");
     if (a->plan && strcmp(a->problem, "-") == 0 && strcmp(a->plan, "-") == 0)
         return pp_error_set(err, PP_EINPUT, "", "PROBLEM.json and --plan cannot both be standard input");
     return PP_OK;
@@ -1079,6 +1100,28 @@ static int run_calibrate_log(const cli_args *a, pp_error *err)
     return rc;
 }
 
+/* Which parameters a fit from the prior moved (the rows identify them) and
+ * which it kept, with what each row-set says about them. */
+static void print_moved(const pp_fit *f, const pp_catalog *cat)
+{
+    const pp_gpu *g = pp_catalog_gpu(cat, f->gpu_id);
+    fprintf(stderr, "parplan: %s: moved (the rows identify them):", f->gpu_id);
+    int moved = 0;
+    for (int j = 0; j < PP_EFF_COUNT; j++)
+        if (f->moved[j]) {
+            fprintf(stderr, "%s %s %.4g -> %.4g (sensitivity %.3g)", moved++ ? "," : "", pp_efficiency_key(j),
+                    g ? pp_efficiency_value(&g->eff, j) : 0.0, pp_efficiency_value(&f->eff, j), f->sensitivity[j]);
+        }
+    fprintf(stderr, "%s\nparplan: %s: kept at the shipped fit:", moved ? "" : " none", f->gpu_id);
+    int kept = 0;
+    for (int j = 0; j < PP_EFF_COUNT; j++)
+        if (!f->moved[j])
+            fprintf(stderr, "%s %s (sensitivity %.3g%s)", kept++ ? "," : "", pp_efficiency_key(j), f->sensitivity[j],
+                    f->sensitivity[j] * PP_PRIOR_SIGMA_U >= PP_PRIOR_MIN_EFFECT ? ", more than the rows can identify"
+                                                                              : "");
+    fprintf(stderr, "%s\n", kept ? "" : " none");
+}
+
 static int run_calibrate(const cli_args *a, pp_error *err)
 {
     if (a->nccl_tests)
@@ -1097,7 +1140,8 @@ static int run_calibrate(const cli_args *a, pp_error *err)
         pp_error_set(err, rc, "", "out of memory");
     if (!rc) {
         pp_fit fits[PP_MAX_GROUPS];
-        int n = pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS);
+        int n = a->no_prior ? pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS)
+                            : pp_calibrate_map(&cat, &set, 0.0, fits, PP_MAX_GROUPS);
         int n_moe = 0, n_defect = 0;
         for (int i = 0; i < set.n; i++) {
             bool defect = set.rows[i].defect; /* apart as a defect before as MoE, as the CV counts it */
@@ -1113,8 +1157,9 @@ static int run_calibrate(const cli_args *a, pp_error *err)
                      n_defect);
         snprintf(source, sizeof source,
                  "parplan calibrate %.200s%s: least squares on log(predicted/measured step time) within physical "
-                 "bounds (NLopt BOBYQA), %d rows%s%s%s",
-                 a->problem, a->n_operands > 1 ? " ..." : "", set.n - n_moe - n_defect,
+                 "bounds (NLopt BOBYQA)%s, %d rows%s%s%s",
+                 a->problem, a->n_operands > 1 ? " ..." : "",
+                 a->no_prior ? "" : " from the shipped fit as a prior (bounded MAP)", set.n - n_moe - n_defect,
                  n_moe || n_defect ? "; scored apart:" : "", moe_note, defect_note);
         char *text = pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0);
         pp_strbuf md;
@@ -1122,11 +1167,15 @@ static int run_calibrate(const cli_args *a, pp_error *err)
         pp_sb_append(&md, text ? text : "");
         pp_sb_append(&md, "\n");
         free(text);
-        for (int i = 0; i < n; i++)
-            fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f (middle of the bounds) -> %.3f, %d of %d "
+        for (int i = 0; i < n; i++) {
+            fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f (%s) -> %.3f, %d of %d "
                             "parameters at a bound\n",
-                    fits[i].gpu_id, fits[i].n_rows, fits[i].rms_log_error_before, fits[i].rms_log_error_after,
+                    fits[i].gpu_id, fits[i].n_rows, fits[i].rms_log_error_before,
+                    fits[i].map ? "the shipped fit" : "middle of the bounds", fits[i].rms_log_error_after,
                     fits[i].n_at_bound, PP_EFF_COUNT);
+            if (fits[i].map)
+                print_moved(&fits[i], &cat);
+        }
         for (int i = 0; cv && i < cv->n_groups; i++)
             fprintf(stderr, "parplan: cv: %-32s %4d rows  step-time MAPE %5.1f %% cross-validated, %5.1f %% in sample\n",
                     cv->groups[i].group, cv->groups[i].n_time, cv->groups[i].mape_cv, cv->groups[i].mape_in);
@@ -1149,7 +1198,9 @@ static void command_line(const cli_args *a, char *buf, size_t cap)
     for (int i = 1; i < a->n_operands && used < cap; i++)
         used += (size_t)snprintf(buf + used, cap - used, " %s", a->operands[i]);
     if (used < cap)
-        snprintf(buf + used, cap - used, " --cv");
+        used += (size_t)snprintf(buf + used, cap - used, " --cv");
+    if (used < cap && a->shots > 0)
+        snprintf(buf + used, cap - used, " --shots %d", a->shots);
 }
 
 static int run_accuracy_cv(const cli_args *a, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
@@ -1157,7 +1208,7 @@ static int run_accuracy_cv(const cli_args *a, const pp_catalog *cat, pp_measurem
     pp_cv_result *cv = malloc(sizeof *cv);
     if (!cv)
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-    int rc = pp_cross_validate(cat, set, cv);
+    int rc = pp_cross_validate_shots(cat, set, a->shots, cv);
     if (rc) {
         free(cv);
         return pp_error_set(err, rc, "", "out of memory");

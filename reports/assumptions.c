@@ -90,10 +90,20 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
     const pp_efficiency *e = &g->eff;
     snprintf(value, sizeof value, "%.4g / %.4g / %.4g / %.4g / %.4g", e->gemm, e->attention, e->hbm, e->nvlink,
              e->network);
-    add_constant(ex, e->calibrated ? "fitted efficiency: GEMM / attention / element-wise / NVLink / network"
-                                   : "UNCALIBRATED efficiency (built-in defaults, no measurement of this GPU): "
-                                     "GEMM / attention / element-wise / NVLink / network",
-                 value, e->source);
+    char label[256];
+    if (e->calibrated && e->borrowed_from[0])
+        snprintf(label, sizeof label, "fitted efficiency (%.64s's, the same die): GEMM / attention / element-wise / "
+                 "NVLink / network", e->borrowed_from);
+    else if (e->calibrated)
+        snprintf(label, sizeof label, "%s", "fitted efficiency: GEMM / attention / element-wise / NVLink / network");
+    else if (e->borrowed_from[0])
+        snprintf(label, sizeof label, "BORROWED efficiency (no measurement of this GPU: %.64s's fit, GEMM and "
+                 "attention x %.3g): GEMM / attention / element-wise / NVLink / network", e->borrowed_from,
+                 e->borrow_factor);
+    else
+        snprintf(label, sizeof label, "%s", "UNCALIBRATED efficiency (built-in defaults, no measurement of this "
+                                            "GPU): GEMM / attention / element-wise / NVLink / network");
+    add_constant(ex, label, value, e->source);
     snprintf(value, sizeof value, "%.4g / %.4g / %.4g us", e->kernel_us, e->nvlink_latency_us, e->network_latency_us);
     add_constant(ex, "kernel launch / NVLink hop / network hop latency", value, e->source);
     if (cl->gpus_per_nic_switch > 0 && !cl->nccl_pxn) {

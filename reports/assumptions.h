@@ -14,7 +14,7 @@
 #include "types.h"
 
 typedef struct pp_constant {
-    char name[80];
+    char name[192];
     char value[64];
     char source[2048];
 } pp_constant;

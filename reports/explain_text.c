@@ -188,3 +188,26 @@ void pp_text_baseline_problem(const pp_baseline_report *b, char *buf, size_t cap
         snprintf(buf + n, cap - n, "%sit breaks the row %s: %.4g > %.4g %s", n ? "; " : "", b->broken.name,
                  b->broken.lhs, b->broken.rhs, b->broken.unit ? b->broken.unit : "");
 }
+
+void pp_text_calibration(const pp_efficiency *e, bool short_form, char *buf, size_t cap)
+{
+    if (e->calibrated && !e->borrowed_from[0])
+        snprintf(buf, cap, "%s", "");
+    else if (e->calibrated && short_form)
+        snprintf(buf, cap, "fit of %s, same die", e->borrowed_from);
+    else if (e->calibrated)
+        snprintf(buf, cap, "fitted to measurements of %s, the same die (data/gpus.json efficiency_from)",
+                 e->borrowed_from);
+    else if (e->borrowed_from[0] && short_form)
+        snprintf(buf, cap, "uncalibrated: borrowed from %s x %.3g", e->borrowed_from, e->borrow_factor);
+    else if (e->borrowed_from[0])
+        snprintf(buf, cap, "none of this GPU: its efficiencies are borrowed from %s, the nearest calibrated GPU, "
+                           "GEMM and attention x %.3g (data/gpus.json efficiency_borrow cites the factor); measure a "
+                           "few steps and calibrate (docs/calibration.md) before trusting small differences",
+                 e->borrowed_from, e->borrow_factor);
+    else if (short_form)
+        snprintf(buf, cap, "%s", "uncalibrated");
+    else
+        snprintf(buf, cap, "%s", "none: this GPU's efficiencies are built-in defaults, not fitted to measurements "
+                                 "(parplan calibrate, docs/calibration.md); treat the times as rough");
+}

@@ -44,4 +44,11 @@ void pp_text_limits(const pp_plan_result *res, const pp_explanation *ex, char *b
 /* Why the baseline could not be priced or does not fit ("" if it does). */
 void pp_text_baseline_problem(const pp_baseline_report *b, char *buf, size_t cap);
 
+/* Whose fitted efficiencies a GPU's are, in one sentence: "" for its own
+ * fit; the same die's fit (efficiency_from); a donor's fit times a factor
+ * (efficiency_borrow: no measurement of this GPU); or the built-in
+ * defaults.  short_form: a few words for a table cell ("borrowed from
+ * h100-sxm5-80gb x 0.966"). */
+void pp_text_calibration(const pp_efficiency *e, bool short_form, char *buf, size_t cap);
+
 #endif

@@ -288,6 +288,28 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
             }
     }
     peak_table(score, out);
+    if (cv->shots > 0) {
+        pp_sb_appendf(out, "\n## Few-shot: %d measured step%s of a group, the rest predicted\n\n"
+                           "As a team calibrates (`parplan calibrate` on its own rows): for each dense group with more "
+                           "than %d timed rows, the fit without the group is the prior, %d of its rows (spread evenly "
+                           "over the file) update it by bounded maximum a posteriori (only the parameters those rows "
+                           "identify move; docs/calibration.md), and the group's other rows are scored. The "
+                           "held-out column prices the same rows without the shots.\n\n"
+                           "| source group | rows scored | MAPE after %d shot%s | held-out MAPE (no shots) |\n"
+                           "| --- | ---: | ---: | ---: |\n",
+                      cv->shots, cv->shots == 1 ? "" : "s", cv->shots, cv->shots, cv->shots,
+                      cv->shots == 1 ? "" : "s");
+        for (int i = 0; i < cv->n_groups; i++) {
+            const pp_cv_group *g = &cv->groups[i];
+            if (!g->n_shot_rest)
+                continue;
+            pp_sb_append(out, "| ");
+            pp_md_escape(out, g->group);
+            pp_sb_appendf(out, " | %d | %.1f %% | %.1f %% |\n", g->n_shot_rest, g->mape_shot, g->mape_shot_cv);
+        }
+        pp_sb_appendf(out, "| **mean of %d groups** | | **%.1f %%** | %.1f %% |\n", cv->n_shot_groups,
+                      cv->shot_group_mape, cv->shot_group_mape_cv);
+    }
     pp_sb_append(out, "\n## Fitted parameters (all groups) and their physical bounds\n\n");
     params_table(cv, out);
     return out->failed ? -1 : 0;
@@ -309,6 +331,13 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
     cJSON_AddNumberToObject(root, "mape_time_moe_cv_pct", cv->moe_mape_cv);
     cJSON_AddNumberToObject(root, "rows_time_software_defect", cv->n_defect_rows);
     cJSON_AddNumberToObject(root, "mape_time_software_defect_cv_pct", cv->defect_mape_cv);
+    if (cv->shots > 0) {
+        cJSON *fs = cJSON_AddObjectToObject(root, "few_shot");
+        cJSON_AddNumberToObject(fs, "shots", cv->shots);
+        cJSON_AddNumberToObject(fs, "groups", cv->n_shot_groups);
+        cJSON_AddNumberToObject(fs, "group_mean_mape_time_pct", cv->shot_group_mape);
+        cJSON_AddNumberToObject(fs, "group_mean_mape_time_cv_same_rows_pct", cv->shot_group_mape_cv);
+    }
     cJSON *groups = cJSON_AddArrayToObject(root, "groups");
     for (int i = 0; i < cv->n_groups; i++) {
         const pp_cv_group *g = &cv->groups[i];
@@ -324,6 +353,11 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
         cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
         cJSON_AddNumberToObject(o, "ordered_cv", g->ordered_cv);
         cJSON_AddNumberToObject(o, "ordered_in_sample", g->ordered_in);
+        if (g->n_shot_rest) {
+            cJSON_AddNumberToObject(o, "rows_time_after_shots", g->n_shot_rest);
+            cJSON_AddNumberToObject(o, "mape_time_after_shots_pct", g->mape_shot);
+            cJSON_AddNumberToObject(o, "mape_time_cv_same_rows_pct", g->mape_shot_cv);
+        }
         cJSON_AddItemToArray(groups, o);
     }
     cJSON *fits = cJSON_AddArrayToObject(root, "fits");

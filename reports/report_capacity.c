@@ -10,6 +10,7 @@
  * quoted title reduced to characters that cannot end the quote.
  */
 #include "decisions.h"
+#include "explain_text.h"
 #include "jsonb.h"
 #include "report_capacity.h"
 
@@ -58,8 +59,13 @@ static void md_point_label(pp_strbuf *sb, const pp_problem *prob, const pp_capac
     pp_sb_appendf(sb, "%ld node%s of ", p->nodes, p->nodes == 1 ? "" : "s");
     pp_md_escape(sb, kind_name(prob, p->kind));
     pp_sb_appendf(sb, " (%s GPUs)", pp_md_fmt_count((double)p->gpus, g, sizeof g));
-    if (!prob->capacity.gpus[p->kind].gpu.eff.calibrated)
-        pp_sb_append(sb, " (uncalibrated)");
+    char cal[160];
+    pp_text_calibration(&prob->capacity.gpus[p->kind].gpu.eff, true, cal, sizeof cal);
+    if (cal[0]) {
+        pp_sb_append(sb, " (");
+        pp_md_escape(sb, cal);
+        pp_sb_append(sb, ")");
+    }
 }
 
 /* The plan in a table cell: degrees, then only the choices that are on. */
@@ -148,10 +154,17 @@ static void md_answer(pp_strbuf *sb, const pp_problem *prob, const pp_capacity_r
     pp_sb_append(sb, " (");
     pp_md_escape(sb, g->gpu.id);
     pp_sb_append(sb, ") |\n");
-    if (!g->gpu.eff.calibrated)
+    if (!g->gpu.eff.calibrated && !g->gpu.eff.borrowed_from[0])
         pp_sb_append(sb, "| calibration | **none**: this GPU kind's efficiencies are built-in defaults, not fitted to "
                          "measurements, so its times (and this choice) are rough: calibrate it before acting on it "
                          "(docs/calibration.md) |\n");
+    else if (g->gpu.eff.borrowed_from[0]) {
+        char cal[512];
+        pp_text_calibration(&g->gpu.eff, false, cal, sizeof cal);
+        pp_sb_append(sb, g->gpu.eff.calibrated ? "| calibration | " : "| calibration | **borrowed**: ");
+        pp_md_escape(sb, cal);
+        pp_sb_append(sb, " |\n");
+    }
     pp_sb_appendf(sb, "| cluster | %ld node%s × %d GPUs = %s GPUs (%g GB/s NVLink, %g Gb/s network per GPU) |\n",
                   p->nodes, p->nodes == 1 ? "" : "s", g->gpus_per_node, pp_md_fmt_count((double)p->gpus, a, sizeof a),
                   g->intra_node_GBps, g->inter_node_Gbps);
@@ -405,6 +418,13 @@ static void md_frontier_kind(pp_strbuf *sb, const pp_problem *prob, const pp_cap
     pp_sb_append(sb, "### ");
     pp_md_escape(sb, kind_name(prob, kind));
     pp_sb_append(sb, "\n\n");
+    char cal[512];
+    pp_text_calibration(&prob->capacity.gpus[kind].gpu.eff, false, cal, sizeof cal);
+    if (cal[0]) {
+        pp_sb_append(sb, "Calibration: ");
+        pp_md_escape(sb, cal);
+        pp_sb_append(sb, ".\n\n");
+    }
     if (with_plan == 0) {
         pp_sb_append(sb, "No cluster of this GPU has a plan.\n\n");
         return;
@@ -622,6 +642,7 @@ static cJSON *point_json(pp_jb *b, const pp_problem *prob, const pp_capacity_poi
     const pp_gpu *g = &prob->capacity.gpus[p->kind].gpu;
     pp_jb_str(b, o, "gpu", g->id[0] ? g->id : "custom");
     pp_jb_bool(b, o, "calibrated", g->eff.calibrated);
+    pp_json_put_borrow(b, o, &g->eff);
     pp_jb_num(b, o, "nodes", (double)p->nodes);
     pp_jb_num(b, o, "gpus", (double)p->gpus);
     pp_jb_num(b, o, "time_to_train_days", p->time_to_train_days);

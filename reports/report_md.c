@@ -412,10 +412,10 @@ static void md_summary_table(pp_strbuf *sb, const pp_problem *prob, const pp_pla
              pp_md_fmt_fixed(ev->mem.total_gib, 2, a, sizeof a), pp_md_fmt_fixed(ev->mem.capacity_gib, 2, b, sizeof b),
              pp_md_fmt_fixed(ev->mem.usable_gib, 2, d, sizeof d), pp_md_fmt_fixed(100.0 * prob->memory_headroom, 0, text + 400, 64));
     md_summary_row(sb, "peak memory per GPU", text);
-    if (!c->gpu.eff.calibrated)
-        md_summary_row(sb, "calibration", "none: this GPU's efficiencies are built-in defaults, not fitted to "
-                                          "measurements (parplan calibrate, docs/calibration.md); treat the "
-                                          "times as rough");
+    char cal[512];
+    pp_text_calibration(&c->gpu.eff, false, cal, sizeof cal);
+    if (cal[0])
+        md_summary_row(sb, "calibration", cal);
     double tokens = prob->training.tokens;
     if (tokens > 0 && ev->tokens_per_s > 0) {
         double secs = tokens / ev->tokens_per_s;

@@ -131,6 +131,7 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
     cJSON *cal = pp_jb_obj(b, o, "calibrated");
     cJSON *gc = pp_jb_obj(b, cal, g->id[0] ? g->id : "custom");
     pp_jb_bool(b, gc, "calibrated", g->eff.calibrated);
+    pp_json_put_borrow(b, gc, &g->eff);
     pp_jb_str(b, gc, "source", g->eff.source);
     cJSON *busy = pp_jb_obj(b, o, "link_busy_s");
     pp_jb_num(b, busy, "nvlink", ev->nvlink_busy_s);
@@ -606,4 +607,12 @@ int pp_json_render(const cJSON *doc, pp_strbuf *out)
     int rc = pp_sb_append(out, text);
     cJSON_free(text);
     return rc ? rc : pp_sb_append(out, "\n");
+}
+
+void pp_json_put_borrow(pp_jb *b, cJSON *o, const pp_efficiency *e)
+{
+    if (!e->borrowed_from[0])
+        return;
+    pp_jb_str(b, o, "borrowed_from", e->borrowed_from);
+    pp_jb_num(b, o, "borrow_factor", e->borrow_factor);
 }

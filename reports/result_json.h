@@ -15,6 +15,7 @@
 
 #include "costmodel.h"
 #include "explain.h"
+#include "jsonb.h"
 #include "planner.h"
 #include "strbuf.h"
 #include "types.h"
@@ -39,6 +40,12 @@ cJSON *pp_json_plan_result(const pp_problem *prob, const pp_plan_result *res);
  * report's chart draws), baseline, and assumptions (constants with their
  * sources). */
 cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res, const pp_explanation *ex);
+
+/* When the GPU's efficiencies are another GPU's fit (efficiency_from, the
+ * same die; efficiency_borrow, a donor's times a factor): "borrowed_from"
+ * (the donor's id) and "borrow_factor" (what the donor's gemm and attention
+ * were multiplied by) into o; nothing for a GPU's own fit or the defaults. */
+void pp_json_put_borrow(pp_jb *b, cJSON *o, const pp_efficiency *e);
 
 /* Append the document, pretty-printed and newline-terminated, to out.
  * 0, or -1 when memory runs out. */

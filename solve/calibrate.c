@@ -129,6 +129,12 @@ typedef struct fit_ctx {
     const char *skip_group; /* rows of this group are left out (CV), or NULL */
     double lo[PP_EFF_COUNT], hi[PP_EFF_COUNT];
     int n_rows;
+    const bool *only;       /* per row: only these rows are fitted (few-shot), or NULL */
+    /* with a prior: the free parameters (the optimizer's vector), the others at u0 */
+    int n_free;
+    int free_at[PP_EFF_COUNT];
+    double u0[PP_EFF_COUNT];
+    double weight;          /* the penalty per (u - u0)^2 */
 } fit_ctx;
 
 static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
@@ -146,7 +152,7 @@ static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
 static bool in_fit(const fit_ctx *c, const pp_measurement *r)
 {
     return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model) && strcmp(r->eff_id, c->eff_id) == 0 &&
-           !(c->skip_group && strcmp(r->group, c->skip_group) == 0);
+           !(c->skip_group && strcmp(r->group, c->skip_group) == 0) && (!c->only || c->only[r - c->set->rows]);
 }
 
 /* A very weak pull toward the middle of the bounds: it only decides a
@@ -158,11 +164,10 @@ static bool in_fit(const fit_ctx *c, const pp_measurement *r)
  * prior is a tie-breaker only. */
 #define PRIOR_WEIGHT 1e-6
 
-static double objective(unsigned n, const double *u, double *grad, void *data)
+/* The rows' mean squared log error at u (the rows keep the parameters);
+ * logs (if not NULL) gets each fitted row's log step time, in row order. */
+static double data_term(fit_ctx *c, const double *u, double *logs)
 {
-    (void)n;
-    (void)grad; /* derivative-free */
-    fit_ctx *c = data;
     pp_efficiency e;
     double sum = 0.0;
     int rows = 0;
@@ -175,13 +180,43 @@ static double objective(unsigned n, const double *u, double *grad, void *data)
         r->prob.cluster.gpu.eff = e;
         double t = pp_step_time_s(&r->prob, &r->plan);
         double err = t > 0 && isfinite(t) ? log(t / r->iteration_s) : 10.0;
+        if (logs)
+            logs[rows] = err;
         sum += err * err;
         rows++;
     }
+    return rows ? sum / rows : 0.0;
+}
+
+static double objective(unsigned n, const double *u, double *grad, void *data)
+{
+    (void)n;
+    (void)grad; /* derivative-free */
+    fit_ctx *c = data;
     double prior = 0.0;
     for (int j = 0; j < PP_EFF_COUNT; j++)
         prior += (u[j] - 0.5) * (u[j] - 0.5);
-    return (rows ? sum / rows : 0.0) + PRIOR_WEIGHT * prior;
+    return data_term(c, u, NULL) + PRIOR_WEIGHT * prior;
+}
+
+/* With a prior: v is the free parameters' u; the others stay at u0. */
+static void full_u(const fit_ctx *c, const double *v, double *u)
+{
+    memcpy(u, c->u0, sizeof c->u0);
+    for (int k = 0; k < c->n_free; k++)
+        u[c->free_at[k]] = v[k];
+}
+
+static double objective_map(unsigned n, const double *v, double *grad, void *data)
+{
+    (void)n;
+    (void)grad;
+    fit_ctx *c = data;
+    double u[PP_EFF_COUNT], prior = 0.0;
+    full_u(c, v, u);
+    for (int k = 0; k < c->n_free; k++)
+        prior += (v[k] - c->u0[c->free_at[k]]) * (v[k] - c->u0[c->free_at[k]]);
+    return data_term(c, u, NULL) + c->weight * prior;
 }
 
 /* BOBYQA (Powell 2009: quadratic models in a trust region, bounds
@@ -235,7 +270,7 @@ static double minimize(fit_ctx *c, double *u)
 static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id, const char *skip_group,
                     pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0};
+    fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0, NULL, 0, {0}, {0}, 0.0};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
@@ -267,6 +302,102 @@ static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const 
     }
     snprintf(fit->eff.source, sizeof fit->eff.source, "parplan calibrate: %d rows, physics-bounded fit",
              c.n_rows);
+}
+
+/* d log(step time) / d u_j over the fitted rows (RMS), by central
+ * differences of PRIOR_STEP around u0 (one-sided at a bound). */
+#define PRIOR_STEP 0.05
+static void sensitivities(fit_ctx *c, double *sens)
+{
+    double *lo = calloc((size_t)c->n_rows + 1, sizeof *lo), *hi = calloc((size_t)c->n_rows + 1, sizeof *hi);
+    for (int j = 0; j < PP_EFF_COUNT; j++) {
+        sens[j] = 0.0;
+        if (!lo || !hi)
+            continue;
+        double u[PP_EFF_COUNT];
+        memcpy(u, c->u0, sizeof u);
+        double a = fmax(c->u0[j] - PRIOR_STEP, 0.0), b = fmin(c->u0[j] + PRIOR_STEP, 1.0);
+        u[j] = a;
+        data_term(c, u, lo);
+        u[j] = b;
+        data_term(c, u, hi);
+        double sum = 0.0;
+        for (int i = 0; i < c->n_rows; i++)
+            sum += (hi[i] - lo[i]) * (hi[i] - lo[i]) / ((b - a) * (b - a));
+        sens[j] = c->n_rows ? sqrt(sum / c->n_rows) : 0.0;
+    }
+    free(lo);
+    free(hi);
+}
+
+/* From the prior: the parameters the rows identify move (the most
+ * sensitive first, at most one per row), penalized for leaving the prior;
+ * the others keep it (calibrate.h, pp_calibrate_map). */
+static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id,
+                        const pp_efficiency *prior, const bool *only, double sigma_log, pp_fit *fit)
+{
+    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0};
+    for (int i = 0; i < PP_EFF_COUNT; i++) {
+        c.lo[i] = family->bound[i].lo;
+        c.hi[i] = family->bound[i].hi;
+        double w = c.hi[i] - c.lo[i];
+        c.u0[i] = w > 0 ? fmin(fmax((pp_efficiency_value(prior, i) - c.lo[i]) / w, 0.0), 1.0) : 0.5;
+    }
+    for (int i = 0; i < set->n; i++)
+        if (in_fit(&c, &set->rows[i]))
+            c.n_rows++;
+    memset(fit, 0, sizeof *fit);
+    snprintf(fit->gpu_id, sizeof fit->gpu_id, "%s", eff_id);
+    fit->family = family;
+    fit->n_rows = c.n_rows;
+    fit->map = true;
+    fit->eff = *prior; /* what the fit does not move, the misalignment penalty among it, is the prior's */
+    fit->eff.calibrated = true;
+    fit->eff.borrowed_from[0] = '\0';
+    fit->eff.borrow_factor = 0.0;
+    double u[PP_EFF_COUNT];
+    memcpy(u, c.u0, sizeof u);
+    fit->rms_log_error_before = sqrt(data_term(&c, u, NULL));
+    fit->rms_log_error_after = fit->rms_log_error_before;
+    if (c.n_rows > 0) {
+        sensitivities(&c, fit->sensitivity);
+        /* the identifiable ones, most sensitive first, at most one per row */
+        bool taken[PP_EFF_COUNT] = {false};
+        while (c.n_free < c.n_rows && c.n_free < PP_EFF_COUNT) {
+            int best = -1;
+            for (int j = 0; j < PP_EFF_COUNT; j++)
+                if (!taken[j] && fit->sensitivity[j] * PP_PRIOR_SIGMA_U >= PP_PRIOR_MIN_EFFECT &&
+                    (best < 0 || fit->sensitivity[j] > fit->sensitivity[best]))
+                    best = j;
+            if (best < 0)
+                break;
+            taken[best] = true;
+            c.free_at[c.n_free++] = best;
+        }
+        for (int j = 0; j < PP_EFF_COUNT; j++)
+            fit->moved[j] = taken[j];
+        double sl = sigma_log > 0 ? sigma_log : PP_PRIOR_DEFAULT_SIGMA_LOG;
+        c.weight = sl * sl / (c.n_rows * PP_PRIOR_SIGMA_U * PP_PRIOR_SIGMA_U);
+        fit->prior_weight = c.weight;
+        if (c.n_free > 0) {
+            double v[PP_EFF_COUNT];
+            for (int k = 0; k < c.n_free; k++)
+                v[k] = c.u0[c.free_at[k]];
+            pp_minimize_unit_box((unsigned)c.n_free, objective_map, &c, v);
+            full_u(&c, v, u);
+            fit->rms_log_error_after = sqrt(data_term(&c, u, NULL));
+        }
+    }
+    for (int j = 0; j < PP_EFF_COUNT; j++)
+        if (fit->moved[j])
+            *pp_efficiency_field(&fit->eff, j) = c.lo[j] + (c.hi[j] - c.lo[j]) * u[j];
+    for (int i = 0; i < PP_EFF_COUNT; i++) {
+        double v = pp_efficiency_value(&fit->eff, i), tol = 1e-3 * (c.hi[i] - c.lo[i]);
+        if (v <= c.lo[i] + tol || v >= c.hi[i] - tol)
+            fit->n_at_bound++;
+    }
+    snprintf(fit->eff.source, sizeof fit->eff.source,
+             "parplan calibrate: %d rows, from the shipped fit as a prior (bounded MAP)", c.n_rows);
 }
 
 static int find_fit(const pp_fit *fits, int n, const char *id)
@@ -311,6 +442,22 @@ int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, i
         char id[PP_ID_LEN];
         snprintf(id, sizeof id, "%s", fits[k].gpu_id);
         fit_one(set, fits[k].family, id, NULL, &fits[k]);
+    }
+    apply_fits(set, fits, n);
+    return n;
+}
+
+int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigma_log, pp_fit *fits, int max_fits)
+{
+    int n = gpu_ids(cat, set, fits, max_fits);
+    if (sigma_log <= 0)
+        sigma_log = cat->model_error;
+    for (int k = 0; k < n; k++) {
+        char id[PP_ID_LEN];
+        snprintf(id, sizeof id, "%s", fits[k].gpu_id);
+        const pp_gpu *g = pp_catalog_gpu(cat, id);
+        pp_efficiency prior = g->eff; /* gpu_ids admits catalog GPUs only */
+        fit_one_map(set, fits[k].family, id, &prior, NULL, sigma_log, &fits[k]);
     }
     apply_fits(set, fits, n);
     return n;
@@ -378,14 +525,62 @@ static pp_cv_group *cv_slot(pp_cv_result *cv, const char *name)
     return g;
 }
 
+/* A row a fit may take: timed, dense, no reported defect. */
+static bool fittable(const pp_measurement *r)
+{
+    return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model);
+}
+
+/* Few-shot: `shots` rows of group name, spread evenly over its fittable
+ * rows in file order, into shot[]; false (and no row marked) when the group
+ * has no more fittable rows than shots. */
+static bool pick_shots(const pp_measurement_set *set, const char *name, int shots, bool *shot)
+{
+    int n = 0;
+    for (int i = 0; i < set->n; i++) {
+        shot[i] = false;
+        n += fittable(&set->rows[i]) && strcmp(set->rows[i].group, name) == 0;
+    }
+    if (shots <= 0 || n <= shots)
+        return false;
+    int seen = 0, next = 0;
+    for (int i = 0; i < set->n && next < shots; i++) {
+        if (!fittable(&set->rows[i]) || strcmp(set->rows[i].group, name) != 0)
+            continue;
+        if (seen == (int)((long)next * n / shots)) {
+            shot[i] = true;
+            next++;
+        }
+        seen++;
+    }
+    return true;
+}
+
+static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int shots, pp_cv_result *cv);
+
 int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_result *cv)
 {
+    return cross_validate(cat, set, 0, cv);
+}
+
+int pp_cross_validate_shots(const pp_catalog *cat, pp_measurement_set *set, int shots, pp_cv_result *cv)
+{
+    return cross_validate(cat, set, shots, cv);
+}
+
+static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int shots, pp_cv_result *cv)
+{
     memset(cv, 0, sizeof *cv);
+    cv->shots = shots;
     double *pred_cv = calloc((size_t)set->n + 1, sizeof *pred_cv);
     double *pred_in = calloc((size_t)set->n + 1, sizeof *pred_in);
-    if (!pred_cv || !pred_in) {
+    double *pred_shot = calloc((size_t)set->n + 1, sizeof *pred_shot);
+    bool *shot = calloc((size_t)set->n + 1, sizeof *shot);
+    if (!pred_cv || !pred_in || !pred_shot || !shot) {
         free(pred_cv);
         free(pred_in);
+        free(pred_shot);
+        free(shot);
         return PP_EINTERNAL;
     }
     for (int i = 0; i < set->n; i++)
@@ -396,6 +591,7 @@ int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_resu
     /* Held out: one group at a time, each GPU fitted on the other groups. */
     for (int g = 0; g < cv->n_groups; g++) {
         const char *name = cv->groups[g].group;
+        bool with_shots = pick_shots(set, name, shots, shot);
         for (int k = 0; k < n_ids; k++) {
             bool used = false;
             for (int i = 0; i < set->n && !used; i++)
@@ -412,7 +608,37 @@ int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_resu
                     pred_cv[i] = pp_step_time_s(&r->prob, &r->plan);
                 }
             }
+            if (!with_shots)
+                continue;
+            /* few-shot: the held-out fit is the prior, the group's shots update it */
+            pp_fit upd;
+            fit_one_map(set, ids[k].family, ids[k].gpu_id, &fit.eff, shot, cat->model_error, &upd);
+            for (int i = 0; i < set->n; i++) {
+                pp_measurement *r = &set->rows[i];
+                if (fittable(r) && !shot[i] && strcmp(r->group, name) == 0 && strcmp(r->eff_id, fit.gpu_id) == 0) {
+                    r->prob.cluster.gpu.eff = upd.eff;
+                    pred_shot[i] = pp_step_time_s(&r->prob, &r->plan);
+                    pp_cv_group *x = &cv->groups[g];
+                    x->n_shot_rest++;
+                    x->mape_shot += fabs(pred_shot[i] / r->iteration_s - 1.0) * 100.0;
+                    x->mape_shot_cv += fabs(pred_cv[i] / r->iteration_s - 1.0) * 100.0;
+                }
+            }
         }
+    }
+    for (int g = 0; g < cv->n_groups; g++) {
+        pp_cv_group *x = &cv->groups[g];
+        if (!x->n_shot_rest)
+            continue;
+        x->mape_shot /= x->n_shot_rest;
+        x->mape_shot_cv /= x->n_shot_rest;
+        cv->shot_group_mape += x->mape_shot;
+        cv->shot_group_mape_cv += x->mape_shot_cv;
+        cv->n_shot_groups++;
+    }
+    if (cv->n_shot_groups) {
+        cv->shot_group_mape /= cv->n_shot_groups;
+        cv->shot_group_mape_cv /= cv->n_shot_groups;
     }
     /* In sample: one fit on everything (what `calibrate` writes). */
     cv->n_fits = pp_calibrate(cat, set, cv->fits, PP_MAX_GROUPS);
@@ -481,6 +707,8 @@ int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_resu
     cv->ordered_in = share(k_in, cv->n_pairs);
     free(pred_cv);
     free(pred_in);
+    free(pred_shot);
+    free(shot);
     return PP_OK;
 }
 

@@ -71,8 +71,14 @@ typedef struct pp_fit {
     const pp_eff_family *family; /* its bounds (the catalog's: valid while the catalog is) */
     int n_rows;
     pp_efficiency eff;
-    double rms_log_error_before, rms_log_error_after; /* before = the middle of the bounds */
+    double rms_log_error_before, rms_log_error_after; /* before = the middle of the bounds (with a prior: at it) */
     int n_at_bound;         /* parameters that ended within 0.1 % of a bound */
+    /* with a prior (pp_calibrate_map): */
+    bool map;               /* fitted from the prior, not from the middle of the bounds */
+    bool moved[PP_EFF_COUNT]; /* the parameters the rows identify, and so the fit moved; the others kept */
+    double sensitivity[PP_EFF_COUNT]; /* RMS over the rows of d log(step time) / d u, u the parameter over
+                                         its bound width: what a move across the whole bound does */
+    double prior_weight;    /* the penalty per (u - u_prior)^2: sigma_log^2 / (rows x PP_PRIOR_SIGMA_U^2) */
 } pp_fit;
 
 /* Fit the efficiency parameters of every GPU that has timed rows, within
@@ -81,6 +87,33 @@ typedef struct pp_fit {
  * outside the catalog, keep theirs).  Returns the number of GPUs fitted (at
  * most max_fits). */
 int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, int max_fits);
+
+/* ---- calibrating from a team's own rows: the shipped fit as a prior ---- */
+
+/* Bounded maximum a posteriori (Kennedy and O'Hagan 2001, "Bayesian
+ * calibration of computer models", J. R. Statist. Soc. B 63(3): a
+ * simulator's parameters get a prior and the measurements update it; with
+ * Gaussian errors the posterior mode is least squares plus a quadratic
+ * penalty, Bishop 2006, Pattern Recognition and Machine Learning §1.2.5 and
+ * §3.3): each parameter starts at the fit the catalog ships for the rows'
+ * GPU (efficiency.json, or what the GPU borrows), and moving it costs
+ * (u - u_prior)^2 x sigma_log^2 / (rows x PP_PRIOR_SIGMA_U^2), where u is
+ * the parameter over its bound width, sigma_log the model's error (the
+ * rows' noise: efficiency.json's cross_validated_error) and the prior's
+ * standard deviation a quarter of the bound.  Only parameters the rows can
+ * identify move: those whose move of one prior standard deviation changes
+ * the rows' step times by at least PP_PRIOR_MIN_EFFECT on average (RMS),
+ * at most as many as there are rows, the most sensitive first; the others
+ * keep the shipped value.  A well-predicted row moves nothing much; one row
+ * moves one parameter. */
+#define PP_PRIOR_SIGMA_U 0.25
+#define PP_PRIOR_MIN_EFFECT 0.01
+#define PP_PRIOR_DEFAULT_SIGMA_LOG 0.10 /* when the catalog has no cross-validated error */
+
+/* Like pp_calibrate, from the prior: each GPU's parameters as the catalog
+ * has them (cat, after any --efficiency), clamped into its family's bounds;
+ * sigma_log <= 0 takes cat->model_error (else the default). */
+int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigma_log, pp_fit *fits, int max_fits);
 
 /* The calibration override file (data/SCHEMA.md, efficiency.json). */
 /* cv_error > 0: also the cross-validated step-time error (a fraction), which
@@ -91,6 +124,9 @@ char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source, double
 
 typedef struct pp_cv_group {
     char group[64];
+    int n_shot_rest;     /* few-shot: the rows scored (the group's timed rows less the shots), 0 if none */
+    double mape_shot;    /* their MAPE after the shots, % */
+    double mape_shot_cv; /* the same rows' held-out MAPE before the shots, % */
     int n_time;
     double mape_cv;      /* step-time MAPE with parameters fitted on every other group, % */
     double max_ape_cv;
@@ -117,6 +153,13 @@ typedef struct pp_cv_result {
     double ordered_cv, ordered_in;
     int n_fits;          /* the fit on all groups (what `calibrate` writes) */
     pp_fit fits[PP_MAX_GROUPS];
+    /* few-shot (pp_cross_validate_shots, shots > 0): per dense group with more
+     * than `shots` timed rows, the fit without it as the prior, then
+     * pp_calibrate_map on `shots` of its rows; the rest scored */
+    int shots;
+    int n_shot_groups;
+    double shot_group_mape; /* mean over those groups of the rest's MAPE, % */
+    double shot_group_mape_cv; /* the same rows with the held-out fit alone (no shots), % */
 } pp_cv_result;
 
 /* Leave-one-source-group-out cross-validation: for every group with timed
@@ -128,6 +171,13 @@ typedef struct pp_cv_result {
  * one job.  Leaves the rows with the all-groups fit, like pp_calibrate.
  * Deterministic.  Returns PP_OK, or PP_EINTERNAL when memory runs out. */
 int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_result *cv);
+
+/* pp_cross_validate, and with shots > 0 the few-shot score too: for each
+ * dense group with more than `shots` timed rows, `shots` of them (spread
+ * evenly over the group's rows in file order: row i x n / shots) are fitted
+ * with pp_calibrate_map, the held-out fit of that group as the prior, and
+ * the group's other rows are scored. */
+int pp_cross_validate_shots(const pp_catalog *cat, pp_measurement_set *set, int shots, pp_cv_result *cv);
 
 /* The accuracy of record: the mean cross-validated step-time error, as a
  * fraction (0.12 = 12 %), over every timed row of the set.  This is the

@@ -639,9 +639,23 @@ static void test_validation_set_is_independent(void)
         CU_ASSERT(fabs(pp_row_time_error_pct(r, &predicted)) < 5.0);
     }
     CU_ASSERT_EQUAL(h100_405b, 5);
+    /* (on Hopper within 10 % on average; Blackwell's borrow the H100's fit
+     * times their measured matmul ratio, gpus.json efficiency_borrow, and
+     * come out within 20 % on average: FP8 B200/GB200 within 10 %, the
+     * B300/GB300 and NVFP4 runs 19-58 % slow) */
     const pp_group_score *lora51 = group_score(&score, "mlperf-training-v5.1-llama2-70b-lora");
     CU_ASSERT_PTR_NOT_NULL_FATAL(lora51);
-    CU_ASSERT(lora51->n_time >= 40 && lora51->mape_time < 10.0);
+    CU_ASSERT(lora51->n_time >= 40 && lora51->mape_time < 20.0);
+    double hopper_sum = 0.0;
+    int hopper_n = 0;
+    for (int i = 0; i < val.n; i++) {
+        pp_measurement *r = &val.rows[i];
+        if (strcmp(r->group, lora51->group) != 0 || !r->has_time || strncmp(r->gpu_id, "h", 1) != 0)
+            continue;
+        hopper_sum += fabs(pp_row_time_error_pct(r, &predicted));
+        hopper_n++;
+    }
+    CU_ASSERT(hopper_n >= 8 && hopper_sum / hopper_n < 10.0);
     pp_measurements_free(&val);
     pp_measurements_free(&fit);
     pp_catalog_free(&cat);
@@ -773,7 +787,9 @@ static void test_rows_on_every_gpu_calibrate(void)
         CU_ASSERT_EQUAL(pp_model_is_moe(&r->prob.model), i >= 6);
         double t = pp_step_time_s(&r->prob, &r->plan);
         CU_ASSERT_FATAL(t > 0 && isfinite(t));
-        r->iteration_s = 1.25 * t; /* a quarter slower than the default parameters say */
+        /* a quarter slower than the default parameters say; the H800's are the H100's fit already
+         * (efficiency_from), whose bounds leave it a few per cent */
+        r->iteration_s = (strcmp(r->gpu_id, "h800-sxm5-80gb") == 0 ? 1.03 : 1.25) * t;
     }
     CU_ASSERT(set.rows[0].prob.model.gated_mlp);                 /* "SwiGLU" */
     CU_ASSERT_EQUAL(set.rows[0].prob.cluster.intra_node_GBps, 900); /* both directions, halved */
@@ -787,12 +803,12 @@ static void test_rows_on_every_gpu_calibrate(void)
                  *h800 = fit_of(fits, n, "h800-sxm5-80gb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(b200);
     CU_ASSERT_PTR_NOT_NULL_FATAL(gb200);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(h800);
-    const pp_fit *h100 = fit_of(fits, n, "h100-sxm5-80gb"); /* its only row is MoE */
-    CU_ASSERT(!h100 || h100->n_rows == 0);
+    CU_ASSERT_PTR_NULL(h800); /* the H800 is an H100 die (gpus.json efficiency_from): its rows fit the H100's */
+    const pp_fit *h100 = fit_of(fits, n, "h100-sxm5-80gb"); /* its own row is MoE */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
+    CU_ASSERT_EQUAL(h100->n_rows, 2);
     CU_ASSERT_EQUAL(b200->n_rows, 3);
     CU_ASSERT_EQUAL(gb200->n_rows, 1);
-    CU_ASSERT_EQUAL(h800->n_rows, 2);
     for (int i = 0; i < n; i++)
         CU_ASSERT(fits[i].rms_log_error_after < 0.05);
     pp_score score;
@@ -817,7 +833,7 @@ static void test_rows_on_every_gpu_calibrate(void)
     CU_ASSERT_EQUAL_FATAL(pp_read_file(out, &text, &len, &err), PP_OK);
     PP_ASSERT_CONTAINS(text, "\"b200-sxm-180gb\"");
     PP_ASSERT_CONTAINS(text, "\"gb200-nvl72\"");
-    PP_ASSERT_CONTAINS(text, "\"h800-sxm5-80gb\"");
+    PP_ASSERT_CONTAINS(text, "\"h100-sxm5-80gb\"");
     free(text);
     pp_catalog_free(&cat);
 }
@@ -956,6 +972,133 @@ static void test_cli_accuracy_cv_several_files(void)
     pp_run_free(&r);
 }
 
+/* The rows of torchtitan-202412 (H100), all but the first `keep` timed ones
+ * untimed, each measured at `scale` times what the shipped fit predicts. */
+static void shipped_rows(pp_catalog *cat, pp_measurement_set *set, int keep, double scale)
+{
+    char path[1024];
+    pp_error err;
+    pp_load_catalog(cat);
+    pp_source_path("data/measurements/torchtitan-202412.json", path, sizeof path);
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, cat, set, &err), PP_OK);
+    int timed = 0;
+    for (int i = 0; i < set->n; i++) {
+        pp_measurement *r = &set->rows[i];
+        if (!r->has_time)
+            continue;
+        if (timed++ >= keep || pp_model_is_moe(&r->prob.model)) {
+            r->has_time = false;
+            continue;
+        }
+        r->iteration_s = scale * pp_step_time_s(&r->prob, &r->plan);
+    }
+}
+
+/* Calibrating from a team's rows starts at the shipped fit: rows it already
+ * predicts move nothing; three rows 10 % slower move at most three
+ * parameters, the ones they are most sensitive to, and every other keeps the
+ * shipped value exactly; the fit from the middle of the bounds moves all. */
+static void test_map_from_shipped_fit(void)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    shipped_rows(&cat, &set, 3, 1.0);
+    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    pp_fit fits[4];
+    int n = pp_calibrate_map(&cat, &set, 0.0, fits, 4);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_TRUE(fits[0].map);
+    CU_ASSERT_EQUAL(fits[0].n_rows, 3);
+    for (int j = 0; j < PP_EFF_COUNT; j++) /* within the optimizer's tolerance of the shipped value */
+        CU_ASSERT(fabs(pp_efficiency_value(&fits[0].eff, j) - pp_efficiency_value(&h100->eff, j)) <=
+                  1e-3 * (fits[0].family->bound[j].hi - fits[0].family->bound[j].lo) + 1e-12);
+    CU_ASSERT(fits[0].rms_log_error_after < 1e-3);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+
+    shipped_rows(&cat, &set, 3, 1.10);
+    h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    n = pp_calibrate_map(&cat, &set, 0.0, fits, 4);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    int moved = 0, most = -1;
+    for (int j = 0; j < PP_EFF_COUNT; j++) {
+        if (most < 0 || fits[0].sensitivity[j] > fits[0].sensitivity[most])
+            most = j;
+        if (fits[0].moved[j])
+            moved++;
+        else
+            CU_ASSERT_DOUBLE_EQUAL(pp_efficiency_value(&fits[0].eff, j), pp_efficiency_value(&h100->eff, j), 1e-12);
+    }
+    CU_ASSERT(moved >= 1 && moved <= 3);
+    CU_ASSERT_TRUE(fits[0].moved[most]);
+    CU_ASSERT(fits[0].rms_log_error_before > 0.09);
+    CU_ASSERT(fits[0].rms_log_error_after < fits[0].rms_log_error_before);
+    /* the prior holds it back: part of the way, not all */
+    CU_ASSERT(fits[0].rms_log_error_after > 0.005);
+    pp_fit scratch[4];
+    CU_ASSERT_EQUAL(pp_calibrate(&cat, &set, scratch, 4), 1);
+    int differ = 0;
+    for (int j = 0; j < PP_EFF_COUNT; j++)
+        differ += fabs(pp_efficiency_value(&scratch[0].eff, j) - pp_efficiency_value(&h100->eff, j)) > 1e-6;
+    CU_ASSERT(differ > moved);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
+/* accuracy --cv --shots K: every dense group with more than K rows is
+ * scored on its other rows after K of them update its held-out fit; the
+ * report and the JSON give the mean; the accuracy of record is unchanged. */
+static void test_few_shot_cv(void)
+{
+    char a[1024], b[1024];
+    pp_source_path("data/measurements/narayanan2021-fig13.json", a, sizeof a);
+    pp_source_path("data/measurements/narayanan2021-fig17.json", b, sizeof b);
+    pp_catalog cat;
+    pp_measurement_set set;
+    pp_error err;
+    pp_load_catalog(&cat);
+    const char *files[] = {a, b};
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(files, 2, &cat, &set, &err), PP_OK);
+    pp_cv_result *plain = malloc(sizeof *plain), *shot = malloc(sizeof *shot);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(shot);
+    CU_ASSERT_EQUAL(pp_cross_validate(&cat, &set, plain), PP_OK);
+    CU_ASSERT_EQUAL(pp_cross_validate_shots(&cat, &set, 2, shot), PP_OK);
+    CU_ASSERT_DOUBLE_EQUAL(plain->mape_cv, shot->mape_cv, 1e-9);
+    CU_ASSERT_EQUAL(plain->n_shot_groups, 0);
+    CU_ASSERT_EQUAL(shot->n_shot_groups, 2);
+    for (int g = 0; g < shot->n_groups; g++) {
+        CU_ASSERT_EQUAL(shot->groups[g].n_shot_rest, shot->groups[g].n_time - 2);
+        CU_ASSERT(isfinite(shot->groups[g].mape_shot));
+    }
+    CU_ASSERT(shot->shot_group_mape < shot->shot_group_mape_cv + 1.0);
+    free(plain);
+    free(shot);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+    const char *args[] = {"accuracy", a, b, "--cv", "--shots", "2", "--json", "-", NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "\"few_shot\":");
+    PP_ASSERT_CONTAINS(r.out, "\"group_mean_mape_time_pct\":");
+    pp_run_free(&r);
+    const char *md[] = {"accuracy", a, b, "--cv", "--shots", "2", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(md, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "## Few-shot: 2 measured steps of a group, the rest predicted");
+    PP_ASSERT_CONTAINS(r.out, "parplan accuracy");
+    pp_run_free(&r);
+    const char *no_cv[] = {"accuracy", a, "--shots", "2", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(no_cv, &r), 2);
+    pp_run_free(&r);
+    /* and calibrate says which parameters it moved and which it kept */
+    const char *cal[] = {"calibrate", a, NULL};
+    CU_ASSERT_EQUAL(pp_run_code(cal, &r), 0);
+    PP_ASSERT_CONTAINS(r.err, "moved (the rows identify them):");
+    PP_ASSERT_CONTAINS(r.err, "kept at the shipped fit:");
+    PP_ASSERT_CONTAINS(r.out, "from the shipped fit as a prior (bounded MAP)");
+    pp_run_free(&r);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -963,6 +1106,8 @@ int main(void)
         {"fit never leaves the physical bounds", test_never_leaves_bounds},
         {"rings across rails order Figs. 14 and 15 as measured", test_rails_order_fig14_fig15},
         {"fit is deterministic (library and command line)", test_deterministic},
+        {"calibrate from the shipped fit moves only what the rows identify", test_map_from_shipped_fit},
+        {"accuracy --cv --shots: a few rows of a group in, the rest scored", test_few_shot_cv},
         {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},

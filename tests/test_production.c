@@ -362,9 +362,103 @@ static void test_uncalibrated_gpu_is_flagged(void)
     const char *args[] = {"plan", path, "--json", "-", "-o", md, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL_FATAL(pp_run_code(args, &r), 0);
-    PP_ASSERT_CONTAINS(r.out, "\"calibrated\":\t{\n\t\t\"mi300x\":\t{\n\t\t\t\"calibrated\":\tfalse");
+    PP_ASSERT_CONTAINS(r.out, "\"calibrated\":\t{\n\t\t\"mi300x\":\t{\n\t\t\t\"calibrated\":\tfalse,\n"
+                              "\t\t\t\"borrowed_from\":\t\"h100-sxm5-80gb\",\n\t\t\t\"borrow_factor\":\t0.637");
     char *text = pp_slurp(md);
+    PP_ASSERT_CONTAINS(text, "| calibration | none of this GPU: its efficiencies are borrowed from h100-sxm5-80gb");
+    PP_ASSERT_CONTAINS(text, "BORROWED efficiency (no measurement of this GPU: h100-sxm5-80gb's fit");
+    free(text);
+    pp_run_free(&r);
+    /* a GPU of the problem's own, with nothing to borrow, runs on the built-in defaults and says so */
+    pp_write_json(path, "{'model': 'llama3-8b', 'cluster': {'gpu': {'peak_tflops': {'bf16': 500}, 'memory_gib': 80},"
+                        " 'nodes': 1}, 'training': {'global_batch': 64}}");
+    CU_ASSERT_EQUAL_FATAL(pp_run_code(args, &r), 0);
+    text = pp_slurp(md);
     PP_ASSERT_CONTAINS(text, "| calibration | none:");
+    free(text);
+    pp_run_free(&r);
+}
+
+/* A GPU without measured rows borrows the fitted efficiencies of its nearest
+ * calibrated GPU (gpus.json efficiency_borrow): the donor's gemm and
+ * attention times the cited factor, everything else the donor's; a same-die
+ * sibling (efficiency_from) takes the donor's fit unchanged and counts as
+ * calibrated; an own fit in an efficiency file wins over the borrow. */
+static void test_borrowed_efficiency(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
+    CU_ASSERT_TRUE(h100->eff.calibrated);
+    struct { const char *id; double factor; } borrowers[] = {
+        {"b200-sxm-180gb", 0.966}, {"b300-sxm-288gb", 0.979}, {"gb200-nvl72", 0.908},
+        {"gb300-nvl72", 0.908},    {"mi300x", 0.637},         {"mi325x", 0.748},
+    };
+    for (size_t i = 0; i < sizeof borrowers / sizeof borrowers[0]; i++) {
+        const pp_gpu *g = pp_catalog_gpu(&cat, borrowers[i].id);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_FALSE(g->eff.calibrated);
+        CU_ASSERT_STRING_EQUAL(g->eff.borrowed_from, "h100-sxm5-80gb");
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.borrow_factor, borrowers[i].factor, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, h100->eff.gemm * borrowers[i].factor, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.attention, h100->eff.attention * borrowers[i].factor, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.network, h100->eff.network, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.kernel_us, h100->eff.kernel_us, 1e-12);
+        /* below every fitted GPU's generic default, as no fitted GPU's exceeds it */
+        CU_ASSERT(g->eff.gemm < 0.75 && g->eff.attention < 0.5);
+    }
+    const char *same_die[] = {"h800-sxm5-80gb", "h200-sxm-141gb"};
+    for (size_t i = 0; i < 2; i++) {
+        const pp_gpu *g = pp_catalog_gpu(&cat, same_die[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_TRUE(g->eff.calibrated);
+        CU_ASSERT_STRING_EQUAL(g->eff.borrowed_from, "h100-sxm5-80gb");
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, h100->eff.gemm, 1e-12);
+        CU_ASSERT(g->hbm_GBps != h100->hbm_GBps || i == 0); /* H200's bandwidth is its own */
+    }
+    /* a user's file that fits the H100 anew moves the borrowers with it; one that fits the B200 itself wins */
+    char path[512];
+    pp_temp_path("borrow-eff.json", path, sizeof path);
+    pp_write_json(path, "{'source': 'test', 'gpus': {'h100-sxm5-80gb': {'gemm': 0.6, 'attention': 0.4},"
+                        " 'mi300x': {'gemm': 0.42}}}");
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_OK);
+    const pp_gpu *b200 = pp_catalog_gpu(&cat, "b200-sxm-180gb"), *mi = pp_catalog_gpu(&cat, "mi300x");
+    CU_ASSERT_DOUBLE_EQUAL(b200->eff.gemm, 0.6 * 0.966, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(b200->eff.attention, 0.4 * 0.966, 1e-12);
+    CU_ASSERT_TRUE(mi->eff.calibrated);
+    CU_ASSERT_DOUBLE_EQUAL(mi->eff.gemm, 0.42, 1e-12);
+    CU_ASSERT_STRING_EQUAL(mi->eff.borrowed_from, "");
+    pp_catalog_free(&cat);
+}
+
+/* Capacity over every GPU kind for Llama 3 70B (the example's job and
+ * deadline): with generic efficiencies the MI300X won at 64 % MFU (7.2 M USD);
+ * borrowing the H100's fit times the measured matmul ratio it runs at 33 %
+ * and the answer is the B200 (48 % MFU, as the H100's 49 %), cheapest per
+ * delivered FLOP at the example prices; the table says whose fit each
+ * kind borrows. */
+static void test_capacity_over_gpu_kinds(void)
+{
+    char path[512], md[512];
+    pp_temp_path("cap-kinds.json", path, sizeof path);
+    pp_temp_path("cap-kinds.md", md, sizeof md);
+    pp_write_json(path, "{'model': 'llama3-70b', 'training': {'global_batch': 2048, 'precision': 'bf16',"
+                        " 'optimizer': 'adam', 'tokens': 1.5e13}, 'capacity': {'gpus': [{'gpu': 'a100-sxm4-80gb'},"
+                        " {'gpu': 'h100-sxm5-80gb'}, {'gpu': 'h200-sxm-141gb'}, {'gpu': 'mi300x'}, {'gpu': 'mi325x'},"
+                        " {'gpu': 'b200-sxm-180gb'}], 'nodes': {'min': 64, 'max': 512}, 'deadline_days': 90},"
+                        " 'objective': 'min_cost'}");
+    const char *args[] = {"capacity", path, "--json", "-", "-o", md, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL_FATAL(pp_run_code(args, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "\"b200-sxm-180gb\":\t{\n\t\t\t\"calibrated\":\tfalse,\n\t\t\t\"borrowed_from\":\t"
+                              "\"h100-sxm5-80gb\"");
+    char *text = pp_slurp(md);
+    PP_ASSERT_CONTAINS(text, "**Answer:** 128 nodes of NVIDIA B200");
+    PP_ASSERT_CONTAINS(text, "### AMD Instinct MI300X (OAM)\n\nCalibration: none of this GPU: its efficiencies are "
+                             "borrowed from h100-sxm5-80gb, the nearest calibrated GPU, GEMM and attention x 0.637");
+    PP_ASSERT_CONTAINS(text, "| calibration | **borrowed**: none of this GPU");
     free(text);
     pp_run_free(&r);
 }
@@ -378,6 +472,8 @@ int main(void)
          test_llama31_405b_meta_interleaved_fits},
         {"NeMo Llama 3 8B, cp 2: fits with the optimizer sharded over dp x cp", test_nemo_llama3_8b_cp2},
         {"7 nodes, batch 100: uneven stages use every GPU; idle GPUs allowed is never slower", test_fewer_gpus_when_allowed},
+        {"a GPU without rows borrows its nearest calibrated GPU's fit times a cited factor", test_borrowed_efficiency},
+        {"capacity over GPU kinds chooses on borrowed fits, not generic defaults", test_capacity_over_gpu_kinds},
         {"an uncalibrated GPU is flagged in the catalog, the JSON and the report", test_uncalibrated_gpu_is_flagged},
         {"a named attention kernel sets Megatron-Core's --attention-backend", test_attention_backend_flag},
         {"LoRA: fits where full fine-tuning does not; report, launch settings and JSON say so",

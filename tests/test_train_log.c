@@ -6,6 +6,8 @@
  * "samples/sec".  The row written must load in `parplan accuracy`.
  */
 #include "train_log.h"
+#include "catalog.h"
+#include "measurements.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -254,10 +256,54 @@ static void test_cli_torchtitan(void)
     check_rows_cli(TITAN_LOG, "titan.log", problem, plan, "\"framework\":\t\"fsdp\"");
 }
 
+/* --log records the whole plan the run ran: every decision a row has a
+ * field for reads back as it was, TP overlap and interleaving among them,
+ * and one a row has no field for is named in the notes. */
+static void test_cli_whole_plan(void)
+{
+    char problem[512], plan[512], log[512], rows[512];
+    pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
+    pp_write_temp("overlap.plan.json",
+                  "{\"tp\": 8, \"pp\": 16, \"dp\": 8, \"micro_batch\": 1, \"virtual_stages\": 2, \"zero\": 1,"
+                  " \"recompute\": \"selective\", \"sequence_parallel\": true, \"tp_comm_overlap\": true,"
+                  " \"compression\": {\"dp\": \"bf16\"}}",
+                  plan, sizeof plan);
+    pp_write_temp("overlap.log", MEGATRON_LOG, log, sizeof log);
+    pp_write_temp("overlap-rows.json", "", rows, sizeof rows);
+    remove(rows);
+    const char *args[] = {"calibrate", "--log", log, "--problem", problem, "--plan", plan, "-o", rows, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
+    CU_ASSERT_EQUAL(r.exit_code, 0);
+    pp_run_free(&r);
+    char *text = slurp(rows);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    PP_ASSERT_CONTAINS(text, "\"tp_comm_overlap\":\ttrue");
+    PP_ASSERT_CONTAINS(text, "the plan also ran (no row field for it): dp=bf16");
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(rows, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 1);
+    const pp_plan *p = &set.rows[0].plan;
+    CU_ASSERT_EQUAL(p->tp, 8);
+    CU_ASSERT_EQUAL(p->pp, 16);
+    CU_ASSERT_EQUAL(p->dp, 8);
+    CU_ASSERT_EQUAL(p->virtual_stages, 2);
+    CU_ASSERT_EQUAL(p->zero, 1);
+    CU_ASSERT_EQUAL(p->recompute, PP_RECOMPUTE_SELECTIVE);
+    CU_ASSERT_TRUE(p->sequence_parallel);
+    CU_ASSERT_TRUE(p->tp_comm_overlap);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
         {"Megatron-LM iteration lines", test_megatron},
+        {"calibrate --log records the whole plan (TP overlap included)", test_cli_whole_plan},
         {"torchtitan metrics lines (tps)", test_torchtitan},
         {"NeMo train_step_timing and DeepSpeed iter time / samples/sec", test_nemo_and_deepspeed},
         {"a step time out of range refuses the log at its line and column", test_out_of_range},

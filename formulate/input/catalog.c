@@ -41,7 +41,7 @@ static const char *const gpus_file_keys[] = {"gpus", "description", "source", NU
 static const char *const gpu_entry_keys[] = {"id",          "name",          "peak_tflops",
                                              "memory_gib",  "hbm_GBps",      "nvlink_GBps",
                                              "network_Gbps", "gpus_per_node", "system",
-                                             "usd_per_gpu_hour_example", "efficiency_from", "source",
+                                             "usd_per_gpu_hour_example", "efficiency_from", "efficiency_borrow", "source",
                                              "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", "aliases",
                                              "gpus_per_host", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
@@ -373,6 +373,31 @@ static int read_gpu_aliases(const cJSON *obj, const pp_jpath *at, pp_gpu_aliases
     return rc;
 }
 
+/* efficiency_borrow: {"gpu": donor id, "factor": (0, 1.5], "source": why}. */
+static const char *const borrow_keys[] = {"gpu", "factor", "source", NULL};
+
+static int read_gpu_borrow(const cJSON *obj, const pp_jpath *at, pp_eff_borrow *b, pp_error *err)
+{
+    const cJSON *item = pp_json_member(obj, "efficiency_borrow");
+    pp_jpath here = pp_jpath_key(at, "efficiency_borrow");
+    if (!item)
+        return PP_OK;
+    int rc = pp_json_expect_object(item, &here, err);
+    if (!rc)
+        rc = pp_json_check_keys(item, &here, borrow_keys, err);
+    if (!rc)
+        rc = pp_json_string(item, &here, "gpu", PP_REQUIRED, b->gpu, sizeof b->gpu, err);
+    if (!rc)
+        rc = pp_json_double(item, &here, "factor", PP_REQUIRED, 0.01, 1.5, &b->factor, err);
+    const cJSON *source = item ? pp_json_member(item, "source") : NULL;
+    if (!rc && (!cJSON_IsString(source) || !source->valuestring[0])) {
+        pp_jpath src = pp_jpath_key(&here, "source");
+        rc = pp_json_fail(err, &src, "expected the source of the factor as a non-empty string (every figure of "
+                                     "data/ cites one)");
+    }
+    return rc;
+}
+
 static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err)
 {
     pp_gpu *g = &cat->gpus[i];
@@ -392,6 +417,8 @@ static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at,
         rc = pp_json_string(obj, at, "efficiency_from", PP_OPTIONAL, cat->gpu_efficiency_from[i], PP_ID_LEN, err);
     if (!rc)
         rc = pp_json_string(obj, at, "calibration_family", PP_REQUIRED, cat->gpu_calibration_family[i], PP_ID_LEN, err);
+    if (!rc)
+        rc = read_gpu_borrow(obj, at, &cat->gpu_borrow[i], err);
     return rc ? rc : read_gpu_aliases(obj, at, cat->gpu_aliases[i], err);
 }
 
@@ -411,16 +438,31 @@ static int check_gpu_aliases(const pp_catalog *cat, const pp_jpath *list_at, pp_
     return PP_OK;
 }
 
-/* efficiency_from must name a GPU of the catalog. */
+/* efficiency_from must name a GPU of the catalog; so must efficiency_borrow,
+ * a GPU that borrows from nobody in turn (one step: the donor is fitted or
+ * shares a fitted die), and a GPU has one or the other. */
 static int check_efficiency_from(const pp_catalog *cat, const pp_jpath *list_at, pp_error *err)
 {
     for (int i = 0; i < cat->n_gpus; i++) {
-        const char *from = cat->gpu_efficiency_from[i];
+        const char *from = cat->gpu_efficiency_from[i], *donor = cat->gpu_borrow[i].gpu;
+        pp_jpath at = pp_jpath_index(list_at, i);
         if (from[0] && !pp_catalog_gpu(cat, from)) {
-            pp_jpath at = pp_jpath_index(list_at, i);
             pp_jpath here = pp_jpath_key(&at, "efficiency_from");
             return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, from, &here, err);
         }
+        if (!donor[0])
+            continue;
+        pp_jpath borrow = pp_jpath_key(&at, "efficiency_borrow");
+        pp_jpath here = pp_jpath_key(&borrow, "gpu");
+        int d = find_id(cat, PP_CATALOG_GPUS, donor);
+        if (d < 0)
+            return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, donor, &here, err);
+        if (from[0])
+            return pp_json_fail(err, &borrow, "expected efficiency_from or efficiency_borrow, not both (found "
+                                              "efficiency_from '%s')", from);
+        if (d == i || cat->gpu_borrow[d].gpu[0])
+            return pp_json_fail(err, &here, "expected a GPU that borrows from no other, found '%s'%s", donor,
+                                d == i ? " (itself)" : "");
     }
     return PP_OK;
 }
@@ -432,7 +474,9 @@ static int read_gpu_list(pp_catalog *cat, const cJSON *list, const pp_jpath *lis
     cat->gpu_efficiency_from = calloc((size_t)n, sizeof *cat->gpu_efficiency_from);
     cat->gpu_calibration_family = calloc((size_t)n, sizeof *cat->gpu_calibration_family);
     cat->gpu_aliases = calloc((size_t)n, sizeof *cat->gpu_aliases);
-    if (!cat->gpus || !cat->gpu_efficiency_from || !cat->gpu_calibration_family || !cat->gpu_aliases)
+    cat->gpu_borrow = calloc((size_t)n, sizeof *cat->gpu_borrow);
+    if (!cat->gpus || !cat->gpu_efficiency_from || !cat->gpu_calibration_family || !cat->gpu_aliases ||
+        !cat->gpu_borrow)
         return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
     const cJSON *item;
     cJSON_ArrayForEach(item, list)
@@ -838,7 +882,11 @@ static int read_eff_file(const pp_catalog *cat, const cJSON *doc, const pp_jpath
     return (rc || !gpus) ? rc : read_eff_gpus(cat, gpus, &gpus_at, file_source, f, err);
 }
 
-/* Own entry, else efficiency_from's, else the file's default, else unchanged. */
+/* Own entry, else efficiency_from's (the same die), else the file's default,
+ * else unchanged.  Then a GPU without an entry of its own that borrows
+ * (efficiency_borrow) takes its donor's parameters as they now stand, gemm
+ * and attention times the factor; it stays uncalibrated (no row of it was
+ * fitted) and says whose they are. */
 static void assign_efficiency(pp_catalog *cat, const eff_file *f)
 {
     for (int i = 0; i < cat->n_gpus; i++) {
@@ -849,10 +897,30 @@ static void assign_efficiency(pp_catalog *cat, const eff_file *f)
         } else if (from >= 0 && f->has[from]) {
             cat->gpus[i].eff = f->eff[from];
             cat->gpus[i].eff.calibrated = true;
+            snprintf(cat->gpus[i].eff.borrowed_from, sizeof cat->gpus[i].eff.borrowed_from, "%s",
+                     cat->gpus[from].id);
+            cat->gpus[i].eff.borrow_factor = 1.0;
         } else if (f->has_default) {
             cat->gpus[i].eff = f->def;
             cat->gpus[i].eff.calibrated = false;
         }
+    }
+    for (int i = 0; i < cat->n_gpus; i++) {
+        const pp_eff_borrow *b = &cat->gpu_borrow[i];
+        int d = find_id(cat, PP_CATALOG_GPUS, b->gpu);
+        if (f->has[i] || d < 0 || !cat->gpus[d].eff.calibrated)
+            continue;
+        pp_efficiency *e = &cat->gpus[i].eff;
+        *e = cat->gpus[d].eff;
+        e->gemm *= b->factor;
+        e->attention *= b->factor;
+        e->calibrated = false;
+        snprintf(e->borrowed_from, sizeof e->borrowed_from, "%s", cat->gpus[d].id);
+        e->borrow_factor = b->factor;
+        char source[sizeof e->source];
+        snprintf(source, sizeof source, "borrowed from %.40s, gemm and attention x %.3g (gpus.json "
+                 "efficiency_borrow): %.100s", cat->gpus[d].id, b->factor, cat->gpus[d].eff.source);
+        snprintf(e->source, sizeof e->source, "%s", source);
     }
     if (f->has_default)
         cat->efficiency_default = f->def;
@@ -1129,6 +1197,7 @@ void pp_catalog_free(pp_catalog *cat)
     free(cat->models);
     free(cat->clusters);
     free(cat->gpu_efficiency_from);
+    free(cat->gpu_borrow);
     free(cat->gpu_calibration_family);
     free(cat->families);
     free(cat->every_family);

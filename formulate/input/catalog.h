@@ -90,6 +90,15 @@ typedef struct pp_eff_family {
 typedef char pp_gpu_aliases[PP_MAX_GPU_ALIASES][PP_ID_LEN];
 
 /* The catalogs of data/, loaded once per run.  Owns its arrays. */
+/* A GPU without a fit of its own borrows the fitted parameters of the
+ * nearest calibrated GPU (gpus.json efficiency_borrow): the donor's, with
+ * gemm and attention times factor (the ratio of their measured matmul
+ * efficiencies, each entry citing it). */
+typedef struct pp_eff_borrow {
+    char gpu[PP_ID_LEN]; /* the donor's id; "" if the GPU borrows nothing */
+    double factor;       /* times the donor's gemm and attention */
+} pp_eff_borrow;
+
 typedef struct pp_catalog {
     char data_dir[1024];
     int n_gpus;
@@ -107,6 +116,7 @@ typedef struct pp_catalog {
     double model_error; /* the cost model's cross-validated step-time error (efficiency.json's
                            "cross_validated_error"), 0 when no calibration gave one */
     char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
+    pp_eff_borrow *gpu_borrow;              /* parallel to gpus: efficiency_borrow (gpu "" if none) */
     char (*gpu_calibration_family)[PP_ID_LEN]; /* parallel to gpus: the id of its family of bounds */
     int n_families;
     pp_eff_family *families;     /* calibration-bounds.json's families */

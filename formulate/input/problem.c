@@ -204,6 +204,10 @@ static int parse_efficiency_from(const parse_ctx *c, const cJSON *obj, const pp_
     if (!src)
         return pp_catalog_fail_unknown(c->cat, PP_CATALOG_GPUS, from, &here, c->err);
     g->eff = src->eff;
+    if (!g->eff.borrowed_from[0]) { /* the named GPU's own fit (one it borrows itself names its donor) */
+        snprintf(g->eff.borrowed_from, sizeof g->eff.borrowed_from, "%s", src->id);
+        g->eff.borrow_factor = 1.0;
+    }
     return PP_OK;
 }
 

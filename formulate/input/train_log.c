@@ -5,6 +5,7 @@
 #include "train_log.h"
 
 #include "costmodel.h"
+#include "decisions.h"
 #include "error.h"
 #include "json_util.h"
 #include "names.h"
@@ -305,23 +306,47 @@ static cJSON *cluster_json(const pp_cluster *c)
     return o;
 }
 
+/* The whole plan, by walking the decision table: every decision a row
+ * states under a key of its own (t, p, d, cp, micro_batch, virtual_stages,
+ * ep, etp), then those the row reader derives from its own fields
+ * (zero_stage, recompute, seq_parallel, tp_comm_overlap); a decision rows
+ * have no field for (the TP grid, compression) is named in the notes when
+ * it is not at its default (train_log_plan_note). */
 static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
 {
     cJSON *o = cJSON_CreateObject();
-    const num_field f[] = {{"t", pl->tp},
-                           {"p", pl->pp},
-                           {"d", pl->dp},
-                           {"cp", pl->cp},
-                           {"micro_batch", pl->micro_batch},
-                           {"global_batch", (double)prob->training.global_batch},
-                           {"zero_stage", pl->zero},
-                           {"virtual_stages", pl->virtual_stages}};
-    ADD_NUMBERS(o, f);
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        if (d->row_key)
+            cJSON_AddNumberToObject(o, d->row_key, pp_decision_get(pl, d->id));
+    }
+    cJSON_AddNumberToObject(o, "global_batch", (double)prob->training.global_batch);
+    cJSON_AddNumberToObject(o, "zero_stage", pl->zero);
     cJSON_AddStringToObject(o, "recompute", pp_recompute_name(pl->recompute));
     cJSON_AddBoolToObject(o, "seq_parallel", pl->sequence_parallel);
+    cJSON_AddBoolToObject(o, "tp_comm_overlap", pl->tp_comm_overlap);
     cJSON_AddStringToObject(o, "precision", pp_precision_name(prob->training.precision));
     cJSON_AddStringToObject(o, "framework", pp_framework_name(prob->training.framework));
     return o;
+}
+
+/* The decisions a row has no field for, when not at their default. */
+static void train_log_plan_note(const pp_problem *prob, const pp_plan *pl, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "model, cluster and config from the run's PROBLEM.json and PLAN.json");
+    bool first = true;
+    for (int i = 0; i < PP_DEC_COUNT && used < cap; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        bool derived = d->id == PP_DEC_ZERO || d->id == PP_DEC_RECOMPUTE || d->id == PP_DEC_SEQUENCE_PARALLEL ||
+                       d->id == PP_DEC_TP_OVERLAP;
+        int v = pp_decision_get(pl, d->id);
+        if (d->row_key || derived || v == d->def)
+            continue;
+        char val[64];
+        used += (size_t)snprintf(buf + used, cap - used, "%s %s=%s", first ? "; the plan also ran (no row field for it):" : ",",
+                                 d->key, pp_decision_value_text(prob, d, v, val, sizeof val));
+        first = false;
+    }
 }
 
 static cJSON *measured_json(const pp_train_log *L)
@@ -358,7 +383,9 @@ char *pp_train_log_rows_json(const pp_train_log *L, const char *path, const pp_p
     cJSON_AddItemToObject(row, "cluster", cluster_json(&prob->cluster));
     cJSON_AddItemToObject(row, "config", config_json(prob, plan));
     cJSON_AddItemToObject(row, "measured", measured_json(L));
-    cJSON_AddStringToObject(row, "notes", "model, cluster and config from the run's PROBLEM.json and PLAN.json");
+    char notes[512];
+    train_log_plan_note(prob, plan, notes, sizeof notes);
+    cJSON_AddStringToObject(row, "notes", notes);
     cJSON_AddItemToObject(row, "inferred", cJSON_CreateArray());
     cJSON *rows = cJSON_CreateArray();
     cJSON_AddItemToArray(rows, row);

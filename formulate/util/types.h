@@ -179,6 +179,11 @@ typedef struct pp_efficiency {
     double cross_rail;
     bool calibrated;          /* fitted to measurements of this GPU (or of the sibling it borrows from),
                                  not the built-in defaults or a file's "default" */
+    /* whose fitted parameters these are when not this GPU's own: the same die
+     * (gpus.json efficiency_from, factor 1) or the nearest calibrated family
+     * (efficiency_borrow: its gemm and attention times borrow_factor) */
+    char borrowed_from[PP_ID_LEN]; /* "" : its own (or no fit at all) */
+    double borrow_factor;          /* times the donor's gemm and attention; 1 for the same die */
     char source[256];
 } pp_efficiency;
 
