@@ -182,6 +182,30 @@ static void moe_flags(pp_launch_target *f, const pp_model *m, const pp_training 
     }
 }
 
+/* Megatron-Core's --pipeline-model-parallel-layout (megatron/core/
+ * transformer/pipeline_parallel_layer_layout.py): the model's chunks in
+ * order, split by "|", "E" the embedding, "t" a decoder layer, "L" the
+ * loss, "x*n" and "(...)*n" repeat, commas are cosmetic; quoted for the
+ * shell.  61 layers on 16 x 2 chunks: "Et|(t*2|)*30,L". */
+static void pipeline_layout_string(const pp_stage_split *s, long chunks, char *buf, size_t cap)
+{
+    char part[64];
+    buf[0] = '\0';
+    append(buf, cap, "\"E");
+    if (s->first_chunk > 0)
+        append(buf, cap, s->first_chunk == 1 ? "t" : (snprintf(part, sizeof part, "t*%d", s->first_chunk), part));
+    if (chunks > 2 && s->chunk > 0) {
+        snprintf(part, sizeof part, chunks == 3 ? "|t*%d" : "|(t*%d|)*%ld,", s->chunk, chunks - 2);
+        append(buf, cap, part);
+        if (chunks == 3)
+            append(buf, cap, "|");
+    } else
+        append(buf, cap, "|");
+    if (s->last_chunk > 0)
+        append(buf, cap, s->last_chunk == 1 ? "t" : (snprintf(part, sizeof part, "t*%d", s->last_chunk), part));
+    append(buf, cap, "L\"");
+}
+
 /* The Megatron-LM flags of the plan's parallelism, memory savers and
  * communication overlap. */
 static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
@@ -195,12 +219,20 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
         flag_int(f, false, "--decoder-first-pipeline-num-layers", split.first);
         flag_int(f, true, "--decoder-last-pipeline-num-layers", split.last);
     }
-    if (known && p->virtual_stages > 1) {
+    /* every chunk alike (the embedding and the loss as layers or not): a
+     * chunk's layers; else the layout string */
+    bool alike = split.first_chunk == split.last_chunk &&
+                 split.first_chunk == split.chunk - (split.embedding_loss ? 1 : 0);
+    if (known && p->virtual_stages > 1 && alike) {
         flag_int(f, false, "--num-layers-per-virtual-pipeline-stage", split.chunk);
         if (split.uneven) { /* the embedding and the loss each take a layer's place */
             flag_sw(f, false, "--account-for-embedding-in-pipeline-split");
             flag_sw(f, true, "--account-for-loss-in-pipeline-split");
         }
+    } else if (known && p->virtual_stages > 1) {
+        char layout[PP_LAUNCH_TEXT];
+        pipeline_layout_string(&split, (long)p->pp * p->virtual_stages, layout, sizeof layout);
+        flag_word(f, false, "--pipeline-model-parallel-layout", layout);
     }
     flag_int(f, false, "--context-parallel-size", p->cp);
     flag_int(f, false, "--micro-batch-size", p->micro_batch);

@@ -509,11 +509,17 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_plan *pl
                   pp_md_fmt_fixed(s->bubble_slot_s, 4, e, sizeof e), pp_md_fmt_fixed(s->pipeline_s, 3, d, sizeof d),
                   pp_md_fmt_fixed(s->bubble_s, 3, title, sizeof title));
     pp_stage_split split;
-    if (s->virtual_stages > 1 && pp_stage_layers(prob, plan, &split))
+    bool known = s->virtual_stages > 1 && pp_stage_layers(prob, plan, &split);
+    bool ends_one_fewer = known && split.first_chunk == split.chunk - 1 && split.last_chunk == split.chunk - 1;
+    if (known && (!split.uneven || ends_one_fewer))
         pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers%s.", s->virtual_stages, split.chunk,
                       split.uneven ? " (the model's first and last chunk one fewer: the embedding and the loss "
                                      "take a layer's place)"
                                    : "");
+    else if (known)
+        pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers, but the model's first chunk holds %d "
+                      "and its last %d (pipeline layout balanced: the embedding and the loss take a layer's "
+                      "place).", s->virtual_stages, split.chunk, split.first_chunk, split.last_chunk);
     pp_sb_append(sb, "\n\n");
     if (s->n_tasks == 0)
         return;

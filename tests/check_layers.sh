@@ -68,7 +68,9 @@ house_rank() { # the layer a folder belongs to
 
 rank() { # rank of a header or module name
     case $1 in
-    types.h | error.h | names.h | text.h | strbuf.h | fileio.h | types | error | names | text | strbuf | fileio) echo 0 ;;
+    # decisions.def: the rows of the decision table, an X-macro list that includes nothing (types.h
+    # expands its ids and fields, decisions.c its table)
+    types.h | error.h | names.h | text.h | strbuf.h | fileio.h | decisions.def | types | error | names | text | strbuf | fileio) echo 0 ;;
     json_util.h | json_util) echo 1 ;;
     shapes_json.h | shapes_json | hfconfig) echo 2 ;;
     catalog.h | catalog_source.h | decisions.h | catalog | catalog_source | decisions) echo 3 ;;

@@ -52,7 +52,7 @@ static void test_init_sets_the_defaults(void)
 
 /* The shape's degrees nest (and sort) in this order, and the options in
  * pp_option_kind's: the order of the space, which breaks the planner's
- * ties, so it may not move. */
+ * ties, so it may not move (a new decision takes the next place). */
 static void test_the_order_of_the_space(void)
 {
     static const pp_decision_id shape[] = {PP_DEC_TP,          PP_DEC_PP,       PP_DEC_CP,       PP_DEC_DP,
@@ -73,16 +73,38 @@ static void test_the_order_of_the_space(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(d);
         CU_ASSERT_EQUAL(d->id, shape[k]);
     }
-    CU_ASSERT_PTR_NULL(pp_decision_at(PP_ROLE_SHAPE, n_shape));
     for (int k = 0; k < n_options; k++) {
         const pp_decision *d = pp_decision_at(PP_ROLE_OPTION, (int)options[k].kind);
         CU_ASSERT_PTR_NOT_NULL_FATAL(d);
         CU_ASSERT_EQUAL(d->id, options[k].id);
     }
-    CU_ASSERT_PTR_NULL(pp_decision_at(PP_ROLE_OPTION, n_options));
-    /* each row has one place */
+    /* each row has one place, and the places of a role leave no gap */
     for (int i = 0; i < PP_DEC_COUNT; i++)
         CU_ASSERT_PTR_EQUAL(pp_decision_at(pp_decisions[i].role, pp_decisions[i].order), &pp_decisions[i]);
+    int places[2] = {0, 0};
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        places[pp_decisions[i].role]++;
+    CU_ASSERT_PTR_NULL(pp_decision_at(PP_ROLE_SHAPE, places[PP_ROLE_SHAPE]));
+    CU_ASSERT_PTR_NULL(pp_decision_at(PP_ROLE_OPTION, places[PP_ROLE_OPTION]));
+}
+
+/* The MIP's candidates nest the options by their rows' `nest` (the
+ * columns' order, which breaks GLPK's ties): one depth per option, and
+ * these, as the hand-written loops nested them before the table did. */
+static void test_the_nesting_of_the_candidates(void)
+{
+    static const pp_decision_id nest[] = {PP_DEC_RECOMPUTE, PP_DEC_CODEC_TP, PP_DEC_TP_OVERLAP, PP_DEC_CODEC_PP,
+                                          PP_DEC_SEQUENCE_PARALLEL, PP_DEC_ZERO, PP_DEC_CODEC_DP, PP_DEC_CODEC_PARAMS};
+    for (size_t k = 0; k < sizeof nest / sizeof nest[0]; k++)
+        CU_ASSERT_EQUAL(pp_decisions[nest[k]].nest, (int)k);
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        for (int j = i + 1; j < PP_DEC_COUNT; j++)
+            if (pp_decisions[i].role == PP_ROLE_OPTION && pp_decisions[j].role == PP_ROLE_OPTION)
+                CU_ASSERT_NOT_EQUAL(pp_decisions[i].nest, pp_decisions[j].nest);
+    /* a TP candidate carries its stage's recompute and sp; a PP candidate its sp */
+    CU_ASSERT(pp_decisions[PP_DEC_RECOMPUTE].carried & (1u << PP_FORM_TP));
+    CU_ASSERT(pp_decisions[PP_DEC_SEQUENCE_PARALLEL].carried & (1u << PP_FORM_PP));
+    CU_ASSERT_EQUAL(pp_decisions[PP_DEC_ZERO].carried, 0u);
 }
 
 static void test_codec_rows_follow_the_dimensions(void)
@@ -114,6 +136,7 @@ int main(void)
         {"get and set touch one field", test_get_and_set_touch_one_field},
         {"pp_plan_init sets the table's defaults", test_init_sets_the_defaults},
         {"the order of the space is the rows' order", test_the_order_of_the_space},
+        {"the MIP's candidates nest by the rows", test_the_nesting_of_the_candidates},
         {"the codec rows follow the compressed dimensions", test_codec_rows_follow_the_dimensions},
         {"a measurement row's keys", test_row_keys},
         {NULL, NULL},

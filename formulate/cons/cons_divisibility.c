@@ -118,8 +118,8 @@ static void rule_name(const pp_problem *prob, pp_rule rule, const char *msg, cha
         snprintf(buf, cap, "pp stages hold the %d layers, at least one each", prob->model.layers);
         return;
     case PP_RULE_CHUNKS:
-        snprintf(buf, cap, "with interleaving, pp x virtual_stages divides the %d layers (or %d)", prob->model.layers,
-                 prob->model.layers + 2);
+        snprintf(buf, cap, "the pipeline layout puts the %d layers on the pp x virtual_stages chunks",
+                 prob->model.layers);
         return;
     case PP_RULE_INTERLEAVE_PP:
         snprintf(buf, cap, "interleaving needs pp >= 2");
@@ -245,16 +245,17 @@ static void div_describe(const pp_cons_view *v, const pp_family_report *f, char 
         pp_catf(buf, cap, "%s %ld break \"%s\"", i == 0 ? ";" : ",", f->cuts[i].combinations, f->cuts[i].rule);
     pp_catf(buf, cap, ". A pipeline depth that does not divide the layers gets an uneven split (the first and last "
                       "stages lighter, as Megatron-LM's --decoder-first/last-pipeline-num-layers); interleaved, "
-                      "pp x virtual_stages must divide the layers or the layers + 2 (the embedding and the loss "
-                      "counted as layers).");
+                      "pp x virtual_stages chunks hold the layers evenly, or with the embedding and the loss "
+                      "counted as layers, else in the balanced pipeline layout (Megatron-Core's "
+                      "--pipeline-model-parallel-layout), which needs a layer on every stage.");
 }
 
 const pp_cons_family pp_cons_divisibility = {
     .id = PP_CONS_DIVISIBILITY,
     .name = "divisibility",
-    .explain = "the degrees divide what they split: dp x micro_batch the batch, pp x virtual_stages the layers "
-               "(or the layers + 2, the embedding and the loss counted as layers; without interleaving, pp stages "
-               "hold them unevenly)",
+    .explain = "the degrees divide what they split: dp x micro_batch the batch, the pipeline layout the layers "
+               "over pp x virtual_stages chunks (evenly, or with the embedding and the loss counted as layers, "
+               "else balanced; without interleaving, pp stages hold them unevenly)",
     .limit = false,
     .add_rows = div_add_rows,
     .prune = NULL,

@@ -273,15 +273,30 @@ typedef struct pp_dp_term {
 
 int pp_microbatches(const pp_problem *prob, const pp_plan *plan); /* m, 0 if not integral */
 
-/* How the layers split over the pipeline stages: every stage alike when pp
- * (times virtual_stages) divides the layers; else the middle stages hold
- * ceil(layers/pp) and the first and last the rest (uneven).  False when no
- * such split exists (too many stages for the layers). */
+/* How the layers split over the pipeline stages, by the plan's
+ * pipeline_layout: auto (Megatron-Core's split from pp and v: even when pp v
+ * divides the layers; else with interleaving the embedding and the loss as
+ * layers, without it the middle stages holding ceil(layers/pp) and the first
+ * and last the rest; else balanced), even, embedding_loss (the embedding and
+ * the loss as layers, every chunk alike) or balanced (the layers, the
+ * embedding and the loss spread over the pp v chunks as evenly as possible,
+ * the model's first and last chunk lighter).  False when the layout cannot
+ * hold the layers (a stage without a layer). */
+typedef enum {
+    PP_LAYOUT_AUTO = 0,
+    PP_LAYOUT_EVEN,
+    PP_LAYOUT_EMBEDDING_LOSS,
+    PP_LAYOUT_BALANCED,
+    PP_LAYOUT_COUNT
+} pp_pipeline_layout;
 typedef struct pp_stage_split {
     int first, middle, last; /* layers of stage 0, of each middle stage, of stage pp-1 */
-    bool uneven;
-    int chunk; /* interleaved: layers of a model chunk (the first and the last chunk of the
-                  model one fewer when uneven: embedding and loss counted as layers); else 0 */
+    bool uneven;             /* the stages do not all hold as many */
+    int chunk; /* interleaved: layers of a middle model chunk; else 0 */
+    int first_chunk, last_chunk; /* layers of the model's first and last chunk (stage 0's, pp-1's
+                                    without interleaving) */
+    bool embedding_loss; /* the embedding and the loss counted as layers (the model's first chunk
+                            holds the embedding, its last the loss) */
 } pp_stage_split;
 bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out);
 

@@ -32,37 +32,77 @@
 
 /* ---- the stages ------------------------------------------------------------- */
 
-bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out)
+/* The stages of a split whose model chunks hold a (the model's first),
+ * k (each middle one) and b (the model's last) decoder layers, over p
+ * stages of v chunks each: stage s holds chunks s, s + p, ... */
+static bool stages_of_chunks(long L, long p, long v, long a, long k, long b, bool embedding_loss, pp_stage_split *out)
 {
-    long L = prob->model.layers, p = plan->pp, v = plan->virtual_stages;
-    *out = (pp_stage_split){0};
-    if (p < 1 || v < 1 || L < 1)
+    long C = p * v;
+    if (a < 0 || k < 0 || b < 0 || (C >= 3 && a + (C - 2) * k + b != L) || (C == 2 && a + b != L) ||
+        (C == 1 && a != L))
         return false;
-    if (v > 1) {
-        /* Interleaved: p v chunks of L / (p v) layers, or, when the
-         * embedding and the loss are counted as layers (Megatron-Core's
-         * --account-for-embedding-in-pipeline-split and
-         * --account-for-loss-in-pipeline-split; NeMo's Llama 3.1 405B recipe
-         * puts 126 layers on 8 x 8 chunks this way), chunks of (L + 2) / (p v)
-         * with the model's first and last chunk one layer lighter. */
-        long c = L % (p * v) == 0 ? L / (p * v) : (L + 2) % (p * v) == 0 ? (L + 2) / (p * v) : 0;
-        if (c < 1 || (L % (p * v) && c < 2))
-            return false;
-        out->chunk = (int)c;
-        out->uneven = L % (p * v) != 0;
-        out->middle = (int)(v * c);
-        out->first = out->last = out->middle - (out->uneven ? 1 : 0);
-        return true;
+    long first = C == 1 ? a : a + (v - 1) * k, last = C == 1 ? a : (v - 1) * k + b, middle = C >= 3 ? v * k : first;
+    if (first < 1 || last < 1 || (p >= 3 && middle < 1))
+        return false;
+    out->first = (int)first;
+    out->middle = (int)middle;
+    out->last = (int)last;
+    out->uneven = first != middle || last != middle;
+    out->chunk = v > 1 ? (int)k : 0;
+    out->first_chunk = (int)a;
+    out->last_chunk = (int)(C == 1 ? a : b);
+    out->embedding_loss = embedding_loss;
+    return true;
+}
+
+/* The L decoder layers and the embedding and the loss, each counted as a
+ * layer, spread over the C = p v chunks as evenly as possible: the middle
+ * chunks hold k = ceil((L + 2) / C), the model's first and last chunk share
+ * what is left (the first no less: the last also runs the logits), less
+ * the embedding and the loss.  Megatron-Core's --pipeline-model-parallel-
+ * layout; NVIDIA's DeepSeek-V3 recipe runs 61 layers on 16 x 2 chunks as
+ * E+1, 30 x 2, and the loss (and MTP) alone. */
+static bool split_balanced(long L, long p, long v, pp_stage_split *out)
+{
+    long C = p * v, U = L + 2;
+    if (C == 1)
+        return stages_of_chunks(L, p, v, L, L, L, false, out);
+    long k = (U + C - 1) / C, rest = U - (C - 2) * k;
+    if (C == 2) {
+        k = 0;
+        rest = U;
     }
-    if (L % p == 0) {
-        out->first = out->middle = out->last = (int)(L / p);
-        return true;
-    }
-    /* Uneven: the middle stages hold k = ceil(L/p) layers, and the first
-     * and the last share what is left, the last no more than the first
-     * (it also runs the logits and the loss): Megatron-LM's
-     * --decoder-first/last-pipeline-num-layers; Llama 3 405B trained 126
-     * layers on 16 stages as 7 + 14 x 8 + 7 (Llama Team 2024 §3.3.2). */
+    long last = rest / 2, first = rest - last;
+    if (last < 1 || first < 1)
+        return false;
+    return stages_of_chunks(L, p, v, first - 1, C == 2 ? 0 : k, last - 1, true, out);
+}
+
+/* Every chunk alike: p v divides L. */
+static bool split_even(long L, long p, long v, pp_stage_split *out)
+{
+    long c = L / (p * v);
+    return L % (p * v) == 0 && stages_of_chunks(L, p, v, c, c, c, false, out);
+}
+
+/* The embedding and the loss counted as layers, every chunk alike: chunks
+ * of c = (L + 2) / (p v) >= 2, the model's first and last one layer
+ * lighter (Megatron-Core's --account-for-embedding-in-pipeline-split and
+ * --account-for-loss-in-pipeline-split; NeMo's Llama 3.1 405B recipe puts
+ * 126 layers on 8 x 8 chunks this way). */
+static bool split_embedding_loss(long L, long p, long v, pp_stage_split *out)
+{
+    long c = (L + 2) / (p * v);
+    return (L + 2) % (p * v) == 0 && c >= 2 && stages_of_chunks(L, p, v, c - 1, c, c - 1, true, out);
+}
+
+/* Without interleaving, the middle stages hold k = ceil(L/p) layers and
+ * the first and the last share what is left, the last no more than the
+ * first (it also runs the logits and the loss): Megatron-LM's
+ * --decoder-first/last-pipeline-num-layers; Llama 3 405B trained 126
+ * layers on 16 stages as 7 + 14 x 8 + 7 (Llama Team 2024 §3.3.2). */
+static bool split_lighter_ends(long L, long p, pp_stage_split *out)
+{
     long k = (L + p - 1) / p, rest = L - (p - 2) * k;
     if (p == 2) {
         k = (L + 1) / 2;
@@ -71,11 +111,34 @@ bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split
     long last = rest / 2, first = rest - last;
     if (last < 1 || first > k)
         return false;
-    out->first = (int)first;
-    out->middle = (int)k;
-    out->last = (int)last;
-    out->uneven = true;
+    *out = (pp_stage_split){.first = (int)first, .middle = (int)k, .last = (int)last, .uneven = true,
+                            .first_chunk = (int)first, .last_chunk = (int)last};
     return true;
+}
+
+bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split *out)
+{
+    long L = prob->model.layers, p = plan->pp, v = plan->virtual_stages;
+    *out = (pp_stage_split){0};
+    if (p < 1 || v < 1 || L < 1)
+        return false;
+    switch (plan->pipeline_layout) {
+    case PP_LAYOUT_EVEN: return split_even(L, p, v, out);
+    case PP_LAYOUT_EMBEDDING_LOSS: return split_embedding_loss(L, p, v, out);
+    case PP_LAYOUT_BALANCED: return split_balanced(L, p, v, out);
+    case PP_LAYOUT_AUTO:
+        /* Megatron-Core's split from pp and v alone: even; else, with
+         * interleaving, the embedding and the loss as layers, without it the
+         * first and last stages lighter; else (61 layers on 8 x 4 chunks)
+         * the balanced layout, which it runs from a layout string. */
+        if (split_even(L, p, v, out))
+            return true;
+        if (v > 1 ? split_embedding_loss(L, p, v, out) : split_lighter_ends(L, p, out))
+            return true;
+        *out = (pp_stage_split){0};
+        return split_balanced(L, p, v, out);
+    default: return false;
+    }
 }
 
 int layers_per_stage(const pp_problem *prob, const pp_plan *plan)
@@ -111,14 +174,12 @@ int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
     pp_stage_split sp;
     if (!pp_stage_layers(prob, plan, &sp))
         return 0;
-    if (plan->virtual_stages > 1) { /* chunk g = j pp + stage; the model's first and last one lighter
-                                        when the split is uneven */
-        long chunk = sp.chunk, n_chunks = (long)plan->pp * plan->virtual_stages, c = 0;
-        long lighter = sp.uneven ? 1 : 0;
+    if (plan->virtual_stages > 1) { /* chunk g = j pp + stage; the model's first and last as the split says */
+        long n_chunks = (long)plan->pp * plan->virtual_stages, c = 0;
         for (long j = 0; j < plan->virtual_stages; j++) {
             long g = j * plan->pp + stage;
-            long start = g == 0 ? 0 : g * chunk - lighter;
-            long n = chunk - ((g == 0 || g == n_chunks - 1) ? lighter : 0);
+            long start = g == 0 ? 0 : sp.first_chunk + (g - 1) * sp.chunk;
+            long n = g == 0 ? sp.first_chunk : g == n_chunks - 1 ? sp.last_chunk : sp.chunk;
             c += moe_in_range(m, start, n);
         }
         return (int)c;

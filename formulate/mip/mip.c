@@ -112,79 +112,75 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
     return col;
 }
 
+/* Whether family f's candidates of shape sh take every option of decision
+ * d that they carry, or only its first: a TP candidate prices each
+ * (recompute, sp) of its stage, a PP candidate each sp only where a
+ * pipeline send depends on it (pp_sp_linked; otherwise the first still
+ * fixes what the stage holds).  The link rows of add_shape follow. */
+static bool family_varies(const pp_space *s, const pp_shape *sh, pp_family f, const pp_decision *d)
+{
+    return d->term == (pp_form_family)f || f != PP_FAM_PP || pp_sp_linked(s, sh);
+}
+
+/* The candidates of every family of shape si: the cross product of the
+ * option rows the family carries (its own, decisions.def's OPTION(k, f),
+ * and those .carried to it), nested by the rows' `nest` (the first
+ * outermost: the columns' order, and so GLPK's), each combination the
+ * rules between options allow (pp_space_options_fit) priced by the step's
+ * form. */
 static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
 {
     const pp_problem *prob = m->prob;
     const pp_space *s = m->space;
     const pp_shape *sh = &s->shapes[si];
-    const pp_int_list *R = pp_space_options(s, sh, PP_OPT_RECOMPUTE);
-    const pp_int_list *SP = pp_space_options(s, sh, PP_OPT_SEQUENCE_PARALLEL);
-    const pp_int_list *Ctp = pp_space_options(s, sh, PP_OPT_CODEC_TP);
-    const pp_int_list *O = pp_space_options(s, sh, PP_OPT_TP_OVERLAP);
-    const pp_int_list *Cpp = pp_space_options(s, sh, PP_OPT_CODEC_PP);
-    const pp_int_list *Z = pp_space_options(s, sh, PP_OPT_ZERO);
-    const pp_int_list *Cdp = pp_space_options(s, sh, PP_OPT_CODEC_DP);
-    const pp_int_list *Cpar = pp_space_options(s, sh, PP_OPT_CODEC_PARAMS);
     const pp_form_shape *sf = &m->shape_form[si];
+    const pp_decision *by_nest[PP_DEC_COUNT] = {NULL};
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        if (pp_decisions[i].role == PP_ROLE_OPTION && pp_decisions[i].nest >= 0 && pp_decisions[i].nest < PP_DEC_COUNT)
+            by_nest[pp_decisions[i].nest] = &pp_decisions[i];
 
     memset(c->n, 0, sizeof c->n);
     c->shape = si;
-    for (int i = 0; i < R->n; i++)
-        for (int k = 0; k < SP->n; k++) {
-            pp_mip_col *a = new_cand(c, PP_FAM_STAGE, sh, si);
-            if (!a)
+    for (int f = 0; f < PP_FAM_COUNT; f++) {
+        pp_decision_id ids[PP_DEC_COUNT];
+        const int *vals[PP_DEC_COUNT];
+        int n_vals[PP_DEC_COUNT], at[PP_DEC_COUNT], n = 0;
+        bool none = false;
+        for (int k = 0; k < PP_DEC_COUNT; k++) {
+            const pp_decision *d = by_nest[k];
+            if (!d || !(d->term == (pp_form_family)f || (d->carried & (1u << f))))
                 continue;
-            pp_decision_set(&a->plan, PP_DEC_RECOMPUTE, R->v[i]);
-            pp_decision_set(&a->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[k]);
-            pp_form_term_of(prob, &a->plan, sf, PP_FORM_STAGE, &a->form);
+            const pp_int_list *l = pp_space_options(s, sh, (pp_option_kind)d->order);
+            bool all = family_varies(s, sh, (pp_family)f, d);
+            if (!all && l->n == 0)
+                continue; /* nothing to fix: the candidate keeps the shape's value */
+            none |= l->n == 0;
+            ids[n] = d->id;
+            vals[n] = l->v;
+            n_vals[n] = all ? l->n : 1;
+            at[n++] = 0;
         }
-    /* A TP candidate carries the (recompute, sp) of its stage: its overlap
-     * needs sequence parallelism, and what per-op checkpointing recomputes
-     * of its traffic depends on it (the all-gathers with sp, the
-     * all-reduces without), so each is priced with its own. */
-    for (int i = 0; i < R->n; i++)
-        for (int k = 0; k < Ctp->n; k++)
-            for (int o = 0; o < O->n; o++) {
-                for (int j = 0; j < SP->n; j++) {
-                    if (!pp_space_tp_overlap_ok(SP->v[j], Ctp->v[k], O->v[o]))
-                        continue;
-                    pp_mip_col *t = new_cand(c, PP_FAM_TP, sh, si);
-                    if (!t)
-                        continue;
-                    pp_decision_set(&t->plan, PP_DEC_RECOMPUTE, R->v[i]);
-                    pp_decision_set(&t->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[j]);
-                    pp_decision_set(&t->plan, PP_DEC_CODEC_TP, Ctp->v[k]);
-                    pp_decision_set(&t->plan, PP_DEC_TP_OVERLAP, O->v[o]);
-                    pp_form_term_of(prob, &t->plan, sf, PP_FORM_TP, &t->form);
+        if (none)
+            continue;
+        for (bool more = true; more;) {
+            pp_plan plan = sh->base;
+            for (int k = 0; k < n; k++)
+                pp_decision_set(&plan, ids[k], vals[k][at[k]]);
+            if (pp_space_options_fit(&plan)) {
+                pp_mip_col *x = new_cand(c, (pp_family)f, sh, si);
+                if (x) {
+                    x->plan = plan;
+                    pp_form_term_of(prob, &x->plan, sf, (pp_form_family)f, &x->form);
                 }
             }
-    /* A pipeline send is what a TP rank holds: s/t tokens with sequence
-     * parallelism, else the whole activation (pipeline.c), so where both are
-     * options a PP candidate carries the sp of its stage. */
-    bool by_sp = pp_sp_linked(s, sh);
-    for (int k = 0; k < Cpp->n; k++)
-        for (int j = 0; j < (by_sp ? SP->n : 1); j++) {
-            pp_mip_col *p = new_cand(c, PP_FAM_PP, sh, si);
-            if (!p)
-                continue;
-            pp_decision_set(&p->plan, PP_DEC_CODEC_PP, Cpp->v[k]);
-            if (SP->n > 0) /* a single sp option still fixes what the stage holds */
-                pp_decision_set(&p->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[j]);
-            pp_form_term_of(prob, &p->plan, sf, PP_FORM_PP, &p->form);
-        }
-    for (int i = 0; i < Z->n; i++)
-        for (int k = 0; k < Cdp->n; k++)
-            for (int l = 0; l < Cpar->n; l++) {
-                if (!pp_space_zero_params_ok(Z->v[i], Cpar->v[l]))
-                    continue;
-                pp_mip_col *d = new_cand(c, PP_FAM_DP, sh, si);
-                if (!d)
-                    continue;
-                pp_decision_set(&d->plan, PP_DEC_ZERO, Z->v[i]);
-                pp_decision_set(&d->plan, PP_DEC_CODEC_DP, Cdp->v[k]);
-                pp_decision_set(&d->plan, PP_DEC_CODEC_PARAMS, Cpar->v[l]);
-                pp_form_term_of(prob, &d->plan, sf, PP_FORM_DP, &d->form);
+            more = false;
+            for (int k = n - 1; k >= 0 && !more; k--) { /* the last turns fastest */
+                more = ++at[k] < n_vals[k];
+                if (!more)
+                    at[k] = 0;
             }
+        }
+    }
 }
 
 /* A NaN or infinite term would silently corrupt the MIP (and max(0, NaN)

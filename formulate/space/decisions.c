@@ -7,69 +7,44 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const ON_OFF[] = {"off", "on"};
+static const char *const ON_OFF_NAMES[] = {"off", "on"};
 
-/* get and set read an enum field as an int */
-_Static_assert(sizeof(pp_recompute) == sizeof(int) && sizeof(pp_tp_mode) == sizeof(int),
-               "an enum decision is stored as an int");
-
-#define FIELD(f, type) .offset = offsetof(pp_plan, f), .field = PP_FIELD_##type
-#define CODEC_FIELD(d) .offset = offsetof(pp_plan, codec) + (d) * sizeof(int), .field = PP_FIELD_INT
+/* The columns of a row of decisions.def, as designated initializers. */
+#define KEYS(k, row, lab, short_lab) .key = (k), .row_key = (row), .label = (lab), .short_label = (short_lab)
+#define INT_RANGE(lo, hi) .kind = PP_DK_INT, .min = (lo), .max = (hi)
+#define ENUM(value_names, count) .kind = PP_DK_ENUM, .min = 0, .max = (count) - 1, .names = (value_names)
+#define ENUM_OF(...)                                                                                               \
+    ENUM(((const char *const[]){__VA_ARGS__}), (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(char *)))
+#define ON_OFF .kind = PP_DK_BOOL, .min = 0, .max = 1, .names = ON_OFF_NAMES
+#define SHOW(s) .show = PP_SHOW_##s
 #define SHAPE(n) .role = PP_ROLE_SHAPE, .order = (n)
-#define OPTION(k, f) .role = PP_ROLE_OPTION, .order = (k), .term = PP_FORM_##f
-#define VALUES(a) .candidates = PP_CAND_VALUES, .values = (a), .n_values = (int)(sizeof(a) / sizeof((a)[0]))
+#define FAMILY(f) (1u << PP_FORM_##f)
+#define OPTION(k, f, depth) .role = PP_ROLE_OPTION, .order = (k), .term = PP_FORM_##f, .nest = (depth)
+#define CANDIDATES(c) .candidates = PP_CAND_##c
+#define VALUES(...)                                                                                                \
+    .candidates = PP_CAND_VALUES, .values = (const int[]){__VA_ARGS__},                                            \
+    .n_values = (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
 
-static const int CP_VALUES[] = {1, 2, 4, 8};           /* with seq_len % (2 cp) == 0 */
-static const int MICRO_BATCH_VALUES[] = {1, 2, 4, 8, 16}; /* dividing global_batch / dp */
-static const int VIRTUAL_STAGE_VALUES[] = {1, 2, 3, 4, 6, 8};
+/* Where a row's value sits in pp_plan (decisions.def's storage column). */
+#define AT_INT(f) .offset = offsetof(pp_plan, f), .field = PP_FIELD_INT
+#define AT_BOOL(f) .offset = offsetof(pp_plan, f), .field = PP_FIELD_BOOL
+#define AT_CODEC(d)                                                                                                \
+    .offset = offsetof(pp_plan, codec) + (size_t)PP_DIM_##d * sizeof(int), .field = PP_FIELD_INT,                  \
+    .kind = PP_DK_CODEC, .dim = PP_DIM_##d
 
-/* The rows, in pp_decision_id's order.  SHAPE(n) nests the shape's degrees
- * (and sorts the shapes) tp, pp, cp, dp, micro_batch, virtual_stages,
- * tp_mode, tp_depth, ep, etp; OPTION(k) is the option's place in
- * pp_option_kind (space.h).  Both orders break the planner's ties. */
+/* get and set read an int field (an enum of an int's size) as an int, a
+ * bool as a bool; the codec rows follow pp_dim's order (PP_DEC_CODEC). */
+#define CHECK_INT(id, f) _Static_assert(sizeof(((pp_plan *)0)->f) == sizeof(int), #f " is stored as an int");
+#define CHECK_BOOL(id, f) _Static_assert(sizeof(((pp_plan *)0)->f) == sizeof(bool), #f " is stored as a bool");
+#define CHECK_CODEC(id, d) _Static_assert(PP_DEC_##id == PP_DEC_CODEC(PP_DIM_##d), #id " follows pp_dim's order");
+#define PP_DECISION(id, f, ctype, storage, ...) CHECK_##storage(id, f)
+#include "decisions.def"
+#undef PP_DECISION
+
 const pp_decision pp_decisions[PP_DEC_COUNT] = {
-    {PP_DEC_TP, "tp", "t", "tp", "tp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0, FIELD(tp, INT),
-     SHAPE(0), .candidates = PP_CAND_DIVISORS},
-    {PP_DEC_PP, "pp", "p", "pp", "pp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, true, 1, PP_SHOW_ALWAYS, 0, FIELD(pp, INT),
-     SHAPE(1), .candidates = PP_CAND_DIVISORS},
-    {PP_DEC_DP, "dp", "d", "dp", "dp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0,
-     FIELD(dp, INT), SHAPE(3), .candidates = PP_CAND_REST},
-    {PP_DEC_CP, "cp", "cp", "cp", "cp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_ALWAYS, 0,
-     FIELD(cp, INT), SHAPE(2), VALUES(CP_VALUES)},
-    {PP_DEC_MICRO_BATCH, "micro_batch", "micro_batch", "micro_batch", "mb", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false,
-     1, PP_SHOW_ALWAYS, 0, FIELD(micro_batch, INT), SHAPE(4), VALUES(MICRO_BATCH_VALUES)},
-    {PP_DEC_VIRTUAL_STAGES, "virtual_stages", "virtual_stages", "virtual_stages", "v", PP_DK_INT, 1,
-     PP_MAX_VIRTUAL_STAGES, NULL, false, 1, PP_SHOW_ALWAYS, 0, FIELD(virtual_stages, INT), SHAPE(5),
-     VALUES(VIRTUAL_STAGE_VALUES)},
-    {PP_DEC_ZERO, "zero", NULL, "zero", "zero", PP_DK_INT, 0, 3, NULL, false, 0, PP_SHOW_ALWAYS, 0, FIELD(zero, INT),
-     OPTION(4, DP), .candidates = PP_CAND_RANGE},
-    {PP_DEC_RECOMPUTE, "recompute", NULL, "recompute", "recompute", PP_DK_ENUM, 0, PP_RECOMPUTE_COUNT - 1,
-     pp_recompute_names, false, PP_RECOMPUTE_NONE, PP_SHOW_ALWAYS, 0, FIELD(recompute, INT), OPTION(0, STAGE),
-     .candidates = PP_CAND_RANGE},
-    {PP_DEC_SEQUENCE_PARALLEL, "sequence_parallel", NULL, "sp", "sp", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
-     PP_SHOW_ALWAYS, 0, FIELD(sequence_parallel, BOOL), OPTION(1, STAGE), .candidates = PP_CAND_RANGE},
-    {PP_DEC_TP_MODE, "tp_mode", NULL, "tp_mode", "tp_mode", PP_DK_ENUM, 0, PP_TP_MODE_COUNT - 1, pp_tp_mode_names,
-     false, PP_TP_1D, PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_mode, INT), SHAPE(6), .candidates = PP_CAND_GRID},
-    {PP_DEC_TP_DEPTH, "tp_depth", NULL, "tp_depth", "d", PP_DK_INT, 1, PP_MAX_TP_DEPTH, NULL, false, 1,
-     PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_depth, INT), SHAPE(7), .candidates = PP_CAND_GRID},
-    /* Mixture of experts: expert parallelism (ranks from dp x cp) and expert
-     * tensor parallelism (1 or tp); 1 for dense models (rules.c). */
-    {PP_DEC_EP, "ep", "ep", "ep", "ep", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0,
-     FIELD(ep, INT), SHAPE(8), .candidates = PP_CAND_DIVISORS},
-    {PP_DEC_ETP, "etp", "etp", "etp", "etp", PP_DK_INT, 1, PP_MAX_DEGREE, NULL, false, 1, PP_SHOW_UNLESS_DEFAULT, 0,
-     FIELD(etp, INT), SHAPE(9), .candidates = PP_CAND_PAIR},
-    /* 1D tensor parallelism's collectives pipelined with their GEMMs
-     * (Megatron-Core --tp-comm-overlap, torchtitan AsyncTP; tp.c) */
-    {PP_DEC_TP_OVERLAP, "tp_comm_overlap", NULL, "tp_comm_overlap", "tpo", PP_DK_BOOL, 0, 1, ON_OFF, false, 0,
-     PP_SHOW_UNLESS_DEFAULT, 0, FIELD(tp_comm_overlap, BOOL), OPTION(7, TP), .candidates = PP_CAND_RANGE},
-    {PP_DEC_CODEC_DP, "dp", NULL, "dp", "dp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_DP,
-     CODEC_FIELD(PP_DIM_DP), OPTION(5, DP), .candidates = PP_CAND_CODECS},
-    {PP_DEC_CODEC_TP, "tp", NULL, "tp", "tp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_TP,
-     CODEC_FIELD(PP_DIM_TP), OPTION(2, TP), .candidates = PP_CAND_CODECS},
-    {PP_DEC_CODEC_PP, "pp", NULL, "pp", "pp", PP_DK_CODEC, 0, 0, NULL, false, 0, PP_SHOW_ALWAYS, PP_DIM_PP,
-     CODEC_FIELD(PP_DIM_PP), OPTION(3, PP), .candidates = PP_CAND_CODECS},
-    {PP_DEC_CODEC_PARAMS, "params", NULL, "params", "params", PP_DK_CODEC, 0, 0, NULL, false, 0,
-     PP_SHOW_UNLESS_DEFAULT, PP_DIM_PARAMS, CODEC_FIELD(PP_DIM_PARAMS), OPTION(6, DP), .candidates = PP_CAND_CODECS},
+#define PP_DECISION(ID, f, ctype, storage, ...) [PP_DEC_##ID] = {.id = PP_DEC_##ID, AT_##storage(f), __VA_ARGS__},
+#include "decisions.def"
+#undef PP_DECISION
 };
 
 int pp_decision_get(const pp_plan *p, pp_decision_id id)

@@ -5,7 +5,9 @@
  * pp, dp, cp, the micro-batch, the interleaving depth, the ZeRO stage,
  * recomputation, sequence parallelism, the tensor-parallel mode and depth,
  * expert parallelism, TP overlap and a codec per compressed dimension.  Each
- * decision is one row of pp_decisions[] (after PostgreSQL's guc_tables.c):
+ * decision is one row of util/decisions.def (after PostgreSQL's
+ * guc_tables.c), an X-macro list that makes its id (pp_decision_id), its
+ * pp_plan field (types.h) and its row of pp_decisions[] (decisions.c):
  *
  *   key, row_key   its PLAN.json and search key; a measurement row's key
  *   kind, range    int in [min, max], enum of names, bool, or a codec
@@ -14,6 +16,9 @@
  *   role, order    part of the shape (nested and sorted in `order`) or an
  *                  option (its place in pp_option_kind): the space's order,
  *                  which breaks the planner's ties
+ *   term, carried, nest   an option: the family of the step's form whose
+ *                  candidates carry it (and the others that price with it),
+ *                  and its loop's depth in the MIP's candidate products
  *   candidates     where the space takes its values when search lists none
  *   label, show    how the plan's text shows it
  *
@@ -104,6 +109,10 @@ typedef struct pp_decision {
     int order;         /* its place among the shape's degrees or the options (pp_option_kind) */
     pp_form_family term; /* an option: the family of the step's form whose candidates carry it
                             (its cost meaning in the MIP: mip.c assembles a plan from them) */
+    unsigned carried;  /* an option: bits (1 << family) of the other families whose candidates
+                          price with it too (a TP candidate carries its stage's recompute and sp) */
+    int nest;          /* an option: the depth of its loop in the cross product of its families'
+                          candidates (0 outermost; the MIP's column order, which breaks its ties) */
     pp_candidates candidates;
     const int *values; /* PP_CAND_VALUES: the tool's default list, n_values long */
     int n_values;

@@ -106,15 +106,27 @@ static int rule_tp_in_node(const pp_problem *prob, const pp_plan *pl, pp_error *
     return PP_OK;
 }
 
+/* The pipeline layout (cost/layout.c) holds the layers: each of the pp
+ * stages at least one.  Named, each layout needs its own divisibility; auto
+ * takes the first that holds, and balanced holds unless the chunks outnumber
+ * the layers. */
 static int rule_chunks_hold_layers(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     pp_stage_split split;
-    if (pl->virtual_stages > 1 && !pp_stage_layers(prob, pl, &split))
+    if ((pl->virtual_stages > 1 || pl->pipeline_layout != PP_LAYOUT_AUTO) && !pp_stage_layers(prob, pl, &split)) {
+        long L = prob->model.layers, chunks = (long)pl->pp * pl->virtual_stages;
+        const char *needs = pl->pipeline_layout == PP_LAYOUT_EVEN ? "pp*virtual_stages must divide the layers"
+                            : pl->pipeline_layout == PP_LAYOUT_EMBEDDING_LOSS
+                                ? "pp*virtual_stages must divide layers+2 (the embedding and the loss counted as "
+                                  "layers) with at least 2 a chunk"
+                                : "every stage needs at least one layer, with the embedding and the loss counted as "
+                                  "layers";
         return pp_error_set(err, PP_EINPUT, "plan",
-                            "divisibility: pp*virtual_stages = %d*%d = %ld must divide layers=%d, or layers+2 with "
-                            "at least 2 layers a chunk (an interleaved pipeline splits the layers evenly, or counts "
-                            "the embedding and the loss as layers)",
-                            pl->pp, pl->virtual_stages, (long)pl->pp * pl->virtual_stages, prob->model.layers);
+                            "divisibility: pipeline_layout %s cannot put layers=%d on pp*virtual_stages = %d*%d = %ld "
+                            "chunks: %s",
+                            pp_decisions[PP_DEC_PIPELINE_LAYOUT].names[pl->pipeline_layout], (int)L, pl->pp,
+                            pl->virtual_stages, chunks, needs);
+    }
     return PP_OK;
 }
 

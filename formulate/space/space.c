@@ -366,6 +366,12 @@ bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap)
     return !tp_overlap || pp_tp_overlap_fits_options(sequence_parallel, tp_codec);
 }
 
+bool pp_space_options_fit(const pp_plan *plan)
+{
+    return pp_space_zero_params_ok(plan->zero, plan->codec[PP_DIM_PARAMS]) &&
+           pp_space_tp_overlap_ok(plan->sequence_parallel, plan->codec[PP_DIM_TP], plan->tp_comm_overlap);
+}
+
 double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
 {
     double n = 1.0;

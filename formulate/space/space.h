@@ -104,6 +104,9 @@ double pp_space_shape_plans(const pp_space *space, const pp_shape *shape);
  * pp_tp_overlap_fits_options). */
 bool pp_space_zero_params_ok(int zero, int params_codec);
 bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap);
+/* Both, on a plan's options (the MIP's candidates: the options a candidate
+ * does not carry keep the shape's defaults, which every rule allows). */
+bool pp_space_options_fit(const pp_plan *plan);
 
 /* Every plan of one shape, in the fixed order of pp_option_kind (the last
  * choice turns fastest): start, then read each plan and step to the next.

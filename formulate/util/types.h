@@ -343,13 +343,12 @@ typedef struct pp_codec {
 
 /* ---- search space ------------------------------------------------------ */
 
-/* The decisions of a plan, in the order of their table (space/decisions.c,
- * one row each: key, range, default, field, role in the space). */
+/* The decisions of a plan, one row each of util/decisions.def (an X-macro
+ * list: its id and field here, the rest of its row in decisions.c's table). */
 typedef enum {
-    PP_DEC_TP = 0, PP_DEC_PP, PP_DEC_DP, PP_DEC_CP, PP_DEC_MICRO_BATCH, PP_DEC_VIRTUAL_STAGES, PP_DEC_ZERO,
-    PP_DEC_RECOMPUTE, PP_DEC_SEQUENCE_PARALLEL, PP_DEC_TP_MODE, PP_DEC_TP_DEPTH, PP_DEC_EP, PP_DEC_ETP,
-    PP_DEC_TP_OVERLAP,
-    PP_DEC_CODEC_DP, PP_DEC_CODEC_TP, PP_DEC_CODEC_PP, PP_DEC_CODEC_PARAMS,
+#define PP_DECISION(id, field, ctype, storage, ...) PP_DEC_##id,
+#include "decisions.def"
+#undef PP_DECISION
     PP_DEC_COUNT
 } pp_decision_id;
 
@@ -417,19 +416,17 @@ typedef enum { PP_FORM_STAGE = 0, PP_FORM_TP, PP_FORM_PP, PP_FORM_DP, PP_FORM_FA
 
 /* ---- a plan: one value for every decision ------------------------------- */
 
+/* A decision's field: `ctype field;` for a row stored as an int or a bool;
+ * the codec rows share codec[], indexed by their pp_dim. */
+#define PP_PLAN_FIELD_INT(ctype, field) ctype field;
+#define PP_PLAN_FIELD_BOOL(ctype, field) ctype field;
+#define PP_PLAN_FIELD_CODEC(ctype, field)
+
 typedef struct pp_plan {
-    int tp, pp, dp, cp;
-    int micro_batch;
-    int virtual_stages; /* interleaved model chunks per pipeline rank */
-    int zero;           /* 0..3 */
-    pp_recompute recompute;
-    bool sequence_parallel;
-    pp_tp_mode tp_mode;
-    int tp_depth;             /* 2.5D depth d (tp = q^2 d); 1 otherwise */
-    int ep;                   /* expert-parallel degree (MoE): its ranks come from dp x cp */
-    int etp;                  /* expert tensor parallelism: 1 or tp */
-    bool tp_comm_overlap;     /* 1D TP's all-gathers and reduce-scatters pipelined with their GEMMs */
-    int codec[PP_DIM_COUNT];  /* index into problem.codecs */
+#define PP_DECISION(id, field, ctype, storage, ...) PP_PLAN_FIELD_##storage(ctype, field)
+#include "decisions.def"
+#undef PP_DECISION
+    int codec[PP_DIM_COUNT]; /* the codec rows: an index into problem.codecs per compressed dimension */
 } pp_plan;
 
 #endif
