@@ -397,6 +397,7 @@ typedef enum {
     BR_TRUE,  /* a switch: true */
     BR_FALSE, /* a switch that turns a default off: false */
     BR_VP,    /* the plan's virtual_stages (Megatron-LM gives layers per chunk instead) */
+    BR_WORD,  /* the flag's value without the double quotes the shell needed */
     BR_SKIP   /* said by another key, or the Bridge default */
 } bridge_how;
 
@@ -412,6 +413,7 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--tensor-model-parallel-size", "model.tensor_model_parallel_size", BR_COPY, NULL, true},
     {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size", BR_COPY, NULL, true},
     {"--num-layers-per-virtual-pipeline-stage", "model.virtual_pipeline_model_parallel_size", BR_VP, "null", true},
+    {"--pipeline-model-parallel-layout", "model.pipeline_model_parallel_layout", BR_WORD, "null", true},
     {"--decoder-first-pipeline-num-layers", "model.num_layers_in_first_pipeline_stage", BR_COPY, "null", true},
     {"--decoder-last-pipeline-num-layers", "model.num_layers_in_last_pipeline_stage", BR_COPY, "null", true},
     {"--account-for-embedding-in-pipeline-split", "model.account_for_embedding_in_pipeline_split", BR_TRUE, "false",
@@ -478,6 +480,12 @@ static void bridge_set(pp_launch_target *br, const char *key, bridge_how how, co
     case BR_TRUE: set_bool(br, NULL, key, true); break;
     case BR_FALSE: set_bool(br, NULL, key, false); break;
     case BR_VP: set_int(br, NULL, key, p->virtual_stages); break;
+    case BR_WORD: {
+        size_t n = strlen(s->text);
+        bool quoted = n >= 2 && s->text[0] == '"' && s->text[n - 1] == '"';
+        set_text(br, NULL, key, PP_LV_STR, "%.*s", (int)(quoted ? n - 2 : n), s->text + (quoted ? 1 : 0));
+        break;
+    }
     case BR_SKIP: break;
     }
 }

@@ -354,6 +354,24 @@ static void test_bridge_overrides(void)
     CU_ASSERT_TRUE(s && s->num == 256);
     CU_ASSERT_FALSE(br->exact);
     PP_ASSERT_CONTAINS(br->notes, "--moe-layer-freq");
+    /* its 61 layers on 16 x 2 chunks: Megatron-LM's layout string, unquoted */
+    load_deepseek(&cat, &p, &ds);
+    ds.tp = 2;
+    ds.pp = 16;
+    ds.virtual_stages = 2;
+    ds.dp = 64;
+    ds.cp = 1;
+    ds.sequence_parallel = true;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &ds, &err), PP_OK);
+    pp_launch_build(&p, &ds, pp_microbatches(&p, &ds), &l);
+    const pp_launch_setting *flag = setting(&l.targets[PP_LT_MEGATRON], "--pipeline-model-parallel-layout");
+    s = setting(br, "model.pipeline_model_parallel_layout");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(flag);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(strlen(s->text) + 2, strlen(flag->text));
+    CU_ASSERT_EQUAL(strncmp(s->text, flag->text + 1, strlen(s->text)), 0);
+    CU_ASSERT_TRUE(br->exact);
     pp_catalog_free(&cat);
 }
 
