@@ -10,7 +10,8 @@
  * plan can reach is seen.  Every Megatron-Bridge override key must be a
  * field of its ConfigContainer at tag v0.2.2
  * (tests/data/megatron-bridge_v0.2.2-keys.txt, extracted by
- * tests/data/megatron-bridge-keys.py).
+ * tests/data/megatron-bridge-keys.py), and every torchtitan TOML key one
+ * of its job configuration at tag v0.2.2 (tests/data/torchtitan_v0.2.2-keys.txt).
  */
 #include "catalog.h"
 #include "launch.h"
@@ -60,11 +61,11 @@ static void load_megatron_flags(flag_set *s)
     free(text);
 }
 
-/* The Megatron-Bridge keys, from the list file. */
-static void load_bridge_keys(flag_set *s)
+/* The keys of a list file (lines not starting with '#'). */
+static void load_keys(const char *file, flag_set *s)
 {
     char path[1024];
-    pp_source_path("tests/data/megatron-bridge_v0.2.2-keys.txt", path, sizeof path);
+    pp_source_path(file, path, sizeof path);
     char *text = pp_slurp(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     s->n = 0;
@@ -74,9 +75,11 @@ static void load_bridge_keys(flag_set *s)
     free(text);
 }
 
-/* Every "--flag" of the plan's Megatron-LM command line, and every key of
- * its Megatron-Bridge overrides (but the recipe's name). */
-static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, flag_set *bridge)
+/* Every "--flag" of the plan's Megatron-LM command line, every key of its
+ * Megatron-Bridge overrides (but the recipe's name) and every section.key
+ * of its torchtitan TOML. */
+static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, flag_set *bridge,
+                    flag_set *titan)
 {
     static pp_launch l;
     pp_launch_build(prob, plan, pp_microbatches(prob, plan), &l);
@@ -84,6 +87,13 @@ static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, 
     for (int i = 0; i < br->n; i++)
         if (strcmp(br->settings[i].key, "recipe") != 0)
             add_flag(bridge, br->settings[i].key);
+    const pp_launch_target *tt = &l.targets[PP_LT_TORCHTITAN];
+    for (int i = 0; i < tt->n; i++) {
+        char key[FLAG_LEN];
+        snprintf(key, sizeof key, "%s.%s", tt->settings[i].section ? tt->settings[i].section : "",
+                 tt->settings[i].key);
+        add_flag(titan, key);
+    }
     char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
     int n = pp_launch_lines(&l.targets[PP_LT_MEGATRON], lines, PP_LAUNCH_MAX_SETTINGS);
     for (int i = 0; i < n; i++) {
@@ -96,7 +106,7 @@ static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, 
 }
 
 /* Every plan of the problem's space (at most PLANS_PER_CASE). */
-static int collect_space(const pp_problem *prob, flag_set *out, flag_set *bridge)
+static int collect_space(const pp_problem *prob, flag_set *out, flag_set *bridge, flag_set *titan)
 {
     pp_space space;
     pp_error err;
@@ -110,7 +120,7 @@ static int collect_space(const pp_problem *prob, flag_set *out, flag_set *bridge
         do {
             pp_plan plan;
             pp_odometer_plan(&o, &space.shapes[i], &plan);
-            collect(prob, &plan, out, bridge);
+            collect(prob, &plan, out, bridge, titan);
             plans++;
         } while (plans < PLANS_PER_CASE && pp_odometer_next(&o));
     }
@@ -127,12 +137,14 @@ static const char *const EXAMPLES[] = {
 
 static void test_megatron_flags_exist(void)
 {
-    static flag_set known, written, bridge_known, bridge;
+    static flag_set known, written, bridge_known, bridge, titan_known, titan;
     load_megatron_flags(&known);
     CU_ASSERT_FATAL(known.n > 500);
-    load_bridge_keys(&bridge_known);
+    load_keys("tests/data/megatron-bridge_v0.2.2-keys.txt", &bridge_known);
     CU_ASSERT_FATAL(bridge_known.n > 300);
-    written.n = bridge.n = 0;
+    load_keys("tests/data/torchtitan_v0.2.2-keys.txt", &titan_known);
+    CU_ASSERT_FATAL(titan_known.n > 100);
+    written.n = bridge.n = titan.n = 0;
     pp_catalog cat;
     pp_load_catalog(&cat);
     long plans = 0;
@@ -149,7 +161,7 @@ static void test_megatron_flags_exist(void)
                 p.training.framework = k == 0 ? base.training.framework : PP_FW_MEGATRON_CORE;
                 if (k == 1) /* no recipe builds the model: its shape is written too */
                     p.model.bridge_recipe[0] = '\0';
-                plans += collect_space(&p, &written, &bridge);
+                plans += collect_space(&p, &written, &bridge, &titan);
             }
         }
     }
@@ -167,7 +179,13 @@ static void test_megatron_flags_exist(void)
             printf("\n  not a key of Megatron-Bridge v0.2.2: %s", bridge.flag[i]);
             missing++;
         }
+    for (int i = 0; i < titan.n; i++)
+        if (!has_flag(&titan_known, titan.flag[i])) {
+            printf("\n  not a key of torchtitan v0.2.2: %s", titan.flag[i]);
+            missing++;
+        }
     CU_ASSERT(bridge.n > 30);
+    CU_ASSERT(titan.n > 15);
     CU_ASSERT_EQUAL(missing, 0);
     if (missing)
         printf("\n");
@@ -378,7 +396,7 @@ static void test_bridge_overrides(void)
 int main(void)
 {
     static const pp_test tests[] = {
-        {"every Megatron-LM flag written exists in Megatron-LM core_v0.15.0", test_megatron_flags_exist},
+        {"every Megatron-LM flag, Bridge override and torchtitan key written exists", test_megatron_flags_exist},
         {"the model's router, norms, rotary base and MTP reach the flags", test_model_flags},
         {"a router's groups are checked", test_router_groups_checked},
         {"Megatron-Bridge overrides say the plan the flags say", test_bridge_overrides},
