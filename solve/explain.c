@@ -200,8 +200,13 @@ static void analyze_baseline(const pp_problem *prob, const pp_plan_result *res, 
     b->valid = true;
     pp_evaluate(prob, &b->plan, &b->eval);
     b->tp_leaves_node = pp_plan_tp_leaves_node(prob, &b->plan);
+    char why[512], fw[PP_NAME_LEN + PP_FW_VERSION_LEN + 8];
+    b->not_runnable = !pp_plan_runnable(prob, &b->plan, why, sizeof why);
+    if (b->not_runnable)
+        snprintf(b->not_runnable_why, sizeof b->not_runnable_why, "not runnable by %s: %s",
+                 pp_framework_label(prob, fw, sizeof fw), why);
     b->breaks_row = !pp_cons_plan_feasible(prob, &b->plan, &b->eval, 0, &b->broken);
-    b->feasible = !b->breaks_row && !b->tp_leaves_node;
+    b->feasible = !b->breaks_row && !b->tp_leaves_node && !b->not_runnable;
     double best_s = res->best.eval.time.step_s;
     if (res->best.plan.tp >= 1 && best_s > 0) {
         b->speedup = b->eval.time.step_s / best_s;

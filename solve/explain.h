@@ -64,6 +64,9 @@ typedef struct pp_baseline_report {
     pp_cons_row broken;  /* when not feasible: the first row it breaks */
     bool tp_leaves_node; /* its TP leaves a node the problem keeps TP inside (rules.h):
                             priced, but not feasible */
+    bool not_runnable;   /* its framework lacks a value of it (rules.h pp_plan_runnable): priced, but not
+                            feasible */
+    char not_runnable_why[1024]; /* "not runnable by Megatron-Core (0.20.0 ...): it has no ..." */
     bool breaks_row;     /* a constraint family's row is broken (`broken`) */
     double speedup;      /* baseline step / optimal step */
     double time_saved;   /* (baseline - optimal) / baseline */
