@@ -49,7 +49,8 @@ typedef struct pp_runner_up_report {
     int saves;           /* the part it saves most on (pp_part), -1 if none */
     double saves_s;      /* how much shorter that part is (negative) */
     double headroom_gib; /* usable memory left on the most loaded GPU */
-    int tricks;          /* interleaving, compressed dimensions, recomputation (selective 1, full 2) */
+    int tricks;          /* interleaving, compressed dimensions (a lossy quantizer 2), recomputation
+                            (selective 1, full 2) */
 } pp_runner_up_report;
 
 /* The plan a user compares against (--baseline). */
@@ -116,8 +117,8 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *cat, const pp_plan
 void pp_explanation_free(pp_explanation *ex);
 
 /* Compare a priced plan with the optimum part by part (what a runner-up
- * report holds). */
-void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, double model_error,
-                          pp_runner_up_report *r);
+ * report holds); its tricks count a lossy quantizer twice (explain.c). */
+void pp_compare_with_best(const pp_problem *prob, const pp_candidate *best, const pp_candidate *cand,
+                          double model_error, pp_runner_up_report *r);
 
 #endif
