@@ -1111,14 +1111,16 @@ const pp_eff_family *pp_catalog_gpu_family(const pp_catalog *cat, const char *gp
 
 /* ---- frameworks.json ---------------------------------------------------------------- */
 
-/* What each framework runs (frameworks_json.c); required: the search
- * ranges over it.  Read after codecs.json, whose ids it names. */
+/* What each framework runs (frameworks_json.c), read after codecs.json,
+ * whose ids it names.  Optional, as efficiency.json is: a data directory
+ * without it (an older or a hand-made one) leaves every framework's
+ * capabilities unknown, and the search ranges over every value. */
 static int load_frameworks(pp_catalog *cat, pp_error *err)
 {
     char path[1200];
     cJSON *doc = NULL;
-    int rc = open_catalog_file(cat, "frameworks.json", true, path, sizeof path, &doc, err);
-    if (!rc) {
+    int rc = open_catalog_file(cat, "frameworks.json", false, path, sizeof path, &doc, err);
+    if (!rc && doc) {
         pp_jpath root = pp_jpath_root(path);
         rc = pp_frameworks_read(doc, &root, cat->codecs, cat->n_codecs, cat->frameworks, err);
     }
