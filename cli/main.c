@@ -824,6 +824,11 @@ static int run_eval(const cli_args *a, pp_error *err)
                     "parplan: warning: tp=%d leaves a node of %d GPUs; priced as given, but `plan` searches such "
                     "placements only with constraints.allow_tp_across_nodes\n",
                     plan.tp, prob.cluster.gpus_per_node);
+        char why[512], label[PP_NAME_LEN + PP_FW_VERSION_LEN + 8];
+        if (!rc && !pp_plan_runnable(&prob, &plan, why, sizeof why))
+            fprintf(stderr, "parplan: warning: not runnable by %s: %s; priced as given, but `plan` searches only "
+                            "what the framework runs\n",
+                    pp_framework_label(&prob, label, sizeof label), why);
     }
     pp_catalog_free(&cat);
     return rc;

@@ -184,6 +184,8 @@ void pp_text_baseline_problem(const pp_baseline_report *b, char *buf, size_t cap
                              "its tensor parallelism (tp=%d) leaves a node, which the problem does not allow "
                              "(constraints.allow_tp_across_nodes)",
                              b->plan.tp);
+    if (b->not_runnable && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "%sit is %s", n ? "; " : "", b->not_runnable_why);
     if (b->breaks_row && n < cap)
         snprintf(buf + n, cap - n, "%sit breaks the row %s: %.4g > %.4g %s", n ? "; " : "", b->broken.name,
                  b->broken.lhs, b->broken.rhs, b->broken.unit ? b->broken.unit : "");

@@ -206,6 +206,15 @@ static void pipeline_layout_string(const pp_stage_split *s, long chunks, char *b
     append(buf, cap, "L\"");
 }
 
+/* Whether the plan casts its data-parallel gradients to a 16-bit type
+ * before the collective (a codec of kind "cast" at 16 bits a value: bf16),
+ * which each framework does with its own setting. */
+static bool dp_cast16(const pp_problem *prob, const pp_plan *p)
+{
+    int i = p->codec[PP_DIM_DP];
+    return i > 0 && i < prob->n_codecs && prob->codecs[i].cast && prob->codecs[i].bits_per_value == 16.0;
+}
+
 /* The Megatron-LM flags of the plan's parallelism, memory savers and
  * communication overlap. */
 static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
@@ -261,8 +270,10 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
         if (p->zero >= 1)
             flag_sw(f, true, "--overlap-param-gather");
     }
-    /* Megatron-LM reduces bf16 gradients in fp32 unless told (the model's default) */
-    if (t->precision != PP_PREC_FP16 && t->grad_reduce_dtype == PP_PREC_BF16)
+    /* Megatron-LM reduces bf16 gradients in fp32 unless told (the model's
+     * default), or the plan casts them to bf16 (the DP codec bf16,
+     * data/frameworks.json) */
+    if (t->precision != PP_PREC_FP16 && (t->grad_reduce_dtype == PP_PREC_BF16 || dp_cast16(prob, p)))
         flag_sw(f, false, "--grad-reduce-in-bf16");
     if (t->flash_attention)
         flag_sw(f, false, "--use-flash-attn");
@@ -591,6 +602,8 @@ static void build_deepspeed(pp_launch_target *ds, const pp_launch_target *megatr
     set_int(ds, "zero_optimization", "stage", p->zero);
     if (p->zero >= 1 && t->dp_overlap)
         set_bool(ds, "zero_optimization", "overlap_comm", true);
+    if (dp_cast16(prob, p) && t->precision != PP_PREC_FP16) /* the gradients cast to bf16 */
+        set_text(ds, NULL, "communication_data_type", PP_LV_STR, "bf16");
 
     char tp[PP_LAUNCH_TEXT], pp[PP_LAUNCH_TEXT];
     flag_text(&megatron->settings[0], tp, sizeof tp);
@@ -659,6 +672,9 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
             set_int(tt, par, "pipeline_parallel_layers_per_stage",
                     prob->model.layers / (p->pp * p->virtual_stages));
     }
+    bool reduce16 = dp_cast16(prob, p) && prob->training.precision != PP_PREC_FP16;
+    if (reduce16) /* FSDP2 MixedPrecisionPolicy(reduce_dtype=torch.bfloat16) */
+        set_text(tt, "training", "mixed_precision_reduce", PP_LV_STR, "bfloat16");
     set_int(tt, "training", "local_batch_size", (long)p->micro_batch * pp_microbatches(prob, p));
     set_int(tt, "training", "global_batch_size", prob->training.global_batch);
     set_int(tt, "training", "seq_len", prob->model.seq_len)->where = PP_LAUNCH_MD;
@@ -677,7 +693,8 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     c->comment = "fused element-wise kernels, as priced; AsyncTP needs it";
     tt->has_exact = true;
     bool layout_runs = p->pp == 1 || p->virtual_stages == 1 || even_chunks;
-    tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D && p->codec[PP_DIM_DP] == 0 &&
+    tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D &&
+                (p->codec[PP_DIM_DP] == 0 || reduce16) &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
                 (!moe || p->etp == 1) && layout_runs;
     if (p->zero == 1)
@@ -690,7 +707,7 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
         note(tt, "The priced pipeline layout gives its %d model chunks unequal layers, which "
                  "`pipeline_parallel_layers_per_stage` cannot say: run this plan with Megatron-Core.\n\n",
              p->pp * p->virtual_stages);
-    if (p->zero != 1 && (p->tp_mode != PP_TP_1D || p->codec[PP_DIM_DP] || p->codec[PP_DIM_TP] ||
+    if (p->zero != 1 && (p->tp_mode != PP_TP_1D || (p->codec[PP_DIM_DP] && !reduce16) || p->codec[PP_DIM_TP] ||
                          p->codec[PP_DIM_PP] || p->codec[PP_DIM_PARAMS]))
         note(tt, "torchtitan has no 2D/2.5D/3D tensor parallelism and no message compression: this plan "
                  "needs Megatron-LM or Colossal-AI and MVAPICH for those parts.\n\n");
@@ -991,11 +1008,17 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
         const pp_codec *k = &prob->codecs[i];
         char id[PP_LAUNCH_TEXT];
         code_word(id, sizeof id, k->id);
-        pp_sb_appendf(sb, "%s traffic: %s, a cast the training framework applies before the collective (%g bits "
-                          "per value: DeepSpeed `communication_data_type` for bf16, ZeRO++ "
-                          "`zero_quantized_gradients` or 1-bit Adam's compressed communication for int8); the "
-                          "collective library needs no setting.\n\n",
-                      pp_dim_name((pp_dim)d), id, k->bits_per_value);
+        if (d == PP_DIM_DP && dp_cast16(prob, p))
+            pp_sb_appendf(sb, "%s traffic: %s, a cast the training framework applies before the collective (%g "
+                              "bits per value): Megatron-LM `--grad-reduce-in-bf16`, DeepSpeed "
+                              "`communication_data_type: \"bf16\"`, torchtitan `mixed_precision_reduce = "
+                              "\"bfloat16\"`, as the settings above say; the collective library needs no setting.\n\n",
+                          pp_dim_name((pp_dim)d), id, k->bits_per_value);
+        else
+            pp_sb_appendf(sb, "%s traffic: %s, a quantizer applied before the collective (%g bits per value); "
+                              "none of the frameworks above runs it (data/frameworks.json): it needs code of "
+                              "your own around the collective.\n\n",
+                          pp_dim_name((pp_dim)d), id, k->bits_per_value);
     }
     if (l->mpi_codecs) {
         pp_sb_append(sb, "Dimensions with an MPI codec run their collectives through MVAPICH2-GDR / MVAPICH-Plus "

@@ -258,6 +258,15 @@ int pp_report_eval_md(const pp_problem *prob, const pp_plan *plan, const pp_eval
                       "cross the network. The plan is priced as given; `parplan plan` searches such placements "
                       "only with `constraints.allow_tp_across_nodes`.\n\n",
                       plan->tp, prob->cluster.gpus_per_node);
+    char why[512], label[PP_NAME_LEN + PP_FW_VERSION_LEN + 8];
+    if (!pp_plan_runnable(prob, plan, why, sizeof why)) {
+        pp_sb_append(out, "**Not runnable by ");
+        pp_md_escape(out, pp_framework_label(prob, label, sizeof label));
+        pp_sb_append(out, ":** ");
+        pp_md_escape(out, why);
+        pp_sb_append(out, ". The plan is priced as given; `parplan plan` searches only what the problem's framework "
+                          "runs (data/frameworks.json).\n\n");
+    }
     md_priced_plan(out, prob, plan, ev);
     return finish(out);
 }

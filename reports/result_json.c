@@ -19,6 +19,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static cJSON *finish(pp_jb *b, cJSON *root)
@@ -126,6 +127,15 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
     put_memory(b, o, &ev->mem);
     pp_jb_bool(b, o, "fits_memory", ev->mem.total_gib <= ev->mem.usable_gib);
     pp_jb_bool(b, o, "tp_across_nodes", pp_plan_tp_spans_nodes(prob, plan));
+    /* whether the problem's framework runs every value of the plan
+     * (data/frameworks.json): `eval` prices a plan it cannot run */
+    char why[512], label[PP_NAME_LEN + PP_FW_VERSION_LEN + 8], reason[PP_NAME_LEN + PP_FW_VERSION_LEN + 600];
+    bool runnable = pp_plan_runnable(prob, plan, why, sizeof why);
+    pp_jb_bool(b, o, "runnable", runnable);
+    if (!runnable) {
+        snprintf(reason, sizeof reason, "not runnable by %s: %s", pp_framework_label(prob, label, sizeof label), why);
+        pp_jb_str(b, o, "not_runnable_reason", reason);
+    }
     /* whether the GPU's efficiencies were fitted to measurements */
     const pp_gpu *g = &prob->cluster.gpu;
     cJSON *cal = pp_jb_obj(b, o, "calibrated");
@@ -463,7 +473,7 @@ static void put_baseline(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_ba
         pp_jb_num(b, bo, "speedup", bl->speedup);
         pp_jb_num(b, bo, "time_saved", bl->time_saved);
     }
-    char problem_text[1100];
+    char problem_text[2400];
     pp_text_baseline_problem(bl, problem_text, sizeof problem_text);
     if (problem_text[0])
         pp_jb_str(b, bo, "problem", problem_text);

@@ -72,20 +72,37 @@ static void resolve(void *solver, const pp_problem *changed, unsigned relax, pp_
 
 /* ---- runner-ups and ties ------------------------------------------------------ */
 
-/* Interleaving 1, each compressed dimension 1, selective recomputation 1,
- * full 2: how many tricks a plan needs beyond the plain layout. */
-static int tricks_of(const pp_plan *p)
+/* A codec's share of the tricks: 1 when it adds no more error than
+ * rounding to a 16-bit float, which mixed-precision training does to every
+ * value anyway (lossless codecs, the bf16 cast: unit roundoff of an 8-bit
+ * significand 2^-8), 2 for a quantizer whose error must be fed back or
+ * tolerated (int8ef, zfp8): a lossy codec is not a cast. */
+#define PP_ROUNDING_16BIT 0.00390625
+static int codec_tricks(const pp_problem *prob, int codec)
+{
+    if (codec <= 0)
+        return 0;
+    if (codec >= prob->n_codecs)
+        return 1;
+    const pp_codec *c = &prob->codecs[codec];
+    return c->lossy && c->rel_error > PP_ROUNDING_16BIT ? 2 : 1;
+}
+
+/* Interleaving 1, each compressed dimension 1 (2 for a lossy quantizer),
+ * selective recomputation 1, full 2: how many tricks a plan needs beyond
+ * the plain layout. */
+static int tricks_of(const pp_problem *prob, const pp_plan *p)
 {
     int n = p->virtual_stages > 1 ? 1 : 0;
     for (int d = 0; d < PP_DIM_COUNT; d++)
-        n += p->codec[d] > 0;
+        n += codec_tricks(prob, p->codec[d]);
     if (p->recompute != PP_RECOMPUTE_NONE)
         n += p->recompute == PP_RECOMPUTE_FULL ? 2 : 1;
     return n;
 }
 
-void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, double model_error,
-                          pp_runner_up_report *r)
+void pp_compare_with_best(const pp_problem *prob, const pp_candidate *best, const pp_candidate *cand,
+                          double model_error, pp_runner_up_report *r)
 {
     double b = best->eval.time.step_s, t = cand->eval.time.step_s;
     memset(r, 0, sizeof *r);
@@ -95,7 +112,7 @@ void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, do
         r->gap = 0.0;
     r->tie = r->gap <= model_error;
     r->headroom_gib = cand->eval.mem.usable_gib - cand->eval.mem.total_gib;
-    r->tricks = tricks_of(&cand->plan);
+    r->tricks = tricks_of(prob, &cand->plan);
     r->worst = r->saves = -1;
     for (int k = 0; k < PP_PART_COUNT; k++) {
         double d = pp_part_s(&cand->eval.time, (pp_part)k) - pp_part_s(&best->eval.time, (pp_part)k);
@@ -114,11 +131,11 @@ void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, do
     }
 }
 
-static void analyze_runner_ups(const pp_plan_result *res, pp_explanation *ex)
+static void analyze_runner_ups(const pp_problem *prob, const pp_plan_result *res, pp_explanation *ex)
 {
-    pp_compare_with_best(&res->best, &res->best, ex->model_error, &ex->best);
+    pp_compare_with_best(prob, &res->best, &res->best, ex->model_error, &ex->best);
     for (int i = 0; i < ex->n_runner_ups; i++) {
-        pp_compare_with_best(&res->best, &res->runner_ups[i], ex->model_error, &ex->runner_ups[i]);
+        pp_compare_with_best(prob, &res->best, &res->runner_ups[i], ex->model_error, &ex->runner_ups[i]);
         if (ex->runner_ups[i].tie)
             ex->n_ties++;
     }
@@ -176,7 +193,7 @@ static void find_simplest(const pp_problem *prob, const solver_ctx *c, const pp_
     free(changed);
     ex->have_simplest = pp_cf_found(cf);
     if (ex->have_simplest)
-        pp_compare_with_best(&res->best, &cf->best, ex->model_error, &ex->simplest_report);
+        pp_compare_with_best(prob, &res->best, &cf->best, ex->model_error, &ex->simplest_report);
 }
 
 /* ---- baseline ------------------------------------------------------------------ */
@@ -200,8 +217,13 @@ static void analyze_baseline(const pp_problem *prob, const pp_plan_result *res, 
     b->valid = true;
     pp_evaluate(prob, &b->plan, &b->eval);
     b->tp_leaves_node = pp_plan_tp_leaves_node(prob, &b->plan);
+    char why[512], fw[PP_NAME_LEN + PP_FW_VERSION_LEN + 8];
+    b->not_runnable = !pp_plan_runnable(prob, &b->plan, why, sizeof why);
+    if (b->not_runnable)
+        snprintf(b->not_runnable_why, sizeof b->not_runnable_why, "not runnable by %s: %s",
+                 pp_framework_label(prob, fw, sizeof fw), why);
     b->breaks_row = !pp_cons_plan_feasible(prob, &b->plan, &b->eval, 0, &b->broken);
-    b->feasible = !b->breaks_row && !b->tp_leaves_node;
+    b->feasible = !b->breaks_row && !b->tp_leaves_node && !b->not_runnable;
     double best_s = res->best.eval.time.step_s;
     if (res->best.plan.tp >= 1 && best_s > 0) {
         b->speedup = b->eval.time.step_s / best_s;
@@ -274,7 +296,7 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *catalog, const pp_
             return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
         ex->n_runner_ups = res->n_runner_ups;
     }
-    analyze_runner_ups(res, ex);
+    analyze_runner_ups(prob, res, ex);
     if (opt->counterfactuals)
         find_simplest(prob, &c, res, ex);
     collect_speedups(ex);

@@ -49,7 +49,8 @@ typedef struct pp_runner_up_report {
     int saves;           /* the part it saves most on (pp_part), -1 if none */
     double saves_s;      /* how much shorter that part is (negative) */
     double headroom_gib; /* usable memory left on the most loaded GPU */
-    int tricks;          /* interleaving, compressed dimensions, recomputation (selective 1, full 2) */
+    int tricks;          /* interleaving, compressed dimensions (a lossy quantizer 2), recomputation
+                            (selective 1, full 2) */
 } pp_runner_up_report;
 
 /* The plan a user compares against (--baseline). */
@@ -64,6 +65,9 @@ typedef struct pp_baseline_report {
     pp_cons_row broken;  /* when not feasible: the first row it breaks */
     bool tp_leaves_node; /* its TP leaves a node the problem keeps TP inside (rules.h):
                             priced, but not feasible */
+    bool not_runnable;   /* its framework lacks a value of it (rules.h pp_plan_runnable): priced, but not
+                            feasible */
+    char not_runnable_why[1024]; /* "not runnable by Megatron-Core (0.20.0 ...): it has no ..." */
     bool breaks_row;     /* a constraint family's row is broken (`broken`) */
     double speedup;      /* baseline step / optimal step */
     double time_saved;   /* (baseline - optimal) / baseline */
@@ -113,8 +117,8 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *cat, const pp_plan
 void pp_explanation_free(pp_explanation *ex);
 
 /* Compare a priced plan with the optimum part by part (what a runner-up
- * report holds). */
-void pp_compare_with_best(const pp_candidate *best, const pp_candidate *cand, double model_error,
-                          pp_runner_up_report *r);
+ * report holds); its tricks count a lossy quantizer twice (explain.c). */
+void pp_compare_with_best(const pp_problem *prob, const pp_candidate *best, const pp_candidate *cand,
+                          double model_error, pp_runner_up_report *r);
 
 #endif

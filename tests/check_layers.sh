@@ -73,7 +73,7 @@ rank() { # rank of a header or module name
     types.h | error.h | names.h | text.h | strbuf.h | fileio.h | decisions.def | types | error | names | text | strbuf | fileio) echo 0 ;;
     json_util.h | json_util) echo 1 ;;
     shapes_json.h | shapes_json | hfconfig) echo 2 ;;
-    catalog.h | catalog_source.h | decisions.h | catalog | catalog_source | decisions) echo 3 ;;
+    catalog.h | catalog_source.h | decisions.h | frameworks_json.h | catalog | catalog_source | decisions | frameworks_json) echo 3 ;;
     problem.h | costmodel.h | problem | costmodel) echo 4 ;;
     flops | device | frameworks | layout | kernels | collectives | states | stage | cp | moe | tp | pipeline | dp | memory | step) echo 4 ;; # formulate/cost/ modules
     measurements.h | rules.h | measurements | rules) echo 5 ;;
@@ -130,7 +130,7 @@ for d in $DIRS; do
 done
 [ $status -eq 0 ] && echo "house: no file includes a header of a layer above its own"
 
-for m in json_util shapes_json hfconfig catalog catalog_source problem measurements; do
+for m in json_util shapes_json hfconfig frameworks_json catalog catalog_source problem measurements; do
     files="$SRC/formulate/input/$m.c"
     [ -f "$SRC/formulate/input/$m.h" ] && files="$files $SRC/formulate/input/$m.h"
     r=$(rank "$m")
@@ -222,7 +222,7 @@ elif [ -n "$BUILD" ]; then
         n=$(basename "$o" .c.o)
         nm --defined-only "$o" | awk -v n="$n" '$2 ~ /^[TDRB]$/ && $3 ~ /^pp_/ {print $3, n}'
     done >"$defs"
-    for m in json_util shapes_json hfconfig catalog catalog_source problem measurements; do
+    for m in json_util shapes_json hfconfig frameworks_json catalog catalog_source problem measurements; do
         r=$(rank "$m")
         for s in $(nm --undefined-only "$OBJ/formulate/input/$m.c.o" | awk '$2 ~ /^pp_/ {print $2}'); do
             owner=$(awk -v s="$s" '$1 == s {print $2}' "$defs")

@@ -463,6 +463,52 @@ static void test_eval_tp_across_nodes(void)
     pp_run_free(&r);
 }
 
+/* A plan its framework cannot run (int8ef on DP gradients: Megatron-Core,
+ * the example's framework, has no int8 gradient compression) is priced as
+ * given and marked: report, JSON and standard error say not runnable and
+ * why; as a baseline it is priced and not feasible.  The plan the search
+ * returns is runnable. */
+static void test_eval_not_runnable(void)
+{
+    char plan[1024];
+    pp_write_temp("int8ef.json",
+                  "{\"tp\": 8, \"pp\": 8, \"dp\": 16, \"micro_batch\": 4, \"virtual_stages\": 6, \"zero\": 1,"
+                  " \"sequence_parallel\": true, \"compression\": {\"dp\": \"int8ef\"}}",
+                  plan, sizeof plan);
+    pp_run_result r;
+    CU_ASSERT_EQUAL(run_eval(plan, NULL, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "**Not runnable by Megatron-Core (0.20.0");
+    PP_ASSERT_CONTAINS(r.out, "it has no codec 'int8ef' on dp traffic (it runs none, bf16)");
+    PP_ASSERT_CONTAINS(r.err, "warning: not runnable by Megatron-Core");
+    pp_run_free(&r);
+    const char *json[] = {"--json", "-", NULL};
+    CU_ASSERT_EQUAL(run_eval(plan, json, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    double t = num(doc, "step_time_s");
+    CU_ASSERT(t > 0.0 && isfinite(t));
+    CU_ASSERT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "runnable")));
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(doc, "not_runnable_reason");
+    CU_ASSERT_TRUE(cJSON_IsString(why) && strstr(why->valuestring, "int8ef") != NULL);
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+    char example[1024];
+    pp_source_path(PP_EXAMPLE, example, sizeof example);
+    const char *base[] = {"plan", example, "--baseline", plan, "--json", "-", "-o", "/dev/null", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(base, &r), 0);
+    doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(doc, "baseline");
+    CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "valid")));
+    CU_ASSERT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(b, "feasible")));
+    CU_ASSERT_DOUBLE_EQUAL(num(b, "step_time_s"), t, 1e-9 * t);
+    why = cJSON_GetObjectItemCaseSensitive(b, "problem");
+    CU_ASSERT_TRUE(cJSON_IsString(why) && strstr(why->valuestring, "not runnable by Megatron-Core") != NULL);
+    CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "runnable"))); /* the optimum */
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+}
+
 /* ---- catalogs and option forms ------------------------------------------ */
 
 static double step_time_of(const char *const *extra)
@@ -635,6 +681,7 @@ int main(void)
         {"missing files are named", test_missing_file},
         {"invalid plans name the broken rule", test_invalid_plans},
         {"eval prices a plan whose TP leaves a node, and says so", test_eval_tp_across_nodes},
+        {"eval prices a plan its framework cannot run, and says so", test_eval_not_runnable},
         {"--efficiency applies a calibration", test_efficiency_override},
         {"--data-dir names the catalogs", test_data_dir},
         {"GNU option forms", test_option_forms},

@@ -120,6 +120,33 @@ static pp_problem random_problem(pp_rng *r)
         if (pp_rng_int(r, 0, 1)) /* on packed samples a quarter of the sequence long */
             p.training.packed_sample_tokens = p.model.seq_len / 4.0;
     }
+    /* A framework that runs only some values now and then (as
+     * data/frameworks.json says): ZeRO stages (fewer with a pipeline),
+     * recomputation kinds, the codecs of each dimension; the
+     * space, the enumerator and the MIP must range over the same ones.
+     * Drawn from a copy of the generator, so the problems that follow are
+     * the ones they were. */
+    pp_rng own = {r->s ^ 0x9E3779B97F4A7C15ULL};
+    r = &own;
+    if (pp_rng_int(r, 0, 3) == 0) {
+        pp_framework_caps *c = &p.fw;
+        c->known = true;
+        snprintf(c->name, sizeof c->name, "random");
+        snprintf(c->version, sizeof c->version, "test");
+        for (int i = 0; i < PP_DEC_COUNT; i++)
+            c->all[i] = true;
+        /* ZeRO without stage 1 or 2 (FSDP, a framework of ZeRO-1 only
+         * never reaches stage 3), fewer stages with a pipeline (DeepSpeed:
+         * 0 and 1), selective recomputation or not, some codecs */
+        c->all[PP_DEC_ZERO] = c->all[PP_DEC_RECOMPUTE] = false;
+        c->runs[PP_DEC_ZERO] = 0xFULL & ~(1ULL << pp_rng_int(r, 1, 2));
+        c->zero_with_pp = (unsigned)(c->runs[PP_DEC_ZERO] & (pp_rng_int(r, 0, 1) ? 0x3u : 0xFu));
+        c->runs[PP_DEC_RECOMPUTE] = pp_rng_int(r, 0, 1) ? 0x7ULL : 0x5ULL;
+        for (int d = 0; d < PP_DIM_COUNT; d++) {
+            c->all[PP_DEC_CODEC(d)] = false;
+            c->runs[PP_DEC_CODEC(d)] = 1ULL | ((unsigned long long)pp_rng_int(r, 0, 15) << 1);
+        }
+    }
     return p;
 }
 
@@ -208,12 +235,10 @@ static void shrink_space(pp_rng *r, pp_problem *p, double max_plans)
 
 static bool plan_equal(const pp_plan *a, const pp_plan *b)
 {
-    return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
-           a->micro_batch == b->micro_batch && a->virtual_stages == b->virtual_stages && a->zero == b->zero &&
-           a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
-           a->tp_mode == b->tp_mode && a->tp_depth == b->tp_depth && a->ep == b->ep && a->etp == b->etp &&
-           a->codec[0] == b->codec[0] &&
-           a->codec[1] == b->codec[1] && a->codec[2] == b->codec[2] && a->codec[3] == b->codec[3];
+    for (int i = 0; i < PP_DEC_COUNT; i++) /* every decision of the table */
+        if (pp_decision_get(a, (pp_decision_id)i) != pp_decision_get(b, (pp_decision_id)i))
+            return false;
+    return true;
 }
 
 static void plan_str(const pp_plan *p, char *buf, size_t len)

@@ -757,6 +757,97 @@ static void test_calibration_families(void)
     "{'gpus': [{'id': 'g1', 'name': 'G1', 'peak_tflops': {'bf16': 100}, 'memory_gib': 80, 'hbm_GBps': 1000,"      \
     " 'nvlink_GBps': 100, 'network_Gbps': 100, 'gpus_per_node': 8" fam ", 'source': 'x'}]}"
 
+/* data/frameworks.json read strictly: one entry of the small catalog's
+ * framework table, with `edit` replacing its decisions or compression. */
+static void bad_frameworks_at(const char *label, const char *entry_tail, const char *path, const char *const *words,
+                              int line)
+{
+    char dir[512], origin[600], file[1024], text[4096];
+    write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
+    snprintf(text, sizeof text,
+             "{'source': 'x', 'frameworks': [{'id': 'megatron-core', 'name': 'M', 'version': '1', 'source': 'x', %s}]}",
+             entry_tail);
+    snprintf(file, sizeof file, "%s/frameworks.json", dir);
+    pp_write_json(file, text);
+    snprintf(origin, sizeof origin, "%s/frameworks.json", dir);
+    pp_catalog cat;
+    pp_error err;
+    int rc = pp_catalog_load(dir, &cat, &err);
+    check_error_at(label, rc, &err, origin, path, words, line);
+    CU_ASSERT_EQUAL(cat.n_gpus, 0); /* left empty */
+}
+#define BAD_FRAMEWORKS(label, tail, path, ...) bad_frameworks_at(label, tail, path, WORDS(__VA_ARGS__), __LINE__)
+
+#define FW_DECISIONS_BUT(x)                                                                                           \
+    "'decisions': {" x "'recompute': {'values': ['none'], 'source': 'x'},"                                          \
+    " 'sequence_parallel': {'values': [false], 'source': 'x'}, 'tp_mode': {'values': ['1d'], 'source': 'x'},"       \
+    " 'tp_comm_overlap': {'values': [false], 'source': 'x'}, 'cp': {'values': 'all', 'source': 'x'},"               \
+    " 'virtual_stages': {'values': [1], 'source': 'x'}, 'ep': {'values': [1], 'source': 'x'},"                      \
+    " 'etp': {'values': [1], 'source': 'x'}}"
+#define FW_ZERO "'zero': {'values': [0, 1], 'with_pipeline': [0], 'source': 'x'}, "
+#define FW_COMPRESSION                                                                                                \
+    "'compression': {'dp': [{'codec': 'none', 'source': 'x'}], 'tp': [{'codec': 'none', 'source': 'x'}],"           \
+    " 'pp': [{'codec': 'none', 'source': 'x'}], 'params': [{'codec': 'none', 'source': 'x'}]}"
+
+static void test_bad_frameworks(void)
+{
+    BAD_FRAMEWORKS("missing decision", FW_DECISIONS_BUT("") ", " FW_COMPRESSION, "$.frameworks[0].decisions",
+                   "missing", "zero");
+    BAD_FRAMEWORKS("unknown value", FW_DECISIONS_BUT("'zero': {'values': [0, 1], 'with_pipeline': [0], 'source': 'x'},"
+                                                     " 'bogus': 1, ") ", " FW_COMPRESSION,
+                   "$.frameworks[0].decisions.bogus", "bogus", "tp_comm_overlap");
+    /* a valid entry, but the other frameworks have none */
+    BAD_FRAMEWORKS("a framework missing", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION, "$.frameworks",
+                   "megatron-lm-2021");
+    BAD_FRAMEWORKS("tp_mode name",
+                   "'decisions': {'zero': {'values': [0], 'with_pipeline': [0], 'source': 'x'},"
+                   " 'recompute': {'values': ['none'], 'source': 'x'}, 'sequence_parallel': {'values': [false], 'source': 'x'},"
+                   " 'tp_mode': {'values': ['1d', '4d'], 'source': 'x'}}, " FW_COMPRESSION,
+                   "$.frameworks[0].decisions.tp_mode.values[1]", "4d", "2.5d");
+    BAD_FRAMEWORKS("default missing", FW_DECISIONS_BUT("'zero': {'values': [1], 'with_pipeline': [1], 'source': 'x'}, ")
+                   ", " FW_COMPRESSION, "$.frameworks[0].decisions.zero.values", "default 0");
+    BAD_FRAMEWORKS("with_pipeline beyond values",
+                   FW_DECISIONS_BUT("'zero': {'values': [0], 'with_pipeline': [0, 2], 'source': 'x'}, ") ", " FW_COMPRESSION,
+                   "$.frameworks[0].decisions.zero.with_pipeline", "values");
+    BAD_FRAMEWORKS("no source", FW_DECISIONS_BUT("'zero': {'values': [0], 'with_pipeline': [0]}, ") ", " FW_COMPRESSION,
+                   "$.frameworks[0].decisions.zero", "source");
+    BAD_FRAMEWORKS("unknown codec",
+                   FW_DECISIONS_BUT(FW_ZERO) ", 'compression': {'dp': [{'codec': 'none', 'source': 'x'},"
+                   " {'codec': 'int9', 'source': 'x'}], 'tp': [], 'pp': [], 'params': []}",
+                   "$.frameworks[0].compression.dp[1].codec", "int9", "none");
+    BAD_FRAMEWORKS("none missing",
+                   FW_DECISIONS_BUT(FW_ZERO) ", 'compression': {'dp': [], 'tp': [], 'pp': [], 'params': []}",
+                   "$.frameworks[0].compression.dp", "none");
+    BAD_FRAMEWORKS("missing compression", FW_DECISIONS_BUT(FW_ZERO), "$.frameworks[0]", "missing", "compression");
+}
+
+/* The project's data/frameworks.json: Megatron-Core runs the bf16 cast on
+ * DP gradients but no int8ef, DeepSpeed ZeRO-2/3 only without a pipeline
+ * and the MPI codecs only through MVAPICH2-GDR, FSDP no ZeRO-1. */
+static void test_frameworks_data(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    int bf16 = pp_catalog_codec_index(&cat, "bf16"), int8ef = pp_catalog_codec_index(&cat, "int8ef");
+    int zfp8 = pp_catalog_codec_index(&cat, "zfp8");
+    CU_ASSERT_FATAL(bf16 > 0 && int8ef > 0 && zfp8 > 0);
+    for (int fw = 0; fw < PP_FW_COUNT; fw++) {
+        const pp_framework_caps *c = &cat.frameworks[fw];
+        CU_ASSERT(c->known && c->name[0] && c->version[0]);
+        for (int d = 0; d < PP_DIM_COUNT; d++)
+            CU_ASSERT(!(c->runs[PP_DEC_CODEC(d)] & (1ULL << int8ef))); /* no framework runs int8ef */
+        CU_ASSERT(c->runs[PP_DEC_TP_MODE] == 1ULL); /* 1d only */
+    }
+    const pp_framework_caps *mc = &cat.frameworks[PP_FW_MEGATRON_CORE], *ds = &cat.frameworks[PP_FW_DEEPSPEED];
+    CU_ASSERT(mc->runs[PP_DEC_CODEC_DP] == (1ULL | 1ULL << bf16));
+    CU_ASSERT(mc->zero_with_pp == 0xFu);
+    CU_ASSERT(ds->zero_with_pp == 0x3u && ds->runs[PP_DEC_ZERO] == 0xFULL);
+    CU_ASSERT((ds->runs[PP_DEC_CODEC_DP] & (1ULL << zfp8)) && (ds->codec_mpi[PP_DIM_DP] & (1u << zfp8)));
+    CU_ASSERT(!(ds->codec_mpi[PP_DIM_DP] & (1u << bf16)));
+    CU_ASSERT(!(cat.frameworks[PP_FW_FSDP].runs[PP_DEC_ZERO] & 2ULL));
+    pp_catalog_free(&cat);
+}
+
 static void test_bad_calibration_families(void)
 {
     BAD_BOUNDS("unknown family", GPU_OF_FAMILY(", 'calibration_family': 'f9'"), NULL, "gpus.json",
@@ -1252,6 +1343,8 @@ int main(void)
         {"the efficiency table: each parameter once, with its default", test_efficiency_table},
         {"calibration families: every GPU names one, bounds resolved", test_calibration_families},
         {"bad calibration families and bounds name their JSON path", test_bad_calibration_families},
+        {"bad frameworks.json names its JSON path", test_bad_frameworks},
+        {"frameworks.json: what each framework runs", test_frameworks_data},
         {"long file names keep their tail", test_long_origin},
         {"edit distance and suggestions", test_edit_distance_and_suggestions},
         {"brackets inside strings are not nesting", test_brackets_in_strings},

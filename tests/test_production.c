@@ -210,11 +210,14 @@ static bool any_codec(const pp_plan *pl)
     return false;
 }
 
-/* Compression pays where the seed measured it and not where links are fast
- * (docs/reproduction.md (a)): GPT-NeoX-20B on 48 Lassen nodes with
- * MVAPICH2-GDR, every codec allowed, is faster with a codec than with none;
- * on 24 nodes of 8 H100 at 400 Gb/s with NCCL the hybrid policy, and even
- * every tolerance lifted, keeps every dimension uncompressed. */
+/* Compression where the seed measured it, and not where links are fast
+ * (docs/reproduction.md (a)): GPT-NeoX-20B on 48 Lassen nodes with DeepSpeed
+ * and MVAPICH2-GDR, every tolerance lifted, searches only the codecs
+ * DeepSpeed reaches there (data/frameworks.json: ZFP, MPC, the bf16 cast; no
+ * framework runs int8ef, whose cheap TP cast made compression pay here
+ * before): its optimum is runnable and no slower than without codecs; on 24
+ * nodes of 8 H100 at 400 Gb/s with NCCL the hybrid policy, and even every
+ * tolerance lifted, keeps every dimension uncompressed. */
 static void test_codec_where_it_pays(void)
 {
     pp_catalog cat;
@@ -229,7 +232,10 @@ static void test_codec_where_it_pays(void)
          &cat, &p);
     best_of(&p, &res);
     double with = res.best.eval.time.step_s;
-    CU_ASSERT(any_codec(&res.best.plan));
+    CU_ASSERT(pp_plan_runnable(&p, &res.best.plan, NULL, 0));
+    int int8ef = pp_catalog_codec_index(&cat, "int8ef");
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        CU_ASSERT(res.best.plan.codec[d] != int8ef);
     pp_plan_result_free(&res);
     for (int d = 0; d < PP_DIM_COUNT; d++) {
         p.search[PP_DEC_CODEC(d)].n = 1;
@@ -238,7 +244,7 @@ static void test_codec_where_it_pays(void)
     best_of(&p, &res);
     double without = res.best.eval.time.step_s;
     pp_plan_result_free(&res);
-    CU_ASSERT(with < without);
+    CU_ASSERT(with <= without);
     printf("\n    Lassen: %.3f s with codecs, %.3f s without (%+.1f %%) ", with, without, (without / with - 1) * 100);
 
     pp_test_load("{'model': 'gpt-neox-20b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 24,"
@@ -463,6 +469,70 @@ static void test_capacity_over_gpu_kinds(void)
     pp_run_free(&r);
 }
 
+/* Every optimum is a plan its framework launches (data/frameworks.json):
+ * each example problem, and Llama 3.1 405B, DeepSeek-V3 and Qwen3-235B-A22B
+ * problems, planned under each framework, use only values it runs. */
+static int check_runnable_under(const pp_catalog *cat, pp_problem p, pp_framework fw, const char *label)
+{
+    p.training.framework = fw;
+    pp_framework_features(fw, &p.training);
+    p.training.grad_reduce_dtype = pp_framework_grad_reduce(fw, p.training.precision);
+    p.fw = cat->frameworks[fw];
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    pp_plan_result res;
+    pp_error err;
+    int rc = pp_plan_solve(&p, &o, &res, &err);
+    CU_ASSERT(rc == PP_OK || rc == PP_EINFEASIBLE);
+    bool solved = rc == PP_OK && res.status != PP_STATUS_INFEASIBLE;
+    if (solved) {
+        char why[512];
+        bool ok = pp_plan_runnable(&p, &res.best.plan, why, sizeof why);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s under %s: %s\n", label, pp_framework_name(fw), why);
+        for (int i = 0; i < res.n_runner_ups; i++)
+            CU_ASSERT(pp_plan_runnable(&p, &res.runner_ups[i].plan, NULL, 0));
+    }
+    if (rc == PP_OK)
+        pp_plan_result_free(&res);
+    return solved;
+}
+
+static void test_optima_run_in_their_framework(void)
+{
+    static const char *const examples[] = {"data/examples/small-gpt-8gpu.json", "data/examples/gpt-neox-20b-lassen.json",
+                                           "data/examples/gpt3-175b-1024-a100.json",
+                                           "data/examples/llama2-70b-lora-h100.json",
+                                           "data/examples/llama3-70b-h100.json",
+                                           "data/examples/llama3-70b-gb200-nvl72.json",
+                                           "data/examples/deepseek-v3-h800.json"};
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    int solved = 0, n = 0;
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        pp_load_problem(examples[i], &cat, &p);
+        for (int fw = 0; fw < PP_FW_COUNT; fw++, n++)
+            solved += check_runnable_under(&cat, p, (pp_framework)fw, examples[i]);
+    }
+    printf("\n    %d of %d example x framework problems have an optimum ", solved, n);
+    CU_ASSERT(solved >= n / 2);
+    /* Meta's 405B setting and Qwen3-235B-A22B on four GB200 NVL72 racks, framework megatron-core */
+    pp_test_load("{'model': 'llama3-405b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 2048},"
+                 " 'training': {'global_batch': 2048, 'precision': 'bf16', 'framework': 'megatron-core'}}",
+                 &cat, &p);
+    CU_ASSERT(check_runnable_under(&cat, p, PP_FW_MEGATRON_CORE, "llama3-405b"));
+    pp_test_load("{'model': {'name': 'Qwen3-235B-A22B', 'layers': 94, 'hidden': 4096, 'heads': 64, 'kv_heads': 4,"
+                 " 'head_dim': 128, 'ffn_hidden': 12288, 'gated_mlp': true, 'vocab': 151936, 'seq_len': 4096,"
+                 " 'experts': 128, 'experts_per_token': 8, 'moe_ffn_hidden': 1536, 'qk_layernorm': true},"
+                 " 'cluster': {'gpu': 'gb200-nvl72', 'nodes': 4},"
+                 " 'training': {'global_batch': 1024, 'precision': 'bf16', 'framework': 'megatron-core'}}",
+                 &cat, &p);
+    CU_ASSERT(check_runnable_under(&cat, p, PP_FW_MEGATRON_CORE, "qwen3-235b-a22b"));
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -480,6 +550,7 @@ int main(void)
          test_lora_plan_end_to_end},
         {"gradient types Megatron-LM cannot run are said so in the launch settings",
          test_gradient_types_megatron_can_run},
+        {"every optimum, under every framework, is a plan the framework runs", test_optima_run_in_their_framework},
         {NULL, NULL},
     };
     return pp_test_main("production recipes", tests);

@@ -106,16 +106,15 @@ static bool lossy_codec(const pp_problem *prob, int c)
     return c >= 0 && c < prob->n_codecs && prob->codecs[c].lossy;
 }
 
-/* Accuracy binds only where the plan spends its error budget and the budget
- * stops it: a dimension the plan compresses with a lossy codec that the
- * faster plan without tolerances compresses with a codec too lossy for it.
- * A faster plan that only compresses what the plan leaves uncompressed
- * (TP, PP and parameters tolerate no error unless the problem says so) is
- * the problem's choice of codecs, not a tight budget. */
+/* Accuracy binds only where an error budget stops the plan: a dimension
+ * with a budget (a tolerance above zero) that the faster plan without
+ * tolerances compresses with a codec too lossy for it.  A faster plan that
+ * only compresses what tolerates no error (TP, PP and parameters unless the
+ * problem says otherwise) is the problem's prohibition, not a tight budget. */
 static bool budget_tight(const pp_problem *prob, const pp_plan *plan, const pp_plan *lifted)
 {
     for (int d = 0; d < PP_DIM_COUNT; d++)
-        if (lossy_codec(prob, plan->codec[d]) && lifted->codec[d] != plan->codec[d] &&
+        if (prob->error_tolerance[d] > 0.0 && lifted->codec[d] != plan->codec[d] &&
             pp_codec_too_lossy(prob, lifted->codec[d], (pp_dim)d))
             return true;
     return false;
@@ -153,11 +152,11 @@ static void acc_describe(const pp_cons_view *v, const pp_family_report *f, char 
         for (int d = 0; d < PP_DIM_COUNT; d++)
             compresses = compresses || lossy_codec(prob, plan->codec[d]);
         pp_catf(buf, cap,
-                compresses ? "Accuracy does not bind: the plan compresses within its error budget, and the "
-                             "budget stops no dimension it compresses from compressing harder. Compressing what "
-                             "the tolerances keep uncompressed would change it: "
-                           : "Accuracy does not bind: the plan compresses nothing, so it spends no error budget. "
-                             "Compressing what the tolerances keep uncompressed would change it: ");
+                compresses ? "Accuracy does not bind: the plan compresses within its error budget, and no "
+                             "budget stops a dimension from compressing harder. Compressing what tolerates no "
+                             "error would change it: "
+                           : "Accuracy does not bind: no error budget stops the plan from compressing. "
+                             "Compressing what tolerates no error would change it: ");
         pp_cf_effect(v, &f->cf[0], buf, cap);
         pp_catf(buf, cap, ".");
         return;

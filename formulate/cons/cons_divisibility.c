@@ -133,6 +133,9 @@ static void rule_name(const pp_problem *prob, pp_rule rule, const char *msg, cha
     case PP_RULE_INTERLEAVE_MICROBATCHES:
         snprintf(buf, cap, "with interleaving, the micro-batches per pipeline are a multiple of pp");
         return;
+    case PP_RULE_FRAMEWORK:
+        snprintf(buf, cap, "the framework runs every value (data/frameworks.json)");
+        return;
     case PP_RULE_NONE:
     case PP_RULE_OTHER:
         break;

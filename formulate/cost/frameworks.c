@@ -16,12 +16,9 @@
  */
 #include "cost_ground.h"
 
-static const char *const FRAMEWORK_NAMES[PP_FW_COUNT] = {"megatron-core", "megatron-lm-2021", "deepspeed",
-                                                         "deepspeed-2021", "fsdp"};
-
 const char *pp_framework_name(pp_framework fw)
 {
-    return fw >= 0 && fw < PP_FW_COUNT ? FRAMEWORK_NAMES[fw] : "?";
+    return fw >= 0 && fw < PP_FW_COUNT ? pp_framework_names[fw] : "?";
 }
 
 bool pp_framework_has_zero(pp_framework fw, int zero)

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "catalog.h"
+#include "frameworks_json.h"
 #include "json_util.h"
 #include "shapes_json.h"
 
@@ -1176,6 +1177,25 @@ const pp_eff_family *pp_catalog_gpu_family(const pp_catalog *cat, const char *gp
     return NULL;
 }
 
+/* ---- frameworks.json ---------------------------------------------------------------- */
+
+/* What each framework runs (frameworks_json.c), read after codecs.json,
+ * whose ids it names.  Optional, as efficiency.json is: a data directory
+ * without it (an older or a hand-made one) leaves every framework's
+ * capabilities unknown, and the search ranges over every value. */
+static int load_frameworks(pp_catalog *cat, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, "frameworks.json", false, path, sizeof path, &doc, err);
+    if (!rc && doc) {
+        pp_jpath root = pp_jpath_root(path);
+        rc = pp_frameworks_read(doc, &root, cat->codecs, cat->n_codecs, cat->frameworks, err);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
 /* ---- the catalog as a whole ------------------------------------------------------- */
 
 const char *pp_default_data_dir(void)
@@ -1219,6 +1239,8 @@ static int load_all(pp_catalog *cat, pp_error *err)
         rc = load_efficiency(cat, err);
     if (!rc)
         rc = load_bounds(cat, err);
+    if (!rc)
+        rc = load_frameworks(cat, err);
     return rc;
 }
 

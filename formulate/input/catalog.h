@@ -1,6 +1,7 @@
 /*
  * catalog.h: the data catalogs of data/ (gpus.json, models.json,
- * clusters.json, codecs.json, efficiency.json) read into plain arrays, and
+ * clusters.json, codecs.json, efficiency.json, frameworks.json) read into
+ * plain arrays, and
  * the lookups, listings and efficiency layers built on them.
  *
  * It also holds the one table of efficiency parameters (pp_eff_params: every
@@ -122,6 +123,7 @@ typedef struct pp_catalog {
     pp_eff_family *families;     /* calibration-bounds.json's families */
     pp_eff_family *every_family; /* its every_family: the bounds that hold for any GPU (unset ones 0..0) */
     pp_gpu_aliases *gpu_aliases;            /* parallel to gpus */
+    pp_framework_caps frameworks[PP_FW_COUNT]; /* frameworks.json, by pp_framework (codec bits index codecs) */
 } pp_catalog;
 
 /* Where the catalogs live: $PARPLAN_DATA_DIR if set, else the source tree's
@@ -129,8 +131,8 @@ typedef struct pp_catalog {
  * location (compile-time PARPLAN_INSTALL_DATA_DIR). */
 const char *pp_default_data_dir(void);
 
-/* Load gpus.json, models.json, clusters.json, codecs.json, efficiency.json
- * and calibration-bounds.json from data_dir.  On failure the catalog is left empty (safe to free). */
+/* Load gpus.json, models.json, clusters.json, codecs.json, efficiency.json,
+ * calibration-bounds.json and frameworks.json from data_dir.  On failure the catalog is left empty (safe to free). */
 int pp_catalog_load(const char *data_dir, pp_catalog *cat, pp_error *err);
 void pp_catalog_free(pp_catalog *cat);
 

@@ -609,7 +609,7 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         return rc;
     rc = read_run(&s, &at, cat, row, err);
     pp_error rule;
-    *priced = !rc && pp_plan_check(&row->prob, &row->plan, &rule) == PP_OK;
+    *priced = !rc && pp_fixed_plan_check(&row->prob, &row->plan, &rule) == PP_OK; /* priced as it ran */
     return rc;
 }
 

@@ -339,8 +339,6 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "packed_sample_tokens", "nccl_pxn", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
-static const char *const framework_names[] = {"megatron-core", "megatron-lm-2021", "deepspeed",
-                                              "deepspeed-2021", "fsdp"};
 static const char *const optimizer_names[] = {"adam"};
 
 /* A gradient data type (grad_reduce_dtype, grad_accum_dtype): bf16, fp16
@@ -379,7 +377,7 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_positive(obj, at, "tokens", PP_OPTIONAL, 1e18, &t->tokens, c->err);
     int framework = (int)t->framework;
     if (!rc)
-        rc = pp_json_enum(obj, at, "framework", PP_OPTIONAL, framework_names, PP_FW_COUNT, &framework, c->err);
+        rc = pp_json_enum(obj, at, "framework", PP_OPTIONAL, pp_framework_names, PP_FW_COUNT, &framework, c->err);
     if (!rc && framework != (int)t->framework) /* explicit flags below may still override */
         pp_framework_features((pp_framework)framework, t);
     if (!rc)
@@ -858,9 +856,19 @@ static void apply_collectives(pp_problem *p)
     }
 }
 
+/* What training.framework runs, from the catalog's frameworks.json (a
+ * problem read without the catalog keeps fw.known false). */
+static void take_framework_caps(const parse_ctx *c)
+{
+    pp_framework fw = c->p->training.framework;
+    if (c->cat && fw >= 0 && fw < PP_FW_COUNT && c->cat->frameworks[fw].known)
+        c->p->fw = c->cat->frameworks[fw];
+}
+
 static int check_across_sections(const parse_ctx *c, const pp_jpath *root)
 {
     int rc = PP_OK;
+    take_framework_caps(c);
     apply_collectives(c->p);
     if (c->p->has_cluster)
         rc = check_precision_supported(c, &c->p->cluster.gpu, root);

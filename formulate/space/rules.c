@@ -12,6 +12,7 @@
 #include "problem.h"
 
 #include <limits.h>
+#include <stdio.h>
 
 typedef int (*rule_fn)(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
@@ -40,14 +41,101 @@ static int rule_ranges(const pp_problem *prob, const pp_plan *pl, pp_error *err)
     return PP_OK;
 }
 
-static int rule_framework_zero(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+/* ---- what the framework runs (data/frameworks.json) ----------------------- */
+
+bool pp_framework_runs(const pp_problem *prob, pp_decision_id id, int v)
 {
-    if (!pp_framework_has_zero(prob->training.framework, pl->zero))
-        return pp_error_set(err, PP_EINPUT, "plan",
-                            "framework: %s has no ZeRO stage %d (FSDP's NO_SHARD is zero 0, SHARD_GRAD_OP "
-                            "zero 2, FULL_SHARD zero 3)",
-                            pp_framework_name(prob->training.framework), pl->zero);
-    return PP_OK;
+    const pp_framework_caps *c = &prob->fw;
+    if (!c->known) /* built without the catalog: the built-in rule of frameworks.c only */
+        return id != PP_DEC_ZERO || pp_framework_has_zero(prob->training.framework, v);
+    if (id < 0 || id >= PP_DEC_COUNT)
+        return false;
+    bool codec = pp_decisions[id].kind == PP_DK_CODEC;
+    if (c->all[id] && !codec)
+        return true;
+    if (v < 0 || v > 63 || !(c->runs[id] & (1ULL << v)))
+        return false;
+    /* a codec that runs only in an MPI library's collectives */
+    return !codec || v >= 32 || !(c->codec_mpi[pp_decisions[id].dim] & (1u << v)) || prob->training.mvapich;
+}
+
+bool pp_framework_runs_zero(const pp_problem *prob, int zero, int pp)
+{
+    if (!pp_framework_runs(prob, PP_DEC_ZERO, zero))
+        return false;
+    return pp <= 1 || !prob->fw.known || (zero >= 0 && zero < 32 && (prob->fw.zero_with_pp & (1u << zero)));
+}
+
+/* "none, bf16": the values of decision d the framework runs. */
+static void runs_list(const pp_problem *prob, const pp_decision *d, unsigned long long mask, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int v = 0; v < 64 && n < cap; v++)
+        if (mask & (1ULL << v)) {
+            char num[32];
+            const char *t = pp_decision_value_text(prob, d, v, num, sizeof num);
+            int w = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", t);
+            n += w > 0 ? (size_t)w : 0;
+        }
+}
+
+bool pp_plan_runnable(const pp_problem *prob, const pp_plan *pl, char *why, size_t cap)
+{
+    char list[256], num[32];
+    if (why && cap)
+        why[0] = '\0';
+    for (int i = 0; i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        int v = pp_decision_get(pl, d->id);
+        bool codec = d->kind == PP_DK_CODEC;
+        if (codec && v == 0)
+            continue;
+        if (pp_framework_runs(prob, d->id, v))
+            continue;
+        if (why && prob->fw.known && codec && v >= 0 && v < 32 && (prob->fw.runs[d->id] & (1ULL << v)))
+            snprintf(why, cap, "codec '%s' on %s traffic runs only in MVAPICH2-GDR's collectives "
+                     "(training.collectives \"mvapich2-gdr\")", pp_codec_id(prob, v), pp_dim_name(d->dim));
+        else if (why && prob->fw.known && codec) {
+            runs_list(prob, d, prob->fw.runs[d->id], list, sizeof list);
+            snprintf(why, cap, "it has no codec '%s' on %s traffic (it runs %s)", pp_codec_id(prob, v),
+                     pp_dim_name(d->dim), list);
+        } else if (why && prob->fw.known) {
+            runs_list(prob, d, prob->fw.runs[d->id], list, sizeof list);
+            snprintf(why, cap, "it has no %s=%s (it runs %s)", d->key,
+                     pp_decision_value_text(prob, d, v, num, sizeof num), list);
+        } else if (why)
+            snprintf(why, cap, "it has no ZeRO stage %d (FSDP's NO_SHARD is zero 0, SHARD_GRAD_OP zero 2, "
+                     "FULL_SHARD zero 3)", pl->zero);
+        return false;
+    }
+    if (!pp_framework_runs_zero(prob, pl->zero, pl->pp)) {
+        if (why) {
+            runs_list(prob, &pp_decisions[PP_DEC_ZERO], prob->fw.zero_with_pp, list, sizeof list);
+            snprintf(why, cap, "it has no ZeRO stage %d with a pipeline (pp=%d; with one it runs zero %s)", pl->zero,
+                     pl->pp, list);
+        }
+        return false;
+    }
+    return true;
+}
+
+const char *pp_framework_label(const pp_problem *prob, char *buf, size_t cap)
+{
+    if (prob->fw.known)
+        snprintf(buf, cap, "%s (%s)", prob->fw.name, prob->fw.version);
+    else
+        snprintf(buf, cap, "%s", pp_framework_name(prob->training.framework));
+    return buf;
+}
+
+static int rule_framework(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    char why[512], label[PP_NAME_LEN + PP_FW_VERSION_LEN + 8];
+    if (pp_plan_runnable(prob, pl, why, sizeof why))
+        return PP_OK;
+    return pp_error_set(err, PP_EINPUT, "plan", "framework: not runnable by %s: %s",
+                        pp_framework_label(prob, label, sizeof label), why);
 }
 
 static int rule_gpu_count(const pp_problem *prob, const pp_plan *pl, pp_error *err)
@@ -350,7 +438,8 @@ static bool tpo_uncompressed(int tp_codec) { return tp_codec == 0; }
 
 bool pp_tp_overlap_offered(const pp_problem *prob)
 {
-    return tpo_in_framework(prob) && tpo_dense(prob);
+    bool runs = prob->fw.known ? pp_framework_runs(prob, PP_DEC_TP_OVERLAP, 1) : tpo_in_framework(prob);
+    return runs && tpo_dense(prob);
 }
 
 bool pp_tp_overlap_fits_shape(const pp_plan *plan, int gpus_per_node)
@@ -367,7 +456,7 @@ static int rule_tp_overlap(const pp_problem *prob, const pp_plan *pl, pp_error *
 {
     if (!pl->tp_comm_overlap)
         return PP_OK;
-    if (!tpo_in_framework(prob))
+    if (!prob->fw.known && !tpo_in_framework(prob)) /* else rule_framework's, from the data */
         return pp_error_set(err, PP_EINPUT, "plan",
                             "tp_comm_overlap: framework '%s' has no TP communication overlap (Megatron-Core and "
                             "torchtitan have)",
@@ -395,7 +484,7 @@ static const struct {
     pp_rule id;
 } RULES[] = {
     {rule_ranges, PP_RULE_OTHER},
-    {rule_framework_zero, PP_RULE_OTHER},
+    {rule_framework, PP_RULE_FRAMEWORK},
     {rule_gpu_count, PP_RULE_OTHER},
     {rule_tp_divides_heads, PP_RULE_TP_SPLIT},
     {rule_tp_in_node, PP_RULE_TP_NODE},
@@ -414,22 +503,29 @@ static const struct {
     {rule_tp_overlap, PP_RULE_OTHER},
 };
 
-pp_rule pp_plan_broken_rule(const pp_problem *prob, const pp_plan *plan, pp_error *err)
+/* The first rule the plan breaks; a fixed plan skips the framework's rule
+ * (eval prices it and marks it, pp_plan_runnable). */
+static pp_rule broken_rule(const pp_problem *prob, const pp_plan *plan, bool fixed, pp_error *err)
 {
     for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++)
-        if (RULES[i].check(prob, plan, err))
+        if (!(fixed && RULES[i].id == PP_RULE_FRAMEWORK) && RULES[i].check(prob, plan, err))
             return RULES[i].id;
     return PP_RULE_NONE;
 }
 
+pp_rule pp_plan_broken_rule(const pp_problem *prob, const pp_plan *plan, pp_error *err)
+{
+    return broken_rule(prob, plan, false, err);
+}
+
 int pp_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)
 {
-    return pp_plan_broken_rule(prob, plan, err) == PP_RULE_NONE ? PP_OK : PP_EINPUT;
+    return broken_rule(prob, plan, false, err) == PP_RULE_NONE ? PP_OK : PP_EINPUT;
 }
 
 int pp_fixed_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err)
 {
     pp_problem anywhere = *prob;
     anywhere.allow_tp_across_nodes = true;
-    return pp_plan_check(&anywhere, plan, err);
+    return broken_rule(&anywhere, plan, true, err) == PP_RULE_NONE ? PP_OK : PP_EINPUT;
 }

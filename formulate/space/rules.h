@@ -29,6 +29,7 @@ typedef enum pp_rule {
     PP_RULE_CP_SEQUENCE,              /* 2 cp divides the sequence */
     PP_RULE_BATCH,                    /* dp x micro_batch divides the global batch */
     PP_RULE_INTERLEAVE_MICROBATCHES,  /* interleaving: micro-batches a multiple of pp */
+    PP_RULE_FRAMEWORK,                /* the framework runs every value of the plan (pp_plan_runnable) */
     PP_RULE_OTHER
 } pp_rule;
 
@@ -36,11 +37,13 @@ typedef enum pp_rule {
  * if it breaks none), with its message in *err. */
 pp_rule pp_plan_broken_rule(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
-/* A fixed plan (`eval`, a training log) is priced wherever its tensor-
- * parallel groups sit: the placement rule (tp inside a node unless
- * constraints.allow_tp_across_nodes) bounds what the planner searches, not
- * what a run can do, as memory bounds what it chooses and eval still prices
- * a plan that does not fit.  Every other rule holds as in pp_plan_check. */
+/* A fixed plan (`eval`, a training log, a measured row) is priced wherever
+ * its tensor-parallel groups sit and whatever its framework runs: the
+ * placement rule (tp inside a node unless constraints.allow_tp_across_nodes)
+ * and the framework's rule (data/frameworks.json) bound what the planner
+ * searches, not what a plan costs, as memory bounds what it chooses and
+ * eval still prices a plan that does not fit.  Every other rule holds as in
+ * pp_plan_check. */
 int pp_fixed_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
 /* Whether the plan's tensor-parallel groups span nodes (tp above, or not
@@ -48,6 +51,22 @@ int pp_fixed_plan_check(const pp_problem *prob, const pp_plan *plan, pp_error *e
  * allow it (constraints.allow_tp_across_nodes). */
 bool pp_plan_tp_spans_nodes(const pp_problem *prob, const pp_plan *plan);
 bool pp_plan_tp_leaves_node(const pp_problem *prob, const pp_plan *plan);
+
+/* What the problem's framework runs (training.framework, its row of
+ * data/frameworks.json copied into prob->fw): value v of decision id (a
+ * codec by its index, and only through MVAPICH2-GDR where the data says so);
+ * ZeRO stage zero with a pipeline of pp stages.  A problem built without
+ * the catalog (fw.known false) runs every value but FSDP's missing ZeRO-1. */
+bool pp_framework_runs(const pp_problem *prob, pp_decision_id id, int v);
+bool pp_framework_runs_zero(const pp_problem *prob, int zero, int pp);
+
+/* Whether the framework runs every decision value of the plan; if not, why
+ * ("it has no codec 'int8ef' on dp traffic (it runs none, bf16)") in why. */
+bool pp_plan_runnable(const pp_problem *prob, const pp_plan *plan, char *why, size_t cap);
+
+/* "Megatron-Core (0.20.0 ...)": the framework and the version its data
+ * describes (its id when the problem has no data). */
+const char *pp_framework_label(const pp_problem *prob, char *buf, size_t cap);
 
 /* Whether a codec adds more relative error to dimension d's traffic than
  * the problem tolerates (the accuracy rule; cons_accuracy.c's rows say the

@@ -116,7 +116,8 @@ static int grid_choices(const pp_problem *prob, int tp, int *modes, int *depths,
         return add_grid(1, PP_TP_1D, 1, modes, depths, 0, max);
     int n = 0;
     for (int mode = 0; mode < PP_TP_MODE_COUNT; mode++) {
-        if (q[PP_DEC_TP_MODE].n > 0 && !list_has(&q[PP_DEC_TP_MODE], mode))
+        if ((q[PP_DEC_TP_MODE].n > 0 && !list_has(&q[PP_DEC_TP_MODE], mode)) ||
+            !pp_framework_runs(prob, PP_DEC_TP_MODE, mode))
             continue;
         if (mode != PP_TP_2P5D) {
             n = add_grid(tp, mode, 1, modes, depths, n, max);
@@ -300,16 +301,21 @@ static void set_options(const pp_problem *prob, pp_space *s)
         default_options(prob, dec, &d);
         bool codec = dec->kind == PP_DK_CODEC;
         s->n_options++;
-        s->options[dec->order] = in_range(&prob->search[dec->id], &d, codec ? 0 : dec->min,
-                                          codec ? prob->n_codecs - 1 : dec->max);
+        pp_int_list listed = in_range(&prob->search[dec->id], &d, codec ? 0 : dec->min,
+                                      codec ? prob->n_codecs - 1 : dec->max);
+        /* only what the framework runs (data/frameworks.json, rules.h) */
+        pp_int_list *o = &s->options[dec->order];
+        o->n = 0;
+        for (int j = 0; j < listed.n; j++)
+            if (pp_framework_runs(prob, dec->id, listed.v[j]))
+                o->v[o->n++] = listed.v[j];
     }
-    if (!pp_framework_has_zero(prob->training.framework, 1)) { /* FSDP: NO_SHARD, SHARD_GRAD_OP, FULL_SHARD */
-        pp_int_list z = {0};
-        for (int i = 0; i < s->options[PP_OPT_ZERO].n; i++)
-            if (s->options[PP_OPT_ZERO].v[i] != 1)
-                z.v[z.n++] = s->options[PP_OPT_ZERO].v[i];
-        s->options[PP_OPT_ZERO] = z;
-    }
+    /* the ZeRO stages the framework runs with a pipeline (DeepSpeed's
+     * pipeline engine: 0 and 1) */
+    s->zero_pipeline.n = 0;
+    for (int i = 0; i < s->options[PP_OPT_ZERO].n; i++)
+        if (pp_framework_runs_zero(prob, s->options[PP_OPT_ZERO].v[i], 2))
+            list_add(&s->zero_pipeline, s->options[PP_OPT_ZERO].v[i]);
 
     s->sp_on.n = 0;
     if (list_has(&s->options[PP_OPT_SEQUENCE_PARALLEL], 1))
@@ -345,6 +351,10 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
         break;
     /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
+        if (pp_replica_ranks(b) > 1 && b->pp > 1)
+            return &s->zero_pipeline;
+        degenerate = pp_replica_ranks(b) == 1;
+        break;
     case PP_OPT_CODEC_PARAMS: degenerate = pp_replica_ranks(b) == 1; break;
     /* the DP codec also compresses 2.5D's depth all-reduce of the gradients */
     case PP_OPT_CODEC_DP:
@@ -592,6 +602,29 @@ static void shape_candidates(const builder *b, const pp_decision *d, const pp_pl
     }
 }
 
+/* Only the values of a shape degree the framework runs (data/frameworks.json);
+ * the first one dropped is kept to explain an empty space. */
+static void framework_values(builder *b, const pp_decision *d, const pp_plan *partial, pp_int_list *values)
+{
+    int n = 0;
+    for (int i = 0; i < values->n; i++) {
+        if (pp_framework_runs(b->prob, d->id, values->v[i])) {
+            values->v[n++] = values->v[i];
+            continue;
+        }
+        if (b->have_rejection)
+            continue;
+        pp_plan probe = *partial;
+        char why[512], label[PP_NAME_LEN + PP_FW_VERSION_LEN + 8];
+        pp_decision_set(&probe, d->id, values->v[i]);
+        pp_plan_runnable(b->prob, &probe, why, sizeof why);
+        pp_error_set(&b->rejection, PP_EINPUT, "plan", "framework: not runnable by %s: %s",
+                     pp_framework_label(b->prob, label, sizeof label), why);
+        b->have_rejection = true;
+    }
+    values->n = n;
+}
+
 /* Every shape: the degrees nested in their order, each over its candidates
  * given those before it; the last turns fastest. */
 static int walk_shapes(builder *b, int level, pp_plan *plan)
@@ -601,6 +634,7 @@ static int walk_shapes(builder *b, int level, pp_plan *plan)
         return try_shape(b, plan);
     pp_int_list values;
     shape_candidates(b, d, plan, &values);
+    framework_values(b, d, plan, &values);
     for (int i = 0; i < values.n; i++) {
         pp_decision_set(plan, d->id, values.v[i]);
         int rc = walk_shapes(b, level + 1, plan);

@@ -29,7 +29,10 @@
  * One rule ties two choices: the params codec needs ZeRO >= 1 (with ZeRO-0
  * there are no parameter gathers), so ZeRO-0 takes only 'none' for it.
  * Candidate values come from problem->search when a list is given, else from
- * the tool's defaults (see space.c).  Constraints that cut plans of the space
+ * the tool's defaults (see space.c), and only those the problem's framework
+ * runs (data/frameworks.json, rules.h pp_framework_runs) stay: the search,
+ * the enumerator and the MIP range over what the framework launches; a
+ * pipelined shape takes only the ZeRO stages it runs with a pipeline.  Constraints that cut plans of the space
  * (memory, accuracy, bandwidth) are the business of the constraint families
  * (cons.h), not of the space.
  */
@@ -79,6 +82,8 @@ typedef struct pp_space {
     pp_int_list options[PP_MAX_OPTIONS];
     pp_int_list degenerate[PP_MAX_OPTIONS];
     pp_int_list sp_on; /* sequence parallelism of a MoE shape with tp > 1: only "on" */
+    pp_int_list zero_pipeline; /* the ZeRO stages of a shape with pp > 1 (and dp x cp > 1): those the
+                                  framework runs with a pipeline (data/frameworks.json) */
     bool moe;          /* the model has experts: ep and etp are part of the shape */
     int node_gpus;     /* GPUs of one NVLink domain: TP overlap stays inside it */
 

@@ -24,6 +24,8 @@ extern const char *const pp_dim_names[PP_DIM_COUNT];
 extern const char *const pp_objective_names[PP_OBJECTIVE_COUNT];
 extern const char *const pp_attention_kernel_names[PP_ATTN_COUNT];
 extern const char *const pp_lora_targets_names[PP_LORA_TARGETS_COUNT];
+/* training.framework and data/frameworks.json's ids: "megatron-core", ... */
+extern const char *const pp_framework_names[PP_FW_COUNT];
 
 /* The name of one value, or "?" for a value out of range. */
 const char *pp_precision_name(pp_precision p);

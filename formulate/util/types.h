@@ -361,6 +361,28 @@ typedef struct pp_int_list {
     int v[PP_MAX_VALUES];
 } pp_int_list;
 
+/* ---- what a framework runs (data/frameworks.json) ------------------------ */
+
+#define PP_FW_VERSION_LEN 160
+
+/* The values of each decision one training framework runs, at the version
+ * data/frameworks.json names (read by formulate/input/frameworks_json.c;
+ * the rule rules.c pp_plan_framework_gap, the space's candidates).  Bit v
+ * of runs[id] is value v of decision id (an enum's or a bool's index, an
+ * integer degree, a codec's index into the problem's codecs); all[id]: every
+ * value of the decision's range.  known false (a problem built without the
+ * catalog): every value runs, but for the built-in rules of rules.c. */
+typedef struct pp_framework_caps {
+    bool known;
+    char name[PP_NAME_LEN];           /* "Megatron-Core" */
+    char version[PP_FW_VERSION_LEN];  /* "0.20.0 (Megatron-LM d98e8a64dd, 2026-08-22)" */
+    bool all[PP_DEC_COUNT];
+    unsigned long long runs[PP_DEC_COUNT];
+    unsigned zero_with_pp;            /* bit z: ZeRO stage z with pp > 1 */
+    unsigned codec_mpi[PP_DIM_COUNT]; /* bit i: codec i runs on dimension d only through an MPI library
+                                         (training.collectives "mvapich2-gdr") */
+} pp_framework_caps;
+
 /* ---- capacity planning (`parplan capacity`) ------------------------------ */
 
 #define PP_MAX_CAPACITY_GPUS 16
@@ -405,6 +427,7 @@ typedef struct pp_problem {
     bool idle_gpus_ok; /* the GPU count is an upper limit (constraints.use_all_gpus false); default: every GPU works */
     int n_codecs;
     pp_codec codecs[PP_MAX_CODECS]; /* codecs[0] is always "none" */
+    pp_framework_caps fw; /* what training.framework runs (codec bits index codecs) */
     pp_capacity capacity;
     bool has_cluster; /* false only for capacity problems without a cluster */
 } pp_problem;
