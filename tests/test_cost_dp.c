@@ -73,12 +73,42 @@ static void test_dp_overlap_epigraph(void)
     PP_REL_EQ(ev.time.dp_comm_s, dp.once_wire_s + dp.gather_once_wire_s, 1e-12);
 }
 
+/* ZeRO-2 reduce-scatters every micro-batch where the framework syncs
+ * gradients every micro-batch (DeepSpeed, Megatron FSDP, FSDP alone), and
+ * once under FSDP's pipeline schedule, which holds the unsharded gradients
+ * until then: the memory the once-a-step traffic costs. */
+static void test_zero2_sync_per_framework(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_gpt3_175b(), 16, 128);
+    pp_plan pl = pp_test_plan(8, 4, 4, 1, 1);
+    pl.zero = 2;
+    CU_ASSERT_FATAL(pp_microbatches(&p, &pl) > 1);
+    pp_dp_term mc, fs;
+    double w, g_mc, g_fs, o;
+    p.training.framework = PP_FW_MEGATRON_CORE;
+    pp_term_dp_comm(&p, &pl, &mc);
+    pp_mem_states_gib(&p, &pl, 0, &w, &g_mc, &o);
+    p.training.framework = PP_FW_FSDP;
+    pp_term_dp_comm(&p, &pl, &fs);
+    pp_mem_states_gib(&p, &pl, 0, &w, &g_fs, &o);
+    CU_ASSERT(mc.per_mb_wire_s > 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(fs.per_mb_wire_s, 0.0, 0.0);
+    /* the unsharded gradients (2 or 4 bytes a parameter) beside a shard of
+     * 4 / 4: at least three times the shard alone */
+    CU_ASSERT(g_fs > 2.9 * g_mc);
+    pl.pp = 1;
+    pl.dp = 16;
+    pp_term_dp_comm(&p, &pl, &fs);
+    CU_ASSERT(fs.per_mb_wire_s > 0.0);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"ZeRO-3 volume 1.5x", test_zero3_volume},
         {"the optimizer step is memory-bound on the shard", test_optimizer},
         {"DP reduction overlaps the last backward", test_dp_overlap_epigraph},
+        {"ZeRO-2 reduce-scatters every micro-batch, but once under FSDP's pipeline", test_zero2_sync_per_framework},
         {NULL, NULL},
     };
     return pp_test_main("cost-dp", tests);

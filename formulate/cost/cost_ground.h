@@ -83,5 +83,9 @@ bool flash_usable(const pp_problem *prob);
 /* Selective recomputation as torchtitan's per-op checkpointing (framework
  * fsdp with fused attention; memory.c pp_op_sac_layer_bytes). */
 bool op_sac(const pp_problem *prob, const pp_plan *plan);
+/* Whether a ZeRO-2/3 plan reduce-scatters its gradients after every
+ * micro-batch (frameworks.c), or once after the last one, holding them
+ * unsharded until then. */
+bool grad_sync_every_microbatch(const pp_problem *prob, const pp_plan *plan);
 
 #endif

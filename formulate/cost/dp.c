@@ -4,8 +4,10 @@
  *
  * ZeRO (Rajbhandari et al. 2020 §7): stages 0-2 move 2 Psi per step (an
  * all-reduce, or a reduce-scatter and an all-gather of the same volume);
- * stage 2 also reduce-scatters every micro-batch; stage 3 gathers the
- * parameters for every forward and backward, 3 Psi (1.5x).  The once-a-step
+ * stage 2 also reduce-scatters every micro-batch where the framework syncs
+ * gradients every micro-batch (all but FSDP under a pipeline:
+ * grad_sync_every_microbatch), else once after the last; stage 3 gathers
+ * the parameters for every forward and backward, 3 Psi (1.5x).  The once-a-step
  * part hides behind the last backward (PyTorch DDP, Li et al. 2020), the
  * per-micro-batch part behind all compute (PyTorch FSDP, Zhao et al. 2023),
  * and ZeRO-1/2's gather of the updated parameters behind the next step's
@@ -140,7 +142,7 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
                               1.0);
         compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, weight_bits, n, k, &gather,
                               0.5, 1.0);
-        if (plan->zero == 2)
+        if (plan->zero == 2 && grad_sync_every_microbatch(prob, plan))
             compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
                                   &per_mb, (mb - 1.0) / mb, pieces);
         break;
@@ -150,8 +152,9 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
                               1.0, pieces);
         compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLGATHER, held_bytes, weight_bits, n, k, &gathers,
                               2.0, pieces);
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k, &per_mb,
-                              (mb - 1.0) / mb, pieces);
+        if (grad_sync_every_microbatch(prob, plan))
+            compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
+                                  &per_mb, (mb - 1.0) / mb, pieces);
         add_comm(&once, &rs_once);
         add_comm(&per_mb, &gathers);
         /* Prefetching hides the gather of the next layer behind this one's

@@ -123,3 +123,18 @@ bool op_sac(const pp_problem *prob, const pp_plan *plan)
 {
     return plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP && flash_usable(prob);
 }
+
+/* When ZeRO-2/3 reduce-scatters gradients under gradient accumulation.
+ * DeepSpeed reduces each micro-batch's gradients into the partitioned
+ * buffer in its backward hooks (ZeRO Table 1 keeps 2 Psi / d of gradients).
+ * Megatron-Core's sharded data parallelism does too: Megatron FSDP's
+ * no_sync "for grads shard mode" still syncs (megatron_fsdp.py, Megatron-LM
+ * d98e8a64: "there will actually always be gradient sync happening").
+ * PyTorch FSDP reduce-scatters after every backward unless gradient sync is
+ * off, which its pipeline schedule turns off until the last micro-batch
+ * (torch.distributed.pipelining: set_requires_gradient_sync(False), as
+ * torchtitan runs it; states.c holds the unsharded gradients meanwhile). */
+bool grad_sync_every_microbatch(const pp_problem *prob, const pp_plan *plan)
+{
+    return prob->training.framework != PP_FW_FSDP || plan->pp == 1;
+}

@@ -99,9 +99,11 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
         double held = (stage_embedding_params(prob, plan, stage) + last) / grid_of(plan).wshard;
         *weights += ACT_BYTES * held * (1.0 - 1.0 / d) / GIB;
     }
-    if (prob->training.framework == PP_FW_FSDP && plan->pp > 1 && z >= 2 && d > 1.0) {
-        if (z >= 3)
-            *weights += ACT_BYTES * psi * (1.0 - 1.0 / d) / GIB;
+    if (prob->training.framework == PP_FW_FSDP && plan->pp > 1 && z >= 3 && d > 1.0)
+        *weights += ACT_BYTES * psi * (1.0 - 1.0 / d) / GIB;
+    /* A framework that reduce-scatters once, after the last micro-batch
+     * (grad_sync_every_microbatch: FSDP under a pipeline), accumulates the
+     * unsharded gradients in the reduce type until then. */
+    if (z >= 2 && d > 1.0 && !grad_sync_every_microbatch(prob, plan))
         *grads += (prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 4.0 : ACT_BYTES) * trained / GIB;
-    }
 }
