@@ -243,6 +243,10 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
         pipeline_layout_string(&split, (long)p->pp * p->virtual_stages, layout, sizeof layout);
         flag_word(f, false, "--pipeline-model-parallel-layout", layout);
     }
+    /* a micro-batch count that is not a multiple of pp runs in larger groups */
+    int m = pp_microbatches(prob, p), group = pp_vp_microbatch_group(p->pp, p->virtual_stages, m);
+    if (p->virtual_stages > 1 && group > 0 && group != p->pp)
+        flag_int(f, false, "--microbatch-group-size-per-virtual-pipeline-stage", group);
     flag_int(f, false, "--context-parallel-size", p->cp);
     flag_int(f, false, "--micro-batch-size", p->micro_batch);
     flag_int(f, false, "--global-batch-size", t->global_batch);
@@ -430,6 +434,8 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--account-for-embedding-in-pipeline-split", "model.account_for_embedding_in_pipeline_split", BR_TRUE, "false",
      true},
     {"--account-for-loss-in-pipeline-split", "model.account_for_loss_in_pipeline_split", BR_TRUE, "false", true},
+    {"--microbatch-group-size-per-virtual-pipeline-stage", "model.microbatch_group_size_per_vp_stage", BR_COPY, "null",
+     true},
     {"--context-parallel-size", "model.context_parallel_size", BR_COPY, NULL, true},
     {"--sequence-parallel", "model.sequence_parallel", BR_TRUE, "false", true},
     {"--expert-model-parallel-size", "model.expert_model_parallel_size", BR_COPY, NULL, true},
@@ -693,16 +699,24 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     c->comment = "fused element-wise kernels, as priced; AsyncTP needs it";
     tt->has_exact = true;
     bool layout_runs = p->pp == 1 || p->virtual_stages == 1 || even_chunks;
+    /* PyTorch's interleaved schedules split the micro-batches into rounds of
+     * pp (torch.distributed.pipelining ScheduleInterleaved1F1B) */
+    bool groups_run = p->virtual_stages == 1 || pp_microbatches(prob, p) % p->pp == 0;
     tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D &&
                 (p->codec[PP_DIM_DP] == 0 || reduce16) &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
-                (!moe || p->etp == 1) && layout_runs;
+                (!moe || p->etp == 1) && layout_runs && groups_run;
     if (p->zero == 1)
         note(tt, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
                  "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");
     if (moe && p->etp > 1)
         note(tt, "torchtitan does not split an expert's matrices over tensor parallelism (expert tensor "
                  "parallelism %d here): run this plan with Megatron-Core, or plan with etp 1.\n\n", p->etp);
+    if (!groups_run)
+        note(tt, "The %d micro-batches per pipeline are not a multiple of pp=%d, which Megatron-Core runs in "
+                 "groups of %d and PyTorch's interleaved schedules do not run: run this plan with Megatron-Core.\n\n",
+             pp_microbatches(prob, p), p->pp,
+             pp_vp_microbatch_group(p->pp, p->virtual_stages, pp_microbatches(prob, p)));
     if (!layout_runs)
         note(tt, "The priced pipeline layout gives its %d model chunks unequal layers, which "
                  "`pipeline_parallel_layers_per_stage` cannot say: run this plan with Megatron-Core.\n\n",

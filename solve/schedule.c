@@ -9,11 +9,13 @@
  *
  *   v = 1 (1F1B):  warm-up = min(p - r - 1, m) forwards, then m - warm-up
  *                  (forward, backward) pairs, then warm-up backwards.
- *   v > 1:         M = m v virtual micro-batches; warm-up = (p - r - 1) 2 +
- *                  (v - 1) p (all M when m = p), capped at M; the k-th
- *                  forward runs chunk (k mod pv) / p of micro-batch
- *                  (k / pv) p + k mod p, the k-th backward the chunks in
- *                  reverse.
+ *   v > 1:         M = m v virtual micro-batches in groups of N micro-batches
+ *                  (pp_vp_microbatch_group, p unless m is not a multiple of
+ *                  p; the last group takes what is left); warm-up = (p - r
+ *                  - 1) 2 + (v - 1) N (all M when m = p), capped at M; the
+ *                  forwards run each group chunk by chunk, its micro-batches
+ *                  in order within a chunk (schedules.py get_schedule_table),
+ *                  the backwards the same with the chunks in reverse.
  *
  * Dependencies: the forward of chunk c on rank r needs that of rank r-1 (or,
  * on rank 0, chunk c-1 on the last rank); the backward of chunk c on rank r
@@ -36,6 +38,7 @@ typedef struct op {
 
 typedef struct replay {
     int p, v, m;
+    int group;     /* micro-batches of a group under interleaving (pp_vp_microbatch_group) */
     double f, b;   /* chunk times on every stage but the last */
     double fl, bl; /* on the last */
     op *ops;      /* p lists of 2 m v operations */
@@ -49,16 +52,18 @@ static size_t idx(const replay *rp, int r, int c, int i)
 }
 
 /* Megatron-LM's chunk and micro-batch of the k-th forward / backward of a
- * rank under interleaving. */
+ * rank under interleaving: group g of n micro-batches (the last group what
+ * is left) runs chunk 0 of each, then chunk 1, ... */
 static op virtual_op(const replay *rp, int k, bool backward)
 {
-    int group = rp->p * rp->v;
-    int in_group = k % group;
+    int n = rp->group, first = k / (n * rp->v) * n; /* every group before the last is whole */
+    int size = rp->m - first < n ? rp->m - first : n;
+    int in_group = k - first * rp->v;
     op o;
-    o.chunk = in_group / rp->p;
+    o.chunk = in_group / size;
     if (backward)
         o.chunk = rp->v - 1 - o.chunk;
-    o.mb = (k / group) * rp->p + k % rp->p;
+    o.mb = first + in_group % size;
     o.backward = backward;
     return o;
 }
@@ -79,7 +84,7 @@ static void build_order(const replay *rp, int r, op *out)
         return;
     }
     int total = rp->m * rp->v;
-    int warm = rp->m == rp->p ? total : (rp->p - r - 1) * 2 + (rp->v - 1) * rp->p;
+    int warm = rp->m == rp->p ? total : (rp->p - r - 1) * 2 + (rp->v - 1) * rp->group;
     if (warm > total)
         warm = total;
     for (int k = 0; k < warm; k++)
@@ -170,9 +175,10 @@ done:
 double pp_schedule_makespan_s(int pp, int v, int m, double forward_s, double backward_s, double last_forward_s,
                               double last_backward_s)
 {
-    if (pp < 1 || v < 1 || m < 1 || (v > 1 && m % pp))
+    int group = pp >= 1 && v >= 1 && m >= 1 ? pp_vp_microbatch_group(pp, v, m) : 0;
+    if (group == 0)
         return -1.0;
-    replay rp = {pp, v, m, forward_s, backward_s, last_forward_s, last_backward_s, NULL, NULL, NULL};
+    replay rp = {pp, v, m, group, forward_s, backward_s, last_forward_s, last_backward_s, NULL, NULL, NULL};
     return run(&rp, NULL, NULL, NULL);
 }
 
@@ -185,23 +191,24 @@ static int cmp_task(const void *a, const void *b)
 }
 
 /* How many micro-batches the chart replays: one repeating round of the
- * schedule, not every micro-batch.  Beyond 2p micro-batches the schedule
- * only repeats its steady round (each stage alternating one forward and one
- * backward, p micro-batches a round), so the chart replays 2p: the fill,
- * at least one steady round on every stage, and the drain (with
- * interleaving 2p is a multiple of pp, as Megatron-LM requires; m == pp
- * and fewer are replayed whole, since Megatron runs m == pp differently).
- * PP_SCHEDULE_MAX_REPLAY_OPS still bounds the replay. */
+ * schedule, not every micro-batch.  Beyond 2N micro-batches (N the group of
+ * an interleaved schedule, p otherwise) the schedule only repeats its
+ * steady round (each stage alternating one forward and one backward, N
+ * micro-batches a round), so the chart replays 2N: the fill, at least one
+ * steady round on every stage, and the drain (2N runs in groups of N as m
+ * does; m == pp and fewer are replayed whole, since Megatron runs m == pp
+ * differently).  PP_SCHEDULE_MAX_REPLAY_OPS still bounds the replay. */
 static int replayed_microbatches(int p, int v, int m)
 {
-    int round = m > 2 * p ? 2 * p : m;
+    int n = v > 1 ? pp_vp_microbatch_group(p, v, m) : p;
+    int round = m > 2 * n ? 2 * n : m;
     long per_mb = 2L * p * v;
     if ((long)round * per_mb <= PP_SCHEDULE_MAX_REPLAY_OPS)
         return round;
     long fit = PP_SCHEDULE_MAX_REPLAY_OPS / per_mb;
     if (v > 1)
-        fit -= fit % p;
-    return fit < p ? p : (int)fit;
+        fit -= fit % n;
+    return fit < n ? n : (int)fit;
 }
 
 /* Keep the first and the last `keep` tasks of each stage of the sorted
@@ -267,8 +274,8 @@ int pp_schedule_build(const pp_problem *prob, const pp_plan *plan, pp_schedule *
         free(keep);
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
     }
-    replay rp = {p, v, shown, out->other_forward_s, out->other_backward_s, out->forward_s, out->backward_s,
-                 NULL, NULL, NULL};
+    replay rp = {p, v, shown, pp_vp_microbatch_group(p, v, shown), out->other_forward_s, out->other_backward_s,
+                 out->forward_s, out->backward_s, NULL, NULL, NULL};
     out->shown_makespan_s = run(&rp, keep, out->tasks, &out->n_tasks);
     free(keep);
     if (out->shown_makespan_s < 0) {

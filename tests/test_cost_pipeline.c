@@ -3,6 +3,7 @@
  * micro-batches, the 1F1B bubble and the sends between stages, by hand.
  */
 #include "costmodel.h"
+#include "rules.h"
 #include "testutil.h"
 
 /* Pipeline: 2 v sends per micro-batch of b (s/c) h 16-bit values split by
@@ -107,11 +108,44 @@ static void test_bubble(void)
     CU_ASSERT(none.total_s - none.bubble_s < 0.1 * logits);
 }
 
+/* Megatron-Core's interleaved schedule runs m micro-batches in groups of N
+ * in [pp, m], the last group whole or at least pp long (schedules.py at
+ * core_v0.15.0); the default N = pp needs m a multiple of pp.  A larger
+ * group adds (v - 1)(N - pp) warm-up forwards to what stage 0 holds. */
+static void test_microbatch_groups(void)
+{
+    CU_ASSERT_EQUAL(pp_vp_microbatch_group(16, 2, 128), 16);
+    CU_ASSERT_EQUAL(pp_vp_microbatch_group(16, 2, 120), 20);
+    CU_ASSERT_EQUAL(pp_vp_microbatch_group(4, 2, 10), 5);
+    CU_ASSERT_EQUAL(pp_vp_microbatch_group(4, 2, 6), 6);
+    CU_ASSERT_EQUAL(pp_vp_microbatch_group(4, 2, 7), 7);
+    CU_ASSERT_EQUAL(pp_vp_microbatch_group(16, 2, 8), 0);
+    CU_ASSERT_EQUAL(pp_vp_microbatch_group(16, 1, 8), 16); /* no interleaving: no groups */
+    /* GPT-3 on 8 stages of 2 chunks: 48 micro-batches (groups of 8) against
+     * 44 (groups of 11): stage 0 holds 3 more micro-batches' chunks */
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 128, 1536);
+    pp_plan pl = pp_test_plan(8, 8, 16, 1, 2);
+    pl.virtual_stages = 2;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    double a = pp_mem_activations_gib(&p, &pl, 0);
+    p.training.global_batch = 16 * 2 * 44;
+    CU_ASSERT_EQUAL(pp_microbatches(&p, &pl), 44);
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    double b = pp_mem_activations_gib(&p, &pl, 0);
+    /* held chunk-micro-batches: 2 (8-1) + (2-1) N + 1, over v = 2; the
+     * layers' activations grow by at most that ratio (the stage's other
+     * buffers do not) */
+    CU_ASSERT(b > a);
+    CU_ASSERT(b / a < (14.0 + 11.0 + 1.0) / (14.0 + 8.0 + 1.0) + 1e-9);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"pipeline sends per micro-batch and chunk", test_pipeline_sends},
         {"pipeline bubble", test_bubble},
+        {"interleaved micro-batch groups of pp to m (Megatron-Core)", test_microbatch_groups},
         {"scatter/gather of pipeline sends (Narayanan et al. 2021 Fig. 18)", test_scatter_gather_fig18},
         {NULL, NULL},
     };

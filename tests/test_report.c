@@ -794,7 +794,8 @@ static void test_hostile_name(void)
  * logits and the loss) m of its slots and (p-1)/v of the others'. */
 static void test_schedule_replay(void)
 {
-    const int cases[][3] = {{8, 1, 48}, {8, 4, 48}, {8, 4, 8}, {16, 1, 8}, {4, 2, 4}, {8, 3, 48}, {2, 1, 1}, {8, 1, 3}};
+    const int cases[][3] = {{8, 1, 48}, {8, 4, 48}, {8, 4, 8}, {16, 1, 8}, {4, 2, 4}, {8, 3, 48}, {2, 1, 1}, {8, 1, 3},
+                            {8, 4, 12}, {16, 2, 120}, {4, 2, 10}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int p = cases[i][0], v = cases[i][1], m = cases[i][2];
         double f = 0.7 / v, b = 1.6 / v, fl = 1.0 / v, bl = 2.2 / v;
@@ -803,7 +804,8 @@ static void test_schedule_replay(void)
         double slow_last = m * (fl + bl) * v + (double)(p - 1) / v * (f + b) * v;
         CU_ASSERT_DOUBLE_EQUAL(pp_schedule_makespan_s(p, v, m, f, b, fl, bl), slow_last, 1e-9 * slow_last);
     }
-    CU_ASSERT_TRUE(pp_schedule_makespan_s(8, 4, 12, 1, 2, 1, 2) < 0); /* interleaving needs m a multiple of pp */
+    /* interleaving needs m >= pp (groups of pp to m, pp_vp_microbatch_group) */
+    CU_ASSERT_TRUE(pp_schedule_makespan_s(8, 4, 6, 1, 2, 1, 2) < 0);
 }
 
 /* pp_schedule_build lays out the real schedule: a replay of all m

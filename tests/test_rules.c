@@ -75,9 +75,9 @@ static void test_each_rule_has_its_id(void)
     pl = pp_test_plan(8, 8, 16, 1, 5); /* 16 x 5 = 80 does not divide 1536 */
     expect(&p, &pl, PP_RULE_BATCH, "dp*micro_batch");
 
-    pl = pp_test_plan(8, 8, 16, 1, 32); /* 1536 / (16 x 32) = 3 micro-batches, not a multiple of 8 */
+    pl = pp_test_plan(8, 8, 16, 1, 32); /* 1536 / (16 x 32) = 3 micro-batches, fewer than pp = 8 */
     pl.virtual_stages = 2;
-    expect(&p, &pl, PP_RULE_INTERLEAVE_MICROBATCHES, "multiple of pp");
+    expect(&p, &pl, PP_RULE_INTERLEAVE_MICROBATCHES, "at least pp");
 
     pl = pp_test_plan(1, 8, 128, 1, 2);
     pl.sequence_parallel = true; /* a rule the family does not tell apart */

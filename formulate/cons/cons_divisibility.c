@@ -131,7 +131,7 @@ static void rule_name(const pp_problem *prob, pp_rule rule, const char *msg, cha
         snprintf(buf, cap, "dp x micro_batch divides the batch of %ld", prob->training.global_batch);
         return;
     case PP_RULE_INTERLEAVE_MICROBATCHES:
-        snprintf(buf, cap, "with interleaving, the micro-batches per pipeline are a multiple of pp");
+        snprintf(buf, cap, "with interleaving, the micro-batches per pipeline run in groups of pp or more");
         return;
     case PP_RULE_FRAMEWORK:
         snprintf(buf, cap, "the framework runs every value (data/frameworks.json)");

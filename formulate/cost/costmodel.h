@@ -272,6 +272,11 @@ typedef struct pp_dp_term {
 } pp_dp_term;
 
 int pp_microbatches(const pp_problem *prob, const pp_plan *plan); /* m, 0 if not integral */
+/* Interleaved 1F1B's micro-batch group (Megatron-Core's
+ * --microbatch-group-size-per-virtual-pipeline-stage, default pp): the
+ * smallest N in [pp, m] whose last group is whole or at least pp long;
+ * 0 when m < pp (the schedule cannot run); pp without interleaving. */
+int pp_vp_microbatch_group(int pp, int virtual_stages, int m);
 
 /* How the layers split over the pipeline stages, by the plan's
  * pipeline_layout: auto (Megatron-Core's split from pp and v: even when pp v

@@ -210,6 +210,24 @@ double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double s
     return plan->pp > 1 ? fmax(0.0, (all_stages_s - slowest_s) / (plan->pp - 1)) : slowest_s;
 }
 
+/* Megatron-Core runs the micro-batches of an interleaved schedule in groups
+ * of N per model chunk, N from pp to m (schedules.py,
+ * forward_backward_pipelining_with_interleaving at core_v0.15.0: "The
+ * number of contiguous micro-batches in a virtual pipeline stage should
+ * range in [PP, M]"), and refuses a last group shorter than pp ("Otherwise,
+ * it introduces dependency bubbles").  With the default N = pp, m must be a
+ * multiple of pp; a larger N runs any m >= pp, at the memory of more
+ * warm-up forwards (memory.c). */
+int pp_vp_microbatch_group(int pp, int virtual_stages, int m)
+{
+    if (virtual_stages <= 1)
+        return pp;
+    for (int n = pp; n <= m; n++)
+        if (m % n == 0 || m % n >= pp)
+            return n;
+    return 0;
+}
+
 double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
 {
     /* 1F1B: m slots of work plus (p-1) of fill and drain; interleaving with

@@ -206,7 +206,8 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
  * at its peak, with m micro-batches per pipeline.  1F1B: p - i (at most m),
  * so stage 0 holds p.  Interleaved (Megatron-Core's
  * forward_backward_pipelining_with_interleaving, schedules.py): rank i runs
- * 2 (p - i - 1) + (v - 1) p warm-up forwards of model chunks (at most the
+ * 2 (p - i - 1) + (v - 1) N warm-up forwards of model chunks, N the
+ * micro-batch group (pp_vp_microbatch_group, p by default; at most the
  * m v chunk-micro-batches there are; all of them when m == p, where every
  * forward runs first), then one more forward before its first backward:
  * min(m v, warm-up + 1) chunks of L / (p v) layers each, i.e. that count
@@ -219,7 +220,8 @@ static double microbatches_in_flight(const pp_plan *plan, int stage, int m)
     if (v <= 1)
         return p - stage < m ? p - stage : m;
     long total = (long)m * v;
-    long warm = m == p ? total : 2L * (p - stage - 1) + (long)(v - 1) * p;
+    long n = pp_vp_microbatch_group(p, v, m);
+    long warm = m == p ? total : 2L * (p - stage - 1) + (long)(v - 1) * n;
     long held = warm + 1 < total ? warm + 1 : total;
     return (double)held / v;
 }

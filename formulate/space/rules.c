@@ -287,9 +287,10 @@ static int rule_microbatch_count(const pp_problem *prob, const pp_plan *pl, pp_e
 static int rule_interleave_microbatches(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     long m = pipeline_microbatches(prob, pl);
-    if (pl->virtual_stages > 1 && m % pl->pp)
+    if (pl->virtual_stages > 1 && (m > INT_MAX || pp_vp_microbatch_group(pl->pp, pl->virtual_stages, (int)m) == 0))
         return pp_error_set(err, PP_EINPUT, "plan",
-                            "interleaving: the %ld micro-batches per pipeline must be a multiple of pp=%d",
+                            "interleaving: the %ld micro-batches per pipeline must be at least pp=%d (Megatron-Core "
+                            "runs them in groups of pp to m, the last group whole or at least pp long)",
                             m, pl->pp);
     return PP_OK;
 }

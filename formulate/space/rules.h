@@ -28,7 +28,7 @@ typedef enum pp_rule {
     PP_RULE_INTERLEAVE_PP,            /* interleaving needs pp >= 2 */
     PP_RULE_CP_SEQUENCE,              /* 2 cp divides the sequence */
     PP_RULE_BATCH,                    /* dp x micro_batch divides the global batch */
-    PP_RULE_INTERLEAVE_MICROBATCHES,  /* interleaving: micro-batches a multiple of pp */
+    PP_RULE_INTERLEAVE_MICROBATCHES,  /* interleaving: micro-batches in groups of pp to m (pp_vp_microbatch_group) */
     PP_RULE_FRAMEWORK,                /* the framework runs every value of the plan (pp_plan_runnable) */
     PP_RULE_OTHER
 } pp_rule;
