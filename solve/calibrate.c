@@ -37,7 +37,8 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s)
     return (*predicted_s / r->iteration_s - 1.0) * 100.0;
 }
 
-static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered);
+static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered,
+                       int *bin_n, int *bin_ordered);
 
 static double share(int k, int n)
 {
@@ -107,7 +108,7 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         }
         int ordered = 0;
         if (pred)
-            g->n_pairs = count_pairs(set, pred, g->group, &ordered);
+            g->n_pairs = count_pairs(set, pred, g->group, &ordered, g->bin_pairs, g->bin_ordered);
         g->ordered = 100.0 * share(ordered, g->n_pairs);
     }
     free(pred);
@@ -485,15 +486,35 @@ static bool same_job(const pp_measurement *a, const pp_measurement *b)
            a->prob.training.global_batch == b->prob.training.global_batch;
 }
 
-#define PAIR_MIN_DIFF 0.03 /* measured step times must differ by more than 3 % */
+int pp_gap_bin(double gap)
+{
+    return !(gap > PP_PAIR_MIN_GAP) ? -1 : gap <= 0.10 ? 0 : gap <= 0.30 ? 1 : 2;
+}
+
+const char *pp_gap_bin_name(int bin)
+{
+    static const char *const NAMES[PP_GAP_BINS] = {"3-10 %", "10-30 %", "> 30 %"};
+    return bin >= 0 && bin < PP_GAP_BINS ? NAMES[bin] : "";
+}
+
+/* The measured gap of two timed rows: slower / faster - 1. */
+static double measured_gap(const pp_measurement *a, const pp_measurement *b)
+{
+    return fmax(a->iteration_s, b->iteration_s) / fmin(a->iteration_s, b->iteration_s) - 1.0;
+}
 
 /* Same-job pairs of group g (or of every dense group if g is NULL: the
  * Mixture-of-Experts rows are scored apart) and how many of them pred
- * orders as measured; rows with a reported software defect pair with none. */
-static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered)
+ * orders as measured, also by measured gap into bin_n and bin_ordered
+ * (PP_GAP_BINS each, or NULL); rows with a reported software defect pair
+ * with none. */
+static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered,
+                       int *bin_n, int *bin_ordered)
 {
     int n = 0;
     *ordered = 0;
+    for (int k = 0; bin_n && k < PP_GAP_BINS; k++)
+        bin_n[k] = bin_ordered[k] = 0;
     for (int i = 0; i < set->n; i++) {
         const pp_measurement *a = &set->rows[i];
         if (!a->has_time || a->defect || (g ? strcmp(a->group, g) != 0 : pp_model_is_moe(&a->prob.model)))
@@ -502,11 +523,16 @@ static int count_pairs(const pp_measurement_set *set, const double *pred, const 
             const pp_measurement *b = &set->rows[j];
             if (!b->has_time || b->defect || !same_job(a, b))
                 continue;
-            if (fabs(a->iteration_s / b->iteration_s - 1.0) <= PAIR_MIN_DIFF)
+            int bin = pp_gap_bin(measured_gap(a, b));
+            if (bin < 0)
                 continue;
+            bool right = (a->iteration_s < b->iteration_s) == (pred[i] < pred[j]);
             n++;
-            if ((a->iteration_s < b->iteration_s) == (pred[i] < pred[j]))
-                (*ordered)++;
+            *ordered += right;
+            if (bin_n) {
+                bin_n[bin]++;
+                bin_ordered[bin] += right;
+            }
         }
     }
     return n;
@@ -686,8 +712,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
                 groups_timed++;
             }
         }
-        x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv);
-        count_pairs(set, pred_in, x->group, &k_in);
+        x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv, x->bin_pairs, x->bin_ordered_cv);
+        count_pairs(set, pred_in, x->group, &k_in, x->bin_pairs, x->bin_ordered_in);
         x->ordered_cv = share(k_cv, x->n_pairs);
         x->ordered_in = share(k_in, x->n_pairs);
     }
@@ -701,8 +727,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         cv->moe_mape_cv /= cv->n_moe_rows;
     if (cv->n_defect_rows)
         cv->defect_mape_cv /= cv->n_defect_rows;
-    cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv);
-    count_pairs(set, pred_in, NULL, &k_in);
+    cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv, cv->bin_pairs, cv->bin_ordered_cv);
+    count_pairs(set, pred_in, NULL, &k_in, cv->bin_pairs, cv->bin_ordered_in);
     cv->ordered_cv = share(k_cv, cv->n_pairs);
     cv->ordered_in = share(k_in, cv->n_pairs);
     free(pred_cv);
