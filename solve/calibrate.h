@@ -71,6 +71,22 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s);
 /* The fitted parameters are the first PP_EFF_COUNT of the catalog's table
  * of efficiency parameters (pp_eff_params, catalog.h). */
 
+/* The order term of the fit.  Besides the level (the rows' mean squared
+ * log error), the fit pays for each same-job pair of its rows (two plans
+ * of one job measured more than 3 % apart, pp_gap_bin) whose predicted
+ * log ratio has the wrong sign or is much smaller than the measured one:
+ * with m = log(t_a / t_b) measured and p the same predicted, and z = p
+ * sign(m), the squared hinge max(0, PP_ORDER_MARGIN |m| - z)^2, a pair
+ * predicted at least half as far apart as measured, in the right order,
+ * costs nothing.  It is in the level's units (squared log ratio), smooth
+ * (its derivative is continuous), and the fit adds PP_ORDER_WEIGHT times
+ * its mean over the pairs to the level (docs/calibration.md, "The order
+ * term", says how the weight was chosen). */
+#define PP_ORDER_MARGIN 0.5
+#define PP_ORDER_WEIGHT 30.0
+/* One pair's penalty, and its derivative in p into *d_pred (if not NULL). */
+double pp_order_penalty(double pred_log_ratio, double measured_log_ratio, double *d_pred);
+
 /* The bounded minimizer of every calibration fit: f over u in [0, 1]^n
  * (n <= PP_BOX_MAX_DIM), from u, by NLopt's BOBYQA, Sbplx, then BOBYQA
  * again, derivative-free and deterministic; the best point goes to u and
