@@ -527,7 +527,7 @@ static void test_rows_carry_how_they_ran(void)
 /* data/validation is priced, never fitted: its source groups are none of
  * data/measurements', every row loads (the RMS-kernel runs with the norm
  * fused, the others eager), and the committed parameters, fitted without
- * it, price it as docs/calibration.md records (8.2 %, 91 % of 3150 pairs):
+ * it, price it as docs/calibration.md records (8.2 %, 91 % of 3159 pairs):
  * the guard fails when a change loses that transfer. */
 /* The score of one source group of a set, by name (NULL: not there). */
 static const pp_group_score *group_score(const pp_score *score, const char *group)
