@@ -103,6 +103,51 @@ static void feasibility_table(const pp_score *score, pp_strbuf *out)
                   oom, over, oom ? 100.0 * over / oom : 0.0);
 }
 
+/* A share cell: "k of n (p %)", or "-" without pairs. */
+static void order_cell(pp_strbuf *out, int k, int n)
+{
+    if (n)
+        pp_sb_appendf(out, " | %d of %d (%.0f %%)", k, n, 100.0 * k / n);
+    else
+        pp_sb_append(out, " | -");
+}
+
+/* Same-job pairs by the gap of their measured step times: the order a
+ * planner needs is the one of plans far enough apart to matter. */
+static void order_table(const pp_score *score, pp_strbuf *out)
+{
+    int n[PP_GAP_BINS] = {0}, k[PP_GAP_BINS] = {0};
+    for (int i = 0; i < score->n_groups; i++)
+        for (int b = 0; b < PP_GAP_BINS; b++) {
+            n[b] += score->groups[i].bin_pairs[b];
+            k[b] += score->groups[i].bin_ordered[b];
+        }
+    if (!n[0] && !n[1] && !n[2])
+        return;
+    pp_sb_append(out, "\nSame-job pairs ordered as measured, by the gap between their measured step times (slower / "
+                      "faster - 1):\n\n| source group");
+    for (int b = 0; b < PP_GAP_BINS; b++)
+        pp_sb_appendf(out, " | %s apart", pp_gap_bin_name(b));
+    pp_sb_append(out, " |\n| ---");
+    for (int b = 0; b < PP_GAP_BINS; b++)
+        pp_sb_append(out, " | ---:");
+    pp_sb_append(out, " |\n");
+    for (int i = 0; i < score->n_groups; i++) {
+        const pp_group_score *g = &score->groups[i];
+        if (!g->n_pairs)
+            continue;
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, g->group);
+        for (int b = 0; b < PP_GAP_BINS; b++)
+            order_cell(out, g->bin_ordered[b], g->bin_pairs[b]);
+        pp_sb_append(out, " |\n");
+    }
+    pp_sb_append(out, "| **all**");
+    for (int b = 0; b < PP_GAP_BINS; b++)
+        order_cell(out, k[b], n[b]);
+    pp_sb_append(out, " |\n");
+}
+
 int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, bool rows, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: cost-model accuracy\n\n%d rows priced, %d skipped (no model shape, or a "
@@ -131,6 +176,7 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
     if (score->n_defect)
         pp_sb_appendf(out, "| rows whose source reports a software defect (scored apart) | %d | %.1f %% | | | | | |\n",
                       score->n_defect, score->mape_defect);
+    order_table(score, out);
     peak_table(score, out);
     feasibility_table(score, out);
     if (rows)
@@ -172,6 +218,14 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
         if (g->n_pairs)
             cJSON_AddNumberToObject(o, "ordered_pct", g->ordered);
+        cJSON *bins = cJSON_AddArrayToObject(o, "order_by_gap");
+        for (int b = 0; bins && b < PP_GAP_BINS; b++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "gap", pp_gap_bin_name(b));
+            cJSON_AddNumberToObject(x, "pairs", g->bin_pairs[b]);
+            cJSON_AddNumberToObject(x, "ordered", g->bin_ordered[b]);
+            cJSON_AddItemToArray(bins, x);
+        }
         cJSON_AddNumberToObject(o, "rows_memory", g->n_memory);
         cJSON_AddNumberToObject(o, "mape_memory_pct", g->mape_memory);
         cJSON_AddNumberToObject(o, "rows_peak_memory", g->n_peak);
@@ -230,6 +284,74 @@ static void cv_table(const pp_cv_result *cv, pp_strbuf *out)
                       cv->n_defect_rows, cv->defect_mape_cv);
 }
 
+/* Pairs by measured gap, cross-validated and in sample. */
+static void cv_order_row(pp_strbuf *out, const int *n, const int *k_cv, const int *k_in)
+{
+    for (int b = 0; b < PP_GAP_BINS; b++) {
+        pp_sb_appendf(out, " | %d", n[b]);
+        if (n[b])
+            pp_sb_appendf(out, " | %.0f %% | %.0f %%", 100.0 * k_cv[b] / n[b], 100.0 * k_in[b] / n[b]);
+        else
+            pp_sb_append(out, " | - | -");
+    }
+    pp_sb_append(out, " |\n");
+}
+
+static void cv_order_table(const pp_cv_result *cv, pp_strbuf *out)
+{
+    pp_sb_append(out, "\n## Same-job order by measured gap\n\n"
+                      "The same pairs by the gap between their measured step times (slower / faster - 1): the "
+                      "share each prediction orders as measured, held out (CV: the group priced with the fit "
+                      "on the other groups) and in sample.\n\n| source group");
+    for (int b = 0; b < PP_GAP_BINS; b++)
+        pp_sb_appendf(out, " | pairs %s apart | ordered (CV) | (in-sample)", pp_gap_bin_name(b));
+    pp_sb_append(out, " |\n| ---");
+    for (int b = 0; b < 3 * PP_GAP_BINS; b++)
+        pp_sb_append(out, " | ---:");
+    pp_sb_append(out, " |\n");
+    for (int i = 0; i < cv->n_groups; i++) {
+        const pp_cv_group *g = &cv->groups[i];
+        if (!g->n_time || !g->n_pairs)
+            continue;
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, g->group);
+        if (g->moe)
+            pp_sb_append(out, " (Mixture-of-Experts, not in the total)");
+        cv_order_row(out, g->bin_pairs, g->bin_ordered_cv, g->bin_ordered_in);
+    }
+    pp_sb_append(out, "| **all dense groups**");
+    cv_order_row(out, cv->bin_pairs, cv->bin_ordered_cv, cv->bin_ordered_in);
+}
+
+/* "3-10 % apart: 40 of 45 (89 %)" for each bin, cross-validated. */
+static void order_of_record(const pp_cv_result *cv, pp_strbuf *out)
+{
+    pp_sb_append(out, " Same-job pairs of the dense groups ordered as measured, cross-validated (in sample):");
+    for (int b = 0; b < PP_GAP_BINS; b++) {
+        int n = cv->bin_pairs[b];
+        pp_sb_appendf(out, "%s %s apart ", b ? ";" : "", pp_gap_bin_name(b));
+        if (n)
+            pp_sb_appendf(out, "**%d of %d (%.0f %%)** (%.0f %%)", cv->bin_ordered_cv[b], n,
+                          100.0 * cv->bin_ordered_cv[b] / n, 100.0 * cv->bin_ordered_in[b] / n);
+        else
+            pp_sb_append(out, "none");
+    }
+    pp_sb_append(out, ".\n");
+}
+
+static void json_order_bins(cJSON *o, const int *n, const int *k_cv, const int *k_in)
+{
+    cJSON *bins = cJSON_AddArrayToObject(o, "order_by_gap");
+    for (int b = 0; bins && b < PP_GAP_BINS; b++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "gap", pp_gap_bin_name(b));
+        cJSON_AddNumberToObject(x, "pairs", n[b]);
+        cJSON_AddNumberToObject(x, "ordered_cv", k_cv[b]);
+        cJSON_AddNumberToObject(x, "ordered_in_sample", k_in[b]);
+        cJSON_AddItemToArray(bins, x);
+    }
+}
+
 static void params_table(const pp_cv_result *cv, pp_strbuf *out)
 {
     pp_sb_append(out, "| GPU | parameter | fitted | physical bounds | source of the bounds |\n"
@@ -272,8 +394,10 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
     pp_sb_appendf(out,
                   "\nAccuracy of record (mean cross-validated step-time error over all dense rows; "
                   "Mixture-of-Experts rows, and rows whose source reports their speed as a software defect, are "
-                  "scored apart): **%.1f %%**.\n",
+                  "scored apart): **%.1f %%**.",
                   100.0 * pp_cv_step_time_error(cv));
+    order_of_record(cv, out);
+    cv_order_table(cv, out);
     bool any_memory = false;
     for (int i = 0; score && i < score->n_groups; i++)
         any_memory |= score->groups[i].n_memory > 0;
@@ -327,6 +451,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
     cJSON_AddNumberToObject(root, "same_job_pairs", cv->n_pairs);
     cJSON_AddNumberToObject(root, "ordered_cv", cv->ordered_cv);
     cJSON_AddNumberToObject(root, "ordered_in_sample", cv->ordered_in);
+    json_order_bins(root, cv->bin_pairs, cv->bin_ordered_cv, cv->bin_ordered_in);
     cJSON_AddNumberToObject(root, "rows_time_moe", cv->n_moe_rows);
     cJSON_AddNumberToObject(root, "mape_time_moe_cv_pct", cv->moe_mape_cv);
     cJSON_AddNumberToObject(root, "rows_time_software_defect", cv->n_defect_rows);
@@ -353,6 +478,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
         cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
         cJSON_AddNumberToObject(o, "ordered_cv", g->ordered_cv);
         cJSON_AddNumberToObject(o, "ordered_in_sample", g->ordered_in);
+        json_order_bins(o, g->bin_pairs, g->bin_ordered_cv, g->bin_ordered_in);
         if (g->n_shot_rest) {
             cJSON_AddNumberToObject(o, "rows_time_after_shots", g->n_shot_rest);
             cJSON_AddNumberToObject(o, "mape_time_after_shots_pct", g->mape_shot);

@@ -37,7 +37,8 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s)
     return (*predicted_s / r->iteration_s - 1.0) * 100.0;
 }
 
-static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered);
+static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered,
+                       int *bin_n, int *bin_ordered);
 
 static double share(int k, int n)
 {
@@ -107,7 +108,7 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         }
         int ordered = 0;
         if (pred)
-            g->n_pairs = count_pairs(set, pred, g->group, &ordered);
+            g->n_pairs = count_pairs(set, pred, g->group, &ordered, g->bin_pairs, g->bin_ordered);
         g->ordered = 100.0 * share(ordered, g->n_pairs);
     }
     free(pred);
@@ -135,6 +136,12 @@ typedef struct fit_ctx {
     int free_at[PP_EFF_COUNT];
     double u0[PP_EFF_COUNT];
     double weight;          /* the penalty per (u - u0)^2 */
+    /* the order term: same-job pairs of the fitted rows (row indices), the
+     * rows' log errors at the last evaluation (per row index), its weight */
+    int n_pairs;
+    int *pair_a, *pair_b;
+    double *row_err;
+    double order_weight;
 } fit_ctx;
 
 static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
@@ -182,10 +189,46 @@ static double data_term(fit_ctx *c, const double *u, double *logs)
         double err = t > 0 && isfinite(t) ? log(t / r->iteration_s) : 10.0;
         if (logs)
             logs[rows] = err;
+        if (c->row_err)
+            c->row_err[i] = err;
         sum += err * err;
         rows++;
     }
     return rows ? sum / rows : 0.0;
+}
+
+double pp_order_penalty(double pred_log_ratio, double measured_log_ratio, double *d_pred)
+{
+    double sign = measured_log_ratio > 0 ? 1.0 : measured_log_ratio < 0 ? -1.0 : 0.0;
+    double short_by = PP_ORDER_MARGIN * fabs(measured_log_ratio) - pred_log_ratio * sign;
+    if (d_pred)
+        *d_pred = short_by > 0 ? -2.0 * short_by * sign : 0.0;
+    return short_by > 0 ? short_by * short_by : 0.0;
+}
+
+/* The mean order penalty over the pairs, from the row errors data_term left:
+ * the predicted log ratio is the measured one plus the difference of the
+ * two rows' log errors. */
+static double order_term(const fit_ctx *c)
+{
+    if (!c->n_pairs || !c->row_err)
+        return 0.0;
+    double sum = 0.0;
+    for (int k = 0; k < c->n_pairs; k++) {
+        int a = c->pair_a[k], b = c->pair_b[k];
+        double m = log(c->set->rows[a].iteration_s / c->set->rows[b].iteration_s);
+        sum += pp_order_penalty(m + c->row_err[a] - c->row_err[b], m, NULL);
+    }
+    return sum / c->n_pairs;
+}
+
+/* The level with the tie-breaking pull to the middle: the fit's error. */
+static double level_objective(fit_ctx *c, const double *u)
+{
+    double prior = 0.0;
+    for (int j = 0; j < PP_EFF_COUNT; j++)
+        prior += (u[j] - 0.5) * (u[j] - 0.5);
+    return data_term(c, u, NULL) + PRIOR_WEIGHT * prior;
 }
 
 static double objective(unsigned n, const double *u, double *grad, void *data)
@@ -193,10 +236,8 @@ static double objective(unsigned n, const double *u, double *grad, void *data)
     (void)n;
     (void)grad; /* derivative-free */
     fit_ctx *c = data;
-    double prior = 0.0;
-    for (int j = 0; j < PP_EFF_COUNT; j++)
-        prior += (u[j] - 0.5) * (u[j] - 0.5);
-    return data_term(c, u, NULL) + PRIOR_WEIGHT * prior;
+    double level = level_objective(c, u);
+    return c->order_weight > 0 ? level + c->order_weight * order_term(c) : level;
 }
 
 /* With a prior: v is the free parameters' u; the others stay at u0. */
@@ -265,12 +306,56 @@ static double minimize(fit_ctx *c, double *u)
     return pp_minimize_unit_box(PP_EFF_COUNT, objective, c, u);
 }
 
+static bool same_job(const pp_measurement *a, const pp_measurement *b);
+
+/* The same-job pairs of the fitted rows, measured more than 3 % apart, for
+ * the order term (none when its weight is 0, or memory runs out). */
+static void fit_pairs(fit_ctx *c)
+{
+    c->order_weight = PP_ORDER_WEIGHT;
+    if (!(c->order_weight > 0))
+        return;
+    for (int pass = 0; pass < 2; pass++) {
+        c->n_pairs = 0;
+        for (int i = 0; i < c->set->n; i++) {
+            const pp_measurement *a = &c->set->rows[i];
+            if (!in_fit(c, a))
+                continue;
+            for (int j = i + 1; j < c->set->n; j++) {
+                const pp_measurement *b = &c->set->rows[j];
+                if (!in_fit(c, b) || !same_job(a, b) ||
+                    pp_gap_bin(fmax(a->iteration_s, b->iteration_s) / fmin(a->iteration_s, b->iteration_s) - 1.0) < 0)
+                    continue;
+                if (pass == 1) {
+                    c->pair_a[c->n_pairs] = i;
+                    c->pair_b[c->n_pairs] = j;
+                }
+                c->n_pairs++;
+            }
+        }
+        if (pass == 1 || !c->n_pairs)
+            break;
+        c->pair_a = malloc((size_t)c->n_pairs * sizeof *c->pair_a);
+        c->pair_b = malloc((size_t)c->n_pairs * sizeof *c->pair_b);
+        c->row_err = calloc((size_t)c->set->n, sizeof *c->row_err);
+        if (!c->pair_a || !c->pair_b || !c->row_err) {
+            free(c->pair_a);
+            free(c->pair_b);
+            free(c->row_err);
+            c->pair_a = c->pair_b = NULL;
+            c->row_err = NULL;
+            c->n_pairs = 0;
+            return;
+        }
+    }
+}
+
 /* Fit one GPU's parameters (within its family's bounds) on the rows
  * in_fit() admits; the result is within the bounds by construction. */
 static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id, const char *skip_group,
                     pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0, NULL, 0, {0}, {0}, 0.0};
+    fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0, NULL, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
@@ -278,6 +363,7 @@ static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const 
     for (int i = 0; i < set->n; i++)
         if (in_fit(&c, &set->rows[i]))
             c.n_rows++;
+    fit_pairs(&c);
     double u[PP_EFF_COUNT];
     for (int i = 0; i < PP_EFF_COUNT; i++)
         u[i] = 0.5;
@@ -285,9 +371,14 @@ static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const 
     snprintf(fit->gpu_id, sizeof fit->gpu_id, "%s", eff_id);
     fit->family = family;
     fit->n_rows = c.n_rows;
-    fit->rms_log_error_before = sqrt(objective(PP_EFF_COUNT, u, NULL, &c));
-    if (c.n_rows > 0)
-        fit->rms_log_error_after = sqrt(minimize(&c, u));
+    fit->rms_log_error_before = sqrt(level_objective(&c, u));
+    if (c.n_rows > 0) {
+        minimize(&c, u);
+        fit->rms_log_error_after = sqrt(level_objective(&c, u));
+    }
+    free(c.pair_a);
+    free(c.pair_b);
+    free(c.row_err);
     pp_efficiency_init(&fit->eff); /* every fitted parameter is set below: nothing of the catalog's is kept */
     for (int i = 0; i < set->n; i++)
         if (strcmp(set->rows[i].eff_id, eff_id) == 0) { /* but the misalignment penalty is not this fit's */
@@ -336,7 +427,7 @@ static void sensitivities(fit_ctx *c, double *sens)
 static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id,
                         const pp_efficiency *prior, const bool *only, double sigma_log, pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0};
+    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
@@ -485,15 +576,35 @@ static bool same_job(const pp_measurement *a, const pp_measurement *b)
            a->prob.training.global_batch == b->prob.training.global_batch;
 }
 
-#define PAIR_MIN_DIFF 0.03 /* measured step times must differ by more than 3 % */
+int pp_gap_bin(double gap)
+{
+    return !(gap > PP_PAIR_MIN_GAP) ? -1 : gap <= 0.10 ? 0 : gap <= 0.30 ? 1 : 2;
+}
+
+const char *pp_gap_bin_name(int bin)
+{
+    static const char *const NAMES[PP_GAP_BINS] = {"3-10 %", "10-30 %", "> 30 %"};
+    return bin >= 0 && bin < PP_GAP_BINS ? NAMES[bin] : "";
+}
+
+/* The measured gap of two timed rows: slower / faster - 1. */
+static double measured_gap(const pp_measurement *a, const pp_measurement *b)
+{
+    return fmax(a->iteration_s, b->iteration_s) / fmin(a->iteration_s, b->iteration_s) - 1.0;
+}
 
 /* Same-job pairs of group g (or of every dense group if g is NULL: the
  * Mixture-of-Experts rows are scored apart) and how many of them pred
- * orders as measured; rows with a reported software defect pair with none. */
-static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered)
+ * orders as measured, also by measured gap into bin_n and bin_ordered
+ * (PP_GAP_BINS each, or NULL); rows with a reported software defect pair
+ * with none. */
+static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered,
+                       int *bin_n, int *bin_ordered)
 {
     int n = 0;
     *ordered = 0;
+    for (int k = 0; bin_n && k < PP_GAP_BINS; k++)
+        bin_n[k] = bin_ordered[k] = 0;
     for (int i = 0; i < set->n; i++) {
         const pp_measurement *a = &set->rows[i];
         if (!a->has_time || a->defect || (g ? strcmp(a->group, g) != 0 : pp_model_is_moe(&a->prob.model)))
@@ -502,11 +613,16 @@ static int count_pairs(const pp_measurement_set *set, const double *pred, const 
             const pp_measurement *b = &set->rows[j];
             if (!b->has_time || b->defect || !same_job(a, b))
                 continue;
-            if (fabs(a->iteration_s / b->iteration_s - 1.0) <= PAIR_MIN_DIFF)
+            int bin = pp_gap_bin(measured_gap(a, b));
+            if (bin < 0)
                 continue;
+            bool right = (a->iteration_s < b->iteration_s) == (pred[i] < pred[j]);
             n++;
-            if ((a->iteration_s < b->iteration_s) == (pred[i] < pred[j]))
-                (*ordered)++;
+            *ordered += right;
+            if (bin_n) {
+                bin_n[bin]++;
+                bin_ordered[bin] += right;
+            }
         }
     }
     return n;
@@ -686,8 +802,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
                 groups_timed++;
             }
         }
-        x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv);
-        count_pairs(set, pred_in, x->group, &k_in);
+        x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv, x->bin_pairs, x->bin_ordered_cv);
+        count_pairs(set, pred_in, x->group, &k_in, x->bin_pairs, x->bin_ordered_in);
         x->ordered_cv = share(k_cv, x->n_pairs);
         x->ordered_in = share(k_in, x->n_pairs);
     }
@@ -701,8 +817,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         cv->moe_mape_cv /= cv->n_moe_rows;
     if (cv->n_defect_rows)
         cv->defect_mape_cv /= cv->n_defect_rows;
-    cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv);
-    count_pairs(set, pred_in, NULL, &k_in);
+    cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv, cv->bin_pairs, cv->bin_ordered_cv);
+    count_pairs(set, pred_in, NULL, &k_in, cv->bin_pairs, cv->bin_ordered_in);
     cv->ordered_cv = share(k_cv, cv->n_pairs);
     cv->ordered_in = share(k_in, cv->n_pairs);
     free(pred_cv);

@@ -22,6 +22,18 @@
 
 #define PP_MAX_GROUPS 64
 
+/* Same-job pairs (two plans of one job: pp_cross_validate) are scored by
+ * the gap between their measured step times, slower / faster - 1: 3-10 %,
+ * 10-30 % and over 30 % (the bins of issue #34's held-out scoring).  A pair
+ * whose measured steps differ by 3 % or less orders nothing and is not
+ * counted. */
+#define PP_GAP_BINS 3
+#define PP_PAIR_MIN_GAP 0.03
+/* The bin of a measured gap (slower / faster - 1), or -1 at 3 % or less. */
+int pp_gap_bin(double gap);
+/* "3-10 %", "10-30 %", "> 30 %" */
+const char *pp_gap_bin_name(int bin);
+
 typedef struct pp_group_score {
     char group[64];
     int n_time;
@@ -29,6 +41,7 @@ typedef struct pp_group_score {
     double max_ape_time;
     int n_pairs;        /* same-job pairs whose measured step times differ by > 3 % (pp_cv_group's) */
     double ordered;     /* share of them the predictions order as measured, % */
+    int bin_pairs[PP_GAP_BINS], bin_ordered[PP_GAP_BINS]; /* the same by measured gap (pp_gap_bin) */
     int n_memory;
     double mape_memory; /* of model-state and activation memory, % */
     int n_peak;
@@ -57,6 +70,22 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s);
 
 /* The fitted parameters are the first PP_EFF_COUNT of the catalog's table
  * of efficiency parameters (pp_eff_params, catalog.h). */
+
+/* The order term of the fit.  Besides the level (the rows' mean squared
+ * log error), the fit pays for each same-job pair of its rows (two plans
+ * of one job measured more than 3 % apart, pp_gap_bin) whose predicted
+ * log ratio has the wrong sign or is much smaller than the measured one:
+ * with m = log(t_a / t_b) measured and p the same predicted, and z = p
+ * sign(m), the squared hinge max(0, PP_ORDER_MARGIN |m| - z)^2, a pair
+ * predicted at least half as far apart as measured, in the right order,
+ * costs nothing.  It is in the level's units (squared log ratio), smooth
+ * (its derivative is continuous), and the fit adds PP_ORDER_WEIGHT times
+ * its mean over the pairs to the level (docs/calibration.md, "The order
+ * term", says how the weight was chosen). */
+#define PP_ORDER_MARGIN 0.5
+#define PP_ORDER_WEIGHT 30.0
+/* One pair's penalty, and its derivative in p into *d_pred (if not NULL). */
+double pp_order_penalty(double pred_log_ratio, double measured_log_ratio, double *d_pred);
 
 /* The bounded minimizer of every calibration fit: f over u in [0, 1]^n
  * (n <= PP_BOX_MAX_DIM), from u, by NLopt's BOBYQA, Sbplx, then BOBYQA
@@ -135,6 +164,8 @@ typedef struct pp_cv_group {
     int n_pairs;         /* same-job pairs whose measured step times differ by > 3 % */
     double ordered_cv;   /* share of them the held-out predictions order as measured */
     double ordered_in;
+    /* the same by measured gap (pp_gap_bin): pairs, and how many each prediction orders */
+    int bin_pairs[PP_GAP_BINS], bin_ordered_cv[PP_GAP_BINS], bin_ordered_in[PP_GAP_BINS];
     bool moe;            /* its rows are Mixture-of-Experts steps: scored, not fitted, not in the totals */
 } pp_cv_group;
 
@@ -151,6 +182,7 @@ typedef struct pp_cv_result {
     double defect_mape_cv; /* their error with the fit on every other group, % */
     int n_pairs;
     double ordered_cv, ordered_in;
+    int bin_pairs[PP_GAP_BINS], bin_ordered_cv[PP_GAP_BINS], bin_ordered_in[PP_GAP_BINS]; /* dense groups */
     int n_fits;          /* the fit on all groups (what `calibrate` writes) */
     pp_fit fits[PP_MAX_GROUPS];
     /* few-shot (pp_cross_validate_shots, shots > 0): per dense group with more

@@ -12,6 +12,7 @@
 #include "costmodel.h"
 #include "json_util.h"
 #include "measurements.h"
+#include "report_accuracy.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -526,7 +527,7 @@ static void test_rows_carry_how_they_ran(void)
 /* data/validation is priced, never fitted: its source groups are none of
  * data/measurements', every row loads (the RMS-kernel runs with the norm
  * fused, the others eager), and the committed parameters, fitted without
- * it, price it as docs/calibration.md records (8.2 %, 91 % of 3150 pairs):
+ * it, price it as docs/calibration.md records (8.2 %, 91 % of 3159 pairs):
  * the guard fails when a change loses that transfer. */
 /* The score of one source group of a set, by name (NULL: not there). */
 static const pp_group_score *group_score(const pp_score *score, const char *group)
@@ -758,6 +759,122 @@ static const char *const NEW_GPU_ROWS =
     "  'cluster': {'gpu': 'B200', 'gpus': 8, 'gpus_per_node': 8},"
     "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 4, 'global_batch': 64, 'precision': 'fp8'},"
     "  'measured': {'iteration_s': 1.0}}]";
+
+/* Same-job pairs by measured gap, on a hand-made set: four plans of one
+ * job (A100, 8 GPUs, global batch 64), one row of another batch and one of
+ * another group (neither pairs with them).  The measured times are set
+ * against the model's own order: in predicted order 1.05, 1.00, 1.20 and
+ * 2.00 s, so the pair 5 % apart is mis-ordered and the others are right:
+ * 3-10 %: 1 pair, 0 ordered; 10-30 %: 2 (1.20 / 1.05, 1.20 / 1.00), both
+ * ordered; > 30 %: 3, all ordered. */
+#define ORDER_ROW(id, group, t, d, gb)                                                                  \
+    "{'id': '" id "', 'source_group': '" group "', " DENSE_MODEL ","                                    \
+    "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 8, 'gpus_per_node': 8, 'intra_node_GBps': 600},"     \
+    "  'config': {'t': " #t ", 'p': 1, 'd': " #d ", 'micro_batch': 1, 'global_batch': " #gb ","        \
+    "             'precision': 'bf16'},"                                                                \
+    "  'measured': {'iteration_s': 1.0}}"
+static const char *const ORDER_ROWS = "[" ORDER_ROW("t1", "sweep", 1, 8, 64) "," ORDER_ROW("t2", "sweep", 2, 4, 64) ","
+    ORDER_ROW("t4", "sweep", 4, 2, 64) "," ORDER_ROW("t8", "sweep", 8, 1, 64) "," ORDER_ROW("t2-gb128", "sweep", 2, 4, 128)
+    "," ORDER_ROW("t2-alone", "other", 2, 4, 64) "]";
+
+static void test_order_bins_count_pairs(void)
+{
+    /* the bins: slower / faster - 1, over 3 %, 10 % and 30 % */
+    CU_ASSERT_EQUAL(pp_gap_bin(0.0), -1);
+    CU_ASSERT_EQUAL(pp_gap_bin(0.03), -1);
+    CU_ASSERT_EQUAL(pp_gap_bin(0.031), 0);
+    CU_ASSERT_EQUAL(pp_gap_bin(0.10), 0);
+    CU_ASSERT_EQUAL(pp_gap_bin(0.101), 1);
+    CU_ASSERT_EQUAL(pp_gap_bin(0.30), 1);
+    CU_ASSERT_EQUAL(pp_gap_bin(0.301), 2);
+    CU_ASSERT_EQUAL(pp_gap_bin(5.0), 2);
+    CU_ASSERT_STRING_EQUAL(pp_gap_bin_name(1), "10-30 %");
+
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("order-rows.json", path, sizeof path);
+    pp_write_json(path, ORDER_ROWS);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 6);
+    /* rows 0-3 in predicted order */
+    double pred[4];
+    int by_pred[4] = {0, 1, 2, 3};
+    for (int i = 0; i < 4; i++)
+        pred[i] = pp_step_time_s(&set.rows[i].prob, &set.rows[i].plan);
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            if (pred[by_pred[j]] < pred[by_pred[i]]) {
+                int x = by_pred[i];
+                by_pred[i] = by_pred[j];
+                by_pred[j] = x;
+            }
+    for (int i = 0; i + 1 < 4; i++)
+        CU_ASSERT_FATAL(pred[by_pred[i]] < pred[by_pred[i + 1]] * (1 - 1e-9)); /* four distinct predictions */
+    const double measured[4] = {1.05, 1.00, 1.20, 2.00};
+    for (int i = 0; i < 4; i++)
+        set.rows[by_pred[i]].iteration_s = measured[i];
+    pp_score score;
+    pp_score_measurements(&set, &score);
+    const pp_group_score *g = group_score(&score, "sweep"), *other = group_score(&score, "other");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+    CU_ASSERT_EQUAL(g->n_pairs, 6);
+    CU_ASSERT_EQUAL(g->bin_pairs[0], 1);
+    CU_ASSERT_EQUAL(g->bin_pairs[1], 2);
+    CU_ASSERT_EQUAL(g->bin_pairs[2], 3);
+    CU_ASSERT_EQUAL(g->bin_ordered[0], 0);
+    CU_ASSERT_EQUAL(g->bin_ordered[1], 2);
+    CU_ASSERT_EQUAL(g->bin_ordered[2], 3);
+    CU_ASSERT(pp_rel_close(g->ordered, 100.0 * 5 / 6, 1e-12));
+    CU_ASSERT_EQUAL(other->n_pairs, 0);
+    /* the same through the Markdown and JSON */
+    pp_strbuf md;
+    pp_sb_init(&md);
+    CU_ASSERT_EQUAL(pp_report_accuracy_md(&score, &set, false, &md), 0);
+    PP_ASSERT_CONTAINS(md.data, "| sweep | 0 of 1 (0 %) | 2 of 2 (100 %) | 3 of 3 (100 %) |");
+    pp_sb_free(&md);
+    cJSON *json = pp_json_accuracy(&score, &set, false);
+    const cJSON *bins = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(json, "groups"), 0), "order_by_gap");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(bins), PP_GAP_BINS);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(bins, 2), "pairs")->valueint, 3);
+    cJSON_Delete(json);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
+/* The order term pays for a pair predicted in the wrong order, or much
+ * closer than measured, and its derivative points the way that pays less:
+ * toward the measured sign. */
+static void test_order_term_gradient(void)
+{
+    const double ms[] = {0.2, -0.2, 0.05, -0.5};
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+        double m = ms[k], d;
+        /* wrong sign: a penalty, and the derivative is against m's sign (moving p toward m pays less) */
+        double wrong = pp_order_penalty(-0.5 * m, m, &d);
+        CU_ASSERT(wrong > 0);
+        CU_ASSERT(d * m < 0);
+        /* right sign but far too close: still a penalty, smaller */
+        double close = pp_order_penalty(0.1 * m, m, &d);
+        CU_ASSERT(close > 0 && close < wrong);
+        CU_ASSERT(d * m < 0);
+        /* central difference matches the derivative */
+        double h = 1e-6, p = 0.1 * m;
+        double fd = (pp_order_penalty(p + h, m, NULL) - pp_order_penalty(p - h, m, NULL)) / (2 * h);
+        CU_ASSERT(fabs(fd - d) < 1e-6);
+        /* at least the margin of the measured gap, the right way: free */
+        CU_ASSERT_EQUAL(pp_order_penalty(PP_ORDER_MARGIN * m, m, &d), 0.0);
+        CU_ASSERT_EQUAL(d, 0.0);
+        CU_ASSERT_EQUAL(pp_order_penalty(2.0 * m, m, &d), 0.0);
+        CU_ASSERT_EQUAL(d, 0.0);
+    }
+    /* the level dominates: the weight and margin as documented */
+    CU_ASSERT(PP_ORDER_WEIGHT > 0);
+    CU_ASSERT(PP_ORDER_MARGIN > 0 && PP_ORDER_MARGIN < 1);
+}
 
 static const pp_fit *fit_of(const pp_fit *fits, int n, const char *gpu_id)
 {
@@ -1119,6 +1236,8 @@ int main(void)
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {"rows on B200, GB200, H800 and MoE models are priced and calibrated", test_rows_on_every_gpu_calibrate},
+        {"same-job pairs are counted by measured gap on a hand-made set", test_order_bins_count_pairs},
+        {"the order term's derivative points toward the measured order", test_order_term_gradient},
         {"a malformed row is an error naming its path", test_bad_rows_name_their_path},
         {"a malformed measurement file is an error naming line and column", test_malformed_file},
         {NULL, NULL},
