@@ -196,6 +196,15 @@ static void test_deepep_dedup(void)
         none *= (96.0 - i) / (128.0 - i);
     PP_REL_EQ(deepep.bytes_network / a2a.bytes_network, 3.0 * (1.0 - none) / 6.0, 1e-9);
     CU_ASSERT(deepep.ep_comm_s < a2a.ep_comm_s);
+    /* node-limited routing (DeepSeek-V3's 4 of 8 groups, here 2 of 4
+     * groups of 32 experts, one group a node): the token reaches the nodes
+     * of 2 groups drawn from 4, (N - 1)(1 - C(3,2)/C(4,2)) = 1.5 copies */
+    pp_stage_term limited;
+    p.model.router_groups = 4;
+    p.model.router_group_topk = 2;
+    pp_term_stage(&p, &pl, &limited);
+    PP_REL_EQ(limited.bytes_network / a2a.bytes_network, 3.0 * (1.0 - 3.0 / 6.0) / 6.0, 1e-9);
+    p.model.router_groups = p.model.router_group_topk = 0;
     /* hidden behind the other micro-batch's compute (1F1B all-to-all
      * overlap, DualPipe), the all-to-alls cost only the SMs their kernels
      * take while the stage's compute lasts */

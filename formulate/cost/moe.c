@@ -37,6 +37,8 @@
  */
 #include "cost_terms.h"
 
+#include <math.h>
+
 #define MOE_ROUTER_BYTES 12.0  /* fp32 router logits: softmax read + write, top-k read */
 #define MOE_PERMUTE_BYTES 12.0 /* per element of the k copies: permute r+w, unpermute r+w, weighted sum r+w */
 #define MOE_ELEMWISE_F_BYTES 4.0 /* activation function: read + write an f-wide tensor (as kernels.c) */
@@ -66,6 +68,16 @@ static void dedup_bytes(const pp_model *m, double tokens, long n, long kn, doubl
     double E = m->experts, k = m->experts_per_token, N = (double)n / (double)kn;
     double token = ACT_BYTES * tokens * m->hidden;
     *net = token * (N - 1.0) * (1.0 - none_of(E, E / N, k));
+    /* Node-limited routing (DeepSeek-V3, arXiv 2412.19437 §2.1.2: "each
+     * token will be sent to at most M nodes"; its config's n_group 8,
+     * topk_group 4): a token's experts come from router_group_topk of the
+     * router_groups groups, so where each node holds whole groups the
+     * network copies are those of g groups drawn from G,
+     * (N - 1)(1 - C(G - G/N, g) / C(G, g)): 3.5 other nodes, not 4.6, for
+     * DeepSeek-V3 on 8 nodes of its 64-way expert parallelism. */
+    long G = m->router_groups, g = m->router_group_topk, nodes = n / (kn > 0 ? kn : 1);
+    if (G > 0 && g > 0 && g < G && nodes > 1 && nodes <= G && G % nodes == 0)
+        *net = fmin(*net, token * (N - 1.0) * (1.0 - none_of((double)G, (double)G / N, (double)g)));
     *nv = token * ((double)n - N) * (1.0 - none_of(E, E / (double)n, k));
 }
 
