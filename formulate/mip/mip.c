@@ -21,6 +21,7 @@
  * The matrix is collected as triplets and loaded in one glp_load_matrix call.
  */
 #include "mip.h"
+#include "mip_cache.h"
 
 #include "decisions.h"
 #include "error.h"
@@ -112,9 +113,18 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
     return col;
 }
 
+/* A candidate's term: from the build's price cache when it has one. */
+static void price_term(const pp_mip *m, const pp_plan *plan, const pp_form_shape *sf, pp_form_family fam,
+                       pp_form_term *out)
+{
+    if (m->prices)
+        pp_price_cache_term(m->prices, m->prob, plan, sf, fam, out);
+    else
+        pp_form_term_of(m->prob, plan, sf, fam, out);
+}
+
 static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
 {
-    const pp_problem *prob = m->prob;
     const pp_space *s = m->space;
     const pp_shape *sh = &s->shapes[si];
     const pp_int_list *R = pp_space_options(s, sh, PP_OPT_RECOMPUTE);
@@ -136,7 +146,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 continue;
             pp_decision_set(&a->plan, PP_DEC_RECOMPUTE, R->v[i]);
             pp_decision_set(&a->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[k]);
-            pp_form_term_of(prob, &a->plan, sf, PP_FORM_STAGE, &a->form);
+            price_term(m, &a->plan, sf, PP_FORM_STAGE, &a->form);
         }
     /* A TP candidate carries the (recompute, sp) of its stage: its overlap
      * needs sequence parallelism, and what per-op checkpointing recomputes
@@ -155,7 +165,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                     pp_decision_set(&t->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[j]);
                     pp_decision_set(&t->plan, PP_DEC_CODEC_TP, Ctp->v[k]);
                     pp_decision_set(&t->plan, PP_DEC_TP_OVERLAP, O->v[o]);
-                    pp_form_term_of(prob, &t->plan, sf, PP_FORM_TP, &t->form);
+                    price_term(m, &t->plan, sf, PP_FORM_TP, &t->form);
                 }
             }
     /* A pipeline send is what a TP rank holds: s/t tokens with sequence
@@ -170,7 +180,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
             pp_decision_set(&p->plan, PP_DEC_CODEC_PP, Cpp->v[k]);
             if (SP->n > 0) /* a single sp option still fixes what the stage holds */
                 pp_decision_set(&p->plan, PP_DEC_SEQUENCE_PARALLEL, SP->v[j]);
-            pp_form_term_of(prob, &p->plan, sf, PP_FORM_PP, &p->form);
+            price_term(m, &p->plan, sf, PP_FORM_PP, &p->form);
         }
     for (int i = 0; i < Z->n; i++)
         for (int k = 0; k < Cdp->n; k++)
@@ -183,7 +193,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_decision_set(&d->plan, PP_DEC_ZERO, Z->v[i]);
                 pp_decision_set(&d->plan, PP_DEC_CODEC_DP, Cdp->v[k]);
                 pp_decision_set(&d->plan, PP_DEC_CODEC_PARAMS, Cpar->v[l]);
-                pp_form_term_of(prob, &d->plan, sf, PP_FORM_DP, &d->form);
+                price_term(m, &d->plan, sf, PP_FORM_DP, &d->form);
             }
 }
 
@@ -526,24 +536,58 @@ static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
     return cands_consistent(c, pp_sp_linked(m->space, &m->space->shapes[si]));
 }
 
-static int cmp_double(const void *a, const void *b)
+/* A plan of screening: the pair of a shape completed (pair_plan), its
+ * lower bound, and where it comes from (for a deterministic order). */
+typedef struct screen_plan {
+    double bound_s;
+    int shape, rank;
+    pp_plan plan;
+} screen_plan;
+
+static int cmp_screen_plan(const void *x, const void *y)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const screen_plan *a = x, *b = y;
+    if (a->bound_s != b->bound_s)
+        return (a->bound_s > b->bound_s) - (a->bound_s < b->bound_s);
+    return a->shape != b->shape ? a->shape - b->shape : a->rank - b->rank;
+}
+
+/* Insert v into the `need` least values so far (least[0..*n), ascending). */
+static void keep_least(double *least, int *n, int need, double v)
+{
+    int i;
+    if (*n < need)
+        i = (*n)++;
+    else if (v < least[need - 1])
+        i = need - 1;
+    else
+        return;
+    for (; i > 0 && v < least[i - 1]; i--)
+        least[i] = least[i - 1];
+    least[i] = v;
 }
 
 /* Fill shape_lb and screen_ub (see pp_mip_build): the upper bounds come
  * from the `keep` best pairs of each shape that turn out feasible plans.
  * ref_s gets a step time to choose the time unit from: the best plan's if
- * one is known. */
+ * one is known.
+ *
+ * Only the `keep` least of those upper bounds matter (and the least, for
+ * ref_s), so the pairs are priced as plans in the order of their lower
+ * bounds (pp_form_bound_s: a plan's step time is at least its pair's), and
+ * the pricing stops where a bound exceeds the keep-th least step time found:
+ * every pair left would give a larger one.  The result is that of pricing
+ * every pair; the plans priced are a few dozen instead of thousands. */
 static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
 {
     const pp_problem *prob = m->prob;
-    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, n_ub = 0;
-    double *ub = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *ub);
+    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, need = keep > 0 ? keep : 1, n_todo = 0;
+    screen_plan *todo = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *todo);
+    double *least = malloc((size_t)need * sizeof *least);
     pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
-    if (!ub || !pairs) {
-        free(ub);
+    if (!todo || !least || !pairs) {
+        free(todo);
+        free(least);
         free(pairs);
         return false;
     }
@@ -551,22 +595,33 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
         int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, per_shape > 1) : 0;
         m->shape_lb[si] = n > 0 ? pairs[0].step_s : HUGE_VAL;
         for (int i = 0; i < n && i < per_shape; i++) {
-            pp_plan plan;
-            pair_plan(m, &pairs[i], &plan);
-            if (pp_plan_check(prob, &plan, NULL) != PP_OK)
-                continue;
-            pp_eval ev;
-            pp_evaluate(prob, &plan, &ev);
-            if (pp_cons_plan_feasible(prob, &plan, &ev, m->relax, NULL))
-                ub[n_ub++] = pp_step_time_s(prob, &plan);
+            screen_plan *t = &todo[n_todo++];
+            t->bound_s = pairs[i].step_s;
+            t->shape = si;
+            t->rank = i;
+            pair_plan(m, &pairs[i], &t->plan);
         }
     }
-    qsort(ub, (size_t)n_ub, sizeof *ub, cmp_double);
-    m->screen_ub = keep > 0 && n_ub >= keep ? ub[keep - 1] : HUGE_VAL;
-    *ref_s = n_ub > 0 ? ub[0] : HUGE_VAL;
+    qsort(todo, (size_t)n_todo, sizeof *todo, cmp_screen_plan);
+    int n_ub = 0;
+    for (int i = 0; i < n_todo; i++) {
+        /* the margin covers a bound summed in another order than the step */
+        if (n_ub == need && todo[i].bound_s * (1.0 - 1e-9) > least[need - 1])
+            break;
+        const pp_plan *plan = &todo[i].plan;
+        if (pp_plan_check(prob, plan, NULL) != PP_OK)
+            continue;
+        pp_eval ev;
+        pp_evaluate(prob, plan, &ev);
+        if (pp_cons_plan_feasible(prob, plan, &ev, m->relax, NULL))
+            keep_least(least, &n_ub, need, pp_step_time_s(prob, plan));
+    }
+    m->screen_ub = keep > 0 && n_ub >= keep ? least[keep - 1] : HUGE_VAL;
+    *ref_s = n_ub > 0 ? least[0] : HUGE_VAL;
     for (int si = 0; si < ns && isinf(*ref_s); si++)
         *ref_s = fmin(*ref_s, m->shape_lb[si]);
-    free(ub);
+    free(todo);
+    free(least);
     free(pairs);
     return true;
 }
@@ -606,6 +661,7 @@ void pp_mip_options_init(pp_mip_options *o)
     o->relax = 0;
     o->keep = 0;
     o->units_per_s = 0.0;
+    o->prices = NULL;
 }
 
 int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_options *opt, pp_mip *m,
@@ -615,6 +671,7 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->prob = prob;
     m->space = space;
     m->relax = opt->relax;
+    m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
     m->screen_ub = m->screened_lb = HUGE_VAL;
     m->lp = glp_create_prob();
     glp_set_prob_name(m->lp, "parplan");

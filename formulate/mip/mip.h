@@ -111,6 +111,8 @@ typedef struct pp_mip_options {
     unsigned relax;     /* families left out (pp_cons_bit): 0 */
     int keep;           /* screen shapes, keeping the `keep` best plans' (see pp_mip_build); 0: whole space */
     double units_per_s; /* time unit; 0 (default): chosen from the best known plan */
+    struct pp_price_cache *prices; /* terms priced by earlier builds (mip_cache.h), read and written when it
+                                      holds this problem's prices; NULL (default): none */
 } pp_mip_options;
 
 void pp_mip_options_init(pp_mip_options *o);
@@ -119,6 +121,7 @@ typedef struct pp_mip {
     const pp_problem *prob;
     const pp_space *space;
     unsigned relax;       /* families left out (pp_cons_bit) */
+    struct pp_price_cache *prices; /* the options' cache when it holds this problem's prices, else NULL */
     double units_per_s;   /* the MIP's time unit: 1 s is units_per_s units */
     char unit[16];        /* its name: "s", "ms", "10us", "us", ... */
     struct glp_prob *lp;  /* owned */
