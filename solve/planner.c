@@ -417,7 +417,7 @@ static int milp_body(glpk_run *r)
         cert->best_bound_s = objective_s;
     else
         cert->best_bound_s = fmin(r->have_bound ? fmin(r->bound_s, objective_s) : r->have_root ? r->root_lp_s : 0.0,
-                                  r->mip.screened_lb);
+                                  pp_mip_screened_lb(&r->mip));
     cert->gap = objective_s > 0 ? (objective_s - cert->best_bound_s) / objective_s : 0.0;
     cert->lp_relaxation_s = r->have_root ? r->root_lp_s : lp_relaxation_s(r);
     if (o == SOLVED_OPTIMAL)

@@ -117,7 +117,9 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
 static void price_term(const pp_mip *m, const pp_plan *plan, const pp_form_shape *sf, pp_form_family fam,
                        pp_form_term *out)
 {
-    if (m->prices)
+    if (!(m->price_fams & (1u << fam)))
+        pp_form_term_mem_of(m->prob, plan, sf, fam, out);
+    else if (m->prices)
         pp_price_cache_term(m->prices, m->prob, plan, sf, fam, out);
     else
         pp_form_term_of(m->prob, plan, sf, fam, out);
@@ -536,22 +538,6 @@ static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
     return cands_consistent(c, pp_sp_linked(m->space, &m->space->shapes[si]));
 }
 
-/* A plan of screening: the pair of a shape completed (pair_plan), its
- * lower bound, and where it comes from (for a deterministic order). */
-typedef struct screen_plan {
-    double bound_s;
-    int shape, rank;
-    pp_plan plan;
-} screen_plan;
-
-static int cmp_screen_plan(const void *x, const void *y)
-{
-    const screen_plan *a = x, *b = y;
-    if (a->bound_s != b->bound_s)
-        return (a->bound_s > b->bound_s) - (a->bound_s < b->bound_s);
-    return a->shape != b->shape ? a->shape - b->shape : a->rank - b->rank;
-}
-
 /* Insert v into the `need` least values so far (least[0..*n), ascending). */
 static void keep_least(double *least, int *n, int need, double v)
 {
@@ -567,60 +553,98 @@ static void keep_least(double *least, int *n, int need, double v)
     least[i] = v;
 }
 
+/* The least stage term of the pairs of shape si (its candidates in c,
+ * priced with price_fams = the stage's), +inf if it has no pair: a lower
+ * bound on every plan of the shape, whose other terms and exposed seconds
+ * are never negative; the pairs are those of the shape priced in full
+ * (pruning and consistency read only memory and the choices). */
+static double stage_bound(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs)
+{
+    int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, false) : 0;
+    double lb = HUGE_VAL;
+    for (int i = 0; i < n; i++)
+        lb = fmin(lb, pairs[i].a->form.obj_s);
+    return lb;
+}
+
+typedef struct shape_order {
+    double bound_s;
+    int shape;
+} shape_order;
+
+static int cmp_shape_order(const void *x, const void *y)
+{
+    const shape_order *a = x, *b = y;
+    if (a->bound_s != b->bound_s)
+        return (a->bound_s > b->bound_s) - (a->bound_s < b->bound_s);
+    return a->shape - b->shape;
+}
+
 /* Fill shape_lb and screen_ub (see pp_mip_build): the upper bounds come
  * from the `keep` best pairs of each shape that turn out feasible plans.
  * ref_s gets a step time to choose the time unit from: the best plan's if
  * one is known.
  *
  * Only the `keep` least of those upper bounds matter (and the least, for
- * ref_s), so the pairs are priced as plans in the order of their lower
- * bounds (pp_form_bound_s: a plan's step time is at least its pair's), and
- * the pricing stops where a bound exceeds the keep-th least step time found:
- * every pair left would give a larger one.  The result is that of pricing
- * every pair; the plans priced are a few dozen instead of thousands. */
+ * ref_s).  A shape's plans cost at least its least stage term, which needs
+ * neither its TP, PP nor DP terms priced (only DP's memory, for pruning),
+ * so the shapes are priced in full in the order of that stage bound, and
+ * each one's best pairs priced as plans; where the stage bound exceeds the
+ * keep-th least step time found, every shape left is screened (lazy: its
+ * shape_lb is the stage bound), since all its plans would be slower.  The
+ * bounds, the shapes kept and screened are those of pricing every shape in
+ * full; most shapes are then priced in a fraction of the time.  keep = 0
+ * (the whole space) prices every shape. */
 static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
 {
     const pp_problem *prob = m->prob;
-    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, need = keep > 0 ? keep : 1, n_todo = 0;
-    screen_plan *todo = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *todo);
+    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, need = keep > 0 ? keep : 1, n_ub = 0;
+    shape_order *order = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *order);
     double *least = malloc((size_t)need * sizeof *least);
     pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
-    if (!todo || !least || !pairs) {
-        free(todo);
+    m->lazy = calloc((size_t)(ns > 0 ? ns : 1), sizeof *m->lazy);
+    if (!order || !least || !pairs || !m->lazy) {
+        free(order);
         free(least);
         free(pairs);
         return false;
     }
-    for (int si = 0; si < ns; si++) {
+    m->price_fams = 1u << PP_FORM_STAGE;
+    for (int si = 0; si < ns; si++)
+        order[si] = (shape_order){.bound_s = keep > 0 ? stage_bound(m, si, c, pairs) : 0.0, .shape = si};
+    m->price_fams = ~0u;
+    qsort(order, (size_t)ns, sizeof *order, cmp_shape_order);
+    for (int i = 0; i < ns; i++) {
+        int si = order[i].shape;
+        if (isinf(order[i].bound_s)) { /* no pair, and neither has any shape after it */
+            m->shape_lb[si] = HUGE_VAL;
+            continue;
+        }
+        /* the margin covers a bound summed in another order than the step */
+        if (keep > 0 && n_ub == need && order[i].bound_s * (1.0 - 1e-9) > least[need - 1]) {
+            m->shape_lb[si] = order[i].bound_s;
+            m->lazy[si] = true;
+            m->n_lazy++;
+            continue;
+        }
         int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, per_shape > 1) : 0;
         m->shape_lb[si] = n > 0 ? pairs[0].step_s : HUGE_VAL;
-        for (int i = 0; i < n && i < per_shape; i++) {
-            screen_plan *t = &todo[n_todo++];
-            t->bound_s = pairs[i].step_s;
-            t->shape = si;
-            t->rank = i;
-            pair_plan(m, &pairs[i], &t->plan);
+        for (int k = 0; k < n && k < per_shape; k++) {
+            pp_plan plan;
+            pair_plan(m, &pairs[k], &plan);
+            if (pp_plan_check(prob, &plan, NULL) != PP_OK)
+                continue;
+            pp_eval ev;
+            pp_evaluate(prob, &plan, &ev);
+            if (pp_cons_plan_feasible(prob, &plan, &ev, m->relax, NULL))
+                keep_least(least, &n_ub, need, pp_step_time_s(prob, &plan));
         }
-    }
-    qsort(todo, (size_t)n_todo, sizeof *todo, cmp_screen_plan);
-    int n_ub = 0;
-    for (int i = 0; i < n_todo; i++) {
-        /* the margin covers a bound summed in another order than the step */
-        if (n_ub == need && todo[i].bound_s * (1.0 - 1e-9) > least[need - 1])
-            break;
-        const pp_plan *plan = &todo[i].plan;
-        if (pp_plan_check(prob, plan, NULL) != PP_OK)
-            continue;
-        pp_eval ev;
-        pp_evaluate(prob, plan, &ev);
-        if (pp_cons_plan_feasible(prob, plan, &ev, m->relax, NULL))
-            keep_least(least, &n_ub, need, pp_step_time_s(prob, plan));
     }
     m->screen_ub = keep > 0 && n_ub >= keep ? least[keep - 1] : HUGE_VAL;
     *ref_s = n_ub > 0 ? least[0] : HUGE_VAL;
     for (int si = 0; si < ns && isinf(*ref_s); si++)
         *ref_s = fmin(*ref_s, m->shape_lb[si]);
-    free(todo);
+    free(order);
     free(least);
     free(pairs);
     return true;
@@ -652,7 +676,8 @@ static bool shape_kept(pp_mip *m, int si)
     if (lb <= m->screen_ub * (1.0 + 1e-9))
         return true;
     m->n_screened++;
-    m->screened_lb = fmin(m->screened_lb, lb);
+    if (!m->lazy || !m->lazy[si])
+        m->screened_lb = fmin(m->screened_lb, lb);
     return false;
 }
 
@@ -672,6 +697,9 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->space = space;
     m->relax = opt->relax;
     m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
+    if (!m->prices && (m->own_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->own_prices, prob))
+        m->prices = m->own_prices; /* screening prices a stage term twice, a kept shape's every term */
+    m->price_fams = ~0u;
     m->screen_ub = m->screened_lb = HUGE_VAL;
     m->lp = glp_create_prob();
     glp_set_prob_name(m->lp, "parplan");
@@ -731,10 +759,30 @@ void pp_mip_free(pp_mip *m)
     free(m->shape_col_end);
     free(m->shape_lb);
     free(m->shape_form);
+    free(m->lazy);
+    pp_price_cache_free(m->own_prices);
     free(m->ia);
     free(m->ja);
     free(m->ar);
     memset(m, 0, sizeof *m);
+}
+
+double pp_mip_screened_lb(pp_mip *m)
+{
+    double lb = m->screened_lb;
+    if (m->n_lazy == 0)
+        return lb;
+    pp_mip_cands *c = malloc(sizeof *c);
+    pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
+    for (int si = 0; si < m->space->n_shapes; si++) {
+        if (!m->lazy[si])
+            continue;
+        int n = c && pairs && shape_cands(m, si, c) ? shape_pairs(m, c, pairs, false) : 0;
+        lb = fmin(lb, n > 0 ? pairs[0].step_s : m->shape_lb[si]); /* out of memory: the stage bound, lower */
+    }
+    free(c);
+    free(pairs);
+    return lb;
 }
 
 /* ---- solutions ---------------------------------------------------------- */
