@@ -580,6 +580,67 @@ static int cmp_shape_order(const void *x, const void *y)
     return a->shape - b->shape;
 }
 
+/* A pair of a shape priced in full, completed as a plan (pair_plan), and
+ * its lower bound; a heap of them, least bound first. */
+typedef struct screen_plan {
+    double bound_s;
+    int shape, rank;
+    pp_plan plan;
+} screen_plan;
+
+static bool plan_before(const screen_plan *a, const screen_plan *b)
+{
+    if (a->bound_s != b->bound_s)
+        return a->bound_s < b->bound_s;
+    return a->shape != b->shape ? a->shape < b->shape : a->rank < b->rank;
+}
+
+static void heap_push(screen_plan *h, int *n, const screen_plan *v)
+{
+    int i = (*n)++;
+    for (; i > 0 && plan_before(v, &h[(i - 1) / 2]); i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = *v;
+}
+
+static void heap_pop(screen_plan *h, int *n, screen_plan *out)
+{
+    *out = h[0];
+    screen_plan last = h[--(*n)];
+    int i = 0;
+    for (;;) {
+        int k = 2 * i + 1;
+        if (k >= *n)
+            break;
+        if (k + 1 < *n && plan_before(&h[k + 1], &h[k]))
+            k++;
+        if (!plan_before(&h[k], &last))
+            break;
+        h[i] = h[k];
+        i = k;
+    }
+    if (*n > 0)
+        h[i] = last;
+}
+
+/* Price a screening plan; a feasible one's step time joins the least. */
+static void price_plan(const pp_mip *m, const pp_plan *plan, double *least, int *n_ub, int need)
+{
+    if (pp_plan_check(m->prob, plan, NULL) != PP_OK)
+        return;
+    pp_eval ev;
+    pp_evaluate(m->prob, plan, &ev);
+    if (pp_cons_plan_feasible(m->prob, plan, &ev, m->relax, NULL))
+        keep_least(least, n_ub, need, pp_step_time_s(m->prob, plan));
+}
+
+/* Whether no plan of bound bound_s can be among the `need` least found. */
+static bool beyond(double bound_s, const double *least, int n_ub, int need)
+{
+    /* the margin covers a bound summed in another order than the step */
+    return n_ub == need && bound_s * (1.0 - 1e-9) > least[need - 1];
+}
+
 /* Fill shape_lb and screen_ub (see pp_mip_build): the upper bounds come
  * from the `keep` best pairs of each shape that turn out feasible plans.
  * ref_s gets a step time to choose the time unit from: the best plan's if
@@ -588,23 +649,26 @@ static int cmp_shape_order(const void *x, const void *y)
  * Only the `keep` least of those upper bounds matter (and the least, for
  * ref_s).  A shape's plans cost at least its least stage term, which needs
  * neither its TP, PP nor DP terms priced (only DP's memory, for pruning),
- * so the shapes are priced in full in the order of that stage bound, and
- * each one's best pairs priced as plans; where the stage bound exceeds the
- * keep-th least step time found, every shape left is screened (lazy: its
- * shape_lb is the stage bound), since all its plans would be slower.  The
- * bounds, the shapes kept and screened are those of pricing every shape in
- * full; most shapes are then priced in a fraction of the time.  keep = 0
- * (the whole space) prices every shape. */
+ * and a plan at least its pair's bound.  So the shapes are priced in full
+ * in the order of their stage bound, their best pairs priced as plans in
+ * the order of their bounds; where a stage bound exceeds the keep-th least
+ * step time found, every shape left is screened (lazy: its shape_lb is the
+ * stage bound), and where a pair's bound does, every pair left is.  The
+ * bounds, the shapes kept and screened are those of pricing every shape
+ * and pair in full; most shapes are priced in a fraction of the time, and a
+ * few dozen plans instead of thousands.  keep = 0 (the whole space) prices
+ * every shape. */
 static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
 {
-    const pp_problem *prob = m->prob;
-    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, need = keep > 0 ? keep : 1, n_ub = 0;
+    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, need = keep > 0 ? keep : 1, n_ub = 0, n_heap = 0;
     shape_order *order = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *order);
+    screen_plan *heap = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *heap);
     double *least = malloc((size_t)need * sizeof *least);
     pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
     m->lazy = calloc((size_t)(ns > 0 ? ns : 1), sizeof *m->lazy);
-    if (!order || !least || !pairs || !m->lazy) {
+    if (!order || !heap || !least || !pairs || !m->lazy) {
         free(order);
+        free(heap);
         free(least);
         free(pairs);
         return false;
@@ -616,13 +680,20 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
     qsort(order, (size_t)ns, sizeof *order, cmp_shape_order);
     for (int i = 0; i < ns; i++) {
         int si = order[i].shape;
-        if (isinf(order[i].bound_s)) { /* no pair, and neither has any shape after it */
+        double b = order[i].bound_s;
+        if (isinf(b)) { /* no pair */
             m->shape_lb[si] = HUGE_VAL;
             continue;
         }
-        /* the margin covers a bound summed in another order than the step */
-        if (keep > 0 && n_ub == need && order[i].bound_s * (1.0 - 1e-9) > least[need - 1]) {
-            m->shape_lb[si] = order[i].bound_s;
+        /* the plans that could still decide first */
+        while (keep > 0 && n_heap > 0 && !(heap[0].bound_s > b)) {
+            screen_plan t;
+            heap_pop(heap, &n_heap, &t);
+            if (!beyond(t.bound_s, least, n_ub, need))
+                price_plan(m, &t.plan, least, &n_ub, need);
+        }
+        if (keep > 0 && beyond(b, least, n_ub, need)) {
+            m->shape_lb[si] = b;
             m->lazy[si] = true;
             m->n_lazy++;
             continue;
@@ -630,21 +701,24 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
         int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, per_shape > 1) : 0;
         m->shape_lb[si] = n > 0 ? pairs[0].step_s : HUGE_VAL;
         for (int k = 0; k < n && k < per_shape; k++) {
-            pp_plan plan;
-            pair_plan(m, &pairs[k], &plan);
-            if (pp_plan_check(prob, &plan, NULL) != PP_OK)
-                continue;
-            pp_eval ev;
-            pp_evaluate(prob, &plan, &ev);
-            if (pp_cons_plan_feasible(prob, &plan, &ev, m->relax, NULL))
-                keep_least(least, &n_ub, need, pp_step_time_s(prob, &plan));
+            screen_plan t = {.bound_s = pairs[k].step_s, .shape = si, .rank = k};
+            pair_plan(m, &pairs[k], &t.plan);
+            heap_push(heap, &n_heap, &t);
         }
+    }
+    while (n_heap > 0) {
+        screen_plan t;
+        heap_pop(heap, &n_heap, &t);
+        if (beyond(t.bound_s, least, n_ub, need))
+            break;
+        price_plan(m, &t.plan, least, &n_ub, need);
     }
     m->screen_ub = keep > 0 && n_ub >= keep ? least[keep - 1] : HUGE_VAL;
     *ref_s = n_ub > 0 ? least[0] : HUGE_VAL;
     for (int si = 0; si < ns && isinf(*ref_s); si++)
         *ref_s = fmin(*ref_s, m->shape_lb[si]);
     free(order);
+    free(heap);
     free(least);
     free(pairs);
     return true;
