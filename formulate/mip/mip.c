@@ -117,8 +117,12 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
 static void price_term(const pp_mip *m, const pp_plan *plan, const pp_form_shape *sf, pp_form_family fam,
                        pp_form_term *out)
 {
-    if (!(m->price_fams & (1u << fam)))
-        pp_form_term_mem_of(m->prob, plan, sf, fam, out);
+    if (!(m->price_fams & (1u << fam))) {
+        if (m->prices && m->prices != m->own_prices && fam == PP_FORM_DP) /* kept for the re-solves */
+            pp_price_cache_term_mem(m->prices, m->prob, plan, sf, fam, out);
+        else
+            pp_form_term_mem_of(m->prob, plan, sf, fam, out);
+    }
     else if (m->prices)
         pp_price_cache_term(m->prices, m->prob, plan, sf, fam, out);
     else

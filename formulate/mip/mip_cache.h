@@ -40,6 +40,12 @@ bool pp_price_cache_bind(pp_price_cache *cache, const pp_problem *prob);
 void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
                          const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
 
+/* Only its memory (pp_form_term_mem_of, same arguments), from the cache
+ * or computed and kept: what screening reads of a candidate whose time it
+ * may never need. */
+void pp_price_cache_term_mem(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
+                             const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
+
 /* Terms found and terms priced so far (for tests and benchmarks). */
 void pp_price_cache_stats(const pp_price_cache *cache, long *hits, long *misses);
 
