@@ -161,6 +161,10 @@ double pp_model_params(const pp_model *m);
 
 /* Whether layer i (0-based) of the model is a MoE layer. */
 bool pp_layer_is_moe(const pp_model *m, int i);
+/* Its MoE layers among layers first .. first + n - 1 (those past the model
+ * not counted), in constant time: what a stage's MoE layers are summed
+ * from, for every candidate of every shape (layout.c). */
+int pp_moe_layers_in(const pp_model *m, long first, long n);
 /* MoE layers of the whole model. */
 int pp_moe_layers(const pp_model *m);
 /* Parameters of layer i: all of them, and (if expert is not NULL) those of
