@@ -16,7 +16,10 @@
  * row's (cons_memory.c) its mem_gib.  This file writes no cost formula,
  * weight or order of its own: it converts seconds to the MIP's unit, and
  * leaves out a row no plan of the shape can make binding.  Each term is
- * computed once per candidate and pass, cached in pp_mip_col.
+ * computed once per candidate, kept in pp_mip_col and in the price cache
+ * (mip_cache.h), which the explanation's re-solves of the same prices share;
+ * screening (screen) prices a shape's TP, PP and DP terms only while the
+ * shape could still hold one of the best plans.
  *
  * The matrix is collected as triplets and loaded in one glp_load_matrix call.
  */
@@ -113,7 +116,8 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
     return col;
 }
 
-/* A candidate's term: from the build's price cache when it has one. */
+/* A candidate's term: from the build's price cache when it has one; only
+ * its memory for a family screening does not price yet (price_fams). */
 static void price_term(const pp_mip *m, const pp_plan *plan, const pp_form_shape *sf, pp_form_family fam,
                        pp_form_term *out)
 {
@@ -122,8 +126,7 @@ static void price_term(const pp_mip *m, const pp_plan *plan, const pp_form_shape
             pp_price_cache_term_mem(m->prices, m->prob, plan, sf, fam, out);
         else
             pp_form_term_mem_of(m->prob, plan, sf, fam, out);
-    }
-    else if (m->prices)
+    } else if (m->prices)
         pp_price_cache_term(m->prices, m->prob, plan, sf, fam, out);
     else
         pp_form_term_of(m->prob, plan, sf, fam, out);
