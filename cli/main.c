@@ -30,6 +30,7 @@
 #include "error.h"
 #include "explain.h"
 #include "json_util.h"
+#include "mip_cache.h"
 #include "planner.h"
 #include "problem.h"
 #include "report_accuracy.h"
@@ -899,6 +900,8 @@ static int run_plan(const cli_args *a, pp_error *err)
     int rc = load_problem(a, &cat, &prob, err);
     if (!rc && a->baseline)
         rc = load_plan_file(a->baseline, &prob, &baseline, err);
+    /* the explanation's re-solves of the same prices reuse the solve's terms */
+    solve.prices = rc ? NULL : pp_price_cache_new();
     if (!rc)
         rc = pp_plan_solve(&prob, &solve, &res, err);
     if (rc == PP_EINFEASIBLE || (!rc && res.status == PP_STATUS_INFEASIBLE)) {
@@ -918,6 +921,7 @@ static int run_plan(const cli_args *a, pp_error *err)
         pp_explanation_free(ex);
     free(ex);
     pp_plan_result_free(&res);
+    pp_price_cache_free(solve.prices);
     pp_catalog_free(&cat);
     return rc;
 }

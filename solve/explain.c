@@ -18,6 +18,7 @@
 
 #include "costmodel.h"
 #include "error.h"
+#include "mip_cache.h"
 #include "rules.h"
 
 #include <math.h>
@@ -274,12 +275,22 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *catalog, const pp_
     pp_explain_options defaults;
     pp_explain_options_init(&defaults);
     const pp_explain_options *opt = options ? options : &defaults;
-    pp_plan_options solve_defaults;
-    pp_plan_options_init(&solve_defaults);
-    solver_ctx c = {solve ? solve : &solve_defaults, res->best.eval.time.step_s};
+    pp_plan_options solve_opt;
+    if (solve)
+        solve_opt = *solve;
+    else
+        pp_plan_options_init(&solve_opt);
+    /* the re-solves that change no price read the terms priced once (the
+     * caller's cache holds the optimum's own solve) */
+    pp_price_cache *own = solve_opt.prices ? NULL : pp_price_cache_new();
+    if (own)
+        solve_opt.prices = own;
+    solver_ctx c = {&solve_opt, res->best.eval.time.step_s};
     analyze_baseline(prob, res, opt, ex);
-    if (res->status == PP_STATUS_INFEASIBLE || res->best.plan.tp < 1)
+    if (res->status == PP_STATUS_INFEASIBLE || res->best.plan.tp < 1) {
+        pp_price_cache_free(own);
         return PP_OK;
+    }
     ex->done = true;
     ex->best_step_s = c.best_s;
     ex->gpus = pp_problem_gpus(prob);
@@ -292,8 +303,10 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *catalog, const pp_
 
     if (res->n_runner_ups > 0) {
         ex->runner_ups = calloc((size_t)res->n_runner_ups, sizeof *ex->runner_ups);
-        if (!ex->runner_ups)
+        if (!ex->runner_ups) {
+            pp_price_cache_free(own);
             return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+        }
         ex->n_runner_ups = res->n_runner_ups;
     }
     analyze_runner_ups(prob, res, ex);
@@ -302,6 +315,7 @@ int pp_explain_plan(const pp_problem *prob, const pp_catalog *catalog, const pp_
     collect_speedups(ex);
     ex->view.resolve = NULL; /* the solver context ends here */
     ex->view.solver = NULL;
+    pp_price_cache_free(own);
     int rc = pp_schedule_build(prob, &res->best.plan, &ex->schedule, err);
     if (rc != PP_OK) {
         pp_explanation_free(ex);

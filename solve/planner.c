@@ -61,6 +61,7 @@ void pp_plan_options_init(pp_plan_options *o)
     o->full_model = false;
     o->node_limit = PP_DEFAULT_NODE_LIMIT;
     o->catch_interrupt = true;
+    o->prices = NULL;
 }
 
 const char *pp_status_name(pp_status s)
@@ -311,6 +312,7 @@ static int export_model(glpk_run *r)
     pp_mip_options_init(&mo);
     mo.relax = opt->relax;
     mo.units_per_s = r->mip.units_per_s; /* the unit of the model solved */
+    mo.prices = opt->prices;
     int rc = pp_mip_build(r->prob, r->space, &mo, full, r->err);
     if (rc == PP_OK && opt->export_lp)
         rc = export_file(r, opt->export_lp, false);
@@ -373,6 +375,7 @@ static int milp_body(glpk_run *r)
     pp_mip_options_init(&mo);
     mo.relax = r->opt->relax;
     mo.keep = r->opt->full_model ? 0 : 1 + (r->opt->top_k > 0 ? r->opt->top_k : 0);
+    mo.prices = r->opt->prices;
     int rc = pp_mip_build(r->prob, r->space, &mo, &r->mip, r->err);
     if (rc)
         return rc;
@@ -414,7 +417,7 @@ static int milp_body(glpk_run *r)
         cert->best_bound_s = objective_s;
     else
         cert->best_bound_s = fmin(r->have_bound ? fmin(r->bound_s, objective_s) : r->have_root ? r->root_lp_s : 0.0,
-                                  r->mip.screened_lb);
+                                  pp_mip_screened_lb(&r->mip));
     cert->gap = objective_s > 0 ? (objective_s - cert->best_bound_s) / objective_s : 0.0;
     cert->lp_relaxation_s = r->have_root ? r->root_lp_s : lp_relaxation_s(r);
     if (o == SOLVED_OPTIMAL)

@@ -37,6 +37,8 @@ typedef struct pp_plan_options {
                                it stops the search like the time limit (status time_limit, with the gap) */
     bool catch_interrupt;   /* SIGINT stops the search with the best plan so far (default true); false
                                when solves run on several threads (capacity), where Ctrl-C ends the run */
+    struct pp_price_cache *prices; /* terms priced by earlier solves of a problem with the same prices
+                               (mip_cache.h: the explanation's re-solves), owned by the caller; NULL: none */
 } pp_plan_options;
 
 #define PP_DEFAULT_NODE_LIMIT 200000L /* every solve has one, as it has a time limit */

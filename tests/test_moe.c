@@ -297,6 +297,37 @@ static void test_dense_untouched(void)
     CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &plan, NULL), PP_OK);
 }
 
+/* A range's MoE layers are counted without a loop (every stage of every
+ * candidate asks): the count equals the layer-by-layer one for every
+ * frequency, first dense layers, model depth and range, those past the
+ * model and before it included. */
+static void test_moe_layers_in_range(void)
+{
+    pp_model m;
+    memset(&m, 0, sizeof m);
+    int checked = 0;
+    for (int experts = 0; experts <= 8; experts += 8)
+        for (int layers = 1; layers <= 40; layers += 3)
+            for (int freq = 0; freq <= 4; freq++)
+                for (int dense = 0; dense <= 5; dense += 2) {
+                    m.layers = layers;
+                    m.experts = experts;
+                    m.moe_ffn_hidden = experts ? 1024 : 0;
+                    m.moe_layer_freq = freq;
+                    m.first_dense_layers = dense;
+                    for (long first = 0; first <= layers + 1; first++)
+                        for (long n = 0; n <= layers + 2; n++) {
+                            int loop = 0;
+                            for (long i = first; i < first + n && i < m.layers; i++)
+                                loop += pp_layer_is_moe(&m, (int)i);
+                            CU_ASSERT_EQUAL(pp_moe_layers_in(&m, first, n), loop);
+                            checked += loop > 0;
+                        }
+                    CU_ASSERT_EQUAL(pp_moe_layers_in(&m, 0, layers), pp_moe_layers(&m));
+                }
+    CU_ASSERT(checked > 1000);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -305,6 +336,7 @@ int main(void)
         {"DeepSeek-V3's published layout prices (tp 1 pp 16 dp 128 ep 64 ZeRO-1)", test_deepseek_published_layout},
         {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},
         {"dense models have no expert term", test_dense_untouched},
+        {"a range's MoE layers counted without a loop", test_moe_layers_in_range},
         {"DeepEP sends a token once to each node and GPU of its experts", test_deepep_dedup},
         {"the expert block's backward: two passes, three with recomputation, one with LoRA", test_expert_backward_passes},
         {NULL, NULL},

@@ -12,6 +12,7 @@
 #include "cons.h"
 #include "costmodel.h"
 #include "error.h"
+#include "mip_cache.h"
 #include "planner.h"
 #include "rules.h"
 #include "space.h"
@@ -414,6 +415,79 @@ static void test_more_resources_never_slower(void)
     CU_ASSERT(compared >= 150);
 }
 
+/* The explanation's re-solves read the terms priced once (mip_cache.h):
+ * with a shared cache, a problem with another memory capacity, without the
+ * memory limit or with any codec's error allowed is solved to the same plan
+ * and the same objective, bit for bit, as without the cache, and reads
+ * terms priced before; a problem with other prices (faster links) is
+ * solved without it. */
+static int solve_with(const pp_problem *p, unsigned relax, pp_price_cache *cache, pp_plan_result *res)
+{
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    o.top_k = 2;
+    o.relax = relax;
+    o.prices = cache;
+    pp_error err;
+    pp_error_clear(&err);
+    return pp_plan_solve(p, &o, res, &err);
+}
+
+static void test_price_cache_same_answers(void)
+{
+    pp_rng r = {0x2545f4914f6cdd1dULL};
+    int compared = 0, reused = 0;
+    for (int i = 0; i < 60; i++) {
+        pp_problem p = i < 45 ? random_problem(&r) : random_moe_problem(&r);
+        shrink_space(&r, &p, 3000);
+        pp_price_cache *cache = pp_price_cache_new();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(cache);
+        pp_plan_result first;
+        int rc0 = solve_with(&p, 0, cache, &first);
+        pp_plan_result_free(&first);
+        for (int k = 0; k < 4; k++) {
+            pp_problem q = p;
+            unsigned relax = 0;
+            if (k == 0)
+                q.cluster.gpu.memory_gib *= 1.5;
+            else if (k == 1)
+                relax = pp_cons_bit("memory");
+            else if (k == 2)
+                relax = pp_cons_bit("accuracy");
+            else
+                q.cluster.inter_node_Gbps *= 2.0;
+            long hits0, misses0, hits1, misses1;
+            pp_price_cache_stats(cache, &hits0, &misses0);
+            pp_plan_result with, without;
+            int rc1 = solve_with(&q, relax, cache, &with);
+            int rc2 = solve_with(&q, relax, NULL, &without);
+            pp_price_cache_stats(cache, &hits1, &misses1);
+            CU_ASSERT_EQUAL(rc1, rc2);
+            if (rc0 == PP_OK && k < 3) {
+                CU_ASSERT(hits1 > hits0);
+                reused += hits1 > hits0;
+            }
+            if (k == 3)
+                CU_ASSERT(hits1 == hits0 && misses1 == misses0);
+            if (rc1 == PP_OK && rc2 == PP_OK) {
+                CU_ASSERT(plan_equal(&with.best.plan, &without.best.plan));
+                CU_ASSERT(with.cert.objective_s == without.cert.objective_s);
+                CU_ASSERT_EQUAL(with.n_runner_ups, without.n_runner_ups);
+                for (int j = 0; j < with.n_runner_ups && j < without.n_runner_ups; j++)
+                    CU_ASSERT(plan_equal(&with.runner_ups[j].plan, &without.runner_ups[j].plan));
+                CU_ASSERT_EQUAL(with.cert.shapes_screened, without.cert.shapes_screened);
+                compared++;
+            }
+            pp_plan_result_free(&with);
+            pp_plan_result_free(&without);
+        }
+        pp_price_cache_free(cache);
+    }
+    printf("\n    %d re-solves compared, %d read cached terms ", compared, reused);
+    CU_ASSERT(compared >= 100);
+    CU_ASSERT(reused >= 60);
+}
+
 /* The README's default example, where memory decides: GPT-3 175B on 1024
  * A100-80GB, batch 1536, every decision free.  Also times the MIP. */
 static void test_default_example(void)
@@ -773,6 +847,7 @@ int main(void)
     const pp_test tests[] = {
         {"MIP optimum == enumerator optimum on random problems", test_mip_matches_enumerator},
         {"twice the NVLink, network or memory never gives a slower optimum", test_more_resources_never_slower},
+        {"a shared price cache gives the same answers", test_price_cache_same_answers},
         {"default example: GPT-3 175B on 1024 A100", test_default_example},
         {"a plan fixed by the search costs its step time", test_fixed_plan_costs_its_step_time},
         {"huge model on one GPU: infeasible by memory", test_huge_model_on_one_gpu},

@@ -161,6 +161,10 @@ double pp_model_params(const pp_model *m);
 
 /* Whether layer i (0-based) of the model is a MoE layer. */
 bool pp_layer_is_moe(const pp_model *m, int i);
+/* Its MoE layers among layers first .. first + n - 1 (those past the model
+ * not counted), in constant time: what a stage's MoE layers are summed
+ * from, for every candidate of every shape (layout.c). */
+int pp_moe_layers_in(const pp_model *m, long first, long n);
 /* MoE layers of the whole model. */
 int pp_moe_layers(const pp_model *m);
 /* Parameters of layer i: all of them, and (if expert is not NULL) those of
@@ -484,6 +488,11 @@ void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape
 /* Family fam's term at a plan (only that family's decisions are read). */
 void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape, pp_form_family fam,
                      pp_form_term *out);
+/* Only the memory of family fam's term (its mem_gib, as pp_form_term_of
+ * writes it; every other field 0): what memory's pruning reads, for a
+ * candidate whose time is not needed yet (screening, mip.c). */
+void pp_form_term_mem_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape, pp_form_family fam,
+                         pp_form_term *out);
 /* The whole form of a plan. */
 void pp_step_form_of(const pp_problem *prob, const pp_plan *plan, pp_step_form *out);
 /* Whether every coefficient of a term is a finite number. */

@@ -214,6 +214,21 @@ bool pp_layer_is_moe(const pp_model *m, int i)
     return i % f == 0;
 }
 
+/* Layers i of [first, first + n) with pp_layer_is_moe(m, i), counted
+ * without a loop: the multiples of the frequency from the first MoE layer
+ * on (the multiples of f below b number ceil(b / f)). */
+int pp_moe_layers_in(const pp_model *m, long first, long n)
+{
+    if (!pp_model_is_moe(m) || n <= 0)
+        return 0;
+    long f = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
+    long a = first > m->first_dense_layers ? first : m->first_dense_layers;
+    long b = first + n < m->layers ? first + n : m->layers;
+    if (a < 0)
+        a = 0;
+    return b > a ? (int)((b + f - 1) / f - (a + f - 1) / f) : 0;
+}
+
 int pp_moe_layers(const pp_model *m)
 {
     int n = 0;

@@ -160,10 +160,7 @@ int layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
 /* MoE layers among layers [first, first + n). */
 static int moe_in_range(const pp_model *m, long first, long n)
 {
-    int c = 0;
-    for (long i = first; i < first + n && i < m->layers; i++)
-        c += pp_layer_is_moe(m, (int)i);
-    return c;
+    return pp_moe_layers_in(m, first, n);
 }
 
 int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)

@@ -186,6 +186,30 @@ static void term_links(const pp_form_shape *sh, double nvlink, double network, p
         t->link_s[l] = sh->link_Bps[l] > 0.0 ? t->bytes[l] / sh->link_Bps[l] : 0.0;
 }
 
+/* What family fam's term holds on the GPU of the shape's mem_stages: the
+ * stage's activations, DP's model states (in the order pp_memory_eval adds
+ * them); the other families hold nothing. */
+static void term_mem(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *sh, pp_form_family fam,
+                     pp_form_term *out)
+{
+    for (int k = 0; k < sh->n_mem; k++) {
+        if (fam == PP_FORM_STAGE) {
+            out->mem_gib[k] = pp_mem_activations_gib(prob, plan, sh->mem_stages[k]);
+        } else if (fam == PP_FORM_DP) {
+            double w, g, o;
+            pp_mem_states_gib(prob, plan, sh->mem_stages[k], &w, &g, &o);
+            out->mem_gib[k] = w + g + o; /* the order pp_memory_eval adds them in */
+        }
+    }
+}
+
+void pp_form_term_mem_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *sh, pp_form_family fam,
+                         pp_form_term *out)
+{
+    *out = (pp_form_term){0};
+    term_mem(prob, plan, sh, fam, out);
+}
+
 void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *sh, pp_form_family fam,
                      pp_form_term *out)
 {
@@ -200,8 +224,7 @@ void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_
         out->exposed_s[PP_PAIR_PER_MB] = -(m * pp_dp_per_mb_window_s(prob, plan, &out->stage));
         out->exposed_s[PP_PAIR_GATHER] = -pp_dp_gather_window_s(prob, plan, &out->stage);
         term_links(sh, m * out->stage.bytes_nvlink, m * out->stage.bytes_network, out); /* MoE all-to-all */
-        for (int k = 0; k < sh->n_mem; k++)
-            out->mem_gib[k] = pp_mem_activations_gib(prob, plan, sh->mem_stages[k]);
+        term_mem(prob, plan, sh, fam, out);
         break;
     case PP_FORM_TP:
     case PP_FORM_PP:
@@ -223,11 +246,7 @@ void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_
         out->wire_s[PP_PAIR_PER_MB] = out->exposed_s[PP_PAIR_PER_MB] = m * d->per_mb_wire_s;
         out->wire_s[PP_PAIR_GATHER] = out->exposed_s[PP_PAIR_GATHER] = d->gather_once_wire_s;
         term_links(sh, d->bytes_nvlink, d->bytes_network, out);
-        for (int k = 0; k < sh->n_mem; k++) {
-            double w, g, o;
-            pp_mem_states_gib(prob, plan, sh->mem_stages[k], &w, &g, &o);
-            out->mem_gib[k] = w + g + o; /* the order pp_memory_eval adds them in */
-        }
+        term_mem(prob, plan, sh, fam, out);
         break;
     }
     case PP_FORM_FAMILIES: break;

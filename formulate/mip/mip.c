@@ -16,11 +16,15 @@
  * row's (cons_memory.c) its mem_gib.  This file writes no cost formula,
  * weight or order of its own: it converts seconds to the MIP's unit, and
  * leaves out a row no plan of the shape can make binding.  Each term is
- * computed once per candidate and pass, cached in pp_mip_col.
+ * computed once per candidate, kept in pp_mip_col and in the price cache
+ * (mip_cache.h), which the explanation's re-solves of the same prices share;
+ * screening (screen) prices a shape's TP, PP and DP terms only while the
+ * shape could still hold one of the best plans.
  *
  * The matrix is collected as triplets and loaded in one glp_load_matrix call.
  */
 #include "mip.h"
+#include "mip_cache.h"
 
 #include "decisions.h"
 #include "error.h"
@@ -112,6 +116,22 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
     return col;
 }
 
+/* A candidate's term: from the build's price cache when it has one; only
+ * its memory for a family screening does not price yet (price_fams). */
+static void price_term(const pp_mip *m, const pp_plan *plan, const pp_form_shape *sf, pp_form_family fam,
+                       pp_form_term *out)
+{
+    if (!(m->price_fams & (1u << fam))) {
+        if (m->prices && m->prices != m->own_prices && fam == PP_FORM_DP) /* kept for the re-solves */
+            pp_price_cache_term_mem(m->prices, m->prob, plan, sf, fam, out);
+        else
+            pp_form_term_mem_of(m->prob, plan, sf, fam, out);
+    } else if (m->prices)
+        pp_price_cache_term(m->prices, m->prob, plan, sf, fam, out);
+    else
+        pp_form_term_of(m->prob, plan, sf, fam, out);
+}
+
 /* Whether family f's candidates of shape sh take every option of decision
  * d that they carry, or only its first: a TP candidate prices each
  * (recompute, sp) of its stage, a PP candidate each sp only where a
@@ -130,7 +150,6 @@ static bool family_varies(const pp_space *s, const pp_shape *sh, pp_family f, co
  * form. */
 static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
 {
-    const pp_problem *prob = m->prob;
     const pp_space *s = m->space;
     const pp_shape *sh = &s->shapes[si];
     const pp_form_shape *sf = &m->shape_form[si];
@@ -170,7 +189,7 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_mip_col *x = new_cand(c, (pp_family)f, sh, si);
                 if (x) {
                     x->plan = plan;
-                    pp_form_term_of(prob, &x->plan, sf, (pp_form_family)f, &x->form);
+                    price_term(m, &x->plan, sf, (pp_form_family)f, &x->form);
                 }
             }
             more = false;
@@ -522,47 +541,188 @@ static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
     return cands_consistent(c, pp_sp_linked(m->space, &m->space->shapes[si]));
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Insert v into the `need` least values so far (least[0..*n), ascending). */
+static void keep_least(double *least, int *n, int need, double v)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    int i;
+    if (*n < need)
+        i = (*n)++;
+    else if (v < least[need - 1])
+        i = need - 1;
+    else
+        return;
+    for (; i > 0 && v < least[i - 1]; i--)
+        least[i] = least[i - 1];
+    least[i] = v;
+}
+
+/* The least stage term of the pairs of shape si (its candidates in c,
+ * priced with price_fams = the stage's), +inf if it has no pair: a lower
+ * bound on every plan of the shape, whose other terms and exposed seconds
+ * are never negative; the pairs are those of the shape priced in full
+ * (pruning and consistency read only memory and the choices). */
+static double stage_bound(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs)
+{
+    int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, false) : 0;
+    double lb = HUGE_VAL;
+    for (int i = 0; i < n; i++)
+        lb = fmin(lb, pairs[i].a->form.obj_s);
+    return lb;
+}
+
+typedef struct shape_order {
+    double bound_s;
+    int shape;
+} shape_order;
+
+static int cmp_shape_order(const void *x, const void *y)
+{
+    const shape_order *a = x, *b = y;
+    if (a->bound_s != b->bound_s)
+        return (a->bound_s > b->bound_s) - (a->bound_s < b->bound_s);
+    return a->shape - b->shape;
+}
+
+/* A pair of a shape priced in full, completed as a plan (pair_plan), and
+ * its lower bound; a heap of them, least bound first. */
+typedef struct screen_plan {
+    double bound_s;
+    int shape, rank;
+    pp_plan plan;
+} screen_plan;
+
+static bool plan_before(const screen_plan *a, const screen_plan *b)
+{
+    if (a->bound_s != b->bound_s)
+        return a->bound_s < b->bound_s;
+    return a->shape != b->shape ? a->shape < b->shape : a->rank < b->rank;
+}
+
+static void heap_push(screen_plan *h, int *n, const screen_plan *v)
+{
+    int i = (*n)++;
+    for (; i > 0 && plan_before(v, &h[(i - 1) / 2]); i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = *v;
+}
+
+static void heap_pop(screen_plan *h, int *n, screen_plan *out)
+{
+    *out = h[0];
+    screen_plan last = h[--(*n)];
+    int i = 0;
+    for (;;) {
+        int k = 2 * i + 1;
+        if (k >= *n)
+            break;
+        if (k + 1 < *n && plan_before(&h[k + 1], &h[k]))
+            k++;
+        if (!plan_before(&h[k], &last))
+            break;
+        h[i] = h[k];
+        i = k;
+    }
+    if (*n > 0)
+        h[i] = last;
+}
+
+/* Price a screening plan; a feasible one's step time joins the least. */
+static void price_plan(const pp_mip *m, const pp_plan *plan, double *least, int *n_ub, int need)
+{
+    if (pp_plan_check(m->prob, plan, NULL) != PP_OK)
+        return;
+    pp_eval ev;
+    pp_evaluate(m->prob, plan, &ev);
+    if (pp_cons_plan_feasible(m->prob, plan, &ev, m->relax, NULL))
+        keep_least(least, n_ub, need, pp_step_time_s(m->prob, plan));
+}
+
+/* Whether no plan of bound bound_s can be among the `need` least found. */
+static bool beyond(double bound_s, const double *least, int n_ub, int need)
+{
+    /* the margin covers a bound summed in another order than the step */
+    return n_ub == need && bound_s * (1.0 - 1e-9) > least[need - 1];
 }
 
 /* Fill shape_lb and screen_ub (see pp_mip_build): the upper bounds come
  * from the `keep` best pairs of each shape that turn out feasible plans.
  * ref_s gets a step time to choose the time unit from: the best plan's if
- * one is known. */
+ * one is known.
+ *
+ * Only the `keep` least of those upper bounds matter (and the least, for
+ * ref_s).  A shape's plans cost at least its least stage term, which needs
+ * neither its TP, PP nor DP terms priced (only DP's memory, for pruning),
+ * and a plan at least its pair's bound.  So the shapes are priced in full
+ * in the order of their stage bound, their best pairs priced as plans in
+ * the order of their bounds; where a stage bound exceeds the keep-th least
+ * step time found, every shape left is screened (lazy: its shape_lb is the
+ * stage bound), and where a pair's bound does, every pair left is.  The
+ * bounds, the shapes kept and screened are those of pricing every shape
+ * and pair in full; most shapes are priced in a fraction of the time, and a
+ * few dozen plans instead of thousands.  keep = 0 (the whole space) prices
+ * every shape. */
 static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
 {
-    const pp_problem *prob = m->prob;
-    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, n_ub = 0;
-    double *ub = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *ub);
+    int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, need = keep > 0 ? keep : 1, n_ub = 0, n_heap = 0;
+    shape_order *order = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *order);
+    screen_plan *heap = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *heap);
+    double *least = malloc((size_t)need * sizeof *least);
     pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
-    if (!ub || !pairs) {
-        free(ub);
+    m->lazy = calloc((size_t)(ns > 0 ? ns : 1), sizeof *m->lazy);
+    if (!order || !heap || !least || !pairs || !m->lazy) {
+        free(order);
+        free(heap);
+        free(least);
         free(pairs);
         return false;
     }
-    for (int si = 0; si < ns; si++) {
+    m->price_fams = 1u << PP_FORM_STAGE;
+    for (int si = 0; si < ns; si++)
+        order[si] = (shape_order){.bound_s = keep > 0 ? stage_bound(m, si, c, pairs) : 0.0, .shape = si};
+    m->price_fams = ~0u;
+    qsort(order, (size_t)ns, sizeof *order, cmp_shape_order);
+    for (int i = 0; i < ns; i++) {
+        int si = order[i].shape;
+        double b = order[i].bound_s;
+        if (isinf(b)) { /* no pair */
+            m->shape_lb[si] = HUGE_VAL;
+            continue;
+        }
+        /* the plans that could still decide first */
+        while (keep > 0 && n_heap > 0 && !(heap[0].bound_s > b)) {
+            screen_plan t;
+            heap_pop(heap, &n_heap, &t);
+            if (!beyond(t.bound_s, least, n_ub, need))
+                price_plan(m, &t.plan, least, &n_ub, need);
+        }
+        if (keep > 0 && beyond(b, least, n_ub, need)) {
+            m->shape_lb[si] = b;
+            m->lazy[si] = true;
+            m->n_lazy++;
+            continue;
+        }
         int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, per_shape > 1) : 0;
         m->shape_lb[si] = n > 0 ? pairs[0].step_s : HUGE_VAL;
-        for (int i = 0; i < n && i < per_shape; i++) {
-            pp_plan plan;
-            pair_plan(m, &pairs[i], &plan);
-            if (pp_plan_check(prob, &plan, NULL) != PP_OK)
-                continue;
-            pp_eval ev;
-            pp_evaluate(prob, &plan, &ev);
-            if (pp_cons_plan_feasible(prob, &plan, &ev, m->relax, NULL))
-                ub[n_ub++] = pp_step_time_s(prob, &plan);
+        for (int k = 0; k < n && k < per_shape; k++) {
+            screen_plan t = {.bound_s = pairs[k].step_s, .shape = si, .rank = k};
+            pair_plan(m, &pairs[k], &t.plan);
+            heap_push(heap, &n_heap, &t);
         }
     }
-    qsort(ub, (size_t)n_ub, sizeof *ub, cmp_double);
-    m->screen_ub = keep > 0 && n_ub >= keep ? ub[keep - 1] : HUGE_VAL;
-    *ref_s = n_ub > 0 ? ub[0] : HUGE_VAL;
+    while (n_heap > 0) {
+        screen_plan t;
+        heap_pop(heap, &n_heap, &t);
+        if (beyond(t.bound_s, least, n_ub, need))
+            break;
+        price_plan(m, &t.plan, least, &n_ub, need);
+    }
+    m->screen_ub = keep > 0 && n_ub >= keep ? least[keep - 1] : HUGE_VAL;
+    *ref_s = n_ub > 0 ? least[0] : HUGE_VAL;
     for (int si = 0; si < ns && isinf(*ref_s); si++)
         *ref_s = fmin(*ref_s, m->shape_lb[si]);
-    free(ub);
+    free(order);
+    free(heap);
+    free(least);
     free(pairs);
     return true;
 }
@@ -593,7 +753,8 @@ static bool shape_kept(pp_mip *m, int si)
     if (lb <= m->screen_ub * (1.0 + 1e-9))
         return true;
     m->n_screened++;
-    m->screened_lb = fmin(m->screened_lb, lb);
+    if (!m->lazy || !m->lazy[si])
+        m->screened_lb = fmin(m->screened_lb, lb);
     return false;
 }
 
@@ -602,6 +763,7 @@ void pp_mip_options_init(pp_mip_options *o)
     o->relax = 0;
     o->keep = 0;
     o->units_per_s = 0.0;
+    o->prices = NULL;
 }
 
 int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_options *opt, pp_mip *m,
@@ -611,6 +773,10 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->prob = prob;
     m->space = space;
     m->relax = opt->relax;
+    m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
+    if (!m->prices && (m->own_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->own_prices, prob))
+        m->prices = m->own_prices; /* screening prices a stage term twice, a kept shape's every term */
+    m->price_fams = ~0u;
     m->screen_ub = m->screened_lb = HUGE_VAL;
     m->lp = glp_create_prob();
     glp_set_prob_name(m->lp, "parplan");
@@ -670,10 +836,30 @@ void pp_mip_free(pp_mip *m)
     free(m->shape_col_end);
     free(m->shape_lb);
     free(m->shape_form);
+    free(m->lazy);
+    pp_price_cache_free(m->own_prices);
     free(m->ia);
     free(m->ja);
     free(m->ar);
     memset(m, 0, sizeof *m);
+}
+
+double pp_mip_screened_lb(pp_mip *m)
+{
+    double lb = m->screened_lb;
+    if (m->n_lazy == 0)
+        return lb;
+    pp_mip_cands *c = malloc(sizeof *c);
+    pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
+    for (int si = 0; si < m->space->n_shapes; si++) {
+        if (!m->lazy[si])
+            continue;
+        int n = c && pairs && shape_cands(m, si, c) ? shape_pairs(m, c, pairs, false) : 0;
+        lb = fmin(lb, n > 0 ? pairs[0].step_s : m->shape_lb[si]); /* out of memory: the stage bound, lower */
+    }
+    free(c);
+    free(pairs);
+    return lb;
 }
 
 /* ---- solutions ---------------------------------------------------------- */

@@ -111,6 +111,8 @@ typedef struct pp_mip_options {
     unsigned relax;     /* families left out (pp_cons_bit): 0 */
     int keep;           /* screen shapes, keeping the `keep` best plans' (see pp_mip_build); 0: whole space */
     double units_per_s; /* time unit; 0 (default): chosen from the best known plan */
+    struct pp_price_cache *prices; /* terms priced by earlier builds (mip_cache.h), read and written when it
+                                      holds this problem's prices; NULL (default): none */
 } pp_mip_options;
 
 void pp_mip_options_init(pp_mip_options *o);
@@ -119,6 +121,7 @@ typedef struct pp_mip {
     const pp_problem *prob;
     const pp_space *space;
     unsigned relax;       /* families left out (pp_cons_bit) */
+    struct pp_price_cache *prices; /* the options' cache when it holds this problem's prices, else NULL */
     double units_per_s;   /* the MIP's time unit: 1 s is units_per_s units */
     char unit[16];        /* its name: "s", "ms", "10us", "us", ... */
     struct glp_prob *lp;  /* owned */
@@ -133,7 +136,12 @@ typedef struct pp_mip {
     double *shape_lb;     /* least step time of any plan of each shape, s; +inf if none */
     double screen_ub;     /* step time of a known feasible plan (+inf if none) */
     int n_screened;       /* shapes left out: shape_lb > screen_ub */
-    double screened_lb;   /* least shape_lb of those (+inf if none) */
+    double screened_lb;   /* least shape_lb of those (+inf if none), but the lazy ones' (pp_mip_screened_lb) */
+    unsigned price_fams;  /* families (bits 1 << pp_form_family) priced in full; while screening only the
+                             stage's, the others' terms holding just their memory (pp_form_term_mem_of) */
+    bool *lazy;           /* shapes screened by their stage bound alone: their shape_lb is that bound */
+    int n_lazy;
+    struct pp_price_cache *own_prices; /* the build's own cache when the options bring none for it */
     /* matrix triplets, loaded into lp at the end of the build */
     int nz, nz_cap;
     int *ia, *ja;
@@ -160,6 +168,11 @@ typedef struct pp_mip {
 int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_options *opt, pp_mip *mip,
                  pp_error *err);
 void pp_mip_free(pp_mip *mip);
+
+/* The least lower bound of the screened shapes (+inf if none): screened_lb,
+ * with the lazy shapes priced in full for it.  For the best bound of a
+ * search stopped before its proof. */
+double pp_mip_screened_lb(pp_mip *mip);
 
 /* ---- builder API for the constraint families --------------------------- */
 

@@ -1,0 +1,214 @@
+/*
+ * mip_cache.c: terms of the step's form kept across MIP builds (mip_cache.h).
+ *
+ * Two open-addressing tables of indices into arrays of entries, each entry a
+ * family, a candidate plan (its bytes are the key: equal bytes are equal
+ * plans; a plan whose padding differs is only priced again) and what it
+ * keeps: the whole term, or only its memory (what screening reads of a DP
+ * candidate, pp_form_term_mem_of).  The price key is a copy of the problem
+ * with the fields no term reads zeroed; a problem is priced by this cache
+ * when its copy is byte-equal.
+ */
+#include "mip_cache.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct key {
+    int fam;
+    pp_plan plan;
+} key;
+
+typedef struct table {
+    unsigned char *entries; /* n entries of esize bytes: a key, then what it keeps */
+    size_t esize;
+    int n, cap;
+    int *slot; /* index + 1 into entries, 0 empty; n_slots a power of two */
+    int n_slots;
+} table;
+
+typedef struct mem_entry {
+    key k;
+    double mem_gib[PP_MEM_STAGES];
+} mem_entry;
+
+typedef struct term_entry {
+    key k;
+    pp_form_term term;
+} term_entry;
+
+struct pp_price_cache {
+    pp_problem *key; /* the price key of the problem bound; NULL while empty */
+    pp_problem *scratch;
+    table terms, mems;
+    long hits, misses;
+};
+
+pp_price_cache *pp_price_cache_new(void)
+{
+    pp_price_cache *c = calloc(1, sizeof *c);
+    if (c && !(c->scratch = malloc(sizeof *c->scratch))) {
+        free(c);
+        return NULL;
+    }
+    if (c) {
+        c->terms.esize = sizeof(term_entry);
+        c->mems.esize = sizeof(mem_entry);
+    }
+    return c;
+}
+
+void pp_price_cache_free(pp_price_cache *c)
+{
+    if (!c)
+        return;
+    free(c->key);
+    free(c->scratch);
+    free(c->terms.entries);
+    free(c->terms.slot);
+    free(c->mems.entries);
+    free(c->mems.slot);
+    free(c);
+}
+
+/* prob without what no term reads (mip_cache.h): memory capacity and
+ * headroom (the memory rows' limit), error tolerances (the rules' and the
+ * accuracy rows'), the search lists (the space's options). */
+static void price_key(const pp_problem *prob, pp_problem *out)
+{
+    memcpy(out, prob, sizeof *out);
+    out->cluster.gpu.memory_gib = 0.0;
+    out->memory_headroom = 0.0;
+    for (int d = 0; d < PP_DIM_COUNT; d++)
+        out->error_tolerance[d] = 0.0;
+    memset(out->search, 0, sizeof out->search);
+}
+
+bool pp_price_cache_bind(pp_price_cache *c, const pp_problem *prob)
+{
+    if (!c)
+        return false;
+    price_key(prob, c->scratch);
+    if (c->key)
+        return memcmp(c->key, c->scratch, sizeof *c->key) == 0;
+    c->key = c->scratch;
+    c->scratch = malloc(sizeof *c->scratch);
+    if (!c->scratch) { /* keep the key, give up the cache */
+        c->scratch = c->key;
+        c->key = NULL;
+        return false;
+    }
+    return true;
+}
+
+static uint64_t hash_of(int fam, const pp_plan *plan)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)fam;
+    const unsigned char *p = (const unsigned char *)plan;
+    size_t n = sizeof *plan, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+static key *entry_at(const table *t, int i)
+{
+    return (key *)(t->entries + (size_t)i * t->esize);
+}
+
+/* The entry of (fam, plan) in t, or NULL. */
+static key *lookup(const table *t, int fam, const pp_plan *plan, uint64_t h)
+{
+    if (!t->n_slots)
+        return NULL;
+    size_t mask = (size_t)t->n_slots - 1;
+    for (size_t s = (size_t)h & mask; t->slot[s]; s = (s + 1) & mask) {
+        key *k = entry_at(t, t->slot[s] - 1);
+        if (k->fam == fam && memcmp(&k->plan, plan, sizeof *plan) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+/* A new entry of (fam, plan) in t, or NULL when out of memory. */
+static key *add(table *t, int fam, const pp_plan *plan, uint64_t h)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 4096;
+        unsigned char *e = realloc(t->entries, (size_t)cap * t->esize);
+        if (!e)
+            return NULL;
+        t->entries = e;
+        t->cap = cap;
+    }
+    if (2 * (t->n + 1) > t->n_slots) {
+        int n_slots = t->n_slots ? 2 * t->n_slots : 8192;
+        int *slot = calloc((size_t)n_slots, sizeof *slot);
+        if (!slot)
+            return NULL;
+        for (int i = 0; i < t->n; i++) {
+            const key *k = entry_at(t, i);
+            size_t s = (size_t)hash_of(k->fam, &k->plan) & (size_t)(n_slots - 1);
+            while (slot[s])
+                s = (s + 1) & (size_t)(n_slots - 1);
+            slot[s] = i + 1;
+        }
+        free(t->slot);
+        t->slot = slot;
+        t->n_slots = n_slots;
+    }
+    size_t mask = (size_t)t->n_slots - 1, s;
+    for (s = (size_t)h & mask; t->slot[s]; s = (s + 1) & mask)
+        ;
+    key *k = entry_at(t, t->n);
+    memset(k, 0, sizeof *k);
+    k->fam = fam;
+    memcpy(&k->plan, plan, sizeof *plan);
+    t->slot[s] = ++t->n;
+    return k;
+}
+
+void pp_price_cache_term(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan,
+                         const pp_form_shape *shape, pp_form_family fam, pp_form_term *out)
+{
+    uint64_t h = hash_of((int)fam, plan);
+    term_entry *e = (term_entry *)lookup(&c->terms, (int)fam, plan, h);
+    if (e) {
+        c->hits++;
+        *out = e->term;
+        return;
+    }
+    c->misses++;
+    pp_form_term_of(prob, plan, shape, fam, out);
+    if ((e = (term_entry *)add(&c->terms, (int)fam, plan, h)) != NULL)
+        e->term = *out;
+}
+
+void pp_price_cache_term_mem(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan,
+                             const pp_form_shape *shape, pp_form_family fam, pp_form_term *out)
+{
+    uint64_t h = hash_of((int)fam, plan);
+    mem_entry *e = (mem_entry *)lookup(&c->mems, (int)fam, plan, h);
+    if (e) {
+        c->hits++;
+        *out = (pp_form_term){0};
+        memcpy(out->mem_gib, e->mem_gib, sizeof e->mem_gib);
+        return;
+    }
+    pp_form_term_mem_of(prob, plan, shape, fam, out);
+    if ((e = (mem_entry *)add(&c->mems, (int)fam, plan, h)) != NULL)
+        memcpy(e->mem_gib, out->mem_gib, sizeof e->mem_gib);
+}
+
+void pp_price_cache_stats(const pp_price_cache *c, long *hits, long *misses)
+{
+    *hits = c ? c->hits : 0;
+    *misses = c ? c->misses : 0;
+}

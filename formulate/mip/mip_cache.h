@@ -1,0 +1,52 @@
+/*
+ * mip_cache.h: the terms of the step's form priced once per problem and
+ * reused by every MIP built for a problem of the same prices.
+ *
+ * The explanation of a plan solves changed problems again (solve/explain.c):
+ * no memory limit, more memory per GPU, any codec's error allowed.  Those
+ * change a row's limit, a pruning or the options of the space, never a
+ * price: a joint candidate's term (pp_form_term_of) reads the model, the
+ * cluster's links and compute, the training and the codecs, and not the
+ * GPU's memory capacity, the memory headroom, the error tolerances or the
+ * search lists.  A cache is bound to the first problem it sees with those
+ * four left out (its price key); a build for a problem with the same key
+ * reads and writes it, any other build (faster links, another node count)
+ * prices as if there were no cache.  A term is found by its family and the
+ * whole candidate plan (the shape's degrees and the family's choices), which
+ * fix the shape's part of the form too.
+ *
+ * The MIP built from cached terms is the one built without them, column for
+ * column and bit for bit: the same function priced each term once.
+ * Not thread-safe: one cache per thread of solves.
+ */
+#ifndef PARPLAN_MIP_CACHE_H
+#define PARPLAN_MIP_CACHE_H
+
+#include "costmodel.h"
+#include "types.h"
+
+typedef struct pp_price_cache pp_price_cache;
+
+/* A new empty cache (NULL when out of memory). */
+pp_price_cache *pp_price_cache_new(void);
+void pp_price_cache_free(pp_price_cache *cache);
+
+/* Whether the cache holds prices of prob (binding an empty cache to prob):
+ * only then may a build read and write it. */
+bool pp_price_cache_bind(pp_price_cache *cache, const pp_problem *prob);
+
+/* Family fam's term at plan (pp_form_term_of, same arguments), from the
+ * cache or priced and kept.  The cache must be bound to prob. */
+void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
+                         const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
+
+/* Only its memory (pp_form_term_mem_of, same arguments), from the cache
+ * or computed and kept: what screening reads of a candidate whose time it
+ * may never need. */
+void pp_price_cache_term_mem(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
+                             const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
+
+/* Terms found and terms priced so far (for tests and benchmarks). */
+void pp_price_cache_stats(const pp_price_cache *cache, long *hits, long *misses);
+
+#endif
