@@ -83,5 +83,8 @@ bool flash_usable(const pp_problem *prob);
 /* Selective recomputation as torchtitan's per-op checkpointing (framework
  * fsdp with fused attention; memory.c pp_op_sac_layer_bytes). */
 bool op_sac(const pp_problem *prob, const pp_plan *plan);
+/* The SwiGLU's input kept in fp8 (the plan's fp8_activation_input_store or
+ * the problem's; fp8-class recipes only; memory.c, kernels.c, moe.c). */
+bool fp8_act_stored(const pp_problem *prob, const pp_plan *plan);
 
 #endif
