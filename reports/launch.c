@@ -469,7 +469,7 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--use-flash-attn", NULL, BR_SKIP, NULL, true},      /* Bridge's default backend is fused attention */
     {"--attention-backend", "model.attention_backend", BR_COPY, NULL, true},
     {"--fp8-param-gather", "model.fp8_param", BR_TRUE, NULL, true},
-    {"--recompute-modules", "model.recompute_modules", BR_LIST, "null", true},
+    {"--recompute-modules", "model.recompute_modules", BR_LIST, NULL, true}, /* absent: Bridge's default core_attn */
     /* the model's shape, written only when no recipe builds the model */
     {"--group-query-attention", NULL, BR_SKIP, NULL, false}, /* num_query_groups says it */
     {"--swiglu", "model.gated_linear_unit", BR_TRUE, NULL, false},
