@@ -28,7 +28,9 @@ static void example(pp_catalog *cat, pp_problem *p, pp_plan *pl)
     pp_load_catalog(cat);
     pp_load_problem(EXAMPLE, cat, p);
     pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_plan_load(EXAMPLE_PLAN, p, pl, &err), PP_OK);
+    char path[1024];
+    pp_source_path(EXAMPLE_PLAN, path, sizeof path);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, p, pl, &err), PP_OK);
 }
 
 /* The example's plan is DeepSeek's degrees with its recomputation: it fits
