@@ -11,6 +11,7 @@
 #include "launch.h"
 
 #include "costmodel.h"
+#include "decisions.h"
 #include "problem.h"
 #include "names.h"
 #include "report_md.h"
@@ -63,6 +64,13 @@ static pp_launch_setting *set_text(pp_launch_target *t, const char *section, con
     vsnprintf(s->text, sizeof s->text, fmt, ap);
     va_end(ap);
     return s;
+}
+
+/* The SwiGLU input kept in fp8: the plan's decision or the problem's setting
+ * (in an fp8-class recipe). */
+static bool fp8_act_store_on(const pp_problem *prob, const pp_plan *p)
+{
+    return (p->fp8_act_store || prob->training.fp8_act_store) && pp_precision_props(prob->training.precision)->low_gemm;
 }
 
 /* Command-line flags: a new line, or joined to the line before. */
@@ -262,9 +270,18 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
         flag_sw(f, false, "--no-gradient-accumulation-fusion");
         flag_word(f, true, "--ckpt-format", "fsdp_dtensor");
     }
-    if (p->recompute == PP_RECOMPUTE_SELECTIVE)
+    if (p->recompute == PP_RECOMPUTE_SELECTIVE) {
         flag_word(f, false, "--recompute-granularity", "selective");
-    else if (p->recompute == PP_RECOMPUTE_FULL) {
+        /* the modules, when not Megatron's default core_attn (nargs='*': the names spaced) */
+        if (p->recompute_modules != pp_decisions[PP_DEC_RECOMPUTE_MODULES].def) {
+            char mods[PP_LAUNCH_TEXT];
+            snprintf(mods, sizeof mods, "%s", pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[p->recompute_modules]);
+            for (char *c = mods; *c; c++)
+                if (*c == ',')
+                    *c = ' ';
+            flag_word(f, true, "--recompute-modules", mods);
+        }
+    } else if (p->recompute == PP_RECOMPUTE_FULL) {
         flag_word(f, false, "--recompute-granularity", "full");
         flag_word(f, true, "--recompute-method", "uniform");
         flag_int(f, true, "--recompute-num-layers", 1);
@@ -328,16 +345,19 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
     flag_int(f, true, "--max-position-embeddings", m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
     flag_sw(f, false, pp_precision_props(t->precision)->megatron_flags);
-    bool low = pp_precision_props(t->precision)->low_gemm;
-    if (t->fp8_params && low)
+    if (t->fp8_params && pp_precision_props(t->precision)->low_gemm)
         flag_sw(f, false, "--fp8-param-gather");
-    if (t->fp8_act_store && low)
-        flag_sw(f, false, "--activation-func-fp8-input-store");
 }
 
 /* What Megatron-LM's flags above cannot say. */
 static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
 {
+    /* TransformerConfig.activation_func_fp8_input_store has no flag in
+     * Megatron-LM's parser (arguments.py at core_v0.15.0) */
+    if (fp8_act_store_on(prob, p))
+        note(f, "The SwiGLU input kept in fp8 (TransformerConfig.activation_func_fp8_input_store) has no "
+                "Megatron-LM flag: set it in the script's config, or launch through Megatron-Bridge "
+                "(`model.activation_func_fp8_input_store=true`).\n\n");
     if (p->zero >= 2)
         note(f, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
                 "`--use-custom-fsdp`).\n\n");
@@ -413,6 +433,7 @@ typedef enum {
     BR_FALSE, /* a switch that turns a default off: false */
     BR_VP,    /* the plan's virtual_stages (Megatron-LM gives layers per chunk instead) */
     BR_WORD,  /* the flag's value without the double quotes the shell needed */
+    BR_LIST,  /* the flag's spaced values as a list: [a,b] */
     BR_SKIP   /* said by another key, or the Bridge default */
 } bridge_how;
 
@@ -465,7 +486,7 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--use-flash-attn", NULL, BR_SKIP, NULL, true},      /* Bridge's default backend is fused attention */
     {"--attention-backend", "model.attention_backend", BR_COPY, NULL, true},
     {"--fp8-param-gather", "model.fp8_param", BR_TRUE, NULL, true},
-    {"--activation-func-fp8-input-store", "model.activation_func_fp8_input_store", BR_TRUE, NULL, true},
+    {"--recompute-modules", "model.recompute_modules", BR_LIST, NULL, true}, /* absent: Bridge's default core_attn */
     /* the model's shape, written only when no recipe builds the model */
     {"--group-query-attention", NULL, BR_SKIP, NULL, false}, /* num_query_groups says it */
     {"--swiglu", "model.gated_linear_unit", BR_TRUE, NULL, false},
@@ -501,6 +522,15 @@ static void bridge_set(pp_launch_target *br, const char *key, bridge_how how, co
         size_t n = strlen(s->text);
         bool quoted = n >= 2 && s->text[0] == '"' && s->text[n - 1] == '"';
         set_text(br, NULL, key, PP_LV_STR, "%.*s", (int)(quoted ? n - 2 : n), s->text + (quoted ? 1 : 0));
+        break;
+    }
+    case BR_LIST: {
+        char list[PP_LAUNCH_TEXT];
+        snprintf(list, sizeof list, "%s", s->text);
+        for (char *c = list; *c; c++)
+            if (*c == ' ')
+                *c = ',';
+        set_text(br, NULL, key, PP_LV_TEXT, "[%s]", list);
         break;
     }
     case BR_SKIP: break;
@@ -563,6 +593,8 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
     set_bool(br, NULL, "ddp.grad_reduce_in_fp32",
              t->precision != PP_PREC_FP16 && !find_setting(megatron, "--grad-reduce-in-bf16"));
     set_text(br, NULL, "mixed_precision", PP_LV_STR, "%s", pp_precision_props(t->precision)->bridge_recipe);
+    if (fp8_act_store_on(prob, p)) /* no Megatron-LM flag says it (megatron_notes) */
+        set_bool(br, NULL, "model.activation_func_fp8_input_store", true);
     /* the rest of the flags: the model's shape and architecture, each its
      * TransformerConfig field; written when no recipe builds the model */
     const char *precision_flags = pp_precision_props(t->precision)->megatron_flags;
@@ -630,6 +662,11 @@ static void build_deepspeed(pp_launch_target *ds, const pp_launch_target *megatr
         char text[PP_LAUNCH_TEXT];
         flag_text(sel, text, sizeof text);
         note(ds, " Selective recomputation is Megatron-LM's `%s`.", text);
+        const pp_launch_setting *mods = find_setting(megatron, "--recompute-modules");
+        if (mods) {
+            flag_text(mods, text, sizeof text);
+            note(ds, " Its modules are Megatron-Core's `%s`.", text);
+        }
     }
     note(ds, "\n\n");
 }
@@ -705,7 +742,9 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D &&
                 (p->codec[PP_DIM_DP] == 0 || reduce16) &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
-                (!moe || p->etp == 1) && layout_runs && groups_run;
+                (!moe || p->etp == 1) && layout_runs && groups_run && !fp8_act_store_on(prob, p) &&
+                (p->recompute != PP_RECOMPUTE_SELECTIVE ||
+                 p->recompute_modules == pp_decisions[PP_DEC_RECOMPUTE_MODULES].def);
     if (p->zero == 1)
         note(tt, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
                  "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");
@@ -725,6 +764,13 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
                          p->codec[PP_DIM_PP] || p->codec[PP_DIM_PARAMS]))
         note(tt, "torchtitan has no 2D/2.5D/3D tensor parallelism and no message compression: this plan "
                  "needs Megatron-LM or Colossal-AI and MVAPICH for those parts.\n\n");
+    if (p->recompute == PP_RECOMPUTE_SELECTIVE && p->recompute_modules != pp_decisions[PP_DEC_RECOMPUTE_MODULES].def)
+        note(tt, "torchtitan's selective checkpointing is per op or per layer: it has no recompute modules "
+                 "(%s here, Megatron-Core's `--recompute-modules`).\n\n",
+             pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[p->recompute_modules]);
+    if (fp8_act_store_on(prob, p))
+        note(tt, "torchtitan does not keep the SwiGLU input in fp8 (Megatron-Core's "
+                 "activation_func_fp8_input_store): it holds the priced activations only under Megatron-Core.\n\n");
     if (p->pp > 1 && p->zero >= 2)
         note(tt, "With pipeline parallelism torchtitan keeps FSDP's gathered parameters across the micro-"
                  "batches of a step (reshard_after_forward applies per step).\n\n");

@@ -183,6 +183,11 @@ static pp_problem random_moe_problem(pp_rng *r)
     p.training.moe_load_imbalance = pp_rng_uniform(r, 1.0, 1.3);
     p.training.moe_deepep = pp_rng_int(r, 0, 1);      /* DeepEP's deduplicating dispatch */
     p.training.moe_a2a_overlap = pp_rng_int(r, 0, 1); /* all-to-alls behind another micro-batch */
+    if (pp_rng_int(r, 0, 2) == 0) { /* an fp8 recipe: the SwiGLU input in fp8 is a decision (Megatron-Core) */
+        p.training.precision = PP_PREC_FP8_CURRENT;
+        p.cluster.gpu.peak_tflops[PP_PREC_FP8] = p.cluster.gpu.peak_tflops[PP_PREC_FP8_CURRENT] =
+            2.0 * p.cluster.gpu.peak_tflops[PP_PREC_BF16];
+    }
     return p;
 }
 
@@ -528,6 +533,8 @@ static void fix_plan(pp_problem *p, const pp_plan *pl)
     if (pl->tp_mode == PP_TP_2P5D)
         q[PP_DEC_TP_DEPTH] = (pp_int_list){1, {pl->tp_depth}};
     q[PP_DEC_TP_OVERLAP] = (pp_int_list){1, {pl->tp_comm_overlap}};
+    q[PP_DEC_RECOMPUTE_MODULES] = (pp_int_list){1, {pl->recompute_modules}};
+    q[PP_DEC_FP8_ACT_STORE] = (pp_int_list){1, {pl->fp8_act_store}};
     for (int d = 0; d < PP_DIM_COUNT; d++)
         q[PP_DEC_CODEC(d)] = (pp_int_list){1, {pl->codec[d]}};
 }

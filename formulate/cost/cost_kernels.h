@@ -37,6 +37,8 @@ typedef struct layer_kernels {
     double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
     double cast_bwd_s;    /* and their output gradients in backward */
     double lora_fwd_s;    /* LoRA adapters' matrix multiplies and the add of their output */
+    double norm_fwd_s;    /* the two norms again, with the casts of their outputs (layernorm recompute) */
+    double mla_up_fwd_s;  /* MLA's up-projections and RoPE again (mla_up_proj recompute) */
 } layer_kernels;
 void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k);
 

@@ -46,6 +46,8 @@ void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const laye
 typedef struct moe_block {
     double fwd_s;       /* compute of the MoE block's forward */
     double comm_s;      /* all-to-alls and expert-TP collectives of one pass */
+    double fwd_extra_s; /* added to its forward once (to each forward under full recomputation): the fp8 store's cast */
+    double bwd_extra_s; /* added to its backward once: the activation recomputed (moe_act), the fp8 store's cast back */
     double bytes_nvlink, bytes_network; /* of one pass */
 } moe_block;
 void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b);

@@ -282,6 +282,15 @@ int pp_microbatches(const pp_problem *prob, const pp_plan *plan); /* m, 0 if not
  * 0 when m < pp (the schedule cannot run); pp without interleaving. */
 int pp_vp_microbatch_group(int pp, int virtual_stages, int m);
 
+/* The modules selective recomputation repeats (the plan's
+ * recompute_modules, Megatron-Core's --recompute-modules), as bits: the
+ * attention core (Korthikanti et al. 2022's selective recomputation, the
+ * default), the routed experts' activation function, the two RMSNorms of a
+ * layer, and MLA's up-projections with their RoPE.  pp_recompute_modules
+ * reads a plan's set: none unless recompute is selective. */
+enum { PP_RCM_CORE_ATTN = 1, PP_RCM_MOE_ACT = 2, PP_RCM_LAYERNORM = 4, PP_RCM_MLA_UP_PROJ = 8 };
+int pp_recompute_modules(const pp_plan *plan);
+
 /* How the layers split over the pipeline stages, by the plan's
  * pipeline_layout: auto (Megatron-Core's split from pp and v: even when pp v
  * divides the layers; else with interleaving the embedding and the loss as

@@ -138,3 +138,20 @@ bool grad_sync_every_microbatch(const pp_problem *prob, const pp_plan *plan)
 {
     return prob->training.framework != PP_FW_FSDP || plan->pp == 1;
 }
+
+/* The modules selective recomputation repeats (PP_RCM_* bits): the plan's
+ * recompute_modules under recompute selective, none otherwise (full
+ * recomputation repeats the whole layer; stage.c, memory.c). */
+int pp_recompute_modules(const pp_plan *plan)
+{
+    return plan->recompute == PP_RECOMPUTE_SELECTIVE ? plan->recompute_modules : 0;
+}
+
+/* Whether the SwiGLU's input is kept in fp8 for its backward: the plan's
+ * fp8_activation_input_store, or the problem's training setting of that
+ * name, which fixes it on; only an fp8-class recipe stores it so. */
+bool fp8_act_stored(const pp_problem *prob, const pp_plan *plan)
+{
+    return (plan->fp8_act_store || prob->training.fp8_act_store) &&
+           pp_precision_props(prob->training.precision)->low_gemm;
+}

@@ -28,6 +28,9 @@
 #define ELEMWISE_F_BYTES 4.0        /* activation function: read + write an f-wide tensor */
 #define ELEMWISE_SOFTMAX_BYTES 9.0  /* scale-mask-softmax + dropout on the s x s scores */
 #define ELEMWISE_KERNELS_FWD 8.0    /* element-wise kernels launched per layer forward */
+#define RMSNORM_BYTES 4.0           /* a fused RMSNorm: read + write an h-wide row, 16 bits */
+#define ROPE_BYTES 4.0              /* RoPE on a rotary part: read + write, 16 bits */
+#define FP8_STORE_CAST_BYTES 3.0    /* bf16 to fp8 or back: read 2 + write 1, or read 1 + write 2 */
 /* Eager PyTorch (no torch.compile, no fused kernels: torchtitan's eager
  * mode) runs every element-wise op of a block as its own kernel through
  * HBM.  Bytes per element over the fused kernels above, forward, counted
@@ -282,6 +285,8 @@ static double lora_fwd_s(const pp_problem *prob, const pp_plan *plan, double tok
  * per step and left out.  Transformer Engine documentation ("Using FP8 with
  * Transformer Engine", cast_transpose; "FP8 current scaling");
  * Micikevicius et al. 2022, arXiv 2209.05433. */
+static double mla_up_gemm_s(const pp_problem *prob, double tokens, double t);
+
 static double cast_s(const pp_problem *prob, double elements, double tensors)
 {
     const pp_precision_info *info = pp_precision_props(prob->training.precision);
@@ -408,6 +413,29 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
     k->mlp_fwd_s += glu_bytes / hbm_Bps(prob);
     k->mlp_bwd_s += 2.0 * glu_bytes / hbm_Bps(prob);
     k->lora_fwd_s = lora_fwd_s(prob, plan, tokens);
+    /* The activation's input kept in fp8 (fp8_act_stored): a cast to fp8
+     * after the first GEMM (read 2, write 1 byte an element) and back before
+     * the activation's backward (read 1, write 2), a kernel each
+     * (Megatron-Core's fused_bias_swiglu: input.to(float8_e4m3fn)) */
+    if (fp8_act_stored(prob, plan)) {
+        double store = FP8_STORE_CAST_BYTES * tokens * mlp_in_width(m) / t / hbm_Bps(prob) + e->kernel_us * 1e-6;
+        k->cast_fwd_s += store;
+        k->cast_bwd_s += store;
+        k->mlp_fwd_s += store;
+        k->mlp_bwd_s += store;
+    }
+    /* What selective recomputation's modules repeat (stage.c): the two
+     * RMSNorms, memory-bound (read and write an h-wide row, RMSNORM_BYTES),
+     * with the casts of their outputs for the QKV and MLP GEMMs' weight
+     * gradients in a low-precision recipe; MLA's up-projection GEMMs and
+     * the RoPE on the query's and key's rotary parts (read + write). */
+    k->norm_fwd_s = RMSNORM_BYTES * 2.0 * tokens * h * h_share / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6 +
+                    cast_s(prob, 2.0 * tokens * h * h_share, 2.0);
+    k->mla_up_fwd_s = 0.0;
+    if (pp_model_is_mla(m) && g.mode == PP_TP_1D)
+        k->mla_up_fwd_s = mla_up_gemm_s(prob, tokens, t) +
+                          ROPE_BYTES * tokens * ((double)m->heads / t + 1.0) * m->qk_rope_head_dim / hbm_Bps(prob) +
+                          e->kernel_us * 1e-6;
 }
 
 /* Multi-head latent attention (flops.c): the query and key/value
@@ -425,4 +453,15 @@ double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t)
         q = gemm_time_s(prob, tokens, h, a * qk_head_dim(m) / t);
     return q + gemm_time_s(prob, tokens, h, (double)m->kv_lora_rank + m->qk_rope_head_dim) +
            gemm_time_s(prob, tokens, m->kv_lora_rank, a * ((double)m->qk_nope_head_dim + m->v_head_dim) / t);
+}
+
+/* Of them, the up-projections from the latents (what mla_up_proj
+ * recomputation repeats; with no query latent the query's projection is
+ * from the hidden state, and is not an up-projection). */
+static double mla_up_gemm_s(const pp_problem *prob, double tokens, double t)
+{
+    const pp_model *m = &prob->model;
+    double a = m->heads;
+    double q = m->q_lora_rank > 0 ? gemm_time_s(prob, tokens, m->q_lora_rank, a * qk_head_dim(m) / t) : 0.0;
+    return q + gemm_time_s(prob, tokens, m->kv_lora_rank, a * ((double)m->qk_nope_head_dim + m->v_head_dim) / t);
 }

@@ -85,8 +85,14 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     double in[4];
     linear_saved_input_bytes(&prob->training, in);
     /* Not split by TP unless sequence parallel: two LayerNorm inputs (4),
-     * QKV and MLP inputs (2 + 2), two dropout masks (1 + 1): 10 sbh. */
-    double replicated = (6.0 + in[0] + in[2]) * sbh;
+     * QKV and MLP inputs (2 + 2), two dropout masks (1 + 1): 10 sbh.
+     * Recomputing the norms (Megatron-Core's layernorm module, DeepSeek-V3
+     * §3.3.2) keeps neither norm's output: the QKV and MLP Linears save
+     * the original input (Transformer Engine's save_original_input) and
+     * checkpointing without output discards it, so their inputs go. */
+    int rcm = pp_recompute_modules(plan);
+    double norm_out = (rcm & PP_RCM_LAYERNORM) ? 0.0 : in[0] + in[2];
+    double replicated = (6.0 + norm_out) * sbh;
     /* Eager element-wise code (training.fused_elementwise false) saves more
      * than the fused kernels, op by op as kernels.c prices its time: each
      * RMSNorm of PyTorch's composite rms_norm keeps its fp32 upcast (pow and
@@ -108,13 +114,27 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
     /* Megatron-Core's --activation-func-fp8-input-store keeps the
      * activation's input in fp8 and casts it back for the backward pass
      * (TransformerConfig.activation_func_fp8_input_store): 1 byte, not 2 */
-    bool fp8_store = prob->training.fp8_act_store && pp_precision_props(prob->training.precision)->low_gemm;
-    double act_in = (m->gated_mlp ? 2.0 : 1.0) * (fp8_store ? 1.0 : ACT_BYTES);
+    double act_in = (m->gated_mlp ? 2.0 : 1.0) * (fp8_act_stored(prob, plan) ? 1.0 : ACT_BYTES);
     double mlp = act_in * sbf + in[3] * sbf + eager_mlp, split;
     /* Q, K, V and the projection input are heads x head_dim wide (kv_heads x
      * head_dim for K and V), which differs from hidden when head_dim is given. */
     double sba = s * b * attention_width(m);
     split = (2.0 + in[1]) * sba + 4.0 * kv * sba + mlp;
+    if (pp_model_is_mla(m)) {
+        /* Multi-head latent attention (Megatron-Core MLASelfAttention): Q and
+         * K are heads x (nope + rope) wide and V heads x v_head_dim, 16 bits
+         * each for the attention kernel, split by heads; MLA's up-projection
+         * recomputation (mla_up_proj) discards them with the RoPE applied
+         * and rebuilds them for the backward.  Kept either way: the latents,
+         * the q and kv norms' inputs (16 bits) and the up-projections' saved
+         * inputs (q_lora_rank + kv_lora_rank wide), and the key's shared
+         * RoPE part (16 bits), replicated as the down-projections are. */
+        double sbq = s * b * (double)m->heads * qk_head_dim(m), sbv = s * b * (double)m->heads * m->v_head_dim;
+        double qkv = (rcm & PP_RCM_MLA_UP_PROJ) ? 0.0 : ACT_BYTES * (2.0 * sbq + sbv);
+        double lat = s * b * ((double)m->q_lora_rank + m->kv_lora_rank);
+        replicated += (ACT_BYTES + in[0]) * lat + ACT_BYTES * s * b * m->qk_rope_head_dim;
+        split = in[1] * sbv + qkv + mlp;
+    }
     /* Attention scores: softmax output (2), dropout mask (1), dropout output (2). */
     double scores = store_scores ? 5.0 * m->heads * s * (double)m->seq_len * b : 0.0;
     if (plan->tp_mode == PP_TP_1D)
@@ -183,15 +203,20 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     int nm = moe_layers_on_stage(prob, plan, stage);
     if (!pp_model_is_moe(m) || nm == 0)
         return 0.0;
-    double gemm_in = gemm_input_bytes(&prob->training), glu = m->gated_mlp ? 4.0 : 2.0;
+    double gemm_in = gemm_input_bytes(&prob->training);
+    /* the activation's input (f or 2f wide; fp8 when stored so) */
+    double glu = (m->gated_mlp ? 2.0 : 1.0) * (fp8_act_stored(prob, plan) ? 1.0 : ACT_BYTES);
     double t = plan->tp, T = (double)plan->micro_batch * m->seq_len / plan->cp, Tg = T / t;
     double k = m->experts_per_token, h = m->hidden, lam = moe_load_imbalance(prob);
     /* the dense MLP that pp_layer_activation_bytes counted (Korthikanti: f or 2f wide GEMM
      * output, activation output, and the second GEMM's input), split by t */
     double dense_mlp = (glu + gemm_in) * T * m->ffn_hidden / t;
     /* routed: the busiest GPU's lam etp (T/t) k rows, fe/etp wide, and their
-     * h-wide expert input; router probabilities (fp32) and top-k map */
-    double routed = (glu + gemm_in) * lam * Tg * k * m->moe_ffn_hidden + gemm_in * lam * plan->etp * Tg * k * h;
+     * h-wide expert input; router probabilities (fp32) and top-k map.
+     * Recomputing the experts' activation (moe_act: checkpointing without
+     * output, fc2 saving the original input) keeps no fc2 input. */
+    double fc2_in = (pp_recompute_modules(plan) & PP_RCM_MOE_ACT) ? 0.0 : gemm_in;
+    double routed = (glu + fc2_in) * lam * Tg * k * m->moe_ffn_hidden + gemm_in * lam * plan->etp * Tg * k * h;
     double router = 4.0 * Tg * m->experts + 12.0 * Tg * k;
     double shared = (glu + gemm_in) * T * m->shared_ffn_hidden / t;
     double delta = routed + router + shared - dense_mlp;
@@ -230,7 +255,9 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
 {
     const pp_model *m = &prob->model;
     int mb = pp_microbatches(prob, plan);
-    bool scores = plan->recompute == PP_RECOMPUTE_NONE && !flash_usable(prob);
+    /* the scores stay unless the attention core is recomputed (selective's core_attn, or full) */
+    bool scores = plan->recompute != PP_RECOMPUTE_FULL && !(pp_recompute_modules(plan) & PP_RCM_CORE_ATTN) &&
+                  !flash_usable(prob);
     double full_layer = pp_layer_activation_bytes(prob, plan, scores);
     double per_layer = full_layer, working = 0.0;
     if (op_sac(prob, plan))

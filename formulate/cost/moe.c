@@ -42,6 +42,18 @@
 #define MOE_ROUTER_BYTES 12.0  /* fp32 router logits: softmax read + write, top-k read */
 #define MOE_PERMUTE_BYTES 12.0 /* per element of the k copies: permute r+w, unpermute r+w, weighted sum r+w */
 #define MOE_ELEMWISE_F_BYTES 4.0 /* activation function: read + write an f-wide tensor (as kernels.c) */
+#define MOE_FP8_STORE_CAST_BYTES 3.0 /* bf16 to fp8 or back (as kernels.c) */
+
+/* Casting a recomputed 16-bit tensor of `elements` to the recipe's GEMM
+ * input again (low-precision recipes; kernels.c's cast without the
+ * transpose: read 2, write the input bytes). */
+static double moe_cast_s(const pp_problem *prob, double elements)
+{
+    if (!pp_precision_props(prob->training.precision)->low_gemm)
+        return 0.0;
+    return elements * (ACT_BYTES + gemm_input_bytes(&prob->training)) / hbm_Bps(prob) +
+           prob->cluster.gpu.eff.kernel_us * 1e-6;
+}
 
 /* The chance that none of a token's k distinct experts, drawn evenly from
  * E, is among the g experts of one GPU or node: C(E - g, k) / C(E, k). */
@@ -107,6 +119,20 @@ void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b)
         shared = gemm_time_s(prob, T, h, gate * fs / t) + gemm_time_s(prob, T, fs / t, h) +
                  MOE_ELEMWISE_F_BYTES * act_f * T * fs / t / hbm + launch;
     b->fwd_s = router + permute + experts + shared;
+    /* The routed experts' activation recomputed before their backward
+     * (moe_act), with its output cast again for fc2's weight gradient in a
+     * low-precision recipe; and the activation inputs kept in fp8
+     * (fp8_act_stored: a cast each way, routed and shared, 3 bytes an
+     * element as kernels.c). */
+    double routed_f = local * rows * fe / etp;
+    b->fwd_extra_s = b->bwd_extra_s = 0.0;
+    if (pp_recompute_modules(plan) & PP_RCM_MOE_ACT)
+        b->bwd_extra_s += MOE_ELEMWISE_F_BYTES * act_f * routed_f / hbm + launch + moe_cast_s(prob, routed_f);
+    if (fp8_act_stored(prob, plan)) {
+        double store = MOE_FP8_STORE_CAST_BYTES * gate * (routed_f + T * fs / t) / hbm + launch;
+        b->fwd_extra_s = store;
+        b->bwd_extra_s += store;
+    }
 
     /* dispatch and combine over the ep group (stride etp) */
     double msg = ACT_BYTES * Tg * k * h, nv, net;

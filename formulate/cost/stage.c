@@ -7,9 +7,10 @@
  *   layer backward = data and weight gradients (linear_bwd_s) + the
  *                    attention core's backward + 2 x element-wise + casts of
  *                    the output gradients
- *   recomputation  = the forward again (full), the attention core
- *                    (selective), or the even GEMMs and the element-wise work
- *                    (torchtitan's per-op checkpointing)
+ *   recomputation  = the forward again (full), selective's modules (the
+ *                    attention core, the norms, MLA's up-projections), or
+ *                    the even GEMMs and the element-wise work (torchtitan's
+ *                    per-op checkpointing)
  *   logits         = the output layer's GEMM on a vocabulary padded to a
  *                    multiple of 128 t, plus the loss's fp32 traffic
  *
@@ -59,8 +60,18 @@ void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *
          * element-wise work again; attention and the TP collectives are saved */
         recompute = k.gemm_even_fwd_s + k.elem_fwd_s + k.cast_fwd_s;
     } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE) {
-        recompute = k.attn_fwd_s;
-        attention_again = true;
+        /* Megatron-Core's modules (--recompute-modules): the attention core
+         * (core_attn, the default), the two norms (layernorm), MLA's
+         * up-projections (mla_up_proj); moe_act is the MoE block's (moe.c) */
+        int rcm = pp_recompute_modules(plan);
+        if (rcm & PP_RCM_CORE_ATTN) {
+            recompute += k.attn_fwd_s;
+            attention_again = true;
+        }
+        if (rcm & PP_RCM_LAYERNORM)
+            recompute += k.norm_fwd_s;
+        if (rcm & PP_RCM_MLA_UP_PROJ)
+            recompute += k.mla_up_fwd_s;
     }
 
     /* The busiest stage is the last: its layers plus the logits and loss,

@@ -64,8 +64,9 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double d
     bool full = plan->recompute == PP_RECOMPUTE_FULL;
     double passes = full ? 3.0 : 2.0;
     double bwd_passes = prob->training.lora_rank > 0 ? passes - 1.0 : passes;
-    double moe_fwd = dense_fwd - mlp_fwd_s + b.fwd_s;
-    double moe_bwd = dense_bwd - mlp_bwd_s - (full ? mlp_fwd_s : 0.0) + bwd_passes * b.fwd_s;
+    double moe_fwd = dense_fwd - mlp_fwd_s + b.fwd_s + b.fwd_extra_s;
+    double moe_bwd = dense_bwd - mlp_bwd_s - (full ? mlp_fwd_s : 0.0) + bwd_passes * b.fwd_s + b.bwd_extra_s +
+                     (full ? b.fwd_extra_s : 0.0);
     double comm = passes * b.comm_s;
     *out = (pp_stage_term){0};
     out->total_s = -1.0;

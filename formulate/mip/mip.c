@@ -74,8 +74,15 @@ static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char
     const pp_plan *p = &c->plan;
     switch (c->kind) {
     case PP_COL_STAGE:
-        snprintf(buf, len, "A_%s_%s_sp%d", key, pp_recompute_name(p->recompute), p->sequence_parallel ? 1 : 0);
+    {
+        int n = snprintf(buf, len, "A_%s_%s_sp%d", key, pp_recompute_name(p->recompute), p->sequence_parallel ? 1 : 0);
+        /* recompute modules (as their PP_RCM_* bits) and the fp8 store, when not the defaults */
+        if (p->recompute_modules != pp_decisions[PP_DEC_RECOMPUTE_MODULES].def && n >= 0 && (size_t)n < len)
+            n += snprintf(buf + n, len - (size_t)n, "_rcm%d", p->recompute_modules);
+        if (p->fp8_act_store && n >= 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, "_fp8act");
         break;
+    }
     case PP_COL_TP:
         snprintf(buf, len, "T_%s_%s_sp%d_%s%s", key, pp_recompute_name(p->recompute), p->sequence_parallel ? 1 : 0,
                  codec_name(prob, p->codec[PP_DIM_TP], codec, sizeof codec), p->tp_comm_overlap ? "_overlap" : "");

@@ -478,6 +478,67 @@ static int rule_tp_overlap(const pp_problem *prob, const pp_plan *pl, pp_error *
     return PP_OK;
 }
 
+/* Selective recomputation's modules (Megatron-Core --recompute-modules,
+ * TransformerConfig.__post_init__ at core_v0.15.0) and the SwiGLU input
+ * kept in fp8 (activation_func_fp8_input_store).  Each clause once; the
+ * space applies them (rules.h).  The framework clause is the capability
+ * "recompute modules" / "fp8 activation input store" of Megatron-Core:
+ * other frameworks keep the default set (their selective recomputation is
+ * their own: torchtitan's per-op checkpointing) and no fp8 store. */
+static bool rcm_in_framework(const pp_problem *prob) { return prob->training.framework == PP_FW_MEGATRON_CORE; }
+static bool rcm_default(int modules) { return modules == pp_decisions[PP_DEC_RECOMPUTE_MODULES].def; }
+static const char *rcm_refused(const pp_problem *prob, int modules)
+{
+    if (rcm_default(modules))
+        return NULL;
+    if (!rcm_in_framework(prob))
+        return "recompute modules other than core_attn are Megatron-Core's (--recompute-modules)";
+    if ((modules & PP_RCM_MLA_UP_PROJ) && !pp_model_is_mla(&prob->model))
+        return "mla_up_proj recomputes multi-latent attention's up-projections: the model has none";
+    if ((modules & PP_RCM_MOE_ACT) && !pp_model_is_moe(&prob->model))
+        return "moe_act recomputes the routed experts' activation: the model has no experts";
+    if ((modules & (PP_RCM_LAYERNORM | PP_RCM_MOE_ACT)) && prob->training.precision == PP_PREC_FP8)
+        return "Megatron-Core refuses layernorm and moe_act recomputation with fp8 delayed scaling "
+               "(precision fp8); fp8-current, mxfp8 and nvfp4 run them";
+    return NULL;
+}
+
+bool pp_recompute_modules_offered(const pp_problem *prob, int modules)
+{
+    return modules > 0 && rcm_refused(prob, modules) == NULL;
+}
+
+bool pp_recompute_modules_fit(int recompute, int modules)
+{
+    return recompute == PP_RECOMPUTE_SELECTIVE || rcm_default(modules);
+}
+
+bool pp_fp8_act_store_offered(const pp_problem *prob)
+{
+    return rcm_in_framework(prob) && prob->model.gated_mlp &&
+           pp_precision_props(prob->training.precision)->low_gemm;
+}
+
+static int rule_recompute_modules(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    if (!pp_recompute_modules_fit(pl->recompute, pl->recompute_modules))
+        return pp_error_set(err, PP_EINPUT, "plan.recompute_modules",
+                            "recompute_modules '%s' needs recompute selective (it is %s)",
+                            pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[pl->recompute_modules],
+                            pp_recompute_name(pl->recompute));
+    const char *why = rcm_refused(prob, pl->recompute_modules);
+    if (why)
+        return pp_error_set(err, PP_EINPUT, "plan.recompute_modules", "recompute_modules '%s': %s",
+                            pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[pl->recompute_modules], why);
+    if (pl->fp8_act_store && !pp_fp8_act_store_offered(prob))
+        return pp_error_set(err, PP_EINPUT, "plan.fp8_activation_input_store",
+                            "fp8_activation_input_store: Megatron-Core keeps a SwiGLU MLP's activation input in "
+                            "fp8 in an fp8-class recipe only (framework %s, precision %s)",
+                            pp_framework_name(prob->training.framework),
+                            pp_precision_name(prob->training.precision));
+    return PP_OK;
+}
+
 /* The rules in the order they are tried, each with the id
  * pp_plan_broken_rule reports (PP_RULE_OTHER: the message names it). */
 static const struct {
@@ -502,6 +563,7 @@ static const struct {
     {rule_params_codec, PP_RULE_OTHER},
     {rule_moe, PP_RULE_OTHER},
     {rule_tp_overlap, PP_RULE_OTHER},
+    {rule_recompute_modules, PP_RULE_OTHER},
 };
 
 /* The first rule the plan breaks; a fixed plan skips the framework's rule

@@ -87,4 +87,15 @@ bool pp_tp_overlap_offered(const pp_problem *prob);
 bool pp_tp_overlap_fits_shape(const pp_plan *plan, int gpus_per_node);
 bool pp_tp_overlap_fits_options(int sequence_parallel, int tp_codec);
 
+/* Recompute modules' and fp8 activation storage's rule
+ * (rule_recompute_modules) in the parts the space applies: whether the
+ * problem offers a set of modules (PP_RCM_* bits: Megatron-Core runs them;
+ * mla_up_proj needs MLA, moe_act a MoE model; layernorm and moe_act refuse
+ * fp8 delayed scaling), whether a recompute choice takes a set other than
+ * the default (selective only), and whether the problem offers the fp8
+ * store (a SwiGLU MLP in an fp8-class recipe under Megatron-Core). */
+bool pp_recompute_modules_offered(const pp_problem *prob, int modules);
+bool pp_recompute_modules_fit(int recompute, int modules);
+bool pp_fp8_act_store_offered(const pp_problem *prob);
+
 #endif

@@ -277,7 +277,8 @@ static pp_int_list in_range(const pp_int_list *given, const pp_int_list *default
 static void default_options(const pp_problem *prob, const pp_decision *d, pp_int_list *out)
 {
     int hi = d->kind == PP_DK_CODEC ? prob->n_codecs - 1 : d->max;
-    if (d->id == PP_DEC_TP_OVERLAP && !pp_tp_overlap_offered(prob))
+    if ((d->id == PP_DEC_TP_OVERLAP && !pp_tp_overlap_offered(prob)) ||
+        (d->id == PP_DEC_FP8_ACT_STORE && !pp_fp8_act_store_offered(prob)))
         hi = d->min;
     out->n = 0;
     if (d->candidates == PP_CAND_VALUES)
@@ -285,6 +286,17 @@ static void default_options(const pp_problem *prob, const pp_decision *d, pp_int
     else
         for (int v = d->kind == PP_DK_CODEC ? 0 : d->min; v <= hi && out->n < PP_MAX_VALUES; v++)
             list_add(out, v);
+    if (d->id == PP_DEC_FP8_ACT_STORE && prob->training.fp8_act_store) { /* the problem fixes it on */
+        out->n = 0;
+        list_add(out, 1);
+    }
+    if (d->id == PP_DEC_RECOMPUTE_MODULES) { /* the sets the problem's framework and model run */
+        pp_int_list all = *out;
+        out->n = 0;
+        for (int i = 0; i < all.n; i++)
+            if (pp_recompute_modules_offered(prob, all.v[i]))
+                list_add(out, all.v[i]);
+    }
 }
 
 /* The options of each choice, and their degenerate narrowing: 'none' / 0 /
@@ -379,6 +391,7 @@ bool pp_space_tp_overlap_ok(int sequence_parallel, int tp_codec, int tp_overlap)
 bool pp_space_options_fit(const pp_plan *plan)
 {
     return pp_space_zero_params_ok(plan->zero, plan->codec[PP_DIM_PARAMS]) &&
+           pp_recompute_modules_fit(plan->recompute, plan->recompute_modules) &&
            pp_space_tp_overlap_ok(plan->sequence_parallel, plan->codec[PP_DIM_TP], plan->tp_comm_overlap);
 }
 
@@ -387,8 +400,15 @@ double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
     double n = 1.0;
     for (int k = 0; k < s->n_options; k++)
         if (k != PP_OPT_ZERO && k != PP_OPT_CODEC_PARAMS && k != PP_OPT_SEQUENCE_PARALLEL && k != PP_OPT_CODEC_TP &&
-            k != PP_OPT_TP_OVERLAP)
+            k != PP_OPT_TP_OVERLAP && k != PP_OPT_RECOMPUTE && k != PP_OPT_RECOMPUTE_MODULES)
             n *= pp_space_options(s, shape, (pp_option_kind)k)->n;
+    const pp_int_list *R = pp_space_options(s, shape, PP_OPT_RECOMPUTE);
+    const pp_int_list *M = pp_space_options(s, shape, PP_OPT_RECOMPUTE_MODULES);
+    double recomputes = 0.0;
+    for (int i = 0; i < R->n; i++)
+        for (int j = 0; j < M->n; j++)
+            recomputes += pp_recompute_modules_fit(R->v[i], M->v[j]);
+    n *= recomputes;
     const pp_int_list *Z = pp_space_options(s, shape, PP_OPT_ZERO);
     const pp_int_list *C = pp_space_options(s, shape, PP_OPT_CODEC_PARAMS);
     double pairs = 0.0;

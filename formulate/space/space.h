@@ -62,7 +62,9 @@ typedef enum {
     PP_OPT_ZERO,
     PP_OPT_CODEC_DP,
     PP_OPT_CODEC_PARAMS,
-    PP_OPT_TP_OVERLAP
+    PP_OPT_TP_OVERLAP,
+    PP_OPT_RECOMPUTE_MODULES,
+    PP_OPT_FP8_ACT_STORE
 } pp_option_kind;
 
 /* At most one option per decision. */

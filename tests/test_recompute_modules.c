@@ -1,0 +1,222 @@
+/*
+ * test_recompute_modules.c: selective recomputation's modules and the fp8
+ * SwiGLU-input store as decisions (util/decisions.def's recompute_modules and
+ * fp8_activation_input_store; their rule in space/rules.c, their memory in
+ * cost/memory.c, their time in cost/kernels.c, stage.c and moe.c, their keys
+ * in reports/launch.c).  DeepSeek-V3's published degrees on 2,048 H800 fit
+ * with the recomputation DeepSeek describes (arXiv 2412.19437 §3.3.2-3.3.3)
+ * and not without it; each module frees what a hand count says; the planner
+ * chooses them, MIP = enumeration.
+ */
+#include "costmodel.h"
+#include "decisions.h"
+#include "launch.h"
+#include "planner.h"
+#include "problem.h"
+#include "rules.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EXAMPLE "data/examples/deepseek-v3-h800.json"
+#define EXAMPLE_PLAN "data/examples/deepseek-v3-h800.plan.json"
+
+static void example(pp_catalog *cat, pp_problem *p, pp_plan *pl)
+{
+    pp_load_catalog(cat);
+    pp_load_problem(EXAMPLE, cat, p);
+    pp_error err;
+    char path[1024];
+    pp_source_path(EXAMPLE_PLAN, path, sizeof path);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, p, pl, &err), PP_OK);
+}
+
+/* The example's plan is DeepSeek's degrees with its recomputation: it fits
+ * without full recomputation, and would not with selective's default. */
+static void test_published_degrees_fit(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    CU_ASSERT(pl.tp == 1 && pl.pp == 16 && pl.dp == 128 && pl.ep == 64 && pl.zero == 1 && pl.micro_batch == 1);
+    CU_ASSERT_EQUAL(pl.recompute, PP_RECOMPUTE_SELECTIVE);
+    CU_ASSERT_EQUAL(pl.recompute_modules, PP_RCM_LAYERNORM | PP_RCM_MLA_UP_PROJ | PP_RCM_MOE_ACT);
+    CU_ASSERT(pl.fp8_act_store);
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    pp_eval ev;
+    pp_evaluate(&p, &pl, &ev);
+    CU_ASSERT(ev.mem.total_gib <= ev.mem.usable_gib);
+    pp_plan plain = pl; /* selective's default (core_attn), no fp8 store */
+    plain.recompute_modules = pp_decisions[PP_DEC_RECOMPUTE_MODULES].def;
+    plain.fp8_act_store = false;
+    pp_eval ev0;
+    pp_evaluate(&p, &plain, &ev0);
+    CU_ASSERT(ev0.mem.total_gib > ev0.mem.usable_gib);
+    printf("\n    published: %.2f GiB of %.2f usable (core_attn only: %.2f), step %.3f s ", ev.mem.total_gib,
+           ev.mem.usable_gib, ev0.mem.total_gib, ev.time.step_s);
+    pp_catalog_free(&cat);
+}
+
+/* Each module's saving against a hand count (bytes per layer and
+ * micro-batch, tp 1 without sequence parallelism, s b = 4096 tokens). */
+static void test_each_saving_by_hand(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    const pp_model *m = &p.model;
+    CU_ASSERT_EQUAL_FATAL(p.training.precision, PP_PREC_FP8_CURRENT);
+    double T = m->seq_len, in = 1.0; /* fp8's GEMM input, byte an element */
+    pl.fp8_act_store = false;
+    pl.recompute_modules = PP_RCM_CORE_ATTN;
+    double base = pp_layer_activation_bytes(&p, &pl, false);
+    /* layernorm: the QKV and MLP GEMMs' saved inputs, h wide each, in the recipe's GEMM input (fp8: 1 byte) */
+    pl.recompute_modules = PP_RCM_LAYERNORM;
+    CU_ASSERT(pp_rel_close(base - pp_layer_activation_bytes(&p, &pl, false), 2.0 * in * T * m->hidden, 1e-12));
+    /* mla_up_proj: Q and K (heads x (128 + 64)) and V (heads x 128), 16 bits */
+    pl.recompute_modules = PP_RCM_MLA_UP_PROJ;
+    CU_ASSERT(pp_rel_close(base - pp_layer_activation_bytes(&p, &pl, false),
+                           2.0 * T * 128.0 * (192.0 + 192.0 + 128.0), 1e-12));
+    /* the fp8 store: a dense layer's SwiGLU input, 2 f wide, 2 bytes -> 1 */
+    pl.recompute_modules = PP_RCM_CORE_ATTN;
+    pl.fp8_act_store = true;
+    CU_ASSERT(pp_rel_close(base - pp_layer_activation_bytes(&p, &pl, false), 2.0 * T * m->ffn_hidden, 1e-12));
+    /* moe_act on stage 1 (4 MoE layers, 15 micro-batches in flight): the
+     * routed experts' fc2 inputs, imbalance x T k rows of moe_ffn_hidden */
+    pl.fp8_act_store = false;
+    double a0 = pp_mem_activations_gib(&p, &pl, 1);
+    pl.recompute_modules = PP_RCM_MOE_ACT;
+    double a1 = pp_mem_activations_gib(&p, &pl, 1);
+    double rows = p.training.moe_load_imbalance * T * m->experts_per_token;
+    CU_ASSERT(pp_rel_close((a0 - a1) * 1073741824.0, 4.0 * 15.0 * in * rows * m->moe_ffn_hidden, 1e-9));
+    /* and the fp8 store on the routed rows: 2 moe_ffn_hidden a row, 1 byte fewer */
+    pl.recompute_modules = PP_RCM_CORE_ATTN;
+    pl.fp8_act_store = true;
+    double a2 = pp_mem_activations_gib(&p, &pl, 1);
+    /* (the dense MLP the MoE block replaces cancels the dense part's) and the shared expert's */
+    CU_ASSERT(pp_rel_close((a0 - a2) * 1073741824.0,
+                           4.0 * 15.0 * (2.0 * rows * m->moe_ffn_hidden + 2.0 * T * m->shared_ffn_hidden), 1e-9));
+    pp_catalog_free(&cat);
+}
+
+/* Recomputing costs time: each module adds to the step, none is free. */
+static void test_each_costs_time(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    pl.fp8_act_store = false;
+    pl.recompute_modules = 0; /* selective with nothing: no recomputation */
+    double none = pp_step_time_s(&p, &pl);
+    static const int mods[] = {PP_RCM_CORE_ATTN, PP_RCM_LAYERNORM, PP_RCM_MLA_UP_PROJ, PP_RCM_MOE_ACT};
+    for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
+        pl.recompute_modules = mods[i];
+        CU_ASSERT(pp_step_time_s(&p, &pl) > none);
+    }
+    pl.recompute_modules = 0;
+    pl.fp8_act_store = true;
+    CU_ASSERT(pp_step_time_s(&p, &pl) > none);
+    pp_catalog_free(&cat);
+}
+
+/* The rule: modules only with selective, each where it exists, layernorm
+ * and moe_act not with fp8 delayed scaling; the store only in fp8. */
+static void test_rule(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    pp_error err;
+    pp_plan x = pl;
+    x.recompute = PP_RECOMPUTE_NONE;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "needs recompute selective");
+    x = pl;
+    p.training.precision = PP_PREC_FP8;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "delayed scaling");
+    x.recompute_modules = PP_RCM_MLA_UP_PROJ;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    p.training.precision = PP_PREC_BF16;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "fp8_activation_input_store");
+    x.fp8_act_store = false;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    p.training.framework = PP_FW_FSDP;
+    x.zero = 0; /* FSDP has no ZeRO-1 */
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "Megatron-Core");
+    /* a dense model without MLA: neither moe_act nor mla_up_proj */
+    pp_problem d;
+    pp_load_problem("data/examples/gpt3-175b-1024-a100.json", &cat, &d);
+    CU_ASSERT(!pp_recompute_modules_offered(&d, PP_RCM_MOE_ACT));
+    CU_ASSERT(!pp_recompute_modules_offered(&d, PP_RCM_MLA_UP_PROJ));
+    CU_ASSERT(pp_recompute_modules_offered(&d, PP_RCM_LAYERNORM));
+    CU_ASSERT(!pp_fp8_act_store_offered(&d));
+    pp_catalog_free(&cat);
+}
+
+/* On the published degrees the planner chooses modules that fit (not full
+ * recomputation), MIP = enumeration, and the launch says them. */
+static void test_planner_chooses(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    p.search[PP_DEC_TP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_PP] = (pp_int_list){1, {16}};
+    p.search[PP_DEC_CP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_EP] = (pp_int_list){1, {64}};
+    p.search[PP_DEC_MICRO_BATCH] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_VIRTUAL_STAGES] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_ZERO] = (pp_int_list){1, {1}};
+    double obj[2];
+    for (int k = 0; k < 2; k++) {
+        pp_plan_options o;
+        pp_plan_options_init(&o);
+        o.method = k == 0 ? PP_METHOD_MILP : PP_METHOD_ENUMERATE;
+        pp_plan_result res;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+        const pp_plan *b = &res.best.plan;
+        CU_ASSERT_EQUAL(b->recompute, PP_RECOMPUTE_SELECTIVE);
+        CU_ASSERT(b->recompute_modules & PP_RCM_MLA_UP_PROJ);
+        CU_ASSERT(res.best.eval.mem.total_gib <= res.best.eval.mem.usable_gib);
+        obj[k] = res.cert.objective_s;
+        if (k == 0) {
+            pp_launch l;
+            pp_launch_build(&p, b, pp_microbatches(&p, b), &l);
+            bool flag = false, key = false;
+            for (int t = 0; t < PP_LT_COUNT; t++)
+                for (int i = 0; i < l.targets[t].n; i++) {
+                    flag |= strcmp(l.targets[t].settings[i].key, "--recompute-modules") == 0;
+                    key |= strcmp(l.targets[t].settings[i].key, "model.recompute_modules") == 0;
+                }
+            CU_ASSERT(flag && key);
+        }
+        pp_plan_result_free(&res);
+    }
+    CU_ASSERT(pp_rel_close(obj[0], obj[1], 1e-9));
+    pp_catalog_free(&cat);
+}
+
+int main(void)
+{
+    static const pp_test tests[] = {
+        {"DeepSeek-V3's published degrees fit with its recomputation", test_published_degrees_fit},
+        {"each module frees what a hand count says", test_each_saving_by_hand},
+        {"each module costs time", test_each_costs_time},
+        {"the rule: selective only, where the module exists, Megatron-Core", test_rule},
+        {"the planner chooses them, MIP = enumeration, launched", test_planner_chooses},
+        {NULL, NULL},
+    };
+    return pp_test_main("recompute modules", tests);
+}
