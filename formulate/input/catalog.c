@@ -315,17 +315,6 @@ static int entry_list(const cJSON *doc, const pp_jpath *root, const char *key, i
     return PP_OK;
 }
 
-/* Every entry cites where its numbers come from. */
-static int check_source(const cJSON *obj, const pp_jpath *at, pp_error *err)
-{
-    const cJSON *src = pp_json_member(obj, "source");
-    pp_jpath here = pp_jpath_key(at, "source");
-    if (!src)
-        return pp_json_missing(at, "source", err);
-    if (!cJSON_IsString(src) && !cJSON_IsObject(src))
-        return pp_json_fail_expected(err, &here, "a citation (a string or an object)", src);
-    return PP_OK;
-}
 
 /* The id of entry i: non-empty, unique among the first i. */
 static int read_entry_id(const cJSON *obj, const pp_jpath *at, const pp_catalog *cat, pp_catalog_kind kind, int i,
@@ -349,7 +338,7 @@ static int check_entry(const cJSON *obj, const pp_jpath *at, const char *const *
     int rc = pp_json_expect_object(obj, at, err);
     if (!rc)
         rc = pp_json_check_keys(obj, at, keys, err);
-    return rc ? rc : check_source(obj, at, err);
+    return rc ? rc : pp_json_check_source(obj, at, err);
 }
 
 /* ---- gpus.json ----------------------------------------------------------------- */
@@ -1140,7 +1129,7 @@ static int read_bounds_doc(pp_catalog *cat, const cJSON *doc, const char *path, 
         return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
     int rc = pp_json_check_keys(doc, &root, bounds_file_keys, err);
     if (!rc)
-        rc = check_source(doc, &root, err);
+        rc = pp_json_check_source(doc, &root, err);
     if (!rc && common) {
         pp_jpath at = pp_jpath_key(&root, "every_family");
         rc = read_bounds(common, &at, cat->every_family, every, err);

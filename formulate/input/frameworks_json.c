@@ -39,16 +39,6 @@ static const char *const decision_keys[] = {"values", "with_pipeline", "key", "d
 static const char *const codec_keys[] = {"codec", "key", "collectives", "description", "source", NULL};
 static const char *const collectives_names[] = {"mvapich2-gdr"};
 
-static int check_source(const cJSON *obj, const pp_jpath *at, pp_error *err)
-{
-    const cJSON *src = pp_json_member(obj, "source");
-    pp_jpath here = pp_jpath_key(at, "source");
-    if (!src)
-        return pp_json_missing(at, "source", err);
-    if (!cJSON_IsString(src) && !cJSON_IsObject(src))
-        return pp_json_fail_expected(err, &here, "a citation (a string or an object)", src);
-    return PP_OK;
-}
 
 /* An object with only `keys`, a source, and (when given) a string "key". */
 static int check_object(const cJSON *obj, const pp_jpath *at, const char *const *keys, pp_error *err)
@@ -58,7 +48,7 @@ static int check_object(const cJSON *obj, const pp_jpath *at, const char *const 
     if (!rc)
         rc = pp_json_check_keys(obj, at, keys, err);
     if (!rc)
-        rc = check_source(obj, at, err);
+        rc = pp_json_check_source(obj, at, err);
     if (!rc && pp_json_member(obj, "key"))
         rc = pp_json_string(obj, at, "key", PP_OPTIONAL, key, sizeof key, err);
     return rc;
@@ -296,7 +286,7 @@ int pp_frameworks_read(const cJSON *doc, const pp_jpath *root, const pp_codec *c
     memset(caps, 0, PP_FW_COUNT * sizeof *caps);
     int rc = pp_json_check_keys(doc, root, file_keys, err);
     if (!rc)
-        rc = check_source(doc, root, err);
+        rc = pp_json_check_source(doc, root, err);
     const cJSON *list = pp_json_member(doc, "frameworks");
     pp_jpath list_at = pp_jpath_key(root, "frameworks");
     if (!rc && !list)

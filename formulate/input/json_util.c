@@ -551,6 +551,17 @@ static bool seen_before(const cJSON *obj, const cJSON *child)
     return false;
 }
 
+int pp_json_check_source(const cJSON *obj, const pp_jpath *at, pp_error *err)
+{
+    const cJSON *src = pp_json_member(obj, "source");
+    pp_jpath here = pp_jpath_key(at, "source");
+    if (!src)
+        return pp_json_missing(at, "source", err);
+    if (!cJSON_IsString(src) && !cJSON_IsObject(src))
+        return pp_json_fail_expected(err, &here, "a citation (a string or an object)", src);
+    return PP_OK;
+}
+
 int pp_json_check_keys(const cJSON *obj, const pp_jpath *at, const char *const *allowed, pp_error *err)
 {
     /* The duplicate scan is quadratic only in the keys accepted so far, which

@@ -93,6 +93,9 @@ int pp_json_expect_array(const cJSON *item, const pp_jpath *at, pp_error *err);
  * An unknown key is reported with the nearest allowed one when it is close:
  * "unknown key 'hedas'; did you mean 'heads'?". */
 int pp_json_check_keys(const cJSON *obj, const pp_jpath *at, const char *const *allowed, pp_error *err);
+/* Every catalog entry cites where its numbers come from: obj has a
+ * "source", a string or an object. */
+int pp_json_check_source(const cJSON *obj, const pp_jpath *at, pp_error *err);
 
 /* Each of keys (NULL-terminated) appears at most once in obj; other keys are
  * not looked at (for documents such as Hugging Face configs whose other keys

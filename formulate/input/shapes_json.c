@@ -213,12 +213,8 @@ static int read_bridge_recipe(const cJSON *obj, const pp_jpath *at, pp_model *m,
         rc = pp_json_check_keys(r, &here, keys, err);
     if (!rc)
         rc = pp_json_string(r, &here, "name", PP_REQUIRED, m->bridge_recipe, sizeof m->bridge_recipe, err);
-    const cJSON *source = pp_json_member(r, "source");
-    pp_jpath sp = pp_jpath_key(&here, "source");
-    if (!rc && !source)
-        return pp_json_missing(&here, "source", err);
-    if (!rc && !cJSON_IsString(source))
-        return pp_json_fail_expected(err, &sp, "a string citing where the recipe is defined", source);
+    if (!rc)
+        rc = pp_json_check_source(r, &here, err);
     for (const char *c = m->bridge_recipe; !rc && *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '.')) {
             pp_jpath n = pp_jpath_key(&here, "name");
