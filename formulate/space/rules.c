@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef int (*rule_fn)(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
@@ -539,6 +540,68 @@ static int rule_recompute_modules(const pp_problem *prob, const pp_plan *pl, pp_
     return PP_OK;
 }
 
+/* The MoE token dispatcher and the all-to-all overlap (decisions.def),
+ * where the framework runs them (data/frameworks.json): Megatron-Core
+ * --moe-token-dispatcher-type flex --moe-enable-deepep and
+ * --overlap-moe-expert-parallel-comm (both in its parser at core_v0.15.0),
+ * torchtitan's expert_parallel_comm_backend "deepep" (v0.2.2).  DeepEP's
+ * kernels run on NVIDIA GPUs of Hopper or newer (SM90's TMA and fp8; its
+ * README: "Hopper GPUs (may support more architectures or devices later)",
+ * NVLink inside a node and RDMA between nodes, which every catalog cluster
+ * has): an NVIDIA GPU with fp8 tensor cores.  Megatron-Core's checks
+ * (megatron/training/arguments.py at core_v0.15.0) run the overlap only
+ * with expert parallelism and, with a pipeline, only interleaved ('moe a2a
+ * overlap is only supported with vpp or dualpipev').  Each clause once; the
+ * space applies them (rules.h). */
+static bool deepep_hardware(const pp_problem *prob)
+{
+    const pp_gpu *g = &prob->cluster.gpu;
+    return g->peak_tflops[PP_PREC_FP8] > 0.0 && strncmp(g->name, "AMD", 3) != 0;
+}
+
+bool pp_moe_comm_offered(const pp_problem *prob, pp_decision_id id)
+{
+    if (!pp_model_is_moe(&prob->model) || !pp_framework_runs(prob, id, 1))
+        return false;
+    return id != PP_DEC_MOE_DISPATCHER || deepep_hardware(prob);
+}
+
+bool pp_moe_comm_fits_shape(const pp_plan *pl, pp_decision_id id)
+{
+    return pl->ep > 1 && (id == PP_DEC_MOE_DISPATCHER || pl->pp == 1 || pl->virtual_stages > 1);
+}
+
+static int rule_moe_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    bool moe = pp_model_is_moe(&prob->model);
+    if (pl->moe_dispatcher == 1) {
+        if (!moe)
+            return pp_error_set(err, PP_EINPUT, "plan.moe_dispatcher",
+                                "moe_dispatcher deepep dispatches tokens to experts: %s has none", prob->model.name);
+        if (!deepep_hardware(prob))
+            return pp_error_set(err, PP_EINPUT, "plan.moe_dispatcher",
+                                "moe_dispatcher deepep: DeepEP's kernels need an NVIDIA GPU of Hopper or newer "
+                                "(fp8 tensor cores), not %s",
+                                prob->cluster.gpu.name);
+        if (!pp_moe_comm_fits_shape(pl, PP_DEC_MOE_DISPATCHER))
+            return pp_error_set(err, PP_EINPUT, "plan.moe_dispatcher",
+                                "moe_dispatcher deepep needs expert parallelism (ep > 1): with ep 1 nothing is "
+                                "dispatched");
+    }
+    if (pl->moe_a2a_overlap) {
+        if (!moe)
+            return pp_error_set(err, PP_EINPUT, "plan.moe_a2a_overlap",
+                                "moe_a2a_overlap hides the expert all-to-alls: %s has no experts", prob->model.name);
+        if (!pp_moe_comm_fits_shape(pl, PP_DEC_MOE_A2A_OVERLAP))
+            return pp_error_set(err, PP_EINPUT, "plan.moe_a2a_overlap",
+                                "moe_a2a_overlap needs expert parallelism (ep > 1) and, with a pipeline, the "
+                                "interleaved schedule (virtual_stages > 1): Megatron-Core runs it only so (ep=%d "
+                                "pp=%d virtual_stages=%d)",
+                                pl->ep, pl->pp, pl->virtual_stages);
+    }
+    return PP_OK;
+}
+
 /* The rules in the order they are tried, each with the id
  * pp_plan_broken_rule reports (PP_RULE_OTHER: the message names it). */
 static const struct {
@@ -564,6 +627,7 @@ static const struct {
     {rule_moe, PP_RULE_OTHER},
     {rule_tp_overlap, PP_RULE_OTHER},
     {rule_recompute_modules, PP_RULE_OTHER},
+    {rule_moe_comm, PP_RULE_OTHER},
 };
 
 /* The first rule the plan breaks; a fixed plan skips the framework's rule
