@@ -482,18 +482,16 @@ static int rule_tp_overlap(const pp_problem *prob, const pp_plan *pl, pp_error *
 /* Selective recomputation's modules (Megatron-Core --recompute-modules,
  * TransformerConfig.__post_init__ at core_v0.15.0) and the SwiGLU input
  * kept in fp8 (activation_func_fp8_input_store).  Each clause once; the
- * space applies them (rules.h).  The framework clause is the capability
- * "recompute modules" / "fp8 activation input store" of Megatron-Core:
- * other frameworks keep the default set (their selective recomputation is
- * their own: torchtitan's per-op checkpointing) and no fp8 store. */
-static bool rcm_in_framework(const pp_problem *prob) { return prob->training.framework == PP_FW_MEGATRON_CORE; }
+ * space applies them (rules.h).  Which modules and whether the store a
+ * framework runs is data (data/frameworks.json: Megatron-Core runs them,
+ * the others the default set, their selective recomputation being their
+ * own, e.g. torchtitan's per-op checkpointing, and no fp8 store), applied
+ * by rule_framework and the space's candidates (pp_framework_runs). */
 static bool rcm_default(int modules) { return modules == pp_decisions[PP_DEC_RECOMPUTE_MODULES].def; }
 static const char *rcm_refused(const pp_problem *prob, int modules)
 {
     if (rcm_default(modules))
         return NULL;
-    if (!rcm_in_framework(prob))
-        return "recompute modules other than core_attn are Megatron-Core's (--recompute-modules)";
     if ((modules & PP_RCM_MLA_UP_PROJ) && !pp_model_is_mla(&prob->model))
         return "mla_up_proj recomputes multi-latent attention's up-projections: the model has none";
     if ((modules & PP_RCM_MOE_ACT) && !pp_model_is_moe(&prob->model))
@@ -514,10 +512,14 @@ bool pp_recompute_modules_fit(int recompute, int modules)
     return recompute == PP_RECOMPUTE_SELECTIVE || rcm_default(modules);
 }
 
+static bool fp8_store_fits(const pp_problem *prob)
+{
+    return prob->model.gated_mlp && pp_precision_props(prob->training.precision)->low_gemm;
+}
+
 bool pp_fp8_act_store_offered(const pp_problem *prob)
 {
-    return rcm_in_framework(prob) && prob->model.gated_mlp &&
-           pp_precision_props(prob->training.precision)->low_gemm;
+    return pp_framework_runs(prob, PP_DEC_FP8_ACT_STORE, 1) && fp8_store_fits(prob);
 }
 
 static int rule_recompute_modules(const pp_problem *prob, const pp_plan *pl, pp_error *err)
@@ -531,11 +533,10 @@ static int rule_recompute_modules(const pp_problem *prob, const pp_plan *pl, pp_
     if (why)
         return pp_error_set(err, PP_EINPUT, "plan.recompute_modules", "recompute_modules '%s': %s",
                             pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[pl->recompute_modules], why);
-    if (pl->fp8_act_store && !pp_fp8_act_store_offered(prob))
+    if (pl->fp8_act_store && !fp8_store_fits(prob))
         return pp_error_set(err, PP_EINPUT, "plan.fp8_activation_input_store",
-                            "fp8_activation_input_store: Megatron-Core keeps a SwiGLU MLP's activation input in "
-                            "fp8 in an fp8-class recipe only (framework %s, precision %s)",
-                            pp_framework_name(prob->training.framework),
+                            "fp8_activation_input_store: a SwiGLU MLP's activation input is kept in fp8 in an "
+                            "fp8-class recipe only (precision %s)",
                             pp_precision_name(prob->training.precision));
     return PP_OK;
 }
@@ -569,6 +570,16 @@ bool pp_moe_comm_offered(const pp_problem *prob, pp_decision_id id)
 bool pp_moe_comm_fits_shape(const pp_plan *pl, pp_decision_id id)
 {
     return pl->ep > 1 && (id == PP_DEC_MOE_DISPATCHER || pl->pp == 1 || pl->virtual_stages > 1);
+}
+
+void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
+{
+    if (prob->training.moe_deepep && pp_moe_comm_offered(prob, PP_DEC_MOE_DISPATCHER) &&
+        pp_moe_comm_fits_shape(plan, PP_DEC_MOE_DISPATCHER))
+        plan->moe_dispatcher = 1;
+    if (prob->training.moe_a2a_overlap && pp_moe_comm_offered(prob, PP_DEC_MOE_A2A_OVERLAP) &&
+        pp_moe_comm_fits_shape(plan, PP_DEC_MOE_A2A_OVERLAP))
+        plan->moe_a2a_overlap = true;
 }
 
 static int rule_moe_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)

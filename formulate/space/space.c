@@ -288,7 +288,7 @@ static void default_options(const pp_problem *prob, const pp_decision *d, pp_int
             list_add(out, v);
     if (d->id == PP_DEC_FP8_ACT_STORE && prob->training.fp8_act_store) { /* the problem fixes it on */
         out->n = 0;
-        list_add(out, 1);
+        list_add(out, pp_fp8_act_store_offered(prob) ? 1 : 0); /* else priced on all the same (fp8_act_stored) */
     }
     bool moe_comm = d->id == PP_DEC_MOE_DISPATCHER || d->id == PP_DEC_MOE_A2A_OVERLAP;
     if (moe_comm) { /* MoE models whose framework runs it; the problem's training setting fixes it */
