@@ -741,13 +741,18 @@ static int load_problem_file(const char *path, const pp_catalog *cat, pp_problem
 
 static int load_plan_file(const char *path, const pp_problem *prob, pp_plan *plan, pp_error *err)
 {
-    if (!is_stdio(path))
-        return pp_plan_load(path, prob, plan, err);
-    char *text = NULL;
-    int rc = pp_read_stdin(&text, err);
-    if (!rc)
-        rc = pp_plan_parse(text, "standard input", prob, plan, err);
-    free(text);
+    int rc = PP_OK;
+    if (!is_stdio(path)) {
+        rc = pp_plan_load(path, prob, plan, err);
+    } else {
+        char *text = NULL;
+        rc = pp_read_stdin(&text, err);
+        if (!rc)
+            rc = pp_plan_parse(text, "standard input", prob, plan, err);
+        free(text);
+    }
+    if (!rc) /* the problem's MoE dispatcher and overlap fix the plan's (rules.h) */
+        pp_plan_take_moe_settings(prob, plan);
     return rc;
 }
 

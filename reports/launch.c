@@ -152,18 +152,20 @@ static void router_flags(pp_launch_target *f, const pp_model *m)
             m->router_groups > 0;
 }
 
-static void moe_flags(pp_launch_target *f, const pp_model *m, const pp_training *t, const pp_plan *p)
+static void moe_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
 {
+    const pp_model *m = &prob->model;
+    bool deepep = pp_moe_deepep(prob, p);
     if (pp_model_is_moe(m)) {
         flag_int(f, false, "--num-experts", m->experts);
         flag_int(f, true, "--moe-router-topk", m->experts_per_token);
         flag_int(f, false, "--expert-model-parallel-size", p->ep);
         flag_int(f, true, "--expert-tensor-parallel-size", p->etp);
         flag_sw(f, false, "--moe-grouped-gemm");
-        flag_word(f, true, "--moe-token-dispatcher-type", t->moe_deepep ? "flex" : "alltoall");
-        if (t->moe_deepep)
+        flag_word(f, true, "--moe-token-dispatcher-type", deepep ? "flex" : "alltoall");
+        if (deepep)
             flag_sw(f, true, "--moe-enable-deepep");
-        if (t->moe_a2a_overlap) /* the all-to-alls behind the other micro-batch's compute */
+        if (pp_moe_a2a_overlapped(prob, p)) /* the all-to-alls behind the other micro-batch's compute */
             flag_sw(f, false, "--overlap-moe-expert-parallel-comm");
         router_flags(f, m);
         flag_int(f, false, "--moe-ffn-hidden-size", m->moe_ffn_hidden);
@@ -338,7 +340,7 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
     }
     if (!m->tie_embeddings)
         flag_sw(f, false, "--untie-embeddings-and-output-weights");
-    moe_flags(f, m, t, p);
+    moe_flags(f, prob, p);
     if (m->mtp_layers > 0)
         flag_int(f, false, "--mtp-num-layers", m->mtp_layers);
     flag_int(f, false, "--seq-length", m->seq_len);
@@ -701,6 +703,9 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     bool moe = pp_model_is_moe(&prob->model);
     if (moe)
         set_int(tt, par, "expert_parallel_degree", p->ep);
+    if (moe && pp_moe_deepep(prob, p)) /* Parallelism.expert_parallel_comm_backend (v0.2.2) */
+        set_text(tt, par, "expert_parallel_comm_backend", PP_LV_STR, "deepep");
+    bool a2a_overlap = moe && pp_moe_a2a_overlapped(prob, p);
     pp_stage_split split;
     bool even_chunks = false;
     if (p->pp > 1) {
@@ -742,7 +747,7 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D &&
                 (p->codec[PP_DIM_DP] == 0 || reduce16) &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
-                (!moe || p->etp == 1) && layout_runs && groups_run && !fp8_act_store_on(prob, p) &&
+                (!moe || p->etp == 1) && layout_runs && groups_run && !fp8_act_store_on(prob, p) && !a2a_overlap &&
                 (p->recompute != PP_RECOMPUTE_SELECTIVE ||
                  p->recompute_modules == pp_decisions[PP_DEC_RECOMPUTE_MODULES].def);
     if (p->zero == 1)
@@ -768,6 +773,10 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
         note(tt, "torchtitan's selective checkpointing is per op or per layer: it has no recompute modules "
                  "(%s here, Megatron-Core's `--recompute-modules`).\n\n",
              pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[p->recompute_modules]);
+    if (a2a_overlap)
+        note(tt, "torchtitan v0.2.2 hides the expert all-to-alls behind another micro-batch only under its "
+                 "DualPipeV schedule (`pipeline_parallel_expert_parallel_overlap`), not under the schedules "
+                 "parplan prices: the priced overlap is Megatron-Core's `--overlap-moe-expert-parallel-comm`.\n\n");
     if (fp8_act_store_on(prob, p))
         note(tt, "torchtitan does not keep the SwiGLU input in fp8 (Megatron-Core's "
                  "activation_func_fp8_input_store): it holds the priced activations only under Megatron-Core.\n\n");

@@ -226,6 +226,112 @@ static void test_deepep_dedup(void)
     pp_catalog_free(&cat);
 }
 
+/* The dispatcher and the overlap as plan decisions (decisions.def): the
+ * plan's values price as the training settings did; the rule refuses them
+ * where they cannot run (a dense model, a GPU before Hopper, ep 1, a
+ * pipeline without interleaving); what each framework runs is
+ * data/frameworks.json's; the planner chooses them for a MoE model, the MIP
+ * and the enumeration alike, and a problem's training setting fixes them. */
+static void test_dispatcher_overlap_decisions(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    pp_plan pl = pp_test_plan(1, 1, 32, 1, 1);
+    pl.ep = 32;
+    pp_stage_term plain, by_plan, by_setting;
+    pp_term_stage(&p, &pl, &plain);
+    pp_plan on = pl;
+    on.moe_dispatcher = 1;
+    on.moe_a2a_overlap = true;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &on, NULL), PP_OK);
+    pp_term_stage(&p, &on, &by_plan);
+    pp_problem q = p;
+    q.training.moe_deepep = q.training.moe_a2a_overlap = true;
+    pp_term_stage(&q, &pl, &by_setting);
+    PP_REL_EQ(by_plan.ep_comm_s, by_setting.ep_comm_s, 1e-12);
+    PP_REL_EQ(by_plan.bytes_network, by_setting.bytes_network, 1e-12);
+    CU_ASSERT(by_plan.ep_comm_s < plain.ep_comm_s);
+    CU_ASSERT(by_plan.bytes_network < plain.bytes_network);
+
+    /* the rule */
+    pp_error err;
+    pp_plan x = on;
+    x.ep = 1;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "ep > 1");
+    x = on;
+    x.pp = 2;
+    x.dp = 16;
+    x.ep = 16;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "interleaved");
+    x.moe_a2a_overlap = false;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    pp_problem a100;
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'a100-sxm4-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64}}", &cat, &a100);
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&a100, &on, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "Hopper");
+    CU_ASSERT(!pp_moe_comm_offered(&a100, PP_DEC_MOE_DISPATCHER));
+    CU_ASSERT(pp_moe_comm_offered(&a100, PP_DEC_MOE_A2A_OVERLAP));
+    pp_problem dense;
+    pp_load_problem("data/examples/gpt3-175b-1024-a100.json", &cat, &dense);
+    CU_ASSERT(!pp_moe_comm_offered(&dense, PP_DEC_MOE_A2A_OVERLAP));
+
+    /* the frameworks (data/frameworks.json) */
+    q = p;
+    q.fw = cat.frameworks[PP_FW_FSDP]; /* torchtitan: expert_parallel_comm_backend "deepep", no 1F1B overlap */
+    CU_ASSERT(pp_framework_runs(&q, PP_DEC_MOE_DISPATCHER, 1));
+    CU_ASSERT(!pp_framework_runs(&q, PP_DEC_MOE_A2A_OVERLAP, 1));
+    q.fw = cat.frameworks[PP_FW_DEEPSPEED];
+    CU_ASSERT(!pp_moe_comm_offered(&q, PP_DEC_MOE_DISPATCHER));
+    CU_ASSERT(!pp_moe_comm_offered(&q, PP_DEC_MOE_A2A_OVERLAP));
+    q.fw = cat.frameworks[PP_FW_MEGATRON_CORE]; /* a set of modules: every subset of those listed */
+    CU_ASSERT(pp_framework_runs(&q, PP_DEC_RECOMPUTE_MODULES, 15));
+
+    /* the planner chooses them (MIP = enumeration); a training setting fixes them */
+    p.search[PP_DEC_PP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_TP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_CP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_EP] = (pp_int_list){1, {32}};
+    for (int fixed = 0; fixed < 2; fixed++) {
+        if (fixed) {
+            p.training.moe_dispatcher_given = p.training.moe_a2a_overlap_given = true;
+            p.training.moe_deepep = p.training.moe_a2a_overlap = false;
+        }
+        double obj[2];
+        for (int k = 0; k < 2; k++) {
+            pp_plan_options o;
+            pp_plan_options_init(&o);
+            o.method = k == 0 ? PP_METHOD_MILP : PP_METHOD_ENUMERATE;
+            pp_plan_result res;
+            CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+            const pp_plan *b = &res.best.plan;
+            CU_ASSERT_EQUAL(b->moe_dispatcher, fixed ? 0 : 1);
+            CU_ASSERT_EQUAL(b->moe_a2a_overlap, !fixed);
+            obj[k] = res.cert.objective_s;
+            if (k == 0 && !fixed) {
+                pp_launch l;
+                pp_launch_build(&p, b, pp_microbatches(&p, b), &l);
+                bool flex = false, overlap = false, titan = false;
+                for (int t = 0; t < PP_LT_COUNT; t++)
+                    for (int i = 0; i < l.targets[t].n; i++) {
+                        flex |= strcmp(l.targets[t].settings[i].key, "--moe-enable-deepep") == 0;
+                        overlap |= strcmp(l.targets[t].settings[i].key, "--overlap-moe-expert-parallel-comm") == 0;
+                        titan |= strcmp(l.targets[t].settings[i].key, "expert_parallel_comm_backend") == 0;
+                    }
+                CU_ASSERT(flex && overlap && titan);
+            }
+            pp_plan_result_free(&res);
+        }
+        CU_ASSERT(pp_rel_close(obj[0], obj[1], 1e-9));
+    }
+    pp_catalog_free(&cat);
+}
+
 /* The expert block's backward is two passes of its forward (data and
  * weight gradients of every expert GEMM), one with LoRA's frozen experts,
  * plus one more forward under full recomputation: widening the experts
@@ -338,6 +444,8 @@ int main(void)
         {"dense models have no expert term", test_dense_untouched},
         {"a range's MoE layers counted without a loop", test_moe_layers_in_range},
         {"DeepEP sends a token once to each node and GPU of its experts", test_deepep_dedup},
+        {"the dispatcher and the all-to-all overlap as decisions, where the framework runs them",
+         test_dispatcher_overlap_decisions},
         {"the expert block's backward: two passes, three with recomputation, one with LoRA", test_expert_backward_passes},
         {NULL, NULL},
     };

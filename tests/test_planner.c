@@ -181,8 +181,13 @@ static pp_problem random_moe_problem(pp_rng *r)
         m->qk_rope_head_dim = 32;
     }
     p.training.moe_load_imbalance = pp_rng_uniform(r, 1.0, 1.3);
-    p.training.moe_deepep = pp_rng_int(r, 0, 1);      /* DeepEP's deduplicating dispatch */
-    p.training.moe_a2a_overlap = pp_rng_int(r, 0, 1); /* all-to-alls behind another micro-batch */
+    if (pp_rng_int(r, 0, 1)) { /* the training settings fix the dispatcher and the overlap */
+        p.training.moe_deepep = pp_rng_int(r, 0, 1);      /* DeepEP's deduplicating dispatch */
+        p.training.moe_a2a_overlap = pp_rng_int(r, 0, 1); /* all-to-alls behind another micro-batch */
+        p.training.moe_dispatcher_given = p.training.moe_a2a_overlap_given = true;
+    } else if (p.cluster.gpu.peak_tflops[PP_PREC_FP8] <= 0.0) { /* searched: DeepEP on Hopper or newer */
+        p.cluster.gpu.peak_tflops[PP_PREC_FP8] = 2.0 * p.cluster.gpu.peak_tflops[PP_PREC_BF16];
+    }
     if (pp_rng_int(r, 0, 2) == 0) { /* an fp8 recipe: the SwiGLU input in fp8 is a decision (Megatron-Core) */
         p.training.precision = PP_PREC_FP8_CURRENT;
         p.cluster.gpu.peak_tflops[PP_PREC_FP8] = p.cluster.gpu.peak_tflops[PP_PREC_FP8_CURRENT] =

@@ -783,7 +783,10 @@ static void bad_frameworks_at(const char *label, const char *entry_tail, const c
     " 'sequence_parallel': {'values': [false], 'source': 'x'}, 'tp_mode': {'values': ['1d'], 'source': 'x'},"       \
     " 'tp_comm_overlap': {'values': [false], 'source': 'x'}, 'cp': {'values': 'all', 'source': 'x'},"               \
     " 'virtual_stages': {'values': [1], 'source': 'x'}, 'ep': {'values': [1], 'source': 'x'},"                      \
-    " 'etp': {'values': [1], 'source': 'x'}}"
+    " 'etp': {'values': [1], 'source': 'x'}, 'pipeline_layout': {'values': 'all', 'source': 'x'},"                  \
+    " 'recompute_modules': {'values': ['core_attn'], 'source': 'x'},"                                                \
+    " 'fp8_activation_input_store': {'values': [false], 'source': 'x'},"                                             \
+    " 'moe_dispatcher': {'values': ['alltoall'], 'source': 'x'}, 'moe_a2a_overlap': {'values': [false], 'source': 'x'}}"
 #define FW_ZERO "'zero': {'values': [0, 1], 'with_pipeline': [0], 'source': 'x'}, "
 #define FW_COMPRESSION                                                                                                \
     "'compression': {'dp': [{'codec': 'none', 'source': 'x'}], 'tp': [{'codec': 'none', 'source': 'x'}],"           \

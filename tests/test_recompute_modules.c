@@ -149,10 +149,16 @@ static void test_rule(void)
     PP_ASSERT_CONTAINS(err.msg, "fp8_activation_input_store");
     x.fp8_act_store = false;
     CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
-    p.training.framework = PP_FW_FSDP;
+    p.training.framework = PP_FW_FSDP; /* what it runs is data/frameworks.json's */
+    p.fw = cat.frameworks[PP_FW_FSDP];
     x.zero = 0; /* FSDP has no ZeRO-1 */
     CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
-    PP_ASSERT_CONTAINS(err.msg, "Megatron-Core");
+    PP_ASSERT_CONTAINS(err.msg, "it has no recompute_modules=mla_up_proj (it runs none, core_attn)");
+    CU_ASSERT(!pp_framework_runs(&p, PP_DEC_RECOMPUTE_MODULES, PP_RCM_LAYERNORM));
+    CU_ASSERT(pp_framework_runs(&p, PP_DEC_RECOMPUTE_MODULES, PP_RCM_CORE_ATTN));
+    CU_ASSERT(!pp_fp8_act_store_offered(&p));
+    x.recompute_modules = pp_decisions[PP_DEC_RECOMPUTE_MODULES].def;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
     /* a dense model without MLA: neither moe_act nor mla_up_proj */
     pp_problem d;
     pp_load_problem("data/examples/gpt3-175b-1024-a100.json", &cat, &d);

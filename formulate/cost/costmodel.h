@@ -88,6 +88,11 @@ bool pp_framework_has_zero(pp_framework fw, int zero);
 /* The type a framework reduces data-parallel gradients in by default for a
  * training precision (training.grad_reduce_dtype's default). */
 pp_precision pp_framework_grad_reduce(pp_framework fw, pp_precision training);
+/* Whether a plan dispatches its tokens with DeepEP, and hides its expert
+ * all-to-alls behind another micro-batch: the plan's moe_dispatcher and
+ * moe_a2a_overlap, or the problem's training settings, which fix them on. */
+bool pp_moe_deepep(const pp_problem *prob, const pp_plan *plan);
+bool pp_moe_a2a_overlapped(const pp_problem *prob, const pp_plan *plan);
 
 /* The type a framework holds and sums gradients in between micro-batches
  * by default (training.grad_accum_dtype's default), given the type it

@@ -150,6 +150,19 @@ int pp_recompute_modules(const pp_plan *plan)
 /* Whether the SwiGLU's input is kept in fp8 for its backward: the plan's
  * fp8_activation_input_store, or the problem's training setting of that
  * name, which fixes it on; only an fp8-class recipe stores it so. */
+/* DeepEP's deduplicating dispatch and the all-to-alls' overlap: the plan's
+ * decisions, or the problem's training settings of those names, which fix
+ * them on (a measured row states how it ran). */
+bool pp_moe_deepep(const pp_problem *prob, const pp_plan *plan)
+{
+    return plan->moe_dispatcher == 1 || prob->training.moe_deepep;
+}
+
+bool pp_moe_a2a_overlapped(const pp_problem *prob, const pp_plan *plan)
+{
+    return plan->moe_a2a_overlap || prob->training.moe_a2a_overlap;
+}
+
 bool fp8_act_stored(const pp_problem *prob, const pp_plan *plan)
 {
     return (plan->fp8_act_store || prob->training.fp8_act_store) &&

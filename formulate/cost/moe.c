@@ -137,7 +137,7 @@ void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b)
     /* dispatch and combine over the ep group (stride etp) */
     double msg = ACT_BYTES * Tg * k * h, nv, net;
     long kn = ranks_per_node(prob, (long)plan->etp, plan->ep);
-    if (prob->training.moe_deepep && plan->ep > 1)
+    if (pp_moe_deepep(prob, plan) && plan->ep > 1)
         dedup_bytes(m, Tg, plan->ep, kn, &nv, &net);
     else
         pp_alltoall_bytes(msg, plan->ep, kn, &nv, &net);

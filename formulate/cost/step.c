@@ -78,7 +78,7 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double d
         double fwd = (n - nm) * dense_fwd + nm * moe_fwd + (last ? logits_fwd : 0.0);
         double bwd = (n - nm) * dense_bwd + nm * moe_bwd + (last ? logits_bwd : 0.0);
         double cpx = n * cp, epx = nm * comm;
-        if (prob->training.moe_a2a_overlap) {
+        if (pp_moe_a2a_overlapped(prob, plan)) {
             /* hidden behind the other micro-batch's layers (Megatron-Core's
              * 1F1B all-to-all overlap, DualPipe), as far as that compute
              * lasts, while its kernels take their share of the SMs */

@@ -12,7 +12,10 @@
  *                      "tp": [...], "pp": [...], "params": [...]}}]}
  *
  * A decision's values are the names of an enum, true/false, integers, or
- * "all" (every value its range and the rules allow); each list holds the
+ * "all" (every value its range and the rules allow); recompute_modules is
+ * a set, so its list names modules and the framework runs every set of
+ * them (a listed set, e.g. "core_attn,moe_act", counts as its modules);
+ * each list holds the
  * decision's default (every framework runs a plan at the defaults), and a
  * dimension's codecs hold "none".  A codec entry may say it runs only
  * through an MPI library ("collectives": "mvapich2-gdr").
@@ -25,9 +28,11 @@
 #include <stdio.h>
 #include <string.h>
 
-const pp_decision_id pp_framework_decisions[] = {PP_DEC_ZERO,           PP_DEC_RECOMPUTE, PP_DEC_SEQUENCE_PARALLEL,
-                                                 PP_DEC_TP_MODE,        PP_DEC_TP_OVERLAP, PP_DEC_CP,
-                                                 PP_DEC_VIRTUAL_STAGES, PP_DEC_EP,         PP_DEC_ETP};
+const pp_decision_id pp_framework_decisions[] = {
+    PP_DEC_ZERO,           PP_DEC_RECOMPUTE,          PP_DEC_SEQUENCE_PARALLEL, PP_DEC_TP_MODE,
+    PP_DEC_TP_OVERLAP,     PP_DEC_CP,                 PP_DEC_VIRTUAL_STAGES,    PP_DEC_EP,
+    PP_DEC_ETP,            PP_DEC_PIPELINE_LAYOUT,    PP_DEC_RECOMPUTE_MODULES, PP_DEC_FP8_ACT_STORE,
+    PP_DEC_MOE_DISPATCHER, PP_DEC_MOE_A2A_OVERLAP};
 const int pp_framework_n_decisions = (int)(sizeof pp_framework_decisions / sizeof pp_framework_decisions[0]);
 
 #define MAX_BIT 63 /* a runs[] mask holds values 0..63 */
@@ -129,6 +134,16 @@ static int read_decision(const pp_decision *d, const cJSON *obj, const pp_jpath 
         rc = read_values(d, obj, at, "values", true, &caps->runs[d->id], &caps->all[d->id], err);
     if (rc)
         return rc;
+    if (d->id == PP_DEC_RECOMPUTE_MODULES && !caps->all[d->id]) { /* every set of the listed modules */
+        unsigned long long listed = caps->runs[d->id];
+        int modules = 0;
+        for (int v = 0; v <= d->max && v <= MAX_BIT; v++)
+            if (listed & (1ULL << v))
+                modules |= v;
+        for (int v = 0; v <= d->max && v <= MAX_BIT; v++)
+            if ((v & ~modules) == 0)
+                caps->runs[d->id] |= 1ULL << v;
+    }
     bool zero = d->id == PP_DEC_ZERO;
     if (!zero && pp_json_member(obj, "with_pipeline")) {
         pp_jpath here = pp_jpath_key(at, "with_pipeline");

@@ -402,8 +402,10 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_enum(obj, at, "moe_dispatcher", PP_OPTIONAL, moe_dispatcher_names, 2, &dispatcher, c->err);
     t->moe_deepep = dispatcher == 1;
+    t->moe_dispatcher_given = pp_json_member(obj, "moe_dispatcher") != NULL;
     if (!rc)
         rc = pp_json_bool(obj, at, "moe_a2a_overlap", PP_OPTIONAL, &t->moe_a2a_overlap, c->err);
+    t->moe_a2a_overlap_given = pp_json_member(obj, "moe_a2a_overlap") != NULL;
     if (!rc)
         rc = pp_json_bool(obj, at, "p2p_scatter_gather", PP_OPTIONAL, &t->p2p_scatter_gather, c->err);
     t->precision = training_precisions[precision];

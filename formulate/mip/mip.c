@@ -80,7 +80,11 @@ static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char
         if (p->recompute_modules != pp_decisions[PP_DEC_RECOMPUTE_MODULES].def && n >= 0 && (size_t)n < len)
             n += snprintf(buf + n, len - (size_t)n, "_rcm%d", p->recompute_modules);
         if (p->fp8_act_store && n >= 0 && (size_t)n < len)
-            snprintf(buf + n, len - (size_t)n, "_fp8act");
+            n += snprintf(buf + n, len - (size_t)n, "_fp8act");
+        if (p->moe_dispatcher && n >= 0 && (size_t)n < len)
+            n += snprintf(buf + n, len - (size_t)n, "_deepep");
+        if (p->moe_a2a_overlap && n >= 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, "_a2ao");
         break;
     }
     case PP_COL_TP:

@@ -95,7 +95,7 @@ enum { PP_EPI_ONCE = PP_PAIR_ONCE + 1, PP_EPI_PER_MB = PP_PAIR_PER_MB + 1, PP_EP
  * 3 (2 codecs + 1)) and the stage family's (recompute, sequence
  * parallelism) are fewer. */
 #define PP_MIP_MAX_CANDS (4 * PP_MAX_CODECS * PP_MAX_CODECS)
-#define PP_MIP_MAX_STAGE_CANDS (2 * PP_RECOMPUTE_COUNT * 16 * 2) /* x recompute modules (16 sets) x fp8 store */
+#define PP_MIP_MAX_STAGE_CANDS (2 * PP_RECOMPUTE_COUNT * 16 * 2 * 2 * 2) /* x recompute modules (16 sets) x fp8 store x MoE dispatcher x a2a overlap */
 
 /* The joint candidates of one shape, before they become columns. */
 typedef struct pp_mip_cands {

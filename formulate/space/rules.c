@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef int (*rule_fn)(const pp_problem *prob, const pp_plan *plan, pp_error *err);
 
@@ -481,18 +482,16 @@ static int rule_tp_overlap(const pp_problem *prob, const pp_plan *pl, pp_error *
 /* Selective recomputation's modules (Megatron-Core --recompute-modules,
  * TransformerConfig.__post_init__ at core_v0.15.0) and the SwiGLU input
  * kept in fp8 (activation_func_fp8_input_store).  Each clause once; the
- * space applies them (rules.h).  The framework clause is the capability
- * "recompute modules" / "fp8 activation input store" of Megatron-Core:
- * other frameworks keep the default set (their selective recomputation is
- * their own: torchtitan's per-op checkpointing) and no fp8 store. */
-static bool rcm_in_framework(const pp_problem *prob) { return prob->training.framework == PP_FW_MEGATRON_CORE; }
+ * space applies them (rules.h).  Which modules and whether the store a
+ * framework runs is data (data/frameworks.json: Megatron-Core runs them,
+ * the others the default set, their selective recomputation being their
+ * own, e.g. torchtitan's per-op checkpointing, and no fp8 store), applied
+ * by rule_framework and the space's candidates (pp_framework_runs). */
 static bool rcm_default(int modules) { return modules == pp_decisions[PP_DEC_RECOMPUTE_MODULES].def; }
 static const char *rcm_refused(const pp_problem *prob, int modules)
 {
     if (rcm_default(modules))
         return NULL;
-    if (!rcm_in_framework(prob))
-        return "recompute modules other than core_attn are Megatron-Core's (--recompute-modules)";
     if ((modules & PP_RCM_MLA_UP_PROJ) && !pp_model_is_mla(&prob->model))
         return "mla_up_proj recomputes multi-latent attention's up-projections: the model has none";
     if ((modules & PP_RCM_MOE_ACT) && !pp_model_is_moe(&prob->model))
@@ -513,10 +512,14 @@ bool pp_recompute_modules_fit(int recompute, int modules)
     return recompute == PP_RECOMPUTE_SELECTIVE || rcm_default(modules);
 }
 
+static bool fp8_store_fits(const pp_problem *prob)
+{
+    return prob->model.gated_mlp && pp_precision_props(prob->training.precision)->low_gemm;
+}
+
 bool pp_fp8_act_store_offered(const pp_problem *prob)
 {
-    return rcm_in_framework(prob) && prob->model.gated_mlp &&
-           pp_precision_props(prob->training.precision)->low_gemm;
+    return pp_framework_runs(prob, PP_DEC_FP8_ACT_STORE, 1) && fp8_store_fits(prob);
 }
 
 static int rule_recompute_modules(const pp_problem *prob, const pp_plan *pl, pp_error *err)
@@ -530,12 +533,83 @@ static int rule_recompute_modules(const pp_problem *prob, const pp_plan *pl, pp_
     if (why)
         return pp_error_set(err, PP_EINPUT, "plan.recompute_modules", "recompute_modules '%s': %s",
                             pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[pl->recompute_modules], why);
-    if (pl->fp8_act_store && !pp_fp8_act_store_offered(prob))
+    if (pl->fp8_act_store && !fp8_store_fits(prob))
         return pp_error_set(err, PP_EINPUT, "plan.fp8_activation_input_store",
-                            "fp8_activation_input_store: Megatron-Core keeps a SwiGLU MLP's activation input in "
-                            "fp8 in an fp8-class recipe only (framework %s, precision %s)",
-                            pp_framework_name(prob->training.framework),
+                            "fp8_activation_input_store: a SwiGLU MLP's activation input is kept in fp8 in an "
+                            "fp8-class recipe only (precision %s)",
                             pp_precision_name(prob->training.precision));
+    return PP_OK;
+}
+
+/* The MoE token dispatcher and the all-to-all overlap (decisions.def),
+ * where the framework runs them (data/frameworks.json): Megatron-Core
+ * --moe-token-dispatcher-type flex --moe-enable-deepep and
+ * --overlap-moe-expert-parallel-comm (both in its parser at core_v0.15.0),
+ * torchtitan's expert_parallel_comm_backend "deepep" (v0.2.2).  DeepEP's
+ * kernels run on NVIDIA GPUs of Hopper or newer (SM90's TMA and fp8; its
+ * README: "Hopper GPUs (may support more architectures or devices later)",
+ * NVLink inside a node and RDMA between nodes, which every catalog cluster
+ * has): an NVIDIA GPU with fp8 tensor cores.  Megatron-Core's checks
+ * (megatron/training/arguments.py at core_v0.15.0) run the overlap only
+ * with expert parallelism and, with a pipeline, only interleaved ('moe a2a
+ * overlap is only supported with vpp or dualpipev').  Each clause once; the
+ * space applies them (rules.h). */
+static bool deepep_hardware(const pp_problem *prob)
+{
+    const pp_gpu *g = &prob->cluster.gpu;
+    return g->peak_tflops[PP_PREC_FP8] > 0.0 && strncmp(g->name, "AMD", 3) != 0;
+}
+
+bool pp_moe_comm_offered(const pp_problem *prob, pp_decision_id id)
+{
+    if (!pp_model_is_moe(&prob->model) || !pp_framework_runs(prob, id, 1))
+        return false;
+    return id != PP_DEC_MOE_DISPATCHER || deepep_hardware(prob);
+}
+
+bool pp_moe_comm_fits_shape(const pp_plan *pl, pp_decision_id id)
+{
+    return pl->ep > 1 && (id == PP_DEC_MOE_DISPATCHER || pl->pp == 1 || pl->virtual_stages > 1);
+}
+
+void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
+{
+    if (prob->training.moe_deepep && pp_moe_comm_offered(prob, PP_DEC_MOE_DISPATCHER) &&
+        pp_moe_comm_fits_shape(plan, PP_DEC_MOE_DISPATCHER))
+        plan->moe_dispatcher = 1;
+    if (prob->training.moe_a2a_overlap && pp_moe_comm_offered(prob, PP_DEC_MOE_A2A_OVERLAP) &&
+        pp_moe_comm_fits_shape(plan, PP_DEC_MOE_A2A_OVERLAP))
+        plan->moe_a2a_overlap = true;
+}
+
+static int rule_moe_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    bool moe = pp_model_is_moe(&prob->model);
+    if (pl->moe_dispatcher == 1) {
+        if (!moe)
+            return pp_error_set(err, PP_EINPUT, "plan.moe_dispatcher",
+                                "moe_dispatcher deepep dispatches tokens to experts: %s has none", prob->model.name);
+        if (!deepep_hardware(prob))
+            return pp_error_set(err, PP_EINPUT, "plan.moe_dispatcher",
+                                "moe_dispatcher deepep: DeepEP's kernels need an NVIDIA GPU of Hopper or newer "
+                                "(fp8 tensor cores), not %s",
+                                prob->cluster.gpu.name);
+        if (!pp_moe_comm_fits_shape(pl, PP_DEC_MOE_DISPATCHER))
+            return pp_error_set(err, PP_EINPUT, "plan.moe_dispatcher",
+                                "moe_dispatcher deepep needs expert parallelism (ep > 1): with ep 1 nothing is "
+                                "dispatched");
+    }
+    if (pl->moe_a2a_overlap) {
+        if (!moe)
+            return pp_error_set(err, PP_EINPUT, "plan.moe_a2a_overlap",
+                                "moe_a2a_overlap hides the expert all-to-alls: %s has no experts", prob->model.name);
+        if (!pp_moe_comm_fits_shape(pl, PP_DEC_MOE_A2A_OVERLAP))
+            return pp_error_set(err, PP_EINPUT, "plan.moe_a2a_overlap",
+                                "moe_a2a_overlap needs expert parallelism (ep > 1) and, with a pipeline, the "
+                                "interleaved schedule (virtual_stages > 1): Megatron-Core runs it only so (ep=%d "
+                                "pp=%d virtual_stages=%d)",
+                                pl->ep, pl->pp, pl->virtual_stages);
+    }
     return PP_OK;
 }
 
@@ -564,6 +638,7 @@ static const struct {
     {rule_moe, PP_RULE_OTHER},
     {rule_tp_overlap, PP_RULE_OTHER},
     {rule_recompute_modules, PP_RULE_OTHER},
+    {rule_moe_comm, PP_RULE_OTHER},
 };
 
 /* The first rule the plan breaks; a fixed plan skips the framework's rule

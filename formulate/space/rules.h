@@ -97,5 +97,15 @@ bool pp_tp_overlap_fits_options(int sequence_parallel, int tp_codec);
 bool pp_recompute_modules_offered(const pp_problem *prob, int modules);
 bool pp_recompute_modules_fit(int recompute, int modules);
 bool pp_fp8_act_store_offered(const pp_problem *prob);
+/* The MoE dispatcher's deepep and the all-to-all overlap (id
+ * PP_DEC_MOE_DISPATCHER or PP_DEC_MOE_A2A_OVERLAP): offered for a MoE
+ * model whose framework runs it (DeepEP: on NVIDIA Hopper or newer), and
+ * valid in a shape with ep > 1 (the overlap, with a pipeline, interleaved). */
+bool pp_moe_comm_offered(const pp_problem *prob, pp_decision_id id);
+bool pp_moe_comm_fits_shape(const pp_plan *plan, pp_decision_id id);
+/* A plan read for eval takes the problem's training.moe_dispatcher "deepep"
+ * and moe_a2a_overlap true where it can run them: they are priced on
+ * anyway (pp_moe_deepep), and the plan then says so. */
+void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan);
 
 #endif

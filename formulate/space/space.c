@@ -288,7 +288,18 @@ static void default_options(const pp_problem *prob, const pp_decision *d, pp_int
             list_add(out, v);
     if (d->id == PP_DEC_FP8_ACT_STORE && prob->training.fp8_act_store) { /* the problem fixes it on */
         out->n = 0;
-        list_add(out, 1);
+        list_add(out, pp_fp8_act_store_offered(prob) ? 1 : 0); /* else priced on all the same (fp8_act_stored) */
+    }
+    bool moe_comm = d->id == PP_DEC_MOE_DISPATCHER || d->id == PP_DEC_MOE_A2A_OVERLAP;
+    if (moe_comm) { /* MoE models whose framework runs it; the problem's training setting fixes it */
+        bool offered = pp_moe_comm_offered(prob, d->id);
+        bool given = d->id == PP_DEC_MOE_DISPATCHER ? prob->training.moe_dispatcher_given
+                                                    : prob->training.moe_a2a_overlap_given;
+        bool on = d->id == PP_DEC_MOE_DISPATCHER ? prob->training.moe_deepep : prob->training.moe_a2a_overlap;
+        if (!offered || given) {
+            out->n = 0;
+            list_add(out, offered && on ? 1 : 0);
+        }
     }
     if (d->id == PP_DEC_RECOMPUTE_MODULES) { /* the sets the problem's framework and model run */
         pp_int_list all = *out;
@@ -338,6 +349,8 @@ static void set_options(const pp_problem *prob, pp_space *s)
         g->n = 0;
         if (k == PP_OPT_RECOMPUTE) {
             *g = *o;
+        } else if (k == PP_OPT_MOE_DISPATCHER || k == PP_OPT_MOE_A2A_OVERLAP) {
+            list_add(g, 0); /* off where the shape cannot run it: a fixed "on" still prices on (pp_moe_deepep) */
         } else if (k == PP_OPT_SEQUENCE_PARALLEL) {
             if (list_has(o, 0))
                 list_add(g, 0);
@@ -373,6 +386,8 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
         degenerate = pp_replica_ranks(b) == 1 && !(b->tp_mode == PP_TP_2P5D && b->tp_depth > 1);
         break;
     case PP_OPT_CODEC_PP: degenerate = b->pp == 1; break;
+    case PP_OPT_MOE_DISPATCHER: degenerate = !pp_moe_comm_fits_shape(b, PP_DEC_MOE_DISPATCHER); break;
+    case PP_OPT_MOE_A2A_OVERLAP: degenerate = !pp_moe_comm_fits_shape(b, PP_DEC_MOE_A2A_OVERLAP); break;
     default: break;
     }
     return degenerate ? &s->degenerate[kind] : &s->options[kind];

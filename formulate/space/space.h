@@ -64,7 +64,9 @@ typedef enum {
     PP_OPT_CODEC_PARAMS,
     PP_OPT_TP_OVERLAP,
     PP_OPT_RECOMPUTE_MODULES,
-    PP_OPT_FP8_ACT_STORE
+    PP_OPT_FP8_ACT_STORE,
+    PP_OPT_MOE_DISPATCHER,
+    PP_OPT_MOE_A2A_OVERLAP
 } pp_option_kind;
 
 /* At most one option per decision. */

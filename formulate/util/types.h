@@ -273,6 +273,9 @@ typedef struct pp_training {
     bool moe_a2a_overlap; /* MoE all-to-alls hidden behind another micro-batch's compute
                              (Megatron-Core --overlap-moe-expert-parallel-comm, DeepSeek's
                              DualPipe); false: on the critical path */
+    bool moe_dispatcher_given, moe_a2a_overlap_given; /* the problem states them: they fix the plan's
+                                                         decisions moe_dispatcher and moe_a2a_overlap
+                                                         (space.c), and price on (pp_moe_deepep) */
     double moe_load_imbalance; /* tokens of the busiest expert over the mean (MoE; default 1.2,
                                   docs/cost-model.md section 9) */
     pp_precision grad_reduce_dtype; /* data type of the DP gradient traffic on the wire: fp32
