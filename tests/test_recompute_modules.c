@@ -27,6 +27,10 @@ static void example(pp_catalog *cat, pp_problem *p, pp_plan *pl)
 {
     pp_load_catalog(cat);
     pp_load_problem(EXAMPLE, cat, p);
+    /* recomputation is the question: not the example's stated all-to-all
+     * overlap (DeepSeek's DualPipe), which Megatron-Core runs only with
+     * interleaving, so the published v = 1 plan is not runnable with it */
+    p->training.moe_a2a_overlap = p->training.moe_a2a_overlap_given = false;
     pp_error err;
     char path[1024];
     pp_source_path(EXAMPLE_PLAN, path, sizeof path);

@@ -110,6 +110,26 @@ bool pp_plan_runnable(const pp_problem *prob, const pp_plan *pl, char *why, size
                      "FULL_SHARD zero 3)", pl->zero);
         return false;
     }
+    /* A problem that states the dispatcher or the overlap (its training
+     * block) is priced so whatever the plan carries: a shape its framework
+     * cannot run them on is priced as a schedule it does not have
+     * (DeepSeek's DualPipe hides the all-to-alls; Megatron-Core only with
+     * interleaving). */
+    if (prob->training.moe_a2a_overlap && pp_model_is_moe(&prob->model) &&
+        !(pp_moe_comm_offered(prob, PP_DEC_MOE_A2A_OVERLAP) && pp_moe_comm_fits_shape(pl, PP_DEC_MOE_A2A_OVERLAP))) {
+        if (why)
+            snprintf(why, cap, "the problem's moe_a2a_overlap is priced, but it runs the expert all-to-alls behind "
+                     "compute only with ep > 1 and, with a pipeline, interleaving (ep=%d pp=%d virtual_stages=%d; "
+                     "DeepSeek's DualPipe is not one of its schedules)", pl->ep, pl->pp, pl->virtual_stages);
+        return false;
+    }
+    if (prob->training.moe_deepep && pp_model_is_moe(&prob->model) &&
+        !(pp_moe_comm_offered(prob, PP_DEC_MOE_DISPATCHER) && pp_moe_comm_fits_shape(pl, PP_DEC_MOE_DISPATCHER))) {
+        if (why)
+            snprintf(why, cap, "the problem's moe_dispatcher deepep is priced, but it does not run DeepEP here "
+                     "(ep=%d)", pl->ep);
+        return false;
+    }
     if (!pp_framework_runs_zero(prob, pl->zero, pl->pp)) {
         if (why) {
             runs_list(prob, &pp_decisions[PP_DEC_ZERO], prob->fw.zero_with_pp, list, sizeof list);
