@@ -219,10 +219,15 @@ int pp_vp_microbatch_group(int pp, int virtual_stages, int m)
 {
     if (virtual_stages <= 1)
         return pp;
-    for (int n = pp; n <= m; n++)
+    if (m < pp)
+        return 0;
+    /* a remainder of pp or more comes within a few pp in practice; past
+     * 64 pp the whole of m is one group, which always runs */
+    long last = (long)pp * 64 < m ? (long)pp * 64 : m;
+    for (long n = pp; n <= last; n++)
         if (m % n == 0 || m % n >= pp)
-            return n;
-    return 0;
+            return (int)n;
+    return m;
 }
 
 double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
