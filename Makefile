@@ -75,12 +75,12 @@ test: deps-test
 test-build:
 	cmake -S . -B $(BUILD) -DPARPLAN_WERROR=ON
 	cmake --build $(BUILD) -j$(JOBS)
-	cd $(BUILD) && ctest --output-on-failure
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
 test-asan:
 	cmake -S . -B $(ASAN_BUILD) -DPARPLAN_SANITIZE=ON -DPARPLAN_WERROR=ON
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 
 # libFuzzer harnesses (clang): each runs for a bounded time from the seed
 # corpus and every saved crash (tests/fuzz/); a new crash fails the target.
