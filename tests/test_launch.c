@@ -11,7 +11,9 @@
  * field of its ConfigContainer at tag v0.2.2
  * (tests/data/megatron-bridge_v0.2.2-keys.txt, extracted by
  * tests/data/megatron-bridge-keys.py), and every torchtitan TOML key one
- * of its job configuration at tag v0.2.2 (tests/data/torchtitan_v0.2.2-keys.txt).
+ * of its job configuration at tag v0.2.2 (tests/data/torchtitan_v0.2.2-keys.txt), and every
+ * DeepSpeed configuration key one of DeepSpeed v0.17.6's
+ * (tests/data/deepspeed_v0.17.6-keys.txt, extracted by tests/data/deepspeed-keys.py).
  */
 #include "catalog.h"
 #include "launch.h"
@@ -79,7 +81,7 @@ static void load_keys(const char *file, flag_set *s)
  * Megatron-Bridge overrides (but the recipe's name) and every section.key
  * of its torchtitan TOML. */
 static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, flag_set *bridge,
-                    flag_set *titan)
+                    flag_set *titan, flag_set *ds)
 {
     static pp_launch l;
     pp_launch_build(prob, plan, pp_microbatches(prob, plan), &l);
@@ -87,6 +89,15 @@ static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, 
     for (int i = 0; i < br->n; i++)
         if (strcmp(br->settings[i].key, "recipe") != 0)
             add_flag(bridge, br->settings[i].key);
+    const pp_launch_target *dst = &l.targets[PP_LT_DEEPSPEED];
+    for (int i = 0; i < dst->n; i++) {
+        char key[FLAG_LEN];
+        if (dst->settings[i].section)
+            snprintf(key, sizeof key, "%s.%s", dst->settings[i].section, dst->settings[i].key);
+        else
+            snprintf(key, sizeof key, "%s", dst->settings[i].key);
+        add_flag(ds, key);
+    }
     const pp_launch_target *tt = &l.targets[PP_LT_TORCHTITAN];
     for (int i = 0; i < tt->n; i++) {
         char key[FLAG_LEN];
@@ -106,7 +117,7 @@ static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, 
 }
 
 /* Every plan of the problem's space (at most PLANS_PER_CASE). */
-static int collect_space(const pp_problem *prob, flag_set *out, flag_set *bridge, flag_set *titan)
+static int collect_space(const pp_problem *prob, flag_set *out, flag_set *bridge, flag_set *titan, flag_set *ds)
 {
     pp_space space;
     pp_error err;
@@ -120,7 +131,7 @@ static int collect_space(const pp_problem *prob, flag_set *out, flag_set *bridge
         do {
             pp_plan plan;
             pp_odometer_plan(&o, &space.shapes[i], &plan);
-            collect(prob, &plan, out, bridge, titan);
+            collect(prob, &plan, out, bridge, titan, ds);
             plans++;
         } while (plans < PLANS_PER_CASE && pp_odometer_next(&o));
     }
@@ -137,14 +148,16 @@ static const char *const EXAMPLES[] = {
 
 static void test_megatron_flags_exist(void)
 {
-    static flag_set known, written, bridge_known, bridge, titan_known, titan;
+    static flag_set known, written, bridge_known, bridge, titan_known, titan, ds_known, ds;
     load_megatron_flags(&known);
     CU_ASSERT_FATAL(known.n > 500);
     load_keys("tests/data/megatron-bridge_v0.2.2-keys.txt", &bridge_known);
     CU_ASSERT_FATAL(bridge_known.n > 300);
     load_keys("tests/data/torchtitan_v0.2.2-keys.txt", &titan_known);
     CU_ASSERT_FATAL(titan_known.n > 100);
-    written.n = bridge.n = titan.n = 0;
+    load_keys("tests/data/deepspeed_v0.17.6-keys.txt", &ds_known);
+    CU_ASSERT_FATAL(ds_known.n > 100);
+    written.n = bridge.n = titan.n = ds.n = 0;
     pp_catalog cat;
     pp_load_catalog(&cat);
     long plans = 0;
@@ -161,7 +174,7 @@ static void test_megatron_flags_exist(void)
                 p.training.framework = k == 0 ? base.training.framework : PP_FW_MEGATRON_CORE;
                 if (k == 1) /* no recipe builds the model: its shape is written too */
                     p.model.bridge_recipe[0] = '\0';
-                plans += collect_space(&p, &written, &bridge, &titan);
+                plans += collect_space(&p, &written, &bridge, &titan, &ds);
             }
         }
     }
@@ -184,8 +197,14 @@ static void test_megatron_flags_exist(void)
             printf("\n  not a key of torchtitan v0.2.2: %s", titan.flag[i]);
             missing++;
         }
+    for (int i = 0; i < ds.n; i++)
+        if (!has_flag(&ds_known, ds.flag[i])) {
+            printf("\n  not a key of DeepSpeed v0.17.6: %s", ds.flag[i]);
+            missing++;
+        }
     CU_ASSERT(bridge.n > 30);
     CU_ASSERT(titan.n > 15);
+    CU_ASSERT(ds.n >= 7);
     CU_ASSERT_EQUAL(missing, 0);
     if (missing)
         printf("\n");
@@ -396,7 +415,8 @@ static void test_bridge_overrides(void)
 int main(void)
 {
     static const pp_test tests[] = {
-        {"every Megatron-LM flag, Bridge override and torchtitan key written exists", test_megatron_flags_exist},
+        {"every Megatron-LM flag, Bridge override, torchtitan and DeepSpeed key written exists",
+         test_megatron_flags_exist},
         {"the model's router, norms, rotary base and MTP reach the flags", test_model_flags},
         {"a router's groups are checked", test_router_groups_checked},
         {"Megatron-Bridge overrides say the plan the flags say", test_bridge_overrides},
