@@ -77,6 +77,31 @@ static void load_keys(const char *file, flag_set *s)
     free(text);
 }
 
+/* Every setting of a configuration target as section.key (key at the top). */
+static void add_setting_keys(const pp_launch_target *t, flag_set *out)
+{
+    for (int i = 0; i < t->n; i++) {
+        char key[FLAG_LEN];
+        if (t->settings[i].section)
+            snprintf(key, sizeof key, "%s.%s", t->settings[i].section, t->settings[i].key);
+        else
+            snprintf(key, sizeof key, "%s", t->settings[i].key);
+        add_flag(out, key);
+    }
+}
+
+/* How many of written are not in known, each printed as "not a WHAT: x". */
+static int count_unknown(const flag_set *written, const flag_set *known, const char *what)
+{
+    int missing = 0;
+    for (int i = 0; i < written->n; i++)
+        if (!has_flag(known, written->flag[i])) {
+            printf("\n  not a %s: %s", what, written->flag[i]);
+            missing++;
+        }
+    return missing;
+}
+
 /* Every "--flag" of the plan's Megatron-LM command line, every key of its
  * Megatron-Bridge overrides (but the recipe's name) and every section.key
  * of its torchtitan TOML. */
@@ -89,22 +114,8 @@ static void collect(const pp_problem *prob, const pp_plan *plan, flag_set *out, 
     for (int i = 0; i < br->n; i++)
         if (strcmp(br->settings[i].key, "recipe") != 0)
             add_flag(bridge, br->settings[i].key);
-    const pp_launch_target *dst = &l.targets[PP_LT_DEEPSPEED];
-    for (int i = 0; i < dst->n; i++) {
-        char key[FLAG_LEN];
-        if (dst->settings[i].section)
-            snprintf(key, sizeof key, "%s.%s", dst->settings[i].section, dst->settings[i].key);
-        else
-            snprintf(key, sizeof key, "%s", dst->settings[i].key);
-        add_flag(ds, key);
-    }
-    const pp_launch_target *tt = &l.targets[PP_LT_TORCHTITAN];
-    for (int i = 0; i < tt->n; i++) {
-        char key[FLAG_LEN];
-        snprintf(key, sizeof key, "%s.%s", tt->settings[i].section ? tt->settings[i].section : "",
-                 tt->settings[i].key);
-        add_flag(titan, key);
-    }
+    add_setting_keys(&l.targets[PP_LT_DEEPSPEED], ds);
+    add_setting_keys(&l.targets[PP_LT_TORCHTITAN], titan);
     char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
     int n = pp_launch_lines(&l.targets[PP_LT_MEGATRON], lines, PP_LAUNCH_MAX_SETTINGS);
     for (int i = 0; i < n; i++) {
@@ -181,27 +192,10 @@ static void test_megatron_flags_exist(void)
     pp_catalog_free(&cat);
     CU_ASSERT(plans > 1000);
     CU_ASSERT(written.n > 20);
-    int missing = 0;
-    for (int i = 0; i < written.n; i++)
-        if (!has_flag(&known, written.flag[i])) {
-            printf("\n  not a flag of Megatron-LM core_v0.15.0: %s", written.flag[i]);
-            missing++;
-        }
-    for (int i = 0; i < bridge.n; i++)
-        if (!has_flag(&bridge_known, bridge.flag[i])) {
-            printf("\n  not a key of Megatron-Bridge v0.2.2: %s", bridge.flag[i]);
-            missing++;
-        }
-    for (int i = 0; i < titan.n; i++)
-        if (!has_flag(&titan_known, titan.flag[i])) {
-            printf("\n  not a key of torchtitan v0.2.2: %s", titan.flag[i]);
-            missing++;
-        }
-    for (int i = 0; i < ds.n; i++)
-        if (!has_flag(&ds_known, ds.flag[i])) {
-            printf("\n  not a key of DeepSpeed v0.17.6: %s", ds.flag[i]);
-            missing++;
-        }
+    int missing = count_unknown(&written, &known, "flag of Megatron-LM core_v0.15.0") +
+                  count_unknown(&bridge, &bridge_known, "key of Megatron-Bridge v0.2.2") +
+                  count_unknown(&titan, &titan_known, "key of torchtitan v0.2.2") +
+                  count_unknown(&ds, &ds_known, "key of DeepSpeed v0.17.6");
     CU_ASSERT(bridge.n > 30);
     CU_ASSERT(titan.n > 15);
     CU_ASSERT(ds.n >= 7);

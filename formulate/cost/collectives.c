@@ -195,7 +195,6 @@ void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, b
     if (k < 1)
         k = 1;
     /* As pp_collective_time_s. */
-    long nodes = (n + k - 1) / k;
     if (mpi && kind == PP_COLL_ALLREDUCE) {
         /* flat ring: the GPU at a node's edge sends its whole share out */
         *network = ring_factor(kind, n) * bytes;
@@ -204,7 +203,6 @@ void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, b
         /* the ring's k channels: one through the GPU's NIC, k - 1 on NVLink
          * (the tree of a 2-node all-reduce puts fewer bytes on the network:
          * the ring's count is its upper bound) */
-        (void)nodes;
         *network = ring_factor(kind, n) * bytes / (double)k;
         *nvlink = ring_factor(kind, n) * bytes * (double)(k - 1) / (double)k;
     }
