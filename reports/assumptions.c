@@ -20,7 +20,7 @@ static void add_constant(pp_assumptions *ex, const char *name, const char *value
     if (ex->n >= PP_MAX_ASSUMPTIONS)
         return;
     pp_constant *k = &ex->items[ex->n++];
-    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->name, sizeof k->name, "%.*s", (int)sizeof k->name - 1, name); /* cut to the field */
     snprintf(k->value, sizeof k->value, "%s", value);
     snprintf(k->source, sizeof k->source, "%s", source && source[0] ? source : "not given");
 }
