@@ -120,10 +120,13 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
     if (c->n[f] >= PP_MIP_MAX_CANDS)
         return NULL;
     pp_mip_col *col = &c->c[f][c->n[f]++];
-    memset(col, 0, sizeof *col);
+    /* not the term: cands_checked prices it (a candidate is listed for
+     * every shape of every screen, so the bytes it does not write count) */
     col->kind = (pp_col_kind)f;
     col->shape = shape;
     col->plan = sh->base;
+    col->dropped = col->banned = false;
+    col->epigraph = 0;
     return col;
 }
 
@@ -153,17 +156,15 @@ static bool family_varies(const pp_space *s, const pp_shape *sh, pp_family f, co
     return d->term == (pp_form_family)f || f != PP_FAM_PP || pp_sp_linked(s, sh);
 }
 
-/* The candidates of every family of shape si: the cross product of the
- * option rows the family carries (its own, decisions.def's OPTION(k, f),
- * and those .carried to it), nested by the rows' `nest` (the first
- * outermost: the columns' order, and so GLPK's), each combination the
- * rules between options allow (pp_space_options_fit) priced by the step's
- * form. */
-static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
+/* The candidates of the families fams (bits 1 << pp_family) of shape si, unpriced: the cross product
+ * of the option rows the family carries (its own, decisions.def's
+ * OPTION(k, f), and those .carried to it), nested by the rows' `nest` (the
+ * first outermost: the columns' order, and so GLPK's), each combination the
+ * rules between options allow (pp_space_options_fit). */
+static void list_cands(const pp_mip *m, int si, unsigned fams, pp_mip_cands *c)
 {
     const pp_space *s = m->space;
     const pp_shape *sh = &s->shapes[si];
-    const pp_form_shape *sf = &m->shape_form[si];
     const pp_decision *by_nest[PP_DEC_COUNT] = {NULL};
     for (int i = 0; i < PP_DEC_COUNT; i++)
         if (pp_decisions[i].role == PP_ROLE_OPTION && pp_decisions[i].nest >= 0 && pp_decisions[i].nest < PP_DEC_COUNT)
@@ -172,6 +173,8 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
     memset(c->n, 0, sizeof c->n);
     c->shape = si;
     for (int f = 0; f < PP_FAM_COUNT; f++) {
+        if (!(fams & (1u << f)))
+            continue;
         pp_decision_id ids[PP_DEC_COUNT];
         const int *vals[PP_DEC_COUNT];
         int n_vals[PP_DEC_COUNT], at[PP_DEC_COUNT], n = 0;
@@ -198,10 +201,8 @@ static void price_cands(const pp_mip *m, int si, pp_mip_cands *c)
                 pp_decision_set(&plan, ids[k], vals[k][at[k]]);
             if (pp_space_options_fit(&plan)) {
                 pp_mip_col *x = new_cand(c, (pp_family)f, sh, si);
-                if (x) {
+                if (x)
                     x->plan = plan;
-                    price_term(m, &x->plan, sf, (pp_form_family)f, &x->form);
-                }
             }
             more = false;
             for (int k = n - 1; k >= 0 && !more; k--) { /* the last turns fastest */
@@ -535,10 +536,15 @@ static void pair_plan(const pp_mip *m, const pair_value *v, pp_plan *plan)
 }
 
 /* Price, prune and make consistent the candidates of shape si. */
-static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
+/* Price the candidates listed in c (shape si), prune them by the
+ * constraint families and drop the unpartnered: false if a family is left
+ * without one. */
+static bool cands_checked(pp_mip *m, int si, pp_mip_cands *c)
 {
-    pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
-    price_cands(m, si, c);
+    const pp_form_shape *sf = &m->shape_form[si];
+    for (int f = 0; f < PP_FAM_COUNT; f++)
+        for (int i = 0; i < c->n[f]; i++)
+            price_term(m, &c->c[f][i].plan, sf, (pp_form_family)f, &c->c[f][i].form);
     const pp_mip_col *bad = nonfinite_cand(c);
     if (bad && !m->nonfinite) {
         m->nonfinite = true;
@@ -550,6 +556,19 @@ static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
         if (family_on(m, i) && pp_cons_families[i]->prune)
             pp_cons_families[i]->prune(m, c);
     return cands_consistent(c, pp_sp_linked(m->space, &m->space->shapes[si]));
+}
+
+static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
+{
+    pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
+    list_cands(m, si, ~0u, c);
+    return cands_checked(m, si, c);
+}
+
+/* Whether the candidates listed in c make a pair. */
+static bool cands_pair(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs)
+{
+    return cands_checked(m, si, c) && shape_pairs(m, c, pairs, false) > 0;
 }
 
 /* Insert v into the `need` least values so far (least[0..*n), ascending). */
@@ -567,18 +586,82 @@ static void keep_least(double *least, int *n, int need, double v)
     least[i] = v;
 }
 
-/* The least stage term of the pairs of shape si (its candidates in c,
- * priced with price_fams = the stage's), +inf if it has no pair: a lower
- * bound on every plan of the shape, whose other terms and exposed seconds
- * are never negative; the pairs are those of the shape priced in full
- * (pruning and consistency read only memory and the choices). */
-static double stage_bound(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs)
+/* A lower bound on every plan of shape si from its stage term alone, +inf
+ * if the shape has no stage candidate: the least stage term of its stage
+ * candidates, each priced at its `least` plan (pp_plan_least: no
+ * recomputation, no fp8 store), whose term is at most the candidate's; a
+ * plan's other terms and exposed seconds are never negative.  It reads no
+ * memory (a shape whose every choice overflows it gets a bound too, which
+ * screen() tells apart) and prices a few terms where the shape has dozens
+ * of stage candidates (the price cache keeps one per least plan). */
+static double stage_bound(pp_mip *m, int si, pp_mip_cands *c)
 {
-    int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, false) : 0;
+    pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
+    list_cands(m, si, 1u << PP_FAM_STAGE, c);
+    pp_plan seen[8];
+    int n_seen = 0;
     double lb = HUGE_VAL;
-    for (int i = 0; i < n; i++)
-        lb = fmin(lb, pairs[i].a->form.obj_s);
+    for (int i = 0; i < c->n[PP_FAM_STAGE]; i++) {
+        pp_plan least = c->c[PP_FAM_STAGE][i].plan;
+        pp_plan_least(&least);
+        bool again = false; /* most candidates share a few least plans */
+        for (int k = 0; k < n_seen && !again; k++)
+            again = memcmp(&seen[k], &least, sizeof least) == 0;
+        if (again)
+            continue;
+        if (n_seen < (int)(sizeof seen / sizeof seen[0]))
+            seen[n_seen++] = least;
+        pp_form_term t;
+        price_term(m, &least, &m->shape_form[si], PP_FORM_STAGE, &t);
+        lb = fmin(lb, t.obj_s);
+    }
     return lb;
+}
+
+/* Keep only the stage candidates of c at their `thrifty` values (the
+ * least activation memory: full recomputation, the fp8 store), for each
+ * such decision some candidate takes; false if that keeps them all. */
+static bool keep_thrifty(pp_mip_cands *c)
+{
+    int n = c->n[PP_FAM_STAGE];
+    bool keep[PP_MIP_MAX_CANDS];
+    for (int i = 0; i < n; i++)
+        keep[i] = true;
+    for (int k = 0; k < PP_DEC_COUNT; k++) {
+        const pp_decision *d = &pp_decisions[k];
+        bool some = false;
+        for (int i = 0; i < n && d->has_thrifty && !some; i++)
+            some = keep[i] && pp_decision_get(&c->c[PP_FAM_STAGE][i].plan, d->id) == d->thrifty;
+        for (int i = 0; i < n && some; i++)
+            keep[i] = keep[i] && pp_decision_get(&c->c[PP_FAM_STAGE][i].plan, d->id) == d->thrifty;
+    }
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (keep[i])
+            c->c[PP_FAM_STAGE][kept++] = c->c[PP_FAM_STAGE][i];
+    c->n[PP_FAM_STAGE] = kept;
+    return kept < n;
+}
+
+/* Whether shape si has a plan that fits memory (and the other families'
+ * pruning), as shape_cands and shape_pairs would find with every candidate
+ * priced: its candidates priced for memory alone, first only the stage's
+ * thrifty ones (keep_thrifty).  A pair among fewer candidates is a pair
+ * among all (pruning drops a candidate only for want of a partner), so the
+ * whole set is tried only when the thrifty ones have none. */
+static bool shape_has_pair(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs)
+{
+    unsigned fams = m->price_fams;
+    m->price_fams = 0;
+    list_cands(m, si, ~0u, c);
+    bool fewer = keep_thrifty(c);
+    bool any = cands_pair(m, si, c, pairs);
+    if (!any && fewer) {
+        list_cands(m, si, ~0u, c);
+        any = cands_pair(m, si, c, pairs);
+    }
+    m->price_fams = fams;
+    return any;
 }
 
 typedef struct shape_order {
@@ -687,15 +770,13 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
         free(pairs);
         return false;
     }
-    m->price_fams = 1u << PP_FORM_STAGE;
     for (int si = 0; si < ns; si++)
-        order[si] = (shape_order){.bound_s = keep > 0 ? stage_bound(m, si, c, pairs) : 0.0, .shape = si};
-    m->price_fams = ~0u;
+        order[si] = (shape_order){.bound_s = keep > 0 ? stage_bound(m, si, c) : 0.0, .shape = si};
     qsort(order, (size_t)ns, sizeof *order, cmp_shape_order);
     for (int i = 0; i < ns; i++) {
         int si = order[i].shape;
         double b = order[i].bound_s;
-        if (isinf(b)) { /* no pair */
+        if (isinf(b)) { /* no stage candidate */
             m->shape_lb[si] = HUGE_VAL;
             continue;
         }
@@ -707,6 +788,10 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
                 price_plan(m, &t.plan, least, &n_ub, need);
         }
         if (keep > 0 && beyond(b, least, n_ub, need)) {
+            if (!shape_has_pair(m, si, c, pairs)) {
+                m->shape_lb[si] = HUGE_VAL;
+                continue;
+            }
             m->shape_lb[si] = b;
             m->lazy[si] = true;
             m->n_lazy++;

@@ -21,6 +21,8 @@ static const char *const ON_OFF_NAMES[] = {"off", "on"};
 #define FAMILY(f) (1u << PP_FORM_##f)
 #define OPTION(k, f, depth) .role = PP_ROLE_OPTION, .order = (k), .term = PP_FORM_##f, .nest = (depth)
 #define CANDIDATES(c) .candidates = PP_CAND_##c
+#define LEAST(v) .has_least = true, .least = (v)
+#define THRIFTY(v) .has_thrifty = true, .thrifty = (v)
 #define VALUES(...)                                                                                                \
     .candidates = PP_CAND_VALUES, .values = (const int[]){__VA_ARGS__},                                            \
     .n_values = (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
@@ -83,6 +85,13 @@ void pp_plan_init(pp_plan *plan)
     memset(plan, 0, sizeof *plan);
     for (int i = 0; i < PP_DEC_COUNT; i++)
         pp_decision_set(plan, (pp_decision_id)i, pp_decisions[i].def);
+}
+
+void pp_plan_least(pp_plan *plan)
+{
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        if (pp_decisions[i].has_least)
+            pp_decision_set(plan, (pp_decision_id)i, pp_decisions[i].least);
 }
 
 const char *pp_codec_id(const pp_problem *prob, int i)

@@ -20,6 +20,10 @@
  *                  candidates carry it (and the others that price with it),
  *                  and its loop's depth in the MIP's candidate products
  *   candidates     where the space takes its values when search lists none
+ *   least          a stage option's value at which the stage term is least,
+ *                  all else equal (pp_plan_least)
+ *   thrifty        a stage option's value that holds the least activation
+ *                  memory, all else equal (the MIP's screen tries it first)
  *   label, show    how the plan's text shows it
  *
  * Every consumer walks the table: pp_plan_init (the defaults), get and set,
@@ -114,6 +118,10 @@ typedef struct pp_decision {
     int nest;          /* an option: the depth of its loop in the cross product of its families'
                           candidates (0 outermost; the MIP's column order, which breaks its ties) */
     pp_candidates candidates;
+    bool has_least;    /* an option of the stage family with a value at which the stage term is least, */
+    int least;         /* all else equal (no recomputation): the screen's bound prices a candidate there */
+    bool has_thrifty;  /* a stage option's value that holds the least activation memory, all else */
+    int thrifty;       /* equal (full recomputation): the screen tries those candidates first */
     const int *values; /* PP_CAND_VALUES: the tool's default list, n_values long */
     int n_values;
 } pp_decision;
@@ -123,6 +131,13 @@ extern const pp_decision pp_decisions[PP_DEC_COUNT];
 /* Every decision at its default (the table's `def`; dp 1): the plan
  * defaults of the contract (see pp_plan_parse). */
 void pp_plan_init(pp_plan *plan);
+
+/* The plan with every decision that has a `least` value set to it: its
+ * stage term is at most the plan's (the term only adds time for
+ * recomputation and casts; tests/test_mip_screen.c checks it over the
+ * examples' spaces), so the MIP's screen bounds a shape by the stage terms
+ * of these plans, a few where the shape has dozens of stage candidates. */
+void pp_plan_least(pp_plan *plan);
 
 /* The row of a role's decision at place `order` (the shape's degrees in
  * the order they nest and sort, the options in pp_option_kind's order);
