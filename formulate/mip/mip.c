@@ -115,7 +115,7 @@ static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char
 
 /* A new candidate of family f (the space's options are deduplicated and in
  * range, so a family never holds more than PP_MIP_MAX_CANDS). */
-static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, int shape)
+static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_plan *plan, int shape)
 {
     if (c->n[f] >= PP_MIP_MAX_CANDS)
         return NULL;
@@ -124,7 +124,7 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_shape *sh, in
      * every shape of every screen, so the bytes it does not write count) */
     col->kind = (pp_col_kind)f;
     col->shape = shape;
-    col->plan = sh->base;
+    col->plan = *plan;
     col->dropped = col->banned = false;
     col->epigraph = 0;
     return col;
@@ -199,11 +199,8 @@ static void list_cands(const pp_mip *m, int si, unsigned fams, pp_mip_cands *c)
             pp_plan plan = sh->base;
             for (int k = 0; k < n; k++)
                 pp_decision_set(&plan, ids[k], vals[k][at[k]]);
-            if (pp_space_options_fit(&plan)) {
-                pp_mip_col *x = new_cand(c, (pp_family)f, sh, si);
-                if (x)
-                    x->plan = plan;
-            }
+            if (pp_space_options_fit(&plan))
+                new_cand(c, (pp_family)f, &plan, si);
             more = false;
             for (int k = n - 1; k >= 0 && !more; k--) { /* the last turns fastest */
                 more = ++at[k] < n_vals[k];

@@ -49,29 +49,6 @@ const pp_decision pp_decisions[PP_DEC_COUNT] = {
 #undef PP_DECISION
 };
 
-int pp_decision_get(const pp_plan *p, pp_decision_id id)
-{
-    if (id < 0 || id >= PP_DEC_COUNT)
-        return 0;
-    const pp_decision *d = &pp_decisions[id];
-    const char *at = (const char *)p + d->offset;
-    if (d->field == PP_FIELD_BOOL)
-        return *(const bool *)at ? 1 : 0;
-    return *(const int *)at;
-}
-
-void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
-{
-    if (id < 0 || id >= PP_DEC_COUNT)
-        return;
-    const pp_decision *d = &pp_decisions[id];
-    char *at = (char *)p + d->offset;
-    if (d->field == PP_FIELD_BOOL)
-        *(bool *)at = v != 0;
-    else
-        *(int *)at = v;
-}
-
 const pp_decision *pp_decision_at(pp_decision_role role, int order)
 {
     for (int i = 0; i < PP_DEC_COUNT; i++)

@@ -145,9 +145,30 @@ void pp_plan_least(pp_plan *plan);
 const pp_decision *pp_decision_at(pp_decision_role role, int order);
 
 /* A decision's value in a plan (enums and codecs as their index, bools 0/1),
- * and setting it. */
-int pp_decision_get(const pp_plan *plan, pp_decision_id id);
-void pp_decision_set(pp_plan *plan, pp_decision_id id, int value);
+ * and setting it (inline: the MIP's candidate lists call them for every
+ * candidate of every shape). */
+static inline int pp_decision_get(const pp_plan *p, pp_decision_id id)
+{
+    if (id < 0 || id >= PP_DEC_COUNT)
+        return 0;
+    const pp_decision *d = &pp_decisions[id];
+    const char *at = (const char *)p + d->offset;
+    if (d->field == PP_FIELD_BOOL)
+        return *(const bool *)at ? 1 : 0;
+    return *(const int *)at;
+}
+
+static inline void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
+{
+    if (id < 0 || id >= PP_DEC_COUNT)
+        return;
+    const pp_decision *d = &pp_decisions[id];
+    char *at = (char *)p + d->offset;
+    if (d->field == PP_FIELD_BOOL)
+        *(bool *)at = v != 0;
+    else
+        *(int *)at = v;
+}
 
 /* The id of codec index i of a problem ("none" when out of range). */
 const char *pp_codec_id(const pp_problem *prob, int i);
