@@ -156,12 +156,19 @@ static bool family_varies(const pp_space *s, const pp_shape *sh, pp_family f, co
     return d->term == (pp_form_family)f || f != PP_FAM_PP || pp_sp_linked(s, sh);
 }
 
-/* The candidates of the families fams (bits 1 << pp_family) of shape si, unpriced: the cross product
+/* How list_cands lists: every candidate; only those at each decision's
+ * thrifty value where it is an option; or the least plans (each decision
+ * with a least value at it, option or not, and no rule between options
+ * checked: a superset of the candidates' least plans, pp_plan_least). */
+typedef enum { LIST_ALL, LIST_THRIFTY, LIST_LEAST } list_mode;
+
+/* The candidates of the families fams (bits 1 << pp_family) of shape si,
+ * unpriced, as `mode` says: the cross product
  * of the option rows the family carries (its own, decisions.def's
  * OPTION(k, f), and those .carried to it), nested by the rows' `nest` (the
  * first outermost: the columns' order, and so GLPK's), each combination the
  * rules between options allow (pp_space_options_fit). */
-static void list_cands(const pp_mip *m, int si, unsigned fams, pp_mip_cands *c)
+static void list_cands(const pp_mip *m, int si, unsigned fams, list_mode mode, pp_mip_cands *c)
 {
     const pp_space *s = m->space;
     const pp_shape *sh = &s->shapes[si];
@@ -191,6 +198,15 @@ static void list_cands(const pp_mip *m, int si, unsigned fams, pp_mip_cands *c)
             ids[n] = d->id;
             vals[n] = l->v;
             n_vals[n] = all ? l->n : 1;
+            for (int i = 0; mode == LIST_THRIFTY && d->has_thrifty && all && i < l->n; i++)
+                if (l->v[i] == d->thrifty) { /* only the thrifty value, where it is an option */
+                    vals[n] = &d->thrifty;
+                    n_vals[n] = 1;
+                }
+            if (mode == LIST_LEAST && d->has_least) {
+                vals[n] = &d->least;
+                n_vals[n] = 1;
+            }
             at[n++] = 0;
         }
         if (none)
@@ -199,7 +215,7 @@ static void list_cands(const pp_mip *m, int si, unsigned fams, pp_mip_cands *c)
             pp_plan plan = sh->base;
             for (int k = 0; k < n; k++)
                 pp_decision_set(&plan, ids[k], vals[k][at[k]]);
-            if (pp_space_options_fit(&plan))
+            if (mode == LIST_LEAST || pp_space_options_fit(&plan))
                 new_cand(c, (pp_family)f, &plan, si);
             more = false;
             for (int k = n - 1; k >= 0 && !more; k--) { /* the last turns fastest */
@@ -558,7 +574,7 @@ static bool cands_checked(pp_mip *m, int si, pp_mip_cands *c)
 static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
 {
     pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
-    list_cands(m, si, ~0u, c);
+    list_cands(m, si, ~0u, LIST_ALL, c);
     return cands_checked(m, si, c);
 }
 
@@ -585,76 +601,41 @@ static void keep_least(double *least, int *n, int need, double v)
 
 /* A lower bound on every plan of shape si from its stage term alone, +inf
  * if the shape has no stage candidate: the least stage term of its stage
- * candidates, each priced at its `least` plan (pp_plan_least: no
- * recomputation, no fp8 store), whose term is at most the candidate's; a
- * plan's other terms and exposed seconds are never negative.  It reads no
- * memory (a shape whose every choice overflows it gets a bound too, which
- * screen() tells apart) and prices a few terms where the shape has dozens
- * of stage candidates (the price cache keeps one per least plan). */
+ * candidates' least plans (pp_plan_least: no recomputation, no fp8 store),
+ * whose terms are at most the candidates'; a plan's other terms and exposed
+ * seconds are never negative.  The least plans are listed as such
+ * (LIST_LEAST: a few where a MoE shape has up to 176 stage candidates), a
+ * superset of theirs, which can only lower the bound.  It reads no memory:
+ * a shape whose every choice overflows it gets a bound too, which screen()
+ * tells apart. */
 static double stage_bound(pp_mip *m, int si, pp_mip_cands *c)
 {
     pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
-    list_cands(m, si, 1u << PP_FAM_STAGE, c);
-    pp_plan seen[8];
-    int n_seen = 0;
+    list_cands(m, si, 1u << PP_FAM_STAGE, LIST_LEAST, c);
     double lb = HUGE_VAL;
     for (int i = 0; i < c->n[PP_FAM_STAGE]; i++) {
-        pp_plan least = c->c[PP_FAM_STAGE][i].plan;
-        pp_plan_least(&least);
-        bool again = false; /* most candidates share a few least plans */
-        for (int k = 0; k < n_seen && !again; k++)
-            again = memcmp(&seen[k], &least, sizeof least) == 0;
-        if (again)
-            continue;
-        if (n_seen < (int)(sizeof seen / sizeof seen[0]))
-            seen[n_seen++] = least;
         pp_form_term t;
-        price_term(m, &least, &m->shape_form[si], PP_FORM_STAGE, &t);
+        price_term(m, &c->c[PP_FAM_STAGE][i].plan, &m->shape_form[si], PP_FORM_STAGE, &t);
         lb = fmin(lb, t.obj_s);
     }
     return lb;
 }
 
-/* Keep only the stage candidates of c at their `thrifty` values (the
- * least activation memory: full recomputation, the fp8 store), for each
- * such decision some candidate takes; false if that keeps them all. */
-static bool keep_thrifty(pp_mip_cands *c)
-{
-    int n = c->n[PP_FAM_STAGE];
-    bool keep[PP_MIP_MAX_CANDS];
-    for (int i = 0; i < n; i++)
-        keep[i] = true;
-    for (int k = 0; k < PP_DEC_COUNT; k++) {
-        const pp_decision *d = &pp_decisions[k];
-        bool some = false;
-        for (int i = 0; i < n && d->has_thrifty && !some; i++)
-            some = keep[i] && pp_decision_get(&c->c[PP_FAM_STAGE][i].plan, d->id) == d->thrifty;
-        for (int i = 0; i < n && some; i++)
-            keep[i] = keep[i] && pp_decision_get(&c->c[PP_FAM_STAGE][i].plan, d->id) == d->thrifty;
-    }
-    int kept = 0;
-    for (int i = 0; i < n; i++)
-        if (keep[i])
-            c->c[PP_FAM_STAGE][kept++] = c->c[PP_FAM_STAGE][i];
-    c->n[PP_FAM_STAGE] = kept;
-    return kept < n;
-}
-
 /* Whether shape si has a plan that fits memory (and the other families'
  * pruning), as shape_cands and shape_pairs would find with every candidate
- * priced: its candidates priced for memory alone, first only the stage's
- * thrifty ones (keep_thrifty).  A pair among fewer candidates is a pair
- * among all (pruning drops a candidate only for want of a partner), so the
- * whole set is tried only when the thrifty ones have none. */
+ * priced: its candidates priced for memory alone, first only those at the
+ * `thrifty` values (full recomputation, the fp8 store) where they are
+ * options.  A pair among fewer candidates is a pair among all (pruning drops
+ * a candidate only for want of a partner), so the whole set is tried only
+ * when the thrifty ones have none. */
 static bool shape_has_pair(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs)
 {
     unsigned fams = m->price_fams;
     m->price_fams = 0;
-    list_cands(m, si, ~0u, c);
-    bool fewer = keep_thrifty(c);
+    list_cands(m, si, ~0u, LIST_THRIFTY, c);
     bool any = cands_pair(m, si, c, pairs);
-    if (!any && fewer) {
-        list_cands(m, si, ~0u, c);
+    if (!any) {
+        list_cands(m, si, ~0u, LIST_ALL, c);
         any = cands_pair(m, si, c, pairs);
     }
     m->price_fams = fams;
