@@ -163,14 +163,29 @@ static int moe_in_range(const pp_model *m, long first, long n)
     return pp_moe_layers_in(m, first, n);
 }
 
+static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage);
+
+/* The layers of `stage` (as layers_on_stage) and the MoE layers among
+ * them (as moe_layers_on_stage), from one split. */
+static void stage_layer_counts(const pp_problem *prob, const pp_plan *plan, int stage, int *n, int *n_moe)
+{
+    pp_stage_split sp;
+    bool ok = pp_stage_layers(prob, plan, &sp);
+    *n = stage == 0 ? sp.first : stage >= plan->pp - 1 ? sp.last : sp.middle;
+    *n_moe = ok && pp_model_is_moe(&prob->model) ? moe_layers_of_split(prob, plan, &sp, stage) : 0;
+}
+
 int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
 {
+    int n, n_moe;
+    stage_layer_counts(prob, plan, stage, &n, &n_moe);
+    return n_moe;
+}
+
+static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage)
+{
     const pp_model *m = &prob->model;
-    if (!pp_model_is_moe(m))
-        return 0;
-    pp_stage_split sp;
-    if (!pp_stage_layers(prob, plan, &sp))
-        return 0;
+    pp_stage_split sp = *split;
     if (plan->virtual_stages > 1) { /* chunk g = j pp + stage; the model's first and last as the split says */
         long n_chunks = (long)plan->pp * plan->virtual_stages, c = 0;
         for (long j = 0; j < plan->virtual_stages; j++) {
@@ -182,7 +197,8 @@ int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
         return (int)c;
     }
     long first = stage == 0 ? 0 : sp.first + (long)(stage - 1) * sp.middle;
-    return moe_in_range(m, first, layers_on_stage(prob, plan, stage));
+    int n = stage == 0 ? sp.first : stage >= plan->pp - 1 ? sp.last : sp.middle; /* layers_on_stage */
+    return moe_in_range(m, first, n);
 }
 
 /* ---- the schedule ----------------------------------------------------------- */
@@ -353,24 +369,31 @@ double stage_trainable_params(const pp_problem *prob, const pp_plan *plan, int s
     return layers_on_stage(prob, plan, stage) * pp_lora_layer_params(&prob->model, &prob->training, plan->tp);
 }
 
+/* The routed experts' parameters of nm MoE layers on one GPU. */
+static double expert_params_of(const pp_model *m, const pp_plan *plan, int nm)
+{
+    double per_layer = m->experts * mlp_params(m, m->moe_ffn_hidden);
+    return nm * per_layer / ((double)plan->ep * plan->etp);
+}
+
 double stage_expert_params(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
     if (!pp_model_is_moe(m))
         return 0.0;
-    double per_layer = m->experts * mlp_params(m, m->moe_ffn_hidden);
-    return moe_layers_on_stage(prob, plan, stage) * per_layer / ((double)plan->ep * plan->etp);
+    return expert_params_of(m, plan, moe_layers_on_stage(prob, plan, stage));
 }
 
 double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
     double embeddings = stage_embedding_params(prob, plan, stage);
-    int n = layers_on_stage(prob, plan, stage), nm = moe_layers_on_stage(prob, plan, stage);
+    int n, nm;
+    stage_layer_counts(prob, plan, stage, &n, &nm);
     /* a MoE layer without its routed experts */
     double moe_layer = attention_params(m) + 4.0 * m->hidden + router_params(m) + mlp_params(m, m->shared_ffn_hidden);
     double dense = (n - nm) * pp_layer_params(m) + nm * moe_layer + embeddings;
-    return dense / plan->tp + stage_expert_params(prob, plan, stage);
+    return dense / plan->tp + (pp_model_is_moe(m) ? expert_params_of(m, plan, nm) : 0.0);
 }
 
 /* The load of the busiest expert over the mean, training.moe_load_imbalance
