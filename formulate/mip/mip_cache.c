@@ -20,11 +20,18 @@ typedef struct key {
     pp_plan plan;
 } key;
 
+/* A slot: the entry's index + 1 (0 empty) and its hash's high bits, which
+ * tell most other keys apart without reading the entry. */
+typedef struct slot_t {
+    int at;
+    uint32_t tag;
+} slot_t;
+
 typedef struct table {
     unsigned char *entries; /* n entries of esize bytes: a key, then what it keeps */
     size_t esize;
     int n, cap;
-    int *slot; /* index + 1 into entries, 0 empty; n_slots a power of two */
+    slot_t *slot; /* n_slots, a power of two */
     int n_slots;
 } table;
 
@@ -123,14 +130,22 @@ static key *entry_at(const table *t, int i)
     return (key *)(t->entries + (size_t)i * t->esize);
 }
 
+static uint32_t tag_of(uint64_t h)
+{
+    return (uint32_t)(h >> 32);
+}
+
 /* The entry of (fam, plan) in t, or NULL. */
 static key *lookup(const table *t, int fam, const pp_plan *plan, uint64_t h)
 {
     if (!t->n_slots)
         return NULL;
     size_t mask = (size_t)t->n_slots - 1;
-    for (size_t s = (size_t)h & mask; t->slot[s]; s = (s + 1) & mask) {
-        key *k = entry_at(t, t->slot[s] - 1);
+    uint32_t tag = tag_of(h);
+    for (size_t s = (size_t)h & mask; t->slot[s].at; s = (s + 1) & mask) {
+        if (t->slot[s].tag != tag)
+            continue;
+        key *k = entry_at(t, t->slot[s].at - 1);
         if (k->fam == fam && memcmp(&k->plan, plan, sizeof *plan) == 0)
             return k;
     }
@@ -150,28 +165,29 @@ static key *add(table *t, int fam, const pp_plan *plan, uint64_t h)
     }
     if (2 * (t->n + 1) > t->n_slots) {
         int n_slots = t->n_slots ? 2 * t->n_slots : 8192;
-        int *slot = calloc((size_t)n_slots, sizeof *slot);
+        slot_t *slot = calloc((size_t)n_slots, sizeof *slot);
         if (!slot)
             return NULL;
         for (int i = 0; i < t->n; i++) {
             const key *k = entry_at(t, i);
-            size_t s = (size_t)hash_of(k->fam, &k->plan) & (size_t)(n_slots - 1);
-            while (slot[s])
+            uint64_t hk = hash_of(k->fam, &k->plan);
+            size_t s = (size_t)hk & (size_t)(n_slots - 1);
+            while (slot[s].at)
                 s = (s + 1) & (size_t)(n_slots - 1);
-            slot[s] = i + 1;
+            slot[s] = (slot_t){i + 1, tag_of(hk)};
         }
         free(t->slot);
         t->slot = slot;
         t->n_slots = n_slots;
     }
     size_t mask = (size_t)t->n_slots - 1, s;
-    for (s = (size_t)h & mask; t->slot[s]; s = (s + 1) & mask)
+    for (s = (size_t)h & mask; t->slot[s].at; s = (s + 1) & mask)
         ;
     key *k = entry_at(t, t->n);
     memset(k, 0, sizeof *k);
     k->fam = fam;
     memcpy(&k->plan, plan, sizeof *plan);
-    t->slot[s] = ++t->n;
+    t->slot[s] = (slot_t){++t->n, tag_of(h)};
     return k;
 }
 
