@@ -374,9 +374,22 @@ double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan);
 #define PP_MEM_STAGES 3
 int pp_memory_stages(const pp_problem *prob, const pp_plan *plan, int stages[PP_MEM_STAGES]);
 
-/* Model states and activations of one pipeline stage. */
+/* What one GPU of a stage holds before ZeRO: its parameters, the routed
+ * experts' among them (MoE) and those it trains (LoRA's adapters, else
+ * all).  A function of the shape's decisions alone (tp and its grid, pp,
+ * virtual stages, layout, ep, etp), so the form of a step computes it once
+ * for all of a shape's candidates. */
+typedef struct pp_stage_holding {
+    double params, expert_params, trained;
+} pp_stage_holding;
+void pp_stage_holding_of(const pp_problem *prob, const pp_plan *plan, int stage, pp_stage_holding *out);
+
+/* Model states and activations of one pipeline stage; the states from its
+ * holding (pp_mem_states_gib computes the holding first). */
 void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage,
                        double *weights, double *grads, double *optim);
+void pp_mem_states_held_gib(const pp_problem *prob, const pp_plan *plan, int stage, const pp_stage_holding *held,
+                            double *weights, double *grads, double *optim);
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage);
 double pp_mem_other_gib(const pp_problem *prob);
 void pp_memory_eval(const pp_problem *prob, const pp_plan *plan, pp_memory *out);
@@ -471,6 +484,7 @@ typedef struct pp_form_shape {
     double link_Bps[PP_FORM_LINKS]; /* the links' sustained rates; a link of rate 0 has no bound */
     int n_mem;               /* the stages that may be the most loaded (pp_memory_stages) */
     int mem_stages[PP_MEM_STAGES];
+    pp_stage_holding held[PP_MEM_STAGES]; /* what a GPU of each mem_stage holds before ZeRO */
     double mem_usable_gib;   /* capacity minus headroom */
     double mem_other_gib;    /* the runtime's own (pp_mem_other_gib) */
     double mem_limit_gib;    /* usable - other: what the families' memory may take */

@@ -51,17 +51,32 @@ void pp_state_bytes_per_param(const pp_training *t, double *weights, double *gra
         *optim += 4.0;
 }
 
+void pp_stage_holding_of(const pp_problem *prob, const pp_plan *plan, int stage, pp_stage_holding *out)
+{
+    out->params = stage_params(prob, plan, stage);
+    out->expert_params = pp_model_is_moe(&prob->model) ? stage_expert_params(prob, plan, stage) : 0.0;
+    out->trained = prob->training.lora_rank > 0 ? stage_trainable_params(prob, plan, stage) : out->params;
+}
+
 void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, double *weights,
                        double *grads, double *optim)
 {
-    double psi = stage_params(prob, plan, stage), d = (double)pp_replica_ranks(plan);
+    pp_stage_holding held;
+    pp_stage_holding_of(prob, plan, stage, &held);
+    pp_mem_states_held_gib(prob, plan, stage, &held, weights, grads, optim);
+}
+
+void pp_mem_states_held_gib(const pp_problem *prob, const pp_plan *plan, int stage, const pp_stage_holding *held,
+                            double *weights, double *grads, double *optim)
+{
+    double psi = held->params, d = (double)pp_replica_ranks(plan);
     double w, g, o;
     pp_state_bytes_per_param(&prob->training, &w, &g, &o);
     int z = plan->zero;
     *weights = w * psi / (z >= 3 ? d : 1.0) / GIB;
     *grads = g * psi / (z >= 2 ? d : 1.0) / GIB;
     *optim = o * psi / (z >= 1 ? d : 1.0) / GIB;
-    double pe = pp_model_is_moe(&prob->model) ? stage_expert_params(prob, plan, stage) : 0.0;
+    double pe = held->expert_params;
     if (pe > 0.0) { /* MoE: the experts shard over expert data parallelism */
         double de = (double)pp_expert_replica_ranks(plan);
         *weights = (w * (psi - pe) / (z >= 3 ? d : 1.0) + w * pe / (z >= 3 ? de : 1.0)) / GIB;
@@ -71,9 +86,8 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
     /* LoRA: the frozen weights are held (in 16 bits, or fp8) with no gradient, fp32
      * master copy or Adam moments; only the adapters have them (Hu et al.
      * 2021 section 4.2: GPT-3 175B's training memory 1.2 TB -> 350 GB). */
-    double trained = psi;
+    double trained = held->trained;
     if (prob->training.lora_rank > 0) {
-        trained = stage_trainable_params(prob, plan, stage);
         *grads = g * trained / (z >= 2 ? d : 1.0) / GIB;
         *optim = o * trained / (z >= 1 ? d : 1.0) / GIB;
     }
@@ -96,8 +110,8 @@ void pp_mem_states_gib(const pp_problem *prob, const pp_plan *plan, int stage, d
     if (prob->training.framework == PP_FW_FSDP && plan->pp == 1 && z >= 3 && d > 1.0) {
         const pp_model *m = &prob->model;
         double last = pp_model_is_moe(m) ? 0.0 : pp_layer_params(m);
-        double held = (stage_embedding_params(prob, plan, stage) + last) / grid_of(plan).wshard;
-        *weights += ACT_BYTES * held * (1.0 - 1.0 / d) / GIB;
+        double root = (stage_embedding_params(prob, plan, stage) + last) / grid_of(plan).wshard;
+        *weights += ACT_BYTES * root * (1.0 - 1.0 / d) / GIB;
     }
     if (prob->training.framework == PP_FW_FSDP && plan->pp > 1 && z >= 3 && d > 1.0)
         *weights += ACT_BYTES * psi * (1.0 - 1.0 / d) / GIB;

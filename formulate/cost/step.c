@@ -168,6 +168,8 @@ static void shape_of(const pp_problem *prob, const pp_plan *plan, bool memory, p
     if (!memory)
         return;
     out->n_mem = pp_memory_stages(prob, plan, out->mem_stages);
+    for (int k = 0; k < out->n_mem; k++)
+        pp_stage_holding_of(prob, plan, out->mem_stages[k], &out->held[k]);
     out->mem_usable_gib = prob->cluster.gpu.memory_gib * (1.0 - prob->memory_headroom); /* as pp_memory_eval */
     out->mem_other_gib = pp_mem_other_gib(prob);
     out->mem_limit_gib = out->mem_usable_gib - out->mem_other_gib;
@@ -198,7 +200,7 @@ static void term_mem(const pp_problem *prob, const pp_plan *plan, const pp_form_
             out->mem_gib[k] = pp_mem_activations_gib(prob, plan, sh->mem_stages[k]);
         } else if (fam == PP_FORM_DP) {
             double w, g, o;
-            pp_mem_states_gib(prob, plan, sh->mem_stages[k], &w, &g, &o);
+            pp_mem_states_held_gib(prob, plan, sh->mem_stages[k], &sh->held[k], &w, &g, &o);
             out->mem_gib[k] = w + g + o; /* the order pp_memory_eval adds them in */
         }
     }
