@@ -1,6 +1,7 @@
 /*
- * test_mip_screen.c: what the MIP's screen (formulate/mip/mip.c) assumes of
- * the cost model, over every stage choice of the examples' spaces:
+ * test_mip_screen.c: what the MIP's screen and price cache
+ * (formulate/mip/mip.c, mip_cache.c) assume of the cost model, over the
+ * examples' spaces:
  *
  *   - a plan's stage term is at least that of its `least` plan
  *     (pp_plan_least: no recomputation, no fp8 store), which the screen's
@@ -9,7 +10,10 @@
  *     activation memory than the plan's, which is why the screen tries them
  *     first when it asks whether a shape has any plan that fits (its answer
  *     does not depend on it: test_planner.c compares the MIP with the
- *     enumerator).
+ *     enumerator);
+ *   - plans with one pp_form_stage_kernels_key have bit for bit the same stage
+ *     kernels (the price cache prices them once per key), and the stage
+ *     term priced from them is pp_form_term_of's.
  */
 #include "costmodel.h"
 #include "decisions.h"
@@ -132,10 +136,81 @@ static void test_least_and_thrifty(void)
     pp_catalog_free(&cat);
 }
 
+#define KEYS_MAX 4096
+#define PLANS_PER_SHAPE 64
+
+typedef struct kernel_seen {
+    int n;
+    pp_plan key[KEYS_MAX];
+    pp_stage_kernels kernels[KEYS_MAX];
+} kernel_seen;
+
+/* The plan's kernels against the first plan's of its key. */
+static void check_kernels(const pp_problem *prob, const pp_plan *plan, kernel_seen *seen, long *shared)
+{
+    pp_plan key;
+    pp_stage_kernels k;
+    pp_form_stage_kernels_key(plan, &key);
+    pp_form_stage_kernels_of(prob, plan, &k);
+    int i = 0;
+    while (i < seen->n && memcmp(&seen->key[i], &key, sizeof key) != 0)
+        i++;
+    if (i < seen->n) {
+        CU_ASSERT(memcmp(&seen->kernels[i], &k, sizeof k) == 0);
+        (*shared)++;
+    } else if (seen->n < KEYS_MAX) {
+        seen->key[seen->n] = key;
+        seen->kernels[seen->n++] = k;
+    }
+    /* the stage term from the kernels is pp_form_term_of's */
+    pp_form_shape sf;
+    pp_form_shape_of(prob, plan, &sf);
+    pp_form_term a, b;
+    pp_form_term_of(prob, plan, &sf, PP_FORM_STAGE, &a);
+    pp_form_stage_term_of(prob, plan, &sf, i < seen->n ? &seen->kernels[i] : &k, &b);
+    CU_ASSERT(memcmp(&a, &b, sizeof a) == 0);
+}
+
+static void test_kernels_by_key(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    static kernel_seen seen;
+    long shared_all = 0;
+    for (size_t e = 0; e < sizeof EXAMPLES / sizeof EXAMPLES[0]; e++) {
+        pp_problem prob;
+        pp_load_problem(EXAMPLES[e], &cat, &prob);
+        pp_space space;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_space_build(&prob, &space, &err), PP_OK);
+        int stride = space.n_shapes > SHAPES_PER_EXAMPLE ? space.n_shapes / SHAPES_PER_EXAMPLE : 1;
+        seen.n = 0;
+        long shared = 0;
+        for (int i = 0; i < space.n_shapes; i += stride) {
+            pp_odometer o;
+            if (!pp_odometer_start(&o, &space, &space.shapes[i]))
+                continue;
+            int n = 0;
+            do {
+                pp_plan plan;
+                pp_odometer_plan(&o, &space.shapes[i], &plan);
+                if (pp_plan_check(&prob, &plan, NULL) == PP_OK)
+                    check_kernels(&prob, &plan, &seen, &shared);
+            } while (++n < PLANS_PER_SHAPE && pp_odometer_next(&o));
+        }
+        CU_ASSERT(shared > 0); /* plans of other shapes and options share a key */
+        shared_all += shared;
+        pp_space_free(&space);
+    }
+    CU_ASSERT(shared_all > 10000);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
         {"least plans bound the stage term; thrifty plans hold the least memory", test_least_and_thrifty},
+        {"plans of one kernel key share their stage kernels", test_kernels_by_key},
         {NULL, NULL},
     };
     return pp_test_main("mip_screen", tests);

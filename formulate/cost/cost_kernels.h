@@ -24,22 +24,8 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
  * replicated, up-projections split by t). */
 double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
 
-/* The forward kernels of one layer's micro-batch on one GPU (layer_kernels_fwd). */
-typedef struct layer_kernels {
-    double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
-    double gemm_bwd_s;    /* and their backward: data gradients, plus weight gradients unless frozen (LoRA) */
-    double gemm_even_fwd_s; /* of which the 2nd, 4th, ... a Llama-style layer runs (torchtitan's op SAC) */
-    double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
-    double mlp_bwd_s;     /* and the dense MLP's share of the backward */
-    double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
-    double attn_bwd_s;    /* and its backward */
-    double elem_fwd_s;    /* the rest of the forward's element-wise work */
-    double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
-    double cast_bwd_s;    /* and their output gradients in backward */
-    double lora_fwd_s;    /* LoRA adapters' matrix multiplies and the add of their output */
-    double norm_fwd_s;    /* the two norms again, with the casts of their outputs (layernorm recompute) */
-    double mla_up_fwd_s;  /* MLA's up-projections and RoPE again (mla_up_proj recompute) */
-} layer_kernels;
+/* The forward kernels of one layer's micro-batch on one GPU (pp_layer_kernels, costmodel.h). */
+typedef pp_layer_kernels layer_kernels;
 void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k);
 
 /* --- collectives.c ------------------------------------------------------------ */

@@ -21,6 +21,12 @@ typedef struct stage_layer {
     double logits_fwd_s, logits_bwd_s; /* the output layer and the loss, on the last stage */
 } stage_layer;
 void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *out);
+/* A layer's and the logits' kernels (pp_stage_kernels) and the key of the
+ * plans that share them (pp_form_stage_kernels_key); stage_layer_eval from
+ * them. */
+void stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kernels *out);
+void stage_kernels_key(const pp_plan *plan, pp_plan *key);
+void stage_layer_of(const pp_problem *prob, const pp_plan *plan, const pp_stage_kernels *kernels, stage_layer *out);
 
 /* --- cp.c --------------------------------------------------------------------- */
 

@@ -374,6 +374,35 @@ double pp_op_sac_layer_bytes(const pp_problem *prob, const pp_plan *plan);
 #define PP_MEM_STAGES 3
 int pp_memory_stages(const pp_problem *prob, const pp_plan *plan, int stages[PP_MEM_STAGES]);
 
+/* The kernels of one layer's micro-batch on one GPU (kernels.c). */
+typedef struct pp_layer_kernels {
+    double gemm_fwd_s;    /* the four matrix multiplies of a layer's forward */
+    double gemm_bwd_s;    /* and their backward: data gradients, plus weight gradients unless frozen (LoRA) */
+    double gemm_even_fwd_s; /* of which the 2nd, 4th, ... a Llama-style layer runs (torchtitan's op SAC) */
+    double mlp_fwd_s;     /* of which (and of elem_fwd_s) the dense MLP's: what a MoE layer replaces (1D) */
+    double mlp_bwd_s;     /* and the dense MLP's share of the backward */
+    double attn_fwd_s;    /* attention core forward (incl. its softmax traffic) */
+    double attn_bwd_s;    /* and its backward */
+    double elem_fwd_s;    /* the rest of the forward's element-wise work */
+    double cast_fwd_s;    /* low-precision recipes: casting the four GEMMs' inputs */
+    double cast_bwd_s;    /* and their output gradients in backward */
+    double lora_fwd_s;    /* LoRA adapters' matrix multiplies and the add of their output */
+    double norm_fwd_s;    /* the two norms again, with the casts of their outputs (layernorm recompute) */
+    double mla_up_fwd_s;  /* MLA's up-projections and RoPE again (mla_up_proj recompute) */
+} pp_layer_kernels;
+/* A layer's kernels and the logits' and loss's, forward and backward, on
+ * one GPU: the part of the stage term before recomputation, the pipeline,
+ * context parallelism and the experts weigh it (stage.c).  They read only
+ * the decisions pp_form_stage_kernels_key keeps (the GEMMs' shapes: tp and its
+ * grid, cp, the micro-batch, sequence parallelism, the fp8 store), so plans
+ * with one key share them: the MIP's price cache prices them once per key
+ * (tests/test_mip_screen.c finds them bit for bit the same over the
+ * examples' spaces). */
+typedef struct pp_stage_kernels {
+    pp_layer_kernels k;
+    double logits_fwd_s, logits_bwd_s;
+} pp_stage_kernels;
+
 /* What one GPU of a stage holds before ZeRO: its parameters, the routed
  * experts' among them (MoE) and those it trains (LoRA's adapters, else
  * all).  A function of the shape's decisions alone (tp and its grid, pp,
@@ -516,6 +545,14 @@ void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape
 /* Family fam's term at a plan (only that family's decisions are read). */
 void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape, pp_form_family fam,
                      pp_form_term *out);
+/* The stage family's kernels at a plan, and the key that plans sharing them
+ * share (pp_stage_kernels); its term with its kernels given (those of the
+ * plan, or of any plan of the same key): pp_form_term_of's stage term, bit
+ * for bit. */
+void pp_form_stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kernels *out);
+void pp_form_stage_kernels_key(const pp_plan *plan, pp_plan *key);
+void pp_form_stage_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape,
+                           const pp_stage_kernels *kernels, pp_form_term *out);
 /* Only the memory of family fam's term (its mem_gib, as pp_form_term_of
  * writes it; every other field 0): what memory's pruning reads, for a
  * candidate whose time is not needed yet (screening, mip.c). */

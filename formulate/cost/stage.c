@@ -28,14 +28,61 @@
 #include "cost_terms.h"
 
 #include <math.h>
+#include <string.h>
 
 #define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
 #define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
 
-void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *out)
+void stage_kernels_key(const pp_plan *plan, pp_plan *key)
+{
+    /* what layer_kernels_fwd and the logits below read of a plan; the rest
+     * zero, its padding included (the price cache compares keys' bytes) */
+    memset(key, 0, sizeof *key);
+    key->tp = plan->tp;
+    key->tp_mode = plan->tp_mode;
+    key->tp_depth = plan->tp_depth;
+    key->cp = plan->cp;
+    key->micro_batch = plan->micro_batch;
+    key->sequence_parallel = plan->sequence_parallel;
+    key->fp8_act_store = plan->fp8_act_store;
+}
+
+void stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kernels *out)
 {
     const pp_model *m = &prob->model;
     layer_kernels_fwd(prob, plan, &out->k);
+    bool frozen = prob->training.lora_rank > 0;
+    /* The busiest stage is the last: its layers plus the logits and loss,
+     * of the tokens that reach them (BERT's masked positions) */
+    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp * pp_model_logit_share(m);
+    tp_grid g = grid_of(plan);
+    /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
+     * (--make-vocab-size-divisible-by 128) so every rank's slice is aligned */
+    double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
+    double logits_gemm, logits_gemm_bwd;
+    if (g.mode == PP_TP_1D) {
+        logits_gemm = gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp);
+        logits_gemm_bwd = linear_bwd_s(prob, tokens, m->hidden, vocab / plan->tp, frozen);
+    } else {
+        logits_gemm = grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
+        logits_gemm_bwd = (frozen ? 1.0 : 2.0) * logits_gemm;
+    }
+    /* the loss reads and writes the logits it holds: its slice, or all of them once gathered */
+    double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
+    out->logits_fwd_s = logits_gemm + ce_s;
+    out->logits_bwd_s = logits_gemm_bwd + ce_s;
+}
+
+void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *out)
+{
+    pp_stage_kernels kernels;
+    stage_kernels_of(prob, plan, &kernels);
+    stage_layer_of(prob, plan, &kernels, out);
+}
+
+void stage_layer_of(const pp_problem *prob, const pp_plan *plan, const pp_stage_kernels *kernels, stage_layer *out)
+{
+    out->k = kernels->k;
     const layer_kernels k = out->k;
 
     double other_fwd = k.elem_fwd_s + k.lora_fwd_s;
@@ -46,8 +93,7 @@ void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *
      * backward reads and writes twice; the output gradients are cast.
      * Frozen weights (LoRA) need no weight gradient: their matrix
      * multiplies run once more, for the data gradient the layers below
-     * need. */
-    bool frozen = prob->training.lora_rank > 0;
+     * need (kernels.c prices them so). */
     double layer_bwd = k.gemm_bwd_s + k.attn_bwd_s + 2.0 * other_fwd + k.cast_bwd_s;
     double recompute = 0.0;
     bool attention_again = false; /* the recomputation repeats the attention core (and its cp exchange) */
@@ -74,30 +120,10 @@ void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *
             recompute += k.mla_up_fwd_s;
     }
 
-    /* The busiest stage is the last: its layers plus the logits and loss,
-     * of the tokens that reach them (BERT's masked positions) */
-    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp * pp_model_logit_share(m);
-    tp_grid g = grid_of(plan);
-    /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
-     * (--make-vocab-size-divisible-by 128) so every rank's slice is aligned */
-    double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
-    double logits_gemm, logits_gemm_bwd;
-    if (g.mode == PP_TP_1D) {
-        logits_gemm = gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp);
-        logits_gemm_bwd = linear_bwd_s(prob, tokens, m->hidden, vocab / plan->tp, frozen);
-    } else {
-        logits_gemm = grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
-        logits_gemm_bwd = (frozen ? 1.0 : 2.0) * logits_gemm;
-    }
-    /* the loss reads and writes the logits it holds: its slice, or all of them once gathered */
-    double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
-    double logits_fwd = logits_gemm + ce_s;
-    double logits_bwd = logits_gemm_bwd + ce_s;
-
     out->layer_fwd_s = layer_fwd;
     out->layer_bwd_s = layer_bwd;
     out->recompute_s = recompute;
     out->recompute_attention = attention_again;
-    out->logits_fwd_s = logits_fwd;
-    out->logits_bwd_s = logits_bwd;
+    out->logits_fwd_s = kernels->logits_fwd_s;
+    out->logits_bwd_s = kernels->logits_bwd_s;
 }

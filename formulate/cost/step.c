@@ -107,11 +107,13 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double d
  * one layer's forward, backward and recomputation (stage.c) with the
  * context-parallel exchange (cp.c), times the stage's layers, plus the
  * logits and the loss on the last stage. */
-void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out)
+/* The stage term from the plan's kernels (stage_kernels_of). */
+static void term_stage_of(const pp_problem *prob, const pp_plan *plan, const pp_stage_kernels *kernels,
+                          pp_stage_term *out)
 {
     const pp_model *m = &prob->model;
     stage_layer sl;
-    stage_layer_eval(prob, plan, &sl);
+    stage_layer_of(prob, plan, kernels, &sl);
     double cp_f, cp_b;
     cp_exchange_exposed(prob, plan, &sl.k, &cp_f, &cp_b);
     double layer_fwd = sl.layer_fwd_s, layer_bwd = sl.layer_bwd_s, recompute = sl.recompute_s;
@@ -146,6 +148,13 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
         }
     }
     out->bubble_s = pipeline_bubble_slot_s(plan, all_stages, out->total_s);
+}
+
+void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out)
+{
+    pp_stage_kernels kernels;
+    stage_kernels_of(prob, plan, &kernels);
+    term_stage_of(prob, plan, &kernels, out);
 }
 
 /* ---- the form of a step (costmodel.h) ------------------------------------------ */
@@ -213,22 +222,44 @@ void pp_form_term_mem_of(const pp_problem *prob, const pp_plan *plan, const pp_f
     term_mem(prob, plan, sh, fam, out);
 }
 
+void pp_form_stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kernels *out)
+{
+    stage_kernels_of(prob, plan, out);
+}
+
+void pp_form_stage_kernels_key(const pp_plan *plan, pp_plan *key)
+{
+    stage_kernels_key(plan, key);
+}
+
+/* The stage family's term: m slots of the slowest stage, and the fill and
+ * drain slots. */
+void pp_form_stage_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *sh,
+                           const pp_stage_kernels *kernels, pp_form_term *out)
+{
+    *out = (pp_form_term){0};
+    int m = sh->microbatches;
+    term_stage_of(prob, plan, kernels, &out->stage);
+    out->obj_s = m * out->stage.total_s + (sh->factor - m) * out->stage.bubble_s;
+    out->exposed_s[PP_PAIR_ONCE] = -pp_dp_once_window_s(prob, plan, &out->stage);
+    out->exposed_s[PP_PAIR_PER_MB] = -(m * pp_dp_per_mb_window_s(prob, plan, &out->stage));
+    out->exposed_s[PP_PAIR_GATHER] = -pp_dp_gather_window_s(prob, plan, &out->stage);
+    term_links(sh, m * out->stage.bytes_nvlink, m * out->stage.bytes_network, out); /* MoE all-to-all */
+    term_mem(prob, plan, sh, PP_FORM_STAGE, out);
+}
+
 void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *sh, pp_form_family fam,
                      pp_form_term *out)
 {
     *out = (pp_form_term){0};
     int m = sh->microbatches;
     switch (fam) {
-    case PP_FORM_STAGE:
-        /* m slots of the slowest stage, and the fill and drain slots */
-        pp_term_stage(prob, plan, &out->stage);
-        out->obj_s = m * out->stage.total_s + (sh->factor - m) * out->stage.bubble_s;
-        out->exposed_s[PP_PAIR_ONCE] = -pp_dp_once_window_s(prob, plan, &out->stage);
-        out->exposed_s[PP_PAIR_PER_MB] = -(m * pp_dp_per_mb_window_s(prob, plan, &out->stage));
-        out->exposed_s[PP_PAIR_GATHER] = -pp_dp_gather_window_s(prob, plan, &out->stage);
-        term_links(sh, m * out->stage.bytes_nvlink, m * out->stage.bytes_network, out); /* MoE all-to-all */
-        term_mem(prob, plan, sh, fam, out);
+    case PP_FORM_STAGE: {
+        pp_stage_kernels kernels;
+        stage_kernels_of(prob, plan, &kernels);
+        pp_form_stage_term_of(prob, plan, sh, &kernels, out);
         break;
+    }
     case PP_FORM_TP:
     case PP_FORM_PP:
         /* every slot, the fill and drain ones included */

@@ -1,11 +1,13 @@
 /*
  * mip_cache.c: terms of the step's form kept across MIP builds (mip_cache.h).
  *
- * Two open-addressing tables of indices into arrays of entries, each entry a
- * family, a candidate plan (its bytes are the key: equal bytes are equal
- * plans; a plan whose padding differs is only priced again) and what it
- * keeps: the whole term, or only its memory (what screening reads of a DP
- * candidate, pp_form_term_mem_of).  The price key is a copy of the problem
+ * Three open-addressing tables of indices into arrays of entries, each
+ * entry a family, a candidate plan (its bytes are the key: equal bytes are
+ * equal plans; a plan whose padding differs is only priced again) and what
+ * it keeps: the whole term, or only its memory (what screening reads of a
+ * DP candidate, pp_form_term_mem_of), or a stage's kernels by their key
+ * (pp_form_stage_kernels_key: the stage terms of every pipeline, recomputation
+ * and expert layout of one GEMM shape price their layer's kernels once).  The price key is a copy of the problem
  * with the fields no term reads zeroed; a problem is priced by this cache
  * when its copy is byte-equal.
  */
@@ -45,10 +47,15 @@ typedef struct term_entry {
     pp_form_term term;
 } term_entry;
 
+typedef struct kernels_entry {
+    key k; /* fam 0, the plan's pp_form_stage_kernels_key */
+    pp_stage_kernels kernels;
+} kernels_entry;
+
 struct pp_price_cache {
     pp_problem *key; /* the price key of the problem bound; NULL while empty */
     pp_problem *scratch;
-    table terms, mems;
+    table terms, mems, kernels;
     long hits, misses;
 };
 
@@ -62,6 +69,7 @@ pp_price_cache *pp_price_cache_new(void)
     if (c) {
         c->terms.esize = sizeof(term_entry);
         c->mems.esize = sizeof(mem_entry);
+        c->kernels.esize = sizeof(kernels_entry);
     }
     return c;
 }
@@ -76,6 +84,8 @@ void pp_price_cache_free(pp_price_cache *c)
     free(c->terms.slot);
     free(c->mems.entries);
     free(c->mems.slot);
+    free(c->kernels.entries);
+    free(c->kernels.slot);
     free(c);
 }
 
@@ -202,7 +212,21 @@ void pp_price_cache_term(pp_price_cache *c, const pp_problem *prob, const pp_pla
         return;
     }
     c->misses++;
-    pp_form_term_of(prob, plan, shape, fam, out);
+    if (fam == PP_FORM_STAGE) { /* its kernels: once per key */
+        pp_plan kplan;
+        pp_form_stage_kernels_key(plan, &kplan);
+        uint64_t kh = hash_of(0, &kplan);
+        kernels_entry *k = (kernels_entry *)lookup(&c->kernels, 0, &kplan, kh);
+        pp_stage_kernels fresh;
+        if (!k) {
+            pp_form_stage_kernels_of(prob, plan, &fresh);
+            if ((k = (kernels_entry *)add(&c->kernels, 0, &kplan, kh)) != NULL)
+                k->kernels = fresh;
+        }
+        pp_form_stage_term_of(prob, plan, shape, k ? &k->kernels : &fresh, out);
+    } else {
+        pp_form_term_of(prob, plan, shape, fam, out);
+    }
     if ((e = (term_entry *)add(&c->terms, (int)fam, plan, h)) != NULL)
         e->term = *out;
 }
