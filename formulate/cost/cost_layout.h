@@ -23,6 +23,10 @@ int layers_per_stage(const pp_problem *prob, const pp_plan *plan); /* the most l
 int layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage); /* stage 0, a middle one, pp-1 */
 /* MoE layers among the layers a pipeline stage holds. */
 int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage);
+/* Both of stage `stage` from a split pp_stage_layers made (ok: it could),
+ * for a caller that walks every stage of one split. */
+void stage_counts_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *sp, bool ok, int stage,
+                           int *n, int *n_moe);
 /* The cost of a pipeline fill or drain slot from the total of every stage
  * and the slowest. */
 double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double slowest_s);

@@ -165,14 +165,20 @@ static int moe_in_range(const pp_model *m, long first, long n)
 
 static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage);
 
+void stage_counts_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *sp, bool ok, int stage,
+                           int *n, int *n_moe)
+{
+    *n = stage == 0 ? sp->first : stage >= plan->pp - 1 ? sp->last : sp->middle;
+    *n_moe = ok && pp_model_is_moe(&prob->model) ? moe_layers_of_split(prob, plan, sp, stage) : 0;
+}
+
 /* The layers of `stage` (as layers_on_stage) and the MoE layers among
  * them (as moe_layers_on_stage), from one split. */
 static void stage_layer_counts(const pp_problem *prob, const pp_plan *plan, int stage, int *n, int *n_moe)
 {
     pp_stage_split sp;
     bool ok = pp_stage_layers(prob, plan, &sp);
-    *n = stage == 0 ? sp.first : stage >= plan->pp - 1 ? sp.last : sp.middle;
-    *n_moe = ok && pp_model_is_moe(&prob->model) ? moe_layers_of_split(prob, plan, &sp, stage) : 0;
+    stage_counts_of_split(prob, plan, &sp, ok, stage, n, n_moe);
 }
 
 int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)

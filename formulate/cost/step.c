@@ -72,8 +72,11 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double d
     out->total_s = -1.0;
     int most_moe = 0;
     double all_stages = 0.0;
+    pp_stage_split split;
+    bool split_ok = pp_stage_layers(prob, plan, &split);
     for (int s = 0; s < plan->pp; s++) {
-        int n = layers_on_stage(prob, plan, s), nm = moe_layers_on_stage(prob, plan, s);
+        int n, nm;
+        stage_counts_of_split(prob, plan, &split, split_ok, s, &n, &nm);
         bool last = s == plan->pp - 1;
         double fwd = (n - nm) * dense_fwd + nm * moe_fwd + (last ? logits_fwd : 0.0);
         double bwd = (n - nm) * dense_bwd + nm * moe_bwd + (last ? logits_bwd : 0.0);

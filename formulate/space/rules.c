@@ -153,8 +153,10 @@ const char *pp_framework_label(const pp_problem *prob, char *buf, size_t cap)
 static int rule_framework(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     char why[512], label[PP_NAME_LEN + PP_FW_VERSION_LEN + 8];
-    if (pp_plan_runnable(prob, pl, why, sizeof why))
+    if (pp_plan_runnable(prob, pl, err ? why : NULL, sizeof why)) /* the space asks for no message */
         return PP_OK;
+    if (!err)
+        return PP_EINPUT;
     return pp_error_set(err, PP_EINPUT, "plan", "framework: not runnable by %s: %s",
                         pp_framework_label(prob, label, sizeof label), why);
 }
