@@ -25,6 +25,8 @@
  */
 #include "planner.h"
 
+#include "mip_cache.h"
+
 #include "fileio.h"
 #include "cons.h"
 #include "enumerate.h"
@@ -496,26 +498,36 @@ int pp_plan_solve(const pp_problem *problem, const pp_plan_options *options, pp_
                             "planning needs a cluster (GPU kind, nodes); a problem with only a capacity section "
                             "is for `parplan capacity`");
     }
-    pp_space space;
-    int rc = pp_space_build(prob, &space, err);
+    /* the space of an earlier solve of the same space problem (the
+     * explanation's re-solves), else built and kept for the next */
+    pp_space built;
+    const pp_space *space = pp_price_cache_space(opt->prices, prob);
+    bool own = false;
+    int rc = PP_OK;
+    if (!space) {
+        rc = pp_space_build(prob, &built, err);
+        own = rc != PP_OK || !pp_price_cache_keep_space(opt->prices, prob, &built);
+        space = own ? &built : pp_price_cache_space(opt->prices, prob);
+    }
     if (rc == PP_OK) {
-        res->cert.decision_space = space.decision_space;
-        if (opt->method == PP_METHOD_ENUMERATE && space.decision_space > PP_MAX_ENUMERATED_PLANS)
+        res->cert.decision_space = space->decision_space;
+        if (opt->method == PP_METHOD_ENUMERATE && space->decision_space > PP_MAX_ENUMERATED_PLANS)
             rc = pp_error_set(err, PP_EINPUT, "",
                               "--method enumerate: the decision space holds %.3g plans, more than the %.0e it "
                               "prices in reasonable time; use --method milp, or list fewer values in search",
-                              space.decision_space, PP_MAX_ENUMERATED_PLANS);
+                              space->decision_space, PP_MAX_ENUMERATED_PLANS);
         else if (opt->method == PP_METHOD_ENUMERATE)
-            rc = pp_enumerate(prob, &space, opt, res, err);
-        else if (space.n_shapes == 0) {
+            rc = pp_enumerate(prob, space, opt, res, err);
+        else if (space->n_shapes == 0) {
             snprintf(res->cert.method, sizeof res->cert.method, "milp");
             res->status = PP_STATUS_INFEASIBLE;
-            pp_cons_diagnose(prob, &space, opt->relax, res->infeasible_reason, sizeof res->infeasible_reason);
+            pp_cons_diagnose(prob, space, opt->relax, res->infeasible_reason, sizeof res->infeasible_reason);
             rc = pp_error_set(err, PP_EINFEASIBLE, "", "%s", res->infeasible_reason);
         } else
-            rc = solve_milp(prob, &space, opt, res, err);
+            rc = solve_milp(prob, space, opt, res, err);
     }
-    pp_space_free(&space);
+    if (own)
+        pp_space_free(&built);
     free(prob);
     if (rc != PP_OK && rc != PP_EINFEASIBLE)
         pp_plan_result_free(res);

@@ -57,6 +57,8 @@ struct pp_price_cache {
     pp_problem *scratch;
     table terms, mems, kernels;
     long hits, misses;
+    pp_problem *space_key; /* the space problem of the space kept; NULL while none */
+    pp_space space;
 };
 
 pp_price_cache *pp_price_cache_new(void)
@@ -86,6 +88,9 @@ void pp_price_cache_free(pp_price_cache *c)
     free(c->mems.slot);
     free(c->kernels.entries);
     free(c->kernels.slot);
+    if (c->space_key)
+        pp_space_free(&c->space);
+    free(c->space_key);
     free(c);
 }
 
@@ -245,6 +250,28 @@ void pp_price_cache_term_mem(pp_price_cache *c, const pp_problem *prob, const pp
     pp_form_term_mem_of(prob, plan, shape, fam, out);
     if ((e = (mem_entry *)add(&c->mems, (int)fam, plan, h)) != NULL)
         memcpy(e->mem_gib, out->mem_gib, sizeof e->mem_gib);
+}
+
+const pp_space *pp_price_cache_space(const pp_price_cache *c, const pp_problem *prob)
+{
+    if (!c || !c->space_key)
+        return NULL;
+    pp_problem *probe = malloc(sizeof *probe);
+    if (!probe)
+        return NULL;
+    pp_space_problem(prob, probe);
+    bool same = memcmp(probe, c->space_key, sizeof *probe) == 0;
+    free(probe);
+    return same ? &c->space : NULL;
+}
+
+bool pp_price_cache_keep_space(pp_price_cache *c, const pp_problem *prob, pp_space *space)
+{
+    if (!c || c->space_key || !(c->space_key = malloc(sizeof *c->space_key)))
+        return false;
+    pp_space_problem(prob, c->space_key);
+    c->space = *space;
+    return true;
 }
 
 void pp_price_cache_stats(const pp_price_cache *c, long *hits, long *misses)

@@ -16,13 +16,16 @@
  * fix the shape's part of the form too.
  *
  * The MIP built from cached terms is the one built without them, column for
- * column and bit for bit: the same function priced each term once.
+ * column and bit for bit: the same function priced each term once.  The
+ * cache also keeps a solve's decision space for the re-solves whose space
+ * problem is the same (pp_price_cache_space).
  * Not thread-safe: one cache per thread of solves.
  */
 #ifndef PARPLAN_MIP_CACHE_H
 #define PARPLAN_MIP_CACHE_H
 
 #include "costmodel.h"
+#include "space.h"
 #include "types.h"
 
 typedef struct pp_price_cache pp_price_cache;
@@ -45,6 +48,15 @@ void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp
  * may never need. */
 void pp_price_cache_term_mem(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
                              const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
+
+/* The decision space kept for prob's space problem (pp_space_problem: the
+ * re-solves with more memory, none, or faster links have the solve's
+ * space), or NULL.  A cache keeps the first space it is given and frees
+ * it: pp_price_cache_keep_space takes over a space built for prob (true),
+ * or leaves it to the caller (false: the cache keeps another, or no
+ * memory). */
+const pp_space *pp_price_cache_space(const pp_price_cache *cache, const pp_problem *prob);
+bool pp_price_cache_keep_space(pp_price_cache *cache, const pp_problem *prob, pp_space *space);
 
 /* Terms found and terms priced so far (for tests and benchmarks). */
 void pp_price_cache_stats(const pp_price_cache *cache, long *hits, long *misses);

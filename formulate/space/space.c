@@ -694,9 +694,31 @@ static void default_ep(const pp_problem *prob, pp_int_list *out)
         list_add(out, (int)edivs[i]);
 }
 
-int pp_space_build(const pp_problem *prob, pp_space *s, pp_error *err)
+void pp_space_problem(const pp_problem *prob, pp_problem *out)
+{
+    memcpy(out, prob, sizeof *out); /* padding too: the cache compares bytes */
+    out->cluster.gpu.memory_gib = 0.0;
+    out->memory_headroom = 0.0;
+    out->cluster.intra_node_GBps = 0.0;
+    out->cluster.inter_node_Gbps = 0.0;
+}
+
+static int space_build(const pp_problem *prob, pp_space *s, pp_error *err);
+
+int pp_space_build(const pp_problem *problem, pp_space *s, pp_error *err)
 {
     memset(s, 0, sizeof *s);
+    pp_problem *prob = malloc(sizeof *prob);
+    if (!prob)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the decision space");
+    pp_space_problem(problem, prob);
+    int rc = space_build(prob, s, err);
+    free(prob);
+    return rc;
+}
+
+static int space_build(const pp_problem *prob, pp_space *s, pp_error *err)
+{
     set_options(prob, s);
     s->moe = pp_model_is_moe(&prob->model);
     s->node_gpus = prob->cluster.gpus_per_node;

@@ -95,6 +95,13 @@ typedef struct pp_space {
     char empty_reason[1024]; /* when n_shapes == 0: why no shape obeys the rules */
 } pp_space;
 
+/* prob without what the space never reads, and so the problem the space
+ * is built from: the GPU's memory capacity, the memory headroom and the
+ * links' rates (rows and prices, not rules).  Problems with byte-equal
+ * space problems have one space: the explanation's re-solves with more
+ * memory, none, or faster links take the solve's (mip_cache.h). */
+void pp_space_problem(const pp_problem *prob, pp_problem *out);
+
 /* Build the space of a problem.  Fails only on allocation (PP_EINTERNAL);
  * an empty space is not an error (n_shapes == 0, empty_reason says why). */
 int pp_space_build(const pp_problem *prob, pp_space *space, pp_error *err);
