@@ -57,6 +57,10 @@ typedef struct moe_block {
     double bytes_nvlink, bytes_network; /* of one pass */
 } moe_block;
 void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b);
+/* Its forward's compute alone (fwd_s: the GEMMs and the permutation, which
+ * read tp, cp, the micro-batch, ep and etp), and the block from it. */
+double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan);
+void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s, moe_block *b);
 
 /* tp.c, pipeline.c, dp.c, memory.c: their terms are public (costmodel.h). */
 

@@ -394,13 +394,15 @@ typedef struct pp_layer_kernels {
  * one GPU: the part of the stage term before recomputation, the pipeline,
  * context parallelism and the experts weigh it (stage.c).  They read only
  * the decisions pp_form_stage_kernels_key keeps (the GEMMs' shapes: tp and its
- * grid, cp, the micro-batch, sequence parallelism, the fp8 store), so plans
+ * grid, cp, the micro-batch, sequence parallelism, the fp8 store, ep and
+ * etp), so plans
  * with one key share them: the MIP's price cache prices them once per key
  * (tests/test_mip_screen.c finds them bit for bit the same over the
  * examples' spaces). */
 typedef struct pp_stage_kernels {
     pp_layer_kernels k;
     double logits_fwd_s, logits_bwd_s;
+    double moe_fwd_s; /* a MoE block's forward compute (0 for a dense model) */
 } pp_stage_kernels;
 
 /* What one GPU of a stage holds before ZeRO: its parameters, the routed

@@ -96,11 +96,10 @@ static void dedup_bytes(const pp_model *m, double tokens, long n, long kn, doubl
 /* One MoE block on one GPU: its forward's compute (router, permutation,
  * the busiest GPU's experts, the shared experts) and one pass's all-to-alls
  * and expert-TP collectives, with the bytes they put on each link. */
-void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b)
+double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan)
 {
     const pp_model *m = &prob->model;
-    const pp_cluster *c = &prob->cluster;
-    double launch = c->gpu.eff.kernel_us * 1e-6, hbm = hbm_Bps(prob);
+    double launch = prob->cluster.gpu.eff.kernel_us * 1e-6, hbm = hbm_Bps(prob);
     double h = m->hidden, E = m->experts, k = m->experts_per_token, fe = m->moe_ffn_hidden;
     double act_f = m->gated_mlp ? 1.5 : 1.0, gate = m->gated_mlp ? 2.0 : 1.0;
     double t = plan->tp, ep = plan->ep, etp = plan->etp;
@@ -118,7 +117,25 @@ void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b)
     if (fs > 0)
         shared = gemm_time_s(prob, T, h, gate * fs / t) + gemm_time_s(prob, T, fs / t, h) +
                  MOE_ELEMWISE_F_BYTES * act_f * T * fs / t / hbm + launch;
-    b->fwd_s = router + permute + experts + shared;
+    return router + permute + experts + shared;
+}
+
+void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b)
+{
+    moe_block_of(prob, plan, moe_block_compute_s(prob, plan), b);
+}
+
+void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s, moe_block *b)
+{
+    const pp_model *m = &prob->model;
+    const pp_cluster *c = &prob->cluster;
+    double launch = c->gpu.eff.kernel_us * 1e-6, hbm = hbm_Bps(prob);
+    double h = m->hidden, E = m->experts, k = m->experts_per_token, fe = m->moe_ffn_hidden;
+    double act_f = m->gated_mlp ? 1.5 : 1.0, gate = m->gated_mlp ? 2.0 : 1.0;
+    double t = plan->tp, ep = plan->ep, etp = plan->etp;
+    double T = (double)plan->micro_batch * m->seq_len / plan->cp, Tg = T / t;
+    double local = E / ep, rows = moe_load_imbalance(prob) * etp * ep * Tg * k / E, fs = m->shared_ffn_hidden;
+    b->fwd_s = compute_s;
     /* The routed experts' activation recomputed before their backward
      * (moe_act), with its output cast again for fc2's weight gradient in a
      * low-precision recipe; and the activation inputs kept in fp8

@@ -71,6 +71,7 @@ void stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kern
     double ce_s = 0.5 * LOGITS_CE_BYTES * tokens * m->vocab * pp_loss_vocab_share(&prob->training, plan) / hbm_Bps(prob);
     out->logits_fwd_s = logits_gemm + ce_s;
     out->logits_bwd_s = logits_gemm_bwd + ce_s;
+    out->moe_fwd_s = 0.0; /* the MoE block's: step.c, which sees moe.c */
 }
 
 void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *out)

@@ -50,12 +50,12 @@
  * mlp_bwd_s backward, replaced by the MoE block of moe.c), the busiest
  * kept.  dense_fwd, dense_bwd (with recomputation) and cp are per dense
  * layer. */
-static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double dense_fwd, double dense_bwd,
-                           double cp, double mlp_fwd_s, double mlp_bwd_s, double logits_fwd, double logits_bwd,
-                           pp_stage_term *out)
+static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double moe_fwd_s, double dense_fwd,
+                           double dense_bwd, double cp, double mlp_fwd_s, double mlp_bwd_s, double logits_fwd,
+                           double logits_bwd, pp_stage_term *out)
 {
     moe_block b;
-    moe_block_eval(prob, plan, &b);
+    moe_block_of(prob, plan, moe_fwd_s, &b);
     /* backward: twice the forward's compute and the same all-to-alls (the
      * gradients travel back); full recomputation repeats the forward.  The
      * dense layer's backward (and its recomputed forward) holds its MLP; the
@@ -129,7 +129,8 @@ static void term_stage_of(const pp_problem *prob, const pp_plan *plan, const pp_
      * more layers. */
     *out = (pp_stage_term){0};
     if (pp_model_is_moe(m)) { /* dense and MoE layers differ: moe_stage_term weighs every stage */
-        moe_stage_term(prob, plan, layer_fwd, layer_bwd + recompute, cp_f + cp_b + cp_recompute, sl.k.mlp_fwd_s,
+        moe_stage_term(prob, plan, kernels->moe_fwd_s, layer_fwd, layer_bwd + recompute, cp_f + cp_b + cp_recompute,
+                       sl.k.mlp_fwd_s,
                        sl.k.mlp_bwd_s, logits_fwd, logits_bwd, out);
         return;
     }
@@ -153,10 +154,18 @@ static void term_stage_of(const pp_problem *prob, const pp_plan *plan, const pp_
     out->bubble_s = pipeline_bubble_slot_s(plan, all_stages, out->total_s);
 }
 
+/* A layer's, the logits' and a MoE block's compute kernels. */
+static void kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kernels *out)
+{
+    stage_kernels_of(prob, plan, out);
+    if (pp_model_is_moe(&prob->model))
+        out->moe_fwd_s = moe_block_compute_s(prob, plan);
+}
+
 void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *out)
 {
     pp_stage_kernels kernels;
-    stage_kernels_of(prob, plan, &kernels);
+    kernels_of(prob, plan, &kernels);
     term_stage_of(prob, plan, &kernels, out);
 }
 
@@ -227,12 +236,14 @@ void pp_form_term_mem_of(const pp_problem *prob, const pp_plan *plan, const pp_f
 
 void pp_form_stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kernels *out)
 {
-    stage_kernels_of(prob, plan, out);
+    kernels_of(prob, plan, out);
 }
 
 void pp_form_stage_kernels_key(const pp_plan *plan, pp_plan *key)
 {
     stage_kernels_key(plan, key);
+    key->ep = plan->ep; /* what moe_block_compute_s reads beyond the layer's */
+    key->etp = plan->etp;
 }
 
 /* The stage family's term: m slots of the slowest stage, and the fill and
@@ -259,7 +270,7 @@ void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_
     switch (fam) {
     case PP_FORM_STAGE: {
         pp_stage_kernels kernels;
-        stage_kernels_of(prob, plan, &kernels);
+        kernels_of(prob, plan, &kernels);
         pp_form_stage_term_of(prob, plan, sh, &kernels, out);
         break;
     }
