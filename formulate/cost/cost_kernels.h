@@ -24,6 +24,10 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
  * replicated, up-projections split by t). */
 double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
 
+/* The share of its long-sequence rate a FlashAttention kernel reaches when
+ * its queries attend `keys` keys on average (a tile's fixed cost). */
+double attention_tile_share(double keys);
+
 /* The forward kernels of one layer's micro-batch on one GPU (pp_layer_kernels, costmodel.h). */
 typedef pp_layer_kernels layer_kernels;
 void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernels *k);

@@ -23,7 +23,7 @@
  * its block is exposed at every step, not hidden behind the whole core),
  * where a step is its share of the core on a short block (a FlashAttention
  * tile walks s/(2c) keys instead of s/2 and amortizes its fixed cost,
- * eff.gemm_k_overhead columns as a GEMM tile's K loop, over fewer), its own
+ * attention_tile_share in kernels.c, over fewer), its own
  * kernel launch, and the merge of its partial output (forward: the output
  * and log-sum-exp corrections; backward: the dQ and dK/dV accumulations),
  * whose p2p carries the link's latency per step.  Recomputation that
@@ -38,20 +38,20 @@
 #define CP_STEP_KERNELS 2.0  /* merge kernels per ring step: out + lse (forward), dQ + dKV (backward) */
 #define CP_MERGE_BYTES 6.0   /* per element merged: read the step's partial, read and write the running sum */
 
-/* How much slower a ring step's attention runs than the one kernel
- * eff.attention was fitted on: a tile's K loop share L / (L + k0) at the
- * whole kernel's mean span under the causal mask (span / 2) over the
- * step's (one chunk, s / (2c), within a packed sample) */
+/* How much slower a ring step's attention runs than the one kernel the
+ * stage term prices: the tile's share of its rate (kernels.c,
+ * attention_tile_share) at the whole kernel's mean span under the causal
+ * mask (span / 2) over the step's (one chunk, s / (2c), within a packed
+ * sample) */
 static double short_block_slowdown(const pp_problem *prob, const pp_plan *plan)
 {
     if (!flash_usable(prob))
         return 1.0; /* unfused attention: its GEMMs are priced by their own shapes */
-    double k0 = prob->cluster.gpu.eff.gemm_k_overhead;
     double span = pp_attention_span(&prob->model, &prob->training);
     double whole = 0.5 * span, step = fmin(0.5 * span, prob->model.seq_len / (2.0 * plan->cp));
-    if (k0 <= 0.0 || step <= 0.0)
+    if (step <= 0.0)
         return 1.0;
-    return (whole / (whole + k0)) / (step / (step + k0));
+    return attention_tile_share(whole) / attention_tile_share(step);
 }
 
 void cp_ring_eval(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, cp_ring *out)

@@ -225,6 +225,25 @@ double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool f
 #define FA3_SPEEDUP 1.75
 #define FA3_PEAK_FRACTION 0.75
 
+/* A FlashAttention kernel walks, for each tile of queries, the keys they
+ * attend, then rescales and writes the tile's output and log-sum-exp: a
+ * fixed cost per tile worth about ATTN_TILE_KEYS keys of its loop, so
+ * queries that attend L keys on average run at L / (L + ATTN_TILE_KEYS) of
+ * the long-sequence rate eff.attention stands for.  240 keys fit
+ * FlashAttention-3's forward on an H100 at head dimension 128 (16 heads,
+ * batch x sequence 16k tokens: 430, 517, 566, 590, 614 and 621 TFLOP/s at
+ * 512 to 16k keys; pytorch/benchmark commit ff65cb67, "Fix dimension order
+ * for FlashAttention-3", D60117034) within 1.5 % at every length;
+ * FlashAttention-2 (Triton) on the same machine slows alike (329 to 477,
+ * 0.69 of its rate at 512 keys, as FA3's 0.69).  A causal mask's queries
+ * attend half the span on average. */
+#define ATTN_TILE_KEYS 240.0
+
+double attention_tile_share(double keys)
+{
+    return keys > 0.0 ? keys / (keys + ATTN_TILE_KEYS) : 1.0;
+}
+
 static double attention_efficiency(const pp_problem *prob)
 {
     double e = prob->cluster.gpu.eff.attention;
@@ -348,7 +367,8 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
          * each query attends within its own sample only */
         double span = pp_attention_span(m, &prob->training);
         double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t;
-        k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob)) +
+        k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob) *
+                                      attention_tile_share(0.5 * span)) +
                         e->kernel_us * 1e-6;
         k->attn_bwd_s = 2.0 * k->attn_fwd_s;
     } else {
