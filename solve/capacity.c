@@ -353,6 +353,7 @@ static int solve_cluster(sweep *s, long i, pp_problem *cluster, pp_error *err)
     pp_plan_options_init(&po);
     po.method = s->opt->method;
     po.catch_interrupt = false; /* Ctrl-C ends a sweep; one solve's handler would race the other threads' */
+    po.count_screened = false;  /* a cluster's certificate is not reported: its plan is */
     pp_plan_result pr;
     pp_error e;
     pp_error_clear(&e);
@@ -612,6 +613,23 @@ static int memory_counterfactual(const pp_capacity_options *opt, pp_capacity_res
     return PP_OK;
 }
 
+/* The answer's certificate as `plan` writes it: the sweep's solves skip
+ * telling screened shapes from shapes without a plan (count_screened), so
+ * the chosen cluster is solved once more with the default options; its
+ * certificate replaces the sweep's when that solve proves the same step. */
+static void certify_chosen(const pp_problem *chosen, const pp_capacity_options *opt, pp_certificate *cert)
+{
+    pp_plan_options po;
+    pp_plan_options_init(&po);
+    po.method = opt->method;
+    po.catch_interrupt = false;
+    pp_plan_result pr;
+    pp_error e;
+    if (pp_plan_solve(chosen, &po, &pr, &e) == PP_OK && pr.cert.objective_s == cert->objective_s)
+        *cert = pr.cert;
+    pp_plan_result_free(&pr);
+}
+
 static int choose(const pp_problem *prob, const pp_capacity_options *opt, pp_capacity_result *res, pp_error *err)
 {
     const pp_capacity *cap = &prob->capacity;
@@ -636,6 +654,7 @@ static int choose(const pp_problem *prob, const pp_capacity_options *opt, pp_cap
     res->plan.status = p->status;
     res->plan.best = p->best;
     res->plan.cert = p->cert;
+    certify_chosen(res->chosen_problem, opt, &res->plan.cert);
     set_limit(res, cap, PP_LIMIT_DEADLINE, cap->deadline_days > 0, cap->deadline_days, p->time_to_train_days);
     set_limit(res, cap, PP_LIMIT_BUDGET, cap->budget_usd > 0, cap->budget_usd, p->cost_usd);
     set_limit(res, cap, PP_LIMIT_MAX_GPUS, cap->max_gpus > 0, (double)cap->max_gpus, (double)p->gpus);

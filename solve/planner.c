@@ -64,6 +64,7 @@ void pp_plan_options_init(pp_plan_options *o)
     o->node_limit = PP_DEFAULT_NODE_LIMIT;
     o->catch_interrupt = true;
     o->prices = NULL;
+    o->count_screened = true;
 }
 
 const char *pp_status_name(pp_status s)
@@ -315,6 +316,7 @@ static int export_model(glpk_run *r)
     mo.relax = opt->relax;
     mo.units_per_s = r->mip.units_per_s; /* the unit of the model solved */
     mo.prices = opt->prices;
+    mo.count_screened = opt->count_screened;
     int rc = pp_mip_build(r->prob, r->space, &mo, full, r->err);
     if (rc == PP_OK && opt->export_lp)
         rc = export_file(r, opt->export_lp, false);
@@ -378,6 +380,7 @@ static int milp_body(glpk_run *r)
     mo.relax = r->opt->relax;
     mo.keep = r->opt->full_model ? 0 : 1 + (r->opt->top_k > 0 ? r->opt->top_k : 0);
     mo.prices = r->opt->prices;
+    mo.count_screened = r->opt->count_screened;
     int rc = pp_mip_build(r->prob, r->space, &mo, &r->mip, r->err);
     if (rc)
         return rc;

@@ -39,6 +39,11 @@ typedef struct pp_plan_options {
                                when solves run on several threads (capacity), where Ctrl-C ends the run */
     struct pp_price_cache *prices; /* terms priced by earlier solves of a problem with the same prices
                                (mip_cache.h: the explanation's re-solves), owned by the caller; NULL: none */
+    bool count_screened;    /* the certificate's shapes_screened apart from shapes without a plan (default
+                               true: a shape screened by its bound alone is checked for a plan that fits
+                               memory); false skips that check, for solves whose certificate nobody reads
+                               (capacity's sweep): the same plans, a screened count that may include shapes
+                               without one, and after a stopped search a best bound that may be lower */
 } pp_plan_options;
 
 #define PP_DEFAULT_NODE_LIMIT 200000L /* every solve has one, as it has a time limit */

@@ -766,7 +766,7 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
                 price_plan(m, &t.plan, least, &n_ub, need);
         }
         if (keep > 0 && beyond(b, least, n_ub, need)) {
-            if (!shape_has_pair(m, si, c, pairs)) {
+            if (m->count_screened && !shape_has_pair(m, si, c, pairs)) {
                 m->shape_lb[si] = HUGE_VAL;
                 continue;
             }
@@ -838,6 +838,7 @@ void pp_mip_options_init(pp_mip_options *o)
     o->keep = 0;
     o->units_per_s = 0.0;
     o->prices = NULL;
+    o->count_screened = true;
 }
 
 int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_options *opt, pp_mip *m,
@@ -847,6 +848,7 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->prob = prob;
     m->space = space;
     m->relax = opt->relax;
+    m->count_screened = opt->count_screened;
     m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
     if (!m->prices && (m->own_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->own_prices, prob))
         m->prices = m->own_prices; /* screening prices a stage term twice, a kept shape's every term */

@@ -113,6 +113,8 @@ typedef struct pp_mip_options {
     double units_per_s; /* time unit; 0 (default): chosen from the best known plan */
     struct pp_price_cache *prices; /* terms priced by earlier builds (mip_cache.h), read and written when it
                                       holds this problem's prices; NULL (default): none */
+    bool count_screened; /* tell a shape screened by its bound alone from one without a plan (default
+                            true; planner.h's pp_plan_options.count_screened) */
 } pp_mip_options;
 
 void pp_mip_options_init(pp_mip_options *o);
@@ -140,6 +142,7 @@ typedef struct pp_mip {
     unsigned price_fams;  /* families (bits 1 << pp_form_family) priced in full; while screening only the
                              stage's, the others' terms holding just their memory (pp_form_term_mem_of) */
     bool *lazy;           /* shapes screened by their stage bound alone: their shape_lb is that bound */
+    bool count_screened;  /* pp_mip_options.count_screened */
     int n_lazy;
     struct pp_price_cache *own_prices; /* the build's own cache when the options bring none for it */
     /* matrix triplets, loaded into lp at the end of the build */
