@@ -52,6 +52,7 @@ static void resolve(void *solver, const pp_problem *changed, unsigned relax, pp_
     o.top_k = 0;
     o.export_lp = o.export_mps = NULL;
     o.relax |= relax;
+    o.count_screened = false; /* a counterfactual reports its plan, not its certificate */
     pp_plan_result r;
     pp_error err;
     pp_error_clear(&err);
