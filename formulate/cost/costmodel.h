@@ -542,8 +542,11 @@ typedef struct pp_step_form {
     pp_form_term term[PP_FORM_FAMILIES];
 } pp_step_form;
 
-/* The shape's part, from any plan of the shape (its degrees). */
+/* The shape's part, from any plan of the shape (its degrees); and all of
+ * it but what a GPU holds (held[], which only the DP family's memory
+ * reads): what the stage family's terms read. */
 void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out);
+void pp_form_shape_stage_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out);
 /* Family fam's term at a plan (only that family's decisions are read). */
 void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape, pp_form_family fam,
                      pp_form_term *out);

@@ -610,7 +610,7 @@ static void keep_least(double *least, int *n, int need, double v)
  * tells apart. */
 static double stage_bound(pp_mip *m, int si, pp_mip_cands *c)
 {
-    pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
+    pp_form_shape_stage_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
     list_cands(m, si, 1u << PP_FAM_STAGE, LIST_LEAST, c);
     double lb = HUGE_VAL;
     for (int i = 0; i < c->n[PP_FAM_STAGE]; i++) {
@@ -632,6 +632,7 @@ static bool shape_has_pair(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs
 {
     unsigned fams = m->price_fams;
     m->price_fams = 0;
+    pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]); /* with what a GPU holds */
     list_cands(m, si, ~0u, LIST_THRIFTY, c);
     bool any = cands_pair(m, si, c, pairs);
     if (!any) {
