@@ -37,6 +37,7 @@
 #include "rules.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -701,6 +702,19 @@ void pp_space_problem(const pp_problem *prob, pp_problem *out)
     out->memory_headroom = 0.0;
     out->cluster.intra_node_GBps = 0.0;
     out->cluster.inter_node_Gbps = 0.0;
+    /* A tolerance is read only against the errors of the codecs a plan can
+     * carry, those its framework runs (pp_codec_too_lossy, set_options):
+     * the largest such error it allows is the same tolerance to each (a
+     * looser tolerance that allows no other runnable codec shares the
+     * space). */
+    for (int d = 0; d < PP_DIM_COUNT; d++) {
+        double allowed = 0.0;
+        for (int i = 0; i < prob->n_codecs; i++)
+            if (prob->codecs[i].lossy && prob->codecs[i].rel_error <= prob->error_tolerance[d] &&
+                pp_framework_runs(prob, PP_DEC_CODEC(d), i))
+                allowed = fmax(allowed, prob->codecs[i].rel_error);
+        out->error_tolerance[d] = allowed;
+    }
 }
 
 static int space_build(const pp_problem *prob, pp_space *s, pp_error *err);

@@ -97,9 +97,11 @@ typedef struct pp_space {
 
 /* prob without what the space never reads, and so the problem the space
  * is built from: the GPU's memory capacity, the memory headroom and the
- * links' rates (rows and prices, not rules).  Problems with byte-equal
- * space problems have one space: the explanation's re-solves with more
- * memory, none, or faster links take the solve's (mip_cache.h). */
+ * links' rates (rows and prices, not rules), and each error tolerance as
+ * the largest error it allows of the codecs the framework runs.  Problems with byte-equal space
+ * problems have one space: the explanation's re-solves with more memory,
+ * none, faster links, or a looser tolerance that allows no other codec
+ * take the solve's (mip_cache.h). */
 void pp_space_problem(const pp_problem *prob, pp_problem *out);
 
 /* Build the space of a problem.  Fails only on allocation (PP_EINTERNAL);
