@@ -803,7 +803,8 @@ static void test_bad_frameworks(void)
     BAD_FRAMEWORKS("a framework missing", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION, "$.frameworks",
                    "megatron-lm-2021");
     BAD_FRAMEWORKS("tp_mode name",
-                   "'decisions': {'zero': {'values': [0], 'with_pipeline': [0], 'source': 'x'},"
+                   "'decisions': {'cp': {'values': 'all', 'source': 'x'}, 'virtual_stages': {'values': [1], 'source': 'x'},"
+                   " 'zero': {'values': [0], 'with_pipeline': [0], 'source': 'x'},"
                    " 'recompute': {'values': ['none'], 'source': 'x'}, 'sequence_parallel': {'values': [false], 'source': 'x'},"
                    " 'tp_mode': {'values': ['1d', '4d'], 'source': 'x'}}, " FW_COMPRESSION,
                    "$.frameworks[0].decisions.tp_mode.values[1]", "4d", "2.5d");

@@ -28,12 +28,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const pp_decision_id pp_framework_decisions[] = {
-    PP_DEC_ZERO,           PP_DEC_RECOMPUTE,          PP_DEC_SEQUENCE_PARALLEL, PP_DEC_TP_MODE,
-    PP_DEC_TP_OVERLAP,     PP_DEC_CP,                 PP_DEC_VIRTUAL_STAGES,    PP_DEC_EP,
-    PP_DEC_ETP,            PP_DEC_PIPELINE_LAYOUT,    PP_DEC_RECOMPUTE_MODULES, PP_DEC_FP8_ACT_STORE,
-    PP_DEC_MOE_DISPATCHER, PP_DEC_MOE_A2A_OVERLAP};
-const int pp_framework_n_decisions = (int)(sizeof pp_framework_decisions / sizeof pp_framework_decisions[0]);
 
 #define MAX_BIT 63 /* a runs[] mask holds values 0..63 */
 
@@ -166,15 +160,19 @@ static int read_decision(const pp_decision *d, const cJSON *obj, const pp_jpath 
 
 static int read_decisions(const cJSON *obj, const pp_jpath *at, pp_framework_caps *caps, pp_error *err)
 {
-    const char *keys[sizeof pp_framework_decisions / sizeof pp_framework_decisions[0] + 1];
-    for (int i = 0; i < pp_framework_n_decisions; i++)
-        keys[i] = pp_decisions[pp_framework_decisions[i]].key;
-    keys[pp_framework_n_decisions] = NULL;
+    const char *keys[PP_DEC_COUNT + 1];
+    int n = 0;
+    for (int i = 0; i < PP_DEC_COUNT; i++)
+        if (pp_decisions[i].framework)
+            keys[n++] = pp_decisions[i].key;
+    keys[n] = NULL;
     int rc = pp_json_expect_object(obj, at, err);
     if (!rc)
         rc = pp_json_check_keys(obj, at, keys, err);
-    for (int i = 0; !rc && i < pp_framework_n_decisions; i++) {
-        const pp_decision *d = &pp_decisions[pp_framework_decisions[i]];
+    for (int i = 0; !rc && i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        if (!d->framework)
+            continue;
         const cJSON *item = pp_json_member(obj, d->key);
         pp_jpath here = pp_jpath_key(at, d->key);
         rc = item ? read_decision(d, item, &here, caps, err) : pp_json_missing(at, d->key, err);
@@ -275,12 +273,8 @@ static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *code
     if (c->known)
         return pp_json_fail(err, &id_at, "expected each framework once, found '%s' again", id);
     memset(c, 0, sizeof *c);
-    for (int i = 0; i < PP_DEC_COUNT; i++)
-        c->all[i] = true; /* the degrees no entry lists */
-    for (int i = 0; i < pp_framework_n_decisions; i++)
-        c->all[pp_framework_decisions[i]] = false;
-    for (int d = 0; d < PP_DIM_COUNT; d++)
-        c->all[PP_DEC_CODEC(d)] = false;
+    for (int i = 0; i < PP_DEC_COUNT; i++) /* the degrees no entry lists run at every value */
+        c->all[i] = !pp_decisions[i].framework && pp_decisions[i].kind != PP_DK_CODEC;
     rc = pp_json_string(obj, at, "name", PP_REQUIRED, c->name, sizeof c->name, err);
     if (!rc)
         rc = pp_json_string(obj, at, "version", PP_REQUIRED, c->version, sizeof c->version, err);

@@ -16,14 +16,11 @@
 #include "json_util.h"
 #include "types.h"
 
-/* The decisions an entry's "decisions" object must list (the others, the
- * degrees tp, pp, dp, micro_batch and the 2.5D depth, run in every
- * framework at every value the rules allow). */
-extern const pp_decision_id pp_framework_decisions[];
-extern const int pp_framework_n_decisions;
-
 /* Read the document `doc` (at `root`) into caps[PP_FW_COUNT]; codecs are
- * the catalog's (codecs.json), by which ids resolve. */
+ * the catalog's (codecs.json), by which ids resolve.  An entry's
+ * "decisions" object lists every decision whose row says FRAMEWORK_DATA
+ * (decisions.def); the others (the degrees tp, pp, dp, micro_batch and the
+ * 2.5D depth) run in every framework at every value the rules allow. */
 int pp_frameworks_read(const cJSON *doc, const pp_jpath *root, const pp_codec *codecs, int n_codecs,
                        pp_framework_caps caps[PP_FW_COUNT], pp_error *err);
 

@@ -92,10 +92,11 @@ enum { PP_EPI_ONCE = PP_PAIR_ONCE + 1, PP_EPI_PER_MB = PP_PAIR_PER_MB + 1, PP_EP
 
 /* The most candidates of a family: DP's (ZeRO stage, DP codec, params
  * codec); TP's (recompute, sequence parallelism, TP codec, overlap: at most
- * 3 (2 codecs + 1)) and the stage family's (recompute, sequence
- * parallelism) are fewer. */
+ * 3 (2 codecs + 1)) and the stage family's (a few hundred: recompute and
+ * its modules, sequence parallelism, the fp8 store, a MoE model's
+ * dispatcher and overlap, the CP exchange) are fewer. */
 #define PP_MIP_MAX_CANDS (4 * PP_MAX_CODECS * PP_MAX_CODECS)
-#define PP_MIP_MAX_STAGE_CANDS (2 * PP_RECOMPUTE_COUNT * 16 * 2 * 2 * 2) /* x recompute modules (16 sets) x fp8 store x MoE dispatcher x a2a overlap */
+#define PP_MIP_MAX_STAGE_CANDS PP_MIP_MAX_CANDS /* the stage family's too: new_cand caps every family there */
 
 /* The joint candidates of one shape, before they become columns. */
 typedef struct pp_mip_cands {

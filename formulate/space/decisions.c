@@ -23,6 +23,8 @@ static const char *const ON_OFF_NAMES[] = {"off", "on"};
 #define CANDIDATES(c) .candidates = PP_CAND_##c
 #define LEAST(v) .has_least = true, .least = (v)
 #define THRIFTY(v) .has_thrifty = true, .thrifty = (v)
+#define FRAMEWORK_DATA .framework = true
+#define ONLY_WITH(d) .has_degree = true, .degree = PP_DEC_##d
 #define VALUES(...)                                                                                                \
     .candidates = PP_CAND_VALUES, .values = (const int[]){__VA_ARGS__},                                            \
     .n_values = (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))

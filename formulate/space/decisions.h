@@ -24,6 +24,10 @@
  *                  all else equal (pp_plan_least)
  *   thrifty        a stage option's value that holds the least activation
  *                  memory, all else equal (the MIP's screen tries it first)
+ *   framework      whether data/frameworks.json says which values each
+ *                  framework runs (its rule is that data)
+ *   degree         an option meaningless where a degree is 1 (the TP
+ *                  codec without TP): such shapes offer only its first value
  *   label, show    how the plan's text shows it
  *
  * Every consumer walks the table: pp_plan_init (the defaults), get and set,
@@ -122,6 +126,9 @@ typedef struct pp_decision {
     int least;         /* all else equal (no recomputation): the screen's bound prices a candidate there */
     bool has_thrifty;  /* a stage option's value that holds the least activation memory, all else */
     int thrifty;       /* equal (full recomputation): the screen tries those candidates first */
+    bool framework;    /* data/frameworks.json states the values each framework runs (frameworks_json.c) */
+    bool has_degree;   /* an option that only its first value ('none', 0, off) means in a shape where */
+    pp_decision_id degree; /* that degree is 1 (a TP codec without TP): the space's degenerate list */
     const int *values; /* PP_CAND_VALUES: the tool's default list, n_values long */
     int n_values;
 } pp_decision;

@@ -329,6 +329,7 @@ static void set_options(const pp_problem *prob, pp_space *s)
                                       codec ? prob->n_codecs - 1 : dec->max);
         /* only what the framework runs (data/frameworks.json, rules.h) */
         pp_int_list *o = &s->options[dec->order];
+        s->option_row[dec->order] = dec;
         o->n = 0;
         for (int j = 0; j < listed.n; j++)
             if (pp_framework_runs(prob, dec->id, listed.v[j]))
@@ -371,7 +372,6 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
             return &s->sp_on; /* Megatron-Core: MoE with TP needs SP */
         degenerate = b->tp == 1 || b->tp_mode != PP_TP_1D;
         break;
-    case PP_OPT_CODEC_TP: degenerate = b->tp == 1; break;
     case PP_OPT_TP_OVERLAP:
         degenerate = !pp_tp_overlap_fits_shape(b, s->node_gpus);
         break;
@@ -386,10 +386,13 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
     case PP_OPT_CODEC_DP:
         degenerate = pp_replica_ranks(b) == 1 && !(b->tp_mode == PP_TP_2P5D && b->tp_depth > 1);
         break;
-    case PP_OPT_CODEC_PP: degenerate = b->pp == 1; break;
     case PP_OPT_MOE_DISPATCHER: degenerate = !pp_moe_comm_fits_shape(b, PP_DEC_MOE_DISPATCHER); break;
     case PP_OPT_MOE_A2A_OVERLAP: degenerate = !pp_moe_comm_fits_shape(b, PP_DEC_MOE_A2A_OVERLAP); break;
-    default: break;
+    default: { /* the row's ONLY_WITH(degree) */
+        const pp_decision *d = s->option_row[kind];
+        degenerate = d && d->has_degree && pp_decision_get(b, d->degree) == 1;
+        break;
+    }
     }
     return degenerate ? &s->degenerate[kind] : &s->options[kind];
 }

@@ -85,6 +85,7 @@ typedef struct pp_space {
     int n_options;     /* the option rows of the decision table */
     pp_int_list options[PP_MAX_OPTIONS];
     pp_int_list degenerate[PP_MAX_OPTIONS];
+    const struct pp_decision *option_row[PP_MAX_OPTIONS]; /* the table's row of each option */
     pp_int_list sp_on; /* sequence parallelism of a MoE shape with tp > 1: only "on" */
     pp_int_list zero_pipeline; /* the ZeRO stages of a shape with pp > 1 (and dp x cp > 1): those the
                                   framework runs with a pipeline (data/frameworks.json) */
