@@ -615,7 +615,11 @@ static double stage_bound(pp_mip *m, int si, pp_mip_cands *c)
     double lb = HUGE_VAL;
     for (int i = 0; i < c->n[PP_FAM_STAGE]; i++) {
         pp_form_term t;
-        price_term(m, &c->c[PP_FAM_STAGE][i].plan, &m->shape_form[si], PP_FORM_STAGE, &t);
+        if (m->prices && m->prices == m->own_prices) /* kept for no later build: most such shapes are screened */
+            pp_price_cache_term_once(m->prices, m->prob, &c->c[PP_FAM_STAGE][i].plan, &m->shape_form[si],
+                                     PP_FORM_STAGE, &t);
+        else
+            price_term(m, &c->c[PP_FAM_STAGE][i].plan, &m->shape_form[si], PP_FORM_STAGE, &t);
         lb = fmin(lb, t.obj_s);
     }
     return lb;

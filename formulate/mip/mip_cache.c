@@ -206,8 +206,8 @@ static key *add(table *t, int fam, const pp_plan *plan, uint64_t h)
     return k;
 }
 
-void pp_price_cache_term(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan,
-                         const pp_form_shape *shape, pp_form_family fam, pp_form_term *out)
+static void price_term(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape,
+                       pp_form_family fam, bool keep, pp_form_term *out)
 {
     uint64_t h = hash_of((int)fam, plan);
     term_entry *e = (term_entry *)lookup(&c->terms, (int)fam, plan, h);
@@ -232,8 +232,20 @@ void pp_price_cache_term(pp_price_cache *c, const pp_problem *prob, const pp_pla
     } else {
         pp_form_term_of(prob, plan, shape, fam, out);
     }
-    if ((e = (term_entry *)add(&c->terms, (int)fam, plan, h)) != NULL)
+    if (keep && (e = (term_entry *)add(&c->terms, (int)fam, plan, h)) != NULL)
         e->term = *out;
+}
+
+void pp_price_cache_term(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan,
+                         const pp_form_shape *shape, pp_form_family fam, pp_form_term *out)
+{
+    price_term(c, prob, plan, shape, fam, true, out);
+}
+
+void pp_price_cache_term_once(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan,
+                              const pp_form_shape *shape, pp_form_family fam, pp_form_term *out)
+{
+    price_term(c, prob, plan, shape, fam, false, out);
 }
 
 void pp_price_cache_term_mem(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan,

@@ -43,6 +43,12 @@ bool pp_price_cache_bind(pp_price_cache *cache, const pp_problem *prob);
 void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
                          const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
 
+/* The same, from the cache or priced (its kernels from the cache) but not
+ * kept: a term no later build reads and this one likely not again (the
+ * screen's bounds, under a cache of the build's own). */
+void pp_price_cache_term_once(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
+                              const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
+
 /* Only its memory (pp_form_term_mem_of, same arguments), from the cache
  * or computed and kept: what screening reads of a candidate whose time it
  * may never need. */
