@@ -762,11 +762,26 @@ static void test_calibration_families(void)
 static void bad_frameworks_at(const char *label, const char *entry_tail, const char *path, const char *const *words,
                               int line)
 {
-    char dir[512], origin[600], file[1024], text[4096];
+    char dir[512], origin[600], file[1024], text[12288], rest[4096] = "", tail[8192];
     write_catalog(dir, sizeof dir, NULL, NULL, NULL, NULL);
+    /* @REST@: every framework row but zero and those the tail states, at all values */
+    const char *at = strstr(entry_tail, "@REST@");
+    for (int i = 0; at && i < PP_DEC_COUNT; i++) {
+        const pp_decision *d = &pp_decisions[i];
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "'%s'", d->key);
+        if (!d->framework || d->id == PP_DEC_ZERO || strstr(entry_tail, quoted))
+            continue;
+        size_t n = strlen(rest);
+        snprintf(rest + n, sizeof rest - n, "%s'%s': {'values': 'all', 'source': 'x'}", n ? ", " : "", d->key);
+    }
+    if (at)
+        snprintf(tail, sizeof tail, "%.*s%s%s", (int)(at - entry_tail), entry_tail, rest, at + strlen("@REST@"));
+    else
+        snprintf(tail, sizeof tail, "%s", entry_tail);
     snprintf(text, sizeof text,
              "{'source': 'x', 'frameworks': [{'id': 'megatron-core', 'name': 'M', 'version': '1', 'source': 'x', %s}]}",
-             entry_tail);
+             tail);
     snprintf(file, sizeof file, "%s/frameworks.json", dir);
     pp_write_json(file, text);
     snprintf(origin, sizeof origin, "%s/frameworks.json", dir);
@@ -778,15 +793,9 @@ static void bad_frameworks_at(const char *label, const char *entry_tail, const c
 }
 #define BAD_FRAMEWORKS(label, tail, path, ...) bad_frameworks_at(label, tail, path, WORDS(__VA_ARGS__), __LINE__)
 
-#define FW_DECISIONS_BUT(x)                                                                                           \
-    "'decisions': {" x "'recompute': {'values': ['none'], 'source': 'x'},"                                          \
-    " 'sequence_parallel': {'values': [false], 'source': 'x'}, 'tp_mode': {'values': ['1d'], 'source': 'x'},"       \
-    " 'tp_comm_overlap': {'values': [false], 'source': 'x'}, 'cp': {'values': 'all', 'source': 'x'},"               \
-    " 'virtual_stages': {'values': [1], 'source': 'x'}, 'ep': {'values': [1], 'source': 'x'},"                      \
-    " 'etp': {'values': [1], 'source': 'x'}, 'pipeline_layout': {'values': 'all', 'source': 'x'},"                  \
-    " 'recompute_modules': {'values': ['core_attn'], 'source': 'x'},"                                                \
-    " 'fp8_activation_input_store': {'values': [false], 'source': 'x'},"                                             \
-    " 'moe_dispatcher': {'values': ['alltoall'], 'source': 'x'}, 'moe_a2a_overlap': {'values': [false], 'source': 'x'}}"
+/* Every decision data/frameworks.json lists (the table's FRAMEWORK_DATA rows)
+ * but zero and those x states: bad_frameworks_at fills in @REST@. */
+#define FW_DECISIONS_BUT(x) "'decisions': {" x "@REST@}"
 #define FW_ZERO "'zero': {'values': [0, 1], 'with_pipeline': [0], 'source': 'x'}, "
 #define FW_COMPRESSION                                                                                                \
     "'compression': {'dp': [{'codec': 'none', 'source': 'x'}], 'tp': [{'codec': 'none', 'source': 'x'}],"           \

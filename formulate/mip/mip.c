@@ -76,15 +76,18 @@ static void col_name(const pp_mip *m, const pp_mip_col *c, const char *key, char
     case PP_COL_STAGE:
     {
         int n = snprintf(buf, len, "A_%s_%s_sp%d", key, pp_recompute_name(p->recompute), p->sequence_parallel ? 1 : 0);
-        /* recompute modules (as their PP_RCM_* bits) and the fp8 store, when not the defaults */
-        if (p->recompute_modules != pp_decisions[PP_DEC_RECOMPUTE_MODULES].def && n >= 0 && (size_t)n < len)
-            n += snprintf(buf + n, len - (size_t)n, "_rcm%d", p->recompute_modules);
-        if (p->fp8_act_store && n >= 0 && (size_t)n < len)
-            n += snprintf(buf + n, len - (size_t)n, "_fp8act");
-        if (p->moe_dispatcher && n >= 0 && (size_t)n < len)
-            n += snprintf(buf + n, len - (size_t)n, "_deepep");
-        if (p->moe_a2a_overlap && n >= 0 && (size_t)n < len)
-            snprintf(buf + n, len - (size_t)n, "_a2ao");
+        /* the stage family's other options where not at their default: the
+         * row's short label and the value's index (recompute modules as
+         * their PP_RCM_* bits) */
+        for (int i = 0; i < PP_DEC_COUNT && n >= 0 && (size_t)n < len; i++) {
+            const pp_decision *d = &pp_decisions[i];
+            if (d->role != PP_ROLE_OPTION || d->term != PP_FORM_STAGE || d->id == PP_DEC_RECOMPUTE ||
+                d->id == PP_DEC_SEQUENCE_PARALLEL)
+                continue;
+            int v = pp_decision_get(p, d->id);
+            if (v != d->def)
+                n += snprintf(buf + n, len - (size_t)n, "_%s%d", d->short_label, v);
+        }
         break;
     }
     case PP_COL_TP:

@@ -172,18 +172,28 @@ void pp_plan_text(const pp_problem *prob, const pp_plan *plan, char *buf, size_t
 
 void pp_plan_changes(const pp_problem *prob, const pp_plan *b, const pp_plan *a, char *buf, size_t cap)
 {
+    static const char more[] = ", and more";
     buf[0] = '\0';
     for (int i = 0; i < PP_DEC_COUNT; i++) {
         const pp_decision *d = &pp_decisions[i];
         int x = pp_decision_get(b, d->id), y = pp_decision_get(a, d->id);
         if (x == y)
             continue;
-        char nx[32], ny[32];
+        char nx[32], ny[32], item[256];
         const char *tx = pp_decision_value_text(prob, d, x, nx, sizeof nx);
         const char *ty = pp_decision_value_text(prob, d, y, ny, sizeof ny);
         if (d->kind == PP_DK_CODEC)
-            pp_catf(buf, cap, "%s%s compression %s instead of %s", buf[0] ? ", " : "", pp_dim_name(d->dim), tx, ty);
+            snprintf(item, sizeof item, "%s%s compression %s instead of %s", buf[0] ? ", " : "", pp_dim_name(d->dim),
+                     tx, ty);
         else
-            pp_catf(buf, cap, "%s%s=%s instead of %s", buf[0] ? ", " : "", d->label, tx, ty);
+            snprintf(item, sizeof item, "%s%s=%s instead of %s", buf[0] ? ", " : "", d->label, tx, ty);
+        /* whole changes only: one that does not fit ends the list */
+        size_t used = strlen(buf);
+        if (used + strlen(item) + sizeof more > cap) {
+            if (used > 0 && used + sizeof more <= cap)
+                pp_catf(buf, cap, "%s", more);
+            return;
+        }
+        pp_catf(buf, cap, "%s", item);
     }
 }
