@@ -258,6 +258,8 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
     if (p->virtual_stages > 1 && group > 0 && group != p->pp)
         flag_int(f, false, "--microbatch-group-size-per-virtual-pipeline-stage", group);
     flag_int(f, false, "--context-parallel-size", p->cp);
+    if (p->cp > 1) /* Transformer Engine's ring or all-gather exchange (cost/cp.c) */
+        flag_word(f, true, "--cp-comm-type", pp_decisions[PP_DEC_CP_COMM].names[p->cp_comm]);
     flag_int(f, false, "--micro-batch-size", p->micro_batch);
     flag_int(f, false, "--global-batch-size", t->global_batch);
     if (p->sequence_parallel)
@@ -692,6 +694,8 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     set_text(tt, par, "fsdp_reshard_after_forward", PP_LV_STR, "%s", p->zero == 3 ? "always" : "never");
     set_int(tt, par, "tensor_parallel_degree", p->tp);
     set_int(tt, par, "context_parallel_degree", p->cp);
+    if (p->cp > 1 && p->cp_comm == 0) /* the ring cost/cp.c prices (its default gathers the kv shards) */
+        set_text(tt, par, "context_parallel_rotate_method", PP_LV_STR, "alltoall");
     set_int(tt, par, "pipeline_parallel_degree", p->pp);
     bool async_tp = p->tp_comm_overlap; /* needs torch.compile */
     if (async_tp)

@@ -3,7 +3,8 @@
  * (formulate/cost/cp.c): c steps each overlapped only with its own
  * transfer, a launch and a merge per step, attention slower on short
  * blocks, so that a larger cp costs more on the same work and the planner
- * takes the smaller one.
+ * takes the smaller one; and as the all-gather exchange runs (the plan's
+ * cp_comm), which the frameworks that lack it do not run.
  */
 #include "cost_terms.h"
 #include "costmodel.h"
@@ -108,6 +109,73 @@ static void test_planner_takes_smaller_cp(void)
     }
 }
 
+/* The all-gather exchange: each direction exposes the gather of every
+ * rank's K and V, their reordering and a second kernel's launch; the
+ * backward adds the reduce-scatter of dK and dV. */
+static double exposed_s(const pp_problem *p, const pp_plan *pl, double *f, double *b)
+{
+    layer_kernels k;
+    kernels_of(p, pl, &k);
+    cp_exchange_exposed(p, pl, &k, f, b);
+    return *f + *b;
+}
+
+static void test_all_gather_exchange(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
+    pp_plan ring = pp_test_plan(1, 1, 1, 8, 1), ag = ring;
+    ag.cp_comm = 1; /* all_gather */
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &ag, NULL), 0);
+    double rf, rb, af, ab;
+    double ring_s = exposed_s(&p, &ring, &rf, &rb), ag_s = exposed_s(&p, &ag, &af, &ab);
+    /* the gathered K and V of the 4096 tokens: 8 KV heads of 128, 16 bits */
+    double gathered = 2.0 * 2 * 4096 * (8.0 * 128);
+    long kn = 8; /* the cp group inside one node */
+    double gather = pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, gathered, 8, kn);
+    double scatter = pp_collective_time_s(&p.cluster, PP_COLL_REDUCESCATTER, gathered, 8, kn);
+    double launch = p.cluster.gpu.eff.kernel_us * 1e-6;
+    PP_REL_EQ(af, gather + 2.0 * gathered / (p.cluster.gpu.hbm_GBps * 1e9 * p.cluster.gpu.eff.hbm) + launch, 1e-9);
+    PP_REL_EQ(ab - af, scatter, 1e-9);
+    /* 512-token chunks over NVLink: the ring's seven extra launches, merges
+     * and short blocks cost more than one exposed gather of 16 MiB */
+    CU_ASSERT(ag_s < ring_s);
+    /* a long sequence over a slow link: the ring hides each transfer behind
+     * its block, the gather hides nothing */
+    pp_problem q = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(32768), 1, 8);
+    q.cluster.intra_node_GBps = 20.0;
+    pp_plan ring4 = pp_test_plan(1, 1, 2, 4, 1), ag4 = ring4;
+    ag4.cp_comm = 1;
+    CU_ASSERT(exposed_s(&q, &ring4, &rf, &rb) < exposed_s(&q, &ag4, &af, &ab));
+    /* without context parallelism there is nothing to exchange */
+    pp_plan none = pp_test_plan(1, 1, 8, 1, 1);
+    none.cp_comm = 1;
+    CU_ASSERT_DOUBLE_EQUAL(exposed_s(&p, &none, &af, &ab), 0.0, 0.0);
+}
+
+/* What the frameworks run (data/frameworks.json): Megatron-Core both
+ * exchanges, torchtitan the ring (its rotate method alltoall) only; the
+ * planner offers and launches what the framework runs. */
+static void test_all_gather_by_framework(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'framework': 'fsdp'}}", &cat, &p);
+    pp_plan ag = pp_test_plan(1, 1, 4, 2, 1);
+    ag.cp_comm = 1;
+    char why[512];
+    CU_ASSERT_FALSE(pp_plan_runnable(&p, &ag, why, sizeof why));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "cp_comm=all_gather"));
+    ag.cp_comm = 0;
+    CU_ASSERT(pp_plan_runnable(&p, &ag, why, sizeof why));
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    ag.cp_comm = 1;
+    CU_ASSERT(pp_plan_runnable(&p, &ag, why, sizeof why));
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -115,6 +183,8 @@ int main(void)
         {"each step overlaps only its own transfer", test_per_step_overlap},
         {"(8,4) and (2,1) no longer tie", test_no_tie},
         {"the planner takes the smaller cp", test_planner_takes_smaller_cp},
+        {"the all-gather exchange exposes its gather and scatter", test_all_gather_exchange},
+        {"which framework runs which exchange", test_all_gather_by_framework},
         {NULL, NULL},
     };
     return pp_test_main("cost_cp", tests);

@@ -29,7 +29,8 @@
  * whose p2p carries the link's latency per step.  Recomputation that
  * repeats the attention core repeats the forward (stage.c says when;
  * step.c adds it to the stage term).  Llama 3 (§3.3.2) runs an all-gather
- * of K/V instead; Megatron-Core's default, priced here, is the ring.
+ * of K/V instead, a plan's cp_comm "all_gather" (cp_all_gather below);
+ * Megatron-Core's default is the ring.
  */
 #include "cost_terms.h"
 
@@ -85,8 +86,46 @@ void cp_ring_eval(const pp_problem *prob, const pp_plan *plan, const layer_kerne
     out->bwd_s = fmax(0.0, ring_b - k->attn_bwd_s);
 }
 
+/* The all-gather exchange (the plan's cp_comm "all_gather"; Transformer
+ * Engine's AttnFuncWithCPAndKVAllGather, Megatron-Core --cp-comm-type
+ * all_gather, after Llama 3 §3.3.2): the forward all-gathers every rank's
+ * K and V over the c ranks before any attention ("KV all-gather between CP
+ * ranks is exposed"), copies the gathered chunks into sequence order, and
+ * runs the rank's two chunks as two attention kernels over their causal
+ * prefixes, long spans at the whole kernel's rate (no short-block
+ * slowdown, no merges); the backward gathers K and V again (only the local
+ * ones are saved), runs the two backward kernels and reduce-scatters dK and
+ * dV.  Beyond the one kernel the stage term prices:
+ *
+ *   forward  AG(c KV) + reorder + launch
+ *   backward AG(c KV) + reorder + RS(c dKV) + launch
+ *
+ * all exposed.  The gathered K/V live only while a layer's attention runs
+ * (transient, not held across the pipeline like the saved activations). */
+static void cp_all_gather(const pp_problem *prob, const pp_plan *plan, double *f, double *b)
+{
+    const pp_model *m = &prob->model;
+    double c = plan->cp, t = plan->tp;
+    double launch = prob->cluster.gpu.eff.kernel_us * 1e-6;
+    double q_tokens = (double)plan->micro_batch * m->seq_len / c;
+    double kv_bytes = 2.0 * ACT_BYTES * q_tokens * ((double)m->kv_heads * pp_model_head_dim(m)) / t;
+    double gathered = c * kv_bytes; /* K and V of the whole sequence */
+    long kn = ranks_per_node(prob, plan->tp, plan->cp);
+    double ag = pp_collective_time_s(&prob->cluster, PP_COLL_ALLGATHER, gathered, plan->cp, kn);
+    double rs = pp_collective_time_s(&prob->cluster, PP_COLL_REDUCESCATTER, gathered, plan->cp, kn);
+    double reorder = 2.0 * gathered / hbm_Bps(prob); /* index_select: read and write the gathered chunks */
+    *f = ag + reorder + launch;
+    *b = ag + reorder + rs + launch;
+}
+
+#define CP_COMM_ALL_GATHER 1 /* the cp_comm row's second value (decisions.def) */
+
 void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, double *f, double *b)
 {
+    if (plan->cp > 1 && plan->cp_comm == CP_COMM_ALL_GATHER) {
+        cp_all_gather(prob, plan, f, b);
+        return;
+    }
     cp_ring r;
     cp_ring_eval(prob, plan, k, &r);
     *f = r.fwd_s;
