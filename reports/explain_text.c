@@ -42,7 +42,7 @@ void pp_text_changes(const pp_problem *prob, const pp_plan *plan, const pp_plan 
 void pp_text_why(const pp_problem *prob, const pp_plan *plan, const pp_plan *best, const pp_runner_up_report *r,
                  char *buf, size_t cap)
 {
-    char changes[256];
+    char changes[1024];
     pp_plan_changes(prob, plan, best, changes, sizeof changes);
     buf[0] = '\0';
     if (r->worst < 0) {

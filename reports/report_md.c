@@ -757,7 +757,7 @@ static void md_baseline(pp_strbuf *sb, const pp_problem *prob, const pp_plan_res
                   pp_md_fmt_fixed(b->eval.time.step_s, 3, x, sizeof x), pp_md_fmt_fixed(res->best.eval.time.step_s, 3, y, sizeof y),
                   pp_md_fmt_fixed(100.0 * b->time_saved, 1, z, sizeof z), pp_md_fmt_fixed(b->speedup, 2, x2, sizeof x2),
                   pp_md_fmt_count(res->best.eval.tokens_per_s, y2, sizeof y2), pp_md_fmt_count(b->eval.tokens_per_s, z2, sizeof z2));
-    char changes[256];
+    char changes[1024];
     pp_plan_changes(prob, &res->best.plan, &b->plan, changes, sizeof changes);
     if (changes[0]) {
         pp_sb_append(sb, " The optimal plan differs in: ");

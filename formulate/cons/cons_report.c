@@ -54,7 +54,7 @@ pp_counterfactual *pp_cf_add(pp_family_report *f, const char *key, const char *w
 
 void pp_cf_effect(const pp_cons_view *v, const pp_counterfactual *cf, char *buf, size_t cap)
 {
-    char p[32], changes[256];
+    char p[32], changes[1024];
     pp_pct(cf->gain, p, sizeof p);
     if (!pp_cf_found(cf)) {
         pp_catf(buf, cap, "no plan would exist (%s)", cf->reason);
