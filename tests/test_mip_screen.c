@@ -22,6 +22,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const EXAMPLES[] = {
@@ -109,31 +110,44 @@ static void check_shape(const pp_problem *prob, const pp_space *s, const pp_shap
     }
 }
 
-static void test_least_and_thrifty(void)
+/* Every example's space, its shapes sampled every `stride` (about
+ * SHAPES_PER_EXAMPLE of them), handed to one example's check. */
+typedef void (*example_check)(const pp_problem *prob, const pp_space *space, int stride, void *ctx);
+
+static void for_each_example(example_check check, void *ctx)
 {
     pp_catalog cat;
     pp_load_catalog(&cat);
-    tally all = {0, 0, 0};
     for (size_t e = 0; e < sizeof EXAMPLES / sizeof EXAMPLES[0]; e++) {
         pp_problem prob;
         pp_load_problem(EXAMPLES[e], &cat, &prob);
         pp_space space;
         pp_error err;
         CU_ASSERT_EQUAL_FATAL(pp_space_build(&prob, &space, &err), PP_OK);
-        int stride = space.n_shapes > SHAPES_PER_EXAMPLE ? space.n_shapes / SHAPES_PER_EXAMPLE : 1;
-        tally n = {0, 0, 0};
-        for (int i = 0; i < space.n_shapes; i += stride)
-            check_shape(&prob, &space, &space.shapes[i], &n);
-        CU_ASSERT(n.least_checked > 0);
-        all.plans += n.plans;
-        all.least_checked += n.least_checked;
-        all.thrifty_checked += n.thrifty_checked;
+        check(&prob, &space, space.n_shapes > SHAPES_PER_EXAMPLE ? space.n_shapes / SHAPES_PER_EXAMPLE : 1, ctx);
         pp_space_free(&space);
     }
+    pp_catalog_free(&cat);
+}
+
+static void least_and_thrifty_of(const pp_problem *prob, const pp_space *space, int stride, void *ctx)
+{
+    tally *all = ctx, n = {0, 0, 0};
+    for (int i = 0; i < space->n_shapes; i += stride)
+        check_shape(prob, space, &space->shapes[i], &n);
+    CU_ASSERT(n.least_checked > 0);
+    all->plans += n.plans;
+    all->least_checked += n.least_checked;
+    all->thrifty_checked += n.thrifty_checked;
+}
+
+static void test_least_and_thrifty(void)
+{
+    tally all = {0, 0, 0};
+    for_each_example(least_and_thrifty_of, &all);
     /* the recompute variants of DeepSeek-V3 alone are thousands of plans */
     CU_ASSERT(all.least_checked > 5000);
     CU_ASSERT(all.thrifty_checked > 1000);
-    pp_catalog_free(&cat);
 }
 
 #define KEYS_MAX 4096
@@ -171,39 +185,39 @@ static void check_kernels(const pp_problem *prob, const pp_plan *plan, kernel_se
     CU_ASSERT(memcmp(&a, &b, sizeof a) == 0);
 }
 
+typedef struct kernels_ctx {
+    kernel_seen seen;
+    long shared_all;
+} kernels_ctx;
+
+static void kernels_of_example(const pp_problem *prob, const pp_space *space, int stride, void *ctx)
+{
+    kernels_ctx *k = ctx;
+    k->seen.n = 0;
+    long shared = 0;
+    for (int i = 0; i < space->n_shapes; i += stride) {
+        pp_odometer o;
+        if (!pp_odometer_start(&o, space, &space->shapes[i]))
+            continue;
+        int n = 0;
+        do {
+            pp_plan plan;
+            pp_odometer_plan(&o, &space->shapes[i], &plan);
+            if (pp_plan_check(prob, &plan, NULL) == PP_OK)
+                check_kernels(prob, &plan, &k->seen, &shared);
+        } while (++n < PLANS_PER_SHAPE && pp_odometer_next(&o));
+    }
+    CU_ASSERT(shared > 0); /* plans of other shapes and options share a key */
+    k->shared_all += shared;
+}
+
 static void test_kernels_by_key(void)
 {
-    pp_catalog cat;
-    pp_load_catalog(&cat);
-    static kernel_seen seen;
-    long shared_all = 0;
-    for (size_t e = 0; e < sizeof EXAMPLES / sizeof EXAMPLES[0]; e++) {
-        pp_problem prob;
-        pp_load_problem(EXAMPLES[e], &cat, &prob);
-        pp_space space;
-        pp_error err;
-        CU_ASSERT_EQUAL_FATAL(pp_space_build(&prob, &space, &err), PP_OK);
-        int stride = space.n_shapes > SHAPES_PER_EXAMPLE ? space.n_shapes / SHAPES_PER_EXAMPLE : 1;
-        seen.n = 0;
-        long shared = 0;
-        for (int i = 0; i < space.n_shapes; i += stride) {
-            pp_odometer o;
-            if (!pp_odometer_start(&o, &space, &space.shapes[i]))
-                continue;
-            int n = 0;
-            do {
-                pp_plan plan;
-                pp_odometer_plan(&o, &space.shapes[i], &plan);
-                if (pp_plan_check(&prob, &plan, NULL) == PP_OK)
-                    check_kernels(&prob, &plan, &seen, &shared);
-            } while (++n < PLANS_PER_SHAPE && pp_odometer_next(&o));
-        }
-        CU_ASSERT(shared > 0); /* plans of other shapes and options share a key */
-        shared_all += shared;
-        pp_space_free(&space);
-    }
-    CU_ASSERT(shared_all > 10000);
-    pp_catalog_free(&cat);
+    kernels_ctx *k = calloc(1, sizeof *k); /* a megabyte of keys: not on the stack */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    for_each_example(kernels_of_example, k);
+    CU_ASSERT(k->shared_all > 10000);
+    free(k);
 }
 
 int main(void)
