@@ -23,6 +23,7 @@
 
 #include "cons.h"
 #include "error.h"
+#include "mip_cache.h"
 #include "problem.h"
 
 #include <math.h>
@@ -341,8 +342,15 @@ static void count_no_plan(sweep *s, int kind, long nodes, const char *reason)
     }
 }
 
+/* A sweep thread's prices: one cache per GPU kind, whose stage kernels the
+ * kind's clusters share (they differ in node count only: mip_cache.h). */
+typedef struct worker_prices {
+    pp_price_cache *cache;
+    int kind;
+} worker_prices;
+
 /* Solve cluster i of the sweep order into its outcome; cluster is scratch. */
-static int solve_cluster(sweep *s, long i, pp_problem *cluster, pp_error *err)
+static int solve_cluster(sweep *s, long i, pp_problem *cluster, worker_prices *wp, pp_error *err)
 {
     int kind = (int)(i / s->counts);
     long nodes = pp_capacity_node_at(&s->prob->capacity, i % s->counts);
@@ -354,6 +362,12 @@ static int solve_cluster(sweep *s, long i, pp_problem *cluster, pp_error *err)
     po.method = s->opt->method;
     po.catch_interrupt = false; /* Ctrl-C ends a sweep; one solve's handler would race the other threads' */
     po.count_screened = false;  /* a cluster's certificate is not reported: its plan is */
+    if (!wp->cache || wp->kind != kind) {
+        pp_price_cache_free(wp->cache);
+        wp->cache = pp_price_cache_new();
+        wp->kind = kind;
+    }
+    po.prices = wp->cache; /* NULL (out of memory): each solve prices alone */
     pp_plan_result pr;
     pp_error e;
     pp_error_clear(&e);
@@ -397,12 +411,13 @@ static void *sweep_worker(void *arg)
     pp_error_clear(&err);
     pp_problem *cluster = malloc(sizeof *cluster);
     int rc = cluster ? PP_OK : pp_error_set(&err, PP_EINTERNAL, "", "out of memory");
+    worker_prices wp = {NULL, -1};
     long i = -1;
     while (rc == PP_OK && !atomic_load(&s->failed)) {
         i = atomic_fetch_add(&s->next, 1);
         if (i >= s->block_end)
             break;
-        rc = solve_cluster(s, i, cluster, &err);
+        rc = solve_cluster(s, i, cluster, &wp, &err);
         pthread_mutex_lock(&s->lock);
         s->done++;
         if (rc == PP_OK && s->opt->progress)
@@ -410,6 +425,7 @@ static void *sweep_worker(void *arg)
         pthread_mutex_unlock(&s->lock);
     }
     free(cluster);
+    pp_price_cache_free(wp.cache);
     if (rc != PP_OK) {
         pthread_mutex_lock(&s->lock);
         if (s->error_at < 0 || (i >= 0 && i < s->error_at)) {

@@ -858,8 +858,10 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->relax = opt->relax;
     m->count_screened = opt->count_screened;
     m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
-    if (!m->prices && (m->own_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->own_prices, prob))
+    if (!m->prices && (m->own_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->own_prices, prob)) {
         m->prices = m->own_prices; /* screening prices a stage term twice, a kept shape's every term */
+        pp_price_cache_share_kernels(m->own_prices, opt->prices, prob); /* another node count, faster links */
+    }
     m->price_fams = ~0u;
     m->screen_ub = m->screened_lb = HUGE_VAL;
     m->lp = glp_create_prob();

@@ -59,6 +59,8 @@ struct pp_price_cache {
     long hits, misses;
     pp_problem *space_key; /* the space problem of the space kept; NULL while none */
     pp_space space;
+    pp_problem *kernel_key; /* the kernel problem of the kernels table (kernel_key_of); NULL while unbound */
+    pp_price_cache *kernels_from; /* a cache whose kernels table this one reads and writes instead */
 };
 
 pp_price_cache *pp_price_cache_new(void)
@@ -91,6 +93,7 @@ void pp_price_cache_free(pp_price_cache *c)
     if (c->space_key)
         pp_space_free(&c->space);
     free(c->space_key);
+    free(c->kernel_key);
     free(c);
 }
 
@@ -107,6 +110,20 @@ static void price_key(const pp_problem *prob, pp_problem *out)
     memset(out->search, 0, sizeof out->search);
 }
 
+/* The problem a stage's kernels are priced from: the price key without the
+ * cluster but its GPU (the kernels read the GPU, the model and the
+ * training; not the GPU count, the nodes or the links).  Kernels priced
+ * from it are, by construction, those of every problem of the same kernel
+ * problem: another node count (capacity's sweep) or faster links (the
+ * explanation's re-solves). */
+static void kernel_key_of(const pp_problem *prob, pp_problem *out)
+{
+    price_key(prob, out);
+    pp_gpu gpu = out->cluster.gpu;
+    memset(&out->cluster, 0, sizeof out->cluster);
+    out->cluster.gpu = gpu;
+}
+
 bool pp_price_cache_bind(pp_price_cache *c, const pp_problem *prob)
 {
     if (!c)
@@ -114,14 +131,28 @@ bool pp_price_cache_bind(pp_price_cache *c, const pp_problem *prob)
     price_key(prob, c->scratch);
     if (c->key)
         return memcmp(c->key, c->scratch, sizeof *c->key) == 0;
+    if (!(c->kernel_key = malloc(sizeof *c->kernel_key)))
+        return false;
+    kernel_key_of(prob, c->kernel_key);
     c->key = c->scratch;
     c->scratch = malloc(sizeof *c->scratch);
     if (!c->scratch) { /* keep the key, give up the cache */
         c->scratch = c->key;
         c->key = NULL;
+        free(c->kernel_key);
+        c->kernel_key = NULL;
         return false;
     }
     return true;
+}
+
+void pp_price_cache_share_kernels(pp_price_cache *c, pp_price_cache *from, const pp_problem *prob)
+{
+    if (!c || !from || from == c || !from->kernel_key || from->kernels_from)
+        return;
+    kernel_key_of(prob, c->scratch);
+    if (memcmp(c->scratch, from->kernel_key, sizeof *c->scratch) == 0)
+        c->kernels_from = from;
 }
 
 static uint64_t hash_of(int fam, const pp_plan *plan)
@@ -217,15 +248,16 @@ static void price_term(pp_price_cache *c, const pp_problem *prob, const pp_plan 
         return;
     }
     c->misses++;
-    if (fam == PP_FORM_STAGE) { /* its kernels: once per key */
+    if (fam == PP_FORM_STAGE) { /* its kernels: once per plan key, from the kernel problem */
+        pp_price_cache *kc = c->kernels_from ? c->kernels_from : c;
         pp_plan kplan;
         pp_form_stage_kernels_key(plan, &kplan);
         uint64_t kh = hash_of(0, &kplan);
-        kernels_entry *k = (kernels_entry *)lookup(&c->kernels, 0, &kplan, kh);
+        kernels_entry *k = (kernels_entry *)lookup(&kc->kernels, 0, &kplan, kh);
         pp_stage_kernels fresh;
         if (!k) {
-            pp_form_stage_kernels_of(prob, plan, &fresh);
-            if ((k = (kernels_entry *)add(&c->kernels, 0, &kplan, kh)) != NULL)
+            pp_form_stage_kernels_of(kc->kernel_key ? kc->kernel_key : prob, plan, &fresh);
+            if ((k = (kernels_entry *)add(&kc->kernels, 0, &kplan, kh)) != NULL)
                 k->kernels = fresh;
         }
         pp_form_stage_term_of(prob, plan, shape, k ? &k->kernels : &fresh, out);

@@ -38,6 +38,12 @@ void pp_price_cache_free(pp_price_cache *cache);
  * only then may a build read and write it. */
 bool pp_price_cache_bind(pp_price_cache *cache, const pp_problem *prob);
 
+/* Let cache read and write the stage kernels of `from` when prob's kernel
+ * problem is from's (the price key without the cluster but its GPU): a
+ * build for another node count or faster links prices its terms anew
+ * but its kernels once.  `from` must outlive cache's use. */
+void pp_price_cache_share_kernels(pp_price_cache *cache, pp_price_cache *from, const pp_problem *prob);
+
 /* Family fam's term at plan (pp_form_term_of, same arguments), from the
  * cache or priced and kept.  The cache must be bound to prob. */
 void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
