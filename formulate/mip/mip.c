@@ -756,8 +756,19 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
         free(pairs);
         return false;
     }
+    /* the bounds a build of the same prices over the same space found */
+    bool shared = m->prices && m->prices != m->own_prices;
+    const double *known = shared && keep > 0 ? pp_price_cache_stage_bounds(m->prices, m->space) : NULL;
     for (int si = 0; si < ns; si++)
-        order[si] = (shape_order){.bound_s = keep > 0 ? stage_bound(m, si, c) : 0.0, .shape = si};
+        order[si] = (shape_order){.bound_s = keep <= 0 ? 0.0 : known ? known[si] : stage_bound(m, si, c), .shape = si};
+    if (shared && keep > 0 && !known) {
+        double *lb = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *lb);
+        for (int i = 0; lb && i < ns; i++)
+            lb[order[i].shape] = order[i].bound_s;
+        if (lb)
+            pp_price_cache_keep_stage_bounds(m->prices, m->space, lb);
+        free(lb);
+    }
     qsort(order, (size_t)ns, sizeof *order, cmp_shape_order);
     for (int i = 0; i < ns; i++) {
         int si = order[i].shape;

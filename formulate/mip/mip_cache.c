@@ -59,6 +59,7 @@ struct pp_price_cache {
     long hits, misses;
     pp_problem *space_key; /* the space problem of the space kept; NULL while none */
     pp_space space;
+    double *stage_lb;      /* the screen's stage bounds of the kept space's shapes under the cache's prices */
     pp_problem *kernel_key; /* the kernel problem of the kernels table (kernel_key_of); NULL while unbound */
     pp_price_cache *kernels_from; /* a cache whose kernels table this one reads and writes instead */
 };
@@ -93,6 +94,7 @@ void pp_price_cache_free(pp_price_cache *c)
     if (c->space_key)
         pp_space_free(&c->space);
     free(c->space_key);
+    free(c->stage_lb);
     free(c->kernel_key);
     free(c);
 }
@@ -316,6 +318,19 @@ bool pp_price_cache_keep_space(pp_price_cache *c, const pp_problem *prob, pp_spa
     pp_space_problem(prob, c->space_key);
     c->space = *space;
     return true;
+}
+
+const double *pp_price_cache_stage_bounds(const pp_price_cache *c, const pp_space *space)
+{
+    return c && c->space_key && space == &c->space ? c->stage_lb : NULL;
+}
+
+void pp_price_cache_keep_stage_bounds(pp_price_cache *c, const pp_space *space, const double *lb)
+{
+    if (!c || !c->space_key || space != &c->space || c->stage_lb || space->n_shapes <= 0)
+        return;
+    if ((c->stage_lb = malloc((size_t)space->n_shapes * sizeof *c->stage_lb)) != NULL)
+        memcpy(c->stage_lb, lb, (size_t)space->n_shapes * sizeof *c->stage_lb);
 }
 
 void pp_price_cache_stats(const pp_price_cache *c, long *hits, long *misses)

@@ -70,6 +70,14 @@ void pp_price_cache_term_mem(pp_price_cache *cache, const pp_problem *prob, cons
 const pp_space *pp_price_cache_space(const pp_price_cache *cache, const pp_problem *prob);
 bool pp_price_cache_keep_space(pp_price_cache *cache, const pp_problem *prob, pp_space *space);
 
+/* The screen's stage bound of every shape of the kept space (mip.c): a
+ * function of the shape and the prices alone, so a build of the cache's
+ * prices over that space (the explanation's re-solves without a memory
+ * limit, with more memory, with any codec's error) reads them instead of
+ * listing and pricing least plans again; NULL until a build keeps them. */
+const double *pp_price_cache_stage_bounds(const pp_price_cache *cache, const pp_space *space);
+void pp_price_cache_keep_stage_bounds(pp_price_cache *cache, const pp_space *space, const double *lb);
+
 /* Terms found and terms priced so far (for tests and benchmarks). */
 void pp_price_cache_stats(const pp_price_cache *cache, long *hits, long *misses);
 
