@@ -27,6 +27,9 @@ int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage);
  * for a caller that walks every stage of one split. */
 void stage_counts_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *sp, bool ok, int stage,
                            int *n, int *n_moe);
+/* moe_stage_params of a stage of n layers, nm of them MoE, and (*expert)
+ * its routed experts' share (stage_expert_params). */
+double moe_stage_params_of(const pp_problem *prob, const pp_plan *plan, int stage, int n, int nm, double *expert);
 /* The cost of a pipeline fill or drain slot from the total of every stage
  * and the slowest. */
 double pipeline_bubble_slot_s(const pp_plan *plan, double all_stages_s, double slowest_s);

@@ -86,13 +86,18 @@ static double busiest_stage_params(const pp_problem *prob, const pp_plan *plan, 
     *expert = 0.0;
     if (prob->training.lora_rank > 0)
         return busiest_stage(prob, plan, stage_trainable_params);
-    if (pp_model_is_moe(&prob->model)) {
+    if (pp_model_is_moe(&prob->model)) { /* every stage of one split */
+        pp_stage_split split;
+        bool ok = pp_stage_layers(prob, plan, &split);
         double most = -1.0;
         for (int s = 0; s < plan->pp; s++) {
-            double p = stage_params(prob, plan, s);
+            int n, nm;
+            double e;
+            stage_counts_of_split(prob, plan, &split, ok, s, &n, &nm);
+            double p = moe_stage_params_of(prob, plan, s, n, nm, &e);
             if (p > most) {
                 most = p;
-                *expert = stage_expert_params(prob, plan, s);
+                *expert = e;
             }
         }
         return most;

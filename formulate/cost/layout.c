@@ -390,16 +390,23 @@ double stage_expert_params(const pp_problem *prob, const pp_plan *plan, int stag
     return expert_params_of(m, plan, moe_layers_on_stage(prob, plan, stage));
 }
 
-double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
+double moe_stage_params_of(const pp_problem *prob, const pp_plan *plan, int stage, int n, int nm, double *expert)
 {
     const pp_model *m = &prob->model;
     double embeddings = stage_embedding_params(prob, plan, stage);
-    int n, nm;
-    stage_layer_counts(prob, plan, stage, &n, &nm);
     /* a MoE layer without its routed experts */
     double moe_layer = attention_params(m) + 4.0 * m->hidden + router_params(m) + mlp_params(m, m->shared_ffn_hidden);
     double dense = (n - nm) * pp_layer_params(m) + nm * moe_layer + embeddings;
-    return dense / plan->tp + (pp_model_is_moe(m) ? expert_params_of(m, plan, nm) : 0.0);
+    *expert = pp_model_is_moe(m) ? expert_params_of(m, plan, nm) : 0.0;
+    return dense / plan->tp + *expert;
+}
+
+double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
+{
+    int n, nm;
+    stage_layer_counts(prob, plan, stage, &n, &nm);
+    double expert;
+    return moe_stage_params_of(prob, plan, stage, n, nm, &expert);
 }
 
 /* The load of the busiest expert over the mean, training.moe_load_imbalance
