@@ -607,7 +607,7 @@ static void keep_least(double *least, int *n, int need, double v)
  * candidates' least plans (pp_plan_least: no recomputation, no fp8 store),
  * whose terms are at most the candidates'; a plan's other terms and exposed
  * seconds are never negative.  The least plans are listed as such
- * (LIST_LEAST: a few where a MoE shape has up to 176 stage candidates), a
+ * (LIST_LEAST: a few where a MoE shape has hundreds of stage candidates), a
  * superset of theirs, which can only lower the bound.  It reads no memory:
  * a shape whose every choice overflows it gets a bound too, which screen()
  * tells apart. */
