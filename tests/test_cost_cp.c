@@ -10,6 +10,8 @@
 #include "costmodel.h"
 #include "planner.h"
 #include "rules.h"
+#include "space.h"
+#include "decisions.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -173,6 +175,21 @@ static void test_all_gather_by_framework(void)
                  " 'training': {'global_batch': 64}}", &cat, &p);
     ag.cp_comm = 1;
     CU_ASSERT(pp_plan_runnable(&p, &ag, why, sizeof why));
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &ag, NULL), PP_OK);
+    /* packed sequences: Transformer Engine's all-gather takes no THD format */
+    p.training.packed_sample_tokens = 1024;
+    pp_error err;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &ag, &err), PP_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "packed"));
+    pp_space s;
+    CU_ASSERT_EQUAL_FATAL(pp_space_build(&p, &s, &err), PP_OK);
+    const pp_int_list *l = NULL;
+    for (int i = 0; i < s.n_shapes && !l; i++)
+        if (s.shapes[i].base.cp > 1)
+            l = pp_space_options(&s, &s.shapes[i], (pp_option_kind)pp_decisions[PP_DEC_CP_COMM].order);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT(l->n == 1 && l->v[0] == 0);
+    pp_space_free(&s);
     pp_catalog_free(&cat);
 }
 

@@ -604,6 +604,23 @@ void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
         plan->moe_a2a_overlap = true;
 }
 
+bool pp_cp_all_gather_fits(const pp_problem *prob)
+{
+    /* Transformer Engine's all-gather context parallelism takes no packed
+     * sequences: "CP implementation with KV all-gather does not support THD
+     * format yet" (AttnFuncWithCPAndKVAllGather asserts qkv_format != "thd") */
+    return !(prob->training.packed_sample_tokens > 0.0 && prob->training.packed_sample_tokens < prob->model.seq_len);
+}
+
+static int rule_cp_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
+{
+    if (pl->cp_comm == 1 && !pp_cp_all_gather_fits(prob))
+        return pp_error_set(err, PP_EINPUT, "plan.cp_comm",
+                            "cp_comm all_gather: Transformer Engine's all-gather context parallelism takes no "
+                            "packed sequences (training.packed_sample_tokens); use p2p");
+    return PP_OK;
+}
+
 static int rule_moe_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     bool moe = pp_model_is_moe(&prob->model);
@@ -661,6 +678,7 @@ static const struct {
     {rule_tp_overlap, PP_RULE_OTHER},
     {rule_recompute_modules, PP_RULE_OTHER},
     {rule_moe_comm, PP_RULE_OTHER},
+    {rule_cp_comm, PP_RULE_OTHER},
 };
 
 /* The first rule the plan breaks; a fixed plan skips the framework's rule

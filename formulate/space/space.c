@@ -332,7 +332,8 @@ static void set_options(const pp_problem *prob, pp_space *s)
         s->option_row[dec->order] = dec;
         o->n = 0;
         for (int j = 0; j < listed.n; j++)
-            if (pp_framework_runs(prob, dec->id, listed.v[j]))
+            if (pp_framework_runs(prob, dec->id, listed.v[j]) &&
+                !(dec->id == PP_DEC_CP_COMM && listed.v[j] == 1 && !pp_cp_all_gather_fits(prob))) /* rules.c */
                 o->v[o->n++] = listed.v[j];
     }
     /* the ZeRO stages the framework runs with a pipeline (DeepSpeed's
