@@ -604,17 +604,37 @@ void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
         plan->moe_a2a_overlap = true;
 }
 
-bool pp_cp_all_gather_fits(const pp_problem *prob)
+/* Transformer Engine's all-gather context parallelism takes no packed
+ * sequences: "CP implementation with KV all-gather does not support THD
+ * format yet" (AttnFuncWithCPAndKVAllGather asserts qkv_format != "thd"). */
+static bool cp_comm_fits(const pp_problem *prob, int value)
 {
-    /* Transformer Engine's all-gather context parallelism takes no packed
-     * sequences: "CP implementation with KV all-gather does not support THD
-     * format yet" (AttnFuncWithCPAndKVAllGather asserts qkv_format != "thd") */
-    return !(prob->training.packed_sample_tokens > 0.0 && prob->training.packed_sample_tokens < prob->model.seq_len);
+    return value != 1 ||
+           !(prob->training.packed_sample_tokens > 0.0 && prob->training.packed_sample_tokens < prob->model.seq_len);
+}
+
+/* The option rules that read only the problem and the option's value: the
+ * space offers no value one of them refuses (pp_option_offered). */
+static const struct {
+    pp_decision_id id;
+    bool (*fits)(const pp_problem *prob, int value);
+} OPTION_RULES[] = {
+    {PP_DEC_CP_COMM, cp_comm_fits},
+};
+
+bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value)
+{
+    if (!pp_framework_runs(prob, id, value))
+        return false;
+    for (size_t i = 0; i < sizeof OPTION_RULES / sizeof OPTION_RULES[0]; i++)
+        if (OPTION_RULES[i].id == id && !OPTION_RULES[i].fits(prob, value))
+            return false;
+    return true;
 }
 
 static int rule_cp_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
-    if (pl->cp_comm == 1 && !pp_cp_all_gather_fits(prob))
+    if (!cp_comm_fits(prob, pl->cp_comm))
         return pp_error_set(err, PP_EINPUT, "plan.cp_comm",
                             "cp_comm all_gather: Transformer Engine's all-gather context parallelism takes no "
                             "packed sequences (training.packed_sample_tokens); use p2p");

@@ -97,10 +97,11 @@ bool pp_tp_overlap_fits_options(int sequence_parallel, int tp_codec);
 bool pp_recompute_modules_offered(const pp_problem *prob, int modules);
 bool pp_recompute_modules_fit(int recompute, int modules);
 bool pp_fp8_act_store_offered(const pp_problem *prob);
-/* Whether the all-gather CP exchange (cp_comm all_gather) runs on the
- * problem's sequences: not packed ones (Transformer Engine has no THD
- * format for it). */
-bool pp_cp_all_gather_fits(const pp_problem *prob);
+/* Whether the space offers value `value` of option `id` at all: the
+ * framework runs it (pp_framework_runs) and no option rule of rules.c that
+ * reads only the problem refuses it (the all-gather CP exchange takes no
+ * packed sequences).  A new such rule is a line of OPTION_RULES. */
+bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value);
 /* The MoE dispatcher's deepep and the all-to-all overlap (id
  * PP_DEC_MOE_DISPATCHER or PP_DEC_MOE_A2A_OVERLAP): offered for a MoE
  * model whose framework runs it (DeepEP: on NVIDIA Hopper or newer), and

@@ -327,13 +327,12 @@ static void set_options(const pp_problem *prob, pp_space *s)
         s->n_options++;
         pp_int_list listed = in_range(&prob->search[dec->id], &d, codec ? 0 : dec->min,
                                       codec ? prob->n_codecs - 1 : dec->max);
-        /* only what the framework runs (data/frameworks.json, rules.h) */
+        /* only what the framework runs (data/frameworks.json) and the option rules allow (rules.h) */
         pp_int_list *o = &s->options[dec->order];
         s->option_row[dec->order] = dec;
         o->n = 0;
         for (int j = 0; j < listed.n; j++)
-            if (pp_framework_runs(prob, dec->id, listed.v[j]) &&
-                !(dec->id == PP_DEC_CP_COMM && listed.v[j] == 1 && !pp_cp_all_gather_fits(prob))) /* rules.c */
+            if (pp_option_offered(prob, dec->id, listed.v[j])) /* its framework and rules.c's option rules */
                 o->v[o->n++] = listed.v[j];
     }
     /* the ZeRO stages the framework runs with a pipeline (DeepSpeed's
