@@ -121,9 +121,10 @@ static void price_key(const pp_problem *prob, pp_problem *out)
 static void kernel_key_of(const pp_problem *prob, pp_problem *out)
 {
     price_key(prob, out);
-    pp_gpu gpu = out->cluster.gpu;
+    pp_gpu gpu;
+    memcpy(&gpu, &out->cluster.gpu, sizeof gpu); /* bytes, padding too: keys compare bytes */
     memset(&out->cluster, 0, sizeof out->cluster);
-    out->cluster.gpu = gpu;
+    memcpy(&out->cluster.gpu, &gpu, sizeof gpu);
 }
 
 bool pp_price_cache_bind(pp_price_cache *c, const pp_problem *prob)
