@@ -634,7 +634,7 @@ bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value)
 
 static int rule_cp_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
-    if (!cp_comm_fits(prob, pl->cp_comm))
+    if (pl->cp > 1 && !cp_comm_fits(prob, pl->cp_comm)) /* without cp nothing is exchanged */
         return pp_error_set(err, PP_EINPUT, "plan.cp_comm",
                             "cp_comm all_gather: Transformer Engine's all-gather context parallelism takes no "
                             "packed sequences (training.packed_sample_tokens); use p2p");
