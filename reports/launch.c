@@ -694,7 +694,7 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     set_text(tt, par, "fsdp_reshard_after_forward", PP_LV_STR, "%s", p->zero == 3 ? "always" : "never");
     set_int(tt, par, "tensor_parallel_degree", p->tp);
     set_int(tt, par, "context_parallel_degree", p->cp);
-    if (p->cp > 1 && p->cp_comm == 0) /* the ring cost/cp.c prices (its default gathers the kv shards) */
+    if (p->cp > 1 && p->cp_comm == PP_CP_P2P) /* the ring cost/cp.c prices (its default gathers the kv shards) */
         set_text(tt, par, "context_parallel_rotate_method", PP_LV_STR, "alltoall");
     set_int(tt, par, "pipeline_parallel_degree", p->pp);
     bool async_tp = p->tp_comm_overlap; /* needs torch.compile */

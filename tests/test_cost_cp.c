@@ -126,7 +126,7 @@ static void test_all_gather_exchange(void)
 {
     pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
     pp_plan ring = pp_test_plan(1, 1, 1, 8, 1), ag = ring;
-    ag.cp_comm = 1; /* all_gather */
+    ag.cp_comm = PP_CP_ALL_GATHER;
     CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &ag, NULL), 0);
     double rf, rb, af, ab;
     double ring_s = exposed_s(&p, &ring, &rf, &rb), ag_s = exposed_s(&p, &ag, &af, &ab);
@@ -146,11 +146,11 @@ static void test_all_gather_exchange(void)
     pp_problem q = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(32768), 1, 8);
     q.cluster.intra_node_GBps = 20.0;
     pp_plan ring4 = pp_test_plan(1, 1, 2, 4, 1), ag4 = ring4;
-    ag4.cp_comm = 1;
+    ag4.cp_comm = PP_CP_ALL_GATHER;
     CU_ASSERT(exposed_s(&q, &ring4, &rf, &rb) < exposed_s(&q, &ag4, &af, &ab));
     /* without context parallelism there is nothing to exchange */
     pp_plan none = pp_test_plan(1, 1, 8, 1, 1);
-    none.cp_comm = 1;
+    none.cp_comm = PP_CP_ALL_GATHER;
     CU_ASSERT_DOUBLE_EQUAL(exposed_s(&p, &none, &af, &ab), 0.0, 0.0);
 }
 
@@ -165,15 +165,15 @@ static void test_all_gather_by_framework(void)
     pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
                  " 'training': {'global_batch': 64, 'framework': 'fsdp'}}", &cat, &p);
     pp_plan ag = pp_test_plan(1, 1, 4, 2, 1);
-    ag.cp_comm = 1;
+    ag.cp_comm = PP_CP_ALL_GATHER;
     char why[512];
     CU_ASSERT_FALSE(pp_plan_runnable(&p, &ag, why, sizeof why));
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "cp_comm=all_gather"));
-    ag.cp_comm = 0;
+    ag.cp_comm = PP_CP_P2P;
     CU_ASSERT(pp_plan_runnable(&p, &ag, why, sizeof why));
     pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
                  " 'training': {'global_batch': 64}}", &cat, &p);
-    ag.cp_comm = 1;
+    ag.cp_comm = PP_CP_ALL_GATHER;
     CU_ASSERT(pp_plan_runnable(&p, &ag, why, sizeof why));
     CU_ASSERT_EQUAL(pp_plan_check(&p, &ag, NULL), PP_OK);
     /* packed sequences: Transformer Engine's all-gather takes no THD format */

@@ -305,6 +305,10 @@ int pp_recompute_modules(const pp_plan *plan);
  * embedding and the loss spread over the pp v chunks as evenly as possible,
  * the model's first and last chunk lighter).  False when the layout cannot
  * hold the layers (a stage without a layer). */
+/* The values of the plan's cp_comm, in its row's order (decisions.def):
+ * context parallelism's ring, or its one all-gather of K and V (cp.c). */
+typedef enum { PP_CP_P2P = 0, PP_CP_ALL_GATHER = 1 } pp_cp_comm;
+
 typedef enum {
     PP_LAYOUT_AUTO = 0,
     PP_LAYOUT_EVEN,

@@ -118,11 +118,9 @@ static void cp_all_gather(const pp_problem *prob, const pp_plan *plan, double *f
     *b = ag + reorder + rs + launch;
 }
 
-#define CP_COMM_ALL_GATHER 1 /* the cp_comm row's second value (decisions.def) */
-
 void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, double *f, double *b)
 {
-    if (plan->cp > 1 && plan->cp_comm == CP_COMM_ALL_GATHER) {
+    if (plan->cp > 1 && plan->cp_comm == PP_CP_ALL_GATHER) {
         cp_all_gather(prob, plan, f, b);
         return;
     }

@@ -609,7 +609,7 @@ void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
  * format yet" (AttnFuncWithCPAndKVAllGather asserts qkv_format != "thd"). */
 static bool cp_comm_fits(const pp_problem *prob, int value)
 {
-    return value != 1 ||
+    return value != PP_CP_ALL_GATHER ||
            !(prob->training.packed_sample_tokens > 0.0 && prob->training.packed_sample_tokens < prob->model.seq_len);
 }
 
