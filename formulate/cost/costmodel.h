@@ -546,11 +546,12 @@ typedef struct pp_step_form {
     pp_form_term term[PP_FORM_FAMILIES];
 } pp_step_form;
 
-/* The shape's part, from any plan of the shape (its degrees); and all of
- * it but what a GPU holds (held[], which only the DP family's memory
- * reads): what the stage family's terms read. */
+/* The shape's part, from any plan of the shape (its degrees); and its
+ * time part alone (no memory stages: a term priced with it holds no
+ * memory, its time and links those of the whole shape's, bit for bit):
+ * what the screen's stage bounds read. */
 void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out);
-void pp_form_shape_stage_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out);
+void pp_form_shape_time_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out);
 /* Family fam's term at a plan (only that family's decisions are read). */
 void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape, pp_form_family fam,
                      pp_form_term *out);

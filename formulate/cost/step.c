@@ -174,7 +174,7 @@ void pp_term_stage(const pp_problem *prob, const pp_plan *plan, pp_stage_term *o
 /* The shape's part; its memory part only if `memory` (the evaluator's time
  * does not read it, and pp_evaluate's memory comes with its breakdown from
  * pp_memory_eval, which the form's equals: tests/test_cost_step.c). */
-static void shape_of(const pp_problem *prob, const pp_plan *plan, bool memory, bool holdings, pp_form_shape *out)
+static void shape_of(const pp_problem *prob, const pp_plan *plan, bool memory, pp_form_shape *out)
 {
     *out = (pp_form_shape){0};
     out->microbatches = pp_microbatches(prob, plan);
@@ -189,7 +189,7 @@ static void shape_of(const pp_problem *prob, const pp_plan *plan, bool memory, b
     if (!memory)
         return;
     out->n_mem = pp_memory_stages(prob, plan, out->mem_stages);
-    for (int k = 0; k < out->n_mem && holdings; k++)
+    for (int k = 0; k < out->n_mem; k++)
         pp_stage_holding_of(prob, plan, out->mem_stages[k], &out->held[k]);
     out->mem_usable_gib = prob->cluster.gpu.memory_gib * (1.0 - prob->memory_headroom); /* as pp_memory_eval */
     out->mem_other_gib = pp_mem_other_gib(prob);
@@ -198,12 +198,12 @@ static void shape_of(const pp_problem *prob, const pp_plan *plan, bool memory, b
 
 void pp_form_shape_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out)
 {
-    shape_of(prob, plan, true, true, out);
+    shape_of(prob, plan, true, out);
 }
 
-void pp_form_shape_stage_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out)
+void pp_form_shape_time_of(const pp_problem *prob, const pp_plan *plan, pp_form_shape *out)
 {
-    shape_of(prob, plan, true, false, out);
+    shape_of(prob, plan, false, out);
 }
 
 /* TP, PP and the stage's all-to-alls are paid per micro-batch, DP per step. */
@@ -308,7 +308,7 @@ void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_
 
 static void step_form_of(const pp_problem *prob, const pp_plan *plan, bool memory, pp_step_form *out)
 {
-    shape_of(prob, plan, memory, memory, &out->shape);
+    shape_of(prob, plan, memory, &out->shape);
     for (int f = 0; f < PP_FORM_FAMILIES; f++)
         pp_form_term_of(prob, plan, &out->shape, (pp_form_family)f, &out->term[f]);
 }

@@ -613,16 +613,16 @@ static void keep_least(double *least, int *n, int need, double v)
  * tells apart. */
 static double stage_bound(pp_mip *m, int si, pp_mip_cands *c)
 {
-    pp_form_shape_stage_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
+    pp_form_shape time;
+    pp_form_shape_time_of(m->prob, &m->space->shapes[si].base, &time);
     list_cands(m, si, 1u << PP_FAM_STAGE, LIST_LEAST, c);
     double lb = HUGE_VAL;
     for (int i = 0; i < c->n[PP_FAM_STAGE]; i++) {
-        pp_form_term t;
-        if (m->prices && m->prices == m->own_prices) /* kept for no later build: most such shapes are screened */
-            pp_price_cache_term_once(m->prices, m->prob, &c->c[PP_FAM_STAGE][i].plan, &m->shape_form[si],
-                                     PP_FORM_STAGE, &t);
+        pp_form_term t; /* its time alone, kept by no cache: most such shapes are screened */
+        if (m->prices)
+            pp_price_cache_term_once(m->prices, m->prob, &c->c[PP_FAM_STAGE][i].plan, &time, PP_FORM_STAGE, &t);
         else
-            price_term(m, &c->c[PP_FAM_STAGE][i].plan, &m->shape_form[si], PP_FORM_STAGE, &t);
+            pp_form_term_of(m->prob, &c->c[PP_FAM_STAGE][i].plan, &time, PP_FORM_STAGE, &t);
         lb = fmin(lb, t.obj_s);
     }
     return lb;
