@@ -7,6 +7,7 @@
  * published layout prices; the planner picks expert parallelism for it;
  * the rules of ep and etp.
  */
+#include "cost_layout.h"
 #include "costmodel.h"
 #include "decisions.h"
 #include "launch.h"
@@ -434,6 +435,59 @@ static void test_moe_layers_in_range(void)
     CU_ASSERT(checked > 1000);
 }
 
+/* A stage's MoE layers (its chunks' shortcut where every layer past the
+ * dense prefix is a MoE layer) are those of its layers counted one by one:
+ * every frequency, dense prefix, depth, pipeline, interleaving and layout
+ * the split allows (interleaving with pp > 1, as the rules do), each stage's chunks walked from the split. */
+static void test_moe_layers_on_stage(void)
+{
+    pp_problem p;
+    memset(&p, 0, sizeof p);
+    pp_model *m = &p.model;
+    int checked = 0;
+    for (int layers = 2; layers <= 64; layers += 7)
+        for (int freq = 0; freq <= 3; freq++)
+            for (int dense = 0; dense <= 7; dense += 3)
+                for (int pp = 1; pp <= 8; pp++)
+                    for (int v = 1; v <= 4; v++)
+                        for (int layout = 0; layout <= 3; layout++) {
+                            m->layers = layers;
+                            m->experts = 8;
+                            m->moe_ffn_hidden = 1024;
+                            m->moe_layer_freq = freq;
+                            m->first_dense_layers = dense;
+                            pp_plan plan = pp_test_plan(1, pp, 1, 1, 1);
+                            plan.virtual_stages = v;
+                            plan.pipeline_layout = layout;
+                            pp_stage_split sp;
+                            if ((v > 1 && pp < 2) || !pp_stage_layers(&p, &plan, &sp))
+                                continue; /* interleaving needs a pipeline (rules.c) */
+                            int total = 0;
+                            for (int s = 0; s < pp; s++) {
+                                int loop = 0, held = 0;
+                                for (int j = 0; j < v; j++) {
+                                    long g = (long)j * pp + s, n_chunks = (long)pp * v;
+                                    long start = v == 1 ? (s == 0 ? 0 : sp.first + (long)(s - 1) * sp.middle)
+                                                        : g == 0 ? 0
+                                                                 : sp.first_chunk + (g - 1) * sp.chunk;
+                                    long len = v == 1 ? (s == 0 ? sp.first : s == pp - 1 ? sp.last : sp.middle)
+                                                      : g == 0 ? sp.first_chunk
+                                                      : g == n_chunks - 1 ? sp.last_chunk
+                                                                          : sp.chunk;
+                                    for (long i = start; i < start + len; i++)
+                                        loop += pp_layer_is_moe(m, (int)i);
+                                    held += (int)len;
+                                }
+                                CU_ASSERT_EQUAL(held, layers_on_stage(&p, &plan, s));
+                                CU_ASSERT_EQUAL(moe_layers_on_stage(&p, &plan, s), loop);
+                                total += loop;
+                                checked++;
+                            }
+                            CU_ASSERT_EQUAL(total, pp_moe_layers(m));
+                        }
+    CU_ASSERT(checked > 5000);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -443,6 +497,7 @@ int main(void)
         {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},
         {"dense models have no expert term", test_dense_untouched},
         {"a range's MoE layers counted without a loop", test_moe_layers_in_range},
+        {"a stage's MoE layers are its layers' counted one by one", test_moe_layers_on_stage},
         {"DeepEP sends a token once to each node and GPU of its experts", test_deepep_dedup},
         {"the dispatcher and the all-to-all overlap as decisions, where the framework runs them",
          test_dispatcher_overlap_decisions},

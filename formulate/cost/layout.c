@@ -157,19 +157,14 @@ int layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
     return stage >= plan->pp - 1 ? s.last : s.middle;
 }
 
-/* MoE layers among layers [first, first + n). */
-static int moe_in_range(const pp_model *m, long first, long n)
-{
-    return pp_moe_layers_in(m, first, n);
-}
-
-static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage);
+static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage,
+                               int n);
 
 void stage_counts_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *sp, bool ok, int stage,
                            int *n, int *n_moe)
 {
     *n = stage == 0 ? sp->first : stage >= plan->pp - 1 ? sp->last : sp->middle;
-    *n_moe = ok && pp_model_is_moe(&prob->model) ? moe_layers_of_split(prob, plan, sp, stage) : 0;
+    *n_moe = ok && pp_model_is_moe(&prob->model) ? moe_layers_of_split(prob, plan, sp, stage, *n) : 0;
 }
 
 /* The layers of `stage` (as layers_on_stage) and the MoE layers among
@@ -188,23 +183,38 @@ int moe_layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
     return n_moe;
 }
 
-static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage)
+/* The MoE layers of a stage of n layers.  Its chunks (v > 1: chunk
+ * g = j pp + stage, the model's first and last as the split says) run in
+ * model order, so where every layer from first_dense_layers on is a MoE
+ * layer (moe_layer_freq 1) they are its n layers less those of the dense
+ * prefix, which only its first chunks can hold; else counted chunk by
+ * chunk (pp_moe_layers_in). */
+static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage,
+                               int n)
 {
     const pp_model *m = &prob->model;
-    pp_stage_split sp = *split;
-    if (plan->virtual_stages > 1) { /* chunk g = j pp + stage; the model's first and last as the split says */
-        long n_chunks = (long)plan->pp * plan->virtual_stages, c = 0;
-        for (long j = 0; j < plan->virtual_stages; j++) {
+    bool every = m->moe_layer_freq <= 1;
+    long dense_end = m->first_dense_layers > 0 ? m->first_dense_layers : 0;
+    long v = plan->virtual_stages > 1 ? plan->virtual_stages : 1, n_chunks = (long)plan->pp * v, c = 0;
+    for (long j = 0; j < v; j++) {
+        long start, len;
+        if (v > 1) {
             long g = j * plan->pp + stage;
-            long start = g == 0 ? 0 : sp.first_chunk + (g - 1) * sp.chunk;
-            long n = g == 0 ? sp.first_chunk : g == n_chunks - 1 ? sp.last_chunk : sp.chunk;
-            c += moe_in_range(m, start, n);
+            start = g == 0 ? 0 : split->first_chunk + (g - 1) * split->chunk;
+            len = g == 0 ? split->first_chunk : g == n_chunks - 1 ? split->last_chunk : split->chunk;
+        } else {
+            start = stage == 0 ? 0 : split->first + (long)(stage - 1) * split->middle;
+            len = n;
         }
-        return (int)c;
+        if (!every) {
+            c += pp_moe_layers_in(m, start, len);
+        } else if (start < dense_end) {
+            c += len < dense_end - start ? len : dense_end - start; /* its dense layers */
+        } else {
+            break; /* the later chunks start later still */
+        }
     }
-    long first = stage == 0 ? 0 : sp.first + (long)(stage - 1) * sp.middle;
-    int n = stage == 0 ? sp.first : stage >= plan->pp - 1 ? sp.last : sp.middle; /* layers_on_stage */
-    return moe_in_range(m, first, n);
+    return every ? n - (int)c : (int)c;
 }
 
 /* ---- the schedule ----------------------------------------------------------- */
