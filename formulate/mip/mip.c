@@ -134,16 +134,14 @@ static pp_mip_col *new_cand(pp_mip_cands *c, pp_family f, const pp_plan *plan, i
 }
 
 /* A candidate's term: from the build's price cache when it has one; only
- * its memory for a family screening does not price yet (price_fams). */
+ * its memory, computed (not kept), for a family screening does not price
+ * yet (price_fams). */
 static void price_term(const pp_mip *m, const pp_plan *plan, const pp_form_shape *sf, pp_form_family fam,
                        pp_form_term *out)
 {
-    if (!(m->price_fams & (1u << fam))) {
-        if (m->prices && m->prices != m->own_prices && fam == PP_FORM_DP) /* kept for the re-solves */
-            pp_price_cache_term_mem(m->prices, m->prob, plan, sf, fam, out);
-        else
-            pp_form_term_mem_of(m->prob, plan, sf, fam, out);
-    } else if (m->prices)
+    if (!(m->price_fams & (1u << fam)))
+        pp_form_term_mem_of(m->prob, plan, sf, fam, out);
+    else if (m->prices)
         pp_price_cache_term(m->prices, m->prob, plan, sf, fam, out);
     else
         pp_form_term_of(m->prob, plan, sf, fam, out);
@@ -869,10 +867,12 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->relax = opt->relax;
     m->count_screened = opt->count_screened;
     m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
-    if (!m->prices && (m->own_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->own_prices, prob)) {
+    if (!m->prices && opt->prices) /* another node count, faster links: the options' cache's spare */
+        m->own_prices = pp_price_cache_spare(opt->prices, prob);
+    else if (!m->prices && (m->free_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->free_prices, prob))
+        m->own_prices = m->free_prices;
+    if (m->own_prices)
         m->prices = m->own_prices; /* screening prices a stage term twice, a kept shape's every term */
-        pp_price_cache_share_kernels(m->own_prices, opt->prices, prob); /* another node count, faster links */
-    }
     m->price_fams = ~0u;
     m->screen_ub = m->screened_lb = HUGE_VAL;
     m->lp = glp_create_prob();
@@ -934,7 +934,7 @@ void pp_mip_free(pp_mip *m)
     free(m->shape_lb);
     free(m->shape_form);
     free(m->lazy);
-    pp_price_cache_free(m->own_prices);
+    pp_price_cache_free(m->free_prices);
     free(m->ia);
     free(m->ja);
     free(m->ar);

@@ -145,7 +145,8 @@ typedef struct pp_mip {
     bool *lazy;           /* shapes screened by their stage bound alone: their shape_lb is that bound */
     bool count_screened;  /* pp_mip_options.count_screened */
     int n_lazy;
-    struct pp_price_cache *own_prices; /* the build's own cache when the options bring none for it */
+    struct pp_price_cache *own_prices; /* a cache of this build alone when the options bring none for it */
+    struct pp_price_cache *free_prices; /* own_prices when the build made it (the options brought no cache) */
     /* matrix triplets, loaded into lp at the end of the build */
     int nz, nz_cap;
     int *ia, *ja;

@@ -1,15 +1,16 @@
 /*
  * mip_cache.c: terms of the step's form kept across MIP builds (mip_cache.h).
  *
- * Three open-addressing tables of indices into arrays of entries, each
- * entry a family, a candidate plan (its bytes are the key: equal bytes are
- * equal plans; a plan whose padding differs is only priced again) and what
- * it keeps: the whole term, or only its memory (what screening reads of a
- * DP candidate, pp_form_term_mem_of), or a stage's kernels by their key
- * (pp_form_stage_kernels_key: the stage terms of every pipeline, recomputation
- * and expert layout of one GEMM shape price their layer's kernels once).  The price key is a copy of the problem
- * with the fields no term reads zeroed; a problem is priced by this cache
- * when its copy is byte-equal.
+ * Two open-addressing tables of indices into arrays of entries, each entry
+ * a family, a candidate plan (its bytes are the key: equal bytes are equal
+ * plans; a plan whose padding differs is only priced again) and what it
+ * keeps: the whole term, or a stage's kernels by their key
+ * (pp_form_stage_kernels_key: the stage terms of every pipeline,
+ * recomputation and expert layout of one GEMM shape price their layer's
+ * kernels once).  What screening reads of a candidate's memory alone is
+ * not kept: computing it again costs less than the pages it would fill.
+ * The price key is a copy of the problem with the fields no term reads
+ * zeroed; a problem is priced by this cache when its copy is byte-equal.
  */
 #include "mip_cache.h"
 
@@ -37,11 +38,6 @@ typedef struct table {
     int n_slots;
 } table;
 
-typedef struct mem_entry {
-    key k;
-    double mem_gib[PP_MEM_STAGES];
-} mem_entry;
-
 typedef struct term_entry {
     key k;
     pp_form_term term;
@@ -55,13 +51,14 @@ typedef struct kernels_entry {
 struct pp_price_cache {
     pp_problem *key; /* the price key of the problem bound; NULL while empty */
     pp_problem *scratch;
-    table terms, mems, kernels;
+    table terms, kernels;
     long hits, misses;
     pp_problem *space_key; /* the space problem of the space kept; NULL while none */
     pp_space space;
     double *stage_lb;      /* the screen's stage bounds of the kept space's shapes under the cache's prices */
     pp_problem *kernel_key; /* the kernel problem of the kernels table (kernel_key_of); NULL while unbound */
     pp_price_cache *kernels_from; /* a cache whose kernels table this one reads and writes instead */
+    pp_price_cache *spare; /* pp_price_cache_spare's */
 };
 
 pp_price_cache *pp_price_cache_new(void)
@@ -73,7 +70,6 @@ pp_price_cache *pp_price_cache_new(void)
     }
     if (c) {
         c->terms.esize = sizeof(term_entry);
-        c->mems.esize = sizeof(mem_entry);
         c->kernels.esize = sizeof(kernels_entry);
     }
     return c;
@@ -83,12 +79,11 @@ void pp_price_cache_free(pp_price_cache *c)
 {
     if (!c)
         return;
+    pp_price_cache_free(c->spare);
     free(c->key);
     free(c->scratch);
     free(c->terms.entries);
     free(c->terms.slot);
-    free(c->mems.entries);
-    free(c->mems.slot);
     free(c->kernels.entries);
     free(c->kernels.slot);
     if (c->space_key)
@@ -156,6 +151,49 @@ void pp_price_cache_share_kernels(pp_price_cache *c, pp_price_cache *from, const
     kernel_key_of(prob, c->scratch);
     if (memcmp(c->scratch, from->kernel_key, sizeof *c->scratch) == 0)
         c->kernels_from = from;
+}
+
+static void table_empty(table *t)
+{
+    t->n = 0;
+    if (t->slot)
+        memset(t->slot, 0, (size_t)t->n_slots * sizeof *t->slot);
+}
+
+/* c unbound and empty, its tables' memory kept. */
+static void cache_empty(pp_price_cache *c)
+{
+    table_empty(&c->terms);
+    table_empty(&c->kernels);
+    if (c->key) { /* a problem's worth of memory either way */
+        free(c->scratch);
+        c->scratch = c->key;
+        c->key = NULL;
+    }
+    free(c->kernel_key);
+    c->kernel_key = NULL;
+    if (c->space_key)
+        pp_space_free(&c->space);
+    free(c->space_key);
+    c->space_key = NULL;
+    free(c->stage_lb);
+    c->stage_lb = NULL;
+    c->kernels_from = NULL;
+}
+
+pp_price_cache *pp_price_cache_spare(pp_price_cache *c, const pp_problem *prob)
+{
+    if (!c || (!c->spare && !(c->spare = pp_price_cache_new())))
+        return NULL;
+    pp_price_cache *s = c->spare;
+    if (s->key && !pp_price_cache_bind(s, prob))
+        cache_empty(s);
+    if (!s->key) {
+        if (!pp_price_cache_bind(s, prob))
+            return NULL;
+        pp_price_cache_share_kernels(s, c, prob);
+    }
+    return s;
 }
 
 static uint64_t hash_of(int fam, const pp_plan *plan)
@@ -281,22 +319,6 @@ void pp_price_cache_term_once(pp_price_cache *c, const pp_problem *prob, const p
                               const pp_form_shape *shape, pp_form_family fam, pp_form_term *out)
 {
     price_term(c, prob, plan, shape, fam, false, out);
-}
-
-void pp_price_cache_term_mem(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan,
-                             const pp_form_shape *shape, pp_form_family fam, pp_form_term *out)
-{
-    uint64_t h = hash_of((int)fam, plan);
-    mem_entry *e = (mem_entry *)lookup(&c->mems, (int)fam, plan, h);
-    if (e) {
-        c->hits++;
-        *out = (pp_form_term){0};
-        memcpy(out->mem_gib, e->mem_gib, sizeof e->mem_gib);
-        return;
-    }
-    pp_form_term_mem_of(prob, plan, shape, fam, out);
-    if ((e = (mem_entry *)add(&c->mems, (int)fam, plan, h)) != NULL)
-        memcpy(e->mem_gib, out->mem_gib, sizeof e->mem_gib);
 }
 
 const pp_space *pp_price_cache_space(const pp_price_cache *c, const pp_problem *prob)

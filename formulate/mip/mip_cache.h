@@ -44,6 +44,15 @@ bool pp_price_cache_bind(pp_price_cache *cache, const pp_problem *prob);
  * but its kernels once.  `from` must outlive cache's use. */
 void pp_price_cache_share_kernels(pp_price_cache *cache, pp_price_cache *from, const pp_problem *prob);
 
+/* A cache for one build of prob that no later build shares (another node
+ * count, faster links): cache's spare, bound to prob and reading cache's
+ * kernels where their kernel problems agree.  A spare bound to other
+ * prices is emptied first, its tables' memory kept, so a run of such
+ * builds (a capacity sweep, the explanation's faster links) writes its
+ * terms into pages it has touched before.  NULL when out of memory; owned
+ * by cache, and valid until the next call. */
+pp_price_cache *pp_price_cache_spare(pp_price_cache *cache, const pp_problem *prob);
+
 /* Family fam's term at plan (pp_form_term_of, same arguments), from the
  * cache or priced and kept.  The cache must be bound to prob. */
 void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
@@ -54,12 +63,6 @@ void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp
  * screen's bounds, under a cache of the build's own). */
 void pp_price_cache_term_once(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
                               const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
-
-/* Only its memory (pp_form_term_mem_of, same arguments), from the cache
- * or computed and kept: what screening reads of a candidate whose time it
- * may never need. */
-void pp_price_cache_term_mem(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
-                             const pp_form_shape *shape, pp_form_family fam, pp_form_term *out);
 
 /* The decision space kept for prob's space problem (pp_space_problem: the
  * re-solves with more memory, none, or faster links have the solve's
