@@ -347,6 +347,7 @@ static void count_no_plan(sweep *s, int kind, long nodes, const char *reason)
 typedef struct worker_prices {
     pp_price_cache *cache;
     int kind;
+    int problem_kind; /* the GPU kind of the worker's cluster problem (-1: none yet) */
 } worker_prices;
 
 /* Solve cluster i of the sweep order into its outcome; cluster is scratch. */
@@ -356,7 +357,12 @@ static int solve_cluster(sweep *s, long i, pp_problem *cluster, worker_prices *w
     long nodes = pp_capacity_node_at(&s->prob->capacity, i % s->counts);
     const pp_capacity_gpu *g = &s->prob->capacity.gpus[kind];
     outcome *o = &s->out[i - s->block_start];
-    pp_capacity_cluster_problem(s->prob, kind, nodes, cluster);
+    if (wp->problem_kind != kind) {
+        pp_capacity_cluster_problem(s->prob, kind, nodes, cluster);
+        wp->problem_kind = kind;
+    } else {
+        cluster->cluster.nodes = nodes; /* the rest is the kind's (pp_capacity_cluster_problem) */
+    }
     pp_plan_options po;
     pp_plan_options_init(&po);
     po.method = s->opt->method;
@@ -411,7 +417,7 @@ static void *sweep_worker(void *arg)
     pp_error_clear(&err);
     pp_problem *cluster = malloc(sizeof *cluster);
     int rc = cluster ? PP_OK : pp_error_set(&err, PP_EINTERNAL, "", "out of memory");
-    worker_prices wp = {NULL, -1};
+    worker_prices wp = {NULL, -1, -1};
     long i = -1;
     while (rc == PP_OK && !atomic_load(&s->failed)) {
         i = atomic_fetch_add(&s->next, 1);

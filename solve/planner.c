@@ -489,14 +489,17 @@ int pp_plan_solve(const pp_problem *problem, const pp_plan_options *options, pp_
 
     /* A dropped family may loosen the problem too, for the plan rules to
      * see (accuracy: the codec tolerances that rules.c checks). */
-    pp_problem *prob = malloc(sizeof *prob);
-    if (!prob)
-        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-    *prob = *problem;
-    pp_cons_loosen(prob, opt->relax);
+    pp_problem *loosened = NULL;
+    if (opt->relax) {
+        if (!(loosened = malloc(sizeof *loosened)))
+            return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+        *loosened = *problem;
+        pp_cons_loosen(loosened, opt->relax);
+    }
+    const pp_problem *prob = loosened ? loosened : problem;
 
     if (!prob->has_cluster || pp_problem_gpus(prob) <= 0) {
-        free(prob);
+        free(loosened);
         return pp_error_set(err, PP_EINPUT, "$.cluster",
                             "planning needs a cluster (GPU kind, nodes); a problem with only a capacity section "
                             "is for `parplan capacity`");
@@ -531,7 +534,7 @@ int pp_plan_solve(const pp_problem *problem, const pp_plan_options *options, pp_
     }
     if (own)
         pp_space_free(&built);
-    free(prob);
+    free(loosened);
     if (rc != PP_OK && rc != PP_EINFEASIBLE)
         pp_plan_result_free(res);
     res->cert.solve_time_s += now_s() - t0;

@@ -325,6 +325,8 @@ const pp_space *pp_price_cache_space(const pp_price_cache *c, const pp_problem *
 {
     if (!c || !c->space_key)
         return NULL;
+    if (c->space_key->cluster.nodes != prob->cluster.nodes) /* pp_space_problem keeps it: another space */
+        return NULL;
     pp_problem *probe = malloc(sizeof *probe);
     if (!probe)
         return NULL;
