@@ -869,10 +869,11 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
     if (!m->prices && opt->prices) /* another node count, faster links: the options' cache's spare */
         m->own_prices = pp_price_cache_spare(opt->prices, prob);
-    else if (!m->prices && (m->free_prices = pp_price_cache_new()) != NULL && pp_price_cache_bind(m->free_prices, prob))
+    else if (!m->prices && (m->free_prices = pp_price_cache_new_transient()) != NULL &&
+             pp_price_cache_bind(m->free_prices, prob))
         m->own_prices = m->free_prices;
     if (m->own_prices)
-        m->prices = m->own_prices; /* screening prices a stage term twice, a kept shape's every term */
+        m->prices = m->own_prices; /* its stage kernels priced once, its terms not kept */
     m->price_fams = ~0u;
     m->screen_ub = m->screened_lb = HUGE_VAL;
     m->lp = glp_create_prob();

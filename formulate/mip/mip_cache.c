@@ -59,6 +59,7 @@ struct pp_price_cache {
     pp_problem *kernel_key; /* the kernel problem of the kernels table (kernel_key_of); NULL while unbound */
     pp_price_cache *kernels_from; /* a cache whose kernels table this one reads and writes instead */
     pp_price_cache *spare; /* pp_price_cache_spare's */
+    bool transient;        /* keeps no terms, only kernels (pp_price_cache_new_transient) */
 };
 
 pp_price_cache *pp_price_cache_new(void)
@@ -72,6 +73,14 @@ pp_price_cache *pp_price_cache_new(void)
         c->terms.esize = sizeof(term_entry);
         c->kernels.esize = sizeof(kernels_entry);
     }
+    return c;
+}
+
+pp_price_cache *pp_price_cache_new_transient(void)
+{
+    pp_price_cache *c = pp_price_cache_new();
+    if (c)
+        c->transient = true;
     return c;
 }
 
@@ -183,7 +192,7 @@ static void cache_empty(pp_price_cache *c)
 
 pp_price_cache *pp_price_cache_spare(pp_price_cache *c, const pp_problem *prob)
 {
-    if (!c || (!c->spare && !(c->spare = pp_price_cache_new())))
+    if (!c || (!c->spare && !(c->spare = pp_price_cache_new_transient())))
         return NULL;
     pp_price_cache *s = c->spare;
     if (s->key && !pp_price_cache_bind(s, prob))
@@ -281,8 +290,9 @@ static key *add(table *t, int fam, const pp_plan *plan, uint64_t h)
 static void price_term(pp_price_cache *c, const pp_problem *prob, const pp_plan *plan, const pp_form_shape *shape,
                        pp_form_family fam, bool keep, pp_form_term *out)
 {
-    uint64_t h = hash_of((int)fam, plan);
-    term_entry *e = (term_entry *)lookup(&c->terms, (int)fam, plan, h);
+    keep = keep && !c->transient;
+    uint64_t h = c->transient ? 0 : hash_of((int)fam, plan);
+    term_entry *e = c->transient ? NULL : (term_entry *)lookup(&c->terms, (int)fam, plan, h);
     if (e) {
         c->hits++;
         *out = e->term;
