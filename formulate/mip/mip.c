@@ -722,6 +722,25 @@ static bool beyond(double bound_s, const double *least, int n_ub, int need)
     return n_ub == need && bound_s * (1.0 - 1e-9) > least[need - 1];
 }
 
+/* A build's candidate and pair buffers: the scratch of the options' cache
+ * (mip_cache.h), else its own (*owned), freed by give_back. */
+#define SCRATCH_CANDS 0
+#define SCRATCH_PAIRS 1
+#define PAIRS_BYTES ((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof(pair_value))
+
+static void *borrow(const pp_mip *m, int slot, size_t bytes, bool *owned)
+{
+    void *p = m->scratch_from ? pp_price_cache_scratch(m->scratch_from, slot, bytes) : NULL;
+    *owned = p == NULL;
+    return p ? p : malloc(bytes);
+}
+
+static void give_back(void *p, bool owned)
+{
+    if (owned)
+        free(p);
+}
+
 /* Fill shape_lb and screen_ub (see pp_mip_build): the upper bounds come
  * from the `keep` best pairs of each shape that turn out feasible plans.
  * ref_s gets a step time to choose the time unit from: the best plan's if
@@ -745,13 +764,14 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
     shape_order *order = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *order);
     screen_plan *heap = malloc((size_t)(ns > 0 ? ns : 1) * (size_t)per_shape * sizeof *heap);
     double *least = malloc((size_t)need * sizeof *least);
-    pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
+    bool own_pairs;
+    pair_value *pairs = borrow(m, SCRATCH_PAIRS, PAIRS_BYTES, &own_pairs);
     m->lazy = calloc((size_t)(ns > 0 ? ns : 1), sizeof *m->lazy);
     if (!order || !heap || !least || !pairs || !m->lazy) {
         free(order);
         free(heap);
         free(least);
-        free(pairs);
+        give_back(pairs, own_pairs);
         return false;
     }
     /* the bounds a build of the same prices over the same space found */
@@ -814,7 +834,7 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
     free(order);
     free(heap);
     free(least);
-    free(pairs);
+    give_back(pairs, own_pairs);
     return true;
 }
 
@@ -866,6 +886,7 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->space = space;
     m->relax = opt->relax;
     m->count_screened = opt->count_screened;
+    m->scratch_from = opt->prices;
     m->prices = pp_price_cache_bind(opt->prices, prob) ? opt->prices : NULL;
     if (!m->prices && opt->prices) /* another node count, faster links: the options' cache's spare */
         m->own_prices = pp_price_cache_spare(opt->prices, prob);
@@ -884,11 +905,12 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->shape_col_end = calloc((size_t)ns, sizeof *m->shape_col_end);
     m->shape_lb = malloc((size_t)ns * sizeof *m->shape_lb);
     m->shape_form = calloc((size_t)ns, sizeof *m->shape_form);
-    pp_mip_cands *c = malloc(sizeof *c);
+    bool own_c;
+    pp_mip_cands *c = borrow(m, SCRATCH_CANDS, sizeof *c, &own_c);
     double ref_s = HUGE_VAL;
     if (!m->shape_col || !m->shape_col_end || !m->shape_lb || !m->shape_form || !c || !pp_mip_reserve(m) ||
         !screen(m, opt->keep, c, &ref_s)) {
-        free(c);
+        give_back(c, own_c);
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory building the MIP");
     }
     choose_unit(m, opt->units_per_s, ref_s);
@@ -901,7 +923,7 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     for (int si = 0; si < space->n_shapes && !m->failed; si++)
         if (shape_kept(m, si) && shape_cands(m, si, c))
             add_shape(m, si, c, one_shape);
-    free(c);
+    give_back(c, own_c);
     if (m->nonfinite)
         return pp_error_set(err, PP_EINTERNAL, "",
                             "internal error: the cost model gives a value that is not a finite number for %s",
@@ -947,16 +969,17 @@ double pp_mip_screened_lb(pp_mip *m)
     double lb = m->screened_lb;
     if (m->n_lazy == 0)
         return lb;
-    pp_mip_cands *c = malloc(sizeof *c);
-    pair_value *pairs = malloc((size_t)PP_MIP_MAX_STAGE_CANDS * PP_MIP_MAX_CANDS * sizeof *pairs);
+    bool own_c, own_pairs;
+    pp_mip_cands *c = borrow(m, SCRATCH_CANDS, sizeof *c, &own_c);
+    pair_value *pairs = borrow(m, SCRATCH_PAIRS, PAIRS_BYTES, &own_pairs);
     for (int si = 0; si < m->space->n_shapes; si++) {
         if (!m->lazy[si])
             continue;
         int n = c && pairs && shape_cands(m, si, c) ? shape_pairs(m, c, pairs, false) : 0;
         lb = fmin(lb, n > 0 ? pairs[0].step_s : m->shape_lb[si]); /* out of memory: the stage bound, lower */
     }
-    free(c);
-    free(pairs);
+    give_back(c, own_c);
+    give_back(pairs, own_pairs);
     return lb;
 }
 

@@ -147,6 +147,7 @@ typedef struct pp_mip {
     int n_lazy;
     struct pp_price_cache *own_prices; /* a cache of this build alone when the options bring none for it */
     struct pp_price_cache *free_prices; /* own_prices when the build made it (the options brought no cache) */
+    struct pp_price_cache *scratch_from; /* the options' cache, which lends the build its buffers */
     /* matrix triplets, loaded into lp at the end of the build */
     int nz, nz_cap;
     int *ia, *ja;

@@ -60,6 +60,8 @@ struct pp_price_cache {
     pp_price_cache *kernels_from; /* a cache whose kernels table this one reads and writes instead */
     pp_price_cache *spare; /* pp_price_cache_spare's */
     bool transient;        /* keeps no terms, only kernels (pp_price_cache_new_transient) */
+    void *scratch_mem[PP_PRICE_SCRATCH_SLOTS]; /* pp_price_cache_scratch's, and their sizes */
+    size_t scratch_bytes[PP_PRICE_SCRATCH_SLOTS];
 };
 
 pp_price_cache *pp_price_cache_new(void)
@@ -89,6 +91,8 @@ void pp_price_cache_free(pp_price_cache *c)
     if (!c)
         return;
     pp_price_cache_free(c->spare);
+    for (int k = 0; k < PP_PRICE_SCRATCH_SLOTS; k++)
+        free(c->scratch_mem[k]);
     free(c->key);
     free(c->scratch);
     free(c->terms.entries);
@@ -203,6 +207,20 @@ pp_price_cache *pp_price_cache_spare(pp_price_cache *c, const pp_problem *prob)
         pp_price_cache_share_kernels(s, c, prob);
     }
     return s;
+}
+
+void *pp_price_cache_scratch(pp_price_cache *c, int k, size_t bytes)
+{
+    if (!c || k < 0 || k >= PP_PRICE_SCRATCH_SLOTS)
+        return NULL;
+    if (c->scratch_bytes[k] < bytes) {
+        free(c->scratch_mem[k]);
+        c->scratch_bytes[k] = 0;
+        if (!(c->scratch_mem[k] = malloc(bytes)))
+            return NULL;
+        c->scratch_bytes[k] = bytes;
+    }
+    return c->scratch_mem[k];
 }
 
 static uint64_t hash_of(int fam, const pp_plan *plan)

@@ -55,6 +55,15 @@ void pp_price_cache_share_kernels(pp_price_cache *cache, pp_price_cache *from, c
  * NULL when out of memory; owned by cache, and valid until the next call. */
 pp_price_cache *pp_price_cache_spare(pp_price_cache *cache, const pp_problem *prob);
 
+/* Scratch memory of at least `bytes` for slot k (0 <= k <
+ * PP_PRICE_SCRATCH_SLOTS) that the builds of one thread of solves lend each
+ * other: a MIP build's candidate and pair buffers, megabytes that every
+ * build writes anew, keep their pages (a capacity sweep's thousand builds
+ * fault them in once).  Owned by the cache, valid until the next call for
+ * the same slot; NULL when out of memory. */
+#define PP_PRICE_SCRATCH_SLOTS 2
+void *pp_price_cache_scratch(pp_price_cache *cache, int k, size_t bytes);
+
 /* Family fam's term at plan (pp_form_term_of, same arguments), from the
  * cache or priced and kept.  The cache must be bound to prob. */
 void pp_price_cache_term(pp_price_cache *cache, const pp_problem *prob, const pp_plan *plan,
