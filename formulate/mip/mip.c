@@ -178,7 +178,9 @@ static void list_cands(const pp_mip *m, int si, unsigned fams, list_mode mode, p
         if (pp_decisions[i].role == PP_ROLE_OPTION && pp_decisions[i].nest >= 0 && pp_decisions[i].nest < PP_DEC_COUNT)
             by_nest[pp_decisions[i].nest] = &pp_decisions[i];
 
-    memset(c->n, 0, sizeof c->n);
+    for (int f = 0; f < PP_FAM_COUNT; f++)
+        if (fams & (1u << f))
+            c->n[f] = 0;
     c->shape = si;
     for (int f = 0; f < PP_FAM_COUNT; f++) {
         if (!(fams & (1u << f)))
@@ -553,11 +555,11 @@ static void pair_plan(const pp_mip *m, const pair_value *v, pp_plan *plan)
 /* Price the candidates listed in c (shape si), prune them by the
  * constraint families and drop the unpartnered: false if a family is left
  * without one. */
-static bool cands_checked(pp_mip *m, int si, pp_mip_cands *c)
+static bool cands_checked(pp_mip *m, int si, pp_mip_cands *c, unsigned priced)
 {
     const pp_form_shape *sf = &m->shape_form[si];
     for (int f = 0; f < PP_FAM_COUNT; f++)
-        for (int i = 0; i < c->n[f]; i++)
+        for (int i = 0; i < c->n[f] && !(priced & (1u << f)); i++)
             price_term(m, &c->c[f][i].plan, sf, (pp_form_family)f, &c->c[f][i].form);
     const pp_mip_col *bad = nonfinite_cand(c);
     if (bad && !m->nonfinite) {
@@ -576,13 +578,13 @@ static bool shape_cands(pp_mip *m, int si, pp_mip_cands *c)
 {
     pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
     list_cands(m, si, ~0u, LIST_ALL, c);
-    return cands_checked(m, si, c);
+    return cands_checked(m, si, c, 0);
 }
 
 /* Whether the candidates listed in c make a pair. */
 static bool cands_pair(pp_mip *m, int si, pp_mip_cands *c, pair_value *pairs)
 {
-    return cands_checked(m, si, c) && shape_pairs(m, c, pairs, false) > 0;
+    return cands_checked(m, si, c, 0) && shape_pairs(m, c, pairs, false) > 0;
 }
 
 /* Insert v into the `need` least values so far (least[0..*n), ascending). */
@@ -623,6 +625,33 @@ static double stage_bound(pp_mip *m, int si, pp_mip_cands *c)
             pp_form_term_of(m->prob, &c->c[PP_FAM_STAGE][i].plan, &time, PP_FORM_STAGE, &t);
         lb = fmin(lb, t.obj_s);
     }
+    return lb;
+}
+
+/* Shape si's stage and DP candidates listed and priced into c (its form
+ * in shape_form), and the least obj_s of a stage and a DP candidate that
+ * the families let pair (pair_allowed: memory): a lower bound on its plans,
+ * whose TP and PP terms and exposed seconds are never negative; +inf if no
+ * pair, NaN if a term is not finite (shape_cands then says which). */
+static double stage_dp_bound(pp_mip *m, int si, pp_mip_cands *c)
+{
+    const unsigned fams = 1u << PP_FAM_STAGE | 1u << PP_FAM_DP;
+    pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
+    list_cands(m, si, fams, LIST_ALL, c);
+    for (int f = 0; f < PP_FAM_COUNT; f++)
+        for (int i = 0; i < c->n[f] && (fams & (1u << f)); i++) {
+            pp_mip_col *x = &c->c[f][i];
+            price_term(m, &x->plan, &m->shape_form[si], (pp_form_family)f, &x->form);
+            if (!pp_form_term_finite(&x->form))
+                return NAN;
+        }
+    double lb = HUGE_VAL;
+    for (int i = 0; i < c->n[PP_FAM_STAGE]; i++)
+        for (int k = 0; k < c->n[PP_FAM_DP]; k++) {
+            const pp_mip_col *a = &c->c[PP_FAM_STAGE][i], *d = &c->c[PP_FAM_DP][k];
+            if (a->form.obj_s + d->form.obj_s < lb && pair_allowed(m, a, d))
+                lb = a->form.obj_s + d->form.obj_s;
+        }
     return lb;
 }
 
@@ -749,15 +778,17 @@ static void give_back(void *p, bool owned)
  * Only the `keep` least of those upper bounds matter (and the least, for
  * ref_s).  A shape's plans cost at least its least stage term, which needs
  * neither its TP, PP nor DP terms priced (only DP's memory, for pruning),
- * and a plan at least its pair's bound.  So the shapes are priced in full
- * in the order of their stage bound, their best pairs priced as plans in
- * the order of their bounds; where a stage bound exceeds the keep-th least
- * step time found, every shape left is screened (lazy: its shape_lb is the
- * stage bound), and where a pair's bound does, every pair left is.  The
- * bounds, the shapes kept and screened are those of pricing every shape
- * and pair in full; most shapes are priced in a fraction of the time, and a
- * few dozen plans instead of thousands.  keep = 0 (the whole space) prices
- * every shape. */
+ * then at least its least stage and DP pair that fits memory (which a
+ * stage bound of plans without recomputation misses), and a plan at least
+ * its pair's bound.  So the shapes are taken in the order of their stage
+ * bound, their best pairs priced as plans in the order of their bounds;
+ * where a stage bound exceeds the keep-th least step time found, every
+ * shape left is screened (lazy: its shape_lb is the stage bound), where its
+ * stage and DP bound does, that shape is (lazy too), and where a pair's
+ * bound does, every pair left is.  The bounds, the shapes kept and
+ * screened are those of pricing every shape and pair in full; most shapes
+ * are priced in a fraction of the time, and a few dozen plans instead of
+ * thousands.  keep = 0 (the whole space) prices every shape. */
 static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
 {
     int ns = m->space->n_shapes, per_shape = keep > 1 ? keep : 1, need = keep > 0 ? keep : 1, n_ub = 0, n_heap = 0;
@@ -795,14 +826,28 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
             m->shape_lb[si] = HUGE_VAL;
             continue;
         }
-        /* the plans that could still decide first */
-        while (keep > 0 && n_heap > 0 && !(heap[0].bound_s > b)) {
-            screen_plan t;
-            heap_pop(heap, &n_heap, &t);
-            if (!beyond(t.bound_s, least, n_ub, need))
-                price_plan(m, &t.plan, least, &n_ub, need);
+        /* The stage bound, then (the shape's stage and DP candidates
+         * priced) the least stage and DP pair that fits: once one is beyond
+         * the plans found, those that could decide first priced before, the
+         * shape is screened lazily, its shape_lb that bound. */
+        bool lazy = false, staged = false;
+        for (int step = 0; keep > 0 && step < 2 && !lazy; step++) {
+            if (step == 1) {
+                double floor_s = stage_dp_bound(m, si, c);
+                if (isnan(floor_s))
+                    break;
+                b = fmax(b, floor_s);
+                staged = true;
+            }
+            while (n_heap > 0 && !(heap[0].bound_s > b)) {
+                screen_plan t;
+                heap_pop(heap, &n_heap, &t);
+                if (!beyond(t.bound_s, least, n_ub, need))
+                    price_plan(m, &t.plan, least, &n_ub, need);
+            }
+            lazy = beyond(b, least, n_ub, need);
         }
-        if (keep > 0 && beyond(b, least, n_ub, need)) {
+        if (lazy) {
             if (m->count_screened && !shape_has_pair(m, si, c, pairs)) {
                 m->shape_lb[si] = HUGE_VAL;
                 continue;
@@ -812,7 +857,16 @@ static bool screen(pp_mip *m, int keep, pp_mip_cands *c, double *ref_s)
             m->n_lazy++;
             continue;
         }
-        int n = shape_cands(m, si, c) ? shape_pairs(m, c, pairs, per_shape > 1) : 0;
+        /* the rest of its candidates (its stage and DP ones priced with
+         * the bound above) */
+        bool ok;
+        if (staged) {
+            list_cands(m, si, 1u << PP_FAM_TP | 1u << PP_FAM_PP, LIST_ALL, c);
+            ok = cands_checked(m, si, c, 1u << PP_FAM_STAGE | 1u << PP_FAM_DP);
+        } else {
+            ok = shape_cands(m, si, c);
+        }
+        int n = ok ? shape_pairs(m, c, pairs, per_shape > 1) : 0;
         m->shape_lb[si] = n > 0 ? pairs[0].step_s : HUGE_VAL;
         for (int k = 0; k < n && k < per_shape; k++) {
             screen_plan t = {.bound_s = pairs[k].step_s, .shape = si, .rank = k};
