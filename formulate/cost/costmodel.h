@@ -397,9 +397,9 @@ typedef struct pp_layer_kernels {
 /* A layer's kernels and the logits' and loss's, forward and backward, on
  * one GPU: the part of the stage term before recomputation, the pipeline,
  * context parallelism and the experts weigh it (stage.c).  They read only
- * the decisions pp_form_stage_kernels_key keeps (the GEMMs' shapes: tp and its
- * grid, cp, the micro-batch, sequence parallelism, the fp8 store, ep and
- * etp), so plans
+ * the decisions pp_form_stage_kernels_key keeps (every decision but those
+ * stage.c names as unread: the degrees but tp, cp and ep, recomputation,
+ * the overlaps, the dispatcher, the CP exchange, the codecs), so plans
  * with one key share them: the MIP's price cache prices them once per key
  * (tests/test_mip_screen.c finds them bit for bit the same over the
  * examples' spaces). */

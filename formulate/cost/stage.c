@@ -33,18 +33,29 @@
 #define LOGITS_CE_BYTES 16.0        /* fp32 logits: softmax + cross-entropy, forward and backward */
 #define VOCAB_PAD 128.0             /* Megatron-LM's make-vocab-size-divisible-by default */
 
+/* The plan's decisions, field by field (decisions.def), its padding zero:
+ * the price cache compares keys' bytes. */
+#define KEY_FIELD_INT(field) key->field = plan->field;
+#define KEY_FIELD_BOOL(field) key->field = plan->field;
+#define KEY_FIELD_CODEC(field) key->codec[PP_DIM_##field] = plan->codec[PP_DIM_##field];
+
 void stage_kernels_key(const pp_plan *plan, pp_plan *key)
 {
-    /* what layer_kernels_fwd and the logits below read of a plan; the rest
-     * zero, its padding included (the price cache compares keys' bytes) */
     memset(key, 0, sizeof *key);
-    key->tp = plan->tp;
-    key->tp_mode = plan->tp_mode;
-    key->tp_depth = plan->tp_depth;
-    key->cp = plan->cp;
-    key->micro_batch = plan->micro_batch;
-    key->sequence_parallel = plan->sequence_parallel;
-    key->fp8_act_store = plan->fp8_act_store;
+#define PP_DECISION(id, field, ctype, storage, ...) KEY_FIELD_##storage(field)
+#include "decisions.def"
+#undef PP_DECISION
+    /* Less the decisions a stage's kernels (layer_kernels_fwd, the logits
+     * below, a MoE block's compute) do not read, so the plans of a shape
+     * that differ only in those share them.  A decision not named here
+     * stays in the key: a new one the kernels read needs no line, one they
+     * do not read only prices them more often than it must. */
+    key->dp = key->pp = key->virtual_stages = key->zero = key->pipeline_layout = 0;
+    key->recompute = PP_RECOMPUTE_NONE;
+    key->recompute_modules = 0;
+    key->tp_comm_overlap = key->moe_a2a_overlap = false;
+    key->moe_dispatcher = key->cp_comm = 0;
+    memset(key->codec, 0, sizeof key->codec);
 }
 
 void stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kernels *out)

@@ -246,9 +246,7 @@ void pp_form_stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_st
 
 void pp_form_stage_kernels_key(const pp_plan *plan, pp_plan *key)
 {
-    stage_kernels_key(plan, key);
-    key->ep = plan->ep; /* what moe_block_compute_s reads beyond the layer's */
-    key->etp = plan->etp;
+    stage_kernels_key(plan, key); /* a MoE block's compute's (ep, etp) too */
 }
 
 /* The stage family's term: m slots of the slowest stage, and the fill and
