@@ -56,7 +56,8 @@ double stage_trainable_params(const pp_problem *prob, const pp_plan *plan, int s
 double stage_expert_params(const pp_problem *prob, const pp_plan *plan, int stage);
 /* Parameters one GPU of a MoE model's stage holds, experts included. */
 double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage);
-/* The busiest expert's load over the mean (training.moe_load_imbalance, 1.2 unless set). */
-double moe_load_imbalance(const pp_problem *prob);
+/* The busiest expert's load over the mean under a plan (training.moe_load_imbalance, 1.2 unless
+ * set). */
+double moe_load_imbalance(const pp_problem *prob, const pp_plan *plan);
 
 #endif

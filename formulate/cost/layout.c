@@ -424,8 +424,9 @@ double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
  * (Fedus et al. 2021 §2.2), which bound what an auxiliary loss leaves;
  * DeepSeek-V3's auxiliary-loss-free balancing (arXiv 2412.19437 §2.1.2)
  * keeps it lower (1.1 is a fair value there). */
-double moe_load_imbalance(const pp_problem *prob)
+double moe_load_imbalance(const pp_problem *prob, const pp_plan *plan)
 {
+    (void)plan;
     double l = prob->training.moe_load_imbalance;
     return l >= 1.0 ? l : MOE_DEFAULT_IMBALANCE;
 }

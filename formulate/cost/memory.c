@@ -207,7 +207,7 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     /* the activation's input (f or 2f wide; fp8 when stored so) */
     double glu = (m->gated_mlp ? 2.0 : 1.0) * (fp8_act_stored(prob, plan) ? 1.0 : ACT_BYTES);
     double t = plan->tp, T = (double)plan->micro_batch * m->seq_len / plan->cp, Tg = T / t;
-    double k = m->experts_per_token, h = m->hidden, lam = moe_load_imbalance(prob);
+    double k = m->experts_per_token, h = m->hidden, lam = moe_load_imbalance(prob, plan);
     /* the dense MLP that pp_layer_activation_bytes counted (Korthikanti: f or 2f wide GEMM
      * output, activation output, and the second GEMM's input), split by t */
     double dense_mlp = (glu + gemm_in) * T * m->ffn_hidden / t;

@@ -108,7 +108,7 @@ double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan)
     double router = gemm_time_s(prob, Tg, h, E) + MOE_ROUTER_BYTES * Tg * E / hbm + 2.0 * launch;
     double permute = MOE_PERMUTE_BYTES * Tg * k * h / hbm + 3.0 * launch;
     /* grouped GEMM (--moe-grouped-gemm): one launch for the E/ep experts */
-    double local = E / ep, rows = moe_load_imbalance(prob) * etp * ep * Tg * k / E;
+    double local = E / ep, rows = moe_load_imbalance(prob, plan) * etp * ep * Tg * k / E;
     double fc1 = gemm_time_s(prob, rows, h, gate * fe / etp) - launch;
     double fc2 = gemm_time_s(prob, rows, fe / etp, h) - launch;
     double experts = local * (fc1 + fc2) + 2.0 * launch +
@@ -134,7 +134,7 @@ void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s,
     double act_f = m->gated_mlp ? 1.5 : 1.0, gate = m->gated_mlp ? 2.0 : 1.0;
     double t = plan->tp, ep = plan->ep, etp = plan->etp;
     double T = (double)plan->micro_batch * m->seq_len / plan->cp, Tg = T / t;
-    double local = E / ep, rows = moe_load_imbalance(prob) * etp * ep * Tg * k / E, fs = m->shared_ffn_hidden;
+    double local = E / ep, rows = moe_load_imbalance(prob, plan) * etp * ep * Tg * k / E, fs = m->shared_ffn_hidden;
     b->fwd_s = compute_s;
     /* The routed experts' activation recomputed before their backward
      * (moe_act), with its output cast again for fc2's weight gradient in a
