@@ -639,7 +639,7 @@ static double stage_dp_bound(pp_mip *m, int si, pp_mip_cands *c)
     pp_form_shape_of(m->prob, &m->space->shapes[si].base, &m->shape_form[si]);
     list_cands(m, si, fams, LIST_ALL, c);
     for (int f = 0; f < PP_FAM_COUNT; f++)
-        for (int i = 0; i < c->n[f] && (fams & (1u << f)); i++) {
+        for (int i = 0; (fams & (1u << f)) && i < c->n[f]; i++) {
             pp_mip_col *x = &c->c[f][i];
             price_term(m, &x->plan, &m->shape_form[si], (pp_form_family)f, &x->form);
             if (!pp_form_term_finite(&x->form))
@@ -961,6 +961,8 @@ int pp_mip_build(const pp_problem *prob, const pp_space *space, const pp_mip_opt
     m->shape_form = calloc((size_t)ns, sizeof *m->shape_form);
     bool own_c;
     pp_mip_cands *c = borrow(m, SCRATCH_CANDS, sizeof *c, &own_c);
+    if (c)
+        memset(c->n, 0, sizeof c->n); /* list_cands resets only the families it lists */
     double ref_s = HUGE_VAL;
     if (!m->shape_col || !m->shape_col_end || !m->shape_lb || !m->shape_form || !c || !pp_mip_reserve(m) ||
         !screen(m, opt->keep, c, &ref_s)) {
