@@ -167,6 +167,11 @@ static void moe_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan
             flag_sw(f, true, "--moe-enable-deepep");
         if (pp_moe_a2a_overlapped(prob, p)) /* the all-to-alls behind the other micro-batch's compute */
             flag_sw(f, false, "--overlap-moe-expert-parallel-comm");
+        if (p->moe_capacity_factor > 0) { /* the experts' capacity (cost/layout.c): the excess dropped, not padded */
+            flag_word(f, false, "--moe-expert-capacity-factor",
+                      pp_decisions[PP_DEC_MOE_CAPACITY].names[p->moe_capacity_factor]);
+            flag_word(f, true, "--moe-token-drop-policy", "probs");
+        }
         router_flags(f, m);
         flag_int(f, false, "--moe-ffn-hidden-size", m->moe_ffn_hidden);
         if (m->shared_ffn_hidden > 0)
@@ -468,6 +473,8 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--moe-token-dispatcher-type", "model.moe_token_dispatcher_type", BR_COPY, NULL, true},
     {"--moe-enable-deepep", "model.moe_enable_deepep", BR_TRUE, NULL, true},
     {"--overlap-moe-expert-parallel-comm", "comm_overlap.overlap_moe_expert_parallel_comm", BR_TRUE, NULL, true},
+    {"--moe-expert-capacity-factor", "model.moe_expert_capacity_factor", BR_COPY, NULL, true},
+    {"--moe-token-drop-policy", "model.moe_token_drop_policy", BR_WORD, NULL, true},
     {"--micro-batch-size", "train.micro_batch_size", BR_COPY, NULL, true},
     {"--global-batch-size", "train.global_batch_size", BR_COPY, NULL, true},
     {"--seq-length", "model.seq_length", BR_COPY, NULL, true},
@@ -599,6 +606,11 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
     set_text(br, NULL, "mixed_precision", PP_LV_STR, "%s", pp_precision_props(t->precision)->bridge_recipe);
     if (fp8_act_store_on(prob, p)) /* no Megatron-LM flag says it (megatron_notes) */
         set_bool(br, NULL, "model.activation_func_fp8_input_store", true);
+    if (pp_model_is_moe(m)) { /* a recipe's own capacity (Nemotron 3 Super's 1.1, padded) is not the plan's */
+        if (!find_setting(megatron, "--moe-expert-capacity-factor"))
+            bridge_off(br, "model.moe_expert_capacity_factor", "null");
+        set_bool(br, NULL, "model.moe_pad_expert_input_to_capacity", false);
+    }
     /* the rest of the flags: the model's shape and architecture, each its
      * TransformerConfig field; written when no recipe builds the model */
     const char *precision_flags = pp_precision_props(t->precision)->megatron_flags;
@@ -661,6 +673,14 @@ static void build_deepspeed(pp_launch_target *ds, const pp_launch_target *megatr
     if (p->cp > 1)
         note(ds, " Context parallelism (a ring over the sequence) is Megatron-LM's; DeepSpeed-Ulysses "
                  "splits the sequence differently.");
+    if (pp_model_is_moe(&prob->model) && p->ep > 1) { /* DeepSpeed-MoE drops at capacity 1.0 unless told */
+        if (p->moe_capacity_factor > 0)
+            note(ds, " Its experts: `deepspeed.moe.layer.MoE(..., capacity_factor=%s, drop_tokens=True)`.",
+                 pp_decisions[PP_DEC_MOE_CAPACITY].names[p->moe_capacity_factor]);
+        else
+            note(ds, " Its experts drop no token: `deepspeed.moe.layer.MoE(..., drop_tokens=False)` (DeepSpeed "
+                     "drops the tokens beyond capacity 1.0 by default).");
+    }
     const pp_launch_setting *sel = find_setting(megatron, "--recompute-granularity");
     if (p->recompute == PP_RECOMPUTE_SELECTIVE && sel) {
         char text[PP_LAUNCH_TEXT];
@@ -752,6 +772,7 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
                 (p->codec[PP_DIM_DP] == 0 || reduce16) &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
                 (!moe || p->etp == 1) && layout_runs && groups_run && !fp8_act_store_on(prob, p) && !a2a_overlap &&
+                p->moe_capacity_factor == 0 &&
                 (p->recompute != PP_RECOMPUTE_SELECTIVE ||
                  p->recompute_modules == pp_decisions[PP_DEC_RECOMPUTE_MODULES].def);
     if (p->zero == 1)
@@ -781,6 +802,10 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
         note(tt, "torchtitan v0.2.2 hides the expert all-to-alls behind another micro-batch only under its "
                  "DualPipeV schedule (`pipeline_parallel_expert_parallel_overlap`), not under the schedules "
                  "parplan prices: the priced overlap is Megatron-Core's `--overlap-moe-expert-parallel-comm`.\n\n");
+    if (moe && p->moe_capacity_factor > 0)
+        note(tt, "torchtitan's experts drop no token (it has no expert capacity): the priced capacity factor %s "
+                 "is Megatron-Core's `--moe-expert-capacity-factor`.\n\n",
+             pp_decisions[PP_DEC_MOE_CAPACITY].names[p->moe_capacity_factor]);
     if (fp8_act_store_on(prob, p))
         note(tt, "torchtitan does not keep the SwiGLU input in fp8 (Megatron-Core's "
                  "activation_func_fp8_input_store): it holds the priced activations only under Megatron-Core.\n\n");

@@ -488,6 +488,106 @@ static void test_moe_layers_on_stage(void)
     CU_ASSERT(checked > 5000);
 }
 
+/* The value of a launch setting of target t, or NULL. */
+static const pp_launch_setting *setting_of(const pp_launch *l, int t, const char *key)
+{
+    for (int i = 0; i < l->targets[t].n; i++)
+        if (strcmp(l->targets[t].settings[i].key, key) == 0)
+            return &l->targets[t].settings[i];
+    return NULL;
+}
+
+/* The experts' capacity (moe_capacity_factor): the busiest expert takes
+ * the lesser of its load and the factor, every name of the row's the
+ * factor it says; it speeds the stage only where it binds; the framework
+ * rule is data (torchtitan is dropless); the space offers it only where the
+ * problem's search lists it and ep > 1, and the planner then takes it
+ * (MIP = enumeration); the launch settings drop as priced. */
+static void test_moe_capacity_factor(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64, 'moe_load_imbalance': 1.2}}", &cat, &p);
+    const pp_decision *d = &pp_decisions[PP_DEC_MOE_CAPACITY];
+    pp_plan pl = pp_test_plan(1, 1, 32, 1, 1);
+    pl.ep = 32;
+    CU_ASSERT_EQUAL(pl.moe_capacity_factor, 0); /* dropless by default */
+    CU_ASSERT_EQUAL(moe_load_imbalance(&p, &pl), 1.2);
+    pp_problem loose = p;
+    loose.training.moe_load_imbalance = 64.0;
+    for (int c = 1; c <= d->max; c++) {
+        pp_plan x = pl;
+        x.moe_capacity_factor = c;
+        CU_ASSERT_EQUAL(moe_load_imbalance(&loose, &x), strtod(d->names[c], NULL));
+        CU_ASSERT_EQUAL(moe_load_imbalance(&p, &x), fmin(1.2, strtod(d->names[c], NULL)));
+    }
+    pp_plan drop = pl, wide = pl;
+    drop.moe_capacity_factor = 1; /* 1.0 */
+    wide.moe_capacity_factor = d->max; /* 2.0: above the load, binds nothing */
+    CU_ASSERT_STRING_EQUAL(d->names[1], "1.0");
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &drop, NULL), PP_OK);
+    pp_stage_term plain, dropped, widened;
+    pp_term_stage(&p, &pl, &plain);
+    pp_term_stage(&p, &drop, &dropped);
+    pp_term_stage(&p, &wide, &widened);
+    CU_ASSERT(dropped.fwd_s < plain.fwd_s && dropped.bwd_s < plain.bwd_s);
+    CU_ASSERT_EQUAL(widened.total_s, plain.total_s);
+    CU_ASSERT(pp_step_time_s(&p, &drop) < pp_step_time_s(&p, &pl));
+
+    /* the rule: data/frameworks.json */
+    pp_problem q = p;
+    q.fw = cat.frameworks[PP_FW_FSDP];
+    CU_ASSERT(pp_framework_runs(&q, PP_DEC_MOE_CAPACITY, 0));
+    CU_ASSERT(!pp_framework_runs(&q, PP_DEC_MOE_CAPACITY, 1));
+    pp_error err;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&q, &drop, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "moe_capacity_factor");
+    q.fw = cat.frameworks[PP_FW_DEEPSPEED];
+    CU_ASSERT(pp_framework_runs(&q, PP_DEC_MOE_CAPACITY, 1));
+
+    /* the space and the planner */
+    p.search[PP_DEC_PP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_TP] = (pp_int_list){1, {1}};
+    p.search[PP_DEC_CP] = (pp_int_list){1, {1}};
+    for (int listed = 0; listed < 2; listed++)
+        for (int ep = 1; ep <= 32; ep += 31) {
+            p.search[PP_DEC_EP] = (pp_int_list){1, {ep}};
+            p.search[PP_DEC_MOE_CAPACITY] = listed ? (pp_int_list){2, {0, 1}} : (pp_int_list){0, {0}};
+            double obj[2];
+            for (int k = 0; k < 2; k++) {
+                pp_plan_options o;
+                pp_plan_options_init(&o);
+                o.method = k == 0 ? PP_METHOD_MILP : PP_METHOD_ENUMERATE;
+                pp_plan_result res;
+                CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+                CU_ASSERT_EQUAL(res.best.plan.moe_capacity_factor, listed && ep > 1 ? 1 : 0);
+                obj[k] = res.cert.objective_s;
+                pp_plan_result_free(&res);
+            }
+            CU_ASSERT(pp_rel_close(obj[0], obj[1], 1e-9));
+        }
+
+    /* the launch settings: Megatron-Core drops by probability, unpadded */
+    pp_launch l;
+    pp_launch_build(&p, &drop, pp_microbatches(&p, &drop), &l);
+    const pp_launch_setting *cf = setting_of(&l, PP_LT_MEGATRON, "--moe-expert-capacity-factor");
+    const pp_launch_setting *policy = setting_of(&l, PP_LT_MEGATRON, "--moe-token-drop-policy");
+    CU_ASSERT_FATAL(cf != NULL && policy != NULL);
+    CU_ASSERT_STRING_EQUAL(cf->text, "1.0");
+    CU_ASSERT_STRING_EQUAL(policy->text, "probs");
+    CU_ASSERT_PTR_NOT_NULL(setting_of(&l, PP_LT_BRIDGE, "model.moe_expert_capacity_factor"));
+    const pp_launch_setting *pad = setting_of(&l, PP_LT_BRIDGE, "model.moe_pad_expert_input_to_capacity");
+    CU_ASSERT(pad != NULL && !pad->on);
+    CU_ASSERT(!l.targets[PP_LT_TORCHTITAN].exact);
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT_PTR_NULL(setting_of(&l, PP_LT_MEGATRON, "--moe-expert-capacity-factor"));
+    cf = setting_of(&l, PP_LT_BRIDGE, "model.moe_expert_capacity_factor"); /* a recipe's own is not the plan's */
+    CU_ASSERT(cf != NULL && cf->kind == PP_LV_NULL);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -498,6 +598,7 @@ int main(void)
         {"dense models have no expert term", test_dense_untouched},
         {"a range's MoE layers counted without a loop", test_moe_layers_in_range},
         {"a stage's MoE layers are its layers' counted one by one", test_moe_layers_on_stage},
+        {"the experts' capacity: a decision that drops what it prices", test_moe_capacity_factor},
         {"DeepEP sends a token once to each node and GPU of its experts", test_deepep_dedup},
         {"the dispatcher and the all-to-all overlap as decisions, where the framework runs them",
          test_dispatcher_overlap_decisions},

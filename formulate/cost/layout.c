@@ -423,10 +423,22 @@ double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
  * (default 1.2): Switch Transformer trains with capacity factors 1.0-1.25
  * (Fedus et al. 2021 §2.2), which bound what an auxiliary loss leaves;
  * DeepSeek-V3's auxiliary-loss-free balancing (arXiv 2412.19437 §2.1.2)
- * keeps it lower (1.1 is a fair value there). */
+ * keeps it lower (1.1 is a fair value there).  Under the plan's capacity
+ * factor c (moe_capacity_factor: each rank's router keeps at most
+ * ceil(c x its tokens x topk / experts) of its tokens for an expert, the
+ * lowest-probability ones dropped, and without
+ * --moe-pad-expert-input-to-capacity runs only those it keeps; Megatron-Core
+ * megatron/core/transformer/moe/moe_utils.py, get_capacity and
+ * apply_router_token_dropping, at d98e8a64) the busiest takes min(load, c).
+ * The all-to-alls are priced balanced either way (moe.c). */
+static const double CAPACITY_FACTOR[] = {0.0 /* none: dropless */, 1.0, 1.1, 1.25, 1.5, 2.0};
+
 double moe_load_imbalance(const pp_problem *prob, const pp_plan *plan)
 {
-    (void)plan;
     double l = prob->training.moe_load_imbalance;
-    return l >= 1.0 ? l : MOE_DEFAULT_IMBALANCE;
+    l = l >= 1.0 ? l : MOE_DEFAULT_IMBALANCE;
+    int c = plan->moe_capacity_factor;
+    if (c > 0 && c < (int)(sizeof CAPACITY_FACTOR / sizeof CAPACITY_FACTOR[0]) && CAPACITY_FACTOR[c] < l)
+        l = CAPACITY_FACTOR[c];
+    return l;
 }
