@@ -67,6 +67,9 @@ void pp_text_tricks(const pp_problem *prob, const pp_plan *p, char *buf, size_t 
                     pp_codec_id(prob, p->codec[d]));
     if (p->recompute != PP_RECOMPUTE_NONE)
         pp_catf(buf, cap, "%s%s recomputation", buf[0] ? ", " : "", pp_recompute_name(p->recompute));
+    if (p->moe_capacity_factor > 0)
+        pp_catf(buf, cap, "%stoken dropping (expert capacity %s)", buf[0] ? ", " : "",
+                pp_decisions[PP_DEC_MOE_CAPACITY].names[p->moe_capacity_factor]);
     if (!buf[0])
         snprintf(buf, cap, "none");
 }
@@ -114,8 +117,9 @@ void pp_text_ties(const pp_problem *prob, const pp_plan_result *res, const pp_ex
         pp_pct(s->gap, g, sizeof g);
         pp_plan_text(prob, &ex->simplest.best.plan, plan, sizeof plan);
         pp_text_why(prob, &ex->simplest.best.plan, &res->best.plan, s, why, sizeof why);
-        pp_catf(v, vc, " The fastest plan without interleaving or compression is %s: %.3f s, %s slower%s (it loses on %s).",
-                plan, ex->simplest.best.eval.time.step_s, g, s->tie ? ", a tie" : "", why);
+        pp_catf(v, vc, " The fastest plan without interleaving or compression%s is %s: %.3f s, %s slower%s (it loses on %s).",
+                res->best.plan.moe_capacity_factor > 0 ? " or dropped tokens" : "", plan,
+                ex->simplest.best.eval.time.step_s, g, s->tie ? ", a tie" : "", why);
     }
 }
 

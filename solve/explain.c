@@ -91,8 +91,9 @@ static int codec_tricks(const pp_problem *prob, int codec)
 }
 
 /* Interleaving 1, each compressed dimension 1 (2 for a lossy quantizer),
- * selective recomputation 1, full 2: how many tricks a plan needs beyond
- * the plain layout. */
+ * selective recomputation 1, full 2, an expert capacity 2 (its dropped
+ * tokens, like a lossy quantizer's error, change what the model learns):
+ * how many tricks a plan needs beyond the plain layout. */
 static int tricks_of(const pp_problem *prob, const pp_plan *p)
 {
     int n = p->virtual_stages > 1 ? 1 : 0;
@@ -100,6 +101,8 @@ static int tricks_of(const pp_problem *prob, const pp_plan *p)
         n += codec_tricks(prob, p->codec[d]);
     if (p->recompute != PP_RECOMPUTE_NONE)
         n += p->recompute == PP_RECOMPUTE_FULL ? 2 : 1;
+    if (p->moe_capacity_factor > 0)
+        n += 2;
     return n;
 }
 
@@ -167,12 +170,12 @@ static void analyze_runner_ups(const pp_problem *prob, const pp_plan_result *res
     }
 }
 
-/* The fastest plan without interleaving or compression. */
+/* The fastest plan without interleaving, compression or dropped tokens. */
 static void find_simplest(const pp_problem *prob, const solver_ctx *c, const pp_plan_result *res,
                           pp_explanation *ex)
 {
     const pp_plan *best = &res->best.plan;
-    bool fancy = best->virtual_stages > 1;
+    bool fancy = best->virtual_stages > 1 || best->moe_capacity_factor > 0;
     for (int d = 0; d < PP_DIM_COUNT; d++)
         fancy = fancy || best->codec[d] > 0;
     if (!fancy)
@@ -187,10 +190,14 @@ static void find_simplest(const pp_problem *prob, const solver_ctx *c, const pp_
         changed->search[PP_DEC_CODEC(d)].n = 1;
         changed->search[PP_DEC_CODEC(d)].v[0] = 0; /* codecs[0] is "none" */
     }
+    changed->search[PP_DEC_MOE_CAPACITY].n = 1;
+    changed->search[PP_DEC_MOE_CAPACITY].v[0] = 0; /* dropless */
     pp_counterfactual *cf = &ex->simplest;
     memset(cf, 0, sizeof *cf);
-    snprintf(cf->key, sizeof cf->key, "virtual_stages=1,compression=none");
-    snprintf(cf->what, sizeof cf->what, "no interleaving and no compression");
+    bool drops = best->moe_capacity_factor > 0;
+    snprintf(cf->key, sizeof cf->key, "virtual_stages=1,compression=none%s", drops ? ",moe_capacity_factor=none" : "");
+    snprintf(cf->what, sizeof cf->what, "no interleaving%s no compression%s", drops ? "," : " and",
+             drops ? " and no dropped tokens" : "");
     resolve((void *)c, changed, 0, cf);
     free(changed);
     ex->have_simplest = pp_cf_found(cf);

@@ -51,7 +51,7 @@ typedef struct pp_cons_row {
 
 /* One re-solve with one limit changed. */
 typedef struct pp_counterfactual {
-    char key[48];     /* what changed, for tools: "memory_gib=96" */
+    char key[64];     /* what changed, for tools: "memory_gib=96" */
     char what[256];   /* in words: "96 GiB per GPU instead of 80" */
     pp_status status; /* optimal, time_limit or infeasible */
     pp_candidate best;  /* its optimum (status optimal or time_limit) */
