@@ -172,7 +172,8 @@ static void list_of_values(const pp_decision *d, pp_int_list *out)
 
 /* Walk the degree combinations the tool tries (space.c's candidates before
  * any divisibility filter) that multiply to the GPU count, and tally the
- * first rule each breaks. */
+ * first rule each breaks (a MoE model's: at its first expert-parallel
+ * degree, unless one of them runs). */
 static void count_cuts(const pp_problem *prob, pp_family_report *ex)
 {
     long gpus = pp_problem_gpus(prob);
@@ -186,6 +187,16 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
             tps.v[tps.n++] = (int)t;
     const pp_int_list *T = given_or(&prob->search[PP_DEC_TP], &tps), *C = given_or(&prob->search[PP_DEC_CP], &cps);
     const pp_int_list *MB = given_or(&prob->search[PP_DEC_MICRO_BATCH], &mbs), *V = given_or(&prob->search[PP_DEC_VIRTUAL_STAGES], &vs);
+    /* a MoE model's expert-parallel degrees (space.c's: the divisors of the
+     * experts, or those listed): a split is valid when one of them is */
+    bool moe = pp_model_is_moe(&prob->model);
+    pp_int_list eps = {1, {1}};
+    if (moe && prob->search[PP_DEC_EP].n > 0)
+        eps = prob->search[PP_DEC_EP];
+    else if (moe)
+        for (int e = 2; e <= prob->model.experts && eps.n < PP_MAX_VALUES; e++)
+            if (prob->model.experts % e == 0)
+                eps.v[eps.n++] = e;
     pp_plan plan;
     pp_plan_init(&plan);
     for (int a = 0; a < T->n; a++)
@@ -209,9 +220,22 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
                         plan.dp = (int)(gpus / per);
                         plan.micro_batch = MB->v[b];
                         plan.virtual_stages = V->v[w];
+                        plan.sequence_parallel = moe && plan.tp > 1; /* as space.c offers a MoE model's TP */
                         ex->combinations++;
-                        pp_error err;
-                        pp_rule broken = pp_plan_broken_rule(prob, &plan, &err);
+                        pp_error err, first;
+                        pp_rule broken = PP_RULE_OTHER, first_broken = PP_RULE_OTHER;
+                        for (int e = 0; e < eps.n && broken != PP_RULE_NONE; e++) {
+                            plan.ep = eps.v[e];
+                            broken = pp_plan_broken_rule(prob, &plan, &err);
+                            if (e == 0) {
+                                first_broken = broken;
+                                first = err;
+                            }
+                        }
+                        if (broken != PP_RULE_NONE) { /* the rule the first degree breaks */
+                            broken = first_broken;
+                            err = first;
+                        }
                         if (broken == PP_RULE_NONE) {
                             ex->combinations_valid++;
                             continue;
