@@ -4,6 +4,7 @@
 
 #include "decisions.h"
 #include "error.h"
+#include "planner.h"
 
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -426,4 +427,22 @@ void pp_test_load(const char *squoted, const pp_catalog *cat, pp_problem *p)
         fprintf(stderr, "\n  %s: %s\n", err.path, err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
     free(json);
+}
+
+void pp_test_solve_both(const pp_problem *p, pp_plan_result *res)
+{
+    for (int k = 0; k < 2; k++) {
+        pp_plan_options o;
+        pp_plan_options_init(&o);
+        o.method = k == 0 ? PP_METHOD_MILP : PP_METHOD_ENUMERATE;
+        pp_error err;
+        pp_error_clear(&err);
+        int rc = pp_plan_solve(p, &o, &res[k], &err);
+        if (rc != PP_OK)
+            printf("\n  %s: %s %s", k == 0 ? "milp" : "enumerate", err.msg, res[k].infeasible_reason);
+        if (rc != PP_OK && k == 1)
+            pp_plan_result_free(&res[0]);
+        CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    }
+    CU_ASSERT(pp_rel_close(res[0].cert.objective_s, res[1].cert.objective_s, 1e-9));
 }

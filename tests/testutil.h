@@ -162,6 +162,13 @@ pp_model pp_test_gpt3_175b(void);
 pp_model pp_test_llama3_8b(int seq);
 /* A plan of 1D tensor parallelism, nothing else switched on. */
 pp_plan pp_test_plan(int tp, int pp, int dp, int cp, int mb);
+
+/* p solved by the MIP (res[0]) and by enumeration (res[1]), each asserted
+ * (fatally) to succeed, its reason printed where it does not, and both to
+ * reach the same step time: what every decision's test checks of the
+ * planner (res holds two).  The caller frees both. */
+struct pp_plan_result;
+void pp_test_solve_both(const pp_problem *p, struct pp_plan_result *res);
 /* Append a codec to p's list (ratio: lossless ratio on 32-bit values, 0 for
  * a lossy codec); returns its index in p->codecs (a plan's codec choice). */
 int pp_test_add_codec(pp_problem *p, const char *id, bool lossy, double bits, double ratio, double GBps,
