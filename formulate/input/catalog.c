@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -457,48 +458,22 @@ static int check_efficiency_from(const pp_catalog *cat, const pp_jpath *list_at,
     return PP_OK;
 }
 
-static int read_gpu_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+/* What a GPU entry fills beside pp_gpu, one slot per entry. */
+static bool alloc_gpus(pp_catalog *cat, int n)
 {
-    int n = cJSON_GetArraySize(list);
     cat->gpus = calloc((size_t)n, sizeof *cat->gpus);
     cat->gpu_efficiency_from = calloc((size_t)n, sizeof *cat->gpu_efficiency_from);
     cat->gpu_calibration_family = calloc((size_t)n, sizeof *cat->gpu_calibration_family);
     cat->gpu_aliases = calloc((size_t)n, sizeof *cat->gpu_aliases);
     cat->gpu_borrow = calloc((size_t)n, sizeof *cat->gpu_borrow);
-    if (!cat->gpus || !cat->gpu_efficiency_from || !cat->gpu_calibration_family || !cat->gpu_aliases ||
-        !cat->gpu_borrow)
-        return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
-    const cJSON *item;
-    cJSON_ArrayForEach(item, list)
-    {
-        pp_jpath at = pp_jpath_index(list_at, cat->n_gpus);
-        int rc = read_gpu_entry(cat, item, &at, cat->n_gpus, err);
-        if (rc)
-            return rc;
-        cat->n_gpus++;
-    }
-    int rc = check_efficiency_from(cat, list_at, err);
-    return rc ? rc : check_gpu_aliases(cat, list_at, err);
+    return cat->gpus && cat->gpu_efficiency_from && cat->gpu_calibration_family && cat->gpu_aliases &&
+           cat->gpu_borrow;
 }
 
-static int load_gpus(pp_catalog *cat, pp_error *err)
+static int check_gpus(pp_catalog *cat, const pp_jpath *list_at, pp_error *err)
 {
-    char path[1200];
-    cJSON *doc = NULL;
-    int rc = open_catalog_file(cat, "gpus.json", true, path, sizeof path, &doc, err);
-    if (rc)
-        return rc;
-    pp_jpath root = pp_jpath_root(path);
-    const cJSON *list = NULL;
-    rc = pp_json_check_keys(doc, &root, gpus_file_keys, err);
-    if (!rc)
-        rc = entry_list(doc, &root, "gpus", MAX_CATALOG_ENTRIES, &list, err);
-    if (!rc) {
-        pp_jpath list_at = pp_jpath_key(&root, "gpus");
-        rc = read_gpu_list(cat, list, &list_at, err);
-    }
-    cJSON_Delete(doc);
-    return rc;
+    int rc = check_efficiency_from(cat, list_at, err);
+    return rc ? rc : check_gpu_aliases(cat, list_at, err);
 }
 
 /* ---- models.json ---------------------------------------------------------------- */
@@ -521,41 +496,9 @@ static int read_model_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *a
     return rc;
 }
 
-static int read_model_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+static bool alloc_models(pp_catalog *cat, int n)
 {
-    cat->models = calloc((size_t)cJSON_GetArraySize(list), sizeof *cat->models);
-    if (!cat->models)
-        return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
-    const cJSON *item;
-    cJSON_ArrayForEach(item, list)
-    {
-        pp_jpath at = pp_jpath_index(list_at, cat->n_models);
-        int rc = read_model_entry(cat, item, &at, cat->n_models, err);
-        if (rc)
-            return rc;
-        cat->n_models++;
-    }
-    return PP_OK;
-}
-
-static int load_models(pp_catalog *cat, pp_error *err)
-{
-    char path[1200];
-    cJSON *doc = NULL;
-    int rc = open_catalog_file(cat, "models.json", true, path, sizeof path, &doc, err);
-    if (rc)
-        return rc;
-    pp_jpath root = pp_jpath_root(path);
-    const cJSON *list = NULL;
-    rc = pp_json_check_keys(doc, &root, models_file_keys, err);
-    if (!rc)
-        rc = entry_list(doc, &root, "models", MAX_CATALOG_ENTRIES, &list, err);
-    if (!rc) {
-        pp_jpath list_at = pp_jpath_key(&root, "models");
-        rc = read_model_list(cat, list, &list_at, err);
-    }
-    cJSON_Delete(doc);
-    return rc;
+    return (cat->models = calloc((size_t)n, sizeof *cat->models)) != NULL;
 }
 
 /* ---- clusters.json ---------------------------------------------------------------- */
@@ -599,41 +542,9 @@ static int read_cluster_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath 
     return rc;
 }
 
-static int read_cluster_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+static bool alloc_clusters(pp_catalog *cat, int n)
 {
-    cat->clusters = calloc((size_t)cJSON_GetArraySize(list), sizeof *cat->clusters);
-    if (!cat->clusters)
-        return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
-    const cJSON *item;
-    cJSON_ArrayForEach(item, list)
-    {
-        pp_jpath at = pp_jpath_index(list_at, cat->n_clusters);
-        int rc = read_cluster_entry(cat, item, &at, cat->n_clusters, err);
-        if (rc)
-            return rc;
-        cat->n_clusters++;
-    }
-    return PP_OK;
-}
-
-static int load_clusters(pp_catalog *cat, pp_error *err)
-{
-    char path[1200];
-    cJSON *doc = NULL;
-    int rc = open_catalog_file(cat, "clusters.json", true, path, sizeof path, &doc, err);
-    if (rc)
-        return rc;
-    pp_jpath root = pp_jpath_root(path);
-    const cJSON *list = NULL;
-    rc = pp_json_check_keys(doc, &root, clusters_file_keys, err);
-    if (!rc)
-        rc = entry_list(doc, &root, "clusters", MAX_CATALOG_ENTRIES, &list, err);
-    if (!rc) {
-        pp_jpath list_at = pp_jpath_key(&root, "clusters");
-        rc = read_cluster_list(cat, list, &list_at, err);
-    }
-    cJSON_Delete(doc);
-    return rc;
+    return (cat->clusters = calloc((size_t)n, sizeof *cat->clusters)) != NULL;
 }
 
 /* ---- codecs.json ------------------------------------------------------------------ */
@@ -760,43 +671,14 @@ static int read_codec_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *a
     return rc ? rc : read_codec_figures(obj, at, (codec_kind)kind, c, err);
 }
 
-static int read_codec_list(pp_catalog *cat, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+/* codecs.json's settings beside its list. */
+static int read_codecs_header(pp_catalog *cat, const cJSON *doc, const pp_jpath *root, pp_error *err)
 {
-    const cJSON *item;
-    cJSON_ArrayForEach(item, list)
-    {
-        pp_jpath at = pp_jpath_index(list_at, cat->n_codecs);
-        int rc = read_codec_entry(cat, item, &at, cat->n_codecs, err);
-        if (rc)
-            return rc;
-        cat->n_codecs++;
-    }
-    return PP_OK;
-}
-
-static int load_codecs(pp_catalog *cat, pp_error *err)
-{
-    char path[1200];
-    cJSON *doc = NULL;
-    int rc = open_catalog_file(cat, "codecs.json", true, path, sizeof path, &doc, err);
-    if (rc)
-        return rc;
-    pp_jpath root = pp_jpath_root(path);
-    const cJSON *list = NULL;
     cat->compress_min_bytes = 1 << 20; /* MVAPICH's default threshold */
-    rc = pp_json_check_keys(doc, &root, codecs_file_keys, err);
-    if (!rc)
-        rc = pp_json_double(doc, &root, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &cat->compress_min_bytes, err);
+    int rc = pp_json_double(doc, root, "compress_min_bytes", PP_OPTIONAL, 0, 1e15, &cat->compress_min_bytes, err);
     cat->codec_chunk_bytes = 1 << 20;
     if (!rc)
-        rc = pp_json_positive(doc, &root, "chunk_bytes", PP_OPTIONAL, 1e15, &cat->codec_chunk_bytes, err);
-    if (!rc)
-        rc = entry_list(doc, &root, "codecs", PP_MAX_CODECS, &list, err);
-    if (!rc) {
-        pp_jpath list_at = pp_jpath_key(&root, "codecs");
-        rc = read_codec_list(cat, list, &list_at, err);
-    }
-    cJSON_Delete(doc);
+        rc = pp_json_positive(doc, root, "chunk_bytes", PP_OPTIONAL, 1e15, &cat->codec_chunk_bytes, err);
     return rc;
 }
 
@@ -1185,6 +1067,75 @@ static int load_frameworks(pp_catalog *cat, pp_error *err)
     return rc;
 }
 
+/* ---- the entry-list files ---------------------------------------------------------- */
+
+/* A catalog file that holds one list of entries: its name and top-level
+ * keys, the settings read beside the list (NULL: none), the list's key and
+ * most entries, the arrays an entry fills (NULL: fixed arrays), how one
+ * entry is read into slot i, where the entry count lives, and the checks of
+ * the whole list (NULL: none). */
+typedef struct list_file {
+    const char *name;
+    const char *const *keys;
+    int (*header)(pp_catalog *cat, const cJSON *doc, const pp_jpath *root, pp_error *err);
+    const char *list_key;
+    int max;
+    bool (*alloc)(pp_catalog *cat, int n);
+    int (*entry)(pp_catalog *cat, const cJSON *obj, const pp_jpath *at, int i, pp_error *err);
+    size_t count_at;
+    int (*check)(pp_catalog *cat, const pp_jpath *list_at, pp_error *err);
+} list_file;
+
+static const list_file LIST_FILES[] = {
+    {"gpus.json", gpus_file_keys, NULL, "gpus", MAX_CATALOG_ENTRIES, alloc_gpus, read_gpu_entry,
+     offsetof(pp_catalog, n_gpus), check_gpus},
+    {"models.json", models_file_keys, NULL, "models", MAX_CATALOG_ENTRIES, alloc_models, read_model_entry,
+     offsetof(pp_catalog, n_models), NULL},
+    {"clusters.json", clusters_file_keys, NULL, "clusters", MAX_CATALOG_ENTRIES, alloc_clusters, read_cluster_entry,
+     offsetof(pp_catalog, n_clusters), NULL},
+    {"codecs.json", codecs_file_keys, read_codecs_header, "codecs", PP_MAX_CODECS, NULL, read_codec_entry,
+     offsetof(pp_catalog, n_codecs), NULL},
+};
+
+static int read_list(pp_catalog *cat, const list_file *f, const cJSON *list, const pp_jpath *list_at, pp_error *err)
+{
+    if (f->alloc && !f->alloc(cat, cJSON_GetArraySize(list)))
+        return pp_error_set(err, PP_EINTERNAL, list_at->origin, "out of memory");
+    int *n = (int *)((char *)cat + f->count_at);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        pp_jpath at = pp_jpath_index(list_at, *n);
+        int rc = f->entry(cat, item, &at, *n, err);
+        if (rc)
+            return rc;
+        (*n)++;
+    }
+    return f->check ? f->check(cat, list_at, err) : PP_OK;
+}
+
+static int load_list_file(pp_catalog *cat, const list_file *f, pp_error *err)
+{
+    char path[1200];
+    cJSON *doc = NULL;
+    int rc = open_catalog_file(cat, f->name, true, path, sizeof path, &doc, err);
+    if (rc)
+        return rc;
+    pp_jpath root = pp_jpath_root(path);
+    const cJSON *list = NULL;
+    rc = pp_json_check_keys(doc, &root, f->keys, err);
+    if (!rc && f->header)
+        rc = f->header(cat, doc, &root, err);
+    if (!rc)
+        rc = entry_list(doc, &root, f->list_key, f->max, &list, err);
+    if (!rc) {
+        pp_jpath list_at = pp_jpath_key(&root, f->list_key);
+        rc = read_list(cat, f, list, &list_at, err);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
 /* ---- the catalog as a whole ------------------------------------------------------- */
 
 const char *pp_default_data_dir(void)
@@ -1217,13 +1168,9 @@ void pp_catalog_free(pp_catalog *cat)
 
 static int load_all(pp_catalog *cat, pp_error *err)
 {
-    int rc = load_gpus(cat, err);
-    if (!rc)
-        rc = load_models(cat, err);
-    if (!rc)
-        rc = load_clusters(cat, err);
-    if (!rc)
-        rc = load_codecs(cat, err);
+    int rc = PP_OK;
+    for (size_t i = 0; i < sizeof LIST_FILES / sizeof LIST_FILES[0] && !rc; i++)
+        rc = load_list_file(cat, &LIST_FILES[i], err);
     if (!rc)
         rc = load_efficiency(cat, err);
     if (!rc)
