@@ -7,6 +7,7 @@
 #include "planner.h"
 
 #include <CUnit/Basic.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +16,51 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* This process's scratch directory: its pid and its start time (field 22
+ * of /proc/self/stat), so a process given the pid of an earlier one never
+ * reads a file that one left (a catalog fixture would load it). */
+static void scratch_dir(char *dir, size_t cap)
+{
+    unsigned long long start = 0;
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (f) {
+        char buf[1024];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        const char *p = strrchr(buf, ')'); /* the command may hold spaces */
+        for (int field = 3; p && field <= 22; field++)
+            p = strchr(p + 1, ' ');
+        if (p)
+            start = strtoull(p + 1, NULL, 10);
+    }
+    snprintf(dir, cap, "/tmp/parplan_test_%ld_%llu", (long)getpid(), start);
+}
+
+/* Remove path and, if it is a directory, everything below it. */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char sub[1024];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            remove_tree(sub);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
 
 int pp_test_main(const char *suite_name, const pp_test *tests)
 {
@@ -35,6 +81,9 @@ int pp_test_main(const char *suite_name, const pp_test *tests)
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     unsigned ran = CU_get_number_of_tests_run();
     CU_cleanup_registry();
+    char dir[128];
+    scratch_dir(dir, sizeof dir);
+    remove_tree(dir); /* the files the tests wrote (pp_write_temp) */
     if (ran == 0)
         return 1;
     return failed ? 1 : 0;
@@ -147,8 +196,8 @@ void pp_run_free(pp_run_result *r)
 
 void pp_write_temp(const char *name, const char *text, char *path, size_t path_len)
 {
-    char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/parplan_test_%ld", (long)getpid());
+    char dir[128];
+    scratch_dir(dir, sizeof dir);
     mkdir(dir, 0700);
     snprintf(path, path_len, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
