@@ -684,13 +684,37 @@ static void test_moe_rows_load(void)
                   "  'cluster': {'gpu': 'h800-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8,"
                   "              'efficiency_from': 'h100-sxm5-80gb'},"
                   "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64},"
-                  "  'measured': {'iteration_s': 0.5}}]");
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'mixtral-forced-balance', 'source_group': 'g',"
+                  "  'model': {'name': 'Mixtral 8x7B', 'layers': 32, 'hidden': 4096, 'heads': 32, 'kv_heads': 8,"
+                  "            'ffn_hidden': 14336, 'activation': 'swiglu', 'tie_embeddings': false, 'vocab': 32000,"
+                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 2, 'moe_ffn_hidden': 14336},"
+                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 64, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 4, 'd': 16, 'ep': 8, 'etp': 1, 'micro_batch': 1, 'global_batch': 256,"
+                  "             'moe_force_balance': true},"
+                  "  'measured': {'iteration_s': 4.8}},"
+                  " {'id': 'mixtral-stated-imbalance', 'source_group': 'g',"
+                  "  'model': {'name': 'Mixtral 8x7B', 'layers': 32, 'hidden': 4096, 'heads': 32, 'kv_heads': 8,"
+                  "            'ffn_hidden': 14336, 'activation': 'swiglu', 'tie_embeddings': false, 'vocab': 32000,"
+                  "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 2, 'moe_ffn_hidden': 14336},"
+                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 64, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 4, 'd': 16, 'ep': 8, 'etp': 1, 'micro_batch': 1, 'global_batch': 256,"
+                  "             'moe_load_imbalance': 1.5},"
+                  "  'measured': {'iteration_s': 5.5}}]");
     pp_measurement_set set;
     pp_error err;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 2);
+    CU_ASSERT_EQUAL_FATAL(set.n, 4);
     CU_ASSERT_EQUAL(set.n_skipped, 0);
     const pp_measurement *m = &set.rows[0];
+    /* the router's balance: the default, forced even (Megatron-Core
+     * --moe-router-force-load-balancing), or as the row states it */
+    CU_ASSERT_EQUAL(m->prob.training.moe_load_imbalance, 1.2);
+    CU_ASSERT_EQUAL(set.rows[2].prob.training.moe_load_imbalance, 1.0);
+    CU_ASSERT_EQUAL(set.rows[3].prob.training.moe_load_imbalance, 1.5);
+    double dropless = pp_step_time_s(&m->prob, &m->plan);
+    CU_ASSERT(pp_step_time_s(&set.rows[2].prob, &set.rows[2].plan) < dropless);
+    CU_ASSERT(pp_step_time_s(&set.rows[3].prob, &set.rows[3].plan) > dropless);
     CU_ASSERT_EQUAL(m->prob.model.experts, 8);
     CU_ASSERT_EQUAL(m->prob.model.experts_per_token, 2);
     CU_ASSERT_EQUAL(m->prob.model.moe_layer_freq, 1); /* the catalog's default */
@@ -1232,7 +1256,7 @@ int main(void)
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
-        {"MoE rows load with ep and etp; a bad shape is an error at its path", test_moe_rows_load},
+        {"MoE rows load with ep, etp and the router's balance; a bad shape is an error at its path", test_moe_rows_load},
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {"rows on B200, GB200, H800 and MoE models are priced and calibrated", test_rows_on_every_gpu_calibrate},

@@ -377,7 +377,7 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
 
 /* training keys a row spells as a problem does, copied as stated */
 static const char *const row_training_keys[] = {"global_batch", "dp_overlap", "moe_a2a_overlap", "grad_reduce_dtype",
-                                                "grad_accum_dtype", "lora_rank"};
+                                                "grad_accum_dtype", "lora_rank", "moe_load_imbalance"};
 
 /* The training: the framework and precision as named; the framework's
  * kernels unless the row says otherwise (`fused_elementwise`, false for
@@ -387,18 +387,21 @@ static const char *const row_training_keys[] = {"global_batch", "dp_overlap", "m
  * TP (`scatter_gather`) where stated; the attention kernel, loss
  * parallelism and LoRA targets at the framework's defaults when not stated;
  * fp8 weights and activations only under an fp8-class recipe; packed
- * samples' mean length where given. */
+ * samples' mean length where given; a MoE router's balance as stated
+ * (`moe_load_imbalance`, or `moe_force_balance`: every expert its mean
+ * share). */
 static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework, pp_framework fw,
                           const pp_gpu *gpu, pp_error *err)
 {
     char prec_text[256], dispatcher[256];
-    int fused_ew, fused_norm, compiled_loss, sg, fp8_params, fp8_act;
+    int fused_ew, fused_norm, compiled_loss, sg, fp8_params, fp8_act, balanced;
     const struct {
         const char *key;
         int *out;
     } flags[] = {{"fused_elementwise", &fused_ew}, {"fused_norm", &fused_norm},
                  {"compiled_loss", &compiled_loss},  {"scatter_gather", &sg},
-                 {"fp8_params", &fp8_params},        {"fp8_activation_input_store", &fp8_act}};
+                 {"fp8_params", &fp8_params},        {"fp8_activation_input_store", &fp8_act},
+                 {"moe_force_balance", &balanced}};
     double packed = 0;
     int rc = row_text(cfg, at, "precision", prec_text, sizeof prec_text, err);
     if (!rc)
@@ -435,6 +438,8 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
     put_bool(d, d->training, "fp8_activation_input_store", fp8_act == 1 && low);
     if (packed > 0)
         put_num(d, d->training, "packed_sample_tokens", packed);
+    if (balanced == 1) /* Megatron-Core --moe-router-force-load-balancing: every expert its mean share */
+        put_num(d, d->training, "moe_load_imbalance", 1.0);
     return PP_OK;
 }
 
