@@ -328,10 +328,32 @@ static void test_attention_tile_share_reproduces_fa3_sweep(void)
     CU_ASSERT(attention_flops_per_s(&p, &pl) < 0.93 * attention_flops_per_s(&q, &pl));
 }
 
+/* The GEMM's alignment test (kernels.c, misaligned) is exact only where a
+ * precision's alignment is a power of two: every one is, and a shape one
+ * element off it pays the misaligned share while a multiple does not. */
+static void test_alignment_is_a_power_of_two(void)
+{
+    pp_gpu gpu = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8).cluster.gpu;
+    for (int p = 0; p < PP_PREC_COUNT; p++) {
+        double a = pp_precision_props((pp_precision)p)->align_elems;
+        int e;
+        CU_ASSERT_EQUAL(frexp(a, &e), 0.5);
+    }
+    CU_ASSERT_FATAL(gpu.eff.gemm_misaligned < 1.0); /* else the shares below tell nothing apart */
+    pp_gemm_terms on, off;
+    pp_gemm_terms_of(&gpu, PP_PREC_BF16, 4096, 4096, 4096, 1, &on);
+    pp_gemm_terms_of(&gpu, PP_PREC_BF16, 4096, 4096, 4097, 1, &off);
+    CU_ASSERT_EQUAL(on.align_share, 1.0);
+    CU_ASSERT_EQUAL(off.align_share, gpu.eff.gemm_misaligned);
+    pp_gemm_terms_of(&gpu, PP_PREC_BF16, 4096, 4100, 4096, 1, &off); /* n: a multiple of 4, not of 8 */
+    CU_ASSERT_EQUAL(off.align_share, gpu.eff.gemm_misaligned);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"GEMM efficiency and shape", test_gemm_efficiency_falls_with_small_shapes},
+        {"every precision's alignment is a power of two, and a shape off it pays", test_alignment_is_a_power_of_two},
         {"unfused attention's backward: four products by their shapes (Fig. 7's heads of 32)",
          test_unfused_attention_backward_shapes},
         {"a linear layer's backward: data and weight gradients by their own shapes (Fig. 17's QKV)",

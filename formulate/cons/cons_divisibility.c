@@ -170,6 +170,14 @@ static void list_of_values(const pp_decision *d, pp_int_list *out)
         out->v[out->n++] = d->values[i];
 }
 
+/* Whether another expert-parallel degree could mend a split that breaks
+ * `rule` at the first: the rules of the degrees, the batch and the layers
+ * read no ep; the framework's and the others (the experts' own) may. */
+static bool ep_may_help(pp_rule rule)
+{
+    return rule == PP_RULE_FRAMEWORK || rule == PP_RULE_OTHER;
+}
+
 /* Walk the degree combinations the tool tries (space.c's candidates before
  * any divisibility filter) that multiply to the GPU count, and tally the
  * first rule each breaks (a MoE model's: at its first expert-parallel
@@ -224,9 +232,12 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
                         ex->combinations++;
                         pp_error err, first;
                         pp_rule broken = PP_RULE_OTHER, first_broken = PP_RULE_OTHER;
+                        long ranks = (long)plan.tp * plan.dp * plan.cp;
                         for (int e = 0; e < eps.n && broken != PP_RULE_NONE; e++) {
+                            if (e > 0 && (ranks % eps.v[e] || !ep_may_help(first_broken)))
+                                continue; /* the expert ranks fold over tp dp cp (rules.c): never valid */
                             plan.ep = eps.v[e];
-                            broken = pp_plan_broken_rule(prob, &plan, &err);
+                            broken = pp_plan_broken_rule(prob, &plan, e == 0 ? &err : NULL); /* the first's message */
                             if (e == 0) {
                                 first_broken = broken;
                                 first = err;

@@ -104,6 +104,14 @@ typedef struct gemm_shape {
     double work_s, in_bytes, out_elems, align_share, tiles, k, k0, sms, hbm_Bps, launch_s;
 } gemm_shape;
 
+/* Whether x is no multiple of a, as fmod(x, a) != 0 says, without fmod's
+ * long division: x / a, its floor and a times it are exact when a is a
+ * power of two, as every precision's alignment is (names.c; tested). */
+static bool misaligned(double x, double a)
+{
+    return x - a * floor(x / a) != 0.0;
+}
+
 static void gemm_shape_of(const pp_gpu *gpu, pp_precision prec, double m, double n, double k, double batch,
                           gemm_shape *g)
 {
@@ -120,7 +128,7 @@ static void gemm_shape_of(const pp_gpu *gpu, pp_precision prec, double m, double
         g->work_s = (1.0 - hp) * g->work_s + hp * flops / (gpu_peak_flops(gpu, PP_PREC_BF16) * e->gemm);
     g->in_bytes = batch * precision_input_bytes(prec) * (m * k + k * n);
     g->out_elems = batch * m * n;
-    g->align_share = fmod(k, info->align_elems) != 0.0 || fmod(n, info->align_elems) != 0.0 ? e->gemm_misaligned : 1.0;
+    g->align_share = misaligned(k, info->align_elems) || misaligned(n, info->align_elems) ? e->gemm_misaligned : 1.0;
     g->tiles = batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE);
     g->k = k;
     g->k0 = e->gemm_k_overhead;
