@@ -214,8 +214,22 @@ static void list_cands(const pp_mip *m, int si, unsigned fams, list_mode mode, p
         }
         if (none)
             continue;
+        /* the decisions of one value set once; the odometer turns the rest */
+        pp_plan fixed = sh->base;
+        int turning = 0;
+        for (int k = 0; k < n; k++) {
+            if (n_vals[k] == 1) {
+                pp_decision_set(&fixed, ids[k], vals[k][0]);
+                continue;
+            }
+            ids[turning] = ids[k];
+            vals[turning] = vals[k];
+            n_vals[turning] = n_vals[k];
+            at[turning++] = 0;
+        }
+        n = turning;
         for (bool more = true; more;) {
-            pp_plan plan = sh->base;
+            pp_plan plan = fixed;
             for (int k = 0; k < n; k++)
                 pp_decision_set(&plan, ids[k], vals[k][at[k]]);
             if (mode == LIST_LEAST || pp_space_options_fit(&plan))
