@@ -197,10 +197,10 @@ static double loss_bytes_per_logit(const pp_training *t, const pp_plan *plan)
  * routed experts' rows of the busiest GPU, the router's probabilities, the
  * shared experts and the all-to-all buffers, less the dense MLP they
  * replace (docs/cost-model.md section 9). */
-static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, int stage, double in_flight)
+/* The MoE layers' activations of a stage holding nm of them. */
+static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, int nm, double in_flight)
 {
     const pp_model *m = &prob->model;
-    int nm = moe_layers_on_stage(prob, plan, stage);
     if (!pp_model_is_moe(m) || nm == 0)
         return 0.0;
     double gemm_in = gemm_input_bytes(&prob->training);
@@ -270,9 +270,13 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
         working = pp_layer_activation_bytes(prob, plan, !flash_usable(prob));
     }
     double in_flight = microbatches_in_flight(plan, stage, mb);
-    double bytes = layers_on_stage(prob, plan, stage) * per_layer * in_flight + working;
+    int n, nm; /* the stage's layers and MoE layers, from one split */
+    pp_stage_split split;
+    bool ok = pp_stage_layers(prob, plan, &split);
+    stage_counts_of_split(prob, plan, &split, ok, stage, &n, &nm);
+    double bytes = n * per_layer * in_flight + working;
     if (pp_model_is_moe(m))
-        bytes += moe_stage_activation_bytes(prob, plan, stage, in_flight);
+        bytes += moe_stage_activation_bytes(prob, plan, nm, in_flight);
     /* The loss of the micro-batch on the last stage at its peak
      * (LOSS_BYTES_*): with a large vocabulary (128K for Llama 3) this is
      * gigabytes. */
