@@ -195,16 +195,12 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
             tps.v[tps.n++] = (int)t;
     const pp_int_list *T = given_or(&prob->search[PP_DEC_TP], &tps), *C = given_or(&prob->search[PP_DEC_CP], &cps);
     const pp_int_list *MB = given_or(&prob->search[PP_DEC_MICRO_BATCH], &mbs), *V = given_or(&prob->search[PP_DEC_VIRTUAL_STAGES], &vs);
-    /* a MoE model's expert-parallel degrees (space.c's: the divisors of the
-     * experts, or those listed): a split is valid when one of them is */
+    /* a MoE model's expert-parallel degrees (the space's, or those listed):
+     * a split is valid when one of them is */
     bool moe = pp_model_is_moe(&prob->model);
-    pp_int_list eps = {1, {1}};
-    if (moe && prob->search[PP_DEC_EP].n > 0)
-        eps = prob->search[PP_DEC_EP];
-    else if (moe)
-        for (int e = 2; e <= prob->model.experts && eps.n < PP_MAX_VALUES; e++)
-            if (prob->model.experts % e == 0)
-                eps.v[eps.n++] = e;
+    pp_int_list eps;
+    pp_space_default_ep(prob, &eps);
+    const pp_int_list *EP = given_or(&prob->search[PP_DEC_EP], &eps);
     pp_plan plan;
     pp_plan_init(&plan);
     for (int a = 0; a < T->n; a++)
@@ -231,12 +227,14 @@ static void count_cuts(const pp_problem *prob, pp_family_report *ex)
                         plan.sequence_parallel = moe && plan.tp > 1; /* as space.c offers a MoE model's TP */
                         ex->combinations++;
                         pp_error err, first;
+                        pp_error_clear(&err);
+                        pp_error_clear(&first);
                         pp_rule broken = PP_RULE_OTHER, first_broken = PP_RULE_OTHER;
                         long ranks = (long)plan.tp * plan.dp * plan.cp;
-                        for (int e = 0; e < eps.n && broken != PP_RULE_NONE; e++) {
-                            if (e > 0 && (ranks % eps.v[e] || !ep_may_help(first_broken)))
+                        for (int e = 0; e < EP->n && broken != PP_RULE_NONE; e++) {
+                            if (e > 0 && (ranks % EP->v[e] || !ep_may_help(first_broken)))
                                 continue; /* the expert ranks fold over tp dp cp (rules.c): never valid */
-                            plan.ep = eps.v[e];
+                            plan.ep = EP->v[e];
                             broken = pp_plan_broken_rule(prob, &plan, e == 0 ? &err : NULL); /* the first's message */
                             if (e == 0) {
                                 first_broken = broken;

@@ -685,7 +685,7 @@ static int walk_shapes(builder *b, int level, pp_plan *plan)
 
 /* Expert parallelism (MoE): every divisor of the routed experts; dense
  * models 1. */
-static void default_ep(const pp_problem *prob, pp_int_list *out)
+void pp_space_default_ep(const pp_problem *prob, pp_int_list *out)
 {
     out->n = 0;
     if (!pp_model_is_moe(&prob->model)) {
@@ -742,7 +742,7 @@ static int space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     builder b = {.prob = prob, .s = s, .gpus = pp_problem_gpus(prob), .all = !prob->idle_gpus_ok};
     default_tp(prob, b.gpus, &b.tp);
     default_cp(prob, &b.cp);
-    default_ep(prob, &b.ep);
+    pp_space_default_ep(prob, &b.ep);
 
     for (int k = 0; k <= PP_DEC_COUNT; k++)
         b.level[k] = k < PP_DEC_COUNT ? pp_decision_at(PP_ROLE_SHAPE, k) : NULL;

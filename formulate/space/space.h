@@ -105,6 +105,10 @@ typedef struct pp_space {
  * take the solve's (mip_cache.h). */
 void pp_space_problem(const pp_problem *prob, pp_problem *out);
 
+/* The expert-parallel degrees the space tries when the problem's search
+ * lists none: every divisor of the routed experts (dense models: 1). */
+void pp_space_default_ep(const pp_problem *prob, pp_int_list *out);
+
 /* Build the space of a problem.  Fails only on allocation (PP_EINTERNAL);
  * an empty space is not an error (n_shapes == 0, empty_reason says why). */
 int pp_space_build(const pp_problem *prob, pp_space *space, pp_error *err);
