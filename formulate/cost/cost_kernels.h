@@ -27,6 +27,10 @@ double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
 /* The share of its long-sequence rate a FlashAttention kernel reaches when
  * its queries attend `keys` keys on average (a tile's fixed cost). */
 double attention_tile_share(double keys);
+/* The share of its rate at head dimension 128 a fused kernel k
+ * (FlashAttention-2 or -3 class) reaches on heads padded to `padded`, in
+ * the forward or the backward (the softmax's work per score element). */
+double attention_head_dim_share(pp_attention_kernel k, double padded, bool backward);
 
 /* The forward kernels of one layer's micro-batch on one GPU (pp_layer_kernels, costmodel.h). */
 typedef pp_layer_kernels layer_kernels;

@@ -252,14 +252,61 @@ double attention_tile_share(double keys)
     return keys > 0.0 ? keys / (keys + ATTN_TILE_KEYS) : 1.0;
 }
 
-static double attention_efficiency(const pp_problem *prob)
+/* The fused kernel that runs: FlashAttention-3 class only on Hopper. */
+static pp_attention_kernel attention_kernel_run(const pp_problem *prob)
 {
-    double e = prob->cluster.gpu.eff.attention;
     bool hopper = prob->cluster.gpu.peak_tflops[PP_PREC_FP8] > 0.0;
     pp_attention_kernel k = prob->training.attention_kernel;
     if (k == PP_ATTN_AUTO)
         k = hopper && prob->training.framework == PP_FW_MEGATRON_CORE ? PP_ATTN_FLASH3 : PP_ATTN_FLASH2;
-    return k == PP_ATTN_FLASH3 && hopper ? fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e) : e;
+    return k == PP_ATTN_FLASH3 && hopper ? PP_ATTN_FLASH3 : PP_ATTN_FLASH2;
+}
+
+static double attention_efficiency(const pp_problem *prob, pp_attention_kernel k)
+{
+    double e = prob->cluster.gpu.eff.attention;
+    return k == PP_ATTN_FLASH3 ? fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e) : e;
+}
+
+/* The head dimension.  A fused kernel is compiled for a few head
+ * dimensions and runs a head on the smallest that holds it, computing on
+ * the padding: FlashAttention-2 rounds up to a multiple of 32 (to 256 above
+ * 192), FlashAttention-3 to 64, 96, 128, 192 or 256 (Dao-AILab/
+ * flash-attention, csrc/flash_attn/flash_api.cpp head_size_rounded and
+ * hopper/flash_api.cpp round_up_headdim).  And per score element a tile
+ * pays work that does not grow with the head dimension (the softmax's
+ * exponentials, the running max and rescaling), worth x elements of its
+ * matrix products, so a head of d runs at d / (d + x) of the rate of
+ * long heads: FlashAttention-3's 16k-token bf16 bars on an H100 (Shah et
+ * al. 2024, arXiv 2407.08608, Figs. 5 and 6: forward 497 and 648 TFLOP/s
+ * at head dimension 64 and 128, backward 474 and 561) give x = 56 forward
+ * and 29 backward; FlashAttention-2's (324 and 370, 291 and 322) x = 21
+ * and 15.  The rates are the fitted eff.attention's at 128, the head
+ * dimension of nearly every calibration row, so shares are relative to
+ * it; above 128 the figures part ways (FlashAttention-3 gains 4-17 %,
+ * cuDNN loses up to 6 %, FlashAttention-2 12 %), so a longer head keeps
+ * the rate of 128. */
+#define ATTN_HDIM_REF 128.0
+static const double ATTN_HDIM_X[2][2] = {{21.0, 15.0}, {56.0, 29.0}}; /* [FA3 class][backward] */
+
+static double fused_head_dim(pp_attention_kernel k, double d)
+{
+    static const double fa3_dims[] = {64.0, 96.0, 128.0, 192.0, 256.0};
+    if (k == PP_ATTN_FLASH3) {
+        for (size_t i = 0; i < sizeof fa3_dims / sizeof fa3_dims[0]; i++)
+            if (d <= fa3_dims[i])
+                return fa3_dims[i];
+        return 256.0;
+    }
+    return d <= 192.0 ? 32.0 * ceil(d / 32.0) : 256.0;
+}
+
+double attention_head_dim_share(pp_attention_kernel k, double padded, bool backward)
+{
+    if (padded >= ATTN_HDIM_REF)
+        return 1.0;
+    double x = ATTN_HDIM_X[k == PP_ATTN_FLASH3][backward];
+    return padded / (padded + x) * ((ATTN_HDIM_REF + x) / ATTN_HDIM_REF);
 }
 
 /* One matrix multiply (M x K) @ (K x N) of a layer on a 2D/2.5D/3D grid, as
@@ -375,10 +422,14 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
          * each query attends within its own sample only */
         double span = pp_attention_span(m, &prob->training);
         double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t;
-        k->attn_fwd_s = attn_flops / (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob) *
-                                      attention_tile_share(0.5 * span)) +
-                        e->kernel_us * 1e-6;
-        k->attn_bwd_s = 2.0 * k->attn_fwd_s;
+        pp_attention_kernel kernel = attention_kernel_run(prob);
+        double d = pp_model_is_mla(m) ? (double)m->qk_nope_head_dim + m->qk_rope_head_dim : pp_model_head_dim(m);
+        double padded = fused_head_dim(kernel, d);
+        double core = attn_flops * (padded / d) /
+                      (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob, kernel) *
+                       attention_tile_share(0.5 * span));
+        k->attn_fwd_s = core / attention_head_dim_share(kernel, padded, false) + e->kernel_us * 1e-6;
+        k->attn_bwd_s = 2.0 * (core / attention_head_dim_share(kernel, padded, true) + e->kernel_us * 1e-6);
     } else {
         /* Unfused attention (Megatron-LM's baddbmm and bmm, 2019-2022; any
          * head dimension FlashAttention cannot take): per head a batched
