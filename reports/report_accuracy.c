@@ -1,8 +1,10 @@
 /* report_accuracy.c: the accuracy table (see report_accuracy.h). */
 #include "report_accuracy.h"
 
+#include "decisions.h"
 #include "report_md.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void md_rows(const pp_measurement_set *set, pp_strbuf *out)
@@ -148,6 +150,41 @@ static void order_table(const pp_score *score, pp_strbuf *out)
     pp_sb_append(out, " |\n");
 }
 
+/* What a PP_PAIR_WHAT slot names: a decision's PLAN.json key (a codec's as
+ * "compression.dp"), or the training settings. */
+static const char *what_name(int slot, char *buf, size_t cap)
+{
+    if (slot >= PP_DEC_COUNT)
+        return "training settings";
+    const pp_decision *d = &pp_decisions[slot];
+    if (d->kind != PP_DK_CODEC)
+        return d->key;
+    snprintf(buf, cap, "compression.%s", d->key);
+    return buf;
+}
+
+/* Same-job pairs by what differs between their plans: where the order the
+ * model gets wrong comes from. */
+static void what_table(const pp_score *score, pp_strbuf *out)
+{
+    int any = 0;
+    for (int w = 0; w < PP_PAIR_WHAT; w++)
+        any += score->what_pairs[w];
+    if (!any)
+        return;
+    pp_sb_append(out, "\nThe same pairs by what differs between their two plans (a pair counts under each decision it "
+                      "changes; dp changes with tp, pp or cp at a fixed GPU count):\n\n"
+                      "| differs | same-job pairs ordered as measured |\n| --- | ---: |\n");
+    for (int w = 0; w < PP_PAIR_WHAT; w++)
+        if (score->what_pairs[w]) {
+            char name[64];
+            pp_sb_append(out, "| ");
+            pp_md_escape(out, what_name(w, name, sizeof name));
+            order_cell(out, score->what_ordered[w], score->what_pairs[w]);
+            pp_sb_append(out, " |\n");
+        }
+}
+
 int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, bool rows, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: cost-model accuracy\n\n%d rows priced, %d skipped (no model shape, or a "
@@ -177,6 +214,7 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
         pp_sb_appendf(out, "| rows whose source reports a software defect (scored apart) | %d | %.1f %% | | | | | |\n",
                       score->n_defect, score->mape_defect);
     order_table(score, out);
+    what_table(score, out);
     peak_table(score, out);
     feasibility_table(score, out);
     if (rows)
@@ -237,6 +275,16 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "oom_runs_priced_over", g->oom_over);
         cJSON_AddItemToArray(groups, o);
     }
+    cJSON *what = cJSON_AddArrayToObject(root, "order_by_decision");
+    for (int w = 0; what && w < PP_PAIR_WHAT; w++)
+        if (score->what_pairs[w]) {
+            char name[64];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "differs", what_name(w, name, sizeof name));
+            cJSON_AddNumberToObject(x, "pairs", score->what_pairs[w]);
+            cJSON_AddNumberToObject(x, "ordered", score->what_ordered[w]);
+            cJSON_AddItemToArray(what, x);
+        }
     cJSON_AddNumberToObject(root, "rows_time_software_defect", score->n_defect);
     cJSON_AddNumberToObject(root, "mape_time_software_defect_pct", score->mape_defect);
     if (rows)

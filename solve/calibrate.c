@@ -6,6 +6,7 @@
 
 #include "catalog.h"
 #include "costmodel.h"
+#include "decisions.h"
 
 #include <nlopt.h>
 
@@ -38,7 +39,7 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s)
 }
 
 static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered,
-                       int *bin_n, int *bin_ordered);
+                       int *bin_n, int *bin_ordered, int *what_n, int *what_ordered);
 
 static double share(int k, int n)
 {
@@ -108,7 +109,8 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         }
         int ordered = 0;
         if (pred)
-            g->n_pairs = count_pairs(set, pred, g->group, &ordered, g->bin_pairs, g->bin_ordered);
+            g->n_pairs = count_pairs(set, pred, g->group, &ordered, g->bin_pairs, g->bin_ordered, score->what_pairs,
+                                     score->what_ordered);
         g->ordered = 100.0 * share(ordered, g->n_pairs);
     }
     free(pred);
@@ -593,13 +595,28 @@ static double measured_gap(const pp_measurement *a, const pp_measurement *b)
     return fmax(a->iteration_s, b->iteration_s) / fmin(a->iteration_s, b->iteration_s) - 1.0;
 }
 
+/* Add a pair to the slots of what differs between its plans (PP_PAIR_WHAT). */
+static void count_what(const pp_measurement *a, const pp_measurement *b, bool right, int *what_n, int *what_ordered)
+{
+    for (int d = 0; d < PP_DEC_COUNT; d++)
+        if (pp_decision_get(&a->plan, (pp_decision_id)d) != pp_decision_get(&b->plan, (pp_decision_id)d)) {
+            what_n[d]++;
+            what_ordered[d] += right;
+        }
+    if (memcmp(&a->prob.training, &b->prob.training, sizeof a->prob.training) != 0) {
+        what_n[PP_DEC_COUNT]++;
+        what_ordered[PP_DEC_COUNT] += right;
+    }
+}
+
 /* Same-job pairs of group g (or of every dense group if g is NULL: the
  * Mixture-of-Experts rows are scored apart) and how many of them pred
  * orders as measured, also by measured gap into bin_n and bin_ordered
- * (PP_GAP_BINS each, or NULL); rows with a reported software defect pair
- * with none. */
+ * (PP_GAP_BINS each, or NULL) and added to the slots of what differs
+ * between the two plans in what_n and what_ordered (PP_PAIR_WHAT each, or
+ * NULL); rows with a reported software defect pair with none. */
 static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered,
-                       int *bin_n, int *bin_ordered)
+                       int *bin_n, int *bin_ordered, int *what_n, int *what_ordered)
 {
     int n = 0;
     *ordered = 0;
@@ -623,6 +640,8 @@ static int count_pairs(const pp_measurement_set *set, const double *pred, const 
                 bin_n[bin]++;
                 bin_ordered[bin] += right;
             }
+            if (what_n)
+                count_what(a, b, right, what_n, what_ordered);
         }
     }
     return n;
@@ -802,8 +821,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
                 groups_timed++;
             }
         }
-        x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv, x->bin_pairs, x->bin_ordered_cv);
-        count_pairs(set, pred_in, x->group, &k_in, x->bin_pairs, x->bin_ordered_in);
+        x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv, x->bin_pairs, x->bin_ordered_cv, NULL, NULL);
+        count_pairs(set, pred_in, x->group, &k_in, x->bin_pairs, x->bin_ordered_in, NULL, NULL);
         x->ordered_cv = share(k_cv, x->n_pairs);
         x->ordered_in = share(k_in, x->n_pairs);
     }
@@ -817,8 +836,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         cv->moe_mape_cv /= cv->n_moe_rows;
     if (cv->n_defect_rows)
         cv->defect_mape_cv /= cv->n_defect_rows;
-    cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv, cv->bin_pairs, cv->bin_ordered_cv);
-    count_pairs(set, pred_in, NULL, &k_in, cv->bin_pairs, cv->bin_ordered_in);
+    cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv, cv->bin_pairs, cv->bin_ordered_cv, NULL, NULL);
+    count_pairs(set, pred_in, NULL, &k_in, cv->bin_pairs, cv->bin_ordered_in, NULL, NULL);
     cv->ordered_cv = share(k_cv, cv->n_pairs);
     cv->ordered_in = share(k_in, cv->n_pairs);
     free(pred_cv);

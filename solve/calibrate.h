@@ -52,9 +52,17 @@ typedef struct pp_group_score {
     int n_oom, oom_over; /* rows that ran out of memory, and how many are priced over */
 } pp_group_score;
 
+/* Same-job pairs by what differs between their two plans: one slot per
+ * decision (pp_decision_id) and a last one for the training settings
+ * (precision, kernels, overlaps a row states); a pair counts under every
+ * slot it changes, so the order the model gets wrong can be traced to a
+ * decision (micro_batch, pp, ...). */
+#define PP_PAIR_WHAT (PP_DEC_COUNT + 1)
+
 typedef struct pp_score {
     int n_groups;
     pp_group_score groups[PP_MAX_GROUPS];
+    int what_pairs[PP_PAIR_WHAT], what_ordered[PP_PAIR_WHAT]; /* over every group's pairs */
     int n_defect;       /* timed rows whose source reports a software defect: scored apart */
     double mape_defect; /* their step-time MAPE, % */
 } pp_score;

@@ -854,16 +854,30 @@ static void test_order_bins_count_pairs(void)
     CU_ASSERT_EQUAL(g->bin_ordered[2], 3);
     CU_ASSERT(pp_rel_close(g->ordered, 100.0 * 5 / 6, 1e-12));
     CU_ASSERT_EQUAL(other->n_pairs, 0);
+    /* by what differs: every pair of the sweep changes tp and dp; the row
+     * reader turns sequence parallelism on only with tp > 1 (t1's three
+     * pairs) and shards the optimizer only with dp > 1 (t8's three) */
+    for (int w = 0; w < PP_PAIR_WHAT; w++) {
+        bool degree = w == PP_DEC_TP || w == PP_DEC_DP, derived = w == PP_DEC_SEQUENCE_PARALLEL || w == PP_DEC_ZERO;
+        CU_ASSERT_EQUAL(score.what_pairs[w], degree ? 6 : derived ? 3 : 0);
+        if (degree)
+            CU_ASSERT_EQUAL(score.what_ordered[w], 5);
+    }
     /* the same through the Markdown and JSON */
     pp_strbuf md;
     pp_sb_init(&md);
     CU_ASSERT_EQUAL(pp_report_accuracy_md(&score, &set, false, &md), 0);
     PP_ASSERT_CONTAINS(md.data, "| sweep | 0 of 1 (0 %) | 2 of 2 (100 %) | 3 of 3 (100 %) |");
+    PP_ASSERT_CONTAINS(md.data, "| tp | 5 of 6 (83 %) |\n| dp | 5 of 6 (83 %) |\n| zero |");
     pp_sb_free(&md);
     cJSON *json = pp_json_accuracy(&score, &set, false);
     const cJSON *bins = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(json, "groups"), 0), "order_by_gap");
     CU_ASSERT_EQUAL(cJSON_GetArraySize(bins), PP_GAP_BINS);
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(bins, 2), "pairs")->valueint, 3);
+    const cJSON *what = cJSON_GetObjectItem(json, "order_by_decision");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(what), 4);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(what, 1), "differs")->valuestring, "dp");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(what, 1), "ordered")->valueint, 5);
     cJSON_Delete(json);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
