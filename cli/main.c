@@ -1025,6 +1025,8 @@ static int run_calibrate_nccl(const cli_args *a, pp_error *err)
         rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
     if (!rc)
         rc = links_cluster(a, &cat, &cal.cluster, err);
+    if (!rc)
+        pp_link_calibration_bounds(&cat, &cal);
     for (; !rc && n < a->n_operands; n++)
         rc = pp_nccl_log_load(a->operands[n], cal.cluster.gpus_per_node, &logs[n], err);
     if (!rc)

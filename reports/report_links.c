@@ -79,8 +79,18 @@ static void run_table(const pp_cluster *c, const pp_nccl_run *r, pp_strbuf *out)
     pp_sb_appendf(out, "  worst error %+.1f %% at %.0f B\n", worst * 100.0, at);
 }
 
-static void link_summary(const pp_link_fit *f, pp_link_class x, pp_strbuf *out)
+/* Where a fitted value sits against its family's bounds: "" inside. */
+static void bound_note(const char *what, double v, double lo, double hi, const char *unit, pp_strbuf *out)
 {
+    /* within 1 % of a bound is at it, as the printed digits show it */
+    if (hi <= 0.0 || (v >= lo * 0.99 && v <= hi * 1.01))
+        return;
+    pp_sb_appendf(out, "; %s %s the GPU family's bounds (%.3g-%.3g%s)", what, v < lo ? "below" : "above", lo, hi, unit);
+}
+
+static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_strbuf *out)
+{
+    const pp_link_fit *f = &cal->link[x];
     const char *name = pp_link_class_name(x);
     if (!f->fitted) {
         pp_sb_appendf(out, "%s: not measured; kept efficiency %.3g and latency %.3g us\n", name, f->efficiency,
@@ -88,9 +98,20 @@ static void link_summary(const pp_link_fit *f, pp_link_class x, pp_strbuf *out)
         return;
     }
     pp_sb_appendf(out, "%s: efficiency %.3f of %.4g GB/s (bus bandwidth %.1f GB/s), latency %.3g us a step; "
-                       "from %d run%s, %d timings%s%s\n",
+                       "from %d run%s, %d timings",
                   name, f->efficiency, f->line_GBps, f->efficiency * f->line_GBps, f->latency_us, f->n_runs,
-                  f->n_runs == 1 ? "" : "s", f->n_rows,
+                  f->n_runs == 1 ? "" : "s", f->n_rows);
+    if (f->bw_rows)
+        pp_sb_appendf(out, " (the bandwidth from the %d that are mostly bandwidth", f->bw_rows);
+    else
+        pp_sb_append(out, " (the bandwidth from all of them: none is mostly bandwidth");
+    if (f->latency_rows)
+        pp_sb_appendf(out, ", the latency from the %d that are mostly latency)", f->latency_rows);
+    else
+        pp_sb_append(out, ", the latency from all of them: none is mostly latency)");
+    bound_note("efficiency", f->efficiency, cal->lo[x][0], cal->hi[x][0], "", out);
+    bound_note("latency", f->latency_us, cal->lo[x][1], cal->hi[x][1], " us", out);
+    pp_sb_appendf(out, "%s%s\n",
                   f->at_line_rate ? "; held at the line rate (the runs were faster: is the line rate right?)" : "",
                   f->latency_floor ? "; latency held at 0" : "");
 }
@@ -109,5 +130,5 @@ void pp_report_links_text(const pp_nccl_log *logs, int n_logs, const pp_link_cal
         }
     }
     for (int x = 0; x < PP_LINK_COUNT; x++)
-        link_summary(&cal->link[x], (pp_link_class)x, out);
+        link_summary(cal, (pp_link_class)x, out);
 }

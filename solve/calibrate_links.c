@@ -46,6 +46,20 @@ static const pp_eff_id LINK_EFF[PP_LINK_COUNT][2] = {
     [PP_LINK_NETWORK] = {PP_EFF_NETWORK, PP_EFF_NETWORK_LATENCY_US},
 };
 
+void pp_link_calibration_bounds(const pp_catalog *cat, pp_link_calibration *cal)
+{
+    memset(cal->lo, 0, sizeof cal->lo);
+    memset(cal->hi, 0, sizeof cal->hi);
+    const pp_eff_family *family = pp_catalog_gpu_family(cat, cal->cluster.gpu.id);
+    if (!family)
+        return;
+    for (int x = 0; x < PP_LINK_COUNT; x++)
+        for (int k = 0; k < 2; k++) {
+            cal->lo[x][k] = family->bound[LINK_EFF[x][k]].lo;
+            cal->hi[x][k] = family->bound[LINK_EFF[x][k]].hi;
+        }
+}
+
 static void set_link(pp_cluster *c, pp_link_class x, double eff, double alpha_us)
 {
     *pp_efficiency_field(&c->gpu.eff, LINK_EFF[x][0]) = eff;
@@ -81,50 +95,101 @@ static void coefficients(const pp_cluster *base, pp_link_class x, const pp_nccl_
     *C = t0 - *A * u0 - *B * a0;
 }
 
-/* Sums of the weighted normal equations of min sum ((A u + B a + C - t) / t)^2. */
+/* Sums of the weighted normal equations of min sum ((A u + B a + C - t) / t)^2,
+ * over every row (all), the rows the class's bandwidth term dominates (bw)
+ * and those its latency dominates (lat). */
 typedef struct normal_eq {
     double aa, ab, bb, ay, by;
-    int rows, runs;
+    int rows;
 } normal_eq;
 
+typedef struct link_eqs {
+    normal_eq all, bw, lat;
+    int runs;
+} link_eqs;
+
+/* A row identifies a parameter when that parameter's term is at least this
+ * share of the model's time there: the largest sizes the bandwidth, the
+ * smallest the latency.  The sizes between, where NCCL changes protocol
+ * (LL, LL128, Simple) and channel count with the size and the model's two
+ * terms share the time, inform neither: a misfit there would otherwise pull
+ * the bandwidth away from the sizes it governs. */
+#define LINK_ROW_SHARE 0.8
+
+static void add_row(normal_eq *q, double w, double A, double B, double y)
+{
+    q->aa += w * A * A;
+    q->ab += w * A * B;
+    q->bb += w * B * B;
+    q->ay += w * A * y;
+    q->by += w * B * y;
+    q->rows++;
+}
+
 static void accumulate(const pp_cluster *c, pp_link_class x, const pp_nccl_run *r, double u0, double a0,
-                       normal_eq *q)
+                       link_eqs *q)
 {
     for (int i = 0; i < r->n_rows; i++) {
         double A, B, C, t = r->rows[i].time_us;
         coefficients(c, x, r, r->rows[i].bytes, u0, a0, &A, &B, &C);
-        double w = 1.0 / (t * t), y = t - C;
-        q->aa += w * A * A;
-        q->ab += w * A * B;
-        q->bb += w * B * B;
-        q->ay += w * A * y;
-        q->by += w * B * y;
-        q->rows++;
+        double w = 1.0 / (t * t), y = t - C, model = A * u0 + B * a0 + C;
+        add_row(&q->all, w, A, B, y);
+        if (model > 0.0 && A * u0 >= LINK_ROW_SHARE * model)
+            add_row(&q->bw, w, A, B, y);
+        if (model > 0.0 && B * a0 >= LINK_ROW_SHARE * model)
+            add_row(&q->lat, w, A, B, y);
     }
     q->runs++;
 }
 
-/* Solve for u = 1/efficiency >= 1 and alpha >= 0. */
-static bool solve(const normal_eq *q, pp_link_fit *f)
+/* The joint solution for u = 1/efficiency >= 1 and alpha >= 0. */
+static bool solve_joint(const normal_eq *q, double *u, double *a, pp_link_fit *f)
 {
-    double u, a, det = q->aa * q->bb - q->ab * q->ab;
+    double det = q->aa * q->bb - q->ab * q->ab;
     if (q->aa <= 0.0)
         return false;
     if (q->bb > 0.0 && det > 1e-9 * q->aa * q->bb) {
-        u = (q->ay * q->bb - q->by * q->ab) / det;
-        a = (q->aa * q->by - q->ab * q->ay) / det;
+        *u = (q->ay * q->bb - q->by * q->ab) / det;
+        *a = (q->aa * q->by - q->ab * q->ay) / det;
     } else {
-        a = 0.0;
-        u = q->ay / q->aa;
+        *a = 0.0;
+        *u = q->ay / q->aa;
     }
-    if (a < 0.0) {
-        a = 0.0;
-        u = q->ay / q->aa;
+    if (*a < 0.0) {
+        *a = 0.0;
+        *u = q->ay / q->aa;
         f->latency_floor = true;
+    }
+    return true;
+}
+
+/* Each parameter from the rows it governs: u from the bandwidth-bound rows
+ * (their own joint solution: the latency they carry is theirs to fit, not
+ * the small sizes'), alpha from the latency-bound rows at that u.  A log
+ * with no row of one kind (sizes that stop at a few megabytes, or start
+ * there) leaves that parameter to the joint solution of all rows.  Then
+ * u >= 1 (faster than the line rate: held there) and alpha >= 0. */
+static bool solve(const link_eqs *q, pp_link_fit *f)
+{
+    double u, a;
+    if (!solve_joint(&q->all, &u, &a, f))
+        return false;
+    double ub, ab;
+    pp_link_fit scratch = *f;
+    if (q->bw.rows >= 2 && solve_joint(&q->bw, &ub, &ab, &scratch)) {
+        u = ub;
+        f->bw_rows = q->bw.rows;
+    }
+    if (q->lat.rows > 0 && q->lat.bb > 0.0) {
+        a = (q->lat.by - q->lat.ab * u) / q->lat.bb;
+        f->latency_rows = q->lat.rows;
+        f->latency_floor = a < 0.0;
+        a = fmax(a, 0.0);
     }
     if (u < 1.0) {
         u = 1.0;
-        a = q->bb > 0.0 ? fmax(0.0, (q->by - q->ab) / q->bb) : 0.0;
+        if (!q->lat.rows)
+            a = q->all.bb > 0.0 ? fmax(0.0, (q->all.by - q->all.ab) / q->all.bb) : 0.0;
         f->at_line_rate = true;
     }
     if (!isfinite(u) || !isfinite(a))
@@ -150,7 +215,7 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
         /* Gauss-Newton from the class's current values: each round fits the
          * model linearized there; a model linear in the class (one link, one
          * algorithm) is done in the first round. */
-        normal_eq q;
+        link_eqs q;
         bool ok = false;
         for (int round = 0; round < LINK_FIT_ROUNDS; round++) {
             double u0 = 1.0 / f->efficiency, a0 = f->latency_us;
@@ -161,7 +226,8 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
                         accumulate(&cal->cluster, (pp_link_class)x, &logs[l].runs[i], u0, a0, &q);
             pp_link_fit next = *f;
             next.at_line_rate = next.latency_floor = false;
-            if (q.rows == 0 || !solve(&q, &next))
+            next.bw_rows = next.latency_rows = 0;
+            if (q.all.rows == 0 || !solve(&q, &next))
                 break;
             ok = true;
             bool moved = fabs(next.efficiency - f->efficiency) > 1e-9 * f->efficiency ||
@@ -170,7 +236,7 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
             if (!moved)
                 break;
         }
-        f->n_rows = q.rows;
+        f->n_rows = q.all.rows;
         f->n_runs = q.runs;
         if (!ok)
             continue;

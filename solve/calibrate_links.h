@@ -12,8 +12,9 @@
  * steps each cross a NIC; send/receive one hop).  Every such time is
  * t = A / efficiency + B * alpha + C in the two parameters of its link class
  * (C holds the NVLink part of a network run), so the fit is a weighted
- * linear least squares in (1/efficiency, alpha) on relative errors: large
- * sizes fix the bandwidth, small ones the latency.  NVLink is fitted first,
+ * linear least squares in (1/efficiency, alpha) on relative errors: the
+ * sizes whose time is mostly the bandwidth term fix the bandwidth, those
+ * mostly latency the latency, the sizes between neither.  NVLink is fitted first,
  * so the network fit sees the fitted NVLink part.  All-to-all runs are read
  * and reported but not fitted: the cost model prices no all-to-all.
  */
@@ -32,12 +33,24 @@ typedef struct pp_link_fit {
     double latency_us;   /* fitted, else the catalog's */
     bool at_line_rate;   /* the rows asked for more than the line rate: held at 1 */
     bool latency_floor;  /* the rows asked for a negative latency: held at 0 */
+    int bw_rows;         /* of n_rows, those the bandwidth term governs, which fixed the efficiency */
+    int latency_rows;    /* and those the latency governs, which fixed the latency (0: all rows did) */
 } pp_link_fit;
 
 typedef struct pp_link_calibration {
     pp_cluster cluster; /* line rates and gpus_per_node in; gpu.eff holds the fit out */
     pp_link_fit link[PP_LINK_COUNT];
+    /* The GPU family's calibration bounds of each class's efficiency and
+     * latency (calibration-bounds.json), in: the report says whether the
+     * fit landed inside them (the fit itself is not held to them: a link
+     * measured directly is what it is).  hi 0 = no bounds given. */
+    double lo[PP_LINK_COUNT][2], hi[PP_LINK_COUNT][2];
 } pp_link_calibration;
+
+/* Fill cal's bounds from the catalog family of cal->cluster.gpu (none if the
+ * GPU names no family). */
+struct pp_catalog;
+void pp_link_calibration_bounds(const struct pp_catalog *cat, pp_link_calibration *cal);
 
 const char *pp_link_class_name(pp_link_class c); /* "NVLink", "network" */
 

@@ -16,6 +16,7 @@
 #include "strbuf.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -517,6 +518,87 @@ static void test_elided_rank_lines(void)
     pp_nccl_log_free(&log);
 }
 
+/* A published all-reduce sweep on a real fabric (not nccl-tests: Bekman's
+ * all_reduce_bench.py, which reports the same busbw, 2 (n - 1) / n times
+ * the payload over the time): AWS P6-B200 nodes, 8 B200 a node on NVLink 5
+ * (900 GB/s) and 8 x 400 Gb/s EFA v4, torch 2.9.1, NCCL 2.27.7, one node and
+ * four (stas00/ml-engineering @744d01e, network/README.md, "Inter-node
+ * speed depends on intra-node speed": busbw in GBps, 10^9 B/s, at payloads
+ * of 32 KiB to 16 GiB, 2^10 B).  Its small and middle sizes are far slower
+ * than NCCL's latency model (4 nodes: 0.36-0.56 ms from 128 KiB to 2 MiB,
+ * 6.3 ms at 32 KiB), so a fit that let every size pull on the bandwidth
+ * would trade the largest sizes for them.  The bandwidth must come from the
+ * largest sizes: within 10 % there, an efficiency inside the family's bounds
+ * and short of the line rate. */
+static const double B200_BUSBW_1N[] = {1.20,   2.17,   4.86,   9.54,   18.71,  36.06,  63.09,
+                                       76.48,  126.49, 254.96, 325.97, 400.60, 568.38, 646.11,
+                                       688.99, 723.34, 734.97, 740.64, 839.07, 845.67};
+static const double B200_BUSBW_4N[] = {0.01,   0.04,   0.45,   1.33,   2.84,   5.37,   10.38,
+                                       18.90,  35.12,  64.43,  91.19,  156.74, 197.94, 229.09,
+                                       326.90, 361.99, 372.42, 377.34, 380.39, 381.80};
+#define B200_SIZES ((int)(sizeof B200_BUSBW_1N / sizeof B200_BUSBW_1N[0]))
+
+static void b200_run(pp_nccl_log *log, const double *busbw, long ranks, long hosts)
+{
+    memset(log, 0, sizeof *log);
+    snprintf(log->name, sizeof log->name, "ml-engineering P6-B200 %ld node%s", hosts, hosts > 1 ? "s" : "");
+    log->runs = calloc(1, sizeof *log->runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log->runs);
+    log->n_runs = log->cap_runs = 1;
+    pp_nccl_run *r = &log->runs[0];
+    r->index = 1;
+    r->op = PP_NCCL_ALLREDUCE;
+    r->ranks = ranks;
+    r->hosts = hosts;
+    r->ranks_per_host = ranks / hosts;
+    r->complete = true;
+    r->rows = calloc(B200_SIZES, sizeof *r->rows);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->rows);
+    r->n_rows = r->cap_rows = B200_SIZES;
+    for (int i = 0; i < B200_SIZES; i++) {
+        r->rows[i].bytes = 32768.0 * (double)(1L << i);
+        r->rows[i].time_us = pp_nccl_bus_factor(PP_NCCL_ALLREDUCE, ranks) * r->rows[i].bytes / (busbw[i] * 1e9) * 1e6;
+    }
+}
+
+static void test_published_b200(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const pp_gpu *b200 = pp_catalog_gpu(&cat, "b200-sxm-180gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b200);
+    pp_nccl_log logs[2];
+    b200_run(&logs[0], B200_BUSBW_1N, 8, 1);
+    b200_run(&logs[1], B200_BUSBW_4N, 32, 4);
+    pp_link_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    pp_cluster_from_gpu(b200, &cal.cluster);
+    cal.cluster.intra_node_GBps = 900;
+    cal.cluster.inter_node_Gbps = 400;
+    cal.cluster.gpus_per_node = 8;
+    cal.cluster.gpus_per_nic_switch = 0;
+    pp_link_calibration_bounds(&cat, &cal);
+    CU_ASSERT_EQUAL(pp_calibrate_links(logs, 2, &cal), 2);
+    for (int x = 0; x < PP_LINK_COUNT; x++) {
+        const pp_link_fit *f = &cal.link[x];
+        const pp_nccl_run *r = &logs[x].runs[0];
+        double last = r->rows[r->n_rows - 1].time_us;
+        double err = pp_nccl_model_time_us(&cal.cluster, r, r->rows[r->n_rows - 1].bytes) / last - 1.0;
+        printf("\n  %s: efficiency %.3f (bounds %.2f-%.2f), latency %.3g us, from %d bandwidth-bound timings; "
+               "16 GiB %+.1f %%",
+               pp_link_class_name((pp_link_class)x), f->efficiency, cal.lo[x][0], cal.hi[x][0], f->latency_us,
+               f->bw_rows, err * 100.0);
+        CU_ASSERT(f->fitted);
+        CU_ASSERT(f->bw_rows >= 3);
+        CU_ASSERT(fabs(err) <= 0.10);
+        CU_ASSERT(cal.hi[x][0] > 0.0 && f->efficiency >= cal.lo[x][0] && f->efficiency <= cal.hi[x][0]);
+        CU_ASSERT_FALSE(f->at_line_rate);
+    }
+    pp_nccl_log_free(&logs[0]);
+    pp_nccl_log_free(&logs[1]);
+    pp_catalog_free(&cat);
+}
+
 /* The command: logs in, an efficiency file out that --efficiency reads,
  * with the other parameters of data/efficiency.json kept; exit 2 when
  * nothing is valid. */
@@ -542,7 +624,9 @@ static void test_cli(void)
     CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
     CU_ASSERT_EQUAL(r.exit_code, 0);
     PP_ASSERT_CONTAINS(r.err, "worst error");
-    PP_ASSERT_CONTAINS(r.err, "NVLink: efficiency 0.8");
+    const char *nv = strstr(r.err, "NVLink: efficiency ");
+    double nv_eff = 0.0;
+    CU_ASSERT(nv && sscanf(nv, "NVLink: efficiency %lf", &nv_eff) == 1 && fabs(nv_eff - TRUE_NVLINK) <= 0.04);
     pp_run_free(&r);
     FILE *f = fopen(out, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -597,6 +681,8 @@ int main(void)
         {"a number out of range refuses the log at its line and column", test_out_of_range},
         {"a repeated rank line makes its run unusable", test_repeated_rank},
         {"elided rank lines: ranks from busbw/algbw, hosts from gpus_per_node", test_elided_rank_lines},
+        {"a published B200 sweep (1 and 4 nodes): the largest sizes within 10 %, inside the bounds",
+         test_published_b200},
         {"calibrate --nccl-tests writes an efficiency file", test_cli},
         {NULL, NULL},
     };
