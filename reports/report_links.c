@@ -104,7 +104,7 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
     if (f->bw_rows)
         pp_sb_appendf(out, " (the bandwidth from the %d that are mostly bandwidth", f->bw_rows);
     else
-        pp_sb_append(out, " (the bandwidth from all of them: none is mostly bandwidth");
+        pp_sb_append(out, " (the bandwidth from all of them: fewer than two are mostly bandwidth");
     if (f->latency_rows)
         pp_sb_appendf(out, ", the latency from the %d that are mostly latency)", f->latency_rows);
     else
