@@ -143,7 +143,7 @@ static void accumulate(const pp_cluster *c, pp_link_class x, const pp_nccl_run *
 }
 
 /* The joint solution for u = 1/efficiency >= 1 and alpha >= 0. */
-static bool solve_joint(const normal_eq *q, double *u, double *a, pp_link_fit *f)
+static bool solve_joint(const normal_eq *q, double *u, double *a, bool *latency_floor)
 {
     double det = q->aa * q->bb - q->ab * q->ab;
     if (q->aa <= 0.0)
@@ -158,7 +158,7 @@ static bool solve_joint(const normal_eq *q, double *u, double *a, pp_link_fit *f
     if (*a < 0.0) {
         *a = 0.0;
         *u = q->ay / q->aa;
-        f->latency_floor = true;
+        *latency_floor = true;
     }
     return true;
 }
@@ -172,11 +172,11 @@ static bool solve_joint(const normal_eq *q, double *u, double *a, pp_link_fit *f
 static bool solve(const link_eqs *q, pp_link_fit *f)
 {
     double u, a;
-    if (!solve_joint(&q->all, &u, &a, f))
+    if (!solve_joint(&q->all, &u, &a, &f->latency_floor))
         return false;
     double ub, ab;
-    pp_link_fit scratch = *f;
-    if (q->bw.rows >= 2 && solve_joint(&q->bw, &ub, &ab, &scratch)) {
+    bool bw_floor = false; /* the bandwidth rows' own latency is not reported */
+    if (q->bw.rows >= 2 && solve_joint(&q->bw, &ub, &ab, &bw_floor)) {
         u = ub;
         f->bw_rows = q->bw.rows;
     }
