@@ -5,8 +5,10 @@
  * B200 and GB200 NVL72 problems plan in every format they run, and say
  * their efficiencies are not calibrated; NVFP4 is faster than bf16 on a
  * compute-bound model but by less than the 4x of the peaks (its bf16
- * layers); the block-scaled formats are refused on a Hopper GPU with a
- * message naming training.precision; an oversubscribed spine slows a plan
+ * layers); the MX and NVFP4 formats are refused on a Hopper GPU with a
+ * message naming training.precision; DeepSeek-style block-scaled fp8 runs
+ * on Hopper slower than per-tensor fp8 by what Transformer Engine's GEMM
+ * profiling guide measures, and on Blackwell as MXFP8; an oversubscribed spine slows a plan
  * whose data-parallel group crosses leaves and never speeds any plan up;
  * a 72-GPU NVLink domain holds a tp x ep group larger than an 8-GPU node.
  */
@@ -54,7 +56,7 @@ static void test_blackwell_plans_every_format(void)
 {
     static const char *const gpus[] = {"b200-sxm-180gb", "gb200-nvl72"};
     static const long nodes[] = {18, 2}; /* 144 GPUs either way */
-    static const char *const precisions[] = {"bf16", "fp8", "fp8-current", "mxfp8", "nvfp4"};
+    static const char *const precisions[] = {"bf16", "fp8", "fp8-current", "mxfp8", "nvfp4", "fp8-block"};
     pp_catalog cat;
     pp_load_catalog(&cat);
     for (size_t g = 0; g < sizeof gpus / sizeof gpus[0]; g++)
@@ -130,7 +132,7 @@ static void test_block_formats_refused_on_hopper(void)
         pp_error err;
         CU_ASSERT_EQUAL(load(&cat, "llama3-70b", "h100-sxm5-80gb", 8, refused[i], "", &p, &err), PP_EINPUT);
         PP_ASSERT_CONTAINS(err.path, "$.training.precision");
-        PP_ASSERT_CONTAINS(err.msg, "h100-sxm5-80gb supports ('bf16', 'fp16', 'fp8', 'fp8-current')");
+        PP_ASSERT_CONTAINS(err.msg, "h100-sxm5-80gb supports ('bf16', 'fp16', 'fp8', 'fp8-current', 'fp8-block')");
         char found[64];
         snprintf(found, sizeof found, "found '%s'", refused[i]);
         PP_ASSERT_CONTAINS(err.msg, found);
@@ -141,6 +143,63 @@ static void test_block_formats_refused_on_hopper(void)
     load_ok(&cat, "llama3-70b", "h100-sxm5-80gb", 8, "fp8-current", "", &p);
     CU_ASSERT_DOUBLE_EQUAL(p.cluster.gpu.peak_tflops[PP_PREC_FP8_CURRENT], p.cluster.gpu.peak_tflops[PP_PREC_FP8],
                            0.0);
+    pp_catalog_free(&cat);
+}
+
+/* One layer's GEMMs and casts (forward and backward, ms) of Transformer
+ * Engine's GEMM-profiling model (hidden 4096, MLP 16384, 32 heads, 24
+ * layers, micro-batch 31 of 512 tokens: M = 15872) on `gpu` in `precision`,
+ * on one GPU. */
+static double te_layer_ms(const pp_catalog *cat, const char *gpu, const char *precision, double *gemm_ms)
+{
+    char squoted[1024];
+    snprintf(squoted, sizeof squoted,
+             "{'model': {'layers': 24, 'hidden': 4096, 'heads': 32, 'ffn_hidden': 16384, 'vocab': 32000,"
+             " 'seq_len': 512, 'gated_mlp': false},"
+             " 'cluster': {'gpu': '%s', 'nodes': 1, 'gpus_per_node': 1},"
+             " 'training': {'global_batch': 31, 'precision': '%s'}}",
+             gpu, precision);
+    char *json = pp_json_of(squoted);
+    pp_problem p;
+    pp_error err;
+    int rc = pp_problem_parse(json, "problem.json", NULL, cat, &p, &err);
+    free(json);
+    if (rc)
+        fprintf(stderr, "\n  %s: %s\n", err.path, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+    pp_plan plan = pp_test_plan(1, 1, 1, 1, 31);
+    pp_stage_kernels sk;
+    pp_form_stage_kernels_of(&p, &plan, &sk);
+    *gemm_ms = 1e3 * (sk.k.gemm_fwd_s + sk.k.gemm_bwd_s);
+    return *gemm_ms + 1e3 * (sk.k.cast_fwd_s + sk.k.cast_bwd_s);
+}
+
+/* Block-scaled fp8 (fp8-block: 1x128 and 128x128 scales, Megatron-LM
+ * --fp8-recipe blockwise).  Transformer Engine's GEMM profiling guide
+ * (docs/examples/gemm_profiling/gemm_profiling.rst at TransformerEngine
+ * 8f2e6357, "Worked Example: 5B Model on H200", autocast: the GEMMs with
+ * their casts) measures a layer of this model on an H200 NVL at 22.882 ms in
+ * FP8Block against 18.978 ms in FP8Delayed: 1.206x.  The model's layer
+ * (GEMMs and the casts training runs) is within 0.06 of that ratio on an
+ * H200; on a B200 (MX block-scaled tensor cores) it costs what MXFP8 costs,
+ * nothing more; on both it is faster than bf16. */
+static void test_fp8_block_on_hopper(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    double g_bf16, g_delayed, g_block, g_mx;
+    double bf16 = te_layer_ms(&cat, "h200-sxm-141gb", "bf16", &g_bf16);
+    double delayed = te_layer_ms(&cat, "h200-sxm-141gb", "fp8", &g_delayed);
+    double block = te_layer_ms(&cat, "h200-sxm-141gb", "fp8-block", &g_block);
+    double ratio = block / delayed;
+    printf("\n    H200 layer: bf16 %.2f, fp8 %.2f, fp8-block %.2f ms (block / delayed %.3f; TE 1.206) ", bf16, delayed,
+           block, ratio);
+    CU_ASSERT(fabs(ratio - 22.882 / 18.978) < 0.06);
+    CU_ASSERT(block < bf16);
+    CU_ASSERT(g_block > g_delayed);
+    double mx = te_layer_ms(&cat, "b200-sxm-180gb", "mxfp8", &g_mx);
+    double blackwell = te_layer_ms(&cat, "b200-sxm-180gb", "fp8-block", &g_block);
+    CU_ASSERT_DOUBLE_EQUAL(blackwell, mx, 1e-9 * mx);
     pp_catalog_free(&cat);
 }
 
@@ -293,6 +352,8 @@ int main(void)
         {"B200 and GB200 NVL72 plan in every format, uncalibrated", test_blackwell_plans_every_format},
         {"nvfp4 faster than bf16, by less than the peaks", test_nvfp4_faster_than_bf16},
         {"mxfp8 and nvfp4 refused on H100", test_block_formats_refused_on_hopper},
+        {"fp8-block: slower than per-tensor fp8 on H200 as Transformer Engine measures, MXFP8's cost on B200",
+         test_fp8_block_on_hopper},
         {"oversubscribed spine: slower across leaves, never faster", test_oversubscription},
         {"72-GPU NVLink domain holds tp x ep and tp x cp > 8", test_nvl72_domain},
         {"the GB200 example plans", test_example_plans},

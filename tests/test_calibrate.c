@@ -473,7 +473,8 @@ static void test_several_files_load(void)
 /* What a row says of how it ran reaches the plan and the problem: TP
  * overlap (Megatron's flag in the framework text, torchtitan's async_tp),
  * torchao's dynamically scaled fp8 as fp8-current, MXFP8 and NVFP4 by
- * name, and the framework's gradient reduce type unless the row names one. */
+ * name, block-scaled fp8 by its words, Megatron-Bridge's fp8_cs, fp8_mx and
+ * fp8_sc, and the framework's gradient reduce type unless the row names one. */
 static void test_rows_carry_how_they_ran(void)
 {
     pp_catalog cat;
@@ -505,11 +506,35 @@ static void test_rows_carry_how_they_ran(void)
                   "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 16, 'gpus_per_node': 8},"
                   "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'MXFP8 block scaling',"
                   "             'framework': 'NeMo 25.09'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'sc', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'fp8_sc',"
+                  "             'framework': 'Megatron-Bridge'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'blockwise', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'FP8 (block-wise)',"
+                  "             'framework': 'Megatron-Core'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'cs', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'FP8-CS',"
+                  "             'framework': 'Megatron-Bridge'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'fp8mx', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'fp8_mx',"
+                  "             'framework': 'Megatron-Bridge'},"
                   "  'measured': {'iteration_s': 0.5}}]");
     pp_error err;
     pp_measurement_set set;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 4);
+    CU_ASSERT_EQUAL_FATAL(set.n, 8);
     CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
@@ -520,6 +545,12 @@ static void test_rows_carry_how_they_ran(void)
     /* Blackwell's block-scaled recipes by name */
     CU_ASSERT_EQUAL(set.rows[2].prob.training.precision, PP_PREC_NVFP4);
     CU_ASSERT_EQUAL(set.rows[3].prob.training.precision, PP_PREC_MXFP8);
+    /* the block-scaled fp8 recipe, and Megatron-Bridge's names of the recipes
+     * (scripts/performance --compute_dtype fp8_cs, fp8_mx, fp8_sc) */
+    CU_ASSERT_EQUAL(set.rows[4].prob.training.precision, PP_PREC_FP8_BLOCK);
+    CU_ASSERT_EQUAL(set.rows[5].prob.training.precision, PP_PREC_FP8_BLOCK);
+    CU_ASSERT_EQUAL(set.rows[6].prob.training.precision, PP_PREC_FP8_CURRENT);
+    CU_ASSERT_EQUAL(set.rows[7].prob.training.precision, PP_PREC_MXFP8);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }

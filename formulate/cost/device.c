@@ -6,6 +6,7 @@
  * computation.
  *
  *   peak(prec) = peak_tflops[prec] x 1e12     (the 16-bit peak if it has none)
+ *   GEMM rate  = 1, or a block-scaled recipe's share on tensor cores without block scales
  *   HBM        = hbm_GBps x 1e9 x eff.hbm
  *   SM share   = min(0.5, 20 SMs per 50 GB/s of NIC / sm_count)   (DeepSeek-V3 §3.2.1)
  *
@@ -26,6 +27,15 @@ double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec)
     if (tf <= 0.0)
         tf = gpu->peak_tflops[PP_PREC_BF16] > 0 ? gpu->peak_tflops[PP_PREC_BF16] : gpu->peak_tflops[PP_PREC_FP16];
     return tf * 1e12;
+}
+
+/* The share of a per-tensor-scaled GEMM's throughput the recipe's GEMMs
+ * reach on this GPU: a block-scaled recipe loses some on tensor cores that
+ * take one scale per operand (names.h unscaled_core_rate); a GPU with MX
+ * block-scaled tensor cores (an mxfp8 peak: Blackwell) loses nothing. */
+double gpu_gemm_core_rate(const pp_gpu *gpu, pp_precision prec)
+{
+    return gpu->peak_tflops[PP_PREC_MXFP8] > 0 ? 1.0 : pp_precision_props(prec)->unscaled_core_rate;
 }
 
 double peak_flops(const pp_problem *prob, pp_precision prec)

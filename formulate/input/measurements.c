@@ -134,19 +134,25 @@ static pp_framework framework_of(const char *fw)
 }
 
 /* A precision named in a row's free text ("fp16 mixed (--fp16, loss scale
- * 8192)", "amp_bf16", "fp8 (torchao float8 rowwise)"): its exact name,
- * else the first word of this list the text contains. */
+ * 8192)", "amp_bf16", "fp8 (torchao float8 rowwise)", "fp8_sc"): its exact
+ * name, else the first word of this list the text contains.  fp8_cs,
+ * fp8_mx and fp8_sc are Megatron-Bridge's names of the current-scaling,
+ * MXFP8 and block-scaled ("subchannel") recipes (scripts/performance
+ * argument_parser.py --compute_dtype). */
 static const struct {
     const char *word;
     pp_precision prec;
 } precision_words[] = {
-    {"nvfp4", PP_PREC_NVFP4}, {"mxfp8", PP_PREC_MXFP8}, {"fp8", PP_PREC_FP8}, {"bf16", PP_PREC_BF16},
-    {"fp16", PP_PREC_FP16},
+    {"nvfp4", PP_PREC_NVFP4},           {"mxfp8", PP_PREC_MXFP8},           {"fp8_mx", PP_PREC_MXFP8},
+    {"fp8-mx", PP_PREC_MXFP8},          {"fp8_sc", PP_PREC_FP8_BLOCK},      {"fp8-sc", PP_PREC_FP8_BLOCK},
+    {"subchannel", PP_PREC_FP8_BLOCK},  {"blockwise", PP_PREC_FP8_BLOCK},   {"block-wise", PP_PREC_FP8_BLOCK},
+    {"blockscaling", PP_PREC_FP8_BLOCK}, {"fp8", PP_PREC_FP8},
+    {"bf16", PP_PREC_BF16},             {"fp16", PP_PREC_FP16},
 };
 /* fp8 with the scale taken from the tensor itself (torchao's dynamic
  * tensorwise and rowwise scaling, Transformer Engine's current scaling)
  * rather than Transformer Engine's default delayed scaling */
-static const char *const fp8_current_words[] = {"torchao", "tensorwise", "rowwise", "current"};
+static const char *const fp8_current_words[] = {"torchao", "tensorwise", "rowwise", "current", "fp8_cs", "fp8-cs"};
 
 static bool fp8_current(const char *text)
 {

@@ -39,9 +39,10 @@
  * take one key per compressible traffic. */
 static const char *const dim_keys[] = {"dp", "tp", "pp", "params", NULL};
 /* training.precision: every precision but fp32, in the order messages list them */
-static const pp_precision training_precisions[] = {PP_PREC_BF16, PP_PREC_FP16, PP_PREC_FP8,
-                                                   PP_PREC_FP8_CURRENT, PP_PREC_MXFP8, PP_PREC_NVFP4};
-static const char *const training_precision_names[] = {"bf16", "fp16", "fp8", "fp8-current", "mxfp8", "nvfp4"};
+static const pp_precision training_precisions[] = {PP_PREC_BF16,  PP_PREC_FP16,  PP_PREC_FP8,      PP_PREC_FP8_CURRENT,
+                                                   PP_PREC_MXFP8, PP_PREC_NVFP4, PP_PREC_FP8_BLOCK};
+static const char *const training_precision_names[] = {"bf16",  "fp16",  "fp8",      "fp8-current",
+                                                       "mxfp8", "nvfp4", "fp8-block"};
 #define N_TRAINING_PRECISIONS (int)(sizeof training_precisions / sizeof training_precisions[0])
 /* grad_reduce_dtype: the first four precisions (bf16, fp16, fp8, fp32); fp8 is refused with its own message */
 #define N_WIRE_PRECISIONS (PP_PREC_FP32 + 1)

@@ -3,8 +3,8 @@
  */
 #include "names.h"
 
-const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16", "fp16", "fp8", "fp32", "fp8-current", "mxfp8",
-                                                      "nvfp4"};
+const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16", "fp16", "fp8",   "fp32",
+                                                      "fp8-current", "mxfp8", "nvfp4", "fp8-block"};
 const char *const pp_recompute_names[PP_RECOMPUTE_COUNT] = {"none", "selective", "full"};
 const char *const pp_tp_mode_names[PP_TP_MODE_COUNT] = {"1d", "2d", "2.5d", "3d"};
 const char *const pp_dim_names[PP_DIM_COUNT] = {"dp", "tp", "pp", "params"};
@@ -49,26 +49,49 @@ const char *pp_attention_kernel_name(pp_attention_kernel k)
  *    low-precision guide lists --fp4-recipe nvfp4 beside --fp8-recipe; the
  *    --fp4-format e2m1 spelling follows Transformer Engine's Format.E2M1 and
  *    is not checked against Megatron-LM's argument parser.
+ *  - fp8-block: Float8BlockScaling, the fine-grained scaling of DeepSeek-V3
+ *    (arXiv 2412.19437 §3.3.2): one fp32 scale per 1x128 tile of an
+ *    activation or gradient and per 128x128 block of a weight, found inside
+ *    the cast: 1 + 4/128 bytes.  Megatron-LM --fp8-recipe blockwise (commit
+ *    be8715de, April 2025: "NV subchannel recipe"; Transformer Engine >=
+ *    2.3), Megatron-Bridge bf16_with_fp8_subchannel_scaling_mixed.  Hopper's
+ *    tensor cores take one scale per operand, so the kernel applies the
+ *    block scales to its fp32 partial sums in the main loop
+ *    (CUTLASS PR 1932, "Blockwise Scaling for FP8": "it must be applied
+ *    during the mainloop, impacting performance"): unscaled_core_rate 0.81,
+ *    derived from Transformer Engine's GEMM profiling guide
+ *    (docs/examples/gemm_profiling/gemm_profiling.rst at TransformerEngine
+ *    8f2e6357, H200 NVL, a 5B model's 12 GEMMs of a layer at M = 15872):
+ *    FP8Block 22.882 ms with its casts, less the casts' 2.19 ms (FP8Delayed
+ *    18.978 ms with casts against 16.785 ms for the per-tensor kernels alone,
+ *    FP8Current pre-quantized), is 20.69 ms against 16.785: 0.81.  FBGEMM's
+ *    CUTLASS kernels on an H100 at 500 W (pytorch/FBGEMM PR 2546) give
+ *    block 870, 828, 828 TFLOP/s against row-wise 1125, 1083, 1141 (0.73-0.77).
+ *    Blackwell runs the recipe on its MX block-scaled tensor cores
+ *    (Transformer Engine PR 2157), at the full rate. 
  * Megatron-Bridge names each recipe as a function of
  * src/megatron/bridge/training/mixed_precision.py (v0.2.2): bf16_mixed,
  * bf16_with_fp8_delayed_scaling_mixed, ..._current_scaling_mixed,
  * bf16_with_mxfp8_mixed, bf16_with_nvfp4_mixed. */
 static const pp_precision_info precision_info[PP_PREC_COUNT] = {
-    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, "--bf16", "bf16_mixed"},
-    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, "--fp16", "fp16_mixed"},
-    [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 0.0,
+    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed"},
+    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, 1.0, "--fp16", "fp16_mixed"},
+    [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 0.0, 1.0,
                      "--bf16 --transformer-impl transformer_engine --fp8-format hybrid",
                      "bf16_with_fp8_delayed_scaling_mixed"},
-    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, "--bf16", "bf16_mixed"},
-    [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 1.0,
+    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed"},
+    [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 1.0, 1.0,
                              "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe tensorwise",
                              "bf16_with_fp8_current_scaling_mixed"},
-    [PP_PREC_MXFP8] = {true, true, true, PP_PREC_MXFP8, 1.0 + 1.0 / 32.0, 32.0, 0.0, 0.0,
+    [PP_PREC_MXFP8] = {true, true, true, PP_PREC_MXFP8, 1.0 + 1.0 / 32.0, 32.0, 0.0, 0.0, 1.0,
                        "--bf16 --transformer-impl transformer_engine --fp8-format e4m3 --fp8-recipe mxfp8",
                        "bf16_with_mxfp8_mixed"},
-    [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, 0.16, 1.0,
+    [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, 0.16, 1.0, 1.0,
                        "--bf16 --transformer-impl transformer_engine --fp4-format e2m1 --fp4-recipe nvfp4",
                        "bf16_with_nvfp4_mixed"},
+    [PP_PREC_FP8_BLOCK] = {true, true, false, PP_PREC_FP8, 1.0 + 4.0 / 128.0, 16.0, 0.0, 0.0, 0.81,
+                           "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe blockwise",
+                           "bf16_with_fp8_subchannel_scaling_mixed"},
 };
 
 const pp_precision_info *pp_precision_props(pp_precision p)

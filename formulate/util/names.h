@@ -12,7 +12,7 @@
 #include "types.h"
 
 /* The names by value: "bf16", "fp16", "fp8", "fp32", "fp8-current",
- * "mxfp8", "nvfp4"; "none", "selective",
+ * "mxfp8", "nvfp4", "fp8-block"; "none", "selective",
  * "full"; "1d", "2d", "2.5d", "3d"; "dp", "tp", "pp", "params";
  * "min_step_time", "min_cost", "min_time", "min_gpus"; "auto", "flash2",
  * "flash3". */
@@ -52,6 +52,9 @@ typedef struct pp_precision_info {
                                  delayed scaling (last steps' amax; the cast records this one's) or
                                  block scales found inside the cast (MXFP8), 1 with a per-tensor scale
                                  of the tensor itself (current/dynamic scaling, NVFP4's global scale) */
+    double unscaled_core_rate; /* the GEMMs' throughput, as a fraction of a per-tensor-scaled GEMM's at the
+                                  same peak, on tensor cores without block scales (Hopper applies a block
+                                  recipe's scales in the kernel's main loop); 1 where nothing is lost */
     const char *megatron_flags; /* Megatron-LM's precision flags */
     const char *bridge_recipe;  /* Megatron-Bridge's mixed-precision recipe of the same flags */
 } pp_precision_info;

@@ -44,9 +44,9 @@ typedef struct pp_error {
 /* Number formats of the matrix multiplies (the training recipe) and of the
  * wire.  The first four keep their values (files and tests name them);
  * the recipes added later follow: fp8 is per-tensor delayed scaling,
- * fp8-current per-tensor current scaling, mxfp8 MX block scaling and nvfp4
- * NVIDIA's 4-bit recipe (pp_precision_info in names.h has their
- * properties). */
+ * fp8-current per-tensor current scaling, mxfp8 MX block scaling, nvfp4
+ * NVIDIA's 4-bit recipe and fp8-block the 1x128 / 128x128 block scaling of
+ * DeepSeek-V3 (pp_precision_info in names.h has their properties). */
 typedef enum {
     PP_PREC_BF16 = 0,
     PP_PREC_FP16,
@@ -55,6 +55,7 @@ typedef enum {
     PP_PREC_FP8_CURRENT,
     PP_PREC_MXFP8,
     PP_PREC_NVFP4,
+    PP_PREC_FP8_BLOCK,
     PP_PREC_COUNT
 } pp_precision;
 typedef enum { PP_RECOMPUTE_NONE = 0, PP_RECOMPUTE_SELECTIVE, PP_RECOMPUTE_FULL, PP_RECOMPUTE_COUNT } pp_recompute;
