@@ -74,12 +74,12 @@ static void test_each_saving_by_hand(void)
     pp_plan pl;
     example(&cat, &p, &pl);
     const pp_model *m = &p.model;
-    CU_ASSERT_EQUAL_FATAL(p.training.precision, PP_PREC_FP8_CURRENT);
-    double T = m->seq_len, in = 1.0; /* fp8's GEMM input, byte an element */
+    CU_ASSERT_EQUAL_FATAL(p.training.precision, PP_PREC_FP8_BLOCK);
+    double T = m->seq_len, in = 1.0 + 4.0 / 128.0; /* fp8-block's GEMM input: a byte and 1/128 of an fp32 scale */
     pl.fp8_act_store = false;
     pl.recompute_modules = PP_RCM_CORE_ATTN;
     double base = pp_layer_activation_bytes(&p, &pl, false);
-    /* layernorm: the QKV and MLP GEMMs' saved inputs, h wide each, in the recipe's GEMM input (fp8: 1 byte) */
+    /* layernorm: the QKV and MLP GEMMs' saved inputs, h wide each, in the recipe's GEMM input */
     pl.recompute_modules = PP_RCM_LAYERNORM;
     CU_ASSERT(pp_rel_close(base - pp_layer_activation_bytes(&p, &pl, false), 2.0 * in * T * m->hidden, 1e-12));
     /* mla_up_proj: Q and K (heads x (128 + 64)) and V (heads x 128), 16 bits */
