@@ -703,6 +703,55 @@ int pp_cross_validate_shots(const pp_catalog *cat, pp_measurement_set *set, int 
     return cross_validate(cat, set, shots, cv);
 }
 
+static int gpu_index(const pp_catalog *cat, const char *id)
+{
+    const pp_gpu *g = pp_catalog_gpu(cat, id);
+    return g ? (int)(g - cat->gpus) : -1;
+}
+
+/* Few-shot score of group `name`: its rows other than the shots, each
+ * priced with its GPU's update from the shots (upd[k], n_rows -1 for a GPU
+ * not of the group); a GPU without shots of its own whose nearest donor
+ * (gpus.json efficiency_borrow) had some borrows that donor's update, as
+ * `calibrate` on the shots and `--efficiency` on the rest would price it
+ * (catalog.c assign_efficiency). */
+static void score_shots(const pp_catalog *cat, pp_measurement_set *set, const char *name, const bool *shot,
+                        const pp_fit *ids, const pp_fit *upd, int n_ids, bool *own, const double *pred_cv,
+                        double *pred_shot, pp_cv_group *x)
+{
+    int shot_gpu[PP_MAX_GROUPS] = {0};
+    for (int c = 0; c < cat->n_gpus; c++)
+        own[c] = false;
+    for (int i = 0; i < set->n; i++) {
+        const pp_measurement *r = &set->rows[i];
+        int k = find_fit(ids, n_ids, r->eff_id), c = gpu_index(cat, r->eff_id);
+        if (shot[i] && strcmp(r->group, name) == 0 && k >= 0 && upd[k].n_rows > 0) {
+            shot_gpu[k] = 1;
+            if (c >= 0)
+                own[c] = true;
+        }
+    }
+    for (int i = 0; i < set->n; i++) {
+        pp_measurement *r = &set->rows[i];
+        int k = find_fit(ids, n_ids, r->eff_id);
+        if (!fittable(r) || shot[i] || strcmp(r->group, name) != 0 || k < 0 || upd[k].n_rows < 0)
+            continue;
+        r->prob.cluster.gpu.eff = upd[k].eff;
+        double factor = 1.0;
+        int c = gpu_index(cat, r->gpu_id);
+        int d = !shot_gpu[k] && c >= 0 ? pp_catalog_borrow_donor(cat, c, own, &factor) : -1;
+        if (d >= 0 && own[d]) {
+            int kd = find_fit(ids, n_ids, cat->gpus[d].id);
+            if (kd >= 0)
+                pp_catalog_borrowed_eff(cat, d, &upd[kd].eff, factor, &r->prob.cluster.gpu.eff);
+        }
+        pred_shot[i] = pp_step_time_s(&r->prob, &r->plan);
+        x->n_shot_rest++;
+        x->mape_shot += fabs(pred_shot[i] / r->iteration_s - 1.0) * 100.0;
+        x->mape_shot_cv += fabs(pred_cv[i] / r->iteration_s - 1.0) * 100.0;
+    }
+}
+
 static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int shots, pp_cv_result *cv)
 {
     memset(cv, 0, sizeof *cv);
@@ -723,6 +772,17 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
             cv_slot(cv, set->rows[i].group);
     pp_fit ids[PP_MAX_GROUPS];
     int n_ids = gpu_ids(cat, set, ids, PP_MAX_GROUPS);
+    pp_fit *upd = shots > 0 ? calloc((size_t)n_ids + 1, sizeof *upd) : NULL;
+    bool *own = shots > 0 ? calloc((size_t)cat->n_gpus + 1, sizeof *own) : NULL;
+    if (shots > 0 && (!upd || !own)) {
+        free(pred_cv);
+        free(pred_in);
+        free(pred_shot);
+        free(shot);
+        free(upd);
+        free(own);
+        return PP_EINTERNAL;
+    }
     /* Held out: one group at a time, each GPU fitted on the other groups. */
     for (int g = 0; g < cv->n_groups; g++) {
         const char *name = cv->groups[g].group;
@@ -732,6 +792,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
             for (int i = 0; i < set->n && !used; i++)
                 used = set->rows[i].has_time && strcmp(set->rows[i].group, name) == 0 &&
                        strcmp(set->rows[i].eff_id, ids[k].gpu_id) == 0;
+            if (upd)
+                upd[k].n_rows = -1; /* not a GPU of the group */
             if (!used)
                 continue;
             pp_fit fit;
@@ -743,24 +805,15 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
                     pred_cv[i] = pp_step_time_s(&r->prob, &r->plan);
                 }
             }
-            if (!with_shots)
-                continue;
             /* few-shot: the held-out fit is the prior, the group's shots update it */
-            pp_fit upd;
-            fit_one_map(set, ids[k].family, ids[k].gpu_id, &fit.eff, shot, cat->model_error, &upd);
-            for (int i = 0; i < set->n; i++) {
-                pp_measurement *r = &set->rows[i];
-                if (fittable(r) && !shot[i] && strcmp(r->group, name) == 0 && strcmp(r->eff_id, fit.gpu_id) == 0) {
-                    r->prob.cluster.gpu.eff = upd.eff;
-                    pred_shot[i] = pp_step_time_s(&r->prob, &r->plan);
-                    pp_cv_group *x = &cv->groups[g];
-                    x->n_shot_rest++;
-                    x->mape_shot += fabs(pred_shot[i] / r->iteration_s - 1.0) * 100.0;
-                    x->mape_shot_cv += fabs(pred_cv[i] / r->iteration_s - 1.0) * 100.0;
-                }
-            }
+            if (with_shots)
+                fit_one_map(set, ids[k].family, ids[k].gpu_id, &fit.eff, shot, cat->model_error, &upd[k]);
         }
+        if (with_shots)
+            score_shots(cat, set, name, shot, ids, upd, n_ids, own, pred_cv, pred_shot, &cv->groups[g]);
     }
+    free(upd);
+    free(own);
     for (int g = 0; g < cv->n_groups; g++) {
         pp_cv_group *x = &cv->groups[g];
         if (!x->n_shot_rest)

@@ -899,6 +899,28 @@ static void test_bad_catalogs(void)
                                    " 'gpus_per_node': 8, 'efficiency_from': 'g2', 'calibration_family': 'f1',"
                                    " 'source': 'x'}]}",
                 NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_from", "found 'g2'");
+#define GPU_ENTRY(id, tail)                                                                                   \
+    "{'id': '" id "', 'name': '" id "', 'peak_tflops': {'bf16': 100}, 'memory_gib': 80, 'hbm_GBps': 1000,"       \
+    " 'nvlink_GBps': 100, 'network_Gbps': 100, 'gpus_per_node': 8, 'calibration_family': 'f1', " tail             \
+    " 'source': 'x'}"
+    /* borrowing: every donor another GPU of the catalog, one of them borrowing from no other (no chains) */
+    BAD_CATALOG("borrow loop",
+                "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': [{'gpu': 'g2', 'factor': 1, 'source': 'x'}],")
+                ", " GPU_ENTRY("g2", "'efficiency_borrow': {'gpu': 'g1', 'factor': 1, 'source': 'x'},") "]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow",
+                "expected at least one donor that borrows from no other GPU");
+    BAD_CATALOG("borrow itself",
+                "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': [{'gpu': 'g2', 'factor': 1, 'source': 'x'},"
+                                             " {'gpu': 'g1', 'factor': 1, 'source': 'x'}],")
+                ", " GPU_ENTRY("g2", "") "]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow[1].gpu", "(itself)");
+    BAD_CATALOG("borrow list empty", "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': [],") "]}", NULL, NULL, NULL,
+                "gpus.json", "$.gpus[0].efficiency_borrow", "expected 1 to 4 donors, found 0");
+    BAD_CATALOG("borrow factor source",
+                "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': [{'gpu': 'g2', 'factor': 1}],") ", " GPU_ENTRY("g2", "")
+                "]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow[0].source", "non-empty string");
+#undef GPU_ENTRY
     BAD_CATALOG("model heads", NULL, "{'models': [{'id': 'm1', 'layers': 2, 'hidden': 64, 'heads': 5, 'vocab': 10,"
                                      " 'seq_len': 16, 'source': 'x'}]}",
                 NULL, NULL, "models.json", "$.models[0].heads", "divide hidden");

@@ -389,7 +389,8 @@ static void test_uncalibrated_gpu_is_flagged(void)
  * calibrated GPU (gpus.json efficiency_borrow): the donor's gemm and
  * attention times the cited factor, everything else the donor's; a same-die
  * sibling (efficiency_from) takes the donor's fit unchanged and counts as
- * calibrated; an own fit in an efficiency file wins over the borrow. */
+ * calibrated; an own fit in an efficiency file wins over the borrow, and
+ * lends to its generation before the H100 does. */
 static void test_borrowed_efficiency(void)
 {
     pp_catalog cat;
@@ -436,6 +437,25 @@ static void test_borrowed_efficiency(void)
     CU_ASSERT_TRUE(mi->eff.calibrated);
     CU_ASSERT_DOUBLE_EQUAL(mi->eff.gemm, 0.42, 1e-12);
     CU_ASSERT_STRING_EQUAL(mi->eff.borrowed_from, "");
+    /* ... and a GPU fitted from rows of its own lends to its generation before the H100 does: the
+     * MI325X takes the MI300X's fit, 60.0 / 51.1 of it */
+    const pp_gpu *mi325 = pp_catalog_gpu(&cat, "mi325x");
+    CU_ASSERT_STRING_EQUAL(mi325->eff.borrowed_from, "mi300x");
+    CU_ASSERT_DOUBLE_EQUAL(mi325->eff.gemm, 0.42 * 1.174, 1e-12);
+    CU_ASSERT_FALSE(mi325->eff.calibrated);
+    /* a team that fits its B200s: the other Blackwell GPUs borrow that fit, the nearest first (GB300's list
+     * is GB200, B300, B200), the H100's no longer */
+    pp_write_json(path, "{'source': 'test', 'gpus': {'b200-sxm-180gb': {'gemm': 0.5, 'attention': 0.3}}}");
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_OK);
+    struct { const char *id; double factor; } blackwell[] = {
+        {"gb200-nvl72", 0.939}, {"b300-sxm-288gb", 1.013}, {"gb300-nvl72", 0.939}};
+    for (size_t i = 0; i < sizeof blackwell / sizeof blackwell[0]; i++) {
+        const pp_gpu *g = pp_catalog_gpu(&cat, blackwell[i].id);
+        CU_ASSERT_STRING_EQUAL(g->eff.borrowed_from, "b200-sxm-180gb");
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, 0.5 * blackwell[i].factor, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.attention, 0.3 * blackwell[i].factor, 1e-12);
+    }
+    CU_ASSERT_TRUE(pp_catalog_gpu(&cat, "b200-sxm-180gb")->eff.calibrated);
     pp_catalog_free(&cat);
 }
 

@@ -364,28 +364,48 @@ static int read_gpu_aliases(const cJSON *obj, const pp_jpath *at, pp_gpu_aliases
     return rc;
 }
 
-/* efficiency_borrow: {"gpu": donor id, "factor": (0, 1.5], "source": why}. */
+/* efficiency_borrow: {"gpu": donor id, "factor": (0, 1.5], "source": why},
+ * or a list of 1 to PP_MAX_BORROW of them, nearest first. */
 static const char *const borrow_keys[] = {"gpu", "factor", "source", NULL};
+
+static int read_gpu_donor(const cJSON *item, const pp_jpath *here, pp_eff_donor *d, pp_error *err)
+{
+    int rc = pp_json_expect_object(item, here, err);
+    if (!rc)
+        rc = pp_json_check_keys(item, here, borrow_keys, err);
+    if (!rc)
+        rc = pp_json_string(item, here, "gpu", PP_REQUIRED, d->gpu, sizeof d->gpu, err);
+    if (!rc)
+        rc = pp_json_double(item, here, "factor", PP_REQUIRED, 0.01, 1.5, &d->factor, err);
+    const cJSON *source = rc ? NULL : pp_json_member(item, "source");
+    if (!rc && (!cJSON_IsString(source) || !source->valuestring[0])) {
+        pp_jpath src = pp_jpath_key(here, "source");
+        rc = pp_json_fail(err, &src, "expected the source of the factor as a non-empty string (every figure of "
+                                     "data/ cites one)");
+    }
+    return rc;
+}
 
 static int read_gpu_borrow(const cJSON *obj, const pp_jpath *at, pp_eff_borrow *b, pp_error *err)
 {
     const cJSON *item = pp_json_member(obj, "efficiency_borrow");
     pp_jpath here = pp_jpath_key(at, "efficiency_borrow");
+    b->n = 0;
     if (!item)
         return PP_OK;
-    int rc = pp_json_expect_object(item, &here, err);
-    if (!rc)
-        rc = pp_json_check_keys(item, &here, borrow_keys, err);
-    if (!rc)
-        rc = pp_json_string(item, &here, "gpu", PP_REQUIRED, b->gpu, sizeof b->gpu, err);
-    if (!rc)
-        rc = pp_json_double(item, &here, "factor", PP_REQUIRED, 0.01, 1.5, &b->factor, err);
-    const cJSON *source = item ? pp_json_member(item, "source") : NULL;
-    if (!rc && (!cJSON_IsString(source) || !source->valuestring[0])) {
-        pp_jpath src = pp_jpath_key(&here, "source");
-        rc = pp_json_fail(err, &src, "expected the source of the factor as a non-empty string (every figure of "
-                                     "data/ cites one)");
+    if (!cJSON_IsArray(item)) {
+        b->n = 1;
+        return read_gpu_donor(item, &here, &b->donor[0], err);
     }
+    int n = cJSON_GetArraySize(item);
+    if (n < 1 || n > PP_MAX_BORROW)
+        return pp_json_fail(err, &here, "expected 1 to %d donors, found %d", PP_MAX_BORROW, n);
+    int rc = PP_OK;
+    for (int k = 0; k < n && !rc; k++) {
+        pp_jpath el = pp_jpath_index(&here, k);
+        rc = read_gpu_donor(cJSON_GetArrayItem(item, k), &el, &b->donor[k], err);
+    }
+    b->n = rc ? 0 : n;
     return rc;
 }
 
@@ -429,33 +449,75 @@ static int check_gpu_aliases(const pp_catalog *cat, const pp_jpath *list_at, pp_
     return PP_OK;
 }
 
-/* efficiency_from must name a GPU of the catalog; so must efficiency_borrow,
- * a GPU that borrows from nobody in turn (one step: the donor is fitted or
- * shares a fitted die), and a GPU has one or the other. */
+/* efficiency_from must name a GPU of the catalog; so must each donor of
+ * efficiency_borrow, another GPU, and one of them at least borrows from
+ * nobody (the one that lends when no nearer donor has a fit of its own: a
+ * donor that borrows itself lends only its own fit, so no chain forms); a
+ * GPU has efficiency_from or efficiency_borrow, not both. */
 static int check_efficiency_from(const pp_catalog *cat, const pp_jpath *list_at, pp_error *err)
 {
     for (int i = 0; i < cat->n_gpus; i++) {
-        const char *from = cat->gpu_efficiency_from[i], *donor = cat->gpu_borrow[i].gpu;
+        const char *from = cat->gpu_efficiency_from[i];
+        const pp_eff_borrow *b = &cat->gpu_borrow[i];
         pp_jpath at = pp_jpath_index(list_at, i);
         if (from[0] && !pp_catalog_gpu(cat, from)) {
             pp_jpath here = pp_jpath_key(&at, "efficiency_from");
             return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, from, &here, err);
         }
-        if (!donor[0])
+        if (!b->n)
             continue;
         pp_jpath borrow = pp_jpath_key(&at, "efficiency_borrow");
-        pp_jpath here = pp_jpath_key(&borrow, "gpu");
-        int d = find_id(cat, PP_CATALOG_GPUS, donor);
-        if (d < 0)
-            return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, donor, &here, err);
         if (from[0])
             return pp_json_fail(err, &borrow, "expected efficiency_from or efficiency_borrow, not both (found "
                                               "efficiency_from '%s')", from);
-        if (d == i || cat->gpu_borrow[d].gpu[0])
-            return pp_json_fail(err, &here, "expected a GPU that borrows from no other, found '%s'%s", donor,
-                                d == i ? " (itself)" : "");
+        bool root = false;
+        for (int k = 0; k < b->n; k++) {
+            pp_jpath el = b->n > 1 ? pp_jpath_index(&borrow, k) : borrow;
+            pp_jpath here = pp_jpath_key(&el, "gpu");
+            int d = find_id(cat, PP_CATALOG_GPUS, b->donor[k].gpu);
+            if (d < 0)
+                return pp_catalog_fail_unknown(cat, PP_CATALOG_GPUS, b->donor[k].gpu, &here, err);
+            if (d == i)
+                return pp_json_fail(err, &here, "expected another GPU, found '%s' (itself)", b->donor[k].gpu);
+            root = root || cat->gpu_borrow[d].n == 0;
+        }
+        if (!root)
+            return pp_json_fail(err, &borrow, "expected at least one donor that borrows from no other GPU (it "
+                                              "lends when no nearer donor has a fit of its own), found none");
     }
     return PP_OK;
+}
+
+int pp_catalog_borrow_donor(const pp_catalog *cat, int i, const bool *own, double *factor)
+{
+    const pp_eff_borrow *b = &cat->gpu_borrow[i];
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < b->n; k++) {
+            int d = find_id(cat, PP_CATALOG_GPUS, b->donor[k].gpu);
+            if (d < 0)
+                continue;
+            bool lends = pass == 0 ? own && own[d] : cat->gpu_borrow[d].n == 0 && cat->gpus[d].eff.calibrated;
+            if (lends) {
+                *factor = b->donor[k].factor;
+                return d;
+            }
+        }
+    return -1;
+}
+
+void pp_catalog_borrowed_eff(const pp_catalog *cat, int d, const pp_efficiency *donor_eff, double factor,
+                             pp_efficiency *out)
+{
+    *out = *donor_eff;
+    out->gemm *= factor;
+    out->attention *= factor;
+    out->calibrated = false;
+    snprintf(out->borrowed_from, sizeof out->borrowed_from, "%s", cat->gpus[d].id);
+    out->borrow_factor = factor;
+    char source[sizeof out->source];
+    snprintf(source, sizeof source, "borrowed from %.40s, gemm and attention x %.3g (gpus.json efficiency_borrow): %.100s",
+             cat->gpus[d].id, factor, donor_eff->source);
+    snprintf(out->source, sizeof out->source, "%s", source);
 }
 
 /* What a GPU entry fills beside pp_gpu, one slot per entry. */
@@ -757,8 +819,9 @@ static int read_eff_file(const pp_catalog *cat, const cJSON *doc, const pp_jpath
 /* Own entry, else efficiency_from's (the same die), else the file's default,
  * else unchanged.  Then a GPU without an entry of its own that borrows
  * (efficiency_borrow) takes its donor's parameters as they now stand, gemm
- * and attention times the factor; it stays uncalibrated (no row of it was
- * fitted) and says whose they are. */
+ * and attention times the factor: the nearest donor with an entry of its
+ * own, else the listed one that borrows from nobody; it stays uncalibrated
+ * (no row of it was fitted) and says whose they are. */
 static void assign_efficiency(pp_catalog *cat, const eff_file *f)
 {
     for (int i = 0; i < cat->n_gpus; i++) {
@@ -777,22 +840,13 @@ static void assign_efficiency(pp_catalog *cat, const eff_file *f)
             cat->gpus[i].eff.calibrated = false;
         }
     }
+    /* borrowers last, from their donors as they now stand: a donor has an
+     * entry of its own or borrows from nobody, so no donor changes here */
     for (int i = 0; i < cat->n_gpus; i++) {
-        const pp_eff_borrow *b = &cat->gpu_borrow[i];
-        int d = find_id(cat, PP_CATALOG_GPUS, b->gpu);
-        if (f->has[i] || d < 0 || !cat->gpus[d].eff.calibrated)
-            continue;
-        pp_efficiency *e = &cat->gpus[i].eff;
-        *e = cat->gpus[d].eff;
-        e->gemm *= b->factor;
-        e->attention *= b->factor;
-        e->calibrated = false;
-        snprintf(e->borrowed_from, sizeof e->borrowed_from, "%s", cat->gpus[d].id);
-        e->borrow_factor = b->factor;
-        char source[sizeof e->source];
-        snprintf(source, sizeof source, "borrowed from %.40s, gemm and attention x %.3g (gpus.json "
-                 "efficiency_borrow): %.100s", cat->gpus[d].id, b->factor, cat->gpus[d].eff.source);
-        snprintf(e->source, sizeof e->source, "%s", source);
+        double factor = 1.0;
+        int d = f->has[i] ? -1 : pp_catalog_borrow_donor(cat, i, f->has, &factor);
+        if (d >= 0)
+            pp_catalog_borrowed_eff(cat, d, &cat->gpus[d].eff, factor, &cat->gpus[i].eff);
     }
     if (f->has_default)
         cat->efficiency_default = f->def;

@@ -94,10 +94,18 @@ typedef char pp_gpu_aliases[PP_MAX_GPU_ALIASES][PP_ID_LEN];
 /* A GPU without a fit of its own borrows the fitted parameters of the
  * nearest calibrated GPU (gpus.json efficiency_borrow): the donor's, with
  * gemm and attention times factor (the ratio of their measured matmul
- * efficiencies, each entry citing it). */
-typedef struct pp_eff_borrow {
-    char gpu[PP_ID_LEN]; /* the donor's id; "" if the GPU borrows nothing */
+ * efficiencies, each entry citing it).  The donors come in order of
+ * nearness: the first with a fit of its own (an entry in the efficiency
+ * file in force: rows of that GPU were fitted) lends, else the first that
+ * borrows from no other (pp_catalog_borrow_donor). */
+#define PP_MAX_BORROW 4
+typedef struct pp_eff_donor {
+    char gpu[PP_ID_LEN]; /* the donor's id */
     double factor;       /* times the donor's gemm and attention */
+} pp_eff_donor;
+typedef struct pp_eff_borrow {
+    int n; /* donors listed; 0 if the GPU borrows nothing */
+    pp_eff_donor donor[PP_MAX_BORROW];
 } pp_eff_borrow;
 
 typedef struct pp_catalog {
@@ -117,7 +125,7 @@ typedef struct pp_catalog {
     double model_error; /* the cost model's cross-validated step-time error (efficiency.json's
                            "cross_validated_error"), 0 when no calibration gave one */
     char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
-    pp_eff_borrow *gpu_borrow;              /* parallel to gpus: efficiency_borrow (gpu "" if none) */
+    pp_eff_borrow *gpu_borrow;              /* parallel to gpus: efficiency_borrow (n 0 if none) */
     char (*gpu_calibration_family)[PP_ID_LEN]; /* parallel to gpus: the id of its family of bounds */
     int n_families;
     pp_eff_family *families;     /* calibration-bounds.json's families */
@@ -177,5 +185,14 @@ void pp_efficiency_init(pp_efficiency *e);
 /* Apply a calibration override (the file `parplan calibrate` writes) to the
  * efficiency parameters of the catalog's GPUs. */
 int pp_catalog_apply_efficiency(pp_catalog *cat, const char *path, pp_error *err);
+/* The GPU that catalog GPU i borrows from, and the factor: the first of its
+ * donors with a fit of its own (own[d], indexed as cat->gpus), else the
+ * first that borrows from no other and is calibrated; -1 if i borrows
+ * nothing or no donor qualifies. */
+int pp_catalog_borrow_donor(const pp_catalog *cat, int i, const bool *own, double *factor);
+/* GPU i's parameters borrowed from the donor's (donor_eff, of catalog GPU
+ * d): gemm and attention times factor, uncalibrated, naming the donor. */
+void pp_catalog_borrowed_eff(const pp_catalog *cat, int d, const pp_efficiency *donor_eff, double factor,
+                             pp_efficiency *out);
 
 #endif
