@@ -152,6 +152,12 @@ static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
         *pp_efficiency_field(e, i) = c->lo[i] + (c->hi[i] - c->lo[i]) * fmin(fmax(u[i], 0.0), 1.0);
 }
 
+/* A row a fit may take: timed, dense, no reported defect. */
+static bool fittable(const pp_measurement *r)
+{
+    return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model);
+}
+
 /* Mixture-of-Experts rows are scored, never fitted: their gap is mostly what
  * the model does not price (all-to-all overlap, node-limited routing, MTP;
  * docs/calibration.md), and bending the dense GPU parameters to absorb it
@@ -160,7 +166,7 @@ static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
  * should absorb a bug. */
 static bool in_fit(const fit_ctx *c, const pp_measurement *r)
 {
-    return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model) && strcmp(r->eff_id, c->eff_id) == 0 &&
+    return fittable(r) && strcmp(r->eff_id, c->eff_id) == 0 &&
            !(c->skip_group && strcmp(r->group, c->skip_group) == 0) && (!c->only || c->only[r - c->set->rows]);
 }
 
@@ -501,15 +507,18 @@ static int find_fit(const pp_fit *fits, int n, const char *id)
     return -1;
 }
 
-/* The GPUs (eff_id) with timed rows, in order of first appearance, and
- * their families; a GPU outside the catalog has none and is not fitted. */
+/* The GPUs (eff_id) with rows a fit may take, in order of first
+ * appearance, and their families; a GPU outside the catalog has none and is
+ * not fitted, nor is one whose rows are all scored apart (Mixture-of-Experts
+ * or software-defect rows): it keeps the catalog's parameters, its own or
+ * borrowed, and gets no entry of its own. */
 static int gpu_ids(const pp_catalog *cat, const pp_measurement_set *set, pp_fit *fits, int max_fits)
 {
     int n = 0;
     for (int i = 0; i < set->n && n < max_fits; i++) {
         const pp_measurement *r = &set->rows[i];
         const pp_eff_family *family = pp_catalog_gpu_family(cat, r->eff_id);
-        if (!r->has_time || !family || find_fit(fits, n, r->eff_id) >= 0)
+        if (!fittable(r) || !family || find_fit(fits, n, r->eff_id) >= 0)
             continue;
         memset(&fits[n], 0, sizeof fits[n]);
         snprintf(fits[n].gpu_id, sizeof fits[n].gpu_id, "%s", r->eff_id);
@@ -660,12 +669,6 @@ static pp_cv_group *cv_slot(pp_cv_result *cv, const char *name)
     return g;
 }
 
-/* A row a fit may take: timed, dense, no reported defect. */
-static bool fittable(const pp_measurement *r)
-{
-    return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model);
-}
-
 /* Few-shot: `shots` rows of group name, spread evenly over its fittable
  * rows in file order, into shot[]; false (and no row marked) when the group
  * has no more fittable rows than shots. */
@@ -783,6 +786,11 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         free(own);
         return PP_EINTERNAL;
     }
+    /* A row of a GPU no fit takes (its rows all scored apart) keeps the
+     * parameters it was loaded with, the catalog's own or borrowed. */
+    for (int i = 0; i < set->n; i++)
+        if (set->rows[i].has_time && find_fit(ids, n_ids, set->rows[i].eff_id) < 0)
+            pred_cv[i] = pp_step_time_s(&set->rows[i].prob, &set->rows[i].plan);
     /* Held out: one group at a time, each GPU fitted on the other groups. */
     for (int g = 0; g < cv->n_groups; g++) {
         const char *name = cv->groups[g].group;

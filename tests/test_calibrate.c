@@ -813,6 +813,10 @@ static const char *const NEW_GPU_ROWS =
     " {'id': 'moe-b200', 'source_group': 'moe', " MOE_MODEL ","
     "  'cluster': {'gpu': 'B200', 'gpus': 8, 'gpus_per_node': 8},"
     "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 4, 'global_batch': 64, 'precision': 'fp8'},"
+    "  'measured': {'iteration_s': 1.0}},"
+    " {'id': 'moe-gb300', 'source_group': 'moe', " MOE_MODEL ","
+    "  'cluster': {'gpu': 'GB300', 'gpus': 8},"
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64, 'precision': 'mxfp8'},"
     "  'measured': {'iteration_s': 1.0}}]";
 
 /* Same-job pairs by measured gap, on a hand-made set: four plans of one
@@ -963,12 +967,12 @@ static void test_rows_on_every_gpu_calibrate(void)
     pp_measurement_set set;
     pp_error err;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 8); /* every row priced: none skipped */
+    CU_ASSERT_EQUAL_FATAL(set.n, 9); /* every row priced: none skipped */
     CU_ASSERT_EQUAL(set.n_skipped, 0);
-    const char *gpu[] = {"b200-sxm-180gb", "b200-sxm-180gb", "b200-sxm-180gb", "gb200-nvl72",
-                         "h800-sxm5-80gb", "h800-sxm5-80gb", "h100-sxm5-80gb", "b200-sxm-180gb"};
-    const pp_precision prec[] = {PP_PREC_FP8,  PP_PREC_MXFP8, PP_PREC_BF16,         PP_PREC_NVFP4,
-                                 PP_PREC_BF16, PP_PREC_FP8_CURRENT, PP_PREC_BF16, PP_PREC_FP8};
+    const char *gpu[] = {"b200-sxm-180gb", "b200-sxm-180gb", "b200-sxm-180gb", "gb200-nvl72",   "h800-sxm5-80gb",
+                         "h800-sxm5-80gb", "h100-sxm5-80gb", "b200-sxm-180gb", "gb300-nvl72"};
+    const pp_precision prec[] = {PP_PREC_FP8,  PP_PREC_MXFP8, PP_PREC_BF16, PP_PREC_NVFP4, PP_PREC_BF16,
+                                 PP_PREC_FP8_CURRENT, PP_PREC_BF16, PP_PREC_FP8, PP_PREC_MXFP8};
     for (int i = 0; i < set.n; i++) {
         pp_measurement *r = &set.rows[i];
         CU_ASSERT_STRING_EQUAL(r->gpu_id, gpu[i]);
@@ -985,9 +989,14 @@ static void test_rows_on_every_gpu_calibrate(void)
     CU_ASSERT_EQUAL(set.rows[3].prob.cluster.gpus_per_node, 8);  /* 8 GPUs of a 72-GPU domain */
     CU_ASSERT(set.rows[6].prob.training.moe_deepep);
     CU_ASSERT_EQUAL(set.rows[7].plan.ep, 4);
-    /* the dense rows fit their GPUs' parameters; MoE rows are scored, never fitted */
-    pp_fit fits[8];
-    int n = pp_calibrate(&cat, &set, fits, 8);
+    /* the dense rows fit their GPUs' parameters; MoE rows are scored, never fitted, and a GPU whose
+     * rows are all MoE (the GB300 here) gets no fit: it keeps what it borrows */
+    double gb300_before = pp_step_time_s(&set.rows[8].prob, &set.rows[8].plan);
+    pp_fit fits[9];
+    int n = pp_calibrate(&cat, &set, fits, 9);
+    CU_ASSERT_PTR_NULL(fit_of(fits, n, "gb300-nvl72"));
+    CU_ASSERT_STRING_EQUAL(set.rows[8].prob.cluster.gpu.eff.borrowed_from, "h100-sxm5-80gb");
+    CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&set.rows[8].prob, &set.rows[8].plan), gb300_before, 1e-12);
     const pp_fit *b200 = fit_of(fits, n, "b200-sxm-180gb"), *gb200 = fit_of(fits, n, "gb200-nvl72"),
                  *h800 = fit_of(fits, n, "h800-sxm5-80gb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(b200);
@@ -1007,8 +1016,15 @@ static void test_rows_on_every_gpu_calibrate(void)
         if (strcmp(score.groups[i].group, "moe") == 0)
             moe = &score.groups[i];
     CU_ASSERT_PTR_NOT_NULL_FATAL(moe);
-    CU_ASSERT_EQUAL(moe->n_time, 2);
+    CU_ASSERT_EQUAL(moe->n_time, 3);
     CU_ASSERT(isfinite(moe->mape_time));
+    /* cross-validated too: the GB300 row, which no fit takes, is priced as loaded (its measured time is
+     * 1.25 x that), not left unpriced */
+    pp_cv_result *cv = malloc(sizeof *cv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
+    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&cat, &set, cv), PP_OK);
+    CU_ASSERT(cv->n_moe_rows == 3 && cv->moe_mape_cv < 50.0);
+    free(cv);
     pp_measurements_free(&set);
     /* and on the command line: an efficiency file with the new GPUs' entries */
     char out[1024];
