@@ -1172,8 +1172,8 @@ static int run_calibrate(const cli_args *a, pp_error *err)
             snprintf(defect_note, sizeof defect_note, "%s %d software-defect rows", n_moe ? "," : "",
                      n_defect);
         snprintf(source, sizeof source,
-                 "parplan calibrate %.200s%s: least squares on log(predicted/measured step time) within physical "
-                 "bounds (NLopt BOBYQA)%s, %d rows%s%s%s",
+                 "parplan calibrate %.180s%s: least squares on log(predicted/measured step time) within physical "
+                 "bounds (BOBYQA)%s, %d rows%s%s%s",
                  a->problem, a->n_operands > 1 ? " ..." : "",
                  a->no_prior ? "" : " from the shipped fit as a prior (bounded MAP)", set.n - n_moe - n_defect,
                  n_moe || n_defect ? "; scored apart:" : "", moe_note, defect_note);
