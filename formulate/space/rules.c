@@ -520,7 +520,7 @@ static const char *rcm_refused(const pp_problem *prob, int modules)
         return "moe_act recomputes the routed experts' activation: the model has no experts";
     if ((modules & (PP_RCM_LAYERNORM | PP_RCM_MOE_ACT)) && prob->training.precision == PP_PREC_FP8)
         return "Megatron-Core refuses layernorm and moe_act recomputation with fp8 delayed scaling "
-               "(precision fp8); fp8-current, mxfp8 and nvfp4 run them";
+               "(precision fp8); fp8-current, mxfp8, nvfp4 and fp8-block run them";
     return NULL;
 }
 
