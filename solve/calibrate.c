@@ -759,25 +759,16 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
 {
     memset(cv, 0, sizeof *cv);
     cv->shots = shots;
+    pp_fit ids[PP_MAX_GROUPS];
+    int n_ids = gpu_ids(cat, set, ids, PP_MAX_GROUPS);
     double *pred_cv = calloc((size_t)set->n + 1, sizeof *pred_cv);
     double *pred_in = calloc((size_t)set->n + 1, sizeof *pred_in);
     double *pred_shot = calloc((size_t)set->n + 1, sizeof *pred_shot);
     bool *shot = calloc((size_t)set->n + 1, sizeof *shot);
-    if (!pred_cv || !pred_in || !pred_shot || !shot) {
-        free(pred_cv);
-        free(pred_in);
-        free(pred_shot);
-        free(shot);
-        return PP_EINTERNAL;
-    }
-    for (int i = 0; i < set->n; i++)
-        if (set->rows[i].has_time)
-            cv_slot(cv, set->rows[i].group);
-    pp_fit ids[PP_MAX_GROUPS];
-    int n_ids = gpu_ids(cat, set, ids, PP_MAX_GROUPS);
+    /* few-shot: each GPU's update from the shots, and which GPUs had shots */
     pp_fit *upd = shots > 0 ? calloc((size_t)n_ids + 1, sizeof *upd) : NULL;
     bool *own = shots > 0 ? calloc((size_t)cat->n_gpus + 1, sizeof *own) : NULL;
-    if (shots > 0 && (!upd || !own)) {
+    if (!pred_cv || !pred_in || !pred_shot || !shot || (shots > 0 && (!upd || !own))) {
         free(pred_cv);
         free(pred_in);
         free(pred_shot);
@@ -786,6 +777,9 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         free(own);
         return PP_EINTERNAL;
     }
+    for (int i = 0; i < set->n; i++)
+        if (set->rows[i].has_time)
+            cv_slot(cv, set->rows[i].group);
     /* A row of a GPU no fit takes (its rows all scored apart) keeps the
      * parameters it was loaded with, the catalog's own or borrowed. */
     for (int i = 0; i < set->n; i++)
