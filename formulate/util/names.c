@@ -3,7 +3,7 @@
  */
 #include "names.h"
 
-const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16", "fp16", "fp8",   "fp32",
+const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16",  "fp16",  "fp8",      "fp32",
                                                       "fp8-current", "mxfp8", "nvfp4", "fp8-block"};
 const char *const pp_recompute_names[PP_RECOMPUTE_COUNT] = {"none", "selective", "full"};
 const char *const pp_tp_mode_names[PP_TP_MODE_COUNT] = {"1d", "2d", "2.5d", "3d"};
