@@ -759,6 +759,22 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
         s->where = PP_LAUNCH_MD;
         s->comment = "per-op SAC: what framework fsdp prices as selective";
     }
+    /* The recipe as a converter of the linear layers (torchtitan v0.2.2
+     * docs/float8.md and docs/mxfp8.md; job_config.py Float8Linear,
+     * MXLinear): torchao's float8 with the scale from the tensor itself
+     * (fp8-current), or MXFP8; torchtitan has no other fp8 or fp4 recipe
+     * (data/frameworks.json "precisions"). */
+    pp_precision prec = prob->training.precision;
+    bool recipe_runs = prec == PP_PREC_BF16 || prec == PP_PREC_FP8_CURRENT || prec == PP_PREC_MXFP8;
+    if (prec == PP_PREC_FP8_CURRENT || prec == PP_PREC_MXFP8) {
+        bool mx = prec == PP_PREC_MXFP8;
+        const char *converter = mx ? "quantize.linear.mx" : "quantize.linear.float8";
+        set_text(tt, "model", "converters", PP_LV_TEXT, "[\"%s\"]", converter)->json_key = "model_converters";
+        set_text(tt, converter, "recipe_name", PP_LV_STR, "%s", mx ? "mxfp8_cublas" : "tensorwise")->json_key =
+            mx ? "mx_recipe_name" : "float8_recipe_name";
+        if (!mx && prob->training.fp8_params) /* FSDP gathers the fp8 weights */
+            set_bool(tt, converter, "enable_fsdp_float8_all_gather", true)->json_key = "enable_fsdp_float8_all_gather";
+    }
     /* the model priced fused element-wise kernels: torchtitan gets them from torch.compile */
     pp_launch_setting *c = set_bool(tt, "compile", "enable", prob->training.fused_elementwise || async_tp);
     c->json_key = "compile";
@@ -768,13 +784,17 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
     /* PyTorch's interleaved schedules split the micro-batches into rounds of
      * pp (torch.distributed.pipelining ScheduleInterleaved1F1B) */
     bool groups_run = p->virtual_stages == 1 || pp_microbatches(prob, p) % p->pp == 0;
-    tt->exact = pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D &&
+    tt->exact = recipe_runs && pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D &&
                 (p->codec[PP_DIM_DP] == 0 || reduce16) &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
                 (!moe || p->etp == 1) && layout_runs && groups_run && !fp8_act_store_on(prob, p) && !a2a_overlap &&
                 p->moe_capacity_factor == 0 &&
                 (p->recompute != PP_RECOMPUTE_SELECTIVE ||
                  p->recompute_modules == pp_decisions[PP_DEC_RECOMPUTE_MODULES].def);
+    if (!recipe_runs)
+        note(tt, "torchtitan v0.2.2 has no %s recipe (it trains in bf16, fp8-current as torchao's float8 "
+                 "tensorwise, or mxfp8): run this plan with Megatron-Core.\n\n",
+             pp_precision_name(prec));
     if (p->zero == 1)
         note(tt, "FSDP has no ZeRO-1: the closest is HSDP or plain replication as above (zero 0), or "
                  "`training.framework: \"fsdp\"` in the problem, which plans with FSDP's own stages.\n\n");

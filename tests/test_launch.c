@@ -343,6 +343,64 @@ static void test_torchtitan_moe_and_chunks(void)
     pp_catalog_free(&cat);
 }
 
+/* torchtitan trains in the priced recipe: torchao's float8 with tensorwise
+ * (current) scaling for fp8-current, MXFP8 for mxfp8, as converters of the
+ * linear layers; a recipe it has not (fp8 delayed scaling, fp8-block, NVFP4)
+ * makes its settings inexact with a note, and a problem of framework fsdp
+ * in such a recipe has no runnable plan: `plan` explains it (exit 3). */
+static void test_torchtitan_recipes(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_load_problem("data/examples/llama3-70b-h100.json", &cat, &p);
+    pp_plan pl = pp_test_plan(8, 4, 16, 1, 1);
+    static pp_launch l;
+    const pp_launch_target *tt = &l.targets[PP_LT_TORCHTITAN];
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT_PTR_NULL(setting(tt, "converters")); /* bf16: none */
+    p.training.precision = PP_PREC_FP8_CURRENT;
+    p.training.fp8_params = true;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    const pp_launch_setting *conv = setting(tt, "converters"), *recipe = setting(tt, "recipe_name");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(conv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(recipe);
+    CU_ASSERT_STRING_EQUAL(conv->section, "model");
+    CU_ASSERT_STRING_EQUAL(conv->text, "[\"quantize.linear.float8\"]");
+    CU_ASSERT_STRING_EQUAL(recipe->section, "quantize.linear.float8");
+    CU_ASSERT_STRING_EQUAL(recipe->text, "tensorwise");
+    CU_ASSERT_PTR_NOT_NULL(setting(tt, "enable_fsdp_float8_all_gather"));
+    CU_ASSERT(strstr(tt->notes, "recipe") == NULL);
+    p.training.fp8_params = false;
+    static const pp_precision lacking[] = {PP_PREC_FP8, PP_PREC_FP8_BLOCK};
+    for (int i = 0; i < 2; i++) {
+        p.training.precision = lacking[i];
+        pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+        CU_ASSERT_FALSE(tt->exact);
+        CU_ASSERT_PTR_NULL(setting(tt, "converters"));
+        char want[96];
+        snprintf(want, sizeof want, "torchtitan v0.2.2 has no %s recipe", pp_precision_name(lacking[i]));
+        PP_ASSERT_CONTAINS(tt->notes, want);
+    }
+    /* MXFP8 on a B200 */
+    pp_load_problem("data/examples/llama3-70b-gb200-nvl72.json", &cat, &p);
+    CU_ASSERT_EQUAL_FATAL(p.training.precision, PP_PREC_MXFP8);
+    pl = pp_test_plan(8, 4, 9, 1, 1);
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    recipe = setting(tt, "recipe_name");
+    CU_ASSERT_TRUE(recipe && strcmp(recipe->section, "quantize.linear.mx") == 0 &&
+                   strcmp(recipe->text, "mxfp8_cublas") == 0);
+    pp_catalog_free(&cat);
+    /* framework fsdp in fp8 delayed scaling: no plan runs it */
+    char path[1024];
+    pp_temp_path("fsdp-fp8.json", path, sizeof path);
+    pp_write_json(path, "{ 'model': 'llama3-8b', 'cluster': { 'gpu': 'h100-sxm5-80gb', 'nodes': 1 },"
+                        "  'training': { 'global_batch': 64, 'precision': 'fp8', 'framework': 'fsdp' } }");
+    const char *args[] = {"plan", path, "-o", "/dev/null", NULL};
+    pp_run_expect(args, 3, "the problem's precision fp8 is priced, but it has no recipe for it (it runs bf16, "
+                           "fp8-current, mxfp8)");
+}
+
 /* Megatron-Bridge runs the plan the flags run: the same degrees, and what
  * Megatron-LM leaves off by its absence written off (a recipe's defaults
  * differ); a model no recipe builds gets its shape, or is not exact. */
@@ -415,6 +473,8 @@ int main(void)
         {"a router's groups are checked", test_router_groups_checked},
         {"Megatron-Bridge overrides say the plan the flags say", test_bridge_overrides},
         {"torchtitan: expert degree, layers per chunk, exact only as priced", test_torchtitan_moe_and_chunks},
+        {"torchtitan: the priced fp8 or MXFP8 recipe as a converter; a recipe it lacks runs no plan",
+         test_torchtitan_recipes},
         {NULL, NULL},
     };
     return pp_test_main("launch settings", tests);

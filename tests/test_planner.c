@@ -132,6 +132,7 @@ static pp_problem random_problem(pp_rng *r)
     if (pp_rng_int(r, 0, 3) == 0) {
         pp_framework_caps *c = &p.fw;
         c->known = true;
+        c->precisions = ~0u; /* every recipe: a precision it lacks would leave no plan at all */
         snprintf(c->name, sizeof c->name, "random");
         snprintf(c->version, sizeof c->version, "test");
         for (int i = 0; i < PP_DEC_COUNT; i++)

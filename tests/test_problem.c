@@ -808,6 +808,16 @@ static void test_bad_frameworks(void)
     BAD_FRAMEWORKS("unknown value", FW_DECISIONS_BUT("'zero': {'values': [0, 1], 'with_pipeline': [0], 'source': 'x'},"
                                                      " 'bogus': 1, ") ", " FW_COMPRESSION,
                    "$.frameworks[0].decisions.bogus", "bogus", "tp_comm_overlap");
+    /* the recipes it runs: training precisions' names, a 16-bit one among them */
+    BAD_FRAMEWORKS("precision fp32", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION
+                   ", 'precisions': {'values': ['bf16', 'fp32'], 'source': 'x'}",
+                   "$.frameworks[0].precisions.values[1]", "expected a training precision, found 'fp32'");
+    BAD_FRAMEWORKS("precision name", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION
+                   ", 'precisions': {'values': ['bf16', 'fp6'], 'source': 'x'}",
+                   "$.frameworks[0].precisions.values[1]", "fp6");
+    BAD_FRAMEWORKS("precision no 16-bit", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION
+                   ", 'precisions': {'values': ['fp8'], 'source': 'x'}",
+                   "$.frameworks[0].precisions.values", "expected bf16 or fp16 among them");
     /* a valid entry, but the other frameworks have none */
     BAD_FRAMEWORKS("a framework missing", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION, "$.frameworks",
                    "megatron-lm-2021");

@@ -9,7 +9,8 @@
  *                    "cp": {"values": "all", "key": "--context-parallel-size", "source": ...}, ...},
  *      "compression": {"dp": [{"codec": "none", "source": ...},
  *                             {"codec": "bf16", "key": "--grad-reduce-in-bf16", "source": ...}],
- *                      "tp": [...], "pp": [...], "params": [...]}}]}
+ *                      "tp": [...], "pp": [...], "params": [...]},
+ *      "precisions": {"values": ["bf16", "fp16", "fp8", ...], "key": "...", "source": ...}}]}
  *
  * A decision's values are the names of an enum, true/false, integers, or
  * "all" (every value its range and the rules allow); recompute_modules is
@@ -32,8 +33,8 @@
 #define MAX_BIT 63 /* a runs[] mask holds values 0..63 */
 
 static const char *const file_keys[] = {"description", "source", "frameworks", NULL};
-static const char *const entry_keys[] = {"id", "name", "version", "description", "source", "decisions", "compression",
-                                         NULL};
+static const char *const entry_keys[] = {"id",          "name",        "version",    "description", "source",
+                                         "decisions",   "compression", "precisions", NULL};
 static const char *const decision_keys[] = {"values", "with_pipeline", "key", "description", "source", NULL};
 static const char *const codec_keys[] = {"codec", "key", "collectives", "description", "source", NULL};
 static const char *const collectives_names[] = {"mvapich2-gdr"};
@@ -255,6 +256,40 @@ static int read_compression(const cJSON *obj, const pp_jpath *at, const pp_codec
     return rc;
 }
 
+/* "precisions": the training precisions (training.precision's names: fp32
+ * is none) the framework has a recipe for; absent, every one. */
+static int read_precisions(const cJSON *obj, const pp_jpath *at, pp_framework_caps *c, pp_error *err)
+{
+    c->precisions = ~0u;
+    if (!obj)
+        return PP_OK;
+    c->precisions = 0;
+    int rc = check_object(obj, at, decision_keys, err);
+    const cJSON *values = rc ? NULL : pp_json_member(obj, "values");
+    pp_jpath values_at = pp_jpath_key(at, "values");
+    if (!rc && !values)
+        rc = pp_json_missing(at, "values", err);
+    if (!rc)
+        rc = pp_json_expect_array(values, &values_at, err);
+    int k = 0;
+    const cJSON *item;
+    if (!rc)
+        cJSON_ArrayForEach(item, values)
+        {
+            pp_jpath el = pp_jpath_index(&values_at, k++);
+            int p = 0;
+            rc = pp_json_as_enum(item, &el, pp_precision_names, PP_PREC_COUNT, &p, err);
+            if (!rc && p == PP_PREC_FP32)
+                rc = pp_json_fail(err, &el, "expected a training precision, found 'fp32' (no training recipe)");
+            if (rc)
+                break;
+            c->precisions |= 1u << p;
+        }
+    if (!rc && !(c->precisions & (1u << PP_PREC_BF16) || c->precisions & (1u << PP_PREC_FP16)))
+        rc = pp_json_fail(err, &values_at, "expected bf16 or fp16 among them (every framework trains in 16 bits)");
+    return rc;
+}
+
 static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *codecs, int n_codecs,
                       pp_framework_caps caps[PP_FW_COUNT], pp_error *err)
 {
@@ -285,6 +320,9 @@ static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *code
     if (!rc)
         rc = comp ? read_compression(comp, &comp_at, codecs, n_codecs, c, err)
                   : pp_json_missing(at, "compression", err);
+    pp_jpath prec_at = pp_jpath_key(at, "precisions");
+    if (!rc)
+        rc = read_precisions(pp_json_member(obj, "precisions"), &prec_at, c, err);
     c->known = rc == PP_OK;
     return rc;
 }

@@ -130,6 +130,22 @@ bool pp_plan_runnable(const pp_problem *prob, const pp_plan *pl, char *why, size
                      "(ep=%d)", pl->ep);
         return false;
     }
+    /* The problem's training precision is priced as the recipe it names:
+     * a framework without that recipe (data/frameworks.json "precisions")
+     * would train in another. */
+    if (prob->fw.known && !(prob->fw.precisions & (1u << prob->training.precision))) {
+        if (why) {
+            size_t used = 0;
+            list[0] = '\0';
+            for (int p = 0; p < PP_PREC_COUNT; p++)
+                if (prob->fw.precisions & (1u << p) && used < sizeof list)
+                    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                                             pp_precision_name((pp_precision)p));
+            snprintf(why, cap, "the problem's precision %s is priced, but it has no recipe for it (it runs %s)",
+                     pp_precision_name(prob->training.precision), list);
+        }
+        return false;
+    }
     if (!pp_framework_runs_zero(prob, pl->zero, pl->pp)) {
         if (why) {
             runs_list(prob, &pp_decisions[PP_DEC_ZERO], prob->fw.zero_with_pp, list, sizeof list);

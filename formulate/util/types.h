@@ -385,6 +385,8 @@ typedef struct pp_framework_caps {
     unsigned zero_with_pp;            /* bit z: ZeRO stage z with pp > 1 */
     unsigned codec_mpi[PP_DIM_COUNT]; /* bit i: codec i runs on dimension d only through an MPI library
                                          (training.collectives "mvapich2-gdr") */
+    unsigned precisions;              /* bit p: the training precision p has a recipe in it (its entry's
+                                         "precisions"; every one when the entry lists none) */
 } pp_framework_caps;
 
 /* ---- capacity planning (`parplan capacity`) ------------------------------ */

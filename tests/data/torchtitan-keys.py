@@ -20,9 +20,17 @@ for node in tree.body:
 print(f"# Every section.key of torchtitan's TOML job configuration at tag {tag}, commit {commit},")
 print("# github.com/pytorch/torchtitan: the fields of each section class of JobConfig")
 print("# (torchtitan/config/job_config.py); tests/data/torchtitan-keys.py regenerates it.")
-for f in classes["JobConfig"]:
-    section = f.target.id
-    cls = f.annotation.id if isinstance(f.annotation, ast.Name) else None
+def fields(prefix, cls):
+    """section.key of every field of cls; a field that is itself a section
+    class (quantize.linear.float8) also by its own fields."""
     for g in classes.get(cls, []):
-        if not g.target.id.startswith("_"):
-            print(f"{section}.{g.target.id}")
+        if g.target.id.startswith("_"):
+            continue
+        print(f"{prefix}.{g.target.id}")
+        sub = g.annotation.id if isinstance(g.annotation, ast.Name) else None
+        if sub in classes:
+            fields(f"{prefix}.{g.target.id}", sub)
+
+
+for f in classes["JobConfig"]:
+    fields(f.target.id, f.annotation.id if isinstance(f.annotation, ast.Name) else None)
