@@ -460,14 +460,31 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
     fit->rms_log_error_after = fit->rms_log_error_before;
     if (c.n_rows > 0) {
         sensitivities(&c, fit->sensitivity);
-        /* the identifiable ones, most sensitive first, at most one per row */
+        /* the identifiable ones, at most one per row, chosen forward: each
+         * round frees the one whose posterior fit, with those chosen before,
+         * is best (the most sensitive one may have no room left in the
+         * direction the rows ask) */
         bool taken[PP_EFF_COUNT] = {false};
+        double sl = sigma_log > 0 ? sigma_log : PP_PRIOR_DEFAULT_SIGMA_LOG;
+        c.weight = sl * sl / (c.n_rows * PP_PRIOR_SIGMA_U * PP_PRIOR_SIGMA_U);
         while (c.n_free < c.n_rows && c.n_free < PP_EFF_COUNT) {
             int best = -1;
-            for (int j = 0; j < PP_EFF_COUNT; j++)
-                if (!taken[j] && fit->sensitivity[j] * PP_PRIOR_SIGMA_U >= PP_PRIOR_MIN_EFFECT &&
-                    (best < 0 || fit->sensitivity[j] > fit->sensitivity[best]))
+            double best_obj = 0.0;
+            for (int j = 0; j < PP_EFF_COUNT; j++) {
+                if (taken[j] || fit->sensitivity[j] * PP_PRIOR_SIGMA_U < PP_PRIOR_MIN_EFFECT)
+                    continue;
+                c.free_at[c.n_free] = j;
+                c.n_free++;
+                double v[PP_EFF_COUNT];
+                for (int k = 0; k < c.n_free; k++)
+                    v[k] = c.u0[c.free_at[k]];
+                double obj = pp_minimize_unit_box((unsigned)c.n_free, objective_map, &c, v);
+                c.n_free--;
+                if (best < 0 || obj < best_obj - 1e-12) {
                     best = j;
+                    best_obj = obj;
+                }
+            }
             if (best < 0)
                 break;
             taken[best] = true;
@@ -475,8 +492,6 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
         }
         for (int j = 0; j < PP_EFF_COUNT; j++)
             fit->moved[j] = taken[j];
-        double sl = sigma_log > 0 ? sigma_log : PP_PRIOR_DEFAULT_SIGMA_LOG;
-        c.weight = sl * sl / (c.n_rows * PP_PRIOR_SIGMA_U * PP_PRIOR_SIGMA_U);
         fit->prior_weight = c.weight;
         if (c.n_free > 0) {
             double v[PP_EFF_COUNT];

@@ -140,7 +140,8 @@ int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, i
  * standard deviation a quarter of the bound.  Only parameters the rows can
  * identify move: those whose move of one prior standard deviation changes
  * the rows' step times by at least PP_PRIOR_MIN_EFFECT on average (RMS),
- * at most as many as there are rows, the most sensitive first; the others
+ * at most as many as there are rows, chosen forward (each round the one
+ * whose posterior fit, with those chosen before, is best); the others
  * keep the shipped value.  A well-predicted row moves nothing much; one row
  * moves one parameter. */
 #define PP_PRIOR_SIGMA_U 0.25
