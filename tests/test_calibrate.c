@@ -474,7 +474,8 @@ static void test_several_files_load(void)
  * overlap (Megatron's flag in the framework text, torchtitan's async_tp),
  * torchao's dynamically scaled fp8 as fp8-current, MXFP8 and NVFP4 by
  * name, block-scaled fp8 by its words, Megatron-Bridge's fp8_cs, fp8_mx and
- * fp8_sc, and the framework's gradient reduce type unless the row names one. */
+ * fp8_sc, torchtitan as FSDP, DeepSpeed by its year, and the framework's
+ * gradient reduce type unless the row names one. */
 static void test_rows_carry_how_they_ran(void)
 {
     pp_catalog cat;
@@ -530,11 +531,29 @@ static void test_rows_carry_how_they_ran(void)
                   "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 16, 'gpus_per_node': 8},"
                   "  'config': {'t': 8, 'p': 1, 'd': 2, 'global_batch': 64, 'precision': 'fp8_mx',"
                   "             'framework': 'Megatron-Bridge'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'titan', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16', 'zero_stage': 3,"
+                  "             'framework': 'TorchTitan (Llama 3 8B recipe)'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'ds2024', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16', 'zero_stage': 3,"
+                  "             'framework': 'DeepSpeed 0.14 (2024), ZeRO-3'},"
+                  "  'measured': {'iteration_s': 0.5}},"
+                  " {'id': 'mds2021', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16', 'zero_stage': 1,"
+                  "             'framework': 'Megatron-DeepSpeed (2021)'},"
                   "  'measured': {'iteration_s': 0.5}}]");
     pp_error err;
     pp_measurement_set set;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 8);
+    CU_ASSERT_EQUAL_FATAL(set.n, 11);
     CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
@@ -551,6 +570,10 @@ static void test_rows_carry_how_they_ran(void)
     CU_ASSERT_EQUAL(set.rows[5].prob.training.precision, PP_PREC_FP8_BLOCK);
     CU_ASSERT_EQUAL(set.rows[6].prob.training.precision, PP_PREC_FP8_CURRENT);
     CU_ASSERT_EQUAL(set.rows[7].prob.training.precision, PP_PREC_MXFP8);
+    /* torchtitan shards with FSDP whatever its text says; DeepSpeed dated 2023 on is today's */
+    CU_ASSERT_EQUAL(set.rows[8].prob.training.framework, PP_FW_FSDP);
+    CU_ASSERT_EQUAL(set.rows[9].prob.training.framework, PP_FW_DEEPSPEED);
+    CU_ASSERT_EQUAL(set.rows[10].prob.training.framework, PP_FW_DEEPSPEED_2021);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }

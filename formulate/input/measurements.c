@@ -111,15 +111,35 @@ static bool contains_ci(const char *hay, const char *needle)
 /* The framework a row names, which fixes the behaviours of
  * pp_framework_features (fused attention, overlap, gather granularity): a
  * problem's own names ("deepspeed", "fsdp": rows of calibrate --log), else
- * the first entry whose word the text contains. */
+ * the first entry whose word the text contains.  torchtitan and
+ * llm-foundry (Composer) shard with PyTorch FSDP whether or not the text
+ * says so. */
 static const struct {
     const char *word, *unless;
     pp_framework fw;
 } framework_words[] = {
-    {"deepspeed", NULL, PP_FW_DEEPSPEED_2021}, /* the only DeepSpeed rows are Narayanan et al.'s of 2021 */
+    {"deepspeed", NULL, PP_FW_DEEPSPEED_2021}, /* unless the text dates it later (framework_of) */
     {"fsdp", NULL, PP_FW_FSDP},
+    {"torchtitan", NULL, PP_FW_FSDP},
+    {"llm-foundry", NULL, PP_FW_FSDP},
+    {"composer", NULL, PP_FW_FSDP},
     {"megatron-lm", "core", PP_FW_MEGATRON_2021},
 };
+
+/* The latest year from 2015 to 2039 the text names ("DeepSpeed 0.14
+ * (2024)"), 0 if none. */
+static int year_in(const char *text)
+{
+    int year = 0;
+    for (const char *p = text; p[0]; p++)
+        if (p[0] == '2' && p[1] == '0' && p[2] >= '1' && p[2] <= '3' && isdigit((unsigned char)p[3]) &&
+            (p == text || !isdigit((unsigned char)p[-1])) && !isdigit((unsigned char)p[4])) {
+            int y = 2000 + (p[2] - '0') * 10 + (p[3] - '0');
+            if (y >= 2015 && y > year)
+                year = y;
+        }
+    return year;
+}
 
 static pp_framework framework_of(const char *fw)
 {
@@ -128,9 +148,15 @@ static pp_framework framework_of(const char *fw)
             return (pp_framework)f;
     for (size_t i = 0; i < sizeof framework_words / sizeof framework_words[0]; i++)
         if (contains_ci(fw, framework_words[i].word) &&
-            !(framework_words[i].unless && contains_ci(fw, framework_words[i].unless)))
+            !(framework_words[i].unless && contains_ci(fw, framework_words[i].unless))) {
+            /* DeepSpeed dated 2023 or later gathers into one tensor, overlaps
+             * and runs fused attention (the 2021 entry's behaviours are that
+             * year's: pp_framework_features) */
+            if (framework_words[i].fw == PP_FW_DEEPSPEED_2021 && year_in(fw) >= 2023)
+                return PP_FW_DEEPSPEED;
             return framework_words[i].fw;
-    return PP_FW_MEGATRON_CORE; /* Megatron-Core, NeMo, torchtitan's TP */
+        }
+    return PP_FW_MEGATRON_CORE; /* Megatron-Core, NeMo, Megatron-Bridge */
 }
 
 /* A precision named in a row's free text ("fp16 mixed (--fp16, loss scale
