@@ -37,6 +37,7 @@ static const char *const entry_keys[] = {"id",          "name",        "version"
                                          "decisions",   "compression", "precisions", NULL};
 static const char *const decision_keys[] = {"values", "with_pipeline", "key", "description", "source", NULL};
 static const char *const codec_keys[] = {"codec", "key", "collectives", "description", "source", NULL};
+static const char *const precisions_keys[] = {"values", "key", "description", "source", NULL};
 static const char *const collectives_names[] = {"mvapich2-gdr"};
 
 
@@ -264,7 +265,7 @@ static int read_precisions(const cJSON *obj, const pp_jpath *at, pp_framework_ca
     if (!obj)
         return PP_OK;
     c->precisions = 0;
-    int rc = check_object(obj, at, decision_keys, err);
+    int rc = check_object(obj, at, precisions_keys, err);
     const cJSON *values = rc ? NULL : pp_json_member(obj, "values");
     pp_jpath values_at = pp_jpath_key(at, "values");
     if (!rc && !values)
