@@ -71,6 +71,14 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
                      "high-precision layers, the first two and last eight blocks of a 62-block 12B model in "
                      "bf16 (docs/cost-model.md section 10)");
     }
+    double core_rate = pp_gemm_core_rate(g, prob->training.precision);
+    if (core_rate < 1.0) { /* fp8-block on Hopper: the block scales applied in the GEMM's main loop */
+        snprintf(value, sizeof value, "%.2f of a per-tensor-scaled GEMM's", core_rate);
+        add_constant(ex, "block-scaled GEMM rate on tensor cores without block scales", value,
+                     "Transformer Engine's GEMM profiling guide (docs/examples/gemm_profiling at TransformerEngine "
+                     "8f2e6357, H200): FP8Block against FP8Current kernels, the casts taken out; FBGEMM's CUTLASS "
+                     "kernels 0.73-0.77 (docs/cost-model.md section 10)");
+    }
     snprintf(value, sizeof value, "%.2f GiB", g->memory_gib);
     gpu_source(c, "memory_gib", src, sizeof src);
     add_constant(ex, "GPU memory", value, src);

@@ -12,6 +12,7 @@
  * whose data-parallel group crosses leaves and never speeds any plan up;
  * a 72-GPU NVLink domain holds a tp x ep group larger than an 8-GPU node.
  */
+#include "assumptions.h"
 #include "costmodel.h"
 #include "planner.h"
 #include "problem.h"
@@ -200,6 +201,24 @@ static void test_fp8_block_on_hopper(void)
     double mx = te_layer_ms(&cat, "b200-sxm-180gb", "mxfp8", &g_mx);
     double blackwell = te_layer_ms(&cat, "b200-sxm-180gb", "fp8-block", &g_block);
     CU_ASSERT_DOUBLE_EQUAL(blackwell, mx, 1e-9 * mx);
+    /* the report's assumptions say the rate on Hopper, and only there */
+    static const char *const gpus[] = {"h100-sxm5-80gb", "b200-sxm-180gb"};
+    for (int i = 0; i < 2; i++) {
+        pp_problem p;
+        load_ok(&cat, "llama3-70b", gpus[i], 8, "fp8-block", "", &p);
+        pp_plan plan = pp_test_plan(8, 1, 8, 1, 1);
+        static pp_assumptions a;
+        pp_assumptions_collect(&p, &cat, &plan, &a);
+        const pp_constant *rate = NULL;
+        for (int k = 0; k < a.n; k++)
+            if (strstr(a.items[k].name, "block-scaled GEMM rate"))
+                rate = &a.items[k];
+        if (i == 0) {
+            CU_ASSERT_PTR_NOT_NULL_FATAL(rate);
+            PP_ASSERT_CONTAINS(rate->value, "0.81");
+        } else
+            CU_ASSERT_PTR_NULL(rate);
+    }
     pp_catalog_free(&cat);
 }
 

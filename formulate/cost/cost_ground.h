@@ -63,9 +63,6 @@ double router_params(const pp_model *m);
  * none), and the problem's GPU's. */
 double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec);
 double peak_flops(const pp_problem *prob, pp_precision prec);
-/* The share of a per-tensor-scaled GEMM's throughput a precision's GEMMs
- * reach on the GPU (below 1 for a block-scaled recipe on Hopper). */
-double gpu_gemm_core_rate(const pp_gpu *gpu, pp_precision prec);
 /* The 16-bit precision the GPU has: bf16, else fp16. */
 pp_precision half_precision(const pp_problem *prob);
 /* Sustained HBM bandwidth, bytes per second, of a GPU and of the problem's. */

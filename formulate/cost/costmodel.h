@@ -105,6 +105,12 @@ double pp_comm_sm_share(const pp_problem *prob);
 
 /* --- one matrix multiply (kernels.c) -------------------------------------- */
 
+/* The share of a per-tensor-scaled GEMM's throughput a precision's GEMMs
+ * reach on the GPU: below 1 for a block-scaled recipe on tensor cores
+ * without block scales (fp8-block on Hopper, names.h unscaled_core_rate),
+ * else 1. */
+double pp_gemm_core_rate(const pp_gpu *gpu, pp_precision prec);
+
 /* Seconds for `batch` independent (m x k) @ (k x n) products in one kernel
  * on gpu in precision prec: the roofline of their FLOPs at peak x eff.gemm x
  * the shape's efficiency (wave quantization on sm_count SMs, K / (K +

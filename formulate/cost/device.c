@@ -33,7 +33,7 @@ double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec)
  * reach on this GPU: a block-scaled recipe loses some on tensor cores that
  * take one scale per operand (names.h unscaled_core_rate); a GPU with MX
  * block-scaled tensor cores (an mxfp8 peak: Blackwell) loses nothing. */
-double gpu_gemm_core_rate(const pp_gpu *gpu, pp_precision prec)
+double pp_gemm_core_rate(const pp_gpu *gpu, pp_precision prec)
 {
     return gpu->peak_tflops[PP_PREC_MXFP8] > 0 ? 1.0 : pp_precision_props(prec)->unscaled_core_rate;
 }

@@ -123,7 +123,7 @@ static void gemm_shape_of(const pp_gpu *gpu, pp_precision prec, double m, double
      * priced as the blend, since which layers stay in bf16 is the recipe's
      * choice, not the plan's. */
     double hp = info->high_precision_fraction;
-    g->work_s = flops / (gpu_peak_flops(gpu, prec) * e->gemm * gpu_gemm_core_rate(gpu, prec));
+    g->work_s = flops / (gpu_peak_flops(gpu, prec) * e->gemm * pp_gemm_core_rate(gpu, prec));
     if (hp > 0.0)
         g->work_s = (1.0 - hp) * g->work_s + hp * flops / (gpu_peak_flops(gpu, PP_PREC_BF16) * e->gemm);
     g->in_bytes = batch * precision_input_bytes(prec) * (m * k + k * n);
