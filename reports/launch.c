@@ -665,6 +665,10 @@ static void build_deepspeed(pp_launch_target *ds, const pp_launch_target *megatr
     note(ds, "DeepSpeed leaves tensor and pipeline parallelism to the model code: with Megatron-DeepSpeed "
              "pass `%s %s`%s.",
          tp, pp, p->recompute == PP_RECOMPUTE_FULL ? " and `--checkpoint-activations`" : "");
+    if (pp_precision_props(t->precision)->low_gemm) /* data/frameworks.json: DeepSpeed runs bf16 and fp16 */
+        note(ds, " DeepSpeed's configuration has no %s recipe: the priced GEMMs need Transformer Engine modules "
+                 "in the model code (the Megatron-LM precision flags above).",
+             pp_precision_name(t->precision));
     if (p->zero >= 2 && p->pp > 1)
         note(ds, " DeepSpeed's pipeline engine takes ZeRO stage 0 or 1 only, so this plan needs Megatron-LM.");
     if (p->virtual_stages > 1)

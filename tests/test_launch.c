@@ -347,7 +347,8 @@ static void test_torchtitan_moe_and_chunks(void)
  * (current) scaling for fp8-current, MXFP8 for mxfp8, as converters of the
  * linear layers; a recipe it has not (fp8 delayed scaling, fp8-block, NVFP4)
  * makes its settings inexact with a note, and a problem of framework fsdp
- * in such a recipe has no runnable plan: `plan` explains it (exit 3). */
+ * in such a recipe has no runnable plan: `plan` explains it (exit 3).
+ * DeepSpeed's settings say it has no fp8 recipe of its own. */
 static void test_torchtitan_recipes(void)
 {
     pp_catalog cat;
@@ -371,6 +372,8 @@ static void test_torchtitan_recipes(void)
     CU_ASSERT_STRING_EQUAL(recipe->text, "tensorwise");
     CU_ASSERT_PTR_NOT_NULL(setting(tt, "enable_fsdp_float8_all_gather"));
     CU_ASSERT(strstr(tt->notes, "recipe") == NULL);
+    /* DeepSpeed's configuration has no fp8: it says so */
+    PP_ASSERT_CONTAINS(l.targets[PP_LT_DEEPSPEED].notes, "DeepSpeed's configuration has no fp8-current recipe");
     p.training.fp8_params = false;
     static const pp_precision lacking[] = {PP_PREC_FP8, PP_PREC_FP8_BLOCK};
     for (int i = 0; i < 2; i++) {
