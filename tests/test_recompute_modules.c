@@ -108,6 +108,50 @@ static void test_each_saving_by_hand(void)
     pp_catalog_free(&cat);
 }
 
+/* The moe module (Megatron-Core's "moe": the MoE layer checkpointed
+ * alone): a stage keeps none of its MoE blocks' activations but the one it
+ * rebuilds, and the block's forward, its dispatch and combine included,
+ * runs again before its backward (the all-to-alls three times, not two). */
+static void test_moe_module(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    const pp_model *m = &p.model;
+    double T = m->seq_len, in = 1.0 + 4.0 / 128.0, k = m->experts_per_token;
+    pl.fp8_act_store = false;
+    pl.recompute_modules = PP_RCM_CORE_ATTN;
+    double a0 = pp_mem_activations_gib(&p, &pl, 1);
+    pp_stage_term s0;
+    pp_term_stage(&p, &pl, &s0);
+    pl.recompute_modules = PP_RCM_CORE_ATTN | PP_RCM_MOE;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    double a1 = pp_mem_activations_gib(&p, &pl, 1);
+    /* a block's activations by hand (tp 1, etp 1): the routed rows' SwiGLU
+     * input (2 moe_ffn 16-bit) and fc2 input, their h-wide expert input, the
+     * router's fp32 probabilities and top-k map, the shared expert's */
+    double rows = p.training.moe_load_imbalance * T * k;
+    double block = (4.0 + in) * rows * m->moe_ffn_hidden + in * rows * m->hidden + 4.0 * T * m->experts +
+                   12.0 * T * k + (4.0 + in) * T * m->shared_ffn_hidden;
+    /* stage 1: 4 MoE layers, 15 micro-batches in flight, one block rebuilt */
+    CU_ASSERT(pp_rel_close((a0 - a1) * 1073741824.0, (4.0 * 15.0 - 1.0) * block, 1e-9));
+    pp_stage_term s1;
+    pp_term_stage(&p, &pl, &s1);
+    CU_ASSERT(pp_rel_close(s1.ep_comm_s, 1.5 * s0.ep_comm_s, 1e-12));
+    CU_ASSERT(s1.bwd_s > s0.bwd_s && pp_rel_close(s1.fwd_s, s0.fwd_s, 1e-12));
+    /* not with moe_act (the block reruns its activation), not without experts */
+    pl.recompute_modules = PP_RCM_MOE | PP_RCM_MOE_ACT;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "moe_act adds nothing");
+    pp_problem d;
+    pp_load_problem("data/examples/gpt3-175b-1024-a100.json", &cat, &d);
+    CU_ASSERT(!pp_recompute_modules_offered(&d, PP_RCM_MOE));
+    CU_ASSERT(pp_recompute_modules_offered(&p, PP_RCM_MOE | PP_RCM_LAYERNORM));
+    pp_catalog_free(&cat);
+}
+
 /* Recomputing costs time: each module adds to the step, none is free. */
 static void test_each_costs_time(void)
 {
@@ -118,7 +162,7 @@ static void test_each_costs_time(void)
     pl.fp8_act_store = false;
     pl.recompute_modules = 0; /* selective with nothing: no recomputation */
     double none = pp_step_time_s(&p, &pl);
-    static const int mods[] = {PP_RCM_CORE_ATTN, PP_RCM_LAYERNORM, PP_RCM_MLA_UP_PROJ, PP_RCM_MOE_ACT};
+    static const int mods[] = {PP_RCM_CORE_ATTN, PP_RCM_LAYERNORM, PP_RCM_MLA_UP_PROJ, PP_RCM_MOE_ACT, PP_RCM_MOE};
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         pl.recompute_modules = mods[i];
         CU_ASSERT(pp_step_time_s(&p, &pl) > none);
@@ -217,6 +261,7 @@ int main(void)
         {"DeepSeek-V3's published degrees fit with its recomputation", test_published_degrees_fit},
         {"each module frees what a hand count says", test_each_saving_by_hand},
         {"each module costs time", test_each_costs_time},
+        {"the moe module: no block kept but the one rebuilt, its forward and all-to-alls again", test_moe_module},
         {"the rule: selective only, where the module exists, Megatron-Core", test_rule},
         {"the planner chooses them, MIP = enumeration, launched", test_planner_chooses},
         {NULL, NULL},

@@ -297,9 +297,11 @@ int pp_vp_microbatch_group(int pp, int virtual_stages, int m);
  * recompute_modules, Megatron-Core's --recompute-modules), as bits: the
  * attention core (Korthikanti et al. 2022's selective recomputation, the
  * default), the routed experts' activation function, the two RMSNorms of a
- * layer, and MLA's up-projections with their RoPE.  pp_recompute_modules
- * reads a plan's set: none unless recompute is selective. */
-enum { PP_RCM_CORE_ATTN = 1, PP_RCM_MOE_ACT = 2, PP_RCM_LAYERNORM = 4, PP_RCM_MLA_UP_PROJ = 8 };
+ * layer, MLA's up-projections with their RoPE, and a MoE layer's whole
+ * block (router, dispatch, experts, combine: Megatron-Core's "moe", normal
+ * checkpointing of the MoE layer).  pp_recompute_modules reads a plan's
+ * set: none unless recompute is selective. */
+enum { PP_RCM_CORE_ATTN = 1, PP_RCM_MOE_ACT = 2, PP_RCM_LAYERNORM = 4, PP_RCM_MLA_UP_PROJ = 8, PP_RCM_MOE = 16 };
 int pp_recompute_modules(const pp_plan *plan);
 
 /* How the layers split over the pipeline stages, by the plan's

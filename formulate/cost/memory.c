@@ -224,6 +224,8 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     double buffers = 2.0 * ACT_BYTES * lam * Tg * k * h;
     if (plan->recompute == PP_RECOMPUTE_FULL) /* only the layer rebuilt holds them */
         return fmax(0.0, delta) + buffers;
+    if (pp_recompute_modules(plan) & PP_RCM_MOE) /* the block keeps its input (the dense count's); one is rebuilt */
+        return -nm * dense_mlp * in_flight + routed + router + shared + buffers;
     return nm * delta * in_flight + buffers;
 }
 

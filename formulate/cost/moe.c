@@ -143,7 +143,8 @@ void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s,
      * element as kernels.c). */
     double routed_f = local * rows * fe / etp;
     b->fwd_extra_s = b->bwd_extra_s = 0.0;
-    if (pp_recompute_modules(plan) & PP_RCM_MOE_ACT)
+    int rcm = pp_recompute_modules(plan);
+    if ((rcm & PP_RCM_MOE_ACT) && !(rcm & PP_RCM_MOE)) /* the moe module reruns it with the block */
         b->bwd_extra_s += MOE_ELEMWISE_F_BYTES * act_f * routed_f / hbm + launch + moe_cast_s(prob, routed_f);
     if (fp8_act_stored(prob, plan)) {
         double store = MOE_FP8_STORE_CAST_BYTES * gate * (routed_f + T * fs / t) / hbm + launch;

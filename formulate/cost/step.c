@@ -57,16 +57,19 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double m
     moe_block b;
     moe_block_of(prob, plan, moe_fwd_s, &b);
     /* backward: twice the forward's compute and the same all-to-alls (the
-     * gradients travel back); full recomputation repeats the forward.  The
+     * gradients travel back).  The block runs its forward again before its
+     * backward under full recomputation, or selective's moe module (the MoE
+     * layer checkpointed alone, its dispatch and combine with it).  The
      * dense layer's backward (and its recomputed forward) holds its MLP; the
      * expert block replaces it, run once for every pass (once fewer with
      * LoRA, whose frozen experts run no weight gradient) */
     bool full = plan->recompute == PP_RECOMPUTE_FULL;
-    double passes = full ? 3.0 : 2.0;
+    bool again = full || (pp_recompute_modules(plan) & PP_RCM_MOE);
+    double passes = again ? 3.0 : 2.0;
     double bwd_passes = prob->training.lora_rank > 0 ? passes - 1.0 : passes;
     double moe_fwd = dense_fwd - mlp_fwd_s + b.fwd_s + b.fwd_extra_s;
     double moe_bwd = dense_bwd - mlp_bwd_s - (full ? mlp_fwd_s : 0.0) + bwd_passes * b.fwd_s + b.bwd_extra_s +
-                     (full ? b.fwd_extra_s : 0.0);
+                     (again ? b.fwd_extra_s : 0.0);
     double comm = passes * b.comm_s;
     *out = (pp_stage_term){0};
     out->total_s = -1.0;

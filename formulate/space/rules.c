@@ -534,6 +534,10 @@ static const char *rcm_refused(const pp_problem *prob, int modules)
         return "mla_up_proj recomputes multi-latent attention's up-projections: the model has none";
     if ((modules & PP_RCM_MOE_ACT) && !pp_model_is_moe(&prob->model))
         return "moe_act recomputes the routed experts' activation: the model has no experts";
+    if ((modules & PP_RCM_MOE) && !pp_model_is_moe(&prob->model))
+        return "moe recomputes a MoE layer's block: the model has no experts";
+    if ((modules & PP_RCM_MOE) && (modules & PP_RCM_MOE_ACT))
+        return "moe recomputes the whole MoE block, its activation included: moe_act adds nothing to it";
     if ((modules & (PP_RCM_LAYERNORM | PP_RCM_MOE_ACT)) && prob->training.precision == PP_PREC_FP8)
         return "Megatron-Core refuses layernorm and moe_act recomputation with fp8 delayed scaling "
                "(precision fp8); fp8-current, mxfp8, nvfp4 and fp8-block run them";
