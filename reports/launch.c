@@ -748,9 +748,17 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
             set_int(tt, par, "pipeline_parallel_layers_per_stage",
                     prob->model.layers / (p->pp * p->virtual_stages));
     }
-    bool reduce16 = dp_cast16(prob, p) && prob->training.precision != PP_PREC_FP16;
-    if (reduce16) /* FSDP2 MixedPrecisionPolicy(reduce_dtype=torch.bfloat16) */
-        set_text(tt, "training", "mixed_precision_reduce", PP_LV_STR, "bfloat16");
+    /* a bf16 gradient reduction (the DP codec bf16, or training.grad_reduce_dtype):
+     * torchtitan's training.mixed_precision_reduce is Literal["float32"]
+     * (torchtitan/config/job_config.py at v0.2.2 and configs.py at its
+     * 2026 head; argparse choices ["float32"] before), so it reduces in fp32:
+     * Composer's PURE mixed precision runs what was priced */
+    bool reduce16 = (dp_cast16(prob, p) || prob->training.grad_reduce_dtype == PP_PREC_BF16) &&
+                    prob->training.precision != PP_PREC_FP16 && p->dp > 1;
+    if (reduce16)
+        note(tt, "torchtitan reduces FSDP gradients in float32 only (`training.mixed_precision_reduce` takes "
+                 "\"float32\" alone, v0.2.2 and after), twice the DP bytes of the bf16 reduction priced here; "
+                 "llm-foundry runs the plan as priced (`fsdp_config.mixed_precision: PURE`).\n\n");
     set_int(tt, "training", "local_batch_size", (long)p->micro_batch * pp_microbatches(prob, p));
     set_int(tt, "training", "global_batch_size", prob->training.global_batch);
     set_int(tt, "training", "seq_len", prob->model.seq_len)->where = PP_LAUNCH_MD;
@@ -789,7 +797,7 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
      * pp (torch.distributed.pipelining ScheduleInterleaved1F1B) */
     bool groups_run = p->virtual_stages == 1 || pp_microbatches(prob, p) % p->pp == 0;
     tt->exact = recipe_runs && pp_framework_has_zero(PP_FW_FSDP, p->zero) && p->tp_mode == PP_TP_1D &&
-                (p->codec[PP_DIM_DP] == 0 || reduce16) &&
+                p->codec[PP_DIM_DP] == 0 && !reduce16 &&
                 p->codec[PP_DIM_TP] == 0 && p->codec[PP_DIM_PP] == 0 && p->codec[PP_DIM_PARAMS] == 0 &&
                 (!moe || p->etp == 1) && layout_runs && groups_run && !fp8_act_store_on(prob, p) && !a2a_overlap &&
                 p->moe_capacity_factor == 0 &&
@@ -1133,8 +1141,9 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
         if (d == PP_DIM_DP && dp_cast16(prob, p))
             pp_sb_appendf(sb, "%s traffic: %s, a cast the training framework applies before the collective (%g "
                               "bits per value): Megatron-LM `--grad-reduce-in-bf16`, DeepSpeed "
-                              "`communication_data_type: \"bf16\"`, torchtitan `mixed_precision_reduce = "
-                              "\"bfloat16\"`, as the settings above say; the collective library needs no setting.\n\n",
+                              "`communication_data_type: \"bf16\"`, llm-foundry `fsdp_config.mixed_precision: PURE` (torchtitan "
+                              "reduces in float32 only), as the settings above say; the collective library needs no "
+                              "setting.\n\n",
                           pp_dim_name((pp_dim)d), id, k->bits_per_value);
         else
             pp_sb_appendf(sb, "%s traffic: %s, a quantizer applied before the collective (%g bits per value); "

@@ -385,6 +385,25 @@ static void test_torchtitan_recipes(void)
         snprintf(want, sizeof want, "torchtitan v0.2.2 has no %s recipe", pp_precision_name(lacking[i]));
         PP_ASSERT_CONTAINS(tt->notes, want);
     }
+    /* a bf16 gradient reduction: torchtitan reduces in float32 only, so its
+     * settings say so and are not the plan's (no mixed_precision_reduce key) */
+    p.training.precision = PP_PREC_BF16;
+    p.training.framework = PP_FW_FSDP;
+    p.fw = cat.frameworks[PP_FW_FSDP];
+    pl.zero = 3;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT_TRUE(tt->exact);
+    int bf16 = -1;
+    for (int i = 0; i < p.n_codecs; i++)
+        if (strcmp(p.codecs[i].id, "bf16") == 0)
+            bf16 = i;
+    CU_ASSERT_FATAL(bf16 > 0);
+    pl.codec[PP_DIM_DP] = bf16;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT_FALSE(tt->exact);
+    CU_ASSERT_PTR_NULL(setting(tt, "mixed_precision_reduce"));
+    PP_ASSERT_CONTAINS(tt->notes, "torchtitan reduces FSDP gradients in float32 only");
+    pl.codec[PP_DIM_DP] = 0;
     /* MXFP8 on a B200 */
     pp_load_problem("data/examples/llama3-70b-gb200-nvl72.json", &cat, &p);
     CU_ASSERT_EQUAL_FATAL(p.training.precision, PP_PREC_MXFP8);
