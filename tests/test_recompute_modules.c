@@ -67,17 +67,27 @@ static void test_published_degrees_fit(void)
 
 /* Each module's saving against a hand count (bytes per layer and
  * micro-batch, tp 1 without sequence parallelism, s b = 4096 tokens). */
+/* The example without the fp8 store, selective recomputation's default
+ * module: the base each hand count starts from.  Returns the bytes of a
+ * GEMM input element in its recipe, fp8-block: a byte and 1/128 of an fp32
+ * scale. */
+static double hand_count_base(pp_catalog *cat, pp_problem *p, pp_plan *pl)
+{
+    example(cat, p, pl);
+    CU_ASSERT_EQUAL_FATAL(p->training.precision, PP_PREC_FP8_BLOCK);
+    pl->fp8_act_store = false;
+    pl->recompute_modules = PP_RCM_CORE_ATTN;
+    return 1.0 + 4.0 / 128.0;
+}
+
 static void test_each_saving_by_hand(void)
 {
     pp_catalog cat;
     pp_problem p;
     pp_plan pl;
-    example(&cat, &p, &pl);
+    double in = hand_count_base(&cat, &p, &pl);
     const pp_model *m = &p.model;
-    CU_ASSERT_EQUAL_FATAL(p.training.precision, PP_PREC_FP8_BLOCK);
-    double T = m->seq_len, in = 1.0 + 4.0 / 128.0; /* fp8-block's GEMM input: a byte and 1/128 of an fp32 scale */
-    pl.fp8_act_store = false;
-    pl.recompute_modules = PP_RCM_CORE_ATTN;
+    double T = m->seq_len;
     double base = pp_layer_activation_bytes(&p, &pl, false);
     /* layernorm: the QKV and MLP GEMMs' saved inputs, h wide each, in the recipe's GEMM input */
     pl.recompute_modules = PP_RCM_LAYERNORM;
@@ -117,11 +127,9 @@ static void test_moe_module(void)
     pp_catalog cat;
     pp_problem p;
     pp_plan pl;
-    example(&cat, &p, &pl);
+    double in = hand_count_base(&cat, &p, &pl);
     const pp_model *m = &p.model;
-    double T = m->seq_len, in = 1.0 + 4.0 / 128.0, k = m->experts_per_token;
-    pl.fp8_act_store = false;
-    pl.recompute_modules = PP_RCM_CORE_ATTN;
+    double T = m->seq_len, k = m->experts_per_token;
     double a0 = pp_mem_activations_gib(&p, &pl, 1);
     pp_stage_term s0;
     pp_term_stage(&p, &pl, &s0);
