@@ -225,6 +225,29 @@ static void test_rule(void)
     pp_catalog_free(&cat);
 }
 
+/* A set of modules reads in any order, spaces allowed ("moe, layernorm"
+ * is Megatron's "--recompute-modules layernorm moe"); a word twice is not
+ * a set of two. */
+static void test_set_any_order(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    char path[1024];
+    pp_temp_path("rcm-order.plan.json", path, sizeof path);
+    pp_error err;
+    pp_write_json(path, "{ 'tp': 1, 'pp': 16, 'dp': 128, 'ep': 64, 'micro_batch': 1, 'zero': 1,"
+                        "  'recompute': 'selective', 'recompute_modules': 'moe, layernorm' }");
+    CU_ASSERT_EQUAL_FATAL(pp_plan_load(path, &p, &pl, &err), PP_OK);
+    CU_ASSERT_EQUAL(pl.recompute_modules, PP_RCM_LAYERNORM | PP_RCM_MOE);
+    pp_write_json(path, "{ 'tp': 1, 'pp': 16, 'dp': 128, 'ep': 64, 'micro_batch': 1, 'zero': 1,"
+                        "  'recompute': 'selective', 'recompute_modules': 'layernorm,layernorm' }");
+    CU_ASSERT_NOT_EQUAL(pp_plan_load(path, &p, &pl, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "found 'layernorm,layernorm'");
+    pp_catalog_free(&cat);
+}
+
 /* On the published degrees the planner chooses modules that fit (not full
  * recomputation), MIP = enumeration, and the launch says them. */
 static void test_planner_chooses(void)
@@ -271,6 +294,7 @@ int main(void)
         {"each module costs time", test_each_costs_time},
         {"the moe module: no block kept but the one rebuilt, its forward and all-to-alls again", test_moe_module},
         {"the rule: selective only, where the module exists, Megatron-Core", test_rule},
+        {"a set of modules in any order", test_set_any_order},
         {"the planner chooses them, MIP = enumeration, launched", test_planner_chooses},
         {NULL, NULL},
     };

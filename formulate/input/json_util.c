@@ -659,6 +659,55 @@ int pp_json_as_string(const cJSON *item, const pp_jpath *at, char *out, size_t c
     return PP_OK;
 }
 
+/* The comma-separated words of s, spaces around each trimmed, into w (at
+ * most cap of them, each shorter than 32 characters); -1 if there are more
+ * or one is longer. */
+static int set_words(const char *s, char w[][32], int cap)
+{
+    int n = 0;
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        while (len > 0 && s[len - 1] == ' ')
+            len--;
+        if (n == cap || len >= 32)
+            return -1;
+        memcpy(w[n], s, len);
+        w[n++][len] = '\0';
+        if (!end)
+            break;
+        s = end + 1;
+    }
+    return n;
+}
+
+/* Whether every word of a is one of b's. */
+static bool words_within(char a[][32], int na, char b[][32], int nb)
+{
+    for (int i = 0; i < na; i++) {
+        bool found = false;
+        for (int j = 0; j < nb && !found; j++)
+            found = strcmp(a[i], b[j]) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* Whether a and b name the same set of words joined by commas, in any
+ * order (a set-valued enum such as recompute_modules: "moe,layernorm" is
+ * "layernorm,moe"). */
+static bool same_word_set(const char *a, const char *b)
+{
+    char wa[8][32], wb[8][32];
+    int na = set_words(a, wa, 8), nb = set_words(b, wb, 8);
+    if (na < 0 || na != nb)
+        return false;
+    return words_within(wa, na, wb, nb) && words_within(wb, nb, wa, na);
+}
+
 int pp_json_as_enum(const cJSON *item, const pp_jpath *at, const char *const *names, int n, int *out, pp_error *err)
 {
     char choices[512];
@@ -672,6 +721,12 @@ int pp_json_as_enum(const cJSON *item, const pp_jpath *at, const char *const *na
             *out = i;
             return PP_OK;
         }
+    if (strchr(item->valuestring, ','))
+        for (int i = 0; i < n; i++)
+            if (strchr(names[i], ',') && same_word_set(item->valuestring, names[i])) {
+                *out = i;
+                return PP_OK;
+            }
     char quoted[64], hint[96];
     pp_json_quote(item->valuestring, quoted, sizeof quoted);
     pp_did_you_mean(item->valuestring, pp_string_array_at, names, n, hint, sizeof hint);
