@@ -311,6 +311,9 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
      * FlashAttention-2's package, fused Transformer Engine's cuDNN attention */
     if (t->flash_attention && t->attention_kernel != PP_ATTN_AUTO)
         flag_word(f, false, "--attention-backend", t->attention_kernel == PP_ATTN_FLASH3 ? "fused" : "flash");
+    if (t->flash_attention && t->attention_kernel == PP_ATTN_FLASH1)
+        note(f, "Megatron-Core has no FlashAttention-1 class kernel: `flash` runs FlashAttention-2, about twice "
+                "the attention rate this plan was priced at (training.attention_kernel flash1).\n\n");
 }
 
 /* The model's shape, and the precision recipe. */

@@ -111,7 +111,7 @@ static void test_recovers_known_parameters(void)
     CU_ASSERT(n >= 2);
     int checked = 0;
     for (int k = 0; k < n; k++) {
-        bool a100 = strncmp(fits[k].gpu_id, "a100", 4) == 0, h100 = strncmp(fits[k].gpu_id, "h100", 4) == 0;
+        bool a100 = strncmp(fits[k].gpu_id, "a100", 4) == 0, h100 = strcmp(fits[k].gpu_id, "h100-sxm5-80gb") == 0;
         if (!a100 && !h100)
             continue;
         pp_efficiency t = a100 ? truth_a100() : truth_h100();
@@ -1200,8 +1200,9 @@ static void test_cli_accuracy_cv_several_files(void)
     pp_run_free(&r);
 }
 
-/* The rows of torchtitan-202412 (H100), all but the first `keep` timed ones
- * untimed, each measured at `scale` times what the shipped fit predicts. */
+/* The rows of torchtitan-202412 (Grand Teton's 500 W H100, fitted on its
+ * own), all but the first `keep` timed ones untimed, each measured at
+ * `scale` times what the shipped fit predicts. */
 static void shipped_rows(pp_catalog *cat, pp_measurement_set *set, int keep, double scale)
 {
     char path[1024];
@@ -1232,7 +1233,7 @@ static void test_map_from_shipped_fit(void)
     pp_catalog cat;
     pp_measurement_set set;
     shipped_rows(&cat, &set, 3, 1.0);
-    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-hbm2e-96gb-500w");
     pp_fit fits[4];
     int n = pp_calibrate_map(&cat, &set, 0.0, fits, 4);
     CU_ASSERT_EQUAL_FATAL(n, 1);
@@ -1246,7 +1247,7 @@ static void test_map_from_shipped_fit(void)
     pp_catalog_free(&cat);
 
     shipped_rows(&cat, &set, 3, 1.10);
-    h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    h100 = pp_catalog_gpu(&cat, "h100-hbm2e-96gb-500w");
     n = pp_calibrate_map(&cat, &set, 0.0, fits, 4);
     CU_ASSERT_EQUAL_FATAL(n, 1);
     int moved = 0, most = -1;
@@ -1276,11 +1277,12 @@ static void test_map_from_shipped_fit(void)
 
 /* The parameter a row frees is the one that fits it best, not merely the
  * most sensitive.  MLPerf v5.1's Llama 2 70B LoRA on one B300 node (Nebius,
- * NeMo 25.09) runs 27 % faster than its borrowed parameters price it; its
- * step is most sensitive to the attention rate, but moving the attention
- * against the prior fits it to 20 % only (the attention's share shrinks as it
- * speeds up), where moving the GEMM rate fits it to 17 %: it frees the GEMM
- * rate. */
+ * NeMo 25.09) runs 12 % faster than its borrowed parameters price it; its
+ * step is most sensitive to the attention rate, but the row frees the GEMM
+ * rate, whose move against the prior fits it better (to 7 %; the
+ * attention's share shrinks as it speeds up).  (Before the twenty-second
+ * landing priced attention as FlashAttention counts it, the row was 27 %
+ * fast: attention alone fit it to 20 %, the GEMM rate to 17 %.) */
 static void test_map_frees_what_fits(void)
 {
     pp_catalog cat;
@@ -1318,8 +1320,8 @@ static void test_map_frees_what_fits(void)
     CU_ASSERT(fits[0].sensitivity[attention] > fits[0].sensitivity[gemm]);
     CU_ASSERT_TRUE(fits[0].moved[gemm]);
     CU_ASSERT_FALSE(fits[0].moved[attention]);
-    CU_ASSERT(fits[0].rms_log_error_before > 0.25);
-    CU_ASSERT(fits[0].rms_log_error_after < 0.19);
+    CU_ASSERT(fits[0].rms_log_error_before > 0.10);
+    CU_ASSERT(fits[0].rms_log_error_after < 0.6 * fits[0].rms_log_error_before);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }

@@ -84,12 +84,13 @@ static void test_unfused_attention_backward_shapes(void)
     double qk = pp_gemm_time_s(g, PP_PREC_BF16, s, s, d, batch), pv = pp_gemm_time_s(g, PP_PREC_BF16, s, d, s, batch);
     double kv = pp_gemm_time_s(g, PP_PREC_BF16, s, d, s, batch);
     CU_ASSERT(qk > 1.5 * kv);
-    /* the fused kernel's backward is twice its forward but for the head
-     * dimension's share, which differs by direction */
+    /* the fused kernel's backward is 2.5 forwards of FLOPs at 0.87 of the
+     * forward's rate (FlashAttention's count), but for the head dimension's
+     * share, which differs by direction */
     layer_kernels fused;
     layer_kernels_fwd(&p, &pl, &fused);
     double fused_excess = fused.attn_bwd_s - 2.0 * fused.attn_fwd_s;
-    CU_ASSERT(fused_excess < 0.0); /* heads of 32: the softmax's share weighs less in the backward */
+    CU_ASSERT(fused_excess > 0.0);
     PP_REL_EQ(excess[0] - excess[1], 4.0 * (2.0 * kv - qk - pv - fused_excess), 1e-6);
 }
 
@@ -174,14 +175,20 @@ static void test_attention_kernel_generation(void)
     }
     CU_ASSERT_DOUBLE_EQUAL(t[PP_ATTN_AUTO], t[PP_ATTN_FLASH3], 0.0); /* Megatron-Core on Hopper */
     CU_ASSERT(t[PP_ATTN_FLASH2] > t[PP_ATTN_FLASH3]);
-    /* the whole difference is the attention core's: forward and the backward's
-     * twice, 32 layers, 8 sequences of 8192 per GPU, causal (its queries
-     * attend 4096 keys on average: the tile's share of either rate) */
+    /* the whole difference is the attention core's: forward and backward
+     * (2.5 forwards of FLOPs at 0.87 of the rate), 32 layers, 8 sequences of
+     * 8192 per GPU, causal: 0.5 + 64/8192 of the square, its queries
+     * attending 4096 keys on average (the tile's share of either rate) */
     double e = p.cluster.gpu.eff.attention, e3 = fmin(0.75, 1.75 * e);
-    double fwd_flops = pp_attention_core_fwd_flops(&p.model, 8.0 * 8192, 8192);
-    double peak = p.cluster.gpu.peak_tflops[PP_PREC_BF16] * 1e12;
+    double fwd_flops = pp_attention_core_fwd_flops(&p.model, 8.0 * 8192, 8192) * (0.5 + 64.0 / 8192.0);
+    double peak = p.cluster.gpu.peak_tflops[PP_PREC_BF16] * 1e12, passes = 1.0 + 2.5 / 0.87;
+    CU_ASSERT(pp_rel_close(attention_causal_share(&p.model, 8192.0), 0.5 + 64.0 / 8192.0, 1e-12));
     CU_ASSERT(pp_rel_close(t[PP_ATTN_FLASH2] - t[PP_ATTN_FLASH3],
-                           3.0 * 32 * fwd_flops / peak * (1.0 / e - 1.0 / e3) / attention_tile_share(4096.0), 1e-6));
+                           passes * 32 * fwd_flops / peak * (1.0 / e - 1.0 / e3) / attention_tile_share(4096.0), 1e-6));
+    /* a 2022-23 kernel (FlashAttention-1, its Triton version): half the
+     * FlashAttention-2 class rate, on any GPU */
+    CU_ASSERT(pp_rel_close(t[PP_ATTN_FLASH1] - t[PP_ATTN_FLASH2],
+                           passes * 32 * fwd_flops / peak * (2.0 / e - 1.0 / e) / attention_tile_share(4096.0), 1e-6));
     p.training.framework = PP_FW_FSDP; /* PyTorch SDPA: FlashAttention-2 unless told */
     pp_framework_features(PP_FW_FSDP, &p.training);
     p.training.attention_kernel = PP_ATTN_AUTO;
@@ -197,12 +204,36 @@ static void test_attention_kernel_generation(void)
     CU_ASSERT_DOUBLE_EQUAL(pp_step_time_s(&a, &pl), a_auto, 0.0);
 }
 
+/* FlashAttention's count: under a causal mask the fused kernel runs the key
+ * blocks on or below the diagonal, 0.5 + 64/span of the square (blocks of
+ * 128 keys), its queries attending half the span on average; a masked LM
+ * (BERT, loss on a share of the tokens) attends both ways, the whole
+ * square.  The backward is 2.5 forwards of FLOPs at 0.87 of the forward's
+ * rate (head dimension 128: no head-dimension share). */
+static void test_causal_attention(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 64);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    double launch = p.cluster.gpu.eff.kernel_us * 1e-6;
+    layer_kernels causal, both;
+    layer_kernels_fwd(&p, &pl, &causal);
+    p.model.loss_token_fraction = 0.15;
+    layer_kernels_fwd(&p, &pl, &both);
+    double share = (0.5 + 64.0 / 8192.0) * attention_tile_share(8192.0) / attention_tile_share(4096.0);
+    PP_REL_EQ(causal.attn_fwd_s - launch, share * (both.attn_fwd_s - launch), 1e-9);
+    PP_REL_EQ(causal.attn_bwd_s - 2.0 * launch, 2.5 / 0.87 * (causal.attn_fwd_s - launch), 1e-9);
+    CU_ASSERT(causal.attn_fwd_s < 0.6 * both.attn_fwd_s);
+}
+
 /* The logits and the loss run on loss_token_fraction of the tokens (BERT's
  * masked positions): their GEMM time, the loss's memory and the model
  * FLOPs shrink with it, the layers do not. */
 static void test_loss_token_fraction(void)
 {
     pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
+    /* unfused attention runs the whole square either way (a masked LM's
+     * fused kernel attends both ways: test_causal_attention) */
+    p.training.flash_attention = false;
     pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
     pp_stage_term all, part;
     pp_term_stage(&p, &pl, &all);
@@ -416,6 +447,7 @@ int main(void)
         {"a fused norm kernel in eager code (Hagemann et al. 2023's RMS kernel)", test_fused_norm_in_eager_code},
         {"no fused attention on a Volta GPU", test_no_fused_attention_on_volta},
         {"logits and loss on a share of the tokens", test_loss_token_fraction},
+        {"causal attention: the blocks on or below the diagonal; the backward 2.5 forwards", test_causal_attention},
         {"attention kernel generation: FlashAttention-3 on Hopper only", test_attention_kernel_generation},
         {"attention's tile cost reproduces FlashAttention-3's sequence sweep (pytorch/benchmark)",
          test_attention_tile_share_reproduces_fa3_sweep},

@@ -27,6 +27,7 @@ double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
 /* The share of its long-sequence rate a FlashAttention kernel reaches when
  * its queries attend `keys` keys on average (a tile's fixed cost). */
 double attention_tile_share(double keys);
+double attention_causal_share(const pp_model *m, double span); /* of the full square a fused kernel runs */
 /* The share of its rate at head dimension 128 a fused kernel k
  * (FlashAttention-2 or -3 class) reaches on heads padded to `padded`, in
  * the forward or the backward (the softmax's work per score element). */

@@ -252,6 +252,55 @@ double attention_tile_share(double keys)
     return keys > 0.0 ? keys / (keys + ATTN_TILE_KEYS) : 1.0;
 }
 
+/* Under a causal mask a fused kernel computes only the key blocks on or
+ * below the diagonal and skips the rest (Dao 2023, FlashAttention-2, arXiv
+ * 2307.08691 §3.1.1: "we skip the computation of blocks where all entries
+ * are masked", 1.7-1.8x over running them; FlashAttention-3 the same):
+ * with n = span / ATTN_CAUSAL_BLOCK key blocks a query block runs on
+ * average (n + 1) / 2 of them, 0.5 + ATTN_CAUSAL_BLOCK / (2 span) of the
+ * full square that pp_attention_core_fwd_flops counts (as Megatron-LM did
+ * before March 2025).  128 keys: the key block of FlashAttention-2 and -3's
+ * kernels at head dimension 128 (kBlockN; Dao-AILab/flash-attention
+ * csrc/flash_attn/src/flash_fwd_launch_template.h, hopper/tile_size.h).
+ * A causal LM is a model whose every position predicts a token
+ * (loss_token_fraction 1); a masked LM (BERT) attends both ways and runs
+ * the full square.  Unfused attention (baddbmm) computes the full square
+ * and masks it afterwards. */
+#define ATTN_CAUSAL_BLOCK 128.0
+
+/* The fused kernel's backward recomputes the scores and runs four more
+ * products (S = QK^T, dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q):
+ * 2.5 times the forward's FLOPs, as FlashAttention's benchmarks count them
+ * (benchmarks/benchmark_flash_attention.py, flops(): "2.5 * f" for mode
+ * "bwd"), at the backward's own rate, 0.87 of the forward's at head
+ * dimension 128 in both generations' bars (FlashAttention-3, arXiv
+ * 2407.08608 Figs. 5-6: 561 against 648 TFLOP/s; FlashAttention-2 on the
+ * same H100: 322 against 370).  eff.attention is the forward's rate in
+ * those benchmarks' count (the causal half, 4 s^2 d a head), the unit of
+ * its bounds. */
+#define ATTN_BWD_FLOPS 2.5
+#define ATTN_BWD_RATE 0.87
+
+static bool causal_lm(const pp_model *m)
+{
+    return !(m->loss_token_fraction > 0.0 && m->loss_token_fraction < 1.0);
+}
+
+double attention_causal_share(const pp_model *m, double span)
+{
+    if (!causal_lm(m) || span <= ATTN_CAUSAL_BLOCK)
+        return 1.0;
+    return 0.5 + 0.5 * ATTN_CAUSAL_BLOCK / span;
+}
+
+/* The fused kernels of 2022-23 (FlashAttention-1, its Triton version,
+ * xformers' kernels), which a problem names as attention_kernel "flash1":
+ * FlashAttention-2 is "around 2x faster than FlashAttention" (Dao 2023,
+ * arXiv 2307.08691, abstract; §4.1: 1.7-3.0x over FlashAttention,
+ * 1.3-2.5x over FlashAttention in Triton), so they run at half the
+ * FlashAttention-2 class rate eff.attention stands for. */
+#define FA1_SLOWDOWN 2.0
+
 /* The fused kernel that runs: FlashAttention-3 class only on Hopper. */
 static pp_attention_kernel attention_kernel_run(const pp_problem *prob)
 {
@@ -259,12 +308,16 @@ static pp_attention_kernel attention_kernel_run(const pp_problem *prob)
     pp_attention_kernel k = prob->training.attention_kernel;
     if (k == PP_ATTN_AUTO)
         k = hopper && prob->training.framework == PP_FW_MEGATRON_CORE ? PP_ATTN_FLASH3 : PP_ATTN_FLASH2;
+    if (k == PP_ATTN_FLASH1)
+        return k;
     return k == PP_ATTN_FLASH3 && hopper ? PP_ATTN_FLASH3 : PP_ATTN_FLASH2;
 }
 
 static double attention_efficiency(const pp_problem *prob, pp_attention_kernel k)
 {
     double e = prob->cluster.gpu.eff.attention;
+    if (k == PP_ATTN_FLASH1)
+        return e / FA1_SLOWDOWN;
     return k == PP_ATTN_FLASH3 ? fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e) : e;
 }
 
@@ -421,15 +474,17 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
         /* packed samples (variable-length fused attention, cu_seqlens):
          * each query attends within its own sample only */
         double span = pp_attention_span(m, &prob->training);
-        double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t;
+        double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t *
+                            attention_causal_share(m, span);
         pp_attention_kernel kernel = attention_kernel_run(prob);
         double d = pp_model_is_mla(m) ? (double)m->qk_nope_head_dim + m->qk_rope_head_dim : pp_model_head_dim(m);
         double padded = fused_head_dim(kernel, d);
         double core = attn_flops * (padded / d) /
                       (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob, kernel) *
-                       attention_tile_share(0.5 * span));
+                       attention_tile_share((causal_lm(m) ? 0.5 : 1.0) * span));
         k->attn_fwd_s = core / attention_head_dim_share(kernel, padded, false) + e->kernel_us * 1e-6;
-        k->attn_bwd_s = 2.0 * (core / attention_head_dim_share(kernel, padded, true) + e->kernel_us * 1e-6);
+        k->attn_bwd_s = ATTN_BWD_FLOPS * core / (ATTN_BWD_RATE * attention_head_dim_share(kernel, padded, true)) +
+                        2.0 * e->kernel_us * 1e-6;
     } else {
         /* Unfused attention (Megatron-LM's baddbmm and bmm, 2019-2022; any
          * head dimension FlashAttention cannot take): per head a batched
