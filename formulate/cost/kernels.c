@@ -256,12 +256,14 @@ double attention_tile_share(double keys)
  * below the diagonal and skips the rest (Dao 2023, FlashAttention-2, arXiv
  * 2307.08691 §3.1.1: "we skip the computation of blocks where all entries
  * are masked", 1.7-1.8x over running them; FlashAttention-3 the same):
- * with n = span / ATTN_CAUSAL_BLOCK key blocks a query block runs on
- * average (n + 1) / 2 of them, 0.5 + ATTN_CAUSAL_BLOCK / (2 span) of the
- * full square that pp_attention_core_fwd_flops counts (as Megatron-LM did
- * before March 2025).  128 keys: the key block of FlashAttention-2 and -3's
- * kernels at head dimension 128 (kBlockN; Dao-AILab/flash-attention
- * csrc/flash_attn/src/flash_fwd_launch_template.h, hopper/tile_size.h).
+ * query block i of n = span / ATTN_CAUSAL_BLOCK runs the keys up to its
+ * last row, (i + 1) ATTN_CAUSAL_BLOCK of them, so the kernel runs
+ * (n + 1) / (2 n) = 0.5 + ATTN_CAUSAL_BLOCK / (2 span) of the full square
+ * that pp_attention_core_fwd_flops counts (as Megatron-LM did before March
+ * 2025).  128: the query block of FlashAttention-2's and -3's forward at
+ * head dimension 128 on A100 and H100 (kBlockM; Dao-AILab/flash-attention
+ * csrc/flash_attn/src/flash_fwd_launch_template.h run_mha_fwd_hdim128,
+ * Flash_fwd_kernel_traits<128, 128, 64, 4>).
  * A causal LM is a model whose every position predicts a token
  * (loss_token_fraction 1); a masked LM (BERT) attends both ways and runs
  * the full square.  Unfused attention (baddbmm) computes the full square

@@ -71,7 +71,8 @@ typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE
 /* The fused attention kernel's generation (training.attention_kernel):
  * "auto" the framework's own (FlashAttention-2, or on Hopper Megatron-Core's
  * cuDNN/FlashAttention-3 class kernel), "flash2", "flash3" (Hopper only;
- * FlashAttention-2 elsewhere).  docs/cost-model.md section 2, item 2. */
+ * FlashAttention-2 elsewhere), "flash1" (FlashAttention-1, its Triton
+ * version, xformers: half the FlashAttention-2 rate).  docs/cost-model.md section 2, item 2. */
 typedef enum { PP_ATTN_AUTO = 0, PP_ATTN_FLASH2, PP_ATTN_FLASH3, PP_ATTN_FLASH1, PP_ATTN_COUNT } pp_attention_kernel;
 /* Which linear layers carry LoRA adapters (training.lora_targets): the
  * attention's QKV and output projections (Hu et al. 2021 adapt W_q and W_v;
