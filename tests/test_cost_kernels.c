@@ -205,8 +205,8 @@ static void test_attention_kernel_generation(void)
 }
 
 /* FlashAttention's count: under a causal mask the fused kernel runs the key
- * blocks on or below the diagonal, 0.5 + 64/span of the square (blocks of
- * 128 keys), its queries attending half the span on average; a masked LM
+ * blocks on or below the diagonal, 0.5 + 64/span of the square (query
+ * blocks of 128), its queries attending half the span on average; a masked LM
  * (BERT, loss on a share of the tokens) attends both ways, the whole
  * square.  The backward is 2.5 forwards of FLOPs at 0.87 of the forward's
  * rate (head dimension 128: no head-dimension share). */
