@@ -112,6 +112,19 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
         snprintf(label, sizeof label, "%s", "UNCALIBRATED efficiency (built-in defaults, no measurement of this "
                                             "GPU): GEMM / attention / element-wise / NVLink / network");
     add_constant(ex, label, value, e->source);
+    if (prob->training.flash_attention) {
+        double rate;
+        pp_attention_kernel k = pp_attention_kernel_of(prob, &rate);
+        snprintf(value, sizeof value, "%s class, %.3g of the 16-bit peak",
+                 k == PP_ATTN_FLASH3 ? "FlashAttention-3" : k == PP_ATTN_FLASH1 ? "FlashAttention-1" : "FlashAttention-2",
+                 rate);
+        add_constant(ex, "fused attention kernel and its long-sequence forward rate", value,
+                     "docs/cost-model.md section 2: the framework's kernel (Megatron-Core on Hopper: cuDNN's, "
+                     "FlashAttention-3 class, 1.75 x the fitted FlashAttention-2 class rate; the others "
+                     "FlashAttention-2) or training.attention_kernel's; FLOPs counted as FlashAttention's "
+                     "benchmarks count them: the causal blocks on or below the diagonal, the backward 2.5 "
+                     "forwards at 0.87 of the rate (Dao 2023, arXiv 2307.08691; Shah et al. 2024, arXiv 2407.08608)");
+    }
     snprintf(value, sizeof value, "%.4g / %.4g / %.4g us", e->kernel_us, e->nvlink_latency_us, e->network_latency_us);
     add_constant(ex, "kernel launch / NVLink hop / network hop latency", value, e->source);
     if (cl->gpus_per_nic_switch > 0 && !cl->nccl_pxn) {

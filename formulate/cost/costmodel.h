@@ -110,6 +110,11 @@ double pp_comm_sm_share(const pp_problem *prob);
  * without block scales (fp8-block on Hopper, names.h unscaled_core_rate),
  * else 1. */
 double pp_gemm_core_rate(const pp_gpu *gpu, pp_precision prec);
+/* The fused attention kernel the problem runs (its framework's, or the one
+ * training.attention_kernel names; FlashAttention-3 class on Hopper only)
+ * and its long-sequence forward rate as a fraction of the 16-bit peak, in
+ * FlashAttention's FLOP count (kernels.c; docs/cost-model.md §2). */
+pp_attention_kernel pp_attention_kernel_of(const pp_problem *prob, double *rate);
 
 /* Seconds for `batch` independent (m x k) @ (k x n) products in one kernel
  * on gpu in precision prec: the roofline of their FLOPs at peak x eff.gemm x

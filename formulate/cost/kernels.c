@@ -323,6 +323,13 @@ static double attention_efficiency(const pp_problem *prob, pp_attention_kernel k
     return k == PP_ATTN_FLASH3 ? fmin(FA3_PEAK_FRACTION, FA3_SPEEDUP * e) : e;
 }
 
+pp_attention_kernel pp_attention_kernel_of(const pp_problem *prob, double *rate)
+{
+    pp_attention_kernel k = attention_kernel_run(prob);
+    *rate = attention_efficiency(prob, k);
+    return k;
+}
+
 /* The head dimension.  A fused kernel is compiled for a few head
  * dimensions and runs a head on the smallest that holds it, computing on
  * the padding: FlashAttention-2 rounds up to a multiple of 32 (to 256 above
