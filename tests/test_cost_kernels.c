@@ -189,6 +189,14 @@ static void test_attention_kernel_generation(void)
      * FlashAttention-2 class rate, on any GPU */
     CU_ASSERT(pp_rel_close(t[PP_ATTN_FLASH1] - t[PP_ATTN_FLASH2],
                            passes * 32 * fwd_flops / peak * (2.0 / e - 1.0 / e) / attention_tile_share(4096.0), 1e-6));
+    /* what the report's assumptions say: the kernel that runs and its rate */
+    double rate;
+    p.training.attention_kernel = PP_ATTN_AUTO;
+    CU_ASSERT_EQUAL(pp_attention_kernel_of(&p, &rate), PP_ATTN_FLASH3);
+    CU_ASSERT_DOUBLE_EQUAL(rate, e3, 1e-12);
+    p.training.attention_kernel = PP_ATTN_FLASH1;
+    CU_ASSERT_EQUAL(pp_attention_kernel_of(&p, &rate), PP_ATTN_FLASH1);
+    CU_ASSERT_DOUBLE_EQUAL(rate, e / 2.0, 1e-12);
     p.training.framework = PP_FW_FSDP; /* PyTorch SDPA: FlashAttention-2 unless told */
     pp_framework_features(PP_FW_FSDP, &p.training);
     p.training.attention_kernel = PP_ATTN_AUTO;
