@@ -52,7 +52,8 @@ double mlp_in_width(const pp_model *m)
 
 double pp_attention_core_fwd_flops(const pp_model *m, double tokens, double seq)
 {
-    /* QK^T and scores·V: 2 x 2 tokens·seq·h (Megatron counts the full square). */
+    /* QK^T and scores·V: 2 x 2 tokens·seq·h (Megatron counts the full square;
+     * the fused kernel's time prices the causal blocks, kernels.c). */
     if (pp_model_is_mla(m)) /* keys of d_nope + d_rope, values of d_v */
         return 2.0 * tokens * seq * m->heads * ((double)m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim);
     return 4.0 * tokens * seq * attention_width(m);
