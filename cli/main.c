@@ -1136,6 +1136,12 @@ static void print_moved(const pp_fit *f, const pp_catalog *cat)
                     f->sensitivity[j] * PP_PRIOR_SIGMA_U >= PP_PRIOR_MIN_EFFECT ? ", more than the rows can identify"
                                                                               : "");
     fprintf(stderr, "%s\n", kept ? "" : " none");
+    double before = g && g->eff.compute_scale > 0.0 ? g->eff.compute_scale : 1.0;
+    fprintf(stderr, "parplan: %s: the stack's level (compute_scale, what the rows' mean error leaves once the physics "
+                    "has moved, rms log error %.3f): %.4g -> %.4g: its kernels run %.1f %% %s than the fitted "
+                    "physics\n",
+            f->gpu_id, f->rms_log_error_physics, before, f->eff.compute_scale,
+            100.0 * fabs(f->eff.compute_scale - 1.0), f->eff.compute_scale >= 1.0 ? "longer" : "shorter");
 }
 
 static int run_calibrate(const cli_args *a, pp_error *err)

@@ -112,6 +112,13 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
         snprintf(label, sizeof label, "%s", "UNCALIBRATED efficiency (built-in defaults, no measurement of this "
                                             "GPU): GEMM / attention / element-wise / NVLink / network");
     add_constant(ex, label, value, e->source);
+    if (e->compute_scale > 0.0 && e->compute_scale != 1.0) {
+        snprintf(value, sizeof value, "%.4g", e->compute_scale);
+        add_constant(ex, "software stack's level (compute_scale): every kernel's FLOP and HBM time times this",
+                     value,
+                     "parplan calibrate from the shipped fit on a team's own steps: the mean error its rows leave "
+                     "once the physical parameters they identify have moved (docs/calibration.md)");
+    }
     if (prob->training.flash_attention) {
         double rate;
         pp_attention_kernel k = pp_attention_kernel_of(prob, &rate);

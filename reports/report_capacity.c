@@ -643,6 +643,7 @@ static cJSON *point_json(pp_jb *b, const pp_problem *prob, const pp_capacity_poi
     pp_jb_str(b, o, "gpu", g->id[0] ? g->id : "custom");
     pp_jb_bool(b, o, "calibrated", g->eff.calibrated);
     pp_json_put_borrow(b, o, &g->eff);
+    pp_json_put_stack_level(b, o, &g->eff);
     pp_jb_num(b, o, "nodes", (double)p->nodes);
     pp_jb_num(b, o, "gpus", (double)p->gpus);
     pp_jb_num(b, o, "time_to_train_days", p->time_to_train_days);

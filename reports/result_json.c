@@ -142,6 +142,7 @@ static void put_priced(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan
     cJSON *gc = pp_jb_obj(b, cal, g->id[0] ? g->id : "custom");
     pp_jb_bool(b, gc, "calibrated", g->eff.calibrated);
     pp_json_put_borrow(b, gc, &g->eff);
+    pp_json_put_stack_level(b, gc, &g->eff);
     pp_jb_str(b, gc, "source", g->eff.source);
     cJSON *busy = pp_jb_obj(b, o, "link_busy_s");
     pp_jb_num(b, busy, "nvlink", ev->nvlink_busy_s);
@@ -625,4 +626,10 @@ void pp_json_put_borrow(pp_jb *b, cJSON *o, const pp_efficiency *e)
         return;
     pp_jb_str(b, o, "borrowed_from", e->borrowed_from);
     pp_jb_num(b, o, "borrow_factor", e->borrow_factor);
+}
+
+void pp_json_put_stack_level(pp_jb *b, cJSON *o, const pp_efficiency *e)
+{
+    if (e->compute_scale > 0.0 && e->compute_scale != 1.0)
+        pp_jb_num(b, o, "compute_scale", e->compute_scale);
 }

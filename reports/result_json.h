@@ -46,6 +46,9 @@ cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res,
  * (the donor's id) and "borrow_factor" (what the donor's gemm and attention
  * were multiplied by) into o; nothing for a GPU's own fit or the defaults. */
 void pp_json_put_borrow(pp_jb *b, cJSON *o, const pp_efficiency *e);
+/* "compute_scale" when a calibration from a team's rows set its stack's
+ * level (formulate/cost/device.c), nothing at 1. */
+void pp_json_put_stack_level(pp_jb *b, cJSON *o, const pp_efficiency *e);
 
 /* Append the document, pretty-printed and newline-terminated, to out.
  * 0, or -1 when memory runs out. */

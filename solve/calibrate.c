@@ -144,6 +144,8 @@ typedef struct fit_ctx {
     int *pair_a, *pair_b;
     double *row_err;
     double order_weight;
+    double scale;           /* every fitted row's compute_scale (the stack level): 1 for a fit of the physics,
+                               the prior's while the physics moves from it, then fit_stack_level's */
 } fit_ctx;
 
 static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
@@ -192,6 +194,7 @@ static double data_term(fit_ctx *c, const double *u, double *logs)
             continue;
         e = r->prob.cluster.gpu.eff; /* keeps its source string */
         to_eff(c, u, &e);
+        e.compute_scale = c->scale > 0.0 ? c->scale : 1.0;
         r->prob.cluster.gpu.eff = e;
         double t = pp_step_time_s(&r->prob, &r->plan);
         double err = t > 0 && isfinite(t) ? log(t / r->iteration_s) : 10.0;
@@ -363,7 +366,7 @@ static void fit_pairs(fit_ctx *c)
 static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id, const char *skip_group,
                     pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0, NULL, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0};
+    fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0, NULL, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0, 1.0};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
@@ -429,13 +432,60 @@ static void sensitivities(fit_ctx *c, double *sens)
     free(hi);
 }
 
+/* The mean log error of the fitted rows at u with every row's stack level
+ * at scale (logs: a buffer of c->n_rows). */
+static double mean_log_error(fit_ctx *c, const double *u, double scale, double *logs)
+{
+    double kept = c->scale;
+    c->scale = scale;
+    data_term(c, u, logs);
+    c->scale = kept;
+    double sum = 0.0;
+    for (int i = 0; i < c->n_rows; i++)
+        sum += logs[i];
+    return c->n_rows ? sum / c->n_rows : 0.0;
+}
+
+/* The stack level (calibrate.h, pp_calibrate_map): the compute_scale at
+ * which the fitted rows' mean log error is zero once the physical
+ * parameters have moved, within the family's bounds.  The step time grows
+ * with it (every kernel's compute time does), so bisection on its log
+ * finds it; a bound is kept when the rows ask for more. */
+#define STACK_LEVEL_STEPS 48
+static double fit_stack_level(fit_ctx *c, const double *u, const pp_eff_bound *b)
+{
+    double *logs = calloc((size_t)c->n_rows + 1, sizeof *logs);
+    double lo = log(b->lo), hi = log(b->hi), level = 1.0;
+    if (!logs || c->n_rows == 0 || !(b->lo > 0.0) || !(b->hi >= b->lo)) {
+        free(logs);
+        return level;
+    }
+    if (mean_log_error(c, u, b->lo, logs) >= 0.0)
+        level = b->lo;
+    else if (mean_log_error(c, u, b->hi, logs) <= 0.0)
+        level = b->hi;
+    else {
+        for (int k = 0; k < STACK_LEVEL_STEPS; k++) {
+            double mid = 0.5 * (lo + hi);
+            if (mean_log_error(c, u, exp(mid), logs) < 0.0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        level = exp(0.5 * (lo + hi));
+    }
+    free(logs);
+    return level;
+}
+
 /* From the prior: the parameters the rows identify move (the most
  * sensitive first, at most one per row), penalized for leaving the prior;
- * the others keep it (calibrate.h, pp_calibrate_map). */
+ * the others keep it; then the stack level takes what the rows' mean error
+ * they leave (calibrate.h, pp_calibrate_map). */
 static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id,
                         const pp_efficiency *prior, const bool *only, double sigma_log, pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0};
+    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0, prior->compute_scale};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
@@ -505,6 +555,12 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
     for (int j = 0; j < PP_EFF_COUNT; j++)
         if (fit->moved[j])
             *pp_efficiency_field(&fit->eff, j) = c.lo[j] + (c.hi[j] - c.lo[j]) * u[j];
+    fit->rms_log_error_physics = fit->rms_log_error_after;
+    if (c.n_rows > 0) {
+        fit->eff.compute_scale = fit_stack_level(&c, u, &family->bound[PP_EFF_COMPUTE_SCALE]);
+        c.scale = fit->eff.compute_scale;
+        fit->rms_log_error_after = sqrt(data_term(&c, u, NULL));
+    }
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         double v = pp_efficiency_value(&fit->eff, i), tol = 1e-3 * (c.hi[i] - c.lo[i]);
         if (v <= c.lo[i] + tol || v >= c.hi[i] - tol)

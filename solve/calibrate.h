@@ -116,6 +116,7 @@ typedef struct pp_fit {
     double sensitivity[PP_EFF_COUNT]; /* RMS over the rows of d log(step time) / d u, u the parameter over
                                          its bound width: what a move across the whole bound does */
     double prior_weight;    /* the penalty per (u - u_prior)^2: sigma_log^2 / (rows x PP_PRIOR_SIGMA_U^2) */
+    double rms_log_error_physics; /* after the physical parameters moved, before the stack level */
 } pp_fit;
 
 /* Fit the efficiency parameters of every GPU that has timed rows, within
@@ -143,7 +144,12 @@ int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, i
  * at most as many as there are rows, chosen forward (each round the one
  * whose posterior fit, with those chosen before, is best); the others
  * keep the shipped value.  A well-predicted row moves nothing much; one row
- * moves one parameter. */
+ * moves one parameter.  Then the stack's level (eff.compute_scale, every
+ * kernel's FLOP and HBM time times it: formulate/cost/device.c): the rows'
+ * mean log error once those parameters have moved is the team's software
+ * against the fitted physics, not a physical parameter to stretch, so the
+ * level is solved to make it zero, within the family's bound (0.5-2).  The
+ * fit from the middle of the bounds (pp_calibrate) keeps the level at 1. */
 #define PP_PRIOR_SIGMA_U 0.25
 #define PP_PRIOR_MIN_EFFECT 0.01
 #define PP_PRIOR_DEFAULT_SIGMA_LOG 0.10 /* when the catalog has no cross-validated error */

@@ -1224,10 +1224,12 @@ static void shipped_rows(pp_catalog *cat, pp_measurement_set *set, int keep, dou
 }
 
 /* Calibrating from a team's rows starts at the shipped fit: rows it already
- * predicts move nothing; three rows 10 % slower move at most three
- * parameters, the one they are most sensitive to among them here, and every
- * other keeps the shipped value exactly; the fit from the middle of the
- * bounds moves all. */
+ * predicts move nothing, the stack's level stays 1; three rows 10 % slower
+ * move at most three parameters, the one they are most sensitive to among
+ * them here, and every other keeps the shipped value exactly, part of the
+ * way (the prior holds them back), and the stack's level takes the mean
+ * error they leave (above 1: the rows are slower); the fit from the middle of the
+ * bounds moves all, and leaves the level at 1. */
 static void test_map_from_shipped_fit(void)
 {
     pp_catalog cat;
@@ -1243,6 +1245,7 @@ static void test_map_from_shipped_fit(void)
         CU_ASSERT(fabs(pp_efficiency_value(&fits[0].eff, j) - pp_efficiency_value(&h100->eff, j)) <=
                   1e-3 * (fits[0].family->bound[j].hi - fits[0].family->bound[j].lo) + 1e-12);
     CU_ASSERT(fits[0].rms_log_error_after < 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(fits[0].eff.compute_scale, 1.0, 2e-3);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 
@@ -1262,11 +1265,17 @@ static void test_map_from_shipped_fit(void)
     CU_ASSERT(moved >= 1 && moved <= 3);
     CU_ASSERT_TRUE(fits[0].moved[most]);
     CU_ASSERT(fits[0].rms_log_error_before > 0.09);
-    CU_ASSERT(fits[0].rms_log_error_after < fits[0].rms_log_error_before);
-    /* the prior holds it back: part of the way, not all */
-    CU_ASSERT(fits[0].rms_log_error_after > 0.005);
+    CU_ASSERT(fits[0].rms_log_error_physics < fits[0].rms_log_error_before);
+    /* the prior holds the physics back: part of the way, not all */
+    CU_ASSERT(fits[0].rms_log_error_physics > 0.005);
+    /* the stack's level takes what is left of the rows' mean error */
+    CU_ASSERT(fits[0].eff.compute_scale > 1.0 && fits[0].eff.compute_scale < 1.25);
+    CU_ASSERT(fits[0].rms_log_error_after <= fits[0].rms_log_error_physics);
+    printf("\n    rms log error %.3f -> %.3f (physics) -> %.4f (stack level %.4g) ", fits[0].rms_log_error_before,
+           fits[0].rms_log_error_physics, fits[0].rms_log_error_after, fits[0].eff.compute_scale);
     pp_fit scratch[4];
     CU_ASSERT_EQUAL(pp_calibrate(&cat, &set, scratch, 4), 1);
+    CU_ASSERT_EQUAL(scratch[0].eff.compute_scale, 1.0);
     int differ = 0;
     for (int j = 0; j < PP_EFF_COUNT; j++)
         differ += fabs(pp_efficiency_value(&scratch[0].eff, j) - pp_efficiency_value(&h100->eff, j)) > 1e-6;

@@ -281,6 +281,41 @@ static void test_eager_elementwise_is_slower(void)
     pp_catalog_free(&cat);
 }
 
+/* A team's stack level (eff.compute_scale, formulate/cost/device.c)
+ * multiplies every kernel's FLOP and HBM time and nothing else: a large
+ * GEMM (compute-bound) and an element-wise pass (HBM-bound) take that much
+ * longer but their fixed launch cost; the collectives of a step keep their
+ * time, so the step grows by less than the scale. */
+static void test_stack_level_scales_kernels_only(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 2, 16);
+    pp_gpu g = p.cluster.gpu;
+    double launch = g.eff.kernel_us * 1e-6;
+    double big = pp_gemm_time_s(&g, PP_PREC_BF16, 8192, 8192, 8192, 1.0);
+    double thin = pp_gemm_time_s(&g, PP_PREC_BF16, 8192, 8192, 16, 1.0); /* K 16: operand traffic bound */
+    pp_plan pl = pp_test_plan(8, 1, 2, 1, 1);
+    pp_eval e1;
+    pp_evaluate(&p, &pl, &e1);
+    g.eff.compute_scale = 1.5;
+    CU_ASSERT_DOUBLE_EQUAL(pp_gemm_time_s(&g, PP_PREC_BF16, 8192, 8192, 8192, 1.0) - launch, 1.5 * (big - launch),
+                           1e-9 * big);
+    CU_ASSERT_DOUBLE_EQUAL(pp_gemm_time_s(&g, PP_PREC_BF16, 8192, 8192, 16, 1.0) - launch, 1.5 * (thin - launch),
+                           1e-9 * thin);
+    p.cluster.gpu = g;
+    pp_eval e2;
+    pp_evaluate(&p, &pl, &e2);
+    /* the launches (a few percent of the compute here) keep their time */
+    CU_ASSERT(e2.time.compute_s > 1.4 * e1.time.compute_s && e2.time.compute_s < 1.5 * e1.time.compute_s);
+    printf("\n    compute x %.3f, step x %.3f at a level of 1.5 ", e2.time.compute_s / e1.time.compute_s,
+           e2.time.step_s / e1.time.step_s);
+    CU_ASSERT(e2.time.step_s > e1.time.step_s && e2.time.step_s < 1.5 * e1.time.step_s);
+    CU_ASSERT(e1.time.tp_comm_s > 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(e2.time.tp_comm_s, e1.time.tp_comm_s, 1e-12);
+    /* an unset scale (a zero-initialized GPU) is 1 */
+    g.eff.compute_scale = 0.0;
+    CU_ASSERT_DOUBLE_EQUAL(pp_gemm_time_s(&g, PP_PREC_BF16, 8192, 8192, 8192, 1.0), big, 1e-12);
+}
+
 /* NVIDIA's BERT (DeepLearningExamples modeling.py) scales, masks,
  * soft-maxes and drops out the attention scores in four PyTorch kernels:
  * 17 bytes an element where the fused kernels move 9, and two more
@@ -450,6 +485,8 @@ int main(void)
         {"micro-batch sweep: faster from 1 to 2, slower again at 8 (Narayanan 2021 Fig. 16)",
          test_micro_batch_sweep_direction},
         {"head dim not a multiple of 8 is slower", test_misaligned_head_dim_is_slower},
+        {"a stack level scales the kernels' FLOP and HBM time, not launches or collectives",
+         test_stack_level_scales_kernels_only},
         {"eager element-wise ops are slower than fused (torchtitan Table 1)", test_eager_elementwise_is_slower},
         {"eager unfused attention: four kernels on the scores (NVIDIA BERT)", test_eager_unfused_softmax},
         {"a fused norm kernel in eager code (Hagemann et al. 2023's RMS kernel)", test_fused_norm_in_eager_code},

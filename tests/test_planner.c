@@ -81,7 +81,8 @@ static pp_problem random_problem(pp_rng *r)
                              .network = pp_rng_uniform(r, 0.5, 0.9), .kernel_us = pp_rng_uniform(r, 1, 10),
                              .nvlink_latency_us = pp_rng_uniform(r, 1, 10),
                              .network_latency_us = pp_rng_uniform(r, 2, 20), .gemm_k_overhead = 64,
-                             .gemm_misaligned = 0.5, .cross_rail = pp_rng_uniform(r, 0.25, 1.0)};
+                             .gemm_misaligned = 0.5, .cross_rail = pp_rng_uniform(r, 0.25, 1.0),
+                             .compute_scale = pp_rng_uniform(r, 0.7, 1.4)};
     p.cluster.intra_node_GBps = pp_rng_uniform(r, 50, 900);
     p.cluster.inter_node_Gbps = pp_rng_uniform(r, 25, 800);
     p.training.framework = (pp_framework)pp_rng_int(r, 0, PP_FW_COUNT - 1);

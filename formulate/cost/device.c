@@ -5,9 +5,9 @@
  * and the share of its SMs communication kernels take while they overlap
  * computation.
  *
- *   peak(prec) = peak_tflops[prec] x 1e12     (the 16-bit peak if it has none)
+ *   peak(prec) = peak_tflops[prec] x 1e12 / eff.compute_scale   (the 16-bit peak if it has none)
  *   GEMM rate  = 1, or a block-scaled recipe's share on tensor cores without block scales
- *   HBM        = hbm_GBps x 1e9 x eff.hbm
+ *   HBM        = hbm_GBps x 1e9 x eff.hbm / eff.compute_scale
  *   SM share   = min(0.5, 20 SMs per 50 GB/s of NIC / sm_count)   (DeepSeek-V3 §3.2.1)
  *
  * A GEMM input's bytes follow the training's recipe (names.h
@@ -20,13 +20,25 @@
 
 #include <math.h>
 
-/* The GPU's dense peak at a precision, FLOP/s; the 16-bit peak if it has none. */
+/* A software stack's level (eff.compute_scale): a team that calibrates from
+ * the shipped fit on its own steps gets, beside the physical parameters its
+ * rows move, the mean level they leave (solve/calibrate.c, fit_stack_level):
+ * its kernels' FLOP and HBM time run that much longer (or shorter), its
+ * collectives and fixed launch costs do not.  1 unless calibrated; an
+ * unset (zero) scale is 1. */
+static double stack_level(const pp_gpu *gpu)
+{
+    return gpu->eff.compute_scale > 0.0 ? gpu->eff.compute_scale : 1.0;
+}
+
+/* The GPU's dense peak at a precision, FLOP/s, as its stack reaches it; the
+ * 16-bit peak if it has none. */
 double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec)
 {
     double tf = gpu->peak_tflops[prec];
     if (tf <= 0.0)
         tf = gpu->peak_tflops[PP_PREC_BF16] > 0 ? gpu->peak_tflops[PP_PREC_BF16] : gpu->peak_tflops[PP_PREC_FP16];
-    return tf * 1e12;
+    return tf * 1e12 / stack_level(gpu);
 }
 
 /* The share of a per-tensor-scaled GEMM's throughput the recipe's GEMMs
@@ -51,7 +63,7 @@ pp_precision half_precision(const pp_problem *prob)
 
 double gpu_hbm_Bps(const pp_gpu *gpu)
 {
-    return gpu->hbm_GBps * 1e9 * gpu->eff.hbm;
+    return gpu->hbm_GBps * 1e9 * gpu->eff.hbm / stack_level(gpu);
 }
 
 double hbm_Bps(const pp_problem *prob)

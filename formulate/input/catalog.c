@@ -95,6 +95,9 @@ const pp_eff_param pp_eff_params[PP_EFF_PARAM_COUNT] = {
                               "rings that leave a node on another NIC rail than they enter it"),
     [PP_EFF_GEMM_MISALIGNED] = EFF(gemm_misaligned, true, 0.5, "fraction of the aligned rate",
                                    "a GEMM whose K or N is not a multiple of 8"),
+    [PP_EFF_COMPUTE_SCALE] = EFF(compute_scale, false, 1.0, "times the fitted compute time",
+                                 "a software stack's level the bounded physics leaves: every kernel's FLOP and HBM "
+                                 "time"),
 };
 #undef EFF
 
@@ -133,6 +136,8 @@ static void eff_keys(const char *keys[PP_EFF_PARAM_COUNT + 1])
 /* Parameter i of obj (optional) into *v, in the parameter's range. */
 static int read_eff_value(const cJSON *obj, const pp_jpath *at, const char *key, int i, double *v, pp_error *err)
 {
+    if (i == PP_EFF_COMPUTE_SCALE) /* a multiplier: zero would make every kernel free */
+        return pp_json_positive(obj, at, key, PP_OPTIONAL, 10.0, v, err);
     return pp_eff_params[i].fraction ? pp_json_positive(obj, at, key, PP_OPTIONAL, 1.0, v, err)
                                      : pp_json_double(obj, at, key, PP_OPTIONAL, 0, 1e6, v, err);
 }
@@ -1069,6 +1074,13 @@ static int read_bounds_doc(pp_catalog *cat, const cJSON *doc, const char *path, 
     if (!rc && common) {
         pp_jpath at = pp_jpath_key(&root, "every_family");
         rc = read_bounds(common, &at, cat->every_family, every, err);
+    }
+    /* the stack's level is no physical parameter (calibrate.h): a bounds
+     * file of before it bounds it as the project's does */
+    if (!rc && !every[PP_EFF_COMPUTE_SCALE]) {
+        cat->every_family->bound[PP_EFF_COMPUTE_SCALE] =
+            (pp_eff_bound){0.5, 2.0, "built-in (catalog.c): the stack's level, 0.5-2 as data/calibration-bounds.json"};
+        every[PP_EFF_COMPUTE_SCALE] = true;
     }
     if (!rc)
         rc = entry_list(doc, &root, "families", MAX_CATALOG_ENTRIES, &list, err);

@@ -44,11 +44,13 @@ typedef struct pp_catalog_cluster {
 
 /* Every parameter of pp_efficiency, in the order efficiency.json and the
  * reports list them.  The first PP_EFF_COUNT are the ones a fit to measured
- * steps moves (`parplan calibrate`); gemm_misaligned only a GEMM sweep does. */
+ * steps moves (`parplan calibrate`); gemm_misaligned only a GEMM sweep does,
+ * and compute_scale only a calibration from the shipped fit (a team's rows:
+ * the level of its software stack, solve/calibrate.h). */
 typedef enum {
     PP_EFF_GEMM, PP_EFF_ATTENTION, PP_EFF_HBM, PP_EFF_NVLINK, PP_EFF_NETWORK, PP_EFF_KERNEL_US,
     PP_EFF_NVLINK_LATENCY_US, PP_EFF_NETWORK_LATENCY_US, PP_EFF_GEMM_K_OVERHEAD, PP_EFF_CROSS_RAIL,
-    PP_EFF_GEMM_MISALIGNED, PP_EFF_PARAM_COUNT
+    PP_EFF_GEMM_MISALIGNED, PP_EFF_COMPUTE_SCALE, PP_EFF_PARAM_COUNT
 } pp_eff_id;
 #define PP_EFF_COUNT PP_EFF_GEMM_MISALIGNED /* the parameters fitted to step times */
 
@@ -57,7 +59,7 @@ typedef struct pp_eff_param {
     const char *unit;    /* what its number counts */
     const char *meaning; /* what it scales in the cost model */
     size_t offset;       /* of its double in pp_efficiency */
-    bool fraction;       /* read as a fraction in (0, 1]; else a count in [0, 1e6] */
+    bool fraction;       /* read as a fraction in (0, 1]; else a count in [0, 1e6] (compute_scale: in (0, 10]) */
     double def;          /* the built-in value (pp_efficiency_init) */
 } pp_eff_param;
 

@@ -179,6 +179,10 @@ typedef struct pp_efficiency {
      * (cost/collectives.c, pp_group_crosses_rails), fraction of the
      * network rate they keep */
     double cross_rail;
+    /* the level of a team's software stack against the physics above: every
+     * kernel's FLOP and HBM time times this (device.c); 1 in the shipped
+     * fit, set only by a calibration from it (solve/calibrate.h) */
+    double compute_scale;
     bool calibrated;          /* fitted to measurements of this GPU (or of the sibling it borrows from),
                                  not the built-in defaults or a file's "default" */
     /* whose fitted parameters these are when not this GPU's own: the same die
