@@ -475,7 +475,11 @@ static void test_several_files_load(void)
  * torchao's dynamically scaled fp8 as fp8-current, MXFP8 and NVFP4 by
  * name, block-scaled fp8 by its words, Megatron-Bridge's fp8_cs, fp8_mx and
  * fp8_sc, torchtitan as FSDP, DeepSpeed by its year, and the framework's
- * gradient reduce type unless the row names one. */
+ * gradient reduce type unless the row names one.  As users write them too:
+ * torchao's "float8" (dynamically scaled), DeepSeek's "tile-wise" fp8,
+ * "FP4", "bfloat16" and "float16" spelled out, GPT-NeoX as DeepSpeed, and
+ * Megatron-LM dated 2025 as Megatron-Core (its default models since
+ * core_r0.8.0), dated 2021 as the Megatron-LM of its papers. */
 static void test_rows_carry_how_they_ran(void)
 {
     pp_catalog cat;
@@ -549,11 +553,48 @@ static void test_rows_carry_how_they_ran(void)
                   "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
                   "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16', 'zero_stage': 1,"
                   "             'framework': 'Megatron-DeepSpeed (2021)'},"
-                  "  'measured': {'iteration_s': 0.5}}]");
+                  "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'float8', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'float8 tensorwise',"
+                  "             'framework': 'TorchTitan'},"
+                  "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'tile', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'FP8 (tile-wise, 1x128)',"
+                  "             'framework': 'HAI-LLM'},"
+                  "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'fp4', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'FP4',"
+                  "             'framework': 'NeMo 25.09'},"
+                  "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'bfloat16', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bfloat16 mixed',"
+                  "             'framework': 'Megatron-LM (2025)'},"
+                  "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'float16', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'float16 AMP',"
+                  "             'framework': 'GPT-NeoX 2.0 (2023)'},"
+                  "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'mlm2021', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'fp16',"
+                  "             'framework': 'Megatron-LM (2021)'},"
+                  "  'measured': {'iteration_s': 0.5}}"
+                  "]");
     pp_error err;
     pp_measurement_set set;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 11);
+    CU_ASSERT_EQUAL_FATAL(set.n, 17);
     CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
@@ -574,6 +615,15 @@ static void test_rows_carry_how_they_ran(void)
     CU_ASSERT_EQUAL(set.rows[8].prob.training.framework, PP_FW_FSDP);
     CU_ASSERT_EQUAL(set.rows[9].prob.training.framework, PP_FW_DEEPSPEED);
     CU_ASSERT_EQUAL(set.rows[10].prob.training.framework, PP_FW_DEEPSPEED_2021);
+    /* as users write them */
+    CU_ASSERT_EQUAL(set.rows[11].prob.training.precision, PP_PREC_FP8_CURRENT);
+    CU_ASSERT_EQUAL(set.rows[12].prob.training.precision, PP_PREC_FP8_BLOCK);
+    CU_ASSERT_EQUAL(set.rows[13].prob.training.precision, PP_PREC_NVFP4);
+    CU_ASSERT_EQUAL(set.rows[14].prob.training.precision, PP_PREC_BF16);
+    CU_ASSERT_EQUAL(set.rows[14].prob.training.framework, PP_FW_MEGATRON_CORE);
+    CU_ASSERT_EQUAL(set.rows[15].prob.training.precision, PP_PREC_FP16);
+    CU_ASSERT_EQUAL(set.rows[15].prob.training.framework, PP_FW_DEEPSPEED);
+    CU_ASSERT_EQUAL(set.rows[16].prob.training.framework, PP_FW_MEGATRON_2021);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }

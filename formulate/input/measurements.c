@@ -113,12 +113,13 @@ static bool contains_ci(const char *hay, const char *needle)
  * problem's own names ("deepspeed", "fsdp": rows of calibrate --log), else
  * the first entry whose word the text contains.  torchtitan and
  * llm-foundry (Composer) shard with PyTorch FSDP whether or not the text
- * says so. */
+ * says so; GPT-NeoX trains on DeepSpeed (its pipeline engine and ZeRO). */
 static const struct {
     const char *word, *unless;
     pp_framework fw;
 } framework_words[] = {
     {"deepspeed", NULL, PP_FW_DEEPSPEED_2021}, /* unless the text dates it later (framework_of) */
+    {"gpt-neox", NULL, PP_FW_DEEPSPEED_2021},
     {"fsdp", NULL, PP_FW_FSDP},
     {"torchtitan", NULL, PP_FW_FSDP},
     {"llm-foundry", NULL, PP_FW_FSDP},
@@ -154,6 +155,12 @@ static pp_framework framework_of(const char *fw)
              * year's: pp_framework_features) */
             if (framework_words[i].fw == PP_FW_DEEPSPEED_2021 && year_in(fw) >= 2023)
                 return PP_FW_DEEPSPEED;
+            /* Megatron-LM builds Megatron-Core models by default since
+             * 2024-05-24 (commit 9ad1a56f, "Change default to use mcore
+             * models, not legacy", first in core_r0.8.0): a text dated 2025
+             * or later is today's */
+            if (framework_words[i].fw == PP_FW_MEGATRON_2021 && year_in(fw) >= 2025)
+                return PP_FW_MEGATRON_CORE;
             return framework_words[i].fw;
         }
     return PP_FW_MEGATRON_CORE; /* Megatron-Core, NeMo, Megatron-Bridge */
@@ -164,7 +171,12 @@ static pp_framework framework_of(const char *fw)
  * name, else the first word of this list the text contains.  fp8_cs,
  * fp8_mx and fp8_sc are Megatron-Bridge's names of the current-scaling,
  * MXFP8 and block-scaled ("subchannel") recipes (scripts/performance
- * argument_parser.py --compute_dtype). */
+ * argument_parser.py --compute_dtype).  torchao names its fp8 "float8"
+ * (dynamic scaling: fp8_current_words), DeepSeek-V3 its block-scaled recipe
+ * "tile-wise" (1 x 128 activation tiles, 128 x 128 weight blocks; arXiv
+ * 2412.19437 §3.3.1); "fp4" alone is NVFP4, the only 4-bit recipe trained
+ * end to end; "bfloat16" and "float16" spelled out (bfloat16 first: it
+ * contains float16). */
 static const struct {
     const char *word;
     pp_precision prec;
@@ -172,13 +184,16 @@ static const struct {
     {"nvfp4", PP_PREC_NVFP4},           {"mxfp8", PP_PREC_MXFP8},           {"fp8_mx", PP_PREC_MXFP8},
     {"fp8-mx", PP_PREC_MXFP8},          {"fp8_sc", PP_PREC_FP8_BLOCK},      {"fp8-sc", PP_PREC_FP8_BLOCK},
     {"subchannel", PP_PREC_FP8_BLOCK},  {"blockwise", PP_PREC_FP8_BLOCK},   {"block-wise", PP_PREC_FP8_BLOCK},
-    {"blockscaling", PP_PREC_FP8_BLOCK}, {"fp8", PP_PREC_FP8},
-    {"bf16", PP_PREC_BF16},             {"fp16", PP_PREC_FP16},
+    {"blockscaling", PP_PREC_FP8_BLOCK}, {"tile-wise", PP_PREC_FP8_BLOCK},  {"tilewise", PP_PREC_FP8_BLOCK},
+    {"fp8", PP_PREC_FP8},               {"float8", PP_PREC_FP8},            {"e4m3", PP_PREC_FP8},
+    {"fp4", PP_PREC_NVFP4},             {"bf16", PP_PREC_BF16},             {"fp16", PP_PREC_FP16},
+    {"bfloat16", PP_PREC_BF16},         {"float16", PP_PREC_FP16},
 };
 /* fp8 with the scale taken from the tensor itself (torchao's dynamic
  * tensorwise and rowwise scaling, Transformer Engine's current scaling)
  * rather than Transformer Engine's default delayed scaling */
-static const char *const fp8_current_words[] = {"torchao", "tensorwise", "rowwise", "current", "fp8_cs", "fp8-cs"};
+static const char *const fp8_current_words[] = {"torchao", "tensorwise", "rowwise", "current", "fp8_cs", "fp8-cs",
+                                                 "float8"};
 
 static bool fp8_current(const char *text)
 {
