@@ -699,6 +699,37 @@ static void test_minimal_catalog(void)
     pp_catalog_free(&cat);
 }
 
+/* A GPU goes by the names people write: its id, name or an alias, whatever
+ * the case, the separators and the vendor's words; a name of no catalog
+ * GPU (H100 PCIe, A800) is none, and never a near one. */
+static void test_gpu_names_as_written(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    static const struct {
+        const char *name, *id;
+    } cases[] = {
+        {"NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb"}, {"A100 80GB", "a100-sxm4-80gb"},
+        {"A100", "a100-sxm4-80gb"},                  {"a100_40gb", "a100-sxm4-40gb"},
+        {"NVIDIA H100 80GB HBM3", "h100-sxm5-80gb"}, {"H100 SXM5", "h100-sxm5-80gb"},
+        {"nvidia h100", "h100-sxm5-80gb"},           {"Tesla V100-SXM2-32GB", "v100-sxm2-32gb"},
+        {"V100 16GB", "v100-sxm2-16gb"},             {"H200 SXM", "h200-sxm-141gb"},
+        {"AMD Instinct MI300X", "mi300x"},           {"GB200", "gb200-nvl72"},
+        {"H100 PCIe", NULL},                         {"A800", NULL},
+        {"NVIDIA", NULL},                            {"", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const pp_gpu *g = pp_catalog_gpu_named(&cat, cases[i].name);
+        if (cases[i].id) {
+            CU_ASSERT_PTR_NOT_NULL(g);
+            if (g)
+                CU_ASSERT_STRING_EQUAL(g->id, cases[i].id);
+        } else
+            CU_ASSERT_PTR_NULL(g);
+    }
+    pp_catalog_free(&cat);
+}
+
 /* The one table of efficiency parameters: each field of pp_efficiency once,
  * its built-in value what pp_efficiency_init sets, the fitted ones first. */
 static void test_efficiency_table(void)
@@ -1386,6 +1417,7 @@ int main(void)
         {"a minimal catalog", test_minimal_catalog},
         {"bad catalogs", test_bad_catalogs},
         {"the efficiency table: each parameter once, with its default", test_efficiency_table},
+        {"a GPU goes by the names people write, a name of no catalog GPU by none", test_gpu_names_as_written},
         {"calibration families: every GPU names one, bounds resolved", test_calibration_families},
         {"bad calibration families and bounds name their JSON path", test_bad_calibration_families},
         {"bad frameworks.json names its JSON path", test_bad_frameworks},

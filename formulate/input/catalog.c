@@ -15,6 +15,7 @@
  * the file's "default"; an entry's missing keys come from the file's default,
  * whose missing keys come from what was in force before.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -208,12 +209,45 @@ const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id)
 }
 
 /* Whether GPU i goes by name: its id, name or an alias, without case. */
+/* A GPU's name as people write it, reduced to what tells GPUs apart: its
+ * letters and digits in lower case, without the vendor's and product
+ * line's words ("NVIDIA", "Tesla", "AMD", "Instinct"), so "NVIDIA H100
+ * SXM", "h100-sxm" and "H100_SXM" are one name.  Into out (cap bytes). */
+static void gpu_name_key(const char *name, char *out, size_t cap)
+{
+    static const char *const noise[] = {"nvidia", "tesla", "amd", "instinct"};
+    size_t n = 0;
+    const char *p = name;
+    while (*p && n + 1 < cap) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (*p && isalnum((unsigned char)*p))
+            p++;
+        size_t len = (size_t)(p - w);
+        bool skip = false;
+        for (size_t k = 0; k < sizeof noise / sizeof noise[0] && !skip; k++)
+            skip = len == strlen(noise[k]) && strncasecmp(w, noise[k], len) == 0;
+        for (size_t k = 0; !skip && k < len && n + 1 < cap; k++)
+            out[n++] = (char)tolower((unsigned char)w[k]);
+    }
+    out[n] = '\0';
+}
+
+static bool same_gpu_name(const char *a, const char *b)
+{
+    char ka[PP_NAME_LEN + 1], kb[PP_NAME_LEN + 1];
+    gpu_name_key(a, ka, sizeof ka);
+    gpu_name_key(b, kb, sizeof kb);
+    return ka[0] && strcmp(ka, kb) == 0;
+}
+
 static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
 {
-    if (strcasecmp(cat->gpus[i].id, name) == 0 || strcasecmp(cat->gpus[i].name, name) == 0)
+    if (same_gpu_name(cat->gpus[i].id, name) || same_gpu_name(cat->gpus[i].name, name))
         return true;
     for (int a = 0; cat->gpu_aliases && a < PP_MAX_GPU_ALIASES && cat->gpu_aliases[i][a][0]; a++)
-        if (strcasecmp(cat->gpu_aliases[i][a], name) == 0)
+        if (same_gpu_name(cat->gpu_aliases[i][a], name))
             return true;
     return false;
 }
