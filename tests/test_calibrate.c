@@ -628,6 +628,57 @@ static void test_rows_carry_how_they_ran(void)
     pp_catalog_free(&cat);
 }
 
+/* A row's recompute as sources state it: a name in any case, a flag
+ * (checkpointing on is full), a list of Megatron-Core's modules (selective
+ * of those), free text naming one granularity; text naming none, or two, is
+ * an error at the row's path. */
+static void test_row_recompute_as_stated(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    static const struct {
+        const char *value; /* JSON */
+        int recompute, modules; /* -1: an error */
+    } cases[] = {
+        {"'Full'", PP_RECOMPUTE_FULL, -2},
+        {"'full (uniform, 1 layer)'", PP_RECOMPUTE_FULL, -2},
+        {"'selective (core_attn)'", PP_RECOMPUTE_SELECTIVE, PP_RCM_CORE_ATTN},
+        {"true", PP_RECOMPUTE_FULL, -2},
+        {"false", PP_RECOMPUTE_NONE, -2},
+        {"'no activation checkpointing'", PP_RECOMPUTE_NONE, -2},
+        {"'core_attn, layernorm'", PP_RECOMPUTE_SELECTIVE, PP_RCM_CORE_ATTN | PP_RCM_LAYERNORM},
+        {"'norm, act'", -1, -1},
+        {"'full or selective'", -1, -1},
+    };
+    char path[1024];
+    pp_temp_path("recompute-rows.json", path, sizeof path);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[{'id': 'r', 'source_group': 'g',"
+                 "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                 "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8},"
+                 "  'config': {'t': 2, 'p': 1, 'd': 8, 'global_batch': 64, 'recompute': %s},"
+                 "  'measured': {'iteration_s': 0.5}}]",
+                 cases[i].value);
+        pp_write_json(path, text);
+        pp_measurement_set set;
+        pp_error err;
+        int rc = pp_measurements_load(path, &cat, &set, &err);
+        if (cases[i].recompute < 0) {
+            CU_ASSERT_EQUAL(rc, PP_EINPUT);
+            PP_ASSERT_CONTAINS(err.path, "config.recompute");
+            continue;
+        }
+        CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+        CU_ASSERT_EQUAL(set.rows[0].plan.recompute, cases[i].recompute);
+        if (cases[i].modules >= 0)
+            CU_ASSERT_EQUAL(pp_recompute_modules(&set.rows[0].plan), cases[i].modules);
+        pp_measurements_free(&set);
+    }
+    pp_catalog_free(&cat);
+}
+
 /* data/validation is priced, never fitted: its source groups are none of
  * data/measurements', every row loads (the RMS-kernel runs with the norm
  * fused, the others eager), and the committed parameters, fitted without
@@ -1453,6 +1504,8 @@ int main(void)
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
+        {"a row's recompute as sources state it: names, flags, modules, one granularity in words",
+         test_row_recompute_as_stated},
         {"MoE rows load with ep, etp and the router's balance; a bad shape is an error at its path", test_moe_rows_load},
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},

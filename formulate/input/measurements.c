@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <strings.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -383,6 +384,84 @@ static int put_row_decisions(row_docs *d, const cJSON *cfg, const pp_jpath *at, 
 static const char *const row_recompute_names[] = {"none", "selective", "full", "unknown"};
 #define N_ROW_RECOMPUTE ((int)(sizeof row_recompute_names / sizeof row_recompute_names[0]))
 
+/* Selective recomputation's module names (decisions.def recompute_modules). */
+static const char *const recompute_module_words[] = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "moe"};
+
+/* Whether text is nothing but module names, separated by commas or spaces
+ * ("core_attn", "layernorm, moe"); if so, into out the names joined by
+ * commas in lower case, as recompute_modules reads them. */
+static bool module_list(const char *text, char *out, size_t cap)
+{
+    bool any = false;
+    size_t n = 0;
+    const char *p = text;
+    out[0] = '\0';
+    while (*p) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (*p && *p != ',' && !isspace((unsigned char)*p))
+            p++;
+        size_t len = (size_t)(p - w);
+        if (!len)
+            continue;
+        bool known = false;
+        for (size_t k = 0; k < sizeof recompute_module_words / sizeof recompute_module_words[0] && !known; k++)
+            known = len == strlen(recompute_module_words[k]) && strncasecmp(w, recompute_module_words[k], len) == 0;
+        if (!known || n + len + 2 > cap)
+            return false;
+        if (any)
+            out[n++] = ',';
+        for (size_t k = 0; k < len; k++)
+            out[n++] = (char)tolower((unsigned char)w[k]);
+        out[n] = '\0';
+        any = true;
+    }
+    return any;
+}
+
+/* The row's recompute as its source states it: one of the names in any
+ * case; a flag (activation checkpointing on is full, the granularity
+ * Megatron-LM, DeepSpeed and the Hugging Face trainers turn on; off is
+ * none); a list of Megatron-Core's modules ("core_attn", "layernorm,moe"),
+ * selective recomputation of them (*modules points into the text); or
+ * free text that names one granularity ("full (uniform, 1 layer)",
+ * "selective (core_attn)", "no activation checkpointing").  Anything else
+ * is an error at its path.  modules (cap bytes) is "" unless the text is a
+ * list of modules. */
+static int row_recompute(const cJSON *v, const pp_jpath *at, int *out, char *modules, size_t cap, pp_error *err)
+{
+    modules[0] = '\0';
+    if (cJSON_IsBool(v)) {
+        *out = cJSON_IsTrue(v) ? PP_RECOMPUTE_FULL : PP_RECOMPUTE_NONE;
+        return PP_OK;
+    }
+    const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
+    for (int i = 0; s && i < N_ROW_RECOMPUTE; i++)
+        if (strcasecmp(s, row_recompute_names[i]) == 0) {
+            *out = i;
+            return PP_OK;
+        }
+    if (s && module_list(s, modules, cap)) {
+        *out = PP_RECOMPUTE_SELECTIVE;
+        return PP_OK;
+    }
+    modules[0] = '\0';
+    bool sel = s && contains_ci(s, "selective"), full = s && contains_ci(s, "full");
+    bool off = s && (strcasecmp(s, "no") == 0 || strcasecmp(s, "off") == 0 || strcasecmp(s, "false") == 0 ||
+                     strcasecmp(s, "disabled") == 0 || contains_ci(s, "no activation") ||
+                     contains_ci(s, "no recomput") || contains_ci(s, "without"));
+    if (sel + full + off == 1) {
+        *out = sel ? PP_RECOMPUTE_SELECTIVE : full ? PP_RECOMPUTE_FULL : PP_RECOMPUTE_NONE;
+        return PP_OK;
+    }
+    if (s && (strcasecmp(s, "yes") == 0 || strcasecmp(s, "on") == 0 || strcasecmp(s, "true") == 0)) {
+        *out = PP_RECOMPUTE_FULL;
+        return PP_OK;
+    }
+    return pp_json_as_enum(v, at, row_recompute_names, N_ROW_RECOMPUTE, out, err);
+}
+
 /* The plan: the degrees, the ZeRO stage (a number; a string names a
  * non-standard sharding, priced as the FSDP-like full shard; absent, the
  * distributed optimizer of Megatron-Core and NeMo when there is DP),
@@ -401,8 +480,11 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     pp_jpath z_at = pp_jpath_key(at, "zero_stage"), r_at = pp_jpath_key(at, "recompute");
     if (!rc && z)
         rc = cJSON_IsString(z) ? (zero = 3, PP_OK) : pp_json_as_int(z, &z_at, 0, 3, &zero, err);
+    char modules[64] = "";
     if (!rc && r)
-        rc = pp_json_as_enum(r, &r_at, row_recompute_names, N_ROW_RECOMPUTE, &recompute, err);
+        rc = row_recompute(r, &r_at, &recompute, modules, sizeof modules, err);
+    if (!rc && modules[0] && !stated(cfg, pp_decisions[PP_DEC_RECOMPUTE_MODULES].row_key))
+        put_str(d, d->plan, pp_decisions[PP_DEC_RECOMPUTE_MODULES].key, modules);
     if (!rc)
         rc = row_flag(cfg, at, "seq_parallel", &sp, err);
     if (!rc)
