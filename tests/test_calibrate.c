@@ -631,7 +631,9 @@ static void test_rows_carry_how_they_ran(void)
 /* A row's recompute as sources state it: a name in any case, a flag
  * (checkpointing on is full), a list of Megatron-Core's modules (selective
  * of those), free text naming one granularity; text naming none, or two, is
- * an error at the row's path. */
+ * an error at the row's path.  The ZeRO stage in words ("ZeRO-1", FSDP's
+ * strategies, "DDP"; another sharding is the full shard) and flags in
+ * words ("yes", "off", "enabled") likewise. */
 static void test_row_recompute_as_stated(void)
 {
     pp_catalog cat;
@@ -674,6 +676,29 @@ static void test_row_recompute_as_stated(void)
         CU_ASSERT_EQUAL(set.rows[0].plan.recompute, cases[i].recompute);
         if (cases[i].modules >= 0)
             CU_ASSERT_EQUAL(pp_recompute_modules(&set.rows[0].plan), cases[i].modules);
+        pp_measurements_free(&set);
+    }
+    /* the ZeRO stage and the flags in words */
+    static const struct {
+        const char *zero, *sp;
+        int stage, sequence_parallel;
+    } z[] = {{"'ZeRO-1'", "'yes'", 1, 1},     {"'zero stage 2'", "'off'", 2, 0}, {"'FULL_SHARD'", "true", 3, 1},
+             {"'SHARD_GRAD_OP'", "false", 2, 0}, {"'DDP'", "'enabled'", 0, 1},  {"'ZeRO++ (hpZ)'", "true", 3, 1}};
+    for (size_t i = 0; i < sizeof z / sizeof z[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[{'id': 'z', 'source_group': 'g',"
+                 "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                 "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8},"
+                 "  'config': {'t': 2, 'p': 1, 'd': 8, 'global_batch': 64, 'zero_stage': %s, 'seq_parallel': %s},"
+                 "  'measured': {'iteration_s': 0.5}}]",
+                 z[i].zero, z[i].sp);
+        pp_write_json(path, text);
+        pp_measurement_set set;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL(set.rows[0].plan.zero, z[i].stage);
+        CU_ASSERT_EQUAL(set.rows[0].plan.sequence_parallel, z[i].sequence_parallel);
         pp_measurements_free(&set);
     }
     pp_catalog_free(&cat);
@@ -1504,7 +1529,7 @@ int main(void)
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
-        {"a row's recompute as sources state it: names, flags, modules, one granularity in words",
+        {"a row's recompute, ZeRO stage and flags as sources state them",
          test_row_recompute_as_stated},
         {"MoE rows load with ep, etp and the router's balance; a bad shape is an error at its path", test_moe_rows_load},
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},

@@ -79,6 +79,13 @@ static int row_flag(const cJSON *obj, const pp_jpath *at, const char *key, int *
     pp_jpath here = pp_jpath_key(at, key);
     bool b = false;
     *out = -1;
+    /* as sources write a flag in text: "yes", "on", "enabled", "true" */
+    static const char *const on[] = {"true", "yes", "on", "enabled"}, *const off[] = {"false", "no", "off", "disabled"};
+    for (size_t i = 0; v && cJSON_IsString(v) && i < sizeof on / sizeof on[0]; i++)
+        if (strcasecmp(v->valuestring, on[i]) == 0 || strcasecmp(v->valuestring, off[i]) == 0) {
+            *out = strcasecmp(v->valuestring, on[i]) == 0;
+            return PP_OK;
+        }
     int rc = v ? pp_json_as_bool(v, &here, &b, err) : PP_OK;
     if (v && !rc)
         *out = b;
@@ -462,6 +469,27 @@ static int row_recompute(const cJSON *v, const pp_jpath *at, int *out, char *mod
     return pp_json_as_enum(v, at, row_recompute_names, N_ROW_RECOMPUTE, out, err);
 }
 
+/* A ZeRO stage a source names in words: the stage its text numbers
+ * ("ZeRO-1", "zero stage 2", "ZeRO3"), PyTorch FSDP's sharding strategies
+ * (NO_SHARD 0, SHARD_GRAD_OP 2, FULL_SHARD and HYBRID_SHARD 3), "DDP" 0,
+ * Megatron's "distributed optimizer" 1; any other sharding is priced as
+ * the full shard (3). */
+static int zero_stage_named(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (*p >= '0' && *p <= '3' && (p == s || !isdigit((unsigned char)p[-1])) && !isdigit((unsigned char)p[1]) &&
+            (contains_ci(s, "zero") || contains_ci(s, "stage")))
+            return *p - '0';
+    if (contains_ci(s, "no_shard") || contains_ci(s, "no shard") || strcasecmp(s, "ddp") == 0 ||
+        strcasecmp(s, "none") == 0)
+        return 0;
+    if (contains_ci(s, "distributed optimizer") || contains_ci(s, "distributed_optimizer"))
+        return 1;
+    if (contains_ci(s, "shard_grad_op") || contains_ci(s, "grad_op"))
+        return 2;
+    return 3;
+}
+
 /* The plan: the degrees, the ZeRO stage (a number; a string names a
  * non-standard sharding, priced as the FSDP-like full shard; absent, the
  * distributed optimizer of Megatron-Core and NeMo when there is DP),
@@ -479,7 +507,7 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     const cJSON *z = stated(cfg, "zero_stage"), *r = stated(cfg, "recompute");
     pp_jpath z_at = pp_jpath_key(at, "zero_stage"), r_at = pp_jpath_key(at, "recompute");
     if (!rc && z)
-        rc = cJSON_IsString(z) ? (zero = 3, PP_OK) : pp_json_as_int(z, &z_at, 0, 3, &zero, err);
+        rc = cJSON_IsString(z) ? (zero = zero_stage_named(z->valuestring), PP_OK) : pp_json_as_int(z, &z_at, 0, 3, &zero, err);
     char modules[64] = "";
     if (!rc && r)
         rc = row_recompute(r, &r_at, &recompute, modules, sizeof modules, err);
