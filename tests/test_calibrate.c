@@ -704,6 +704,53 @@ static void test_row_recompute_as_stated(void)
     pp_catalog_free(&cat);
 }
 
+/* A row may name its model instead of giving its shape: a catalog model by
+ * id or by name as people write it takes the catalog's shape and the row's
+ * sequence length; a name of no catalog model, or a shape given in part,
+ * is an error at the row's model. */
+static void test_row_model_by_name(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    static const struct {
+        const char *model;
+        int layers, hidden, seq_len; /* layers 0: an error */
+    } cases[] = {
+        {"{'name': 'Meta-Llama-3-8B', 'seq_len': 4096}", 32, 4096, 4096},
+        {"{'name': 'GPT-3 175B'}", 96, 12288, 2048},
+        {"{'name': 'mixtral 8x7b'}", 32, 4096, 0},
+        {"{'name': 'Llama 5 9000B'}", 0, 0, 0},
+        {"{'name': 'Llama 3 8B', 'hidden': 4096}", 0, 0, 0},
+    };
+    char path[1024];
+    pp_temp_path("model-by-name.json", path, sizeof path);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[{'id': 'n', 'source_group': 'g', 'model': %s,"
+                 "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8},"
+                 "  'config': {'t': 2, 'p': 1, 'd': 8, 'global_batch': 64},"
+                 "  'measured': {'iteration_s': 0.5}}]",
+                 cases[i].model);
+        pp_write_json(path, text);
+        pp_measurement_set set;
+        pp_error err;
+        int rc = pp_measurements_load(path, &cat, &set, &err);
+        if (!cases[i].layers) {
+            CU_ASSERT_EQUAL(rc, PP_EINPUT);
+            PP_ASSERT_CONTAINS(err.path, ".model");
+            continue;
+        }
+        CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+        CU_ASSERT_EQUAL(set.rows[0].prob.model.layers, cases[i].layers);
+        CU_ASSERT_EQUAL(set.rows[0].prob.model.hidden, cases[i].hidden);
+        if (cases[i].seq_len)
+            CU_ASSERT_EQUAL(set.rows[0].prob.model.seq_len, cases[i].seq_len);
+        pp_measurements_free(&set);
+    }
+    pp_catalog_free(&cat);
+}
+
 /* data/validation is priced, never fitted: its source groups are none of
  * data/measurements', every row loads (the RMS-kernel runs with the norm
  * fused, the others eager), and the committed parameters, fitted without
@@ -1529,6 +1576,7 @@ int main(void)
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
+        {"a row may name a catalog model instead of its shape", test_row_model_by_name},
         {"a row's recompute, ZeRO stage and flags as sources state them",
          test_row_recompute_as_stated},
         {"MoE rows load with ep, etp and the router's balance; a bad shape is an error at its path", test_moe_rows_load},

@@ -209,13 +209,17 @@ const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id)
 }
 
 /* Whether GPU i goes by name: its id, name or an alias, without case. */
-/* A GPU's name as people write it, reduced to what tells GPUs apart: its
- * letters and digits in lower case, without the vendor's and product
- * line's words ("NVIDIA", "Tesla", "AMD", "Instinct"), so "NVIDIA H100
- * SXM", "h100-sxm" and "H100_SXM" are one name.  Into out (cap bytes). */
-static void gpu_name_key(const char *name, char *out, size_t cap)
+/* A name as people write it, reduced to what tells names apart: its
+ * letters and digits in lower case, without the words of noise (a GPU's
+ * vendor and product line, "NVIDIA", "Tesla", "AMD", "Instinct"; a
+ * model's publisher, "Meta"), so "NVIDIA H100 SXM", "h100-sxm" and
+ * "H100_SXM" are one name, as "Llama-3-8B" and "Meta Llama 3 8B" are.
+ * Into out (cap bytes). */
+static const char *const gpu_noise[] = {"nvidia", "tesla", "amd", "instinct", NULL};
+static const char *const model_noise[] = {"meta", NULL};
+
+static void name_key(const char *name, const char *const *noise, char *out, size_t cap)
 {
-    static const char *const noise[] = {"nvidia", "tesla", "amd", "instinct"};
     size_t n = 0;
     const char *p = name;
     while (*p && n + 1 < cap) {
@@ -226,7 +230,7 @@ static void gpu_name_key(const char *name, char *out, size_t cap)
             p++;
         size_t len = (size_t)(p - w);
         bool skip = false;
-        for (size_t k = 0; k < sizeof noise / sizeof noise[0] && !skip; k++)
+        for (size_t k = 0; noise[k] && !skip; k++)
             skip = len == strlen(noise[k]) && strncasecmp(w, noise[k], len) == 0;
         for (size_t k = 0; !skip && k < len && n + 1 < cap; k++)
             out[n++] = (char)tolower((unsigned char)w[k]);
@@ -234,12 +238,17 @@ static void gpu_name_key(const char *name, char *out, size_t cap)
     out[n] = '\0';
 }
 
-static bool same_gpu_name(const char *a, const char *b)
+static bool same_name(const char *a, const char *b, const char *const *noise)
 {
     char ka[PP_NAME_LEN + 1], kb[PP_NAME_LEN + 1];
-    gpu_name_key(a, ka, sizeof ka);
-    gpu_name_key(b, kb, sizeof kb);
+    name_key(a, noise, ka, sizeof ka);
+    name_key(b, noise, kb, sizeof kb);
     return ka[0] && strcmp(ka, kb) == 0;
+}
+
+static bool same_gpu_name(const char *a, const char *b)
+{
+    return same_name(a, b, gpu_noise);
 }
 
 static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
@@ -265,6 +274,15 @@ const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char 
 {
     int i = find_id(cat, PP_CATALOG_MODELS, id);
     return i < 0 ? NULL : &cat->models[i];
+}
+
+const pp_catalog_model *pp_catalog_model_named(const pp_catalog *cat, const char *name)
+{
+    const pp_catalog_model *m = pp_catalog_model_find(cat, name);
+    for (int i = 0; !m && name[0] && i < cat->n_models; i++)
+        if (same_name(cat->models[i].id, name, model_noise) || same_name(cat->models[i].model.name, name, model_noise))
+            m = &cat->models[i];
+    return m;
 }
 
 const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const char *id)

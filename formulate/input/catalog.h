@@ -168,6 +168,10 @@ const pp_gpu *pp_catalog_gpu_named(const pp_catalog *cat, const char *name);
 void pp_cluster_from_gpu(const pp_gpu *gpu, pp_cluster *c);
 const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const char *id);
 const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id);
+/* The model a text names: its id, else the id or name compared as
+ * pp_catalog_gpu_named compares GPUs' ("Llama-3-8B", "llama3 8b"); NULL if
+ * none. */
+const pp_catalog_model *pp_catalog_model_named(const pp_catalog *cat, const char *name);
 int pp_catalog_codec_index(const pp_catalog *cat, const char *id); /* -1 if absent */
 
 /* PP_EINPUT at `at`: "expected a GPU id of the catalog ('a', 'b', ...),

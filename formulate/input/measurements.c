@@ -285,9 +285,33 @@ static void docs_free(row_docs *d)
  * (a row's other keys, params_b or position, are the row's notes); its
  * "activation" text says whether the MLP is gated; a nameless model is
  * "model". */
-static int build_model(row_docs *d, const cJSON *jm, const pp_jpath *at, pp_error *err)
+/* The shape keys of a model object: a row that states none of them and
+ * names a catalog model (data/models.json, by id or name as people write
+ * it: "Llama 3 8B", "llama3-8b") takes that model's shape, with the row's
+ * seq_len and name. */
+static const char *const model_shape_keys[] = {"layers", "hidden", "heads", "ffn_hidden", "vocab", "hf_config"};
+
+static bool catalog_model_of(row_docs *d, const cJSON *jm, const pp_catalog *cat)
+{
+    for (size_t i = 0; i < sizeof model_shape_keys / sizeof model_shape_keys[0]; i++)
+        if (stated(jm, model_shape_keys[i]))
+            return false;
+    const cJSON *name = stated(jm, "name");
+    const pp_catalog_model *cm =
+        name && cJSON_IsString(name) ? pp_catalog_model_named(cat, name->valuestring) : NULL;
+    if (!cm)
+        return false;
+    put_str(d, d->model, "id", cm->id);
+    copy_stated(d, jm, "seq_len", d->model);
+    copy_stated(d, jm, "name", d->model);
+    return true;
+}
+
+static int build_model(row_docs *d, const cJSON *jm, const pp_jpath *at, const pp_catalog *cat, pp_error *err)
 {
     char act[64];
+    if (catalog_model_of(d, jm, cat))
+        return PP_OK;
     for (int i = 0; pp_model_keys[i]; i++)
         copy_stated(d, jm, pp_model_keys[i], d->model);
     if (!stated(jm, "name"))
@@ -721,7 +745,7 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
     pp_framework fw = framework_of(framework);
     pp_framework_features(fw, &features);
     if (!rc)
-        rc = build_model(&d, s->model, &s->model_at, err);
+        rc = build_model(&d, s->model, &s->model_at, cat, err);
     if (!rc)
         rc = row_double(s->model, &s->model_at, "params_b", 0, 1e9, &row->params_b, err);
     row->has_model_states = row->params_b > 0 && row->model_states_GB > 0; /* ZeRO Table 1's rows */
