@@ -730,6 +730,28 @@ static void test_gpu_names_as_written(void)
     pp_catalog_free(&cat);
 }
 
+/* A problem may name its model and GPU as people write them, not only by
+ * id: the same problem either way; a name of neither is an error at its
+ * path. */
+static void test_problem_names_as_written(void)
+{
+    pp_problem a, b;
+    pp_error err;
+    char *by_id = problem_with("'llama3-8b'", "{'gpu': 'h100-sxm5-80gb', 'nodes': 2}", NULL, NULL);
+    char *by_name = problem_with("'Meta Llama 3 8B'", "{'gpu': 'NVIDIA H100 SXM', 'nodes': 2}", NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(by_id, &a, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(by_name, &b, &err), PP_OK);
+    CU_ASSERT_EQUAL(a.model.layers, b.model.layers);
+    CU_ASSERT_EQUAL(a.model.hidden, b.model.hidden);
+    CU_ASSERT_STRING_EQUAL(a.cluster.gpu.id, b.cluster.gpu.id);
+    free(by_id);
+    free(by_name);
+    char *bad = problem_with("'Llama 5'", NULL, NULL, NULL);
+    CU_ASSERT_EQUAL(parse_problem(bad, &a, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.model");
+    free(bad);
+}
+
 /* The one table of efficiency parameters: each field of pp_efficiency once,
  * its built-in value what pp_efficiency_init sets, the fitted ones first. */
 static void test_efficiency_table(void)
@@ -1418,6 +1440,7 @@ int main(void)
         {"bad catalogs", test_bad_catalogs},
         {"the efficiency table: each parameter once, with its default", test_efficiency_table},
         {"a GPU goes by the names people write, a name of no catalog GPU by none", test_gpu_names_as_written},
+        {"a problem may name its model and GPU as people write them", test_problem_names_as_written},
         {"calibration families: every GPU names one, bounds resolved", test_calibration_families},
         {"bad calibration families and bounds name their JSON path", test_bad_calibration_families},
         {"bad frameworks.json names its JSON path", test_bad_frameworks},

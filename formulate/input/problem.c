@@ -123,7 +123,8 @@ static const char *const catalog_model_keys[] = {"id", "seq_len", "name", NULL};
 
 static int use_catalog_model(const parse_ctx *c, const char *id, const pp_jpath *at)
 {
-    const pp_catalog_model *cm = pp_catalog_model_find(c->cat, id);
+    /* an id, or a name the model goes by ("Llama 3 8B") */
+    const pp_catalog_model *cm = pp_catalog_model_named(c->cat, id);
     if (!cm)
         return pp_catalog_fail_unknown(c->cat, PP_CATALOG_MODELS, id, at, c->err);
     c->p->model = cm->model;
@@ -225,8 +226,8 @@ static int parse_custom_gpu(const parse_ctx *c, const cJSON *obj, const pp_jpath
 
 static int parse_gpu(const parse_ctx *c, const cJSON *item, const pp_jpath *at, pp_gpu *g)
 {
-    if (cJSON_IsString(item)) {
-        const pp_gpu *found = pp_catalog_gpu(c->cat, item->valuestring);
+    if (cJSON_IsString(item)) { /* an id, or a name the GPU goes by ("H100 SXM") */
+        const pp_gpu *found = pp_catalog_gpu_named(c->cat, item->valuestring);
         if (!found)
             return pp_catalog_fail_unknown(c->cat, PP_CATALOG_GPUS, item->valuestring, at, c->err);
         *g = *found;
