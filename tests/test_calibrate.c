@@ -628,6 +628,25 @@ static void test_rows_carry_how_they_ran(void)
     pp_catalog_free(&cat);
 }
 
+/* One row of a 16-GPU H100 run with the given model and config objects
+ * (single-quoted JSON), loaded with the real catalog: pp_measurements_load's
+ * return code, and the set in *set when it is PP_OK. */
+static int load_one_row(const pp_catalog *cat, const char *model, const char *config, pp_measurement_set *set,
+                        pp_error *err)
+{
+    char path[1024], text[1024];
+    pp_temp_path("one-row.json", path, sizeof path);
+    snprintf(text, sizeof text,
+             "[{'id': 'r', 'source_group': 'g', 'model': %s,"
+             "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8}, 'config': %s,"
+             "  'measured': {'iteration_s': 0.5}}]",
+             model, config);
+    pp_write_json(path, text);
+    return pp_measurements_load(path, cat, set, err);
+}
+
+#define ROW_MODEL "{'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048}"
+
 /* A row's recompute as sources state it: a name in any case, a flag
  * (checkpointing on is full), a list of Megatron-Core's modules (selective
  * of those), free text naming one granularity; text naming none, or two, is
@@ -640,7 +659,7 @@ static void test_row_recompute_as_stated(void)
     pp_load_catalog(&cat);
     static const struct {
         const char *value; /* JSON */
-        int recompute, modules; /* -1: an error */
+        int recompute, modules; /* -1: an error; modules -2: not checked */
     } cases[] = {
         {"'Full'", PP_RECOMPUTE_FULL, -2},
         {"'full (uniform, 1 layer)'", PP_RECOMPUTE_FULL, -2},
@@ -652,21 +671,13 @@ static void test_row_recompute_as_stated(void)
         {"'norm, act'", -1, -1},
         {"'full or selective'", -1, -1},
     };
-    char path[1024];
-    pp_temp_path("recompute-rows.json", path, sizeof path);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[1024];
-        snprintf(text, sizeof text,
-                 "[{'id': 'r', 'source_group': 'g',"
-                 "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
-                 "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8},"
-                 "  'config': {'t': 2, 'p': 1, 'd': 8, 'global_batch': 64, 'recompute': %s},"
-                 "  'measured': {'iteration_s': 0.5}}]",
+        char config[256];
+        snprintf(config, sizeof config, "{'t': 2, 'p': 1, 'd': 8, 'global_batch': 64, 'recompute': %s}",
                  cases[i].value);
-        pp_write_json(path, text);
         pp_measurement_set set;
         pp_error err;
-        int rc = pp_measurements_load(path, &cat, &set, &err);
+        int rc = load_one_row(&cat, ROW_MODEL, config, &set, &err);
         if (cases[i].recompute < 0) {
             CU_ASSERT_EQUAL(rc, PP_EINPUT);
             PP_ASSERT_CONTAINS(err.path, "config.recompute");
@@ -685,18 +696,13 @@ static void test_row_recompute_as_stated(void)
     } z[] = {{"'ZeRO-1'", "'yes'", 1, 1},     {"'zero stage 2'", "'off'", 2, 0}, {"'FULL_SHARD'", "true", 3, 1},
              {"'SHARD_GRAD_OP'", "false", 2, 0}, {"'DDP'", "'enabled'", 0, 1},  {"'ZeRO++ (hpZ)'", "true", 3, 1}};
     for (size_t i = 0; i < sizeof z / sizeof z[0]; i++) {
-        char text[1024];
-        snprintf(text, sizeof text,
-                 "[{'id': 'z', 'source_group': 'g',"
-                 "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
-                 "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8},"
-                 "  'config': {'t': 2, 'p': 1, 'd': 8, 'global_batch': 64, 'zero_stage': %s, 'seq_parallel': %s},"
-                 "  'measured': {'iteration_s': 0.5}}]",
-                 z[i].zero, z[i].sp);
-        pp_write_json(path, text);
+        char config[256];
+        snprintf(config, sizeof config,
+                 "{'t': 2, 'p': 1, 'd': 8, 'global_batch': 64, 'zero_stage': %s, 'seq_parallel': %s}", z[i].zero,
+                 z[i].sp);
         pp_measurement_set set;
         pp_error err;
-        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, config, &set, &err), PP_OK);
         CU_ASSERT_EQUAL(set.rows[0].plan.zero, z[i].stage);
         CU_ASSERT_EQUAL(set.rows[0].plan.sequence_parallel, z[i].sequence_parallel);
         pp_measurements_free(&set);
@@ -722,20 +728,10 @@ static void test_row_model_by_name(void)
         {"{'name': 'Llama 5 9000B'}", 0, 0, 0},
         {"{'name': 'Llama 3 8B', 'hidden': 4096}", 0, 0, 0},
     };
-    char path[1024];
-    pp_temp_path("model-by-name.json", path, sizeof path);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[1024];
-        snprintf(text, sizeof text,
-                 "[{'id': 'n', 'source_group': 'g', 'model': %s,"
-                 "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8},"
-                 "  'config': {'t': 2, 'p': 1, 'd': 8, 'global_batch': 64},"
-                 "  'measured': {'iteration_s': 0.5}}]",
-                 cases[i].model);
-        pp_write_json(path, text);
         pp_measurement_set set;
         pp_error err;
-        int rc = pp_measurements_load(path, &cat, &set, &err);
+        int rc = load_one_row(&cat, cases[i].model, "{'t': 2, 'p': 1, 'd': 8, 'global_batch': 64}", &set, &err);
         if (!cases[i].layers) {
             CU_ASSERT_EQUAL(rc, PP_EINPUT);
             PP_ASSERT_CONTAINS(err.path, ".model");
