@@ -480,12 +480,13 @@ static double fit_stack_level(fit_ctx *c, const double *u, const pp_eff_bound *b
 
 /* From the prior: the parameters the rows identify move (the most
  * sensitive first, at most one per row), penalized for leaving the prior;
- * the others keep it; then the stack level takes what the rows' mean error
- * they leave (calibrate.h, pp_calibrate_map). */
+ * the others keep it; then the stack level takes the mean error they leave
+ * (calibrate.h, pp_calibrate_map). */
 static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id,
                         const pp_efficiency *prior, const bool *only, double sigma_log, pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0, prior->compute_scale};
+    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0,
+                 prior->compute_scale};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
