@@ -652,7 +652,9 @@ static int load_one_row(const pp_catalog *cat, const char *model, const char *co
  * of those), free text naming one granularity; text naming none, or two, is
  * an error at the row's path.  The ZeRO stage in words ("ZeRO-1", FSDP's
  * strategies, "DDP"; another sharding is the full shard) and flags in
- * words ("yes", "off", "enabled") likewise. */
+ * words ("yes", "off", "enabled") likewise; the degrees under their
+ * PLAN.json names (tp, pp, dp), and without a data-parallel degree the
+ * rest of the row's GPUs. */
 static void test_row_recompute_as_stated(void)
 {
     pp_catalog cat;
@@ -689,6 +691,14 @@ static void test_row_recompute_as_stated(void)
             CU_ASSERT_EQUAL(pp_recompute_modules(&set.rows[0].plan), cases[i].modules);
         pp_measurements_free(&set);
     }
+    /* the degrees under their PLAN.json names; without dp, the rest of the GPUs */
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'tp': 2, 'pp': 2, 'cp': 2, 'global_batch': 64}", &set, &err),
+                          PP_OK);
+    CU_ASSERT(set.rows[0].plan.tp == 2 && set.rows[0].plan.pp == 2 && set.rows[0].plan.cp == 2);
+    CU_ASSERT_EQUAL(set.rows[0].plan.dp, 2);
+    pp_measurements_free(&set);
     /* the ZeRO stage and the flags in words */
     static const struct {
         const char *zero, *sp;
@@ -704,6 +714,7 @@ static void test_row_recompute_as_stated(void)
         pp_error err;
         CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, config, &set, &err), PP_OK);
         CU_ASSERT_EQUAL(set.rows[0].plan.zero, z[i].stage);
+        CU_ASSERT_EQUAL(set.rows[0].plan.dp, 8); /* no d: the rest of the 16 GPUs, 16 / (t 2) */
         CU_ASSERT_EQUAL(set.rows[0].plan.sequence_parallel, z[i].sequence_parallel);
         pp_measurements_free(&set);
     }

@@ -385,14 +385,18 @@ static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const
 }
 
 /* The plan's decisions a row states under its own key (the row_key of
- * decisions.h): under a short key of its own (t, p, d) a degree the row
- * always gives (the default when silent), under its PLAN.json key (cp,
- * micro_batch, virtual_stages, ep, etp) copied as stated.  The others are
- * derived below from the row's own fields. */
-static int put_row_decisions(row_docs *d, const cJSON *cfg, const pp_jpath *at, pp_plan *stated_degrees,
+ * decisions.h): under a short key of its own (t, p, d; or the PLAN.json
+ * spelling, tp, pp, dp) a degree the row always gives (the default when
+ * silent), under its PLAN.json key (cp, micro_batch, virtual_stages, ep,
+ * etp) copied as stated.  A row that gives no data-parallel degree runs
+ * the rest of its GPUs (gpus / (t p cp), when that divides), as every
+ * source that states the others means.  The others are derived below from
+ * the row's own fields. */
+static int put_row_decisions(row_docs *d, const cJSON *cfg, const pp_jpath *at, long gpus, pp_plan *stated_degrees,
                              pp_error *err)
 {
-    int rc = PP_OK;
+    int rc = PP_OK, cp = 1;
+    bool dp_stated = false;
     for (int i = 0; i < PP_DEC_COUNT; i++) {
         const pp_decision *dec = &pp_decisions[i];
         if (!dec->row_key)
@@ -401,13 +405,23 @@ static int put_row_decisions(row_docs *d, const cJSON *cfg, const pp_jpath *at, 
             copy_stated(d, cfg, dec->key, d->plan);
             continue;
         }
+        const char *key = !stated(cfg, dec->row_key) && stated(cfg, dec->key) ? dec->key : dec->row_key;
+        if (dec->id == PP_DEC_DP)
+            dp_stated = stated(cfg, key) != NULL;
         int v = dec->def;
         if (!rc)
-            rc = row_int(cfg, at, dec->row_key, dec->min, dec->max, &v, err);
-        if (!rc)
+            rc = row_int(cfg, at, key, dec->min, dec->max, &v, err);
+        if (!rc && dec->id != PP_DEC_DP)
             put_num(d, d->plan, dec->key, v);
         pp_decision_set(stated_degrees, dec->id, v);
     }
+    if (!rc)
+        rc = row_int(cfg, at, pp_decisions[PP_DEC_CP].key, 1, PP_MAX_DEGREE, &cp, err);
+    long model_ranks = (long)stated_degrees->tp * stated_degrees->pp * cp;
+    if (!rc && !dp_stated && model_ranks > 0 && gpus % model_ranks == 0 && gpus / model_ranks <= PP_MAX_DEGREE)
+        pp_decision_set(stated_degrees, PP_DEC_DP, (int)(gpus / model_ranks));
+    if (!rc)
+        put_num(d, d->plan, pp_decisions[PP_DEC_DP].key, stated_degrees->dp);
     return rc;
 }
 
@@ -527,7 +541,10 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     int zero = -1, recompute = 0, sp = -1, overlap = -1, async_tp = -1;
     pp_plan degrees;
     pp_plan_init(&degrees);
-    int rc = put_row_decisions(d, cfg, at, &degrees, err);
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(d->cluster, "nodes"),
+                *per_node = cJSON_GetObjectItemCaseSensitive(d->cluster, "gpus_per_node");
+    long gpus = cJSON_IsNumber(nodes) && cJSON_IsNumber(per_node) ? (long)(nodes->valuedouble * per_node->valuedouble) : 0;
+    int rc = put_row_decisions(d, cfg, at, gpus, &degrees, err);
     const cJSON *z = stated(cfg, "zero_stage"), *r = stated(cfg, "recompute");
     pp_jpath z_at = pp_jpath_key(at, "zero_stage"), r_at = pp_jpath_key(at, "recompute");
     if (!rc && z)
