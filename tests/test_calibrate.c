@@ -692,13 +692,13 @@ static void test_row_recompute_as_stated(void)
         pp_measurements_free(&set);
     }
     /* the degrees under their PLAN.json names; without dp, the rest of the GPUs */
-    pp_measurement_set set;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'tp': 2, 'pp': 2, 'cp': 2, 'global_batch': 64}", &set, &err),
-                          PP_OK);
-    CU_ASSERT(set.rows[0].plan.tp == 2 && set.rows[0].plan.pp == 2 && set.rows[0].plan.cp == 2);
-    CU_ASSERT_EQUAL(set.rows[0].plan.dp, 2);
-    pp_measurements_free(&set);
+    pp_measurement_set named;
+    pp_error named_err;
+    CU_ASSERT_EQUAL_FATAL(
+        load_one_row(&cat, ROW_MODEL, "{'tp': 2, 'pp': 2, 'cp': 2, 'global_batch': 64}", &named, &named_err), PP_OK);
+    CU_ASSERT(named.rows[0].plan.tp == 2 && named.rows[0].plan.pp == 2 && named.rows[0].plan.cp == 2);
+    CU_ASSERT_EQUAL(named.rows[0].plan.dp, 2);
+    pp_measurements_free(&named);
     /* the ZeRO stage and the flags in words */
     static const struct {
         const char *zero, *sp;
