@@ -732,7 +732,7 @@ static void test_gpu_names_as_written(void)
 
 /* A problem may name its model and GPU as people write them, not only by
  * id: the same problem either way; a name of neither is an error at its
- * path. */
+ * path.  Named values are read in any case. */
 static void test_problem_names_as_written(void)
 {
     pp_problem a, b;
@@ -750,6 +750,13 @@ static void test_problem_names_as_written(void)
     CU_ASSERT_EQUAL(parse_problem(bad, &a, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "$.model");
     free(bad);
+    /* named values in any case */
+    char *upper = problem_with(NULL, NULL, "{'global_batch': 8, 'precision': 'BF16', 'framework': 'Megatron-Core'}",
+                               NULL);
+    CU_ASSERT_EQUAL_FATAL(parse_problem(upper, &a, &err), PP_OK);
+    CU_ASSERT_EQUAL(a.training.precision, PP_PREC_BF16);
+    CU_ASSERT_EQUAL(a.training.framework, PP_FW_MEGATRON_CORE);
+    free(upper);
 }
 
 /* The one table of efficiency parameters: each field of pp_efficiency once,

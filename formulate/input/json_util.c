@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- locations and errors --------------------------------------------- */
 
@@ -689,7 +690,7 @@ static bool words_within(char a[][32], int na, char b[][32], int nb)
     for (int i = 0; i < na; i++) {
         bool found = false;
         for (int j = 0; j < nb && !found; j++)
-            found = strcmp(a[i], b[j]) == 0;
+            found = strcasecmp(a[i], b[j]) == 0;
         if (!found)
             return false;
     }
@@ -697,8 +698,8 @@ static bool words_within(char a[][32], int na, char b[][32], int nb)
 }
 
 /* Whether a and b name the same set of words joined by commas, in any
- * order (a set-valued enum such as recompute_modules: "moe,layernorm" is
- * "layernorm,moe"). */
+ * order and case (a set-valued enum such as recompute_modules:
+ * "moe,layernorm" is "layernorm,moe"). */
 static bool same_word_set(const char *a, const char *b)
 {
     char wa[8][32], wb[8][32];
@@ -718,6 +719,12 @@ int pp_json_as_enum(const cJSON *item, const pp_jpath *at, const char *const *na
         return pp_json_fail_expected(err, at, what, item);
     for (int i = 0; i < n; i++)
         if (strcmp(item->valuestring, names[i]) == 0) {
+            *out = i;
+            return PP_OK;
+        }
+    /* the names are lower case; "BF16" and "Full" are what people write */
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(item->valuestring, names[i]) == 0) {
             *out = i;
             return PP_OK;
         }
