@@ -628,21 +628,27 @@ static void test_rows_carry_how_they_ran(void)
     pp_catalog_free(&cat);
 }
 
-/* One row of a 16-GPU H100 run with the given model and config objects
- * (single-quoted JSON), loaded with the real catalog: pp_measurements_load's
- * return code, and the set in *set when it is PP_OK. */
-static int load_one_row(const pp_catalog *cat, const char *model, const char *config, pp_measurement_set *set,
-                        pp_error *err)
+/* One row of a 16-GPU H100 run with the given model, config and measured
+ * objects (single-quoted JSON; measured NULL: a step of 0.5 s), loaded with
+ * the real catalog: pp_measurements_load's return code, and the set in *set
+ * when it is PP_OK. */
+static int load_row_measured(const pp_catalog *cat, const char *model, const char *config, const char *measured,
+                             pp_measurement_set *set, pp_error *err)
 {
     char path[1024], text[1024];
     pp_temp_path("one-row.json", path, sizeof path);
     snprintf(text, sizeof text,
              "[{'id': 'r', 'source_group': 'g', 'model': %s,"
-             "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8}, 'config': %s,"
-             "  'measured': {'iteration_s': 0.5}}]",
-             model, config);
+             "  'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8}, 'config': %s, 'measured': %s}]",
+             model, config, measured ? measured : "{'iteration_s': 0.5}");
     pp_write_json(path, text);
     return pp_measurements_load(path, cat, set, err);
+}
+
+static int load_one_row(const pp_catalog *cat, const char *model, const char *config, pp_measurement_set *set,
+                        pp_error *err)
+{
+    return load_row_measured(cat, model, config, NULL, set, err);
 }
 
 #define ROW_MODEL "{'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048}"
@@ -654,7 +660,8 @@ static int load_one_row(const pp_catalog *cat, const char *model, const char *co
  * strategies, "DDP"; another sharding is the full shard) and flags in
  * words ("yes", "off", "enabled") likewise; the degrees under their
  * PLAN.json names (tp, pp, dp), and without a data-parallel degree the
- * rest of the row's GPUs. */
+ * rest of the row's GPUs; a throughput (tokens a second per GPU or in all,
+ * sequences a second) for the step time it means. */
 static void test_row_recompute_as_stated(void)
 {
     pp_catalog cat;
@@ -699,6 +706,17 @@ static void test_row_recompute_as_stated(void)
     CU_ASSERT(named.rows[0].plan.tp == 2 && named.rows[0].plan.pp == 2 && named.rows[0].plan.cp == 2);
     CU_ASSERT_EQUAL(named.rows[0].plan.dp, 2);
     pp_measurements_free(&named);
+    /* a throughput instead of the step time: 64 sequences of 2048 tokens a step */
+    static const char *const throughputs[] = {"{'tokens_per_s_per_gpu': 4096}", "{'tokens_per_s': 65536}",
+                                              "{'samples_per_s': 32}"};
+    for (size_t i = 0; i < sizeof throughputs / sizeof throughputs[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL, "{'t': 2, 'p': 1, 'global_batch': 64}",
+                                                throughputs[i], &named, &named_err),
+                              PP_OK);
+        CU_ASSERT_TRUE(named.rows[0].has_time);
+        CU_ASSERT_DOUBLE_EQUAL(named.rows[0].iteration_s, 2.0, 1e-12);
+        pp_measurements_free(&named);
+    }
     /* the ZeRO stage and the flags in words */
     static const struct {
         const char *zero, *sp;

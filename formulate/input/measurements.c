@@ -704,6 +704,44 @@ static int read_measured(const cJSON *meas, const pp_jpath *at, pp_measurement *
     return rc;
 }
 
+/* A throughput a source states instead of its step time: tokens a second
+ * per GPU or over the job, or sequences (samples) a second.  With the
+ * row's global batch, sequence length and GPU count it is the step time,
+ * exactly: global_batch x seq_len tokens (global_batch sequences) a step. */
+typedef struct row_throughput {
+    double tokens_per_gpu, tokens, sequences;
+} row_throughput;
+
+static int read_throughput(const cJSON *meas, const pp_jpath *at, row_throughput *t, pp_error *err)
+{
+    memset(t, 0, sizeof *t);
+    int rc = row_double(meas, at, "tokens_per_s_per_gpu", 0, MAX_MEASURED, &t->tokens_per_gpu, err);
+    if (!rc)
+        rc = row_double(meas, at, "tokens_per_s", 0, MAX_MEASURED, &t->tokens, err);
+    if (!rc)
+        rc = row_double(meas, at, "samples_per_s", 0, MAX_MEASURED, &t->sequences, err);
+    if (!rc && t->sequences <= 0)
+        rc = row_double(meas, at, "sequences_per_s", 0, MAX_MEASURED, &t->sequences, err);
+    return rc;
+}
+
+static bool has_throughput(const row_throughput *t)
+{
+    return t->tokens_per_gpu > 0 || t->tokens > 0 || t->sequences > 0;
+}
+
+/* The step time a stated throughput means, for the row as read. */
+static double step_of_throughput(const row_throughput *t, const pp_measurement *row)
+{
+    double seqs = (double)row->prob.training.global_batch, tokens = seqs * row->prob.model.seq_len;
+    double gpus = (double)row->prob.cluster.nodes * row->prob.cluster.gpus_per_node;
+    if (t->tokens_per_gpu > 0 && gpus > 0)
+        return tokens / (t->tokens_per_gpu * gpus);
+    if (t->tokens > 0)
+        return tokens / t->tokens;
+    return t->sequences > 0 ? seqs / t->sequences : 0.0;
+}
+
 /* The row's sections, each an object. */
 typedef struct row_parts {
     const cJSON *model, *cluster, *config, *measured;
@@ -803,14 +841,21 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     row_parts s;
     memset(row, 0, sizeof *row);
     *priced = false;
+    row_throughput tput;
     int rc = row_sections(jrow, &at, &s, err);
     if (!rc)
         rc = read_labels(jrow, &at, row, err);
     if (!rc)
         rc = read_measured(s.measured, &s.measured_at, row, err);
-    if (rc || !(row->has_time || row->has_memory || row->has_peak || row->has_oom))
+    if (!rc)
+        rc = read_throughput(s.measured, &s.measured_at, &tput, err);
+    if (rc || !(row->has_time || row->has_memory || row->has_peak || row->has_oom || has_throughput(&tput)))
         return rc;
     rc = read_run(&s, &at, cat, row, err);
+    if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
+        row->iteration_s = step_of_throughput(&tput, row);
+        row->has_time = row->has_oom ? false : row->iteration_s > 0;
+    }
     pp_error rule;
     *priced = !rc && pp_fixed_plan_check(&row->prob, &row->plan, &rule) == PP_OK; /* priced as it ran */
     return rc;
