@@ -941,7 +941,8 @@ static int load_measurements(const cli_args *a, pp_catalog *cat, pp_measurement_
     if (!rc)
         rc = pp_measurements_load_many(a->operands, a->n_operands, cat, set, err);
     if (!rc && set->n == 0)
-        rc = pp_error_set(err, PP_EINPUT, a->problem, "no row could be priced (%d skipped)", set->n_skipped);
+        rc = pp_error_set(err, PP_EINPUT, a->problem, "no row could be priced (%d skipped; the first: %.500s)",
+                          set->n_skipped, set->first_skipped);
     return rc;
 }
 

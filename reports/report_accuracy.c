@@ -185,11 +185,22 @@ static void what_table(const pp_score *score, pp_strbuf *out)
         }
 }
 
+/* The first skipped row and why, when a row was skipped. */
+static void first_skipped_md(const pp_measurement_set *set, pp_strbuf *out)
+{
+    if (!set->n_skipped || !set->first_skipped[0])
+        return;
+    pp_sb_append(out, "The first skipped: ");
+    pp_md_escape(out, set->first_skipped);
+    pp_sb_append(out, ".\n\n");
+}
+
 int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, bool rows, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: cost-model accuracy\n\n%d rows priced, %d skipped (no model shape, or a "
                        "configuration that breaks a plan rule).\n\n",
                   set->n, set->n_skipped);
+    first_skipped_md(set, out);
     pp_sb_append(out, "| source group | rows (time) | step-time MAPE | worst row | same-job pairs | ordered as measured "
                       "| rows (memory) | memory MAPE |\n"
                       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -429,6 +440,7 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
     pp_sb_appendf(out, "# parplan: cost-model accuracy, cross-validated\n\n%d rows priced from %d file(s), %d skipped (no "
                        "model shape, or a configuration that breaks a plan rule).\n\n",
                   set->n, set->n_files, set->n_skipped);
+    first_skipped_md(set, out);
     if (command)
         pp_sb_appendf(out, "```sh\n%s\n```\n\n", command);
     pp_sb_append(out, "## Step time, leave-one-source-group-out\n\n"

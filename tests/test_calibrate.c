@@ -292,7 +292,7 @@ static void test_cv_scores_each_group_with_the_other_fit(void)
     for (int g = 0; g < cv->n_groups; g++) {
         const char *held = cv->groups[g].group;
         /* fit on the other group alone */
-        pp_measurement_set other = {0, malloc((size_t)m * sizeof(pp_measurement)), 0, 0};
+        pp_measurement_set other = {.rows = malloc((size_t)m * sizeof(pp_measurement))};
         CU_ASSERT_PTR_NOT_NULL_FATAL(other.rows);
         for (int i = 0; i < m; i++)
             if (strcmp(copy[i].group, held) != 0)
@@ -353,7 +353,7 @@ static void test_defect_rows_are_scored_apart(void)
     /* the bug: row 3 ran three times slower than the physics says */
     set.rows[3].defect = true;
     set.rows[3].iteration_s *= 3.0;
-    pp_measurement_set without = {0, malloc((size_t)m * sizeof(pp_measurement)), 0, 0};
+    pp_measurement_set without = {.rows = malloc((size_t)m * sizeof(pp_measurement))};
     CU_ASSERT_PTR_NOT_NULL_FATAL(without.rows);
     for (int i = 0; i < m; i++)
         if (i != 3)
@@ -705,6 +705,14 @@ static void test_row_recompute_as_stated(void)
         load_one_row(&cat, ROW_MODEL, "{'tp': 2, 'pp': 2, 'cp': 2, 'global_batch': 64}", &named, &named_err), PP_OK);
     CU_ASSERT(named.rows[0].plan.tp == 2 && named.rows[0].plan.pp == 2 && named.rows[0].plan.cp == 2);
     CU_ASSERT_EQUAL(named.rows[0].plan.dp, 2);
+    pp_measurements_free(&named);
+    /* a row whose plan does not fill its GPUs is skipped, and the set says which and why */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'p': 1, 'd': 4, 'global_batch': 64}", &named,
+                                       &named_err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(named.n, 0);
+    CU_ASSERT_EQUAL(named.n_skipped, 1);
+    PP_ASSERT_CONTAINS(named.first_skipped, "$[0] (id 'r'): its plan breaks a rule: gpu count");
     pp_measurements_free(&named);
     /* a throughput instead of the step time: 64 sequences of 2048 tokens a step */
     static const char *const throughputs[] = {"{'tokens_per_s_per_gpu': 4096}", "{'tokens_per_s': 65536}",

@@ -835,7 +835,7 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
  * times) or whose configuration breaks a plan rule: such rows are counted,
  * never guessed.  A row that is malformed is an error naming its path. */
 static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const pp_catalog *cat,
-                    pp_measurement *row, bool *priced, pp_error *err)
+                    pp_measurement *row, bool *priced, char *why, size_t why_cap, pp_error *err)
 {
     pp_jpath at = pp_jpath_index(file_at, index);
     row_parts s;
@@ -849,8 +849,12 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         rc = read_measured(s.measured, &s.measured_at, row, err);
     if (!rc)
         rc = read_throughput(s.measured, &s.measured_at, &tput, err);
-    if (rc || !(row->has_time || row->has_memory || row->has_peak || row->has_oom || has_throughput(&tput)))
+    if (rc || !(row->has_time || row->has_memory || row->has_peak || row->has_oom || has_throughput(&tput))) {
+        snprintf(why, why_cap,
+                 "%.200s: %.100s (id '%.60s'): no step time, throughput, memory or out-of-memory stop in 'measured'",
+                 at.origin ? at.origin : "", at.path, row->id);
         return rc;
+    }
     rc = read_run(&s, &at, cat, row, err);
     if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
         row->iteration_s = step_of_throughput(&tput, row);
@@ -858,6 +862,9 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     }
     pp_error rule;
     *priced = !rc && pp_fixed_plan_check(&row->prob, &row->plan, &rule) == PP_OK; /* priced as it ran */
+    if (!rc && !*priced)
+        snprintf(why, why_cap, "%.150s: %.100s (id '%.60s'): its plan breaks a rule: %.250s", at.origin ? at.origin : "",
+                 at.path, row->id, rule.msg);
     return rc;
 }
 
@@ -887,13 +894,14 @@ static int load_file(const char *path, const pp_catalog *cat, pp_measurement_set
     cJSON_ArrayForEach(jrow, doc)
     {
         bool priced = false;
-        rc = read_row(jrow, &file_at, index++, cat, &set->rows[set->n], &priced, err);
+        char why[sizeof set->first_skipped] = "";
+        rc = read_row(jrow, &file_at, index++, cat, &set->rows[set->n], &priced, why, sizeof why, err);
         if (rc)
             break;
         if (priced)
             set->n++;
-        else
-            set->n_skipped++;
+        else if (set->n_skipped++ == 0)
+            snprintf(set->first_skipped, sizeof set->first_skipped, "%s", why);
     }
     cJSON_Delete(doc);
     if (rc == PP_OK)

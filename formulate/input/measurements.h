@@ -40,6 +40,7 @@ typedef struct pp_measurement_set {
     int n;
     pp_measurement *rows; /* owned */
     int n_skipped;        /* rows that carry nothing the model can price, or break a plan rule */
+    char first_skipped[640]; /* the first of them: its path and id, and why ("" if none) */
     int n_files;          /* JSON files read */
 } pp_measurement_set;
 
