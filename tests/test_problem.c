@@ -757,6 +757,27 @@ static void test_problem_names_as_written(void)
     CU_ASSERT_EQUAL(a.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(a.training.framework, PP_FW_MEGATRON_CORE);
     free(upper);
+    /* frameworks by their other usual names: today's releases */
+    static const struct {
+        const char *name;
+        pp_framework fw;
+    } frameworks[] = {{"NeMo", PP_FW_MEGATRON_CORE},         {"Megatron-LM", PP_FW_MEGATRON_CORE},
+                      {"Megatron-Bridge", PP_FW_MEGATRON_CORE}, {"torchtitan", PP_FW_FSDP},
+                      {"PyTorch FSDP", PP_FW_FSDP},            {"GPT-NeoX", PP_FW_DEEPSPEED},
+                      {"megatron_lm_2021", PP_FW_MEGATRON_2021}};
+    for (size_t i = 0; i < sizeof frameworks / sizeof frameworks[0]; i++) {
+        char training[160];
+        snprintf(training, sizeof training, "{'global_batch': 8, 'framework': '%s'}", frameworks[i].name);
+        char *text = problem_with(NULL, NULL, training, NULL);
+        CU_ASSERT_EQUAL_FATAL(parse_problem(text, &a, &err), PP_OK);
+        CU_ASSERT_EQUAL(a.training.framework, frameworks[i].fw);
+        free(text);
+    }
+    /* a name of no framework is still an error at its path */
+    char *jax = problem_with(NULL, NULL, "{'global_batch': 8, 'framework': 'MaxText'}", NULL);
+    CU_ASSERT_EQUAL(parse_problem(jax, &a, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.training.framework");
+    free(jax);
 }
 
 /* The one table of efficiency parameters: each field of pp_efficiency once,

@@ -119,20 +119,23 @@ static bool contains_ci(const char *hay, const char *needle)
 /* The framework a row names, which fixes the behaviours of
  * pp_framework_features (fused attention, overlap, gather granularity): a
  * problem's own names ("deepspeed", "fsdp": rows of calibrate --log), else
- * the first entry whose word the text contains.  torchtitan and
- * llm-foundry (Composer) shard with PyTorch FSDP whether or not the text
- * says so; GPT-NeoX trains on DeepSpeed (its pipeline engine and ZeRO). */
+ * the first entry whose word the text contains, both compared by
+ * pp_name_key ("Megatron LM" as "Megatron-LM", "LLM Foundry" as
+ * "llm-foundry").  torchtitan and LLM Foundry (Composer) shard with PyTorch
+ * FSDP whether or not the text says so; GPT-NeoX trains on DeepSpeed (its
+ * pipeline engine and ZeRO). */
 static const struct {
-    const char *word, *unless;
+    const char *word, *unless; /* pp_name_key keys: letters and digits in lower case */
     pp_framework fw;
 } framework_words[] = {
     {"deepspeed", NULL, PP_FW_DEEPSPEED_2021}, /* unless the text dates it later (framework_of) */
-    {"gpt-neox", NULL, PP_FW_DEEPSPEED_2021},
+    {"gptneox", NULL, PP_FW_DEEPSPEED_2021},
     {"fsdp", NULL, PP_FW_FSDP},
+    {"fullysharded", NULL, PP_FW_FSDP},
     {"torchtitan", NULL, PP_FW_FSDP},
-    {"llm-foundry", NULL, PP_FW_FSDP},
+    {"llmfoundry", NULL, PP_FW_FSDP},
     {"composer", NULL, PP_FW_FSDP},
-    {"megatron-lm", "core", PP_FW_MEGATRON_2021},
+    {"megatronlm", "core", PP_FW_MEGATRON_2021},
 };
 
 /* The latest year from 2015 to 2039 the text names ("DeepSpeed 0.14
@@ -155,9 +158,11 @@ static pp_framework framework_of(const char *fw)
     for (int f = 0; f < PP_FW_COUNT; f++)
         if (strcmp(fw, pp_framework_name((pp_framework)f)) == 0)
             return (pp_framework)f;
+    char key[256];
+    pp_name_key(fw, key, sizeof key); /* "Megatron LM", "LLM Foundry", "FullyShardedDataParallel" */
     for (size_t i = 0; i < sizeof framework_words / sizeof framework_words[0]; i++)
-        if (contains_ci(fw, framework_words[i].word) &&
-            !(framework_words[i].unless && contains_ci(fw, framework_words[i].unless))) {
+        if (strstr(key, framework_words[i].word) &&
+            !(framework_words[i].unless && strstr(key, framework_words[i].unless))) {
             /* DeepSpeed dated 2023 or later gathers into one tensor, overlaps
              * and runs fused attention (the 2021 entry's behaviours are that
              * year's: pp_framework_features) */

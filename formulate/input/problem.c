@@ -378,7 +378,13 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = pp_json_positive(obj, at, "tokens", PP_OPTIONAL, 1e18, &t->tokens, c->err);
     int framework = (int)t->framework;
-    if (!rc)
+    /* the framework by its id or by another of its usual names ("NeMo",
+     * "torchtitan": names.c pp_framework_alias) */
+    const cJSON *fw_item = cJSON_GetObjectItemCaseSensitive(obj, "framework");
+    pp_framework alias;
+    if (!rc && cJSON_IsString(fw_item) && pp_framework_alias(fw_item->valuestring, &alias))
+        framework = (int)alias;
+    else if (!rc)
         rc = pp_json_enum(obj, at, "framework", PP_OPTIONAL, pp_framework_names, PP_FW_COUNT, &framework, c->err);
     if (!rc && framework != (int)t->framework) /* explicit flags below may still override */
         pp_framework_features((pp_framework)framework, t);

@@ -3,6 +3,9 @@
  */
 #include "names.h"
 
+#include <ctype.h>
+#include <string.h>
+
 const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16",  "fp16",  "fp8",      "fp32",
                                                       "fp8-current", "mxfp8", "nvfp4", "fp8-block"};
 const char *const pp_recompute_names[PP_RECOMPUTE_COUNT] = {"none", "selective", "full"};
@@ -27,6 +30,55 @@ const char *pp_objective_name(pp_objective o) { return name_or(pp_objective_name
 const char *pp_attention_kernel_name(pp_attention_kernel k)
 {
     return name_or(pp_attention_kernel_names, PP_ATTN_COUNT, (int)k);
+}
+
+void pp_name_key(const char *text, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; text && *text && n + 1 < cap; text++)
+        if (isalnum((unsigned char)*text))
+            out[n++] = (char)tolower((unsigned char)*text);
+    if (cap > 0)
+        out[n] = '\0';
+}
+
+/* Other names of today's frameworks: NeMo 2.0 and Megatron-Bridge train
+ * Megatron-Core models, and Megatron-LM has built them by default since
+ * core_r0.8.0 (commit 9ad1a56f, 2024-05-24); torchtitan and LLM Foundry
+ * (Composer) shard with PyTorch FSDP; GPT-NeoX and Megatron-DeepSpeed train
+ * on DeepSpeed's engine. */
+static const struct {
+    const char *key;
+    pp_framework fw;
+} framework_aliases[] = {
+    {"megatron", PP_FW_MEGATRON_CORE},       {"megatronlm", PP_FW_MEGATRON_CORE},
+    {"mcore", PP_FW_MEGATRON_CORE},          {"nemo", PP_FW_MEGATRON_CORE},
+    {"nemo2", PP_FW_MEGATRON_CORE},          {"nemomegatron", PP_FW_MEGATRON_CORE},
+    {"megatronbridge", PP_FW_MEGATRON_CORE}, {"torchtitan", PP_FW_FSDP},
+    {"pytorchfsdp", PP_FW_FSDP},             {"fsdp2", PP_FW_FSDP},
+    {"fullyshardeddataparallel", PP_FW_FSDP}, {"llmfoundry", PP_FW_FSDP},
+    {"composer", PP_FW_FSDP},                {"gptneox", PP_FW_DEEPSPEED},
+    {"megatrondeepspeed", PP_FW_DEEPSPEED},
+};
+
+bool pp_framework_alias(const char *text, pp_framework *fw)
+{
+    char key[64];
+    pp_name_key(text, key, sizeof key);
+    for (int f = 0; f < PP_FW_COUNT; f++) {
+        char own[64];
+        pp_name_key(pp_framework_names[f], own, sizeof own);
+        if (strcmp(key, own) == 0) {
+            *fw = (pp_framework)f;
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sizeof framework_aliases / sizeof framework_aliases[0]; i++)
+        if (strcmp(key, framework_aliases[i].key) == 0) {
+            *fw = framework_aliases[i].fw;
+            return true;
+        }
+    return false;
 }
 
 /* The recipes (docs/cost-model.md section 10):

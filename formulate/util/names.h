@@ -27,6 +27,17 @@ extern const char *const pp_lora_targets_names[PP_LORA_TARGETS_COUNT];
 /* training.framework and data/frameworks.json's ids: "megatron-core", ... */
 extern const char *const pp_framework_names[PP_FW_COUNT];
 
+/* text's letters and digits in lower case, at most cap - 1 of them: the
+ * key under which free-text names compare ("Megatron LM", "megatron-lm"
+ * and "MegatronLM" alike). */
+void pp_name_key(const char *text, char *out, size_t cap);
+
+/* The framework a problem names by another of its usual names ("NeMo",
+ * "Megatron-LM", "torchtitan", "GPT-NeoX"; names.c lists them), compared
+ * by pp_name_key.  The names speak of today's releases: megatron-lm-2021
+ * and deepspeed-2021 are reached only by their own names. */
+bool pp_framework_alias(const char *text, pp_framework *fw);
+
 /* The name of one value, or "?" for a value out of range. */
 const char *pp_precision_name(pp_precision p);
 const char *pp_recompute_name(pp_recompute r);
