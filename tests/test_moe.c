@@ -528,6 +528,17 @@ static void test_moe_capacity_factor(void)
     pp_term_stage(&p, &wide, &widened);
     CU_ASSERT(dropped.fwd_s < plain.fwd_s && dropped.bwd_s < plain.bwd_s);
     CU_ASSERT_EQUAL(widened.total_s, plain.total_s);
+    /* the all-to-alls wait for the GPU of the busiest experts, which
+     * receives (and returns) 1.2 x the mean: 1.2 x the balanced time at
+     * the same mean bytes, and the capacity factor 1.0 caps it */
+    pp_problem even = p;
+    even.training.moe_load_imbalance = 1.0;
+    pp_stage_term balanced;
+    pp_term_stage(&even, &pl, &balanced);
+    CU_ASSERT(balanced.ep_comm_s > 0.0);
+    PP_REL_EQ(plain.ep_comm_s, 1.2 * balanced.ep_comm_s, 1e-9);
+    PP_REL_EQ(dropped.ep_comm_s, balanced.ep_comm_s, 1e-9);
+    PP_REL_EQ(plain.bytes_network, balanced.bytes_network, 1e-12);
     CU_ASSERT(pp_step_time_s(&p, &drop) < pp_step_time_s(&p, &pl));
 
     /* the rule: data/frameworks.json */

@@ -430,7 +430,8 @@ double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
  * --moe-pad-expert-input-to-capacity runs only those it keeps; Megatron-Core
  * megatron/core/transformer/moe/moe_utils.py, get_capacity and
  * apply_router_token_dropping, at d98e8a64) the busiest takes min(load, c).
- * The all-to-alls are priced balanced either way (moe.c). */
+ * The all-to-alls wait for the GPU of the busiest experts alike: it
+ * receives this multiple of the mean (moe.c). */
 static const double CAPACITY_FACTOR[] = {0.0 /* none: dropless */, 1.0, 1.1, 1.25, 1.5, 2.0};
 
 double moe_load_imbalance(const pp_problem *prob, const pp_plan *plan)

@@ -17,7 +17,9 @@
  *   dispatch     all-to-all of (T/t) k h 16-bit values over the ep group,
  *   combine      the same back: each sends (1 - 1/ep) of it, (k_node-1)/ep
  *                over NVLink and (ep-k_node)/ep through its NIC
- *                (HAPMoE: D = S B H beta k (1 - 1/EP)); backward repeats
+ *                (HAPMoE: D = S B H beta k (1 - 1/EP)), and the GPU of the
+ *                busiest experts receives (then returns) imbalance x that,
+ *                which the collective waits for; backward repeats
  *                both, full recomputation the forward pair.  Megatron-Core's
  *                alltoall dispatcher does not overlap them with compute
  *                (its default; DeepSeek's DualPipe would), so they are
@@ -159,7 +161,11 @@ void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s,
         dedup_bytes(m, Tg, plan->ep, kn, &nv, &net);
     else
         pp_alltoall_bytes(msg, plan->ep, kn, &nv, &net);
-    b->comm_s = 2.0 * pp_alltoall_links_time_s(c, nv, net, plan->ep, kn);
+    /* every GPU sends its own tokens' copies, but the GPU whose experts are
+     * the busiest receives imbalance x the mean in the dispatch and sends
+     * as many back in the combine, and the all-to-all ends with it (the
+     * bytes below stay the mean GPU's, what the links carry on average) */
+    b->comm_s = 2.0 * moe_load_imbalance(prob, plan) * pp_alltoall_links_time_s(c, nv, net, plan->ep, kn);
     b->bytes_nvlink = 2.0 * nv;
     b->bytes_network = 2.0 * net;
     if (plan->etp > 1) { /* gather the routed tokens over the etp ranks, reduce-scatter the outputs */
