@@ -316,6 +316,16 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
                 "the attention rate this plan was priced at (training.attention_kernel flash1).\n\n");
 }
 
+/* The blocks the recipe keeps in bf16, first and last (names.c: NVFP4's
+ * share of the model's layers, rounded); false when it keeps none. */
+static bool bf16_layers(const pp_problem *prob, long *first, long *last)
+{
+    const pp_precision_info *info = pp_precision_props(prob->training.precision);
+    *first = lround(info->bf16_first_share * prob->model.layers);
+    *last = lround(info->bf16_last_share * prob->model.layers);
+    return *first + *last > 0;
+}
+
 /* The model's shape, and the precision recipe. */
 static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
 {
@@ -359,6 +369,12 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
     flag_sw(f, false, pp_precision_props(t->precision)->megatron_flags);
     if (t->fp8_params && pp_precision_props(t->precision)->low_gemm)
         flag_sw(f, false, "--fp8-param-gather");
+    long first, last;
+    if (bf16_layers(prob, &first, &last)) {
+        flag_sw(f, false, "--first-last-layers-bf16");
+        flag_int(f, false, "--num-layers-at-start-in-bf16", first);
+        flag_int(f, false, "--num-layers-at-end-in-bf16", last);
+    }
 }
 
 /* What Megatron-LM's flags above cannot say. */
@@ -370,6 +386,14 @@ static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp
         note(f, "The SwiGLU input kept in fp8 (TransformerConfig.activation_func_fp8_input_store) has no "
                 "Megatron-LM flag: set it in the script's config, or launch through Megatron-Bridge "
                 "(`model.activation_func_fp8_input_store=true`).\n\n");
+    long first, last;
+    if (bf16_layers(prob, &first, &last))
+        note(f, "The recipe keeps the first %ld and the last %ld of the %d blocks in bf16 (NVIDIA's NVFP4 recipe: "
+                "%.0f %% of the linear layers' FLOPs, as priced)%s.\n\n",
+             first, last, prob->model.layers, 100.0 * pp_precision_props(prob->training.precision)->high_precision_fraction,
+             p->pp > 1 ? "; they run on the first and the last pipeline stage, where the price spreads their cost over "
+                         "every stage, so those two stages run somewhat slower than priced"
+                       : "");
     if (p->zero >= 2)
         note(f, "ZeRO-2 and ZeRO-3 are Megatron-Core's FSDP (`--use-megatron-fsdp`; older releases call it "
                 "`--use-custom-fsdp`).\n\n");
@@ -500,6 +524,11 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--use-flash-attn", NULL, BR_SKIP, NULL, true},      /* Bridge's default backend is fused attention */
     {"--attention-backend", "model.attention_backend", BR_COPY, NULL, true},
     {"--fp8-param-gather", "model.fp8_param", BR_TRUE, NULL, true},
+    /* the mixed-precision recipe's own fields, which it copies onto the
+     * model over any model.* override (build_bridge says where they differ) */
+    {"--first-last-layers-bf16", NULL, BR_SKIP, NULL, true},
+    {"--num-layers-at-start-in-bf16", NULL, BR_SKIP, NULL, true},
+    {"--num-layers-at-end-in-bf16", NULL, BR_SKIP, NULL, true},
     {"--recompute-modules", "model.recompute_modules", BR_LIST, NULL, true}, /* absent: Bridge's default core_attn */
     /* the model's shape, written only when no recipe builds the model */
     {"--group-query-attention", NULL, BR_SKIP, NULL, false}, /* num_query_groups says it */
@@ -574,6 +603,43 @@ static bool bridge_generic_key(const char *flag, char *buf, size_t cap)
     return true;
 }
 
+/* Where the mixed-precision recipe sets other blocks in bf16, or another
+ * weight format, than the plan was priced with (names.c: the recipes' own
+ * fields, which their setup copies onto the model over any model.*
+ * override): no override of the release's keys undoes them, so the note
+ * says what to set in the recipe and the settings are not exact. */
+static void bridge_recipe_fields(pp_launch_target *br, const pp_problem *prob)
+{
+    const pp_training *t = &prob->training;
+    const pp_precision_info *info = pp_precision_props(t->precision);
+    long first, last;
+    bf16_layers(prob, &first, &last);
+    bool layers = first != info->bridge_bf16_first || last != info->bridge_bf16_last;
+    bool params = info->low_gemm && t->fp8_params != info->bridge_fp8_params;
+    if (!layers && !params)
+        return;
+    note(br, "`mixed_precision=%s`", info->bridge_recipe);
+    if (layers && info->bridge_bf16_first + info->bridge_bf16_last == 0)
+        note(br, " keeps no block in bf16");
+    else if (layers)
+        note(br, " keeps the first %d and the last %d blocks in bf16", info->bridge_bf16_first, info->bridge_bf16_last);
+    if (layers && first + last == 0)
+        note(br, " where the plan was priced with none");
+    else if (layers)
+        note(br, " where the plan was priced with the first %ld and the last %ld", first, last);
+    if (params)
+        note(br, "%s gathers the weights %s where the plan's are %s", layers ? "," : "",
+             info->bridge_fp8_params ? "in fp8" : "in 16 bits", t->fp8_params ? "in fp8" : "in 16 bits");
+    note(br, ", and copies this onto the model over any `model.` override: in the recipe's MixedPrecisionConfig set");
+    if (layers)
+        note(br, " `first_last_layers_bf16=%s`, `num_layers_at_start_in_bf16=%ld`, `num_layers_at_end_in_bf16=%ld`",
+             first + last > 0 ? "true" : "false", first, last);
+    if (params)
+        note(br, "%s `fp8_param_gather=%s`", layers ? "," : "", t->fp8_params ? "true" : "false");
+    note(br, ".\n\n");
+    br->exact = false;
+}
+
 static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron, const pp_problem *prob,
                          const pp_plan *p)
 {
@@ -607,6 +673,7 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
     set_bool(br, NULL, "ddp.grad_reduce_in_fp32",
              t->precision != PP_PREC_FP16 && !find_setting(megatron, "--grad-reduce-in-bf16"));
     set_text(br, NULL, "mixed_precision", PP_LV_STR, "%s", pp_precision_props(t->precision)->bridge_recipe);
+    bridge_recipe_fields(br, prob);
     if (fp8_act_store_on(prob, p)) /* no Megatron-LM flag says it (megatron_notes) */
         set_bool(br, NULL, "model.activation_func_fp8_input_store", true);
     if (pp_model_is_moe(m)) { /* a recipe's own capacity (Nemotron 3 Super's 1.1, padded) is not the plan's */

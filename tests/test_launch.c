@@ -426,6 +426,53 @@ static void test_torchtitan_recipes(void)
 /* Megatron-Bridge runs the plan the flags run: the same degrees, and what
  * Megatron-LM leaves off by its absence written off (a recipe's defaults
  * differ); a model no recipe builds gets its shape, or is not exact. */
+/* What a precision recipe keeps in bf16 runs as priced (names.c): NVFP4's
+ * selective bf16 blocks (2 and 8 of 62, arXiv 2509.25149) as Megatron-LM
+ * flags, 1 and 4 of Llama 3 8B's 32; Megatron-Bridge's mixed-precision
+ * recipes set their own blocks and weight format over any model override
+ * (v0.2.2 mixed_precision.py), so a difference is a note and not exact. */
+static void test_precision_recipe_blocks(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'b200-sxm-180gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'precision': 'nvfp4'}}", &cat, &p);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    static pp_launch l;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    const pp_launch_target *mg = &l.targets[PP_LT_MEGATRON], *br = &l.targets[PP_LT_BRIDGE];
+    CU_ASSERT_PTR_NOT_NULL(setting(mg, "--first-last-layers-bf16"));
+    const pp_launch_setting *s = setting(mg, "--num-layers-at-start-in-bf16");
+    CU_ASSERT_TRUE(s && s->num == 1);
+    s = setting(mg, "--num-layers-at-end-in-bf16");
+    CU_ASSERT_TRUE(s && s->num == 4);
+    PP_REL_EQ(pp_precision_props(PP_PREC_NVFP4)->high_precision_fraction, 10.0 / 62.0, 1e-12);
+    CU_ASSERT_FALSE(br->exact);
+    PP_ASSERT_CONTAINS(br->notes, "`num_layers_at_end_in_bf16=4`");
+    CU_ASSERT_PTR_NULL(setting(br, "model.first_last_layers_bf16")); /* the recipe would overwrite it */
+    /* fp8 with current scaling: Bridge's recipe keeps a block at each end
+     * and gathers fp8 weights; the plan, priced without either, says so */
+    p.training.precision = PP_PREC_FP8_CURRENT;
+    p.training.fp8_params = false;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT_PTR_NULL(setting(mg, "--first-last-layers-bf16"));
+    CU_ASSERT_FALSE(br->exact);
+    PP_ASSERT_CONTAINS(br->notes, "`num_layers_at_start_in_bf16=0`");
+    PP_ASSERT_CONTAINS(br->notes, "`fp8_param_gather=false`");
+    /* delayed scaling with fp8 weights: what the recipe sets */
+    p.training.precision = PP_PREC_FP8;
+    p.training.fp8_params = true;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT(strstr(br->notes, "MixedPrecisionConfig") == NULL);
+    /* bf16: no recipe fields to differ */
+    p.training.precision = PP_PREC_BF16;
+    p.training.fp8_params = false;
+    pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+    CU_ASSERT(strstr(br->notes, "MixedPrecisionConfig") == NULL);
+    pp_catalog_free(&cat);
+}
+
 static void test_bridge_overrides(void)
 {
     pp_catalog cat;
@@ -494,6 +541,7 @@ int main(void)
         {"the model's router, norms, rotary base and MTP reach the flags", test_model_flags},
         {"a router's groups are checked", test_router_groups_checked},
         {"Megatron-Bridge overrides say the plan the flags say", test_bridge_overrides},
+        {"a precision recipe's bf16 blocks and weight format run as priced", test_precision_recipe_blocks},
         {"torchtitan: expert degree, layers per chunk, exact only as priced", test_torchtitan_moe_and_chunks},
         {"torchtitan: the priced fp8 or MXFP8 recipe as a converter; a recipe it lacks runs no plan",
          test_torchtitan_recipes},

@@ -96,8 +96,7 @@ bool pp_framework_alias(const char *text, pp_framework *fw)
  *  - nvfp4: NVFP4BlockScaling, E2M1 with one E4M3 scale per 16 elements and
  *    an fp32 tensor scale: 0.5 + 1/16 bytes; K multiples of 32 (16-byte
  *    rows).  NVIDIA's recipe keeps about 16 % of the linear layers in bf16
- *    (arXiv 2509.25149, "selective high-precision layers": the first two
- *    and last eight blocks of its 62-block 12B model).  Megatron-Core's
+ *    (NVFP4_BF16_FIRST and _LAST below).  Megatron-Core's
  *    low-precision guide lists --fp4-recipe nvfp4 beside --fp8-recipe; the
  *    --fp4-format e2m1 spelling follows Transformer Engine's Format.E2M1 and
  *    is not checked against Megatron-LM's argument parser.
@@ -124,26 +123,46 @@ bool pp_framework_alias(const char *text, pp_framework *fw)
  * Megatron-Bridge names each recipe as a function of
  * src/megatron/bridge/training/mixed_precision.py (v0.2.2): bf16_mixed,
  * bf16_with_fp8_delayed_scaling_mixed, ..._current_scaling_mixed,
- * bf16_with_mxfp8_mixed, bf16_with_nvfp4_mixed. */
+ * bf16_with_mxfp8_mixed, bf16_with_nvfp4_mixed.  The recipes set more than
+ * the format, and MixedPrecisionConfig.setup copies every field it has onto
+ * the model's config (update_config_with_precision_overrides), so a model
+ * override cannot undo them: the delayed, current-scaling and MXFP8 recipes
+ * gather the weights in fp8 (fp8_param_gather True), the current-scaling
+ * one also keeps the first and the last block in bf16
+ * (first_last_layers_bf16, num_layers_at_start_in_bf16 1,
+ * num_layers_at_end_in_bf16 1), the sub-channel (block) and NVFP4 ones do
+ * neither.  The bridge_* fields say so; the launch settings tell where they
+ * differ from the plan. */
+/* NVIDIA's NVFP4 pretraining recipe keeps the first two and the last eight
+ * of its 12B model's 62 blocks in bf16 (arXiv 2509.25149, "selective
+ * high-precision layers"): about 16 % of the linear layers' FLOPs, priced
+ * so and launched so (Megatron-Core's --first-last-layers-bf16 with
+ * --num-layers-at-start-in-bf16 and --num-layers-at-end-in-bf16, read by
+ * megatron/core/fp4_utils.py get_fp4_context).  Neither Megatron-LM
+ * (first_last_layers_bf16 false by default) nor Megatron-Bridge's
+ * bf16_with_nvfp4_mixed keeps any unless told. */
+#define NVFP4_BF16_FIRST (2.0 / 62.0)
+#define NVFP4_BF16_LAST (8.0 / 62.0)
+
 static const pp_precision_info precision_info[PP_PREC_COUNT] = {
     [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed"},
     [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, 1.0, "--fp16", "fp16_mixed"},
     [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 0.0, 1.0,
                      "--bf16 --transformer-impl transformer_engine --fp8-format hybrid",
-                     "bf16_with_fp8_delayed_scaling_mixed"},
+                     "bf16_with_fp8_delayed_scaling_mixed", 0.0, 0.0, 0, 0, true},
     [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed"},
     [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 1.0, 1.0,
                              "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe tensorwise",
-                             "bf16_with_fp8_current_scaling_mixed"},
+                             "bf16_with_fp8_current_scaling_mixed", 0.0, 0.0, 1, 1, true},
     [PP_PREC_MXFP8] = {true, true, true, PP_PREC_MXFP8, 1.0 + 1.0 / 32.0, 32.0, 0.0, 0.0, 1.0,
                        "--bf16 --transformer-impl transformer_engine --fp8-format e4m3 --fp8-recipe mxfp8",
-                       "bf16_with_mxfp8_mixed"},
-    [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, 0.16, 1.0, 1.0,
-                       "--bf16 --transformer-impl transformer_engine --fp4-format e2m1 --fp4-recipe nvfp4",
-                       "bf16_with_nvfp4_mixed"},
+                       "bf16_with_mxfp8_mixed", 0.0, 0.0, 0, 0, true},
+    [PP_PREC_NVFP4] = {true, true, true, PP_PREC_NVFP4, 0.5 + 1.0 / 16.0, 32.0, NVFP4_BF16_FIRST + NVFP4_BF16_LAST,
+                       1.0, 1.0, "--bf16 --transformer-impl transformer_engine --fp4-format e2m1 --fp4-recipe nvfp4",
+                       "bf16_with_nvfp4_mixed", NVFP4_BF16_FIRST, NVFP4_BF16_LAST, 0, 0, false},
     [PP_PREC_FP8_BLOCK] = {true, true, false, PP_PREC_FP8, 1.0 + 4.0 / 128.0, 16.0, 0.0, 0.0, 0.81,
                            "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe blockwise",
-                           "bf16_with_fp8_subchannel_scaling_mixed"},
+                           "bf16_with_fp8_subchannel_scaling_mixed", 0.0, 0.0, 0, 0, false},
 };
 
 const pp_precision_info *pp_precision_props(pp_precision p)

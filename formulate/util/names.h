@@ -68,6 +68,15 @@ typedef struct pp_precision_info {
                                   recipe's scales in the kernel's main loop); 1 where nothing is lost */
     const char *megatron_flags; /* Megatron-LM's precision flags */
     const char *bridge_recipe;  /* Megatron-Bridge's mixed-precision recipe of the same flags */
+    /* the transformer blocks the recipe keeps in bf16, as shares of the
+     * model's layers, first and last (high_precision_fraction is their sum;
+     * the launch settings ask for as many: --first-last-layers-bf16) */
+    double bf16_first_share, bf16_last_share;
+    /* what bridge_recipe itself sets at the Megatron-Bridge release
+     * data/frameworks.json names: the blocks it keeps in bf16, first and
+     * last, and whether it gathers the weights in fp8 (fp8_param_gather) */
+    int bridge_bf16_first, bridge_bf16_last;
+    bool bridge_fp8_params;
 } pp_precision_info;
 
 const pp_precision_info *pp_precision_props(pp_precision p);
