@@ -602,6 +602,10 @@ static void test_rows_carry_how_they_ran(void)
                   "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16',"
                   "             'framework': 'LLM Foundry 0.10'},"
                   "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'model-by-name', 'source_group': 'g', 'model': 'meta-llama/Llama-3.1-8B-Instruct',"
+                  "  'cluster': {'gpu': 'H100', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16'},"
+                  "  'measured': {'iteration_s': 0.5}}"
                   ", {'id': 'fsdp-long', 'source_group': 'g',"
                   "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
                   "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 16, 'gpus_per_node': 8},"
@@ -612,7 +616,7 @@ static void test_rows_carry_how_they_ran(void)
     pp_error err;
     pp_measurement_set set;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 20);
+    CU_ASSERT_EQUAL_FATAL(set.n, 21);
     CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
@@ -645,7 +649,11 @@ static void test_rows_carry_how_they_ran(void)
     /* names compared by their letters and digits: spaces and hyphens alike */
     CU_ASSERT_EQUAL(set.rows[17].prob.training.framework, PP_FW_MEGATRON_2021);
     CU_ASSERT_EQUAL(set.rows[18].prob.training.framework, PP_FW_FSDP);
-    CU_ASSERT_EQUAL(set.rows[19].prob.training.framework, PP_FW_FSDP);
+    CU_ASSERT_EQUAL(set.rows[20].prob.training.framework, PP_FW_FSDP);
+    /* a model given by its name alone, as Hugging Face writes it */
+    CU_ASSERT_EQUAL(set.rows[19].prob.model.layers, 32);
+    CU_ASSERT_EQUAL(set.rows[19].prob.model.kv_heads, 8);
+    CU_ASSERT_EQUAL(set.rows[19].prob.model.seq_len, 8192);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }

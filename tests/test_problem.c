@@ -746,6 +746,30 @@ static void test_problem_names_as_written(void)
     CU_ASSERT_STRING_EQUAL(a.cluster.gpu.id, b.cluster.gpu.id);
     free(by_id);
     free(by_name);
+    /* as Hugging Face names them: an organisation, the format, a fine-tuned
+     * release and a version change no shape; a later release of one shape
+     * is an alias of its entry (data/models.json) */
+    static const struct {
+        const char *name, *id;
+    } models[] = {{"meta-llama/Llama-2-7b-hf", "llama2-7b"},
+                  {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},
+                  {"meta-llama/Llama-3.1-8B-Instruct", "llama3-8b"},
+                  {"Llama 3.3 70B", "llama3-70b"},
+                  {"deepseek-ai/DeepSeek-V3-Base", "deepseek-v3"},
+                  {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"}};
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        const pp_catalog_model *cm = pp_catalog_model_named(&cat, models[i].name);
+        CU_ASSERT_PTR_NOT_NULL(cm);
+        if (cm)
+            CU_ASSERT_STRING_EQUAL(cm->id, models[i].id);
+    }
+    /* a version is no neutral word when it names the model (DeepSeek-V2 is
+     * not DeepSeek-V3), nor is a context length */
+    CU_ASSERT_PTR_NULL(pp_catalog_model_named(&cat, "DeepSeek-V2"));
+    CU_ASSERT_PTR_NULL(pp_catalog_model_named(&cat, "Llama-2-7b-32k"));
+    pp_catalog_free(&cat);
     char *bad = problem_with("'Llama 5'", NULL, NULL, NULL);
     CU_ASSERT_EQUAL(parse_problem(bad, &a, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "$.model");
@@ -1019,6 +1043,11 @@ static void test_bad_catalogs(void)
                                         " 'seq_len': 16, 'source': 'x'}, {'id': 'm1', 'layers': 2, 'hidden': 64,"
                                         " 'heads': 4, 'vocab': 10, 'seq_len': 16, 'source': 'x'}]}",
                 NULL, NULL, "models.json", "$.models[1].id", "expected a unique id");
+    BAD_CATALOG("model alias of another", NULL,
+                "{'models': [{'id': 'm1', 'name': 'Model One', 'layers': 2, 'hidden': 64, 'heads': 4, 'vocab': 10,"
+                " 'seq_len': 16, 'source': 'x'}, {'id': 'm2', 'aliases': ['model-one'], 'layers': 2, 'hidden': 64,"
+                " 'heads': 4, 'vocab': 10, 'seq_len': 16, 'source': 'x'}]}",
+                NULL, NULL, "models.json", "$.models[1].aliases[0]", "no other model goes by", "'m1'");
     BAD_CATALOG("no models", NULL, "{'models': []}", NULL, NULL, "models.json", "$.models", "1..10000 entries");
     BAD_CATALOG("cluster gpu", NULL, NULL, "{'clusters': [{'id': 'c1', 'gpu': 'g2', 'nodes': 2, 'source': 'x'}]}",
                 NULL, "clusters.json", "$.clusters[0].gpu", "GPU id of gpus.json", "found 'g2'");

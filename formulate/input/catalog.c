@@ -51,7 +51,7 @@ static const char *const models_file_keys[] = {"models", "description", "source"
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
                                                "vocab",    "seq_len",    "params_b",  "source",         "notes",
-                                               "loss_token_fraction",
+                                               "loss_token_fraction", "aliases",
                                                "active_params_b", PP_MODEL_MOE_KEYS, PP_MODEL_ARCH_KEYS, NULL};
 static const char *const clusters_file_keys[] = {"clusters", "description", "source", NULL};
 static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",
@@ -255,7 +255,7 @@ static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
 {
     if (same_gpu_name(cat->gpus[i].id, name) || same_gpu_name(cat->gpus[i].name, name))
         return true;
-    for (int a = 0; cat->gpu_aliases && a < PP_MAX_GPU_ALIASES && cat->gpu_aliases[i][a][0]; a++)
+    for (int a = 0; cat->gpu_aliases && a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
         if (same_gpu_name(cat->gpu_aliases[i][a], name))
             return true;
     return false;
@@ -276,13 +276,78 @@ const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char 
     return i < 0 ? NULL : &cat->models[i];
 }
 
+static bool model_has_key(const pp_catalog_model *cm, const char *key)
+{
+    char k[PP_NAME_LEN + 1];
+    name_key(cm->id, model_noise, k, sizeof k);
+    if (strcmp(k, key) == 0)
+        return true;
+    name_key(cm->model.name, model_noise, k, sizeof k);
+    if (strcmp(k, key) == 0)
+        return true;
+    for (int a = 0; a < PP_MAX_ALIASES && cm->aliases[a][0]; a++) {
+        name_key(cm->aliases[a], model_noise, k, sizeof k);
+        if (strcmp(k, key) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Words a model's name may end with that do not change its shape: weights
+ * in Hugging Face format ("-hf"), a fine-tuned release ("-Instruct",
+ * "-chat", "-it"), the pretrained one ("-Base"), and a release version
+ * ("-v0.1", read as the words "v0" and "1"). */
+static bool shape_neutral_word(const char *w, size_t len, const char *prev, size_t prev_len)
+{
+    static const char *const words[] = {"hf", "instruct", "chat", "it", "base", NULL};
+    for (int k = 0; words[k]; k++)
+        if (len == strlen(words[k]) && strncasecmp(w, words[k], len) == 0)
+            return true;
+    bool digits = len > 0, version = len > 1 && tolower((unsigned char)w[0]) == 'v';
+    for (size_t k = 0; k < len; k++)
+        digits = digits && isdigit((unsigned char)w[k]);
+    for (size_t k = 1; version && k < len; k++)
+        version = isdigit((unsigned char)w[k]);
+    bool prev_version = prev && prev_len > 1 && tolower((unsigned char)prev[0]) == 'v';
+    for (size_t k = 1; prev_version && k < prev_len; k++)
+        prev_version = isdigit((unsigned char)prev[k]);
+    return version || (digits && prev_version);
+}
+
+/* A model of the catalog by its id, its name or an alias, as people write
+ * them (name_key), after a Hugging Face organisation ("meta-llama/") and
+ * any shape-neutral words at its end. */
 const pp_catalog_model *pp_catalog_model_named(const pp_catalog *cat, const char *name)
 {
     const pp_catalog_model *m = pp_catalog_model_find(cat, name);
-    for (int i = 0; !m && name[0] && i < cat->n_models; i++)
-        if (same_name(cat->models[i].id, name, model_noise) || same_name(cat->models[i].model.name, name, model_noise))
-            m = &cat->models[i];
-    return m;
+    if (m || !name[0])
+        return m;
+    const char *slash = strrchr(name, '/');
+    char trimmed[PP_NAME_LEN + 1];
+    snprintf(trimmed, sizeof trimmed, "%s", slash ? slash + 1 : name);
+    for (;;) {
+        char key[PP_NAME_LEN + 1];
+        name_key(trimmed, model_noise, key, sizeof key);
+        for (int i = 0; key[0] && i < cat->n_models; i++)
+            if (model_has_key(&cat->models[i], key))
+                return &cat->models[i];
+        /* the last word, and the one before it */
+        char *end = trimmed + strlen(trimmed);
+        while (end > trimmed && !isalnum((unsigned char)end[-1]))
+            end--;
+        char *w = end;
+        while (w > trimmed && isalnum((unsigned char)w[-1]))
+            w--;
+        char *pe = w;
+        while (pe > trimmed && !isalnum((unsigned char)pe[-1]))
+            pe--;
+        char *pw = pe;
+        while (pw > trimmed && isalnum((unsigned char)pw[-1]))
+            pw--;
+        if (w == trimmed || !shape_neutral_word(w, (size_t)(end - w), pe > pw ? pw : NULL, (size_t)(pe - pw)))
+            return NULL;
+        *w = '\0';
+    }
 }
 
 const pp_catalog_cluster *pp_catalog_cluster_find(const pp_catalog *cat, const char *id)
@@ -401,17 +466,17 @@ static int check_entry(const cJSON *obj, const pp_jpath *at, const char *const *
 
 /* ---- gpus.json ----------------------------------------------------------------- */
 
-/* "aliases": the other names people give the GPU (measurement rows' free
- * text), a list of at most PP_MAX_GPU_ALIASES non-empty strings. */
-static int read_gpu_aliases(const cJSON *obj, const pp_jpath *at, pp_gpu_aliases aliases, pp_error *err)
+/* "aliases": the other names people give the GPU or model (measurement
+ * rows' free text), a list of at most PP_MAX_ALIASES non-empty strings. */
+static int read_aliases(const cJSON *obj, const pp_jpath *at, pp_aliases aliases, pp_error *err)
 {
     const cJSON *list = pp_json_member(obj, "aliases");
     pp_jpath here = pp_jpath_key(at, "aliases");
     if (!list)
         return PP_OK;
     int n = cJSON_GetArraySize(list), rc = pp_json_expect_array(list, &here, err);
-    if (!rc && n > PP_MAX_GPU_ALIASES)
-        rc = pp_json_fail(err, &here, "expected at most %d names, found %d", PP_MAX_GPU_ALIASES, n);
+    if (!rc && n > PP_MAX_ALIASES)
+        rc = pp_json_fail(err, &here, "expected at most %d names, found %d", PP_MAX_ALIASES, n);
     for (int a = 0; a < n && !rc; a++) {
         pp_jpath el = pp_jpath_index(&here, a);
         rc = pp_json_as_string(cJSON_GetArrayItem(list, a), &el, aliases[a], PP_ID_LEN, err);
@@ -487,14 +552,14 @@ static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at,
         rc = pp_json_string(obj, at, "calibration_family", PP_REQUIRED, cat->gpu_calibration_family[i], PP_ID_LEN, err);
     if (!rc)
         rc = read_gpu_borrow(obj, at, &cat->gpu_borrow[i], err);
-    return rc ? rc : read_gpu_aliases(obj, at, cat->gpu_aliases[i], err);
+    return rc ? rc : read_aliases(obj, at, cat->gpu_aliases[i], err);
 }
 
 /* No name may mean two GPUs: an alias is no other GPU's id, name or alias. */
 static int check_gpu_aliases(const pp_catalog *cat, const pp_jpath *list_at, pp_error *err)
 {
     for (int i = 0; i < cat->n_gpus; i++)
-        for (int a = 0; a < PP_MAX_GPU_ALIASES && cat->gpu_aliases[i][a][0]; a++)
+        for (int a = 0; a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
             for (int j = 0; j < cat->n_gpus; j++)
                 if (j != i && gpu_has_name(cat, j, cat->gpu_aliases[i][a])) {
                     pp_jpath at = pp_jpath_index(list_at, i);
@@ -612,7 +677,27 @@ static int read_model_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *a
         rc = pp_json_double(obj, at, "active_params_b", PP_OPTIONAL, 0, 1e6, &cm->active_params_b, err);
     if (!rc && !pp_json_member(obj, "name"))
         snprintf(cm->model.name, sizeof cm->model.name, "%s", cm->id);
-    return rc;
+    return rc ? rc : read_aliases(obj, at, cm->aliases, err);
+}
+
+/* No name may mean two models: an alias is no other model's id, name or
+ * alias, as pp_catalog_model_named compares them. */
+static int check_model_aliases(pp_catalog *cat, const pp_jpath *list_at, pp_error *err)
+{
+    for (int i = 0; i < cat->n_models; i++)
+        for (int a = 0; a < PP_MAX_ALIASES && cat->models[i].aliases[a][0]; a++) {
+            char key[PP_NAME_LEN + 1];
+            name_key(cat->models[i].aliases[a], model_noise, key, sizeof key);
+            for (int j = 0; j < cat->n_models; j++)
+                if (j != i && model_has_key(&cat->models[j], key)) {
+                    pp_jpath at = pp_jpath_index(list_at, i);
+                    pp_jpath list = pp_jpath_key(&at, "aliases");
+                    pp_jpath here = pp_jpath_index(&list, a);
+                    return pp_json_fail(err, &here, "expected a name no other model goes by, found '%s' (also '%s')",
+                                        cat->models[i].aliases[a], cat->models[j].id);
+                }
+        }
+    return PP_OK;
 }
 
 static bool alloc_models(pp_catalog *cat, int n)
@@ -1208,7 +1293,7 @@ static const list_file LIST_FILES[] = {
     {"gpus.json", gpus_file_keys, NULL, "gpus", MAX_CATALOG_ENTRIES, alloc_gpus, read_gpu_entry,
      offsetof(pp_catalog, n_gpus), check_gpus},
     {"models.json", models_file_keys, NULL, "models", MAX_CATALOG_ENTRIES, alloc_models, read_model_entry,
-     offsetof(pp_catalog, n_models), NULL},
+     offsetof(pp_catalog, n_models), check_model_aliases},
     {"clusters.json", clusters_file_keys, NULL, "clusters", MAX_CATALOG_ENTRIES, alloc_clusters, read_cluster_entry,
      offsetof(pp_catalog, n_clusters), NULL},
     {"codecs.json", codecs_file_keys, read_codecs_header, "codecs", PP_MAX_CODECS, NULL, read_codec_entry,

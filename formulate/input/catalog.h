@@ -24,8 +24,13 @@
  * that users of the catalog need not see cJSON. */
 typedef struct pp_jpath pp_jpath;
 
+/* The other names people give a GPU or a model, at most PP_MAX_ALIASES. */
+#define PP_MAX_ALIASES 8
+typedef char pp_aliases[PP_MAX_ALIASES][PP_ID_LEN];
+
 typedef struct pp_catalog_model {
     char id[PP_ID_LEN];
+    pp_aliases aliases; /* other names of the same shape ("Llama 3.1 8B") */
     pp_model model;
     double params_b; /* published parameter count, billions (for display) */
     double active_params_b; /* MoE: published parameters per token, billions (0 if none) */
@@ -89,8 +94,6 @@ typedef struct pp_eff_family {
 } pp_eff_family;
 /* The other names of one GPU (gpus.json "aliases": "A100-SXM4-80GB",
  * "B200"), "" after the last. */
-#define PP_MAX_GPU_ALIASES 8
-typedef char pp_gpu_aliases[PP_MAX_GPU_ALIASES][PP_ID_LEN];
 
 /* The catalogs of data/, loaded once per run.  Owns its arrays. */
 /* A GPU without a fit of its own borrows the fitted parameters of the
@@ -132,7 +135,7 @@ typedef struct pp_catalog {
     int n_families;
     pp_eff_family *families;     /* calibration-bounds.json's families */
     pp_eff_family *every_family; /* its every_family: the bounds that hold for any GPU (unset ones 0..0) */
-    pp_gpu_aliases *gpu_aliases;            /* parallel to gpus */
+    pp_aliases *gpu_aliases;            /* parallel to gpus */
     pp_framework_caps frameworks[PP_FW_COUNT]; /* frameworks.json, by pp_framework (codec bits index codecs) */
 } pp_catalog;
 

@@ -747,12 +747,14 @@ static double step_of_throughput(const row_throughput *t, const pp_measurement *
     return t->sequences > 0 ? seqs / t->sequences : 0.0;
 }
 
-/* The row's sections, each an object. */
 typedef struct row_parts {
     const cJSON *model, *cluster, *config, *measured;
     pp_jpath model_at, cluster_at, config_at, measured_at;
+    cJSON *named_model; /* {"name": ...} for a model given by its name alone; freed by read_row */
 } row_parts;
 
+/* The row's sections, each an object; the model may also be a catalog
+ * model's name alone ("model": "Llama 2 7B"), read as {"name": that}. */
 static int row_sections(const cJSON *jrow, const pp_jpath *at, row_parts *s, pp_error *err)
 {
     const char *keys[] = {"model", "cluster", "config", "measured"};
@@ -762,6 +764,13 @@ static int row_sections(const cJSON *jrow, const pp_jpath *at, row_parts *s, pp_
     for (int i = 0; i < 4 && !rc; i++) {
         *items[i] = pp_json_member(jrow, keys[i]);
         *paths[i] = pp_jpath_key(at, keys[i]);
+        if (i == 0 && cJSON_IsString(s->model) && s->model->valuestring[0]) {
+            s->named_model = cJSON_CreateObject();
+            if (!s->named_model || !cJSON_AddStringToObject(s->named_model, "name", s->model->valuestring))
+                return pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
+            s->model = s->named_model;
+            continue;
+        }
         rc = *items[i] ? pp_json_expect_object(*items[i], paths[i], err) : pp_json_missing(at, keys[i], err);
     }
     return rc;
@@ -844,6 +853,7 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
 {
     pp_jpath at = pp_jpath_index(file_at, index);
     row_parts s;
+    memset(&s, 0, sizeof s);
     memset(row, 0, sizeof *row);
     *priced = false;
     row_throughput tput;
@@ -858,9 +868,11 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         snprintf(why, why_cap,
                  "%.200s: %.100s (id '%.60s'): no step time, throughput, memory or out-of-memory stop in 'measured'",
                  at.origin ? at.origin : "", at.path, row->id);
+        cJSON_Delete(s.named_model);
         return rc;
     }
     rc = read_run(&s, &at, cat, row, err);
+    cJSON_Delete(s.named_model);
     if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
         row->iteration_s = step_of_throughput(&tput, row);
         row->has_time = row->has_oom ? false : row->iteration_s > 0;
