@@ -689,7 +689,8 @@ static int load_one_row(const pp_catalog *cat, const char *model, const char *co
  * an error at the row's path.  The ZeRO stage in words ("ZeRO-1", FSDP's
  * strategies, "DDP"; another sharding is the full shard) and flags in
  * words ("yes", "off", "enabled") likewise; the degrees under their
- * PLAN.json names (tp, pp, dp), and without a data-parallel degree the
+ * PLAN.json names (tp, pp, dp) and as Megatron-LM, NeMo and the tables name
+ * them (tensor_model_parallel_size, MBS), and without a data-parallel degree the
  * rest of the row's GPUs; a throughput (tokens a second per GPU or in all,
  * sequences a second) for the step time it means. */
 static void test_row_recompute_as_stated(void)
@@ -736,6 +737,27 @@ static void test_row_recompute_as_stated(void)
     CU_ASSERT(named.rows[0].plan.tp == 2 && named.rows[0].plan.pp == 2 && named.rows[0].plan.cp == 2);
     CU_ASSERT_EQUAL(named.rows[0].plan.dp, 2);
     pp_measurements_free(&named);
+    /* the config as Megatron-LM's arguments, NeMo's fields and the tables'
+     * abbreviations name it (16 GPUs: 2 x 2 x 4) */
+    static const char *const spelled[] = {
+        "{'tensor_model_parallel_size': 2, '--pipeline-model-parallel-size': 2, 'micro_batch_size': 2,"
+        " 'global_batch_size': 64, 'sequence_parallel': false, 'use_distributed_optimizer': false,"
+        " 'recompute_granularity': 'full', 'virtual_pipeline_model_parallel_size': 2}",
+        "{'TP': 2, 'PP': 2, 'DP': 4, 'MBS': 2, 'GBS': 64, 'SP': false, 'zero_optimization': {'stage': 0},"
+        " 'activation_checkpointing': 'full', 'VPP': 2}"};
+    for (size_t i = 0; i < sizeof spelled / sizeof spelled[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, spelled[i], &named, &named_err), PP_OK);
+        CU_ASSERT_EQUAL_FATAL(named.n, 1);
+        const pp_plan *pl = &named.rows[0].plan;
+        CU_ASSERT(pl->tp == 2 && pl->pp == 2 && pl->dp == 4 && pl->micro_batch == 2 && pl->virtual_stages == 2);
+        CU_ASSERT(!pl->sequence_parallel && pl->zero == 0 && pl->recompute == PP_RECOMPUTE_FULL);
+        CU_ASSERT_EQUAL(named.rows[0].prob.training.global_batch, 64);
+        pp_measurements_free(&named);
+    }
+    /* an error in such a key names it as the row spells it */
+    CU_ASSERT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'TP': 'two', 'global_batch': 64}", &named, &named_err),
+                    PP_EINPUT);
+    PP_ASSERT_CONTAINS(named_err.path, "$[0].config.TP");
     /* a row whose plan does not fill its GPUs is skipped, and the set says which and why */
     CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'p': 1, 'd': 4, 'global_batch': 64}", &named,
                                        &named_err),

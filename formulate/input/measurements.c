@@ -751,7 +751,126 @@ typedef struct row_parts {
     const cJSON *model, *cluster, *config, *measured;
     pp_jpath model_at, cluster_at, config_at, measured_at;
     cJSON *named_model; /* {"name": ...} for a model given by its name alone; freed by read_row */
+    cJSON *own_config;  /* the config with its keys as the loader reads them (config_keys); freed by read_row */
 } row_parts;
+
+/* ---- config keys as sources write them -------------------------------------------- */
+
+/* The config keys the loader reads, under the other names sources give
+ * them: Megatron-LM's arguments (--tensor-model-parallel-size,
+ * micro_batch_size, --recompute-granularity), NeMo's and Megatron-Bridge's
+ * config fields, the tables' abbreviations (TP, PP, DP, CP, EP, MBS, GBS,
+ * VPP, SP).  Compared by pp_name_key, so "TP", "tp_size" and
+ * "--tensor-model-parallel-size" are all "t"; a row that states the key
+ * itself keeps it. */
+static const struct {
+    const char *key, *others[8];
+} config_keys[] = {
+    {"t", {"tp", "tpsize", "tensorparallel", "tensorparallelsize", "tensormodelparallelsize", NULL}},
+    {"p", {"pp", "ppsize", "pipelineparallel", "pipelineparallelsize", "pipelinemodelparallelsize", NULL}},
+    {"d", {"dp", "dpsize", "dataparallel", "dataparallelsize", NULL}},
+    {"cp", {"cpsize", "contextparallel", "contextparallelsize", NULL}},
+    {"ep", {"epsize", "expertparallel", "expertparallelsize", "expertmodelparallelsize", NULL}},
+    {"etp", {"experttensorparallelsize", NULL}},
+    {"micro_batch", {"mbs", "microbatchsize", NULL}},
+    {"global_batch", {"gbs", "globalbatchsize", NULL}},
+    {"seq_parallel", {"sp", "sequenceparallel", "sequenceparallelism", NULL}},
+    {"virtual_stages", {"vp", "vpp", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}},
+    {"recompute", {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}},
+    {"zero_stage", {"zero", "zerostage", "zerooptimization", NULL}},
+    {"precision", {"dtype", "mixedprecision", NULL}},
+};
+
+/* The canonical key of a source's key, or NULL. */
+static const char *config_key_of(const char *key)
+{
+    char k[64];
+    pp_name_key(key, k, sizeof k);
+    for (size_t i = 0; i < sizeof config_keys / sizeof config_keys[0]; i++) {
+        char own[64];
+        pp_name_key(config_keys[i].key, own, sizeof own);
+        if (strcmp(k, own) == 0 && strcmp(key, config_keys[i].key) != 0)
+            return config_keys[i].key; /* "T", "Micro-Batch" */
+        for (int a = 0; a < 8 && config_keys[i].others[a]; a++)
+            if (strcmp(k, config_keys[i].others[a]) == 0)
+                return config_keys[i].key;
+    }
+    return NULL;
+}
+
+/* A value under its canonical key: DeepSpeed's zero_optimization object
+ * gives its stage; Megatron-LM's switches --use-distributed-optimizer
+ * (ZeRO-1) and --recompute-activations (selective recomputation) are read
+ * in place of zero_stage and recompute. */
+static cJSON *config_value(const char *key, const cJSON *v)
+{
+    if (strcmp(key, "zero_stage") == 0 && cJSON_IsObject(v) && pp_json_member(v, "stage"))
+        return cJSON_Duplicate(pp_json_member(v, "stage"), true);
+    return cJSON_Duplicate(v, true);
+}
+
+/* Into *out a copy of cfg with every source key of config_keys also under
+ * its canonical key (unless the row states that), and into renamed the
+ * first such pair "canonical=source" per key for error paths. */
+static int normalize_config(const cJSON *cfg, cJSON **out, char renamed[][2][64], int cap, int *n_renamed,
+                            pp_error *err)
+{
+    *out = cJSON_Duplicate(cfg, true);
+    int n = 0;
+    *n_renamed = 0;
+    if (!*out)
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, cfg)
+    {
+        const char *canon = item->string ? config_key_of(item->string) : NULL;
+        cJSON *copy = NULL;
+        if (!canon && item->string) { /* the switches that say a stage or a granularity */
+            char k[64];
+            pp_name_key(item->string, k, sizeof k);
+            if (strcmp(k, "usedistributedoptimizer") == 0 && cJSON_IsBool(item)) {
+                canon = "zero_stage";
+                copy = cJSON_CreateNumber(cJSON_IsTrue(item) ? 1 : 0);
+            } else if (strcmp(k, "recomputeactivations") == 0 && cJSON_IsTrue(item)) {
+                canon = "recompute";
+                copy = cJSON_CreateString("selective");
+            }
+        }
+        if (!canon || pp_json_member(*out, canon))
+            continue;
+        if (!copy)
+            copy = config_value(canon, item);
+        if (!copy || !cJSON_AddItemToObject(*out, canon, copy)) {
+            cJSON_Delete(copy);
+            return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+        }
+        if (n < cap) {
+            snprintf(renamed[n][0], sizeof renamed[n][0], "%s", canon);
+            snprintf(renamed[n][1], sizeof renamed[n][1], "%.63s", item->string);
+            *n_renamed = ++n;
+        }
+    }
+    return PP_OK;
+}
+
+/* An error at a canonical key the row spelled otherwise names the row's
+ * own key: "$[3].config.t" becomes "$[3].config.TP". */
+static void name_source_key(pp_error *err, char renamed[][2][64], int n)
+{
+    for (int i = 0; i < n; i++) {
+        char tail[80];
+        snprintf(tail, sizeof tail, ".config.%.63s", renamed[i][0]);
+        char *at = strstr(err->path, tail);
+        size_t tl = strlen(tail);
+        if (!at || isalnum((unsigned char)at[tl]) || at[tl] == '_')
+            continue;
+        char fixed[sizeof err->path];
+        snprintf(fixed, sizeof fixed, "%.*s.config.%.63s%.100s", (int)(at - err->path), err->path, renamed[i][1],
+                 at + tl);
+        snprintf(err->path, sizeof err->path, "%s", fixed);
+        return;
+    }
+}
 
 /* The row's sections, each an object; the model may also be a catalog
  * model's name alone ("model": "Llama 2 7B"), read as {"name": that}. */
@@ -857,7 +976,13 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     memset(row, 0, sizeof *row);
     *priced = false;
     row_throughput tput;
+    char renamed[8][2][64];
+    int n_renamed = 0;
     int rc = row_sections(jrow, &at, &s, err);
+    if (!rc)
+        rc = normalize_config(s.config, &s.own_config, renamed, 8, &n_renamed, err);
+    if (!rc)
+        s.config = s.own_config;
     if (!rc)
         rc = read_labels(jrow, &at, row, err);
     if (!rc)
@@ -869,10 +994,14 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
                  "%.200s: %.100s (id '%.60s'): no step time, throughput, memory or out-of-memory stop in 'measured'",
                  at.origin ? at.origin : "", at.path, row->id);
         cJSON_Delete(s.named_model);
+        cJSON_Delete(s.own_config);
         return rc;
     }
     rc = read_run(&s, &at, cat, row, err);
+    if (rc)
+        name_source_key(err, renamed, n_renamed);
     cJSON_Delete(s.named_model);
+    cJSON_Delete(s.own_config);
     if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
         row->iteration_s = step_of_throughput(&tput, row);
         row->has_time = row->has_oom ? false : row->iteration_s > 0;
