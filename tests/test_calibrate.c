@@ -768,7 +768,10 @@ static void test_row_recompute_as_stated(void)
     pp_measurements_free(&named);
     /* a throughput instead of the step time: 64 sequences of 2048 tokens a step */
     static const char *const throughputs[] = {"{'tokens_per_s_per_gpu': 4096}", "{'tokens_per_s': 65536}",
-                                              "{'samples_per_s': 32}"};
+                                              "{'samples_per_s': 32}",
+                                              /* as logs and papers name them */
+                                              "{'TGS': 4096}", "{'elapsed_time_per_iteration_ms': 2000}",
+                                              "{'step_time_s': 2.0, 'iterations': 500}"};
     for (size_t i = 0; i < sizeof throughputs / sizeof throughputs[0]; i++) {
         CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL, "{'t': 2, 'p': 1, 'global_batch': 64}",
                                                 throughputs[i], &named, &named_err),

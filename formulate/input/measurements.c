@@ -752,6 +752,7 @@ typedef struct row_parts {
     pp_jpath model_at, cluster_at, config_at, measured_at;
     cJSON *named_model; /* {"name": ...} for a model given by its name alone; freed by read_row */
     cJSON *own_config;  /* the config with its keys as the loader reads them (config_keys); freed by read_row */
+    cJSON *own_measured; /* the same of measured (measured_keys) */
 } row_parts;
 
 /* ---- config keys as sources write them -------------------------------------------- */
@@ -763,37 +764,52 @@ typedef struct row_parts {
  * VPP, SP).  Compared by pp_name_key, so "TP", "tp_size" and
  * "--tensor-model-parallel-size" are all "t"; a row that states the key
  * itself keeps it. */
-static const struct {
-    const char *key, *others[8];
-} config_keys[] = {
-    {"t", {"tp", "tpsize", "tensorparallel", "tensorparallelsize", "tensormodelparallelsize", NULL}},
-    {"p", {"pp", "ppsize", "pipelineparallel", "pipelineparallelsize", "pipelinemodelparallelsize", NULL}},
-    {"d", {"dp", "dpsize", "dataparallel", "dataparallelsize", NULL}},
-    {"cp", {"cpsize", "contextparallel", "contextparallelsize", NULL}},
-    {"ep", {"epsize", "expertparallel", "expertparallelsize", "expertmodelparallelsize", NULL}},
-    {"etp", {"experttensorparallelsize", NULL}},
-    {"micro_batch", {"mbs", "microbatchsize", NULL}},
-    {"global_batch", {"gbs", "globalbatchsize", NULL}},
-    {"seq_parallel", {"sp", "sequenceparallel", "sequenceparallelism", NULL}},
-    {"virtual_stages", {"vp", "vpp", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}},
-    {"recompute", {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}},
-    {"zero_stage", {"zero", "zerostage", "zerooptimization", NULL}},
-    {"precision", {"dtype", "mixedprecision", NULL}},
+typedef struct source_key {
+    const char *key, *others[10];
+    double scale; /* the canonical value per unit of the others' (0: 1) */
+} source_key;
+
+static const source_key config_keys[] = {
+    {"t", {"tp", "tpsize", "tensorparallel", "tensorparallelsize", "tensormodelparallelsize", NULL}, 0},
+    {"p", {"pp", "ppsize", "pipelineparallel", "pipelineparallelsize", "pipelinemodelparallelsize", NULL}, 0},
+    {"d", {"dp", "dpsize", "dataparallel", "dataparallelsize", NULL}, 0},
+    {"cp", {"cpsize", "contextparallel", "contextparallelsize", NULL}, 0},
+    {"ep", {"epsize", "expertparallel", "expertparallelsize", "expertmodelparallelsize", NULL}, 0},
+    {"etp", {"experttensorparallelsize", NULL}, 0},
+    {"micro_batch", {"mbs", "microbatch", "microbatchsize", NULL}, 0},
+    {"global_batch", {"gbs", "globalbatch", "globalbatchsize", NULL}, 0},
+    {"seq_parallel", {"sp", "seqparallel", "sequenceparallel", "sequenceparallelism", NULL}, 0},
+    {"virtual_stages", {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
+    {"recompute", {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
+    {"zero_stage", {"zero", "zerostage", "zerooptimization", NULL}, 0},
+    {"precision", {"dtype", "mixedprecision", NULL}, 0},
 };
 
-/* The canonical key of a source's key, or NULL. */
-static const char *config_key_of(const char *key)
+/* The measured values under the names sources and logs give them: a step
+ * in seconds or milliseconds (Megatron-LM's log line "elapsed time per
+ * iteration (ms)"), tokens a second per GPU ("TGS") or over the job,
+ * samples a second. */
+static const source_key measured_keys[] = {
+    {"iteration_s", {"steptime", "steptimes", "iterationtime", "iterationtimes", "timeperstep", "timeperiteration",
+                     "secondsperstep", "elapsedtimeperiterations"}, 0},
+    {"iteration_s", {"steptimems", "iterationms", "iterationtimems", "elapsedtimeperiterationms", "timeperiterationms"},
+     1e-3},
+    {"tokens_per_s_per_gpu", {"tokenspersecondpergpu", "tokenspersecpergpu", "tgs", "throughputpergpu"}, 0},
+    {"tokens_per_s", {"tokenspersecond", "tokenspersec", "throughputtokenspers"}, 0},
+    {"samples_per_s", {"samplespersecond", "samplespersec", "sequencespersecond", "seqpers"}, 0},
+};
+
+/* The entry of table whose key a source's key spells, or NULL. */
+static const source_key *source_key_of(const source_key *table, size_t n, const char *key)
 {
     char k[64];
     pp_name_key(key, k, sizeof k);
-    for (size_t i = 0; i < sizeof config_keys / sizeof config_keys[0]; i++) {
-        char own[64];
-        pp_name_key(config_keys[i].key, own, sizeof own);
-        if (strcmp(k, own) == 0 && strcmp(key, config_keys[i].key) != 0)
-            return config_keys[i].key; /* "T", "Micro-Batch" */
-        for (int a = 0; a < 8 && config_keys[i].others[a]; a++)
-            if (strcmp(k, config_keys[i].others[a]) == 0)
-                return config_keys[i].key;
+    for (size_t i = 0; i < n; i++) {
+        if (strcasecmp(key, table[i].key) == 0 && strcmp(key, table[i].key) != 0)
+            return &table[i]; /* "T", "CP" */
+        for (int a = 0; a < 10 && table[i].others[a]; a++)
+            if (strcmp(k, table[i].others[a]) == 0)
+                return &table[i];
     }
     return NULL;
 }
@@ -812,8 +828,8 @@ static cJSON *config_value(const char *key, const cJSON *v)
 /* Into *out a copy of cfg with every source key of config_keys also under
  * its canonical key (unless the row states that), and into renamed the
  * first such pair "canonical=source" per key for error paths. */
-static int normalize_config(const cJSON *cfg, cJSON **out, char renamed[][2][64], int cap, int *n_renamed,
-                            pp_error *err)
+static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_table, cJSON **out,
+                          char renamed[][2][64], int cap, int *n_renamed, pp_error *err)
 {
     *out = cJSON_Duplicate(cfg, true);
     int n = 0;
@@ -823,9 +839,12 @@ static int normalize_config(const cJSON *cfg, cJSON **out, char renamed[][2][64]
     const cJSON *item;
     cJSON_ArrayForEach(item, cfg)
     {
-        const char *canon = item->string ? config_key_of(item->string) : NULL;
+        const source_key *sk = item->string ? source_key_of(table, n_table, item->string) : NULL;
+        const char *canon = sk ? sk->key : NULL;
         cJSON *copy = NULL;
-        if (!canon && item->string) { /* the switches that say a stage or a granularity */
+        if (sk && sk->scale > 0 && cJSON_IsNumber(item))
+            copy = cJSON_CreateNumber(item->valuedouble * sk->scale);
+        if (!canon && item->string && table == config_keys) { /* the switches that say a stage or a granularity */
             char k[64];
             pp_name_key(item->string, k, sizeof k);
             if (strcmp(k, "usedistributedoptimizer") == 0 && cJSON_IsBool(item)) {
@@ -855,17 +874,17 @@ static int normalize_config(const cJSON *cfg, cJSON **out, char renamed[][2][64]
 
 /* An error at a canonical key the row spelled otherwise names the row's
  * own key: "$[3].config.t" becomes "$[3].config.TP". */
-static void name_source_key(pp_error *err, char renamed[][2][64], int n)
+static void name_source_key(pp_error *err, const char *section, char renamed[][2][64], int n)
 {
     for (int i = 0; i < n; i++) {
-        char tail[80];
-        snprintf(tail, sizeof tail, ".config.%.63s", renamed[i][0]);
+        char tail[96];
+        snprintf(tail, sizeof tail, ".%s.%.63s", section, renamed[i][0]);
         char *at = strstr(err->path, tail);
         size_t tl = strlen(tail);
         if (!at || isalnum((unsigned char)at[tl]) || at[tl] == '_')
             continue;
         char fixed[sizeof err->path];
-        snprintf(fixed, sizeof fixed, "%.*s.config.%.63s%.100s", (int)(at - err->path), err->path, renamed[i][1],
+        snprintf(fixed, sizeof fixed, "%.*s.%s.%.63s%.100s", (int)(at - err->path), err->path, section, renamed[i][1],
                  at + tl);
         snprintf(err->path, sizeof err->path, "%s", fixed);
         return;
@@ -976,13 +995,19 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     memset(row, 0, sizeof *row);
     *priced = false;
     row_throughput tput;
-    char renamed[8][2][64];
-    int n_renamed = 0;
+    char renamed[8][2][64], renamed_measured[8][2][64];
+    int n_renamed = 0, n_renamed_measured = 0;
     int rc = row_sections(jrow, &at, &s, err);
     if (!rc)
-        rc = normalize_config(s.config, &s.own_config, renamed, 8, &n_renamed, err);
+        rc = normalize_keys(s.config, config_keys, sizeof config_keys / sizeof config_keys[0], &s.own_config, renamed,
+                            8, &n_renamed, err);
     if (!rc)
+        rc = normalize_keys(s.measured, measured_keys, sizeof measured_keys / sizeof measured_keys[0],
+                            &s.own_measured, renamed_measured, 8, &n_renamed_measured, err);
+    if (!rc) {
         s.config = s.own_config;
+        s.measured = s.own_measured;
+    }
     if (!rc)
         rc = read_labels(jrow, &at, row, err);
     if (!rc)
@@ -993,15 +1018,19 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         snprintf(why, why_cap,
                  "%.200s: %.100s (id '%.60s'): no step time, throughput, memory or out-of-memory stop in 'measured'",
                  at.origin ? at.origin : "", at.path, row->id);
+        if (rc)
+            name_source_key(err, "measured", renamed_measured, n_renamed_measured);
         cJSON_Delete(s.named_model);
         cJSON_Delete(s.own_config);
+        cJSON_Delete(s.own_measured);
         return rc;
     }
     rc = read_run(&s, &at, cat, row, err);
     if (rc)
-        name_source_key(err, renamed, n_renamed);
+        name_source_key(err, "config", renamed, n_renamed);
     cJSON_Delete(s.named_model);
     cJSON_Delete(s.own_config);
+    cJSON_Delete(s.own_measured);
     if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
         row->iteration_s = step_of_throughput(&tput, row);
         row->has_time = row->has_oom ? false : row->iteration_s > 0;
