@@ -724,7 +724,7 @@ static void test_row_recompute_as_stated(void)
             continue;
         }
         CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
-        CU_ASSERT_EQUAL(set.rows[0].plan.recompute, cases[i].recompute);
+        CU_ASSERT_EQUAL((int)set.rows[0].plan.recompute, cases[i].recompute);
         if (cases[i].modules >= 0)
             CU_ASSERT_EQUAL(pp_recompute_modules(&set.rows[0].plan), cases[i].modules);
         pp_measurements_free(&set);
