@@ -606,6 +606,10 @@ static void test_rows_carry_how_they_ran(void)
                   "  'cluster': {'gpu': 'H100', 'gpus': 16, 'gpus_per_node': 8},"
                   "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16'},"
                   "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'cluster-spelled', 'source_group': 'g', 'model': 'Llama 2 7B',"
+                  "  'cluster': {'gpu_type': 'NVIDIA A100-SXM4-80GB', 'num_nodes': 2, 'gpus_per_node': 8},"
+                  "  'config': {'TP': 2, 'global_batch': 64, 'precision': 'bf16'},"
+                  "  'measured': {'iteration_s': 0.5}}"
                   ", {'id': 'fsdp-long', 'source_group': 'g',"
                   "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
                   "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 16, 'gpus_per_node': 8},"
@@ -616,7 +620,7 @@ static void test_rows_carry_how_they_ran(void)
     pp_error err;
     pp_measurement_set set;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 21);
+    CU_ASSERT_EQUAL_FATAL(set.n, 22);
     CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
@@ -649,7 +653,12 @@ static void test_rows_carry_how_they_ran(void)
     /* names compared by their letters and digits: spaces and hyphens alike */
     CU_ASSERT_EQUAL(set.rows[17].prob.training.framework, PP_FW_MEGATRON_2021);
     CU_ASSERT_EQUAL(set.rows[18].prob.training.framework, PP_FW_FSDP);
-    CU_ASSERT_EQUAL(set.rows[20].prob.training.framework, PP_FW_FSDP);
+    CU_ASSERT_EQUAL(set.rows[21].prob.training.framework, PP_FW_FSDP);
+    /* the cluster as launchers name it: the nodes and their GPUs, the GPU's kind */
+    CU_ASSERT_STRING_EQUAL(set.rows[20].prob.cluster.gpu.id, "a100-sxm4-80gb");
+    CU_ASSERT_EQUAL(set.rows[20].prob.cluster.nodes, 2);
+    CU_ASSERT_EQUAL(set.rows[20].plan.tp, 2);
+    CU_ASSERT_EQUAL(set.rows[20].plan.dp, 8);
     /* a model given by its name alone, as Hugging Face writes it */
     CU_ASSERT_EQUAL(set.rows[19].prob.model.layers, 32);
     CU_ASSERT_EQUAL(set.rows[19].prob.model.kv_heads, 8);

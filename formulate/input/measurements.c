@@ -360,9 +360,17 @@ static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const
     long gpus = 0;
     int per_node = (*gpu)->gpus_per_node, nic_switch = (*gpu)->gpus_per_nic_switch;
     double nvlink_both = 0, network = 0;
-    rc = pp_json_long(jc, at, "gpus", PP_REQUIRED, 1, MAX_ROW_GPUS, &gpus, err);
+    int nodes = 0;
+    rc = row_int(jc, at, "gpus_per_node", 1, PP_MAX_GPUS_PER_NODE, &per_node, err);
     if (!rc)
-        rc = row_int(jc, at, "gpus_per_node", 1, PP_MAX_GPUS_PER_NODE, &per_node, err);
+        rc = row_int(jc, at, "nodes", 0, (int)(MAX_ROW_GPUS / PP_MAX_GPUS_PER_NODE), &nodes, err);
+    /* the GPUs, or the nodes that hold them (as many GPUs a node as the
+     * row says, else the GPU's system) */
+    if (!rc)
+        rc = pp_json_long(jc, at, "gpus", stated(jc, "gpus") || nodes <= 0 ? PP_REQUIRED : PP_OPTIONAL, 1,
+                          MAX_ROW_GPUS, &gpus, err);
+    if (!rc && gpus == 0)
+        gpus = (long)nodes * per_node;
     if (!rc)
         rc = row_positive(jc, at, "intra_node_GBps", 2e7, &nvlink_both, err);
     if (!rc)
@@ -753,6 +761,7 @@ typedef struct row_parts {
     cJSON *named_model; /* {"name": ...} for a model given by its name alone; freed by read_row */
     cJSON *own_config;  /* the config with its keys as the loader reads them (config_keys); freed by read_row */
     cJSON *own_measured; /* the same of measured (measured_keys) */
+    cJSON *own_cluster;  /* and of the cluster (cluster_keys) */
 } row_parts;
 
 /* ---- config keys as sources write them -------------------------------------------- */
@@ -783,6 +792,15 @@ static const source_key config_keys[] = {
     {"recompute", {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
     {"zero_stage", {"zero", "zerostage", "zerooptimization", NULL}, 0},
     {"precision", {"dtype", "mixedprecision", NULL}, 0},
+};
+
+/* The cluster's keys as sources name them: the GPU count (a launcher's
+ * world size), nodes and GPUs a node, the GPU's kind. */
+static const source_key cluster_keys[] = {
+    {"gpus", {"numgpus", "gpucount", "ngpus", "totalgpus", "worldsize", NULL}, 0},
+    {"nodes", {"numnodes", "nodecount", "nnodes", NULL}, 0},
+    {"gpus_per_node", {"gpupernode", "ngpuspernode", "numgpuspernode", "devicespernode", "nprocpernode", NULL}, 0},
+    {"gpu", {"gputype", "gpumodel", "accelerator", NULL}, 0},
 };
 
 /* The measured values under the names sources and logs give them: a step
@@ -891,6 +909,15 @@ static void name_source_key(pp_error *err, const char *section, char renamed[][2
     }
 }
 
+/* The copies read_row made of the row's sections. */
+static void free_own(row_parts *s)
+{
+    cJSON_Delete(s->named_model);
+    cJSON_Delete(s->own_config);
+    cJSON_Delete(s->own_measured);
+    cJSON_Delete(s->own_cluster);
+}
+
 /* The row's sections, each an object; the model may also be a catalog
  * model's name alone ("model": "Llama 2 7B"), read as {"name": that}. */
 static int row_sections(const cJSON *jrow, const pp_jpath *at, row_parts *s, pp_error *err)
@@ -995,8 +1022,8 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     memset(row, 0, sizeof *row);
     *priced = false;
     row_throughput tput;
-    char renamed[8][2][64], renamed_measured[8][2][64];
-    int n_renamed = 0, n_renamed_measured = 0;
+    char renamed[8][2][64], renamed_measured[8][2][64], renamed_cluster[8][2][64];
+    int n_renamed = 0, n_renamed_measured = 0, n_renamed_cluster = 0;
     int rc = row_sections(jrow, &at, &s, err);
     if (!rc)
         rc = normalize_keys(s.config, config_keys, sizeof config_keys / sizeof config_keys[0], &s.own_config, renamed,
@@ -1004,9 +1031,13 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     if (!rc)
         rc = normalize_keys(s.measured, measured_keys, sizeof measured_keys / sizeof measured_keys[0],
                             &s.own_measured, renamed_measured, 8, &n_renamed_measured, err);
+    if (!rc)
+        rc = normalize_keys(s.cluster, cluster_keys, sizeof cluster_keys / sizeof cluster_keys[0], &s.own_cluster,
+                            renamed_cluster, 8, &n_renamed_cluster, err);
     if (!rc) {
         s.config = s.own_config;
         s.measured = s.own_measured;
+        s.cluster = s.own_cluster;
     }
     if (!rc)
         rc = read_labels(jrow, &at, row, err);
@@ -1020,17 +1051,15 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
                  at.origin ? at.origin : "", at.path, row->id);
         if (rc)
             name_source_key(err, "measured", renamed_measured, n_renamed_measured);
-        cJSON_Delete(s.named_model);
-        cJSON_Delete(s.own_config);
-        cJSON_Delete(s.own_measured);
+        free_own(&s);
         return rc;
     }
     rc = read_run(&s, &at, cat, row, err);
-    if (rc)
+    if (rc) {
         name_source_key(err, "config", renamed, n_renamed);
-    cJSON_Delete(s.named_model);
-    cJSON_Delete(s.own_config);
-    cJSON_Delete(s.own_measured);
+        name_source_key(err, "cluster", renamed_cluster, n_renamed_cluster);
+    }
+    free_own(&s);
     if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
         row->iteration_s = step_of_throughput(&tput, row);
         row->has_time = row->has_oom ? false : row->iteration_s > 0;
