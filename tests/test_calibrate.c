@@ -828,6 +828,14 @@ static void test_row_model_by_name(void)
         {"{'name': 'mixtral 8x7b'}", 32, 4096, 0},
         {"{'name': 'Llama 5 9000B'}", 0, 0, 0},
         {"{'name': 'Llama 3 8B', 'hidden': 4096}", 0, 0, 0},
+        /* the shape under a Hugging Face config's names */
+        {"{'name': 'x', 'num_hidden_layers': 24, 'hidden_size': 2048, 'num_attention_heads': 16,"
+         " 'intermediate_size': 5632, 'vocab_size': 32000, 'seq_length': 4096, 'hidden_act': 'silu'}",
+         24, 2048, 4096},
+        /* and its errors at the key as written */
+        {"{'name': 'x', 'num_hidden_layers': -2, 'hidden_size': 2048, 'num_attention_heads': 16,"
+         " 'vocab_size': 32000, 'seq_length': 4096}",
+         0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pp_measurement_set set;
@@ -836,10 +844,15 @@ static void test_row_model_by_name(void)
         if (!cases[i].layers) {
             CU_ASSERT_EQUAL(rc, PP_EINPUT);
             PP_ASSERT_CONTAINS(err.path, ".model");
+            if (strstr(cases[i].model, "num_hidden_layers")) {
+                PP_ASSERT_CONTAINS(err.path, ".model.num_hidden_layers");
+            }
             continue;
         }
         CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
         CU_ASSERT_EQUAL(set.rows[0].prob.model.layers, cases[i].layers);
+        if (strstr(cases[i].model, "silu"))
+            CU_ASSERT_TRUE(set.rows[0].prob.model.gated_mlp);
         CU_ASSERT_EQUAL(set.rows[0].prob.model.hidden, cases[i].hidden);
         if (cases[i].seq_len)
             CU_ASSERT_EQUAL(set.rows[0].prob.model.seq_len, cases[i].seq_len);

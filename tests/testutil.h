@@ -175,7 +175,9 @@ int pp_test_add_codec(pp_problem *p, const char *id, bool lossy, double bits, do
                             double rel_error);
 
 #define PP_ASSERT_CONTAINS(haystack, needle)                                                  \
-    CU_ASSERT_PTR_NOT_NULL_FATAL(haystack);                                                   \
-    CU_ASSERT_PTR_NOT_NULL(strstr((haystack), (needle)))
+    do {                                                                                      \
+        CU_ASSERT_PTR_NOT_NULL_FATAL(haystack);                                               \
+        CU_ASSERT_PTR_NOT_NULL(strstr((haystack), (needle)));                                 \
+    } while (0)
 
 #endif

@@ -762,6 +762,7 @@ typedef struct row_parts {
     cJSON *own_config;  /* the config with its keys as the loader reads them (config_keys); freed by read_row */
     cJSON *own_measured; /* the same of measured (measured_keys) */
     cJSON *own_cluster;  /* and of the cluster (cluster_keys) */
+    cJSON *own_model;    /* and of the model (model_keys) */
 } row_parts;
 
 /* ---- config keys as sources write them -------------------------------------------- */
@@ -801,6 +802,26 @@ static const source_key cluster_keys[] = {
     {"nodes", {"numnodes", "nodecount", "nnodes", NULL}, 0},
     {"gpus_per_node", {"gpupernode", "ngpuspernode", "numgpuspernode", "devicespernode", "nprocpernode", NULL}, 0},
     {"gpu", {"gputype", "gpumodel", "accelerator", NULL}, 0},
+};
+
+/* The model's shape under the names of a Hugging Face config.json and of
+ * Megatron-LM's arguments (num_hidden_layers, hidden_size,
+ * num_attention_heads, num_key_value_heads or num_query_groups,
+ * intermediate_size or ffn_hidden_size, vocab_size, seq_length, hidden_act,
+ * tie_word_embeddings; the MoE counts). */
+static const source_key model_keys[] = {
+    {"layers", {"numhiddenlayers", "numlayers", "nlayer", "nlayers", NULL}, 0},
+    {"hidden", {"hiddensize", "dmodel", "nembd", "modeldim", NULL}, 0},
+    {"heads", {"numattentionheads", "nhead", "nheads", "attentionheads", NULL}, 0},
+    {"kv_heads", {"numkeyvalueheads", "numquerygroups", "nkvheads", "kvheads", NULL}, 0},
+    {"ffn_hidden", {"intermediatesize", "ffnhiddensize", "ffnsize", "ffndim", NULL}, 0},
+    {"vocab", {"vocabsize", "paddedvocabsize", "nvocab", NULL}, 0},
+    {"seq_len", {"seqlength", "sequencelength", "seqlen", "maxseqlen", "contextlength", NULL}, 0},
+    {"experts", {"numexperts", "numlocalexperts", "nroutedexperts", "nummoeexperts", NULL}, 0},
+    {"experts_per_token", {"numexpertspertok", "moeroutertopk", "topk", NULL}, 0},
+    {"moe_ffn_hidden", {"moeintermediatesize", "moeffnhiddensize", NULL}, 0},
+    {"activation", {"hiddenact", "activationfunction", NULL}, 0},
+    {"tie_embeddings", {"tiewordembeddings", NULL}, 0},
 };
 
 /* The measured values under the names sources and logs give them: a step
@@ -916,6 +937,7 @@ static void free_own(row_parts *s)
     cJSON_Delete(s->own_config);
     cJSON_Delete(s->own_measured);
     cJSON_Delete(s->own_cluster);
+    cJSON_Delete(s->own_model);
 }
 
 /* The row's sections, each an object; the model may also be a catalog
@@ -1022,8 +1044,8 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     memset(row, 0, sizeof *row);
     *priced = false;
     row_throughput tput;
-    char renamed[8][2][64], renamed_measured[8][2][64], renamed_cluster[8][2][64];
-    int n_renamed = 0, n_renamed_measured = 0, n_renamed_cluster = 0;
+    char renamed[8][2][64], renamed_measured[8][2][64], renamed_cluster[8][2][64], renamed_model[8][2][64];
+    int n_renamed = 0, n_renamed_measured = 0, n_renamed_cluster = 0, n_renamed_model = 0;
     int rc = row_sections(jrow, &at, &s, err);
     if (!rc)
         rc = normalize_keys(s.config, config_keys, sizeof config_keys / sizeof config_keys[0], &s.own_config, renamed,
@@ -1034,10 +1056,14 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     if (!rc)
         rc = normalize_keys(s.cluster, cluster_keys, sizeof cluster_keys / sizeof cluster_keys[0], &s.own_cluster,
                             renamed_cluster, 8, &n_renamed_cluster, err);
+    if (!rc)
+        rc = normalize_keys(s.model, model_keys, sizeof model_keys / sizeof model_keys[0], &s.own_model, renamed_model,
+                            8, &n_renamed_model, err);
     if (!rc) {
         s.config = s.own_config;
         s.measured = s.own_measured;
         s.cluster = s.own_cluster;
+        s.model = s.own_model;
     }
     if (!rc)
         rc = read_labels(jrow, &at, row, err);
@@ -1058,6 +1084,7 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     if (rc) {
         name_source_key(err, "config", renamed, n_renamed);
         name_source_key(err, "cluster", renamed_cluster, n_renamed_cluster);
+        name_source_key(err, "model", renamed_model, n_renamed_model);
     }
     free_own(&s);
     if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
