@@ -758,11 +758,14 @@ static double step_of_throughput(const row_throughput *t, const pp_measurement *
 typedef struct row_parts {
     const cJSON *model, *cluster, *config, *measured;
     pp_jpath model_at, cluster_at, config_at, measured_at;
-    cJSON *named_model; /* {"name": ...} for a model given by its name alone; freed by read_row */
-    cJSON *own_config;  /* the config with its keys as the loader reads them (config_keys); freed by read_row */
-    cJSON *own_measured; /* the same of measured (measured_keys) */
-    cJSON *own_cluster;  /* and of the cluster (cluster_keys) */
-    cJSON *own_model;    /* and of the model (model_keys) */
+    cJSON *named_model; /* {"name": ...} for a model given by its name alone */
+    /* each section with its keys as the loader reads them (section_keys), in
+     * the order model, cluster, config, measured, and per section the keys
+     * the row spelled otherwise ("canonical", "as written"); freed by
+     * free_own */
+    cJSON *own[4];
+    char renamed[4][8][2][64];
+    int n_renamed[4];
 } row_parts;
 
 /* ---- config keys as sources write them -------------------------------------------- */
@@ -864,9 +867,21 @@ static cJSON *config_value(const char *key, const cJSON *v)
     return cJSON_Duplicate(v, true);
 }
 
-/* Into *out a copy of cfg with every source key of config_keys also under
+/* The tables of other names of each section, in row_parts' order. */
+static const struct {
+    const char *section;
+    const source_key *table;
+    size_t n;
+} section_keys[4] = {
+    {"model", model_keys, sizeof model_keys / sizeof model_keys[0]},
+    {"cluster", cluster_keys, sizeof cluster_keys / sizeof cluster_keys[0]},
+    {"config", config_keys, sizeof config_keys / sizeof config_keys[0]},
+    {"measured", measured_keys, sizeof measured_keys / sizeof measured_keys[0]},
+};
+
+/* Into *out a copy of cfg with every key of table's other names also under
  * its canonical key (unless the row states that), and into renamed the
- * first such pair "canonical=source" per key for error paths. */
+ * first such pairs (canonical, as written) for error paths. */
 static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_table, cJSON **out,
                           char renamed[][2][64], int cap, int *n_renamed, pp_error *err)
 {
@@ -913,7 +928,7 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
 
 /* An error at a canonical key the row spelled otherwise names the row's
  * own key: "$[3].config.t" becomes "$[3].config.TP". */
-static void name_source_key(pp_error *err, const char *section, char renamed[][2][64], int n)
+static void name_source_key(pp_error *err, const char *section, char (*renamed)[2][64], int n)
 {
     for (int i = 0; i < n; i++) {
         char tail[96];
@@ -930,14 +945,34 @@ static void name_source_key(pp_error *err, const char *section, char renamed[][2
     }
 }
 
+/* Each section of the row with its keys as the loader reads them, in
+ * place of the row's own. */
+static int normalize_sections(row_parts *s, pp_error *err)
+{
+    const cJSON **sections[4] = {&s->model, &s->cluster, &s->config, &s->measured};
+    for (int i = 0; i < 4; i++) {
+        int rc = normalize_keys(*sections[i], section_keys[i].table, section_keys[i].n, &s->own[i], s->renamed[i], 8,
+                                &s->n_renamed[i], err);
+        if (rc)
+            return rc;
+        *sections[i] = s->own[i];
+    }
+    return PP_OK;
+}
+
+/* An error's path at a key the row spelled otherwise names it as written. */
+static void name_source_keys(row_parts *s, pp_error *err)
+{
+    for (int i = 0; i < 4; i++)
+        name_source_key(err, section_keys[i].section, s->renamed[i], s->n_renamed[i]);
+}
+
 /* The copies read_row made of the row's sections. */
 static void free_own(row_parts *s)
 {
     cJSON_Delete(s->named_model);
-    cJSON_Delete(s->own_config);
-    cJSON_Delete(s->own_measured);
-    cJSON_Delete(s->own_cluster);
-    cJSON_Delete(s->own_model);
+    for (int i = 0; i < 4; i++)
+        cJSON_Delete(s->own[i]);
 }
 
 /* The row's sections, each an object; the model may also be a catalog
@@ -1044,27 +1079,9 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     memset(row, 0, sizeof *row);
     *priced = false;
     row_throughput tput;
-    char renamed[8][2][64], renamed_measured[8][2][64], renamed_cluster[8][2][64], renamed_model[8][2][64];
-    int n_renamed = 0, n_renamed_measured = 0, n_renamed_cluster = 0, n_renamed_model = 0;
     int rc = row_sections(jrow, &at, &s, err);
     if (!rc)
-        rc = normalize_keys(s.config, config_keys, sizeof config_keys / sizeof config_keys[0], &s.own_config, renamed,
-                            8, &n_renamed, err);
-    if (!rc)
-        rc = normalize_keys(s.measured, measured_keys, sizeof measured_keys / sizeof measured_keys[0],
-                            &s.own_measured, renamed_measured, 8, &n_renamed_measured, err);
-    if (!rc)
-        rc = normalize_keys(s.cluster, cluster_keys, sizeof cluster_keys / sizeof cluster_keys[0], &s.own_cluster,
-                            renamed_cluster, 8, &n_renamed_cluster, err);
-    if (!rc)
-        rc = normalize_keys(s.model, model_keys, sizeof model_keys / sizeof model_keys[0], &s.own_model, renamed_model,
-                            8, &n_renamed_model, err);
-    if (!rc) {
-        s.config = s.own_config;
-        s.measured = s.own_measured;
-        s.cluster = s.own_cluster;
-        s.model = s.own_model;
-    }
+        rc = normalize_sections(&s, err);
     if (!rc)
         rc = read_labels(jrow, &at, row, err);
     if (!rc)
@@ -1076,16 +1093,13 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
                  "%.200s: %.100s (id '%.60s'): no step time, throughput, memory or out-of-memory stop in 'measured'",
                  at.origin ? at.origin : "", at.path, row->id);
         if (rc)
-            name_source_key(err, "measured", renamed_measured, n_renamed_measured);
+            name_source_keys(&s, err);
         free_own(&s);
         return rc;
     }
     rc = read_run(&s, &at, cat, row, err);
-    if (rc) {
-        name_source_key(err, "config", renamed, n_renamed);
-        name_source_key(err, "cluster", renamed_cluster, n_renamed_cluster);
-        name_source_key(err, "model", renamed_model, n_renamed_model);
-    }
+    if (rc)
+        name_source_keys(&s, err);
     free_own(&s);
     if (!rc && !row->has_time && has_throughput(&tput)) { /* the step time the throughput means */
         row->iteration_s = step_of_throughput(&tput, row);
