@@ -717,6 +717,10 @@ static void test_gpu_names_as_written(void)
         {"AMD Instinct MI300X", "mi300x"},           {"GB200", "gb200-nvl72"},
         {"H100 PCIe", NULL},                         {"A800", NULL},
         {"NVIDIA", NULL},                            {"", NULL},
+        /* the words of a name in any order, when one GPU alone has them all */
+        {"H100 80GB SXM5", "h100-sxm5-80gb"},        {"A100 80GB SXM4", "a100-sxm4-80gb"},
+        {"B200 180GB", "b200-sxm-180gb"},            {"NVL72", NULL},
+        {"80GB", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const pp_gpu *g = pp_catalog_gpu_named(&cat, cases[i].name);

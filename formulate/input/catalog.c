@@ -261,13 +261,77 @@ static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
     return false;
 }
 
+/* The words of a name (runs of letters and digits, in lower case, without
+ * the GPU's noise words), at most PP_NAME_WORDS of PP_NAME_WORD_LEN. */
+#define PP_NAME_WORDS 12
+#define PP_NAME_WORD_LEN 24
+static int gpu_name_words(const char *name, char words[][PP_NAME_WORD_LEN])
+{
+    int n = 0;
+    for (const char *p = name; *p && n < PP_NAME_WORDS;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (*p && isalnum((unsigned char)*p))
+            p++;
+        size_t len = (size_t)(p - w);
+        bool noise = len == 0 || len >= PP_NAME_WORD_LEN;
+        for (size_t k = 0; gpu_noise[k] && !noise; k++)
+            noise = len == strlen(gpu_noise[k]) && strncasecmp(w, gpu_noise[k], len) == 0;
+        if (noise)
+            continue;
+        for (size_t k = 0; k < len; k++)
+            words[n][k] = (char)tolower((unsigned char)w[k]);
+        words[n++][len] = '\0';
+    }
+    return n;
+}
+
+/* Whether every word of the query is a word of name. */
+static bool words_within(char q[][PP_NAME_WORD_LEN], int nq, const char *name)
+{
+    char w[PP_NAME_WORDS][PP_NAME_WORD_LEN];
+    int nw = gpu_name_words(name, w);
+    for (int i = 0; i < nq; i++) {
+        bool found = false;
+        for (int j = 0; j < nw && !found; j++)
+            found = strcmp(q[i], w[j]) == 0;
+        if (!found)
+            return false;
+    }
+    return nq > 0;
+}
+
+static bool gpu_names_hold(const pp_catalog *cat, int i, char q[][PP_NAME_WORD_LEN], int nq)
+{
+    if (words_within(q, nq, cat->gpus[i].id) || words_within(q, nq, cat->gpus[i].name))
+        return true;
+    for (int a = 0; cat->gpu_aliases && a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
+        if (words_within(q, nq, cat->gpu_aliases[i][a]))
+            return true;
+    return false;
+}
+
+/* A GPU by its id, else by a name it goes by (gpu_has_name), else by the
+ * words of a name in any order when one GPU alone has them all in one of
+ * its names ("H100 80GB SXM5", "B200 180GB"): two that do make no match. */
 const pp_gpu *pp_catalog_gpu_named(const pp_catalog *cat, const char *name)
 {
     const pp_gpu *g = pp_catalog_gpu(cat, name);
     for (int i = 0; !g && name[0] && i < cat->n_gpus; i++)
         if (gpu_has_name(cat, i, name))
             g = &cat->gpus[i];
-    return g;
+    if (g || !name[0])
+        return g;
+    char q[PP_NAME_WORDS][PP_NAME_WORD_LEN];
+    int nq = gpu_name_words(name, q), found = -1;
+    for (int i = 0; i < cat->n_gpus; i++)
+        if (gpu_names_hold(cat, i, q, nq)) {
+            if (found >= 0)
+                return NULL;
+            found = i;
+        }
+    return found >= 0 ? &cat->gpus[found] : NULL;
 }
 
 const pp_catalog_model *pp_catalog_model_find(const pp_catalog *cat, const char *id)
