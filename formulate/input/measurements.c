@@ -189,7 +189,8 @@ static pp_framework framework_of(const char *fw)
  * "tile-wise" (1 x 128 activation tiles, 128 x 128 weight blocks; arXiv
  * 2412.19437 §3.3.1); "fp4" alone is NVFP4, the only 4-bit recipe trained
  * end to end; "bfloat16" and "float16" spelled out (bfloat16 first: it
- * contains float16). */
+ * contains float16); PyTorch Lightning's "16-mixed" is fp16 AMP (its
+ * "bf16-mixed" names bf16 first). */
 static const struct {
     const char *word;
     pp_precision prec;
@@ -200,7 +201,7 @@ static const struct {
     {"blockscaling", PP_PREC_FP8_BLOCK}, {"tile-wise", PP_PREC_FP8_BLOCK},  {"tilewise", PP_PREC_FP8_BLOCK},
     {"fp8", PP_PREC_FP8},               {"float8", PP_PREC_FP8},            {"e4m3", PP_PREC_FP8},
     {"fp4", PP_PREC_NVFP4},             {"bf16", PP_PREC_BF16},             {"fp16", PP_PREC_FP16},
-    {"bfloat16", PP_PREC_BF16},         {"float16", PP_PREC_FP16},
+    {"bfloat16", PP_PREC_BF16},         {"float16", PP_PREC_FP16},          {"16-mixed", PP_PREC_FP16},
 };
 /* fp8 with the scale taken from the tensor itself (torchao's dynamic
  * tensorwise and rowwise scaling, Transformer Engine's current scaling)
