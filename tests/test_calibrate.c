@@ -453,6 +453,39 @@ static void test_several_files_load(void)
     pp_measurement_set u;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &u, &err), PP_OK);
     CU_ASSERT_EQUAL(u.n, 1);
+    /* the rows as an object holds them, or as JSON Lines (a blank line
+     * skipped); an error in a line names it */
+#define ONE_ROW(id)                                                                                              \
+    "{'id': '" id "', 'source_group': 'g', 'model': 'Llama 2 7B',"                                             \
+    " 'cluster': {'gpu': 'A100', 'gpus': 8}, 'config': {'t': 1, 'global_batch': 64},"                          \
+    " 'measured': {'iteration_s': 0.5}}"
+    char wrapped[1024], lines[1024], broken[1024];
+    pp_temp_path("wrapped.json", wrapped, sizeof wrapped);
+    pp_write_json(wrapped, "{'source': 'a paper', 'rows': [" ONE_ROW("w1") ", " ONE_ROW("w2") "]}");
+    pp_temp_path("rows.jsonl", lines, sizeof lines);
+    char *l1 = pp_json_of(ONE_ROW("l1")), *l2 = pp_json_of(ONE_ROW("l2"));
+    char text[2048];
+    snprintf(text, sizeof text, "%s\n\n%s\n", l1, l2);
+    pp_write_file(lines, text, strlen(text));
+    pp_temp_path("broken.jsonl", broken, sizeof broken);
+    snprintf(text, sizeof text, "%s\n{\"id\": oops}\n", l1);
+    pp_write_file(broken, text, strlen(text));
+    free(l1);
+    free(l2);
+    pp_measurement_set w, jl, jb;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(wrapped, &cat, &w, &err), PP_OK);
+    CU_ASSERT_EQUAL(w.n, 2);
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(lines, &cat, &jl, &err), PP_OK);
+    CU_ASSERT_EQUAL(jl.n, 2);
+    CU_ASSERT_STRING_EQUAL(jl.rows[1].id, "l2");
+    CU_ASSERT_NOT_EQUAL(pp_measurements_load(broken, &cat, &jb, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.path, "broken.jsonl (line 2)");
+    pp_measurements_free(&w);
+    pp_measurements_free(&jl);
+    pp_write_json(wrapped, "{'data': [" ONE_ROW("w1") "]}");
+    CU_ASSERT_NOT_EQUAL(pp_measurements_load(wrapped, &cat, &w, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "under 'rows' or 'measurements'");
+#undef ONE_ROW
     /* a missing file fails, and leaves the set empty */
     const char *bad[] = {a, "/nonexistent/measurements.json"};
     pp_measurement_set z;
@@ -1441,7 +1474,7 @@ static void test_malformed_file(void)
     } CASES[] = {
         {"[{\"id\": \"x\",", "1:13: malformed JSON: expected more text, found the end (is the document truncated?)"},
         {"[{\"id\": 0096}]", "1:9: malformed JSON"},
-        {"{\"rows\": []}", "$: expected a JSON array at the top level, found an object"},
+        {"{\"data\": []}", "$: expected an array of rows, or an object holding one under 'rows' or 'measurements'"},
         {"", "expected a JSON array, found an empty document"},
     };
     pp_catalog cat;

@@ -1117,13 +1117,75 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
 /* ---- files and directories -------------------------------------------------------- */
 
 /* Append the rows of one JSON file to set (rows grown as needed). */
+static bool ends_with(const char *s, const char *suffix);
+
+/* JSON Lines (a .jsonl file): one row object a line, blank lines skipped;
+ * row i is the i-th object.  An error names its line. */
+static int parse_json_lines(char *text, const char *path, cJSON **out, pp_error *err)
+{
+    *out = cJSON_CreateArray();
+    if (!*out)
+        return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
+    int line_no = 0;
+    for (char *line = text; line && *line;) {
+        char *next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        line_no++;
+        const char *p = line;
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        if (*p) {
+            char origin[600];
+            snprintf(origin, sizeof origin, "%.500s (line %d)", path, line_no);
+            cJSON *row = NULL;
+            int rc = pp_json_parse_object(line, origin, &row, err);
+            if (rc) {
+                cJSON_Delete(*out);
+                *out = NULL;
+                return rc;
+            }
+            cJSON_AddItemToArray(*out, row);
+        }
+        line = next;
+    }
+    return PP_OK;
+}
+
+/* The rows of a file: a JSON array of row objects; an object that holds
+ * that array under "rows" or "measurements"; or JSON Lines (.jsonl).
+ * Every form goes through the limits and syntax checks of every reader. */
+static int parse_rows(char *text, const char *path, cJSON **doc, pp_error *err)
+{
+    if (ends_with(path, ".jsonl"))
+        return parse_json_lines(text, path, doc, err);
+    int rc = pp_json_parse_array(text, path, doc, err);
+    if (!rc)
+        return rc;
+    cJSON *obj = NULL;
+    pp_error obj_err;
+    if (pp_json_parse_object(text, path, &obj, &obj_err) != PP_OK)
+        return rc; /* the array's error */
+    static const char *const holders[] = {"rows", "measurements"};
+    for (size_t i = 0; i < sizeof holders / sizeof holders[0]; i++)
+        if (cJSON_IsArray(pp_json_member(obj, holders[i]))) {
+            *doc = cJSON_DetachItemFromObjectCaseSensitive(obj, holders[i]);
+            cJSON_Delete(obj);
+            return PP_OK;
+        }
+    cJSON_Delete(obj);
+    pp_jpath root = pp_jpath_root(path);
+    return pp_json_fail(err, &root, "expected an array of rows, or an object holding one under 'rows' or "
+                                    "'measurements', found an object without either");
+}
+
 static int load_file(const char *path, const pp_catalog *cat, pp_measurement_set *set, pp_error *err)
 {
     char *text = NULL;
     cJSON *doc = NULL;
     int rc = pp_json_read_text(path, &text, err);
     if (!rc)
-        rc = pp_json_parse_array(text, path, &doc, err); /* the limits and the syntax checks of every reader */
+        rc = parse_rows(text, path, &doc, err);
     free(text);
     if (rc)
         return rc;
@@ -1177,7 +1239,7 @@ static int load_dir(const char *dir, const pp_catalog *cat, pp_measurement_set *
     int n = 0, cap = 0, rc = PP_OK;
     struct dirent *e;
     while (rc == PP_OK && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".json"))
+        if (e->d_name[0] == '.' || !(ends_with(e->d_name, ".json") || ends_with(e->d_name, ".jsonl")))
             continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
