@@ -807,6 +807,12 @@ static void test_row_recompute_as_stated(void)
         CU_ASSERT_EQUAL(named.rows[0].prob.training.precision, lightning[i].prec);
         pp_measurements_free(&named);
     }
+    /* "zero": true names no stage: the framework's default, not an error */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'TP': 2, 'global_batch': 64, 'zero': true}", &named,
+                                       &named_err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(named.rows[0].plan.zero, 1);
+    pp_measurements_free(&named);
     /* an error in such a key names it as the row spells it */
     CU_ASSERT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'TP': 'two', 'global_batch': 64}", &named, &named_err),
                     PP_EINPUT);

@@ -910,7 +910,8 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
                 copy = cJSON_CreateString("selective");
             }
         }
-        if (!canon || pp_json_member(*out, canon))
+        /* "zero": true says sharding without its stage: not read as one */
+        if (!canon || pp_json_member(*out, canon) || (strcmp(canon, "zero_stage") == 0 && cJSON_IsBool(item)))
             continue;
         if (!copy)
             copy = config_value(canon, item);
