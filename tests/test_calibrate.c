@@ -807,6 +807,16 @@ static void test_row_recompute_as_stated(void)
         CU_ASSERT_EQUAL(named.rows[0].prob.training.precision, lightning[i].prec);
         pp_measurements_free(&named);
     }
+    /* a key the row states itself wins over its other names (and their
+     * copies are freed: LeakSanitizer in the sanitizer build) */
+    CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL,
+                                            "{'t': 2, 'TP': 4, 'global_batch': 64, 'zero_stage': 0,"
+                                            " 'use_distributed_optimizer': true}",
+                                            "{'iteration_s': 0.5, 'step_time_ms': 900}", &named, &named_err),
+                          PP_OK);
+    CU_ASSERT(named.rows[0].plan.tp == 2 && named.rows[0].plan.zero == 0);
+    CU_ASSERT_DOUBLE_EQUAL(named.rows[0].iteration_s, 0.5, 1e-12);
+    pp_measurements_free(&named);
     /* "zero": true names no stage: the framework's default, not an error */
     CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'TP': 2, 'global_batch': 64, 'zero': true}", &named,
                                        &named_err),

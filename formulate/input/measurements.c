@@ -911,8 +911,10 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
             }
         }
         /* "zero": true says sharding without its stage: not read as one */
-        if (!canon || pp_json_member(*out, canon) || (!copy && strcmp(canon, "zero_stage") == 0 && cJSON_IsBool(item)))
+        if (!canon || pp_json_member(*out, canon) || (!copy && strcmp(canon, "zero_stage") == 0 && cJSON_IsBool(item))) {
+            cJSON_Delete(copy); /* the row states the key itself, or the value names nothing */
             continue;
+        }
         if (!copy)
             copy = config_value(canon, item);
         if (!copy || !cJSON_AddItemToObject(*out, canon, copy)) {
