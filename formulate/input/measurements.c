@@ -792,6 +792,8 @@ static const source_key config_keys[] = {
     {"etp", {"experttensorparallelsize", NULL}, 0},
     {"micro_batch", {"mbs", "microbatch", "microbatchsize", NULL}, 0},
     {"global_batch", {"gbs", "globalbatch", "globalbatchsize", NULL}, 0},
+    {"grad_accum", {"gradientaccumulationsteps", "gradaccumulation", "gradaccumsteps", "nummicrobatches",
+                    "accumulategradbatches", NULL}, 0},
     {"seq_parallel", {"sp", "seqparallel", "sequenceparallel", "sequenceparallelism", NULL}, 0},
     {"virtual_stages", {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
     {"recompute", {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
@@ -1024,6 +1026,22 @@ static int read_labels(const cJSON *jrow, const pp_jpath *at, pp_measurement *ro
 }
 
 /* The row as a problem and a plan, read by problem.c. */
+/* A row that states the gradient accumulation (`grad_accum`, DeepSpeed's
+ * gradient_accumulation_steps, Megatron-LM's number of micro-batches) but
+ * not the global batch runs micro_batch x dp x grad_accum sequences a step. */
+static int global_batch_of_accumulation(row_docs *d, const cJSON *cfg, const pp_jpath *at, pp_error *err)
+{
+    int accum = 0;
+    if (stated(cfg, "global_batch"))
+        return PP_OK;
+    int rc = row_int(cfg, at, "grad_accum", 0, PP_MAX_DEGREE, &accum, err);
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(d->plan, pp_decisions[PP_DEC_MICRO_BATCH].key),
+                *dp = cJSON_GetObjectItemCaseSensitive(d->plan, pp_decisions[PP_DEC_DP].key);
+    if (!rc && accum > 0 && cJSON_IsNumber(mb) && cJSON_IsNumber(dp))
+        put_num(d, d->training, "global_batch", mb->valuedouble * dp->valuedouble * accum);
+    return rc;
+}
+
 static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *cat, pp_measurement *row,
                     pp_error *err)
 {
@@ -1050,6 +1068,8 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
         rc = build_training(&d, s->config, &s->config_at, framework, fw, gpu, err);
     if (!rc)
         rc = build_plan(&d, s->config, &s->config_at, framework, &features, err);
+    if (!rc)
+        rc = global_batch_of_accumulation(&d, s->config, &s->config_at, err);
     if (!rc) {
         build_constraints(&d);
         if (!d.ok)
