@@ -218,23 +218,34 @@ const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id)
 static const char *const gpu_noise[] = {"nvidia", "tesla", "amd", "instinct", NULL};
 static const char *const model_noise[] = {"meta", NULL};
 
-static void name_key(const char *name, const char *const *noise, char *out, size_t cap)
+/* The next word of a name from *p on (a run of letters and digits) that is
+ * none of the noise words, or NULL at the end; *len its length. */
+static const char *next_word(const char **p, const char *const *noise, size_t *len)
 {
-    size_t n = 0;
-    const char *p = name;
-    while (*p && n + 1 < cap) {
-        while (*p && !isalnum((unsigned char)*p))
-            p++;
-        const char *w = p;
-        while (*p && isalnum((unsigned char)*p))
-            p++;
-        size_t len = (size_t)(p - w);
+    for (;;) {
+        while (**p && !isalnum((unsigned char)**p))
+            (*p)++;
+        if (!**p)
+            return NULL;
+        const char *w = *p;
+        while (**p && isalnum((unsigned char)**p))
+            (*p)++;
+        *len = (size_t)(*p - w);
         bool skip = false;
         for (size_t k = 0; noise[k] && !skip; k++)
-            skip = len == strlen(noise[k]) && strncasecmp(w, noise[k], len) == 0;
-        for (size_t k = 0; !skip && k < len && n + 1 < cap; k++)
-            out[n++] = (char)tolower((unsigned char)w[k]);
+            skip = *len == strlen(noise[k]) && strncasecmp(w, noise[k], *len) == 0;
+        if (!skip)
+            return w;
     }
+}
+
+static void name_key(const char *name, const char *const *noise, char *out, size_t cap)
+{
+    size_t n = 0, len;
+    const char *p = name, *w;
+    while (n + 1 < cap && (w = next_word(&p, noise, &len)))
+        for (size_t k = 0; k < len && n + 1 < cap; k++)
+            out[n++] = (char)tolower((unsigned char)w[k]);
     out[n] = '\0';
 }
 
@@ -268,17 +279,10 @@ static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
 static int gpu_name_words(const char *name, char words[][PP_NAME_WORD_LEN])
 {
     int n = 0;
-    for (const char *p = name; *p && n < PP_NAME_WORDS;) {
-        while (*p && !isalnum((unsigned char)*p))
-            p++;
-        const char *w = p;
-        while (*p && isalnum((unsigned char)*p))
-            p++;
-        size_t len = (size_t)(p - w);
-        bool noise = len == 0 || len >= PP_NAME_WORD_LEN;
-        for (size_t k = 0; gpu_noise[k] && !noise; k++)
-            noise = len == strlen(gpu_noise[k]) && strncasecmp(w, gpu_noise[k], len) == 0;
-        if (noise)
+    size_t len;
+    const char *p = name, *w;
+    while (n < PP_NAME_WORDS && (w = next_word(&p, gpu_noise, &len))) {
+        if (len >= PP_NAME_WORD_LEN)
             continue;
         for (size_t k = 0; k < len; k++)
             words[n][k] = (char)tolower((unsigned char)w[k]);
