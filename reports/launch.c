@@ -390,7 +390,8 @@ static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp
     if (bf16_layers(prob, &first, &last))
         note(f, "The recipe keeps the first %ld and the last %ld of the %d blocks in bf16 (NVIDIA's NVFP4 recipe: "
                 "%.0f %% of the linear layers' FLOPs, as priced)%s.\n\n",
-             first, last, prob->model.layers, 100.0 * pp_precision_props(prob->training.precision)->high_precision_fraction,
+             first, last, prob->model.layers,
+             100.0 * pp_precision_props(prob->training.precision)->high_precision_fraction,
              p->pp > 1 ? "; they run on the first and the last pipeline stage, where the price spreads their cost over "
                          "every stage, so those two stages run somewhat slower than priced"
                        : "");

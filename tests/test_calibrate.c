@@ -819,7 +819,8 @@ static void test_row_recompute_as_stated(void)
     pp_measurements_free(&named);
     /* without the global batch, micro_batch x dp x the accumulation steps:
      * 2 x 4 x 8 = 64 on the 16 GPUs of t 2, p 2 */
-    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'TP': 2, 'PP': 2, 'MBS': 2, 'gradient_accumulation_steps': 8}",
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'TP': 2, 'PP': 2, 'MBS': 2, 'gradient_accumulation_steps': 8}",
                                        &named, &named_err),
                           PP_OK);
     CU_ASSERT_EQUAL(named.rows[0].prob.training.global_batch, 64);

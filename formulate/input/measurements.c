@@ -795,8 +795,10 @@ static const source_key config_keys[] = {
     {"grad_accum", {"gradientaccumulationsteps", "gradaccumulation", "gradaccumsteps", "nummicrobatches",
                     "accumulategradbatches", NULL}, 0},
     {"seq_parallel", {"sp", "seqparallel", "sequenceparallel", "sequenceparallelism", NULL}, 0},
-    {"virtual_stages", {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
-    {"recompute", {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
+    {"virtual_stages",
+     {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
+    {"recompute",
+     {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
     {"zero_stage", {"zero", "zerostage", "zerooptimization", NULL}, 0},
     {"precision", {"dtype", "mixedprecision", NULL}, 0},
 };
@@ -913,7 +915,8 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
             }
         }
         /* "zero": true says sharding without its stage: not read as one */
-        if (!canon || pp_json_member(*out, canon) || (!copy && strcmp(canon, "zero_stage") == 0 && cJSON_IsBool(item))) {
+        bool stageless = !copy && canon && strcmp(canon, "zero_stage") == 0 && cJSON_IsBool(item);
+        if (!canon || pp_json_member(*out, canon) || stageless) {
             cJSON_Delete(copy); /* the row states the key itself, or the value names nothing */
             continue;
         }

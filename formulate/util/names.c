@@ -145,12 +145,15 @@ bool pp_framework_alias(const char *text, pp_framework *fw)
 #define NVFP4_BF16_LAST (8.0 / 62.0)
 
 static const pp_precision_info precision_info[PP_PREC_COUNT] = {
-    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed", 0.0, 0.0, 0, 0, false},
-    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, 1.0, "--fp16", "fp16_mixed", 0.0, 0.0, 0, 0, false},
+    [PP_PREC_BF16] = {true, false, false, PP_PREC_BF16, 2.0, 8.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed",
+                      0.0, 0.0, 0, 0, false},
+    [PP_PREC_FP16] = {true, false, false, PP_PREC_FP16, 2.0, 8.0, 0.0, 0.0, 1.0, "--fp16", "fp16_mixed",
+                      0.0, 0.0, 0, 0, false},
     [PP_PREC_FP8] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 0.0, 1.0,
                      "--bf16 --transformer-impl transformer_engine --fp8-format hybrid",
                      "bf16_with_fp8_delayed_scaling_mixed", 0.0, 0.0, 0, 0, true},
-    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed", 0.0, 0.0, 0, 0, false},
+    [PP_PREC_FP32] = {false, false, false, PP_PREC_FP32, 4.0, 4.0, 0.0, 0.0, 1.0, "--bf16", "bf16_mixed",
+                      0.0, 0.0, 0, 0, false},
     [PP_PREC_FP8_CURRENT] = {true, true, false, PP_PREC_FP8, 1.0, 16.0, 0.0, 1.0, 1.0,
                              "--bf16 --transformer-impl transformer_engine --fp8-format hybrid --fp8-recipe tensorwise",
                              "bf16_with_fp8_current_scaling_mixed", 0.0, 0.0, 1, 1, true},
