@@ -796,12 +796,19 @@ static void test_row_recompute_as_stated(void)
         CU_ASSERT_EQUAL(named.rows[0].prob.training.global_batch, 64);
         pp_measurements_free(&named);
     }
-    /* PyTorch Lightning's precision names: "16-mixed" is fp16 AMP, "bf16-mixed" bf16 */
+    /* PyTorch Lightning's precision names: "16-mixed" is fp16 AMP, "bf16-mixed" bf16 (on the
+     * row's H100) */
     static const struct {
         const char *config;
         pp_precision prec;
     } lightning[] = {{"{'t': 2, 'global_batch': 64, 'precision': '16-mixed'}", PP_PREC_FP16},
-                     {"{'t': 2, 'global_batch': 64, 'precision': 'bf16-mixed'}", PP_PREC_BF16}};
+                     {"{'t': 2, 'global_batch': 64, 'precision': 'bf16-mixed'}", PP_PREC_BF16},
+                     /* and without a precision, Megatron-LM's precision flags say it */
+                     {"{'t': 2, 'global_batch': 64, 'bf16': true, 'fp8_format': 'hybrid',"
+                      " 'fp8_recipe': 'tensorwise'}",
+                      PP_PREC_FP8_CURRENT},
+                     {"{'t': 2, 'global_batch': 64, '--bf16': true, '--fp8-format': 'hybrid'}", PP_PREC_FP8},
+                     {"{'t': 2, 'global_batch': 64, 'bf16': true, 'fp8': false}", PP_PREC_BF16}};
     for (size_t i = 0; i < sizeof lightning / sizeof lightning[0]; i++) {
         CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, lightning[i].config, &named, &named_err), PP_OK);
         CU_ASSERT_EQUAL(named.rows[0].prob.training.precision, lightning[i].prec);

@@ -872,6 +872,41 @@ static cJSON *config_value(const char *key, const cJSON *v)
     return cJSON_Duplicate(v, true);
 }
 
+/* A config without `precision` whose flags say it as Megatron-LM's
+ * arguments do (--bf16, --fp8-format hybrid, --fp8-recipe tensorwise,
+ * --fp4-format e2m1, --fp4-recipe nvfp4): their words, read as a
+ * precision text is (precision_of: "fp8 tensorwise" is fp8-current,
+ * "fp8 mxfp8" MXFP8, "fp4 nvfp4" NVFP4). */
+static int precision_of_flags(const cJSON *cfg, cJSON *out, pp_error *err)
+{
+    static const struct {
+        const char *key, *word; /* pp_name_key of the flag; the word it adds */
+    } flags[] = {{"fp4recipe", NULL}, {"fp4format", "fp4"}, {"fp4", "fp4"},   {"fp8recipe", NULL},
+                 {"fp8format", "fp8"}, {"fp8", "fp8"},      {"bf16", "bf16"}, {"fp16", "fp16"}};
+    if (pp_json_member(out, "precision"))
+        return PP_OK;
+    char text[160] = "";
+    size_t n = 0;
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+        const cJSON *item;
+        cJSON_ArrayForEach(item, cfg)
+        {
+            char k[64];
+            pp_name_key(item->string ? item->string : "", k, sizeof k);
+            if (strcmp(k, flags[f].key) != 0 || cJSON_IsFalse(item) || cJSON_IsNull(item))
+                continue;
+            const char *word = cJSON_IsString(item) ? item->valuestring : flags[f].word;
+            if (word && n + strlen(word) + 2 < sizeof text)
+                n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? " " : "", word);
+            if (flags[f].word && cJSON_IsString(item) && n + strlen(flags[f].word) + 2 < sizeof text)
+                n += (size_t)snprintf(text + n, sizeof text - n, " %s", flags[f].word);
+        }
+    }
+    if (n && !cJSON_AddStringToObject(out, "precision", text))
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    return PP_OK;
+}
+
 /* The tables of other names of each section, in row_parts' order. */
 static const struct {
     const char *section;
@@ -932,7 +967,7 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
             *n_renamed = ++n;
         }
     }
-    return PP_OK;
+    return table == config_keys ? precision_of_flags(cfg, *out, err) : PP_OK;
 }
 
 /* An error at a canonical key the row spelled otherwise names the row's
