@@ -832,6 +832,14 @@ static void test_row_recompute_as_stated(void)
                           PP_OK);
     CU_ASSERT_EQUAL(named.rows[0].prob.training.global_batch, 64);
     pp_measurements_free(&named);
+    /* or its batch in tokens over the sequence length (2048 here), which must divide it */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'TP': 2, 'tokens_per_step': 131072}", &named, &named_err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(named.rows[0].prob.training.global_batch, 64);
+    pp_measurements_free(&named);
+    CU_ASSERT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'TP': 2, 'tokens_per_step': 100000}", &named, &named_err),
+                    PP_EINPUT);
+    PP_ASSERT_CONTAINS(named_err.path, "config.tokens_per_step");
     /* "zero": true names no stage: the framework's default, not an error */
     CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'TP': 2, 'global_batch': 64, 'zero': true}", &named,
                                        &named_err),

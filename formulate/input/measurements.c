@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <math.h>
 #include <strings.h>
 #include <dirent.h>
 #include <errno.h>
@@ -794,6 +795,8 @@ static const source_key config_keys[] = {
     {"global_batch", {"gbs", "globalbatch", "globalbatchsize", NULL}, 0},
     {"grad_accum", {"gradientaccumulationsteps", "gradaccumulation", "gradaccumsteps", "nummicrobatches",
                     "accumulategradbatches", NULL}, 0},
+    {"global_batch_tokens", {"gbstokens", "globalbatchsizetokens", "batchsizetokens", "tokensperstep",
+                             "tokensperbatch", "tokensperiteration", NULL}, 0},
     {"seq_parallel", {"sp", "seqparallel", "sequenceparallel", "sequenceparallelism", NULL}, 0},
     {"virtual_stages",
      {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
@@ -1064,20 +1067,41 @@ static int read_labels(const cJSON *jrow, const pp_jpath *at, pp_measurement *ro
 }
 
 /* The row as a problem and a plan, read by problem.c. */
-/* A row that states the gradient accumulation (`grad_accum`, DeepSpeed's
- * gradient_accumulation_steps, Megatron-LM's number of micro-batches) but
- * not the global batch runs micro_batch x dp x grad_accum sequences a step. */
-static int global_batch_of_accumulation(row_docs *d, const cJSON *cfg, const pp_jpath *at, pp_error *err)
+/* A row that does not state its global batch in sequences: its batch in
+ * tokens (`global_batch_tokens`, "tokens per step") over the sequence
+ * length, which must divide it; else, when it states the gradient
+ * accumulation (`grad_accum`, DeepSpeed's gradient_accumulation_steps,
+ * Megatron-LM's number of micro-batches), micro_batch x dp x grad_accum. */
+static int global_batch_of_row(row_docs *d, const cJSON *cfg, const pp_jpath *at, const pp_catalog *cat,
+                               pp_error *err)
 {
     int accum = 0;
+    double tokens = 0;
     if (stated(cfg, "global_batch"))
         return PP_OK;
     int rc = row_int(cfg, at, "grad_accum", 0, PP_MAX_DEGREE, &accum, err);
+    if (!rc)
+        rc = row_double(cfg, at, "global_batch_tokens", 0, 1e15, &tokens, err);
+    if (rc)
+        return rc;
+    if (tokens > 0) {
+        const cJSON *seq = cJSON_GetObjectItemCaseSensitive(d->model, "seq_len"),
+                    *id = cJSON_GetObjectItemCaseSensitive(d->model, "id");
+        const pp_catalog_model *cm = cJSON_IsString(id) ? pp_catalog_model_find(cat, id->valuestring) : NULL;
+        double s = cJSON_IsNumber(seq) ? seq->valuedouble : cm ? (double)cm->model.seq_len : 0.0;
+        if (s > 0 && tokens / s == floor(tokens / s)) {
+            put_num(d, d->training, "global_batch", tokens / s);
+            return PP_OK;
+        }
+        pp_jpath here = pp_jpath_key(at, "global_batch_tokens");
+        return pp_json_fail(err, &here, "expected a whole number of sequences of %.0f tokens, found %.0f tokens", s,
+                            tokens);
+    }
     const cJSON *mb = cJSON_GetObjectItemCaseSensitive(d->plan, pp_decisions[PP_DEC_MICRO_BATCH].key),
                 *dp = cJSON_GetObjectItemCaseSensitive(d->plan, pp_decisions[PP_DEC_DP].key);
-    if (!rc && accum > 0 && cJSON_IsNumber(mb) && cJSON_IsNumber(dp))
+    if (accum > 0 && cJSON_IsNumber(mb) && cJSON_IsNumber(dp))
         put_num(d, d->training, "global_batch", mb->valuedouble * dp->valuedouble * accum);
-    return rc;
+    return PP_OK;
 }
 
 static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *cat, pp_measurement *row,
@@ -1107,7 +1131,7 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
     if (!rc)
         rc = build_plan(&d, s->config, &s->config_at, framework, &features, err);
     if (!rc)
-        rc = global_batch_of_accumulation(&d, s->config, &s->config_at, err);
+        rc = global_batch_of_row(&d, s->config, &s->config_at, cat, err);
     if (!rc) {
         build_constraints(&d);
         if (!d.ok)
