@@ -814,6 +814,23 @@ static void test_row_recompute_as_stated(void)
         CU_ASSERT_EQUAL(named.rows[0].prob.training.precision, lightning[i].prec);
         pp_measurements_free(&named);
     }
+    /* a LoRA recipe's pre-quantized base model: the frozen weights held in the recipe's
+     * format (fp8_params), as MLPerf v5.1's NVFP4 LoRA logs say it; only under an fp8-class
+     * recipe */
+    static const struct {
+        const char *config;
+        bool held;
+    } prequant[] = {{"{'t': 2, 'global_batch': 64, 'precision': 'fp8', 'lora_rank': 16,"
+                     " 'pre_quantized_model': true}", true},
+                    {"{'t': 2, 'global_batch': 64, 'precision': 'fp8', 'lora_rank': 16,"
+                     " 'pre_quantized_model': true, 'fp8_params': false}", false},
+                    {"{'t': 2, 'global_batch': 64, 'precision': 'bf16', 'lora_rank': 16,"
+                     " 'pre_quantized_model': true}", false}};
+    for (size_t i = 0; i < sizeof prequant / sizeof prequant[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, prequant[i].config, &named, &named_err), PP_OK);
+        CU_ASSERT_EQUAL(named.rows[0].prob.training.fp8_params, prequant[i].held);
+        pp_measurements_free(&named);
+    }
     /* a key the row states itself wins over its other names (and their
      * copies are freed: LeakSanitizer in the sanitizer build) */
     CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL,

@@ -205,6 +205,36 @@ static void test_fp8_params(void)
     PP_REL_EQ(m8.weights_gib, m16.weights_gib, 1e-12);
 }
 
+/* A frozen weight pre-quantized to a block-scaled format (MLPerf v5.1's
+ * NVFP4 LoRA, PRE_QUANTIZED_MODEL) holds its rowwise and its columnwise
+ * cast, each 4 bits with one E4M3 scale per 16 values, where a trained
+ * weight under the same recipe holds one; the layers the recipe keeps in
+ * bf16 hold their 16-bit weight either way.  Per-tensor fp8 scales run both
+ * ways: one byte a frozen weight. */
+static void test_frozen_block_scaled_weights(void)
+{
+    pp_problem p = gpt3(16, PP_LORA_ATTENTION);
+    pp_plan pl = plan_88();
+    pp_memory m16, held;
+    pp_memory_eval(&p, &pl, &m16);
+    p.training.precision = PP_PREC_NVFP4;
+    p.training.fp8_params = true;
+    pp_memory_eval(&p, &pl, &held);
+    const pp_precision_info *nv = pp_precision_props(PP_PREC_NVFP4);
+    double hp = nv->high_precision_fraction, cast = 0.5 + 1.0 / 16.0;
+    CU_ASSERT(hp > 0.0 && hp < 0.5);
+    PP_REL_EQ(nv->gemm_input_bytes, cast, 1e-12);
+    PP_REL_EQ(held.weights_gib, m16.weights_gib * ((1.0 - hp) * 2.0 * cast + hp * 2.0) / 2.0, 1e-12);
+    pp_problem trained = p;
+    trained.training.lora_rank = 0;
+    pp_memory mt;
+    pp_memory_eval(&trained, &pl, &mt);
+    PP_REL_EQ(mt.weights_gib, m16.weights_gib * ((1.0 - hp) * cast + hp * 2.0) / 2.0, 1e-12);
+    p.training.precision = PP_PREC_FP8;
+    pp_memory_eval(&p, &pl, &held);
+    PP_REL_EQ(held.weights_gib, 0.5 * m16.weights_gib, 1e-12);
+}
+
 /* Megatron-Core's --activation-func-fp8-input-store: the SwiGLU input
  * (2f wide) is kept in one byte instead of two; only under an fp8 recipe. */
 static void test_fp8_activation_input_store(void)
@@ -255,6 +285,7 @@ int main(void)
         {"saved activations: frozen linears keep no input (Transformer Engine)", test_saved_inputs_of_frozen_linears},
         {"ZeRO-3 still gathers the frozen weights", test_zero3_gathers_frozen_weights},
         {"fp8_params: one byte a weight", test_fp8_params},
+        {"frozen NVFP4 weights hold both casts", test_frozen_block_scaled_weights},
         {"fp8_activation_input_store: one byte a SwiGLU input", test_fp8_activation_input_store},
         {"packed samples: the attention core within each sample", test_packed_samples},
         {NULL, NULL},

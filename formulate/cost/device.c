@@ -97,7 +97,21 @@ double weight_bytes(const pp_training *t)
     /* fp8_params: Transformer Engine's Float8Tensor weights, cast once a
      * step by the optimizer's update (Megatron-Core --fp8-param-gather); the
      * fp32 master copy stays in the optimizer state */
-    return t->fp8_params && pp_precision_props(t->precision)->low_gemm ? gemm_input_bytes(t) : ACT_BYTES;
+    const pp_precision_info *info = pp_precision_props(t->precision);
+    if (!t->fp8_params || !info->low_gemm)
+        return ACT_BYTES;
+    /* A frozen weight (LoRA) quantized once to a block-scaled format holds
+     * both casts for good: the forward GEMM reads it scaled along its rows
+     * and the input-gradient GEMM along its columns, and a block's scales run
+     * one way only.  MLPerf Training v5.1's NVFP4 LoRA (NVIDIA's
+     * llama2_70b_lora, custom_callbacks.py _get_quantized_params_cpu, with
+     * PRE_QUANTIZED_MODEL=True) replaces each frozen weight on the GPU by its
+     * NVFP4 tensor and asserts both its rowwise and its columnwise data. */
+    if (t->lora_rank > 0 && info->blackwell_only) {
+        double hp = info->high_precision_fraction;
+        return (1.0 - hp) * 2.0 * info->gemm_input_bytes + hp * ACT_BYTES;
+    }
+    return gemm_input_bytes(t);
 }
 
 /* Communication that overlaps computation is not free: its kernels run on

@@ -804,6 +804,10 @@ static const source_key config_keys[] = {
      {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
     {"zero_stage", {"zero", "zerostage", "zerooptimization", NULL}, 0},
     {"precision", {"dtype", "mixedprecision", NULL}, 0},
+    /* frozen weights held in the recipe's format: a LoRA recipe's
+     * pre-quantized base model (MLPerf v5.1's pre_quantized_model,
+     * Megatron-Bridge's pre_quantize_base_weights) */
+    {"fp8_params", {"prequantizedmodel", "prequantizebaseweights", NULL}, 0},
 };
 
 /* The cluster's keys as sources name them: the GPU count (a launcher's
