@@ -771,6 +771,31 @@ static void test_row_recompute_as_stated(void)
             CU_ASSERT_EQUAL(pp_recompute_modules(&set.rows[0].plan), cases[i].modules);
         pp_measurements_free(&set);
     }
+    /* the modules under their own key, Megatron-Core's --recompute-modules (a row of the
+     * MoE model zoo's long-context table recomputes the norms and the whole MoE layer);
+     * stated, it wins over a list in recompute; a name of no module is an error there */
+    static const struct {
+        const char *config;
+        int modules;
+    } stated_modules[] = {
+        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'layernorm,moe'}",
+         PP_RCM_LAYERNORM | PP_RCM_MOE},
+        {"{'t': 2, 'global_batch': 64, 'recompute': 'core_attn', 'recompute_modules': 'moe_act,layernorm'}",
+         PP_RCM_MOE_ACT | PP_RCM_LAYERNORM},
+        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'attention'}", -1}};
+    for (size_t i = 0; i < sizeof stated_modules / sizeof stated_modules[0]; i++) {
+        pp_measurement_set set;
+        pp_error err;
+        int rc = load_one_row(&cat, ROW_MODEL, stated_modules[i].config, &set, &err);
+        if (stated_modules[i].modules < 0) {
+            CU_ASSERT_EQUAL(rc, PP_EINPUT);
+            PP_ASSERT_CONTAINS(err.path, "recompute_modules");
+            continue;
+        }
+        CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+        CU_ASSERT_EQUAL(pp_recompute_modules(&set.rows[0].plan), stated_modules[i].modules);
+        pp_measurements_free(&set);
+    }
     /* the degrees under their PLAN.json names; without dp, the rest of the GPUs */
     pp_measurement_set named;
     pp_error named_err;

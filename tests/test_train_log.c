@@ -257,7 +257,8 @@ static void test_cli_torchtitan(void)
 }
 
 /* --log records the whole plan the run ran: every decision a row has a
- * field for reads back as it was, TP overlap and interleaving among them,
+ * field for reads back as it was, TP overlap, interleaving and the modules
+ * selective recomputation repeats among them,
  * and one a row has no field for is named in the notes. */
 static void test_cli_whole_plan(void)
 {
@@ -265,8 +266,8 @@ static void test_cli_whole_plan(void)
     pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
     pp_write_temp("overlap.plan.json",
                   "{\"tp\": 8, \"pp\": 16, \"dp\": 8, \"micro_batch\": 1, \"virtual_stages\": 2, \"zero\": 1,"
-                  " \"recompute\": \"selective\", \"sequence_parallel\": true, \"tp_comm_overlap\": true,"
-                  " \"compression\": {\"dp\": \"bf16\"}}",
+                  " \"recompute\": \"selective\", \"recompute_modules\": \"core_attn,layernorm\","
+                  " \"sequence_parallel\": true, \"tp_comm_overlap\": true, \"compression\": {\"dp\": \"bf16\"}}",
                   plan, sizeof plan);
     pp_write_temp("overlap.log", MEGATRON_LOG, log, sizeof log);
     pp_write_temp("overlap-rows.json", "", rows, sizeof rows);
@@ -293,6 +294,7 @@ static void test_cli_whole_plan(void)
     CU_ASSERT_EQUAL(p->virtual_stages, 2);
     CU_ASSERT_EQUAL(p->zero, 1);
     CU_ASSERT_EQUAL(p->recompute, PP_RECOMPUTE_SELECTIVE);
+    CU_ASSERT_EQUAL(pp_recompute_modules(p), PP_RCM_CORE_ATTN | PP_RCM_LAYERNORM);
     CU_ASSERT_TRUE(p->sequence_parallel);
     CU_ASSERT_TRUE(p->tp_comm_overlap);
     pp_measurements_free(&set);

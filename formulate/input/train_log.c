@@ -308,7 +308,7 @@ static cJSON *cluster_json(const pp_cluster *c)
 
 /* The whole plan, by walking the decision table: every decision a row
  * states under a key of its own (t, p, d, cp, micro_batch, virtual_stages,
- * ep, etp), then those the row reader derives from its own fields
+ * ep, etp, and recompute_modules by its name), then those the row reader derives from its own fields
  * (zero_stage, recompute, seq_parallel, tp_comm_overlap); a decision rows
  * have no field for (the TP grid, compression) is named in the notes when
  * it is not at its default (train_log_plan_note). */
@@ -317,8 +317,13 @@ static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
     cJSON *o = cJSON_CreateObject();
     for (int i = 0; i < PP_DEC_COUNT; i++) {
         const pp_decision *d = &pp_decisions[i];
-        if (d->row_key)
-            cJSON_AddNumberToObject(o, d->row_key, pp_decision_get(pl, d->id));
+        if (!d->row_key)
+            continue;
+        int v = pp_decision_get(pl, d->id);
+        if (d->kind == PP_DK_ENUM && d->names) /* a set of modules, as a plan names it */
+            cJSON_AddStringToObject(o, d->row_key, d->names[v]);
+        else
+            cJSON_AddNumberToObject(o, d->row_key, v);
     }
     cJSON_AddNumberToObject(o, "global_batch", (double)prob->training.global_batch);
     cJSON_AddNumberToObject(o, "zero_stage", pl->zero);
