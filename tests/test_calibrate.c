@@ -649,11 +649,23 @@ static void test_rows_carry_how_they_ran(void)
                   "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16',"
                   "             'framework': 'PyTorch FullyShardedDataParallel'},"
                   "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'ds-release', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16', 'zero_stage': 3,"
+                  "             'framework': 'deepspeed==0.12.6'},"
+                  "  'measured': {'iteration_s': 0.5}}"
+                  ", {'id': 'ds-release-old', 'source_group': 'g',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'global_batch': 64, 'precision': 'bf16', 'zero_stage': 3,"
+                  "             'framework': 'DeepSpeed v0.5.1 (ZeRO-3)'},"
+                  "  'measured': {'iteration_s': 0.5}}"
                   "]");
     pp_error err;
     pp_measurement_set set;
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(set.n, 22);
+    CU_ASSERT_EQUAL_FATAL(set.n, 24);
     CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.precision, PP_PREC_BF16);
     CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32); /* Megatron: bf16 reduces in fp32 */
@@ -687,6 +699,9 @@ static void test_rows_carry_how_they_ran(void)
     CU_ASSERT_EQUAL(set.rows[17].prob.training.framework, PP_FW_MEGATRON_2021);
     CU_ASSERT_EQUAL(set.rows[18].prob.training.framework, PP_FW_FSDP);
     CU_ASSERT_EQUAL(set.rows[21].prob.training.framework, PP_FW_FSDP);
+    /* DeepSpeed dated by its release: 0.8 and later came out from January 2023 */
+    CU_ASSERT_EQUAL(set.rows[22].prob.training.framework, PP_FW_DEEPSPEED);
+    CU_ASSERT_EQUAL(set.rows[23].prob.training.framework, PP_FW_DEEPSPEED_2021);
     /* the cluster as launchers name it: the nodes and their GPUs, the GPU's kind */
     CU_ASSERT_STRING_EQUAL(set.rows[20].prob.cluster.gpu.id, "a100-sxm4-80gb");
     CU_ASSERT_EQUAL(set.rows[20].prob.cluster.nodes, 2);
@@ -782,7 +797,13 @@ static void test_row_recompute_as_stated(void)
          PP_RCM_LAYERNORM | PP_RCM_MOE},
         {"{'t': 2, 'global_batch': 64, 'recompute': 'core_attn', 'recompute_modules': 'moe_act,layernorm'}",
          PP_RCM_MOE_ACT | PP_RCM_LAYERNORM},
-        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'attention'}", -1}};
+        /* as Megatron-LM's command line and a list give them; the modules alone say selective */
+        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', '--recompute-modules': 'layernorm moe'}",
+         PP_RCM_LAYERNORM | PP_RCM_MOE},
+        {"{'t': 2, 'global_batch': 64, 'recompute_modules': ['moe_act', 'layernorm']}",
+         PP_RCM_MOE_ACT | PP_RCM_LAYERNORM},
+        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'attention'}", -1},
+        {"{'t': 2, 'global_batch': 64, 'recompute_modules': []}", -1}};
     for (size_t i = 0; i < sizeof stated_modules / sizeof stated_modules[0]; i++) {
         pp_measurement_set set;
         pp_error err;
@@ -793,6 +814,7 @@ static void test_row_recompute_as_stated(void)
             continue;
         }
         CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+        CU_ASSERT_EQUAL(set.rows[0].plan.recompute, PP_RECOMPUTE_SELECTIVE);
         CU_ASSERT_EQUAL(pp_recompute_modules(&set.rows[0].plan), stated_modules[i].modules);
         pp_measurements_free(&set);
     }

@@ -154,6 +154,22 @@ static int year_in(const char *text)
     return year;
 }
 
+/* The minor release a text gives DeepSpeed ("DeepSpeed 0.14", "deepspeed
+ * v0.9.2", "DeepSpeed==0.12.6"): the first 0.N after the word, -1 if
+ * none.  DeepSpeed's releases are dated by their tags: v0.8.0 2023-01-17,
+ * v0.9.0 2023-04-12 (github.com/deepspeedai/DeepSpeed). */
+#define DEEPSPEED_FIRST_2023_MINOR 8
+static int deepspeed_minor(const char *text)
+{
+    const char *p = text;
+    for (; *p && strncasecmp(p, "deepspeed", 9) != 0; p++)
+        ;
+    for (; *p; p++)
+        if (p[0] == '0' && p[1] == '.' && isdigit((unsigned char)p[2]) && (p == text || !isdigit((unsigned char)p[-1])))
+            return atoi(p + 2);
+    return -1;
+}
+
 static pp_framework framework_of(const char *fw)
 {
     for (int f = 0; f < PP_FW_COUNT; f++)
@@ -164,10 +180,12 @@ static pp_framework framework_of(const char *fw)
     for (size_t i = 0; i < sizeof framework_words / sizeof framework_words[0]; i++)
         if (strstr(key, framework_words[i].word) &&
             !(framework_words[i].unless && strstr(key, framework_words[i].unless))) {
-            /* DeepSpeed dated 2023 or later gathers into one tensor, overlaps
-             * and runs fused attention (the 2021 entry's behaviours are that
-             * year's: pp_framework_features) */
-            if (framework_words[i].fw == PP_FW_DEEPSPEED_2021 && year_in(fw) >= 2023)
+            /* DeepSpeed dated 2023 or later (by a year, or by a release
+             * from 0.8 on) gathers into one tensor, overlaps and runs fused
+             * attention (the 2021 entry's behaviours are that year's:
+             * pp_framework_features) */
+            if (framework_words[i].fw == PP_FW_DEEPSPEED_2021 &&
+                (year_in(fw) >= 2023 || deepspeed_minor(fw) >= DEEPSPEED_FIRST_2023_MINOR))
                 return PP_FW_DEEPSPEED;
             /* Megatron-LM builds Megatron-Core models by default since
              * 2024-05-24 (commit 9ad1a56f, "Change default to use mcore
@@ -567,6 +585,8 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     char modules[64] = "";
     if (!rc && r)
         rc = row_recompute(r, &r_at, &recompute, modules, sizeof modules, err);
+    else if (!rc && stated(cfg, pp_decisions[PP_DEC_RECOMPUTE_MODULES].row_key))
+        recompute = PP_RECOMPUTE_SELECTIVE; /* the modules say the granularity (Megatron-Core reads them only so) */
     if (!rc && modules[0] && !stated(cfg, pp_decisions[PP_DEC_RECOMPUTE_MODULES].row_key))
         put_str(d, d->plan, pp_decisions[PP_DEC_RECOMPUTE_MODULES].key, modules);
     if (!rc)
@@ -808,6 +828,7 @@ static const source_key config_keys[] = {
      * pre-quantized base model (MLPerf v5.1's pre_quantized_model,
      * Megatron-Bridge's pre_quantize_base_weights) */
     {"fp8_params", {"prequantizedmodel", "prequantizebaseweights", NULL}, 0},
+    {"recompute_modules", {"recomputemodules", NULL}, 0}, /* --recompute-modules */
 };
 
 /* The cluster's keys as sources name them: the GPU count (a launcher's
@@ -877,6 +898,43 @@ static cJSON *config_value(const char *key, const cJSON *v)
     if (strcmp(key, "zero_stage") == 0 && cJSON_IsObject(v) && pp_json_member(v, "stage"))
         return cJSON_Duplicate(pp_json_member(v, "stage"), true);
     return cJSON_Duplicate(v, true);
+}
+
+/* recompute_modules as Megatron-LM's command line and a config's list
+ * give it ("layernorm moe", ["layernorm", "moe"]): the names joined by
+ * commas, as a plan writes them.  Anything else stays as it is, for the
+ * plan's reader to accept or refuse at its path. */
+static int modules_as_text(cJSON *out, pp_error *err)
+{
+    const cJSON *v = pp_json_member(out, "recompute_modules");
+    char text[128] = "";
+    size_t n = 0;
+    if (cJSON_IsArray(v)) {
+        const cJSON *item;
+        cJSON_ArrayForEach(item, v)
+        {
+            if (!cJSON_IsString(item) || n + strlen(item->valuestring) + 2 > sizeof text)
+                return PP_OK;
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? "," : "", item->valuestring);
+        }
+    } else if (cJSON_IsString(v) && strpbrk(v->valuestring, " \t") && strlen(v->valuestring) < sizeof text) {
+        for (const char *p = v->valuestring; *p;) {
+            while (*p == ',' || isspace((unsigned char)*p))
+                p++;
+            size_t len = strcspn(p, ", \t\n");
+            if (len)
+                n += (size_t)snprintf(text + n, sizeof text - n, "%s%.*s", n ? "," : "", (int)len, p);
+            p += len;
+        }
+    } else {
+        return PP_OK;
+    }
+    cJSON *joined = cJSON_CreateString(text);
+    if (!joined || !cJSON_ReplaceItemInObjectCaseSensitive(out, "recompute_modules", joined)) {
+        cJSON_Delete(joined);
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    }
+    return PP_OK;
 }
 
 /* A config without `precision` whose flags say it as Megatron-LM's
@@ -974,7 +1032,10 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
             *n_renamed = ++n;
         }
     }
-    return table == config_keys ? precision_of_flags(cfg, *out, err) : PP_OK;
+    if (table != config_keys)
+        return PP_OK;
+    int rc = modules_as_text(*out, err);
+    return rc ? rc : precision_of_flags(cfg, *out, err);
 }
 
 /* An error at a canonical key the row spelled otherwise names the row's
