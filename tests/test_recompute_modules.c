@@ -149,14 +149,112 @@ static void test_moe_module(void)
     pp_term_stage(&p, &pl, &s1);
     CU_ASSERT(pp_rel_close(s1.ep_comm_s, 1.5 * s0.ep_comm_s, 1e-12));
     CU_ASSERT(s1.bwd_s > s0.bwd_s && pp_rel_close(s1.fwd_s, s0.fwd_s, 1e-12));
-    /* not with moe_act (the block reruns its activation), not without experts */
+    /* with moe_act (the block reruns its activation anyway): a plan may name
+     * both, as Megatron-Core takes them, and is priced as moe alone in time;
+     * the space does not offer the pair; not without experts */
     pl.recompute_modules = PP_RCM_MOE | PP_RCM_MOE_ACT;
-    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
-    PP_ASSERT_CONTAINS(err.msg, "moe_act adds nothing");
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    pp_stage_term s2;
+    pp_term_stage(&p, &pl, &s2);
+    pl.recompute_modules = PP_RCM_MOE;
+    pp_stage_term s3;
+    pp_term_stage(&p, &pl, &s3);
+    CU_ASSERT(pp_rel_close(s2.total_s, s3.total_s, 1e-12));
+    CU_ASSERT(!pp_recompute_modules_offered(&p, PP_RCM_MOE | PP_RCM_MOE_ACT));
+    CU_ASSERT(!pp_recompute_modules_offered(&p, PP_RCM_MOE | PP_RCM_SHARED_EXPERTS));
     pp_problem d;
     pp_load_problem("data/examples/gpt3-175b-1024-a100.json", &cat, &d);
     CU_ASSERT(!pp_recompute_modules_offered(&d, PP_RCM_MOE));
     CU_ASSERT(pp_recompute_modules_offered(&p, PP_RCM_MOE | PP_RCM_LAYERNORM));
+    pp_catalog_free(&cat);
+}
+
+/* The mlp module (Megatron-Core's "mlp", since core_v0.13.0: a dense
+ * layer's MLP checkpointed, its fused norm with it; transformer_layer.py
+ * leaves a MoE layer's alone).  By hand on Llama 3 8B at tp 8 with
+ * sequence parallelism, bf16, s b = 8192: the MLP-in GEMM's input (2 h
+ * bytes a token, split by t) and the SwiGLU's input (2 x 2 f) and the
+ * MLP-out GEMM's input (2 f), split by t, go; a stage keeps them for one
+ * layer, the one it rebuilds; the backward reruns the MLP. */
+static void test_mlp_module(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 4, 64);
+    pp_plan pl = pp_test_plan(8, 4, 1, 1, 1);
+    pl.sequence_parallel = true;
+    pl.recompute = PP_RECOMPUTE_SELECTIVE;
+    pl.recompute_modules = PP_RCM_CORE_ATTN;
+    const pp_model *m = &p.model;
+    double T = 8192.0, t = 8.0;
+    double base = pp_layer_activation_bytes(&p, &pl, false);
+    double a0 = pp_mem_activations_gib(&p, &pl, 0);
+    pp_stage_term s0;
+    pp_term_stage(&p, &pl, &s0);
+    pl.recompute_modules = PP_RCM_CORE_ATTN | PP_RCM_MLP;
+    double frees = base - pp_layer_activation_bytes(&p, &pl, false);
+    CU_ASSERT(pp_rel_close(frees, (2.0 * T * m->hidden + 6.0 * T * m->ffn_hidden) / t, 1e-12));
+    /* stage 0: 8 layers, 4 micro-batches in flight, one MLP rebuilt */
+    double a1 = pp_mem_activations_gib(&p, &pl, 0);
+    CU_ASSERT(pp_rel_close((a0 - a1) * 1073741824.0, (8.0 * 4.0 - 1.0) * frees, 1e-9));
+    pp_stage_term s1;
+    pp_term_stage(&p, &pl, &s1);
+    pp_stage_kernels sk;
+    pp_form_stage_kernels_of(&p, &pl, &sk);
+    CU_ASSERT(sk.k.mlp_again_fwd_s > sk.k.mlp_fwd_s);
+    CU_ASSERT(pp_rel_close(s1.bwd_s - s0.bwd_s, 8.0 * sk.k.mlp_again_fwd_s, 1e-9));
+    CU_ASSERT(pp_rel_close(s1.fwd_s, s0.fwd_s, 1e-12));
+}
+
+/* On DeepSeek-V3 (3 dense layers, then MoE) the module changes the dense
+ * layers only: stage 1, all MoE, keeps and runs what it did; stage 0, with
+ * the dense layers, frees their MLPs.  A model whose every layer is a MoE
+ * layer has no MLP for it: the rule refuses it. */
+static void test_mlp_module_moe(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    example(&cat, &p, &pl);
+    pp_plan with = pl;
+    with.recompute_modules |= PP_RCM_MLP;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &with, &err), PP_OK);
+    CU_ASSERT(pp_rel_close(pp_mem_activations_gib(&p, &with, 1), pp_mem_activations_gib(&p, &pl, 1), 1e-12));
+    CU_ASSERT(pp_mem_activations_gib(&p, &with, 0) < pp_mem_activations_gib(&p, &pl, 0));
+    pp_problem all_moe = p;
+    all_moe.model.first_dense_layers = 0;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&all_moe, &with, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "every layer of the model is a MoE layer");
+    pp_catalog_free(&cat);
+}
+
+/* The shared_experts module (Megatron-Core since core_v0.15.0): a MoE
+ * layer's shared experts checkpointed.  On DeepSeek-V3's stage 1 (4 MoE
+ * layers, 15 micro-batches in flight) their SwiGLU input (2 x 2 bytes) and
+ * fc2 input (the recipe's GEMM input) over T tokens go but for the layer
+ * rebuilt; their forward runs again.  A model without shared experts:
+ * refused. */
+static void test_shared_experts_module(void)
+{
+    pp_catalog cat;
+    pp_problem p;
+    pp_plan pl;
+    double in = hand_count_base(&cat, &p, &pl);
+    const pp_model *m = &p.model;
+    double a0 = pp_mem_activations_gib(&p, &pl, 1);
+    pp_stage_term s0;
+    pp_term_stage(&p, &pl, &s0);
+    pl.recompute_modules = PP_RCM_CORE_ATTN | PP_RCM_SHARED_EXPERTS;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    double a1 = pp_mem_activations_gib(&p, &pl, 1);
+    double shared = (4.0 + in) * m->seq_len * m->shared_ffn_hidden;
+    CU_ASSERT(pp_rel_close((a0 - a1) * 1073741824.0, (4.0 * 15.0 - 1.0) * shared, 1e-9));
+    pp_stage_term s1;
+    pp_term_stage(&p, &pl, &s1);
+    CU_ASSERT(s1.bwd_s > s0.bwd_s && pp_rel_close(s1.fwd_s, s0.fwd_s, 1e-12));
+    p.model.shared_ffn_hidden = 0;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "shared experts");
     pp_catalog_free(&cat);
 }
 
@@ -170,7 +268,8 @@ static void test_each_costs_time(void)
     pl.fp8_act_store = false;
     pl.recompute_modules = 0; /* selective with nothing: no recomputation */
     double none = pp_step_time_s(&p, &pl);
-    static const int mods[] = {PP_RCM_CORE_ATTN, PP_RCM_LAYERNORM, PP_RCM_MLA_UP_PROJ, PP_RCM_MOE_ACT, PP_RCM_MOE};
+    static const int mods[] = {PP_RCM_CORE_ATTN, PP_RCM_LAYERNORM, PP_RCM_MLA_UP_PROJ, PP_RCM_MOE_ACT,
+                               PP_RCM_MOE,       PP_RCM_MLP,       PP_RCM_SHARED_EXPERTS};
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         pl.recompute_modules = mods[i];
         CU_ASSERT(pp_step_time_s(&p, &pl) > none);
@@ -209,7 +308,7 @@ static void test_rule(void)
     p.fw = cat.frameworks[PP_FW_FSDP];
     x.zero = 0; /* FSDP has no ZeRO-1 */
     CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
-    PP_ASSERT_CONTAINS(err.msg, "it has no recompute_modules=mla_up_proj (it runs none, core_attn)");
+    PP_ASSERT_CONTAINS(err.msg, "it has no recompute_modules=mla_up_proj (it runs core_attn)");
     CU_ASSERT(!pp_framework_runs(&p, PP_DEC_RECOMPUTE_MODULES, PP_RCM_LAYERNORM));
     CU_ASSERT(pp_framework_runs(&p, PP_DEC_RECOMPUTE_MODULES, PP_RCM_CORE_ATTN));
     CU_ASSERT(!pp_fp8_act_store_offered(&p));
@@ -293,6 +392,9 @@ int main(void)
         {"each module frees what a hand count says", test_each_saving_by_hand},
         {"each module costs time", test_each_costs_time},
         {"the moe module: no block kept but the one rebuilt, its forward and all-to-alls again", test_moe_module},
+        {"the mlp module: a dense layer's MLP by hand, its forward again", test_mlp_module},
+        {"the mlp module leaves MoE layers alone", test_mlp_module_moe},
+        {"the shared_experts module by hand", test_shared_experts_module},
         {"the rule: selective only, where the module exists, Megatron-Core", test_rule},
         {"a set of modules in any order", test_set_any_order},
         {"the planner chooses them, MIP = enumeration, launched", test_planner_chooses},

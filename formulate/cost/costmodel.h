@@ -306,7 +306,15 @@ int pp_vp_microbatch_group(int pp, int virtual_stages, int m);
  * block (router, dispatch, experts, combine: Megatron-Core's "moe", normal
  * checkpointing of the MoE layer).  pp_recompute_modules reads a plan's
  * set: none unless recompute is selective. */
-enum { PP_RCM_CORE_ATTN = 1, PP_RCM_MOE_ACT = 2, PP_RCM_LAYERNORM = 4, PP_RCM_MLA_UP_PROJ = 8, PP_RCM_MOE = 16 };
+enum {
+    PP_RCM_CORE_ATTN = 1,
+    PP_RCM_MOE_ACT = 2,
+    PP_RCM_LAYERNORM = 4,
+    PP_RCM_MLA_UP_PROJ = 8,
+    PP_RCM_MOE = 16,
+    PP_RCM_MLP = 32,           /* the dense MLP (a MoE layer's block is moe's) */
+    PP_RCM_SHARED_EXPERTS = 64 /* a MoE layer's shared experts */
+};
 int pp_recompute_modules(const pp_plan *plan);
 
 /* How the layers split over the pipeline stages, by the plan's
@@ -406,6 +414,7 @@ typedef struct pp_layer_kernels {
     double lora_fwd_s;    /* LoRA adapters' matrix multiplies and the add of their output */
     double norm_fwd_s;    /* the two norms again, with the casts of their outputs (layernorm recompute) */
     double mla_up_fwd_s;  /* MLA's up-projections and RoPE again (mla_up_proj recompute) */
+    double mlp_again_fwd_s; /* the dense MLP again with its norm and casts (mlp recompute) */
 } pp_layer_kernels;
 /* A layer's kernels and the logits' and loss's, forward and backward, on
  * one GPU: the part of the stage term before recomputation, the pipeline,

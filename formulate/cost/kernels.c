@@ -574,6 +574,11 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
      * the RoPE on the query's and key's rotary parts (read + write). */
     k->norm_fwd_s = RMSNORM_BYTES * 2.0 * tokens * h * h_share / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6 +
                     cast_s(prob, 2.0 * tokens * h * h_share, 2.0);
+    /* The mlp module reruns a dense layer's MLP forward whole: its GEMMs and
+     * activation (mlp_fwd_s), the norm fused into its first linear layer
+     * with that layer's input cast (one of the two norms above), and the
+     * cast of the second linear layer's input. */
+    k->mlp_again_fwd_s = k->mlp_fwd_s + 0.5 * k->norm_fwd_s + cast_s(prob, tokens * f / t, 1.0);
     k->mla_up_fwd_s = 0.0;
     if (pp_model_is_mla(m) && g.mode == PP_TP_1D)
         k->mla_up_fwd_s = mla_up_gemm_s(prob, tokens, t) +

@@ -91,7 +91,12 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
      * the original input (Transformer Engine's save_original_input) and
      * checkpointing without output discards it, so their inputs go. */
     int rcm = pp_recompute_modules(plan);
-    double norm_out = (rcm & PP_RCM_LAYERNORM) ? 0.0 : in[0] + in[2];
+    /* Checkpointing the dense MLP (Megatron-Core's mlp module; the norm is
+     * fused into its first linear layer) keeps only its input, the norm's,
+     * which the count holds already: neither the MLP-in GEMM's input nor
+     * the MLP's own tensors below (mlp_checkpoint_frees). */
+    bool mlp_again = (rcm & PP_RCM_MLP) != 0;
+    double norm_out = (rcm & PP_RCM_LAYERNORM) ? 0.0 : in[0] + (mlp_again ? 0.0 : in[2]);
     double replicated = (6.0 + norm_out) * sbh;
     /* Eager element-wise code (training.fused_elementwise false) saves more
      * than the fused kernels, op by op as kernels.c prices its time: each
@@ -115,7 +120,7 @@ double pp_layer_activation_bytes(const pp_problem *prob, const pp_plan *plan, bo
      * activation's input in fp8 and casts it back for the backward pass
      * (TransformerConfig.activation_func_fp8_input_store): 1 byte, not 2 */
     double act_in = (m->gated_mlp ? 2.0 : 1.0) * (fp8_act_stored(prob, plan) ? 1.0 : ACT_BYTES);
-    double mlp = act_in * sbf + in[3] * sbf + eager_mlp, split;
+    double mlp = mlp_again ? 0.0 : act_in * sbf + in[3] * sbf + eager_mlp, split;
     /* Q, K, V and the projection input are heads x head_dim wide (kv_heads x
      * head_dim for K and V), which differs from hidden when head_dim is given. */
     double sba = s * b * attention_width(m);
@@ -198,7 +203,8 @@ static double loss_bytes_per_logit(const pp_training *t, const pp_plan *plan)
  * shared experts and the all-to-all buffers, less the dense MLP they
  * replace (docs/cost-model.md section 9). */
 /* The MoE layers' activations of a stage holding nm of them. */
-static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, int nm, double in_flight)
+static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, int nm, double in_flight,
+                                         double mlp_frees)
 {
     const pp_model *m = &prob->model;
     if (!pp_model_is_moe(m) || nm == 0)
@@ -209,8 +215,10 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     double t = plan->tp, T = (double)plan->micro_batch * m->seq_len / plan->cp, Tg = T / t;
     double k = m->experts_per_token, h = m->hidden, lam = moe_load_imbalance(prob, plan);
     /* the dense MLP that pp_layer_activation_bytes counted (Korthikanti: f or 2f wide GEMM
-     * output, activation output, and the second GEMM's input), split by t */
-    double dense_mlp = (glu + gemm_in) * T * m->ffn_hidden / t;
+     * output, activation output, and the second GEMM's input), split by t; with the
+     * mlp module, what it did not count of a dense layer (mlp_frees): the module leaves
+     * a MoE layer alone, which keeps them */
+    double dense_mlp = (glu + gemm_in) * T * m->ffn_hidden / t - mlp_frees;
     /* routed: the busiest GPU's lam etp (T/t) k rows, fe/etp wide, and their
      * h-wide expert input; router probabilities (fp32) and top-k map.
      * Recomputing the experts' activation (moe_act: checkpointing without
@@ -219,9 +227,17 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     double routed = (glu + fc2_in) * lam * Tg * k * m->moe_ffn_hidden + gemm_in * lam * plan->etp * Tg * k * h;
     double router = 4.0 * Tg * m->experts + 12.0 * Tg * k;
     double shared = (glu + gemm_in) * T * m->shared_ffn_hidden / t;
-    double delta = routed + router + shared - dense_mlp;
     /* the all-to-all send and receive buffers of the layer being run */
     double buffers = 2.0 * ACT_BYTES * lam * Tg * k * h;
+    /* the shared experts checkpointed (shared_experts, unless the moe module
+     * checkpoints the whole block): they keep their input, the block's; one
+     * layer's are rebuilt at a time */
+    int rcm = pp_recompute_modules(plan);
+    if ((rcm & PP_RCM_SHARED_EXPERTS) && !(rcm & PP_RCM_MOE) && plan->recompute != PP_RECOMPUTE_FULL) {
+        buffers += shared;
+        shared = 0.0;
+    }
+    double delta = routed + router + shared - dense_mlp;
     if (plan->recompute == PP_RECOMPUTE_FULL) /* only the layer rebuilt holds them */
         return fmax(0.0, delta) + buffers;
     if (pp_recompute_modules(plan) & PP_RCM_MOE) /* the block keeps its input (the dense count's); one is rebuilt */
@@ -253,6 +269,18 @@ static double microbatches_in_flight(const pp_plan *plan, int stage, int m)
     return (double)held / v;
 }
 
+/* What Megatron-Core's mlp module frees a dense layer of, per micro-batch:
+ * its count without the module less its count with it (the MLP-in GEMM's
+ * input and the MLP's own tensors). */
+static double mlp_checkpoint_frees(const pp_problem *prob, const pp_plan *plan, bool scores)
+{
+    if (!(pp_recompute_modules(plan) & PP_RCM_MLP))
+        return 0.0;
+    pp_plan kept = *plan;
+    kept.recompute_modules &= ~PP_RCM_MLP;
+    return pp_layer_activation_bytes(prob, &kept, scores) - pp_layer_activation_bytes(prob, plan, scores);
+}
+
 double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     const pp_model *m = &prob->model;
@@ -271,14 +299,17 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
         per_layer = ACT_BYTES * sbh / (split ? plan->tp : 1.0);
         working = pp_layer_activation_bytes(prob, plan, !flash_usable(prob));
     }
+    double mlp_frees = mlp_checkpoint_frees(prob, plan, scores);
     double in_flight = microbatches_in_flight(plan, stage, mb);
     int n, nm; /* the stage's layers and MoE layers, from one split */
     pp_stage_split split;
     bool ok = pp_stage_layers(prob, plan, &split);
     stage_counts_of_split(prob, plan, &split, ok, stage, &n, &nm);
+    if (n > nm) /* the mlp module: one dense layer's MLP rebuilt at a time */
+        working += mlp_frees;
     double bytes = n * per_layer * in_flight + working;
     if (pp_model_is_moe(m))
-        bytes += moe_stage_activation_bytes(prob, plan, nm, in_flight);
+        bytes += moe_stage_activation_bytes(prob, plan, nm, in_flight, mlp_frees);
     /* The loss of the micro-batch on the last stage at its peak
      * (LOSS_BYTES_*): with a large vocabulary (128K for Llama 3) this is
      * gigabytes. */

@@ -98,6 +98,20 @@ static void dedup_bytes(const pp_model *m, double tokens, long n, long kn, doubl
 /* One MoE block on one GPU: its forward's compute (router, permutation,
  * the busiest GPU's experts, the shared experts) and one pass's all-to-alls
  * and expert-TP collectives, with the bytes they put on each link. */
+/* The shared experts' forward on one GPU: a tensor-parallel MLP over the
+ * block's T tokens (0 without shared experts). */
+static double shared_experts_fwd_s(const pp_problem *prob, const pp_plan *plan)
+{
+    const pp_model *m = &prob->model;
+    double fs = m->shared_ffn_hidden;
+    if (fs <= 0)
+        return 0.0;
+    double t = plan->tp, T = (double)plan->micro_batch * m->seq_len / plan->cp, h = m->hidden;
+    double act_f = m->gated_mlp ? 1.5 : 1.0, gate = m->gated_mlp ? 2.0 : 1.0;
+    return gemm_time_s(prob, T, h, gate * fs / t) + gemm_time_s(prob, T, fs / t, h) +
+           MOE_ELEMWISE_F_BYTES * act_f * T * fs / t / hbm_Bps(prob) + prob->cluster.gpu.eff.kernel_us * 1e-6;
+}
+
 double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan)
 {
     const pp_model *m = &prob->model;
@@ -115,11 +129,7 @@ double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan)
     double fc2 = gemm_time_s(prob, rows, fe / etp, h) - launch;
     double experts = local * (fc1 + fc2) + 2.0 * launch +
                      MOE_ELEMWISE_F_BYTES * act_f * local * rows * fe / etp / hbm + launch;
-    double shared = 0.0, fs = m->shared_ffn_hidden;
-    if (fs > 0)
-        shared = gemm_time_s(prob, T, h, gate * fs / t) + gemm_time_s(prob, T, fs / t, h) +
-                 MOE_ELEMWISE_F_BYTES * act_f * T * fs / t / hbm + launch;
-    return router + permute + experts + shared;
+    return router + permute + experts + shared_experts_fwd_s(prob, plan);
 }
 
 void moe_block_eval(const pp_problem *prob, const pp_plan *plan, moe_block *b)
@@ -148,6 +158,9 @@ void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s,
     int rcm = pp_recompute_modules(plan);
     if ((rcm & PP_RCM_MOE_ACT) && !(rcm & PP_RCM_MOE)) /* the moe module reruns it with the block */
         b->bwd_extra_s += MOE_ELEMWISE_F_BYTES * act_f * routed_f / hbm + launch + moe_cast_s(prob, routed_f);
+    /* the shared experts checkpointed (shared_experts): their forward again */
+    if ((rcm & PP_RCM_SHARED_EXPERTS) && !(rcm & PP_RCM_MOE))
+        b->bwd_extra_s += shared_experts_fwd_s(prob, plan);
     if (fp8_act_stored(prob, plan)) {
         double store = MOE_FP8_STORE_CAST_BYTES * gate * (routed_f + T * fs / t) / hbm + launch;
         b->fwd_extra_s = store;

@@ -121,7 +121,9 @@ void stage_layer_of(const pp_problem *prob, const pp_plan *plan, const pp_stage_
     } else if (plan->recompute == PP_RECOMPUTE_SELECTIVE) {
         /* Megatron-Core's modules (--recompute-modules): the attention core
          * (core_attn, the default), the two norms (layernorm), MLA's
-         * up-projections (mla_up_proj); moe_act is the MoE block's (moe.c) */
+         * up-projections (mla_up_proj), a dense layer's MLP (mlp; a MoE
+         * layer takes it out again, step.c); moe_act, moe and shared_experts
+         * are the MoE block's (moe.c, step.c) */
         int rcm = pp_recompute_modules(plan);
         if (rcm & PP_RCM_CORE_ATTN) {
             recompute += k.attn_fwd_s;
@@ -131,6 +133,8 @@ void stage_layer_of(const pp_problem *prob, const pp_plan *plan, const pp_stage_
             recompute += k.norm_fwd_s;
         if (rcm & PP_RCM_MLA_UP_PROJ)
             recompute += k.mla_up_fwd_s;
+        if (rcm & PP_RCM_MLP)
+            recompute += k.mlp_again_fwd_s;
     }
 
     out->layer_fwd_s = layer_fwd;

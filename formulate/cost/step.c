@@ -51,8 +51,8 @@
  * kept.  dense_fwd, dense_bwd (with recomputation) and cp are per dense
  * layer. */
 static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double moe_fwd_s, double dense_fwd,
-                           double dense_bwd, double cp, double mlp_fwd_s, double mlp_bwd_s, double logits_fwd,
-                           double logits_bwd, pp_stage_term *out)
+                           double dense_bwd, double cp, double mlp_fwd_s, double mlp_bwd_s, double mlp_again_s,
+                           double logits_fwd, double logits_bwd, pp_stage_term *out)
 {
     moe_block b;
     moe_block_of(prob, plan, moe_fwd_s, &b);
@@ -60,15 +60,17 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double m
      * gradients travel back).  The block runs its forward again before its
      * backward under full recomputation, or selective's moe module (the MoE
      * layer checkpointed alone, its dispatch and combine with it).  The
-     * dense layer's backward (and its recomputed forward) holds its MLP; the
-     * expert block replaces it, run once for every pass (once fewer with
-     * LoRA, whose frozen experts run no weight gradient) */
+     * dense layer's backward (and its recomputed forward, mlp_again_s: the
+     * MLP again under full recomputation or the mlp module, which leaves a
+     * MoE layer alone) holds its MLP; the expert block replaces it, run once
+     * for every pass (once fewer with LoRA, whose frozen experts run no
+     * weight gradient) */
     bool full = plan->recompute == PP_RECOMPUTE_FULL;
     bool again = full || (pp_recompute_modules(plan) & PP_RCM_MOE);
     double passes = again ? 3.0 : 2.0;
     double bwd_passes = prob->training.lora_rank > 0 ? passes - 1.0 : passes;
     double moe_fwd = dense_fwd - mlp_fwd_s + b.fwd_s + b.fwd_extra_s;
-    double moe_bwd = dense_bwd - mlp_bwd_s - (full ? mlp_fwd_s : 0.0) + bwd_passes * b.fwd_s + b.bwd_extra_s +
+    double moe_bwd = dense_bwd - mlp_bwd_s - mlp_again_s + bwd_passes * b.fwd_s + b.bwd_extra_s +
                      (again ? b.fwd_extra_s : 0.0);
     double comm = passes * b.comm_s;
     *out = (pp_stage_term){0};
@@ -132,9 +134,11 @@ static void term_stage_of(const pp_problem *prob, const pp_plan *plan, const pp_
      * more layers. */
     *out = (pp_stage_term){0};
     if (pp_model_is_moe(m)) { /* dense and MoE layers differ: moe_stage_term weighs every stage */
+        double mlp_again = plan->recompute == PP_RECOMPUTE_FULL ? sl.k.mlp_fwd_s
+                           : (pp_recompute_modules(plan) & PP_RCM_MLP) ? sl.k.mlp_again_fwd_s
+                                                                         : 0.0;
         moe_stage_term(prob, plan, kernels->moe_fwd_s, layer_fwd, layer_bwd + recompute, cp_f + cp_b + cp_recompute,
-                       sl.k.mlp_fwd_s,
-                       sl.k.mlp_bwd_s, logits_fwd, logits_bwd, out);
+                       sl.k.mlp_fwd_s, sl.k.mlp_bwd_s, mlp_again, logits_fwd, logits_bwd, out);
         return;
     }
     int n = layers_on_stage(prob, plan, plan->pp - 1);

@@ -30,7 +30,7 @@
 #include <string.h>
 
 
-#define MAX_BIT 63 /* a runs[] mask holds values 0..63 */
+#define MAX_BIT 63 /* a runs[] mask holds values 0..63 (a set's: its modules, pp_decision_is_set) */
 
 static const char *const file_keys[] = {"description", "source", "frameworks", NULL};
 static const char *const entry_keys[] = {"id",          "name",        "version",    "description", "source",
@@ -101,6 +101,7 @@ static int read_values(const pp_decision *d, const cJSON *obj, const pp_jpath *a
         return pp_json_fail_expected(err, &here, all_ok ? "a list of values or \"all\"" : "a list of values", list);
     int i = 0;
     const cJSON *item;
+    bool set = pp_decision_is_set(d);
     cJSON_ArrayForEach(item, list)
     {
         pp_jpath item_at = pp_jpath_index(&here, i++);
@@ -108,13 +109,17 @@ static int read_values(const pp_decision *d, const cJSON *obj, const pp_jpath *a
         int rc = read_value(d, item, &item_at, &v, err);
         if (rc)
             return rc;
+        if (set) { /* a set's modules: the framework runs every set of them */
+            *mask |= (unsigned long long)v;
+            continue;
+        }
         if (*mask & (1ULL << v)) {
             char t[64];
             return pp_json_fail(err, &item_at, "expected each value once, found %s again", value_text(d, v, t, sizeof t));
         }
         *mask |= 1ULL << v;
     }
-    if (!(*mask & (1ULL << d->def))) {
+    if (set ? ((unsigned long long)d->def & ~*mask) != 0 : !(*mask & (1ULL << d->def))) {
         char t[64];
         return pp_json_fail(err, &here, "expected a list that holds %s's default %s (every framework runs it)",
                             d->key, value_text(d, d->def, t, sizeof t));
@@ -130,16 +135,6 @@ static int read_decision(const pp_decision *d, const cJSON *obj, const pp_jpath 
         rc = read_values(d, obj, at, "values", true, &caps->runs[d->id], &caps->all[d->id], err);
     if (rc)
         return rc;
-    if (d->id == PP_DEC_RECOMPUTE_MODULES && !caps->all[d->id]) { /* every set of the listed modules */
-        unsigned long long listed = caps->runs[d->id];
-        int modules = 0;
-        for (int v = 0; v <= d->max && v <= MAX_BIT; v++)
-            if (listed & (1ULL << v))
-                modules |= v;
-        for (int v = 0; v <= d->max && v <= MAX_BIT; v++)
-            if ((v & ~modules) == 0)
-                caps->runs[d->id] |= 1ULL << v;
-    }
     bool zero = d->id == PP_DEC_ZERO;
     if (!zero && pp_json_member(obj, "with_pipeline")) {
         pp_jpath here = pp_jpath_key(at, "with_pipeline");

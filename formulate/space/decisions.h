@@ -180,6 +180,14 @@ static inline void pp_decision_set(pp_plan *p, pp_decision_id id, int v)
 /* The id of codec index i of a problem ("none" when out of range). */
 const char *pp_codec_id(const pp_problem *prob, int i);
 
+/* Whether a decision's value is a set of bits, each a module the set
+ * holds (recompute_modules): a framework runs every set of the modules it
+ * lists, and its data keep the modules, not the sets. */
+static inline bool pp_decision_is_set(const pp_decision *d)
+{
+    return d->id == PP_DEC_RECOMPUTE_MODULES;
+}
+
 /* A decision's value as text: "8", "full", "on", a codec id. */
 const char *pp_decision_value_text(const pp_problem *prob, const pp_decision *d, int value, char *buf, size_t cap);
 

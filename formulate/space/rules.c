@@ -54,6 +54,8 @@ bool pp_framework_runs(const pp_problem *prob, pp_decision_id id, int v)
     bool codec = pp_decisions[id].kind == PP_DK_CODEC;
     if (c->all[id] && !codec)
         return true;
+    if (pp_decision_is_set(&pp_decisions[id])) /* runs[] holds the modules: every set of them runs */
+        return v >= 0 && ((unsigned long long)v & ~c->runs[id]) == 0;
     if (v < 0 || v > 63 || !(c->runs[id] & (1ULL << v)))
         return false;
     /* a codec that runs only in an MPI library's collectives */
@@ -72,10 +74,11 @@ static void runs_list(const pp_problem *prob, const pp_decision *d, unsigned lon
 {
     size_t n = 0;
     buf[0] = '\0';
+    bool set = pp_decision_is_set(d); /* the mask holds modules: name each */
     for (int v = 0; v < 64 && n < cap; v++)
         if (mask & (1ULL << v)) {
             char num[32];
-            const char *t = pp_decision_value_text(prob, d, v, num, sizeof num);
+            const char *t = pp_decision_value_text(prob, d, set ? 1 << v : v, num, sizeof num);
             int w = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", t);
             n += w > 0 ? (size_t)w : 0;
         }
@@ -536,16 +539,26 @@ static const char *rcm_refused(const pp_problem *prob, int modules)
         return "moe_act recomputes the routed experts' activation: the model has no experts";
     if ((modules & PP_RCM_MOE) && !pp_model_is_moe(&prob->model))
         return "moe recomputes a MoE layer's block: the model has no experts";
-    if ((modules & PP_RCM_MOE) && (modules & PP_RCM_MOE_ACT))
-        return "moe recomputes the whole MoE block, its activation included: moe_act adds nothing to it";
+    const pp_model *m = &prob->model;
+    bool all_moe = pp_model_is_moe(m) && m->first_dense_layers <= 0 && m->moe_layer_freq <= 1;
+    if ((modules & PP_RCM_MLP) && all_moe)
+        return "mlp recomputes a dense layer's MLP: every layer of the model is a MoE layer (moe recomputes those)";
+    if ((modules & PP_RCM_SHARED_EXPERTS) && !(pp_model_is_moe(m) && m->shared_ffn_hidden > 0))
+        return "shared_experts recomputes a MoE layer's shared experts: the model has none";
     if ((modules & (PP_RCM_LAYERNORM | PP_RCM_MOE_ACT)) && prob->training.precision == PP_PREC_FP8)
         return "Megatron-Core refuses layernorm and moe_act recomputation with fp8 delayed scaling "
                "(precision fp8); fp8-current, mxfp8, nvfp4 and fp8-block run them";
     return NULL;
 }
 
+/* The sets the space offers: those a plan may name, less the redundant
+ * ones (moe recomputes the whole MoE block, its activation and shared
+ * experts included: moe_act and shared_experts add nothing to it; a plan or
+ * a measured run may still name them, as Megatron-Core takes them). */
 bool pp_recompute_modules_offered(const pp_problem *prob, int modules)
 {
+    if ((modules & PP_RCM_MOE) && (modules & (PP_RCM_MOE_ACT | PP_RCM_SHARED_EXPERTS)))
+        return false;
     return modules > 0 && rcm_refused(prob, modules) == NULL;
 }
 
