@@ -802,6 +802,9 @@ static void test_row_recompute_as_stated(void)
          PP_RCM_LAYERNORM | PP_RCM_MOE},
         {"{'t': 2, 'global_batch': 64, 'recompute_modules': ['moe_act', 'layernorm']}",
          PP_RCM_MOE_ACT | PP_RCM_LAYERNORM},
+        /* the modules of layers parplan does not model recompute nothing it prices */
+        {"{'t': 2, 'global_batch': 64, 'recompute_modules': ['layernorm', 'mhc']}", PP_RCM_LAYERNORM},
+        {"{'t': 2, 'global_batch': 64, 'recompute_modules': 'gdn_norm_out'}", 0},
         {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'attention'}", -1},
         {"{'t': 2, 'global_batch': 64, 'recompute_modules': []}", -1}};
     for (size_t i = 0; i < sizeof stated_modules / sizeof stated_modules[0]; i++) {

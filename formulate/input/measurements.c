@@ -902,34 +902,55 @@ static cJSON *config_value(const char *key, const cJSON *v)
 
 /* recompute_modules as Megatron-LM's command line and a config's list
  * give it ("layernorm moe", ["layernorm", "moe"]): the names joined by
- * commas, as a plan writes them.  Anything else stays as it is, for the
- * plan's reader to accept or refuse at its path. */
+ * commas, as a plan writes them, less the modules of layers parplan does
+ * not model (Megatron-Core's gdn_norm_out, gdp_in_proj and gdp_qkv of
+ * gated delta-net attention, mhc of hyper-connections: the model it prices
+ * has no such part to recompute; nothing left is "none").  Anything else
+ * stays as it is, for the plan's reader to accept or refuse at its path. */
+static const char *const unmodelled_modules[] = {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
+
+static bool append_module(char *text, size_t cap, size_t *n, const char *word, size_t len, bool *dropped)
+{
+    for (size_t i = 0; i < sizeof unmodelled_modules / sizeof unmodelled_modules[0]; i++)
+        if (strlen(unmodelled_modules[i]) == len && strncasecmp(word, unmodelled_modules[i], len) == 0) {
+            *dropped = true;
+            return true;
+        }
+    if (*n + len + 2 > cap)
+        return false;
+    *n += (size_t)snprintf(text + *n, cap - *n, "%s%.*s", *n ? "," : "", (int)len, word);
+    return true;
+}
+
 static int modules_as_text(cJSON *out, pp_error *err)
 {
     const cJSON *v = pp_json_member(out, "recompute_modules");
     char text[128] = "";
     size_t n = 0;
+    bool dropped = false, ok = true;
     if (cJSON_IsArray(v)) {
         const cJSON *item;
         cJSON_ArrayForEach(item, v)
         {
-            if (!cJSON_IsString(item) || n + strlen(item->valuestring) + 2 > sizeof text)
+            if (!cJSON_IsString(item))
                 return PP_OK;
-            n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? "," : "", item->valuestring);
+            ok = ok && append_module(text, sizeof text, &n, item->valuestring, strlen(item->valuestring), &dropped);
         }
-    } else if (cJSON_IsString(v) && strpbrk(v->valuestring, " \t") && strlen(v->valuestring) < sizeof text) {
-        for (const char *p = v->valuestring; *p;) {
+    } else if (cJSON_IsString(v)) {
+        for (const char *p = v->valuestring; *p && ok;) {
             while (*p == ',' || isspace((unsigned char)*p))
                 p++;
             size_t len = strcspn(p, ", \t\n");
             if (len)
-                n += (size_t)snprintf(text + n, sizeof text - n, "%s%.*s", n ? "," : "", (int)len, p);
+                ok = append_module(text, sizeof text, &n, p, len, &dropped);
             p += len;
         }
     } else {
         return PP_OK;
     }
-    cJSON *joined = cJSON_CreateString(text);
+    if (!ok)
+        return PP_OK;
+    cJSON *joined = cJSON_CreateString(n == 0 && dropped ? "none" : text);
     if (!joined || !cJSON_ReplaceItemInObjectCaseSensitive(out, "recompute_modules", joined)) {
         cJSON_Delete(joined);
         return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
