@@ -881,6 +881,47 @@ static void test_row_recompute_as_stated(void)
         CU_ASSERT_EQUAL(named.rows[0].prob.training.fp8_params, prequant[i].held);
         pp_measurements_free(&named);
     }
+    /* training settings in the words sources use: a number as text, a flag in words,
+     * PyTorch's type names, the attention kernel by its project's name (cuDNN through
+     * Transformer Engine is the FlashAttention-3 class, SDPA FlashAttention-2, xformers
+     * the 2022-23 class, "unfused" the s x s scores), LoRA's targets as module lists */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'t': 2, 'global_batch': '64', 'micro_batch': '2', 'dp_overlap': 'no',"
+                                       " 'grad_reduce_dtype': 'float32', 'grad_accum_dtype': 'torch.bfloat16',"
+                                       " 'attention_kernel': 'cuDNN (Transformer Engine)'}",
+                                       &named, &named_err),
+                          PP_OK);
+    CU_ASSERT(named.rows[0].plan.micro_batch == 2 && named.rows[0].prob.training.global_batch == 64);
+    CU_ASSERT_FALSE(named.rows[0].prob.training.dp_overlap);
+    CU_ASSERT_EQUAL(named.rows[0].prob.training.grad_reduce_dtype, PP_PREC_FP32);
+    CU_ASSERT_EQUAL(named.rows[0].prob.training.grad_accum_bytes, 2);
+    CU_ASSERT_EQUAL(named.rows[0].prob.training.attention_kernel, PP_ATTN_FLASH3);
+    pp_measurements_free(&named);
+    static const struct {
+        const char *config;
+        pp_attention_kernel kernel;
+        bool flash;
+        pp_lora_targets lora;
+    } worded[] = {
+        {"{'t': 2, 'global_batch': 64, 'attention_kernel': 'sdpa', 'lora_rank': 16,"
+         " 'lora_targets': ['linear_qkv', 'linear_proj']}", PP_ATTN_FLASH2, true, PP_LORA_ATTENTION},
+        {"{'t': 2, 'global_batch': 64, 'attention_kernel': 'xformers', 'lora_rank': 16,"
+         " 'lora_targets': 'q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj'}", PP_ATTN_FLASH1, true,
+         PP_LORA_ALL_LINEAR},
+        {"{'t': 2, 'global_batch': 64, 'attention_kernel': 'unfused (baddbmm)', 'lora_rank': 16,"
+         " 'lora_targets': 'all'}", PP_ATTN_AUTO, false, PP_LORA_ALL_LINEAR}};
+    for (size_t i = 0; i < sizeof worded / sizeof worded[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, worded[i].config, &named, &named_err), PP_OK);
+        CU_ASSERT_EQUAL(named.rows[0].prob.training.attention_kernel, worded[i].kernel);
+        CU_ASSERT_EQUAL(named.rows[0].prob.training.flash_attention, worded[i].flash);
+        CU_ASSERT_EQUAL(named.rows[0].prob.training.lora_targets, worded[i].lora);
+        pp_measurements_free(&named);
+    }
+    /* a name of no kernel stays an error at its path */
+    CU_ASSERT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'global_batch': 64, 'attention_kernel': 'magic'}",
+                                 &named, &named_err),
+                    PP_EINPUT);
+    PP_ASSERT_CONTAINS(named_err.path, "config.attention_kernel");
     /* a key the row states itself wins over its other names (and their
      * copies are freed: LeakSanitizer in the sanitizer build) */
     CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL,
@@ -1541,7 +1582,7 @@ static void test_bad_rows_name_their_path(void)
                    "expected a GPU id of gpus.json");
     expect_bad_row(&cat, ROW(DENSE_MODEL, "'gpu': 'H800', 'gpus': 12, 'gpus_per_node': 8", GOOD_CONFIG, GOOD_TIME),
                    "$[1].cluster.gpus", "expected whole nodes");
-    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': '1', 'p': 1, 'd': 8, 'global_batch': 64", GOOD_TIME),
+    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': 'one', 'p': 1, 'd': 8, 'global_batch': 64", GOOD_TIME),
                    "$[1].config.t", "expected an integer");
     expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': 1, 'p': 1, 'd': 8, 'cp': 0, 'global_batch': 64",
                              GOOD_TIME),

@@ -609,8 +609,9 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
 }
 
 /* training keys a row spells as a problem does, copied as stated */
-static const char *const row_training_keys[] = {"global_batch", "dp_overlap", "moe_a2a_overlap", "grad_reduce_dtype",
-                                                "grad_accum_dtype", "lora_rank", "moe_load_imbalance"};
+static const char *const row_training_keys[] = {"global_batch",     "dp_overlap", "moe_a2a_overlap",
+                                                "grad_reduce_dtype", "grad_accum_dtype", "lora_rank",
+                                                "moe_load_imbalance", "flash_attention"};
 
 /* The training: the framework and precision as named; the framework's
  * kernels unless the row says otherwise (`fused_elementwise`, false for
@@ -958,6 +959,152 @@ static int modules_as_text(cJSON *out, pp_error *err)
     return PP_OK;
 }
 
+/* The words a row's training settings come in, read as a problem's values
+ * (the problem reader checks them after): a text of a number for a number
+ * ("1.1", "8"), a flag in words ("yes", "off"; row_flag's), PyTorch's type
+ * names for the gradient types ("float32", "torch.bfloat16"), the attention
+ * kernel by its project's name, and LoRA's targets as module lists. */
+static const char *const numeric_config_keys[] = {"t", "p", "d", "cp", "ep", "etp", "micro_batch", "global_batch",
+                                                  "grad_accum", "virtual_stages", "lora_rank", "moe_load_imbalance",
+                                                  "global_batch_tokens", "packed_sample_tokens"};
+static const char *const flag_config_keys[] = {"dp_overlap", "moe_a2a_overlap", "loss_parallel"};
+
+static const char *dtype_word(const char *key)
+{
+    static const struct {
+        const char *word, *name;
+    } words[] = {{"float32", "fp32"}, {"fp32", "fp32"}, {"f32", "fp32"}, {"float", "fp32"},
+                 {"bfloat16", "bf16"}, {"bf16", "bf16"}, {"float16", "fp16"}, {"fp16", "fp16"},
+                 {"half", "fp16"}, {"float8", "fp8"}, {"fp8", "fp8"}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(key, words[i].word) == 0 || (strncmp(key, "torch", 5) == 0 && strcmp(key + 5, words[i].word) == 0))
+            return words[i].name;
+    return NULL;
+}
+
+/* The attention kernel a name says: "unfused" for the s x s scores written
+ * out (training.flash_attention false; eager PyTorch's "math" path,
+ * Megatron-LM's baddbmm), flash1 for the kernels of 2022-23 (FlashAttention-1,
+ * its Triton version, xformers), flash3 for FlashAttention-3 and for cuDNN's
+ * fused attention through Transformer Engine (a FlashAttention-3 class kernel
+ * on Hopper; kernels.c runs flash2 where the GPU is not; "fused" alone is
+ * the framework's own, auto), flash2 for
+ * FlashAttention-2 and what names no generation (flash-attn, PyTorch's SDPA,
+ * whose flash backend is FlashAttention-2); NULL when it names none. */
+static const char *attention_word(const char *key)
+{
+    static const struct {
+        const char *word, *kernel;
+    } words[] = {{"unfused", "unfused"}, {"eager", "unfused"}, {"math", "unfused"}, {"baddbmm", "unfused"},
+                 {"noflash", "unfused"}, {"flash1", "flash1"}, {"fa1", "flash1"}, {"flashattention1", "flash1"},
+                 {"flashattnv1", "flash1"}, {"xformers", "flash1"}, {"triton", "flash1"}, {"flash3", "flash3"},
+                 {"fa3", "flash3"}, {"flashattention3", "flash3"}, {"flashattn3", "flash3"}, {"cudnn", "flash3"},
+                 {"transformerengine", "flash3"}, {"flash2", "flash2"}, {"fa2", "flash2"},
+                 {"flashattention2", "flash2"}, {"flashattn2", "flash2"}, {"sdpa", "flash2"},
+                 {"flashattn", "flash2"}, {"flashattention", "flash2"}};
+    static const char *const exact[][2] = {{"te", "flash3"}, {"fused", "auto"}, {"auto", "auto"}};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(key, exact[i][0]) == 0)
+            return exact[i][1];
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(key, words[i].word))
+            return words[i].kernel;
+    return NULL;
+}
+
+/* LoRA's targets as a list of modules or a word: any MLP module (fc1, fc2,
+ * mlp, gate, up, down) or "all" is all-linear; attention modules alone
+ * (qkv, q, k, v, proj, o, attention) are attention. */
+static const char *lora_word(const char *key)
+{
+    if (strcmp(key, "all") == 0 || strstr(key, "alllinear") || strstr(key, "fc1") || strstr(key, "fc2") ||
+        strstr(key, "mlp") || strstr(key, "gate") || strstr(key, "upproj") || strstr(key, "downproj"))
+        return "all-linear";
+    if (strstr(key, "qkv") || strstr(key, "proj") || strstr(key, "attention") || strstr(key, "attn"))
+        return "attention";
+    return NULL;
+}
+
+static int replace_string(cJSON *out, const char *key, const char *text, pp_error *err)
+{
+    cJSON *v = cJSON_CreateString(text);
+    if (!v || !cJSON_ReplaceItemInObjectCaseSensitive(out, key, v)) {
+        cJSON_Delete(v);
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    }
+    return PP_OK;
+}
+
+static int config_words(cJSON *out, pp_error *err)
+{
+    cJSON *v;
+    for (size_t i = 0; i < sizeof numeric_config_keys / sizeof numeric_config_keys[0]; i++)
+        if ((v = cJSON_GetObjectItemCaseSensitive(out, numeric_config_keys[i])) && cJSON_IsString(v)) {
+            char *end = NULL;
+            double x = strtod(v->valuestring, &end);
+            while (end && isspace((unsigned char)*end))
+                end++;
+            if (end && end != v->valuestring && *end == '\0') {
+                cJSON *num = cJSON_CreateNumber(x);
+                if (!num || !cJSON_ReplaceItemInObjectCaseSensitive(out, numeric_config_keys[i], num)) {
+                    cJSON_Delete(num);
+                    return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+                }
+            }
+        }
+    for (size_t i = 0; i < sizeof flag_config_keys / sizeof flag_config_keys[0]; i++) {
+        int flag = -1;
+        pp_error ignored;
+        if ((v = cJSON_GetObjectItemCaseSensitive(out, flag_config_keys[i])) && cJSON_IsString(v) &&
+            row_flag(out, &(pp_jpath){0}, flag_config_keys[i], &flag, &ignored) == PP_OK && flag >= 0) {
+            cJSON *b = cJSON_CreateBool(flag);
+            if (!b || !cJSON_ReplaceItemInObjectCaseSensitive(out, flag_config_keys[i], b)) {
+                cJSON_Delete(b);
+                return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+            }
+        }
+    }
+    static const char *const dtype_keys[] = {"grad_reduce_dtype", "grad_accum_dtype"};
+    for (size_t i = 0; i < sizeof dtype_keys / sizeof dtype_keys[0]; i++) {
+        char key[64];
+        const char *name;
+        if (!(v = cJSON_GetObjectItemCaseSensitive(out, dtype_keys[i])) || !cJSON_IsString(v))
+            continue;
+        pp_name_key(v->valuestring, key, sizeof key);
+        if ((name = dtype_word(key)) != NULL) {
+            int rc = replace_string(out, dtype_keys[i], name, err);
+            if (rc)
+                return rc;
+        }
+    }
+    char key[256];
+    const char *word;
+    if ((v = cJSON_GetObjectItemCaseSensitive(out, "attention_kernel")) && cJSON_IsString(v))
+        pp_name_key(v->valuestring, key, sizeof key);
+    if (v && cJSON_IsString(v) && (word = attention_word(key)) != NULL) {
+        bool unfused = strcmp(word, "unfused") == 0;
+        int rc = replace_string(out, "attention_kernel", unfused ? "auto" : word, err);
+        if (!rc && unfused && !pp_json_member(out, "flash_attention") && !cJSON_AddFalseToObject(out, "flash_attention"))
+            rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+        if (rc)
+            return rc;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(out, "lora_targets")) && (cJSON_IsString(v) || cJSON_IsArray(v))) {
+        char joined[256] = "";
+        size_t n = 0;
+        const cJSON *item;
+        if (cJSON_IsString(v))
+            n = (size_t)snprintf(joined, sizeof joined, "%s", v->valuestring);
+        else
+            cJSON_ArrayForEach(item, v) if (cJSON_IsString(item) && n + strlen(item->valuestring) + 2 < sizeof joined)
+                n += (size_t)snprintf(joined + n, sizeof joined - n, " %s", item->valuestring);
+        pp_name_key(joined, key, sizeof key);
+        if ((word = lora_word(key)) != NULL)
+            return replace_string(out, "lora_targets", word, err);
+    }
+    return PP_OK;
+}
+
 /* A config without `precision` whose flags say it as Megatron-LM's
  * arguments do (--bf16, --fp8-format hybrid, --fp8-recipe tensorwise,
  * --fp4-format e2m1, --fp4-recipe nvfp4): their words, read as a
@@ -1056,6 +1203,8 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
     if (table != config_keys)
         return PP_OK;
     int rc = modules_as_text(*out, err);
+    if (!rc)
+        rc = config_words(*out, err);
     return rc ? rc : precision_of_flags(cfg, *out, err);
 }
 
