@@ -1035,23 +1035,35 @@ static int replace_string(cJSON *out, const char *key, const char *text, pp_erro
     return PP_OK;
 }
 
+/* keys[i] of out stated as the text of a number ("8", " 1.1 ") become that
+ * number; any other text stays, for its reader to refuse at its path. */
+static int numbers_of_text(cJSON *out, const char *const *keys, size_t n, pp_error *err)
+{
+    for (size_t i = 0; out && i < n; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(out, keys[i]);
+        if (!cJSON_IsString(v))
+            continue;
+        char *end = NULL;
+        double x = strtod(v->valuestring, &end);
+        while (end && isspace((unsigned char)*end))
+            end++;
+        if (!end || end == v->valuestring || *end != '\0' || !isfinite(x))
+            continue;
+        cJSON *num = cJSON_CreateNumber(x);
+        if (!num || !cJSON_ReplaceItemInObjectCaseSensitive(out, keys[i], num)) {
+            cJSON_Delete(num);
+            return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+        }
+    }
+    return PP_OK;
+}
+
 static int config_words(cJSON *out, pp_error *err)
 {
     cJSON *v;
-    for (size_t i = 0; i < sizeof numeric_config_keys / sizeof numeric_config_keys[0]; i++)
-        if ((v = cJSON_GetObjectItemCaseSensitive(out, numeric_config_keys[i])) && cJSON_IsString(v)) {
-            char *end = NULL;
-            double x = strtod(v->valuestring, &end);
-            while (end && isspace((unsigned char)*end))
-                end++;
-            if (end && end != v->valuestring && *end == '\0') {
-                cJSON *num = cJSON_CreateNumber(x);
-                if (!num || !cJSON_ReplaceItemInObjectCaseSensitive(out, numeric_config_keys[i], num)) {
-                    cJSON_Delete(num);
-                    return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-                }
-            }
-        }
+    int num_rc = numbers_of_text(out, numeric_config_keys, sizeof numeric_config_keys / sizeof numeric_config_keys[0], err);
+    if (num_rc)
+        return num_rc;
     for (size_t i = 0; i < sizeof flag_config_keys / sizeof flag_config_keys[0]; i++) {
         int flag = -1;
         pp_error ignored;
@@ -1229,12 +1241,35 @@ static void name_source_key(pp_error *err, const char *section, char (*renamed)[
 
 /* Each section of the row with its keys as the loader reads them, in
  * place of the row's own. */
+/* The numbers of the model, the cluster and the measurement a row may give
+ * as text (the config's are config_words'). */
+static const char *const numeric_model_keys[] = {
+    "layers",         "hidden",         "heads",           "kv_heads",           "ffn_hidden",       "vocab",
+    "seq_len",        "params_b",       "head_dim",        "experts",            "experts_per_token", "moe_ffn_hidden",
+    "shared_experts", "shared_ffn_hidden", "first_dense_layers", "moe_layer_freq", "q_lora_rank",      "kv_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",  "mtp_layers",         "active_params_b"};
+static const char *const numeric_cluster_keys[] = {"gpus", "nodes", "gpus_per_node", "gpu_memory_GB", "peak_tflops",
+                                                   "intra_node_GBps", "inter_node_Gbps", "inter_node_Gbps_per_gpu",
+                                                   "inter_node_Gbps_per_node"};
+static const char *const numeric_measured_keys[] = {"iteration_s", "iteration_s_derived", "tokens_per_s_per_gpu",
+                                                    "tokens_per_s", "samples_per_s", "sequences_per_s",
+                                                    "memory_GiB_max_reserved", "memory_GiB_peak"};
+
 static int normalize_sections(row_parts *s, pp_error *err)
 {
     const cJSON **sections[4] = {&s->model, &s->cluster, &s->config, &s->measured};
+    static const struct {
+        const char *const *keys;
+        size_t n;
+    } numeric[4] = {{numeric_model_keys, sizeof numeric_model_keys / sizeof numeric_model_keys[0]},
+                    {numeric_cluster_keys, sizeof numeric_cluster_keys / sizeof numeric_cluster_keys[0]},
+                    {NULL, 0}, /* config_words */
+                    {numeric_measured_keys, sizeof numeric_measured_keys / sizeof numeric_measured_keys[0]}};
     for (int i = 0; i < 4; i++) {
         int rc = normalize_keys(*sections[i], section_keys[i].table, section_keys[i].n, &s->own[i], s->renamed[i], 8,
                                 &s->n_renamed[i], err);
+        if (!rc)
+            rc = numbers_of_text(s->own[i], numeric[i].keys, numeric[i].n, err);
         if (rc)
             return rc;
         *sections[i] = s->own[i];
