@@ -1590,8 +1590,21 @@ static void test_bad_rows_name_their_path(void)
                    ROW("'model': {'hidden': 2048, 'heads': 16, 'vocab': 32000, 'seq_len': 2048}", GOOD_CLUSTER,
                        GOOD_CONFIG, GOOD_TIME),
                    "$[1].model", "missing required key 'layers'");
-    expect_bad_row(&cat, ROW(DENSE_MODEL, "'gpu': 'Z100', 'gpus': 8", GOOD_CONFIG, GOOD_TIME), "$[1].cluster.gpu",
-                   "expected a GPU id of gpus.json");
+    /* a run on a GPU the catalog lacks is left out and named, the rest priced */
+    {
+        char path[1024];
+        pp_temp_path("unknown-gpu.json", path, sizeof path);
+        pp_write_json(path, "[{'id': 'good', " DENSE_MODEL ", 'cluster': {" GOOD_CLUSTER "}, 'config': {" GOOD_CONFIG
+                            "}, 'measured': {" GOOD_TIME "}}, " ROW(DENSE_MODEL, "'gpu': 'Z100', 'gpus': 8", GOOD_CONFIG,
+                                                                  GOOD_TIME) "]");
+        pp_measurement_set set;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL(set.n, 1);
+        CU_ASSERT_EQUAL(set.n_skipped, 1);
+        PP_ASSERT_CONTAINS(set.first_skipped, "$[1] (id 'bad'): its GPU 'Z100' is not in the catalog");
+        pp_measurements_free(&set);
+    }
     expect_bad_row(&cat, ROW(DENSE_MODEL, "'gpu': 'H800', 'gpus': 12, 'gpus_per_node': 8", GOOD_CONFIG, GOOD_TIME),
                    "$[1].cluster.gpus", "expected whole nodes");
     expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': 'one', 'p': 1, 'd': 8, 'global_batch': 64", GOOD_TIME),

@@ -1453,6 +1453,15 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         free_own(&s);
         return rc;
     }
+    /* a run on a GPU the catalog does not hold is left out, named (a set
+     * may hold runs parplan cannot price; the rest are priced) */
+    const cJSON *gpu = s.cluster ? pp_json_member(s.cluster, "gpu") : NULL;
+    if (cJSON_IsString(gpu) && !pp_catalog_gpu_named(cat, gpu->valuestring)) {
+        snprintf(why, why_cap, "%.150s: %.100s (id '%.60s'): its GPU '%.60s' is not in the catalog (data/gpus.json)",
+                 at.origin ? at.origin : "", at.path, row->id, gpu->valuestring);
+        free_own(&s);
+        return PP_OK;
+    }
     rc = read_run(&s, &at, cat, row, err);
     if (rc)
         name_source_keys(&s, err);
