@@ -1016,20 +1016,21 @@ static void test_row_recompute_as_stated(void)
 
 /* A row may name its model instead of giving its shape: a catalog model by
  * id or by name as people write it takes the catalog's shape and the row's
- * sequence length; a name of no catalog model, or a shape given in part,
- * is an error at the row's model. */
+ * sequence length; a row naming no catalog model without a shape is
+ * skipped and named; a shape given in part is an error at the row's
+ * model. */
 static void test_row_model_by_name(void)
 {
     pp_catalog cat;
     pp_load_catalog(&cat);
     static const struct {
         const char *model;
-        int layers, hidden, seq_len; /* layers 0: an error */
+        int layers, hidden, seq_len; /* layers 0: an error; -1: skipped */
     } cases[] = {
         {"{'name': 'Meta-Llama-3-8B', 'seq_len': 4096}", 32, 4096, 4096},
         {"{'name': 'GPT-3 175B'}", 96, 12288, 2048},
         {"{'name': 'mixtral 8x7b'}", 32, 4096, 0},
-        {"{'name': 'Llama 5 9000B'}", 0, 0, 0},
+        {"{'name': 'Llama 5 9000B'}", -1, 0, 0},
         {"{'name': 'Llama 3 8B', 'hidden': 4096}", 0, 0, 0},
         /* the shape under a Hugging Face config's names */
         {"{'name': 'x', 'num_hidden_layers': 24, 'hidden_size': 2048, 'num_attention_heads': 16,"
@@ -1044,6 +1045,13 @@ static void test_row_model_by_name(void)
         pp_measurement_set set;
         pp_error err;
         int rc = load_one_row(&cat, cases[i].model, "{'t': 2, 'p': 1, 'd': 8, 'global_batch': 64}", &set, &err);
+        if (cases[i].layers < 0) {
+            CU_ASSERT_EQUAL_FATAL(rc, PP_OK);
+            CU_ASSERT(set.n == 0 && set.n_skipped == 1);
+            PP_ASSERT_CONTAINS(set.first_skipped, "its model 'Llama 5 9000B' is not in the catalog");
+            pp_measurements_free(&set);
+            continue;
+        }
         if (!cases[i].layers) {
             CU_ASSERT_EQUAL(rc, PP_EINPUT);
             PP_ASSERT_CONTAINS(err.path, ".model");
@@ -1603,6 +1611,14 @@ static void test_bad_rows_name_their_path(void)
         CU_ASSERT_EQUAL(set.n, 1);
         CU_ASSERT_EQUAL(set.n_skipped, 1);
         PP_ASSERT_CONTAINS(set.first_skipped, "$[1] (id 'bad'): its GPU 'Z100' is not in the catalog");
+        pp_measurements_free(&set);
+        /* so is a run of a model the catalog lacks that the row does not shape */
+        pp_write_json(path, "[{'id': 'good', " DENSE_MODEL ", 'cluster': {" GOOD_CLUSTER "}, 'config': {" GOOD_CONFIG
+                            "}, 'measured': {" GOOD_TIME "}}, " ROW("'model': 'Falcon 40B'", GOOD_CLUSTER, GOOD_CONFIG,
+                                                                  GOOD_TIME) "]");
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT(set.n == 1 && set.n_skipped == 1);
+        PP_ASSERT_CONTAINS(set.first_skipped, "its model 'Falcon 40B' is not in the catalog");
         pp_measurements_free(&set);
     }
     expect_bad_row(&cat, ROW(DENSE_MODEL, "'gpu': 'H800', 'gpus': 12, 'gpus_per_node': 8", GOOD_CONFIG, GOOD_TIME),

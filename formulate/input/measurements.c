@@ -1453,12 +1453,25 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         free_own(&s);
         return rc;
     }
-    /* a run on a GPU the catalog does not hold is left out, named (a set
-     * may hold runs parplan cannot price; the rest are priced) */
+    /* a run on a GPU the catalog does not hold, or of a model it neither
+     * holds nor shapes, is left out, named (a set may hold runs parplan
+     * cannot price; the rest are priced) */
     const cJSON *gpu = s.cluster ? pp_json_member(s.cluster, "gpu") : NULL;
+    const cJSON *model_name = s.model ? pp_json_member(s.model, "name") : NULL;
+    bool shaped = false;
+    for (size_t i = 0; s.model && i < sizeof model_shape_keys / sizeof model_shape_keys[0]; i++)
+        shaped = shaped || stated(s.model, model_shape_keys[i]);
     if (cJSON_IsString(gpu) && !pp_catalog_gpu_named(cat, gpu->valuestring)) {
         snprintf(why, why_cap, "%.150s: %.100s (id '%.60s'): its GPU '%.60s' is not in the catalog (data/gpus.json)",
                  at.origin ? at.origin : "", at.path, row->id, gpu->valuestring);
+        free_own(&s);
+        return PP_OK;
+    }
+    if (!shaped && cJSON_IsString(model_name) && !pp_catalog_model_named(cat, model_name->valuestring)) {
+        snprintf(why, why_cap,
+                 "%.150s: %.100s (id '%.60s'): its model '%.60s' is not in the catalog (data/models.json) and the row "
+                 "gives no shape",
+                 at.origin ? at.origin : "", at.path, row->id, model_name->valuestring);
         free_own(&s);
         return PP_OK;
     }
