@@ -909,7 +909,10 @@ static void test_row_recompute_as_stated(void)
          " 'lora_targets': 'q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj'}", PP_ATTN_FLASH1, true,
          PP_LORA_ALL_LINEAR},
         {"{'t': 2, 'global_batch': 64, 'attention_kernel': 'unfused (baddbmm)', 'lora_rank': 16,"
-         " 'lora_targets': 'all'}", PP_ATTN_AUTO, false, PP_LORA_ALL_LINEAR}};
+         " 'lora_targets': 'all'}", PP_ATTN_AUTO, false, PP_LORA_ALL_LINEAR},
+        /* a generation named wins over the rest of the text */
+        {"{'t': 2, 'global_batch': 64, 'attention_kernel': 'FlashAttention-2 (Triton)', 'lora_rank': 16}",
+         PP_ATTN_FLASH2, true, PP_LORA_ATTENTION}};
     for (size_t i = 0; i < sizeof worded / sizeof worded[0]; i++) {
         CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, worded[i].config, &named, &named_err), PP_OK);
         CU_ASSERT_EQUAL(named.rows[0].prob.training.attention_kernel, worded[i].kernel);

@@ -995,13 +995,14 @@ static const char *attention_word(const char *key)
 {
     static const struct {
         const char *word, *kernel;
-    } words[] = {{"unfused", "unfused"}, {"eager", "unfused"}, {"math", "unfused"}, {"baddbmm", "unfused"},
-                 {"noflash", "unfused"}, {"flash1", "flash1"}, {"fa1", "flash1"}, {"flashattention1", "flash1"},
-                 {"flashattnv1", "flash1"}, {"xformers", "flash1"}, {"triton", "flash1"}, {"flash3", "flash3"},
-                 {"fa3", "flash3"}, {"flashattention3", "flash3"}, {"flashattn3", "flash3"}, {"cudnn", "flash3"},
-                 {"transformerengine", "flash3"}, {"flash2", "flash2"}, {"fa2", "flash2"},
-                 {"flashattention2", "flash2"}, {"flashattn2", "flash2"}, {"sdpa", "flash2"},
-                 {"flashattn", "flash2"}, {"flashattention", "flash2"}};
+    } words[] = {/* a generation named wins over the rest of the text ("FlashAttention-2 (Triton)") */
+                 {"flashattention1", "flash1"}, {"flashattnv1", "flash1"}, {"flash1", "flash1"}, {"fa1", "flash1"},
+                 {"flashattention2", "flash2"}, {"flashattn2", "flash2"}, {"flash2", "flash2"}, {"fa2", "flash2"},
+                 {"flashattention3", "flash3"}, {"flashattn3", "flash3"}, {"flash3", "flash3"}, {"fa3", "flash3"},
+                 {"unfused", "unfused"}, {"noflash", "unfused"}, {"baddbmm", "unfused"}, {"eager", "unfused"},
+                 {"math", "unfused"}, {"xformers", "flash1"}, {"triton", "flash1"}, {"cudnn", "flash3"},
+                 {"transformerengine", "flash3"}, {"sdpa", "flash2"}, {"flashattn", "flash2"},
+                 {"flashattention", "flash2"}};
     static const char *const exact[][2] = {{"te", "flash3"}, {"fused", "auto"}, {"auto", "auto"}};
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(key, exact[i][0]) == 0)
