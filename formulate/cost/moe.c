@@ -95,9 +95,6 @@ static void dedup_bytes(const pp_model *m, double tokens, long n, long kn, doubl
     *nv = token * ((double)n - N) * (1.0 - none_of(E, E / (double)n, k));
 }
 
-/* One MoE block on one GPU: its forward's compute (router, permutation,
- * the busiest GPU's experts, the shared experts) and one pass's all-to-alls
- * and expert-TP collectives, with the bytes they put on each link. */
 /* The shared experts' forward on one GPU: a tensor-parallel MLP over the
  * block's T tokens (0 without shared experts). */
 static double shared_experts_fwd_s(const pp_problem *prob, const pp_plan *plan)
@@ -112,6 +109,9 @@ static double shared_experts_fwd_s(const pp_problem *prob, const pp_plan *plan)
            MOE_ELEMWISE_F_BYTES * act_f * T * fs / t / hbm_Bps(prob) + prob->cluster.gpu.eff.kernel_us * 1e-6;
 }
 
+/* One MoE block on one GPU: its forward's compute (router, permutation,
+ * the busiest GPU's experts, the shared experts) and one pass's all-to-alls
+ * and expert-TP collectives, with the bytes they put on each link. */
 double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan)
 {
     const pp_model *m = &prob->model;
