@@ -927,10 +927,11 @@ static void test_row_recompute_as_stated(void)
     CU_ASSERT_DOUBLE_EQUAL(named.rows[0].iteration_s, 0.75, 1e-12);
     pp_measurements_free(&named);
     CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, "{'name': 'm', 'layers': '8', 'hidden': '4096', 'heads': 32, 'vocab': 51200,"
-                                             " 'seq_len': '2048'}",
+                                             " 'seq_len': '2048', 'tie_embeddings': 'no'}",
                                        "{'t': 2, 'global_batch': 64}", &named, &named_err),
                           PP_OK);
     CU_ASSERT(named.rows[0].prob.model.layers == 8 && named.rows[0].prob.model.hidden == 4096);
+    CU_ASSERT_FALSE(named.rows[0].prob.model.tie_embeddings);
     pp_measurements_free(&named);
     /* a name of no kernel stays an error at its path */
     CU_ASSERT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'global_batch': 64, 'attention_kernel': 'magic'}",

@@ -1059,24 +1059,33 @@ static int numbers_of_text(cJSON *out, const char *const *keys, size_t n, pp_err
     return PP_OK;
 }
 
+/* keys[i] of out stated as a flag in words ("yes", "off": row_flag's)
+ * become true or false; any other text stays, for its reader to refuse. */
+static int flags_of_text(cJSON *out, const char *const *keys, size_t n, pp_error *err)
+{
+    for (size_t i = 0; out && i < n; i++) {
+        int flag = -1;
+        pp_error ignored;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(out, keys[i]);
+        if (!cJSON_IsString(v) || row_flag(out, &(pp_jpath){0}, keys[i], &flag, &ignored) != PP_OK || flag < 0)
+            continue;
+        cJSON *b = cJSON_CreateBool(flag);
+        if (!b || !cJSON_ReplaceItemInObjectCaseSensitive(out, keys[i], b)) {
+            cJSON_Delete(b);
+            return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+        }
+    }
+    return PP_OK;
+}
+
 static int config_words(cJSON *out, pp_error *err)
 {
     cJSON *v;
     int num_rc = numbers_of_text(out, numeric_config_keys, sizeof numeric_config_keys / sizeof numeric_config_keys[0], err);
+    if (!num_rc)
+        num_rc = flags_of_text(out, flag_config_keys, sizeof flag_config_keys / sizeof flag_config_keys[0], err);
     if (num_rc)
         return num_rc;
-    for (size_t i = 0; i < sizeof flag_config_keys / sizeof flag_config_keys[0]; i++) {
-        int flag = -1;
-        pp_error ignored;
-        if ((v = cJSON_GetObjectItemCaseSensitive(out, flag_config_keys[i])) && cJSON_IsString(v) &&
-            row_flag(out, &(pp_jpath){0}, flag_config_keys[i], &flag, &ignored) == PP_OK && flag >= 0) {
-            cJSON *b = cJSON_CreateBool(flag);
-            if (!b || !cJSON_ReplaceItemInObjectCaseSensitive(out, flag_config_keys[i], b)) {
-                cJSON_Delete(b);
-                return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
-            }
-        }
-    }
     static const char *const dtype_keys[] = {"grad_reduce_dtype", "grad_accum_dtype"};
     for (size_t i = 0; i < sizeof dtype_keys / sizeof dtype_keys[0]; i++) {
         char key[64];
@@ -1256,6 +1265,8 @@ static const char *const numeric_measured_keys[] = {"iteration_s", "iteration_s_
                                                     "tokens_per_s", "samples_per_s", "sequences_per_s",
                                                     "memory_GiB_max_reserved", "memory_GiB_peak"};
 
+static const char *const flag_model_keys[] = {"tie_embeddings", "gated_mlp"};
+
 static int normalize_sections(row_parts *s, pp_error *err)
 {
     const cJSON **sections[4] = {&s->model, &s->cluster, &s->config, &s->measured};
@@ -1271,6 +1282,8 @@ static int normalize_sections(row_parts *s, pp_error *err)
                                 &s->n_renamed[i], err);
         if (!rc)
             rc = numbers_of_text(s->own[i], numeric[i].keys, numeric[i].n, err);
+        if (!rc && i == 0)
+            rc = flags_of_text(s->own[i], flag_model_keys, sizeof flag_model_keys / sizeof flag_model_keys[0], err);
         if (rc)
             return rc;
         *sections[i] = s->own[i];
