@@ -74,19 +74,28 @@ static int row_positive(const cJSON *obj, const pp_jpath *at, const char *key, d
 }
 
 /* A yes/no the row may state: -1 when it does not. */
+/* A flag as sources write it in text ("yes", "on", "enabled", "true" and
+ * their opposites): 1 or 0, -1 for any other text. */
+static int flag_word(const char *text)
+{
+    static const char *const on[] = {"true", "yes", "on", "enabled"}, *const off[] = {"false", "no", "off", "disabled"};
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        if (strcasecmp(text, on[i]) == 0)
+            return 1;
+        if (strcasecmp(text, off[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 static int row_flag(const cJSON *obj, const pp_jpath *at, const char *key, int *out, pp_error *err)
 {
     const cJSON *v = stated(obj, key);
     pp_jpath here = pp_jpath_key(at, key);
     bool b = false;
-    *out = -1;
-    /* as sources write a flag in text: "yes", "on", "enabled", "true" */
-    static const char *const on[] = {"true", "yes", "on", "enabled"}, *const off[] = {"false", "no", "off", "disabled"};
-    for (size_t i = 0; v && cJSON_IsString(v) && i < sizeof on / sizeof on[0]; i++)
-        if (strcasecmp(v->valuestring, on[i]) == 0 || strcasecmp(v->valuestring, off[i]) == 0) {
-            *out = strcasecmp(v->valuestring, on[i]) == 0;
-            return PP_OK;
-        }
+    *out = v && cJSON_IsString(v) ? flag_word(v->valuestring) : -1;
+    if (*out >= 0)
+        return PP_OK;
     int rc = v ? pp_json_as_bool(v, &here, &b, err) : PP_OK;
     if (v && !rc)
         *out = b;
@@ -1064,10 +1073,9 @@ static int numbers_of_text(cJSON *out, const char *const *keys, size_t n, pp_err
 static int flags_of_text(cJSON *out, const char *const *keys, size_t n, pp_error *err)
 {
     for (size_t i = 0; out && i < n; i++) {
-        int flag = -1;
-        pp_error ignored;
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(out, keys[i]);
-        if (!cJSON_IsString(v) || row_flag(out, &(pp_jpath){0}, keys[i], &flag, &ignored) != PP_OK || flag < 0)
+        int flag = cJSON_IsString(v) ? flag_word(v->valuestring) : -1;
+        if (flag < 0)
             continue;
         cJSON *b = cJSON_CreateBool(flag);
         if (!b || !cJSON_ReplaceItemInObjectCaseSensitive(out, keys[i], b)) {
