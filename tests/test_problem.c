@@ -721,6 +721,8 @@ static void test_gpu_names_as_written(void)
         {"H100 80GB SXM5", "h100-sxm5-80gb"},        {"A100 80GB SXM4", "a100-sxm4-80gb"},
         {"B200 180GB", "b200-sxm-180gb"},            {"NVL72", NULL},
         {"80GB", NULL},
+        /* a memory size with a bare G is its GB */
+        {"A100-80G", "a100-sxm4-80gb"},              {"A100-40G", "a100-sxm4-40gb"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const pp_gpu *g = pp_catalog_gpu_named(&cat, cases[i].name);

@@ -273,7 +273,8 @@ static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
 }
 
 /* The words of a name (runs of letters and digits, in lower case, without
- * the GPU's noise words), at most PP_NAME_WORDS of PP_NAME_WORD_LEN. */
+ * the GPU's noise words), at most PP_NAME_WORDS of PP_NAME_WORD_LEN; a
+ * memory size written with a bare G ("A100-80G") is its GB. */
 #define PP_NAME_WORDS 12
 #define PP_NAME_WORD_LEN 24
 static int gpu_name_words(const char *name, char words[][PP_NAME_WORD_LEN])
@@ -282,10 +283,15 @@ static int gpu_name_words(const char *name, char words[][PP_NAME_WORD_LEN])
     size_t len;
     const char *p = name, *w;
     while (n < PP_NAME_WORDS && (w = next_word(&p, gpu_noise, &len))) {
-        if (len >= PP_NAME_WORD_LEN)
+        if (len + 1 >= PP_NAME_WORD_LEN)
             continue;
-        for (size_t k = 0; k < len; k++)
+        bool size = len >= 2;
+        for (size_t k = 0; k < len; k++) {
             words[n][k] = (char)tolower((unsigned char)w[k]);
+            size = size && (k + 1 == len ? words[n][k] == 'g' : isdigit((unsigned char)w[k]) != 0);
+        }
+        if (size)
+            words[n][len++] = 'b';
         words[n++][len] = '\0';
     }
     return n;
