@@ -1321,7 +1321,7 @@ static void test_bad_catalog_ids(void)
 {
     BAD_BUILT("model id", problem_with("'gpt3-175'", NULL, NULL, NULL), "$.model", "model id of models.json",
               "found 'gpt3-175'", "did you mean 'gpt3-175b'?");
-    BAD_BUILT("gpu id", problem_with(NULL, "{'gpu': 'a100-sxm4-80g', 'nodes': 1}", NULL, NULL), "$.cluster.gpu",
+    BAD_BUILT("gpu id", problem_with(NULL, "{'gpu': 'a100-sxm4-08gb', 'nodes': 1}", NULL, NULL), "$.cluster.gpu",
               "GPU id of gpus.json", "did you mean 'a100-sxm4-80gb'?");
     BAD_BUILT("cluster id", problem_with(NULL, "'selen'", NULL, NULL), "$.cluster", "cluster id of clusters.json",
               "did you mean 'selene'?");
