@@ -1337,7 +1337,8 @@ static const char *const NEW_GPU_ROWS =
     "  'measured': {'iteration_s': 1.0}},"
     " {'id': 'moe-gb300', 'source_group': 'moe', " MOE_MODEL ","
     "  'cluster': {'gpu': 'GB300', 'gpus': 8},"
-    "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64, 'precision': 'mxfp8'},"
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'global_batch': 64, 'precision': 'mxfp8',"
+    "             'token_dispatcher': 'HybridEP'},"
     "  'measured': {'iteration_s': 1.0}}]";
 
 /* Same-job pairs by measured gap, on a hand-made set: four plans of one
@@ -1510,6 +1511,8 @@ static void test_rows_on_every_gpu_calibrate(void)
     CU_ASSERT_EQUAL(set.rows[3].prob.cluster.gpus_per_node, 8);  /* 8 GPUs of a 72-GPU domain */
     CU_ASSERT(set.rows[6].prob.training.moe_deepep);
     CU_ASSERT_EQUAL(set.rows[7].plan.ep, 4);
+    CU_ASSERT_FALSE(set.rows[7].prob.training.moe_deepep);
+    CU_ASSERT(set.rows[8].prob.training.moe_deepep); /* HybridEP: the flex dispatcher's MNNVL backend */
     /* the dense rows fit their GPUs' parameters; MoE rows are scored, never fitted, and a GPU whose
      * rows are all MoE (the GB300 here) gets no fit: it keeps what it borrows */
     double gb300_before = pp_step_time_s(&set.rows[8].prob, &set.rows[8].plan);

@@ -667,7 +667,13 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
     put_bool(d, d->training, "fused_elementwise", fused);
     put_bool(d, d->training, "fused_norm", fused_norm == 1);
     put_bool(d, d->training, "fused_loss", fused && compiled_loss != 0);
-    put_str(d, d->training, "moe_dispatcher", contains_ci(dispatcher, "deepep") ? "deepep" : "alltoall");
+    /* Megatron-Core's flex token dispatcher runs DeepEP's deduplicating
+     * kernels, or HybridEP, their multi-node-NVLink form, by its backend
+     * (TransformerConfig.moe_flex_dispatcher_backend, "deepep" by default;
+     * "hybridep" the one for MNNVL, GB200 NVL72) */
+    bool dedup = contains_ci(dispatcher, "deepep") || contains_ci(dispatcher, "hybridep") ||
+                 contains_ci(dispatcher, "hybrid-ep") || contains_ci(dispatcher, "flex");
+    put_str(d, d->training, "moe_dispatcher", dedup ? "deepep" : "alltoall");
     if (sg >= 0)
         put_bool(d, d->training, "p2p_scatter_gather", sg == 1);
     copy_stated(d, cfg, "attention_kernel", d->training);
