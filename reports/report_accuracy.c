@@ -186,6 +186,21 @@ static void what_table(const pp_score *score, pp_strbuf *out)
 }
 
 /* The first skipped row and why, when a row was skipped. */
+/* Every row left out, and why (the first PP_SKIPPED_LISTED). */
+static void md_skipped(const pp_measurement_set *set, pp_strbuf *out)
+{
+    if (!set->n_skipped)
+        return;
+    pp_sb_append(out, "\n## Skipped rows\n\nEach row the cost model could not price, and why.\n\n");
+    for (int i = 0; i < set->n_skipped_listed; i++) {
+        pp_sb_append(out, "- ");
+        pp_md_escape(out, set->skipped[i]);
+        pp_sb_append(out, "\n");
+    }
+    if (set->n_skipped > set->n_skipped_listed)
+        pp_sb_appendf(out, "- ... and %d more\n", set->n_skipped - set->n_skipped_listed);
+}
+
 static void first_skipped_md(const pp_measurement_set *set, pp_strbuf *out)
 {
     if (!set->n_skipped || !set->first_skipped[0])
@@ -228,8 +243,10 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
     what_table(score, out);
     peak_table(score, out);
     feasibility_table(score, out);
-    if (rows)
+    if (rows) {
         md_rows(set, out);
+        md_skipped(set, out);
+    }
     return out->failed ? -1 : 0;
 }
 
@@ -296,6 +313,10 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
             cJSON_AddNumberToObject(x, "ordered", score->what_ordered[w]);
             cJSON_AddItemToArray(what, x);
         }
+    cJSON_AddNumberToObject(root, "rows_skipped", set->n_skipped);
+    cJSON *skipped = cJSON_AddArrayToObject(root, "skipped");
+    for (int i = 0; skipped && i < set->n_skipped_listed; i++)
+        cJSON_AddItemToArray(skipped, cJSON_CreateString(set->skipped[i]));
     cJSON_AddNumberToObject(root, "rows_time_software_defect", score->n_defect);
     cJSON_AddNumberToObject(root, "mape_time_software_defect_pct", score->mape_defect);
     if (rows)

@@ -1618,6 +1618,20 @@ static void test_bad_rows_name_their_path(void)
         CU_ASSERT_EQUAL(set.n, 1);
         CU_ASSERT_EQUAL(set.n_skipped, 1);
         PP_ASSERT_CONTAINS(set.first_skipped, "$[1] (id 'bad'): its GPU 'Z100' is not in the catalog");
+        /* and every skipped row is listed: the JSON's "skipped", the report's section with --rows */
+        CU_ASSERT_EQUAL(set.n_skipped_listed, 1);
+        PP_ASSERT_CONTAINS(set.skipped[0], "its GPU 'Z100'");
+        pp_score score;
+        pp_score_measurements(&set, &score);
+        cJSON *json = pp_json_accuracy(&score, &set, false);
+        CU_ASSERT_EQUAL(cJSON_GetObjectItem(json, "rows_skipped")->valueint, 1);
+        PP_ASSERT_CONTAINS(cJSON_GetArrayItem(cJSON_GetObjectItem(json, "skipped"), 0)->valuestring, "'Z100'");
+        cJSON_Delete(json);
+        pp_strbuf md;
+        pp_sb_init(&md);
+        CU_ASSERT_EQUAL(pp_report_accuracy_md(&score, &set, true, &md), 0);
+        PP_ASSERT_CONTAINS(md.data, "## Skipped rows");
+        pp_sb_free(&md);
         pp_measurements_free(&set);
         /* so is a run of a model the catalog lacks that the row does not shape */
         pp_write_json(path, "[{'id': 'good', " DENSE_MODEL ", 'cluster': {" GOOD_CLUSTER "}, 'config': {" GOOD_CONFIG

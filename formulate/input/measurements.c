@@ -1613,8 +1613,12 @@ static int load_file(const char *path, const pp_catalog *cat, pp_measurement_set
             break;
         if (priced)
             set->n++;
-        else if (set->n_skipped++ == 0)
-            snprintf(set->first_skipped, sizeof set->first_skipped, "%s", why);
+        else {
+            if (set->n_skipped++ == 0)
+                snprintf(set->first_skipped, sizeof set->first_skipped, "%s", why);
+            if (set->n_skipped_listed < PP_SKIPPED_LISTED)
+                snprintf(set->skipped[set->n_skipped_listed++], sizeof set->skipped[0], "%s", why);
+        }
     }
     cJSON_Delete(doc);
     if (rc == PP_OK)

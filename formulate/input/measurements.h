@@ -36,11 +36,15 @@ typedef struct pp_measurement {
                     framework bug, so it is scored apart and never fitted */
 } pp_measurement;
 
+#define PP_SKIPPED_LISTED 32
+
 typedef struct pp_measurement_set {
     int n;
     pp_measurement *rows; /* owned */
     int n_skipped;        /* rows that carry nothing the model can price, or break a plan rule */
     char first_skipped[640]; /* the first of them: its path and id, and why ("" if none) */
+    int n_skipped_listed;    /* the first PP_SKIPPED_LISTED of them, each as first_skipped says it */
+    char skipped[PP_SKIPPED_LISTED][320];
     int n_files;          /* JSON files read */
 } pp_measurement_set;
 
