@@ -926,6 +926,16 @@ static void test_row_recompute_as_stated(void)
                           PP_OK);
     CU_ASSERT_DOUBLE_EQUAL(named.rows[0].iteration_s, 0.75, 1e-12);
     pp_measurements_free(&named);
+    /* with a unit of the key's kind, in the key's unit; a unit of another kind stays an error */
+    CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL, "{'t': 2, 'global_batch': 64}",
+                                            "{'iteration_s': '850 ms'}", &named, &named_err),
+                          PP_OK);
+    CU_ASSERT_DOUBLE_EQUAL(named.rows[0].iteration_s, 0.85, 1e-12);
+    pp_measurements_free(&named);
+    CU_ASSERT_EQUAL(load_row_measured(&cat, ROW_MODEL, "{'t': 2, 'global_batch': 64}", "{'iteration_s': '850 GB'}",
+                                      &named, &named_err),
+                    PP_EINPUT);
+    PP_ASSERT_CONTAINS(named_err.path, "measured.iteration_s");
     CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, "{'name': 'm', 'layers': '8', 'hidden': '4096', 'heads': 32, 'vocab': 51200,"
                                              " 'seq_len': '2048', 'tie_embeddings': 'no'}",
                                        "{'t': 2, 'global_batch': 64}", &named, &named_err),

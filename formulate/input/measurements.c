@@ -1051,8 +1051,44 @@ static int replace_string(cJSON *out, const char *key, const char *text, pp_erro
     return PP_OK;
 }
 
-/* keys[i] of out stated as the text of a number ("8", " 1.1 ") become that
- * number; any other text stays, for its reader to refuse at its path. */
+/* keys[i] of out stated as the text of a number ("8", " 1.1 "), or of one
+ * with a unit of the key's kind ("850 ms" for iteration_s, "400 Gb/s"),
+ * become that number in the key's unit; any other text stays, for its
+ * reader to refuse at its path. */
+/* A number's unit as a text may give it, in the unit the key names (_s,
+ * _GBps, _Gbps, _GB, _GiB within its name); 0 for a unit of another kind
+ * or none known.  Bytes and bits differ by the case of the b. */
+static double unit_factor(const char *key, const char *unit)
+{
+    enum { SECONDS, BYTES_PS, BITS_PS, GB, GIB, NONE } kind = NONE;
+    size_t kl = strlen(key);
+    if (strstr(key, "_GBps"))
+        kind = BYTES_PS;
+    else if (strstr(key, "_Gbps"))
+        kind = BITS_PS;
+    else if (strstr(key, "_GiB"))
+        kind = GIB;
+    else if (strstr(key, "_GB"))
+        kind = GB;
+    else if ((kl >= 2 && strcmp(key + kl - 2, "_s") == 0) || strstr(key, "_s_derived"))
+        kind = SECONDS;
+    static const struct {
+        int kind;
+        const char *unit;
+        double factor;
+    } units[] = {{SECONDS, "s", 1.0},        {SECONDS, "sec", 1.0},      {SECONDS, "seconds", 1.0},
+                 {SECONDS, "ms", 1e-3},      {SECONDS, "msec", 1e-3},    {SECONDS, "us", 1e-6},
+                 {BYTES_PS, "GB/s", 1.0},    {BYTES_PS, "GBps", 1.0},    {BYTES_PS, "TB/s", 1e3},
+                 {BYTES_PS, "Gb/s", 0.125},  {BYTES_PS, "Gbps", 0.125},  {BITS_PS, "Gb/s", 1.0},
+                 {BITS_PS, "Gbps", 1.0},     {BITS_PS, "Tb/s", 1e3},     {BITS_PS, "GB/s", 8.0},
+                 {BITS_PS, "GBps", 8.0},     {GB, "GB", 1.0},            {GB, "GiB", 1.073741824},
+                 {GIB, "GiB", 1.0},          {GIB, "GB", 1.0 / 1.073741824}};
+    for (size_t i = 0; kind != NONE && i < sizeof units / sizeof units[0]; i++)
+        if ((int)kind == units[i].kind && strcmp(unit, units[i].unit) == 0)
+            return units[i].factor;
+    return 0.0;
+}
+
 static int numbers_of_text(cJSON *out, const char *const *keys, size_t n, pp_error *err)
 {
     for (size_t i = 0; out && i < n; i++) {
@@ -1063,8 +1099,19 @@ static int numbers_of_text(cJSON *out, const char *const *keys, size_t n, pp_err
         double x = strtod(v->valuestring, &end);
         while (end && isspace((unsigned char)*end))
             end++;
-        if (!end || end == v->valuestring || *end != '\0' || !isfinite(x))
+        if (!end || end == v->valuestring || !isfinite(x))
             continue;
+        if (*end) { /* a unit: "850 ms", "400 Gb/s", "80 GB" */
+            char unit[16];
+            size_t len = strcspn(end, " \t");
+            if (len >= sizeof unit || end[len + strspn(end + len, " \t")] != '\0')
+                continue;
+            snprintf(unit, sizeof unit, "%.*s", (int)len, end);
+            double f = unit_factor(keys[i], unit);
+            if (f <= 0.0)
+                continue;
+            x *= f;
+        }
         cJSON *num = cJSON_CreateNumber(x);
         if (!num || !cJSON_ReplaceItemInObjectCaseSensitive(out, keys[i], num)) {
             cJSON_Delete(num);
