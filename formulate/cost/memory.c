@@ -223,7 +223,8 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
      * h-wide expert input; router probabilities (fp32) and top-k map.
      * Recomputing the experts' activation (moe_act: checkpointing without
      * output, fc2 saving the original input) keeps no fc2 input. */
-    double fc2_in = (pp_recompute_modules(plan) & PP_RCM_MOE_ACT) ? 0.0 : gemm_in;
+    int rcm = pp_recompute_modules(plan);
+    double fc2_in = (rcm & PP_RCM_MOE_ACT) ? 0.0 : gemm_in;
     double routed = (glu + fc2_in) * lam * Tg * k * m->moe_ffn_hidden + gemm_in * lam * plan->etp * Tg * k * h;
     double router = 4.0 * Tg * m->experts + 12.0 * Tg * k;
     double shared = (glu + gemm_in) * T * m->shared_ffn_hidden / t;
@@ -232,7 +233,6 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     /* the shared experts checkpointed (shared_experts, unless the moe module
      * checkpoints the whole block): they keep their input, the block's; one
      * layer's are rebuilt at a time */
-    int rcm = pp_recompute_modules(plan);
     if ((rcm & PP_RCM_SHARED_EXPERTS) && !(rcm & PP_RCM_MOE) && plan->recompute != PP_RECOMPUTE_FULL) {
         buffers += shared;
         shared = 0.0;
@@ -240,7 +240,7 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
     double delta = routed + router + shared - dense_mlp;
     if (plan->recompute == PP_RECOMPUTE_FULL) /* only the layer rebuilt holds them */
         return fmax(0.0, delta) + buffers;
-    if (pp_recompute_modules(plan) & PP_RCM_MOE) /* the block keeps its input (the dense count's); one is rebuilt */
+    if (rcm & PP_RCM_MOE) /* the block keeps its input (the dense count's); one is rebuilt */
         return -nm * dense_mlp * in_flight + routed + router + shared + buffers;
     return nm * delta * in_flight + buffers;
 }
