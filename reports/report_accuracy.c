@@ -213,7 +213,8 @@ static void first_skipped_md(const pp_measurement_set *set, pp_strbuf *out)
 int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, bool rows, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: cost-model accuracy\n\n%d rows priced, %d skipped (nothing measured to price, "
-                       "a GPU or a model the catalog lacks, or a configuration that breaks a plan rule).\n\n",
+                       "a GPU or a model the catalog lacks, a precision its GPU does not train in, or a configuration that "
+                       "breaks a plan rule).\n\n",
                   set->n, set->n_skipped);
     first_skipped_md(set, out);
     pp_sb_append(out, "| source group | rows (time) | step-time MAPE | worst row | same-job pairs | ordered as measured "
@@ -459,8 +460,8 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                     const char *command, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: cost-model accuracy, cross-validated\n\n%d rows priced from %d file(s), %d skipped "
-                       "(nothing measured to price, a GPU or a model the catalog lacks, or a configuration that breaks "
-                       "a plan rule).\n\n",
+                       "(nothing measured to price, a GPU or a model the catalog lacks, a precision its GPU does not train "
+                       "in, or a configuration that breaks a plan rule).\n\n",
                   set->n, set->n_files, set->n_skipped);
     first_skipped_md(set, out);
     if (command)

@@ -1651,6 +1651,20 @@ static void test_bad_rows_name_their_path(void)
         CU_ASSERT(set.n == 1 && set.n_skipped == 1);
         PP_ASSERT_CONTAINS(set.first_skipped, "its model 'Falcon 40B' is not in the catalog");
         pp_measurements_free(&set);
+        /* and a run in a number format its GPU does not train in (NVFP4
+         * before Blackwell, bf16 on a V100): the row contradicts the
+         * catalog's GPU; a problem stating it is still an error
+         * (test_problem) */
+        pp_write_json(path, "[{'id': 'good', " DENSE_MODEL ", 'cluster': {" GOOD_CLUSTER "}, 'config': {" GOOD_CONFIG
+                            "}, 'measured': {" GOOD_TIME "}}, " ROW(DENSE_MODEL, GOOD_CLUSTER,
+                                                                  GOOD_CONFIG ", 'precision': 'nvfp4'", GOOD_TIME) ", "
+                            ROW(DENSE_MODEL, "'gpu': 'V100-SXM2-32GB', 'gpus': 8", GOOD_CONFIG ", 'precision': 'bf16'",
+                                GOOD_TIME) "]");
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT(set.n == 1 && set.n_skipped == 2);
+        PP_ASSERT_CONTAINS(set.first_skipped, "$[1] (id 'bad'): its precision 'nvfp4' is not one its GPU h800-sxm5-80gb");
+        PP_ASSERT_CONTAINS(set.skipped[1], "its precision 'bf16' is not one its GPU v100-sxm2-32gb");
+        pp_measurements_free(&set);
     }
     expect_bad_row(&cat, ROW(DENSE_MODEL, "'gpu': 'H800', 'gpus': 12, 'gpus_per_node': 8", GOOD_CONFIG, GOOD_TIME),
                    "$[1].cluster.gpus", "expected whole nodes");
@@ -1661,8 +1675,6 @@ static void test_bad_rows_name_their_path(void)
                    "$[1].config.cp", "expected an integer");
     expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, "'t': 1, 'p': 1, 'd': 8", GOOD_TIME), "$[1].config",
                    "missing required key 'global_batch'");
-    expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG ", 'precision': 'nvfp4'", GOOD_TIME),
-                   "$[1].config.precision", "h800-sxm5-80gb supports");
     expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG ", 'lora_rank': 4096", GOOD_TIME),
                    "$[1].config.lora_rank", "below the model's hidden size");
     expect_bad_row(&cat, ROW(DENSE_MODEL, GOOD_CLUSTER, GOOD_CONFIG ", 'recompute': 'some'", GOOD_TIME),

@@ -1550,6 +1550,17 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         free_own(&s);
         return PP_OK;
     }
+    /* so is a run in a number format its GPU has no tensor cores for (a
+     * block-scaled format before Blackwell, bf16 on a V100): the row
+     * contradicts the catalog's GPU, and the rest of the set is priced */
+    const pp_gpu *g = cJSON_IsString(gpu) ? pp_catalog_gpu_named(cat, gpu->valuestring) : NULL;
+    const cJSON *prec = s.config ? pp_json_member(s.config, "precision") : NULL;
+    if (g && cJSON_IsString(prec) && !pp_gpu_runs_precision(g, precision_of(prec->valuestring, g))) {
+        snprintf(why, why_cap, "%.150s: %.100s (id '%.60s'): its precision '%.40s' is not one its GPU %.40s trains in",
+                 at.origin ? at.origin : "", at.path, row->id, prec->valuestring, g->id);
+        free_own(&s);
+        return PP_OK;
+    }
     rc = read_run(&s, &at, cat, row, err);
     if (rc)
         name_source_keys(&s, err);

@@ -781,12 +781,17 @@ static int parse_capacity(const parse_ctx *c, const cJSON *obj, const pp_jpath *
 
 /* ---- checks across sections ----------------------------------------------------------------- */
 
+bool pp_gpu_runs_precision(const pp_gpu *g, pp_precision prec)
+{
+    bool has_16bit = g->peak_tflops[PP_PREC_BF16] > 0 || g->peak_tflops[PP_PREC_FP16] > 0;
+    return g->peak_tflops[prec] > 0 && (!pp_precision_props(prec)->low_gemm || has_16bit);
+}
+
 static int check_precision_supported(const parse_ctx *c, const pp_gpu *g, const pp_jpath *root)
 {
     pp_precision prec = c->p->training.precision;
     const pp_precision_info *info = pp_precision_props(prec);
-    bool has_16bit = g->peak_tflops[PP_PREC_BF16] > 0 || g->peak_tflops[PP_PREC_FP16] > 0;
-    if (g->peak_tflops[prec] > 0 && (!info->low_gemm || has_16bit))
+    if (pp_gpu_runs_precision(g, prec))
         return PP_OK;
     pp_jpath training = pp_jpath_key(root, "training");
     pp_jpath here = pp_jpath_key(&training, "precision");
