@@ -54,12 +54,12 @@ int pp_plan_parse(const char *json_text, const char *origin, const pp_problem *p
                   pp_plan *out, pp_error *err);
 int pp_plan_load(const char *path, const pp_problem *prob, pp_plan *out, pp_error *err);
 /* ... and on a JSON object already parsed, messages naming paths below `at`. */
+int pp_plan_from_json(const struct cJSON *doc, const pp_jpath *at, const pp_problem *prob, pp_plan *out,
+                      pp_error *err);
+
 /* Whether GPU g trains in precision prec: a dense peak in it and, for a
  * low-precision GEMM recipe, a 16-bit peak for the attention and
  * element-wise work beside it (what a problem's training.precision needs). */
 bool pp_gpu_runs_precision(const pp_gpu *g, pp_precision prec);
-
-int pp_plan_from_json(const struct cJSON *doc, const pp_jpath *at, const pp_problem *prob, pp_plan *out,
-                      pp_error *err);
 
 #endif
