@@ -701,7 +701,8 @@ static void test_minimal_catalog(void)
 
 /* A GPU goes by the names people write: its id, name or an alias, whatever
  * the case, the separators and the vendor's words; a name of no catalog
- * GPU (H100 PCIe, A800) is none, and never a near one. */
+ * GPU (H100 PCIe, L40S) is none, and never a near one: not the A100 for an
+ * A800, nor the H200 for a GH200. */
 static void test_gpu_names_as_written(void)
 {
     pp_catalog cat;
@@ -715,7 +716,10 @@ static void test_gpu_names_as_written(void)
         {"nvidia h100", "h100-sxm5-80gb"},           {"Tesla V100-SXM2-32GB", "v100-sxm2-32gb"},
         {"V100 16GB", "v100-sxm2-16gb"},             {"H200 SXM", "h200-sxm-141gb"},
         {"AMD Instinct MI300X", "mi300x"},           {"GB200", "gb200-nvl72"},
-        {"H100 PCIe", NULL},                         {"A800", NULL},
+        {"H100 PCIe", NULL},                         {"L40S", NULL},
+        {"A800", "a800-sxm4-80gb"},                  {"NVIDIA A800-SXM4-80GB", "a800-sxm4-80gb"},
+        {"GH200", "gh200-96gb"},                     {"NVIDIA GH200 480GB", "gh200-96gb"},
+        {"H200", "h200-sxm-141gb"},
         {"NVIDIA", NULL},                            {"", NULL},
         /* the words of a name in any order, when one GPU alone has them all */
         {"H100 80GB SXM5", "h100-sxm5-80gb"},        {"A100 80GB SXM4", "a100-sxm4-80gb"},

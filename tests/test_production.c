@@ -202,6 +202,48 @@ static void best_of(const pp_problem *p, pp_plan_result *res)
     CU_ASSERT_EQUAL_FATAL(pp_plan_solve(p, &o, res, &err), PP_OK);
 }
 
+/* The export part and the superchip node: Llama 3 70B on 32 nodes of the
+ * A800 (the A100 80GB with 8 of its 12 NVLink links, 100 Gb/s of network a
+ * GPU) runs the A100's optimum with the same compute and slower tensor- and
+ * data-parallel traffic; on 64 quad-GH200 nodes (Alps) the optimum keeps
+ * its tensor parallelism inside the 4-GPU node, on the H100's fit. */
+static void test_a800_and_gh200(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem a100, a800, gh200;
+    pp_test_load("{'model': 'llama3-70b', 'cluster': {'gpu': 'a100-sxm4-80gb', 'nodes': 32},"
+                 " 'training': {'global_batch': 1024, 'precision': 'bf16', 'framework': 'megatron-core'}}",
+                 &cat, &a100);
+    pp_test_load("{'model': 'llama3-70b', 'cluster': {'gpu': 'A800', 'nodes': 32},"
+                 " 'training': {'global_batch': 1024, 'precision': 'bf16', 'framework': 'megatron-core'}}",
+                 &cat, &a800);
+    CU_ASSERT_STRING_EQUAL(a800.cluster.gpu.id, "a800-sxm4-80gb");
+    pp_plan_result res;
+    best_of(&a100, &res);
+    pp_eval on_a100, on_a800;
+    pp_evaluate(&a100, &res.best.plan, &on_a100);
+    pp_evaluate(&a800, &res.best.plan, &on_a800);
+    CU_ASSERT_FATAL(res.best.plan.tp > 1 && res.best.plan.dp > 1);
+    CU_ASSERT(pp_rel_close(on_a800.time.compute_s, on_a100.time.compute_s, 1e-12));
+    CU_ASSERT(on_a800.time.tp_comm_s > on_a100.time.tp_comm_s);
+    CU_ASSERT(on_a800.time.step_s > on_a100.time.step_s);
+    printf("\n    A100 %.2f s, A800 %.2f s (tp traffic %.2f -> %.2f s) ", on_a100.time.step_s, on_a800.time.step_s,
+           on_a100.time.tp_comm_s, on_a800.time.tp_comm_s);
+    pp_plan_result_free(&res);
+    pp_test_load("{'model': 'llama3-70b', 'cluster': {'gpu': 'NVIDIA GH200 480GB', 'nodes': 64},"
+                 " 'training': {'global_batch': 1024, 'precision': 'bf16', 'framework': 'megatron-core'}}",
+                 &cat, &gh200);
+    CU_ASSERT_EQUAL(gh200.cluster.gpus_per_node, 4);
+    CU_ASSERT_STRING_EQUAL(gh200.cluster.gpu.eff.borrowed_from, "h100-sxm5-80gb");
+    best_of(&gh200, &res);
+    CU_ASSERT(res.best.plan.tp <= 4);
+    CU_ASSERT(res.best.eval.mem.total_gib <= res.best.eval.mem.usable_gib);
+    printf("tp %d pp %d dp %d on 256 GH200 ", res.best.plan.tp, res.best.plan.pp, res.best.plan.dp);
+    pp_plan_result_free(&res);
+    pp_catalog_free(&cat);
+}
+
 static bool any_codec(const pp_plan *pl)
 {
     for (int d = 0; d < PP_DIM_COUNT; d++)
@@ -426,6 +468,20 @@ static void test_borrowed_efficiency(void)
         CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, h100->eff.gemm, 1e-12);
         CU_ASSERT(g->hbm_GBps != h100->hbm_GBps || i == 0); /* H200's bandwidth is its own */
     }
+    /* the export and superchip parts of a die take its fit whole: the A800 the A100 80GB's, the GH200 the H100's */
+    const struct { const char *id, *die; double nvlink_GBps; } part_of[] = {{"a800-sxm4-80gb", "a100-sxm4-80gb", 200},
+                                                                            {"gh200-96gb", "h100-sxm5-80gb", 450}};
+    for (size_t i = 0; i < sizeof part_of / sizeof part_of[0]; i++) {
+        const pp_gpu *g = pp_catalog_gpu(&cat, part_of[i].id), *die = pp_catalog_gpu(&cat, part_of[i].die);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(die);
+        CU_ASSERT_TRUE(g->eff.calibrated);
+        CU_ASSERT_STRING_EQUAL(g->eff.borrowed_from, part_of[i].die);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, die->eff.gemm, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.attention, die->eff.attention, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.nvlink, die->eff.nvlink, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->nvlink_GBps, part_of[i].nvlink_GBps, 1e-12); /* its own links, the die's fraction of them */
+    }
     /* a user's file that fits the H100 anew moves the borrowers with it; one that fits the B200 itself wins */
     char path[512];
     pp_temp_path("borrow-eff.json", path, sizeof path);
@@ -565,6 +621,7 @@ int main(void)
         {"NeMo Llama 3 8B, cp 2: fits with the optimizer sharded over dp x cp", test_nemo_llama3_8b_cp2},
         {"7 nodes, batch 100: uneven stages use every GPU; idle GPUs allowed is never slower", test_fewer_gpus_when_allowed},
         {"a GPU without rows borrows its nearest calibrated GPU's fit times a cited factor", test_borrowed_efficiency},
+        {"A800: the A100's compute, slower links; GH200: tp inside the 4-GPU node", test_a800_and_gh200},
         {"capacity over GPU kinds chooses on borrowed fits, not generic defaults", test_capacity_over_gpu_kinds},
         {"an uncalibrated GPU is flagged in the catalog, the JSON and the report", test_uncalibrated_gpu_is_flagged},
         {"a named attention kernel sets Megatron-Core's --attention-backend", test_attention_backend_flag},
