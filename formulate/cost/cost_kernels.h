@@ -24,9 +24,11 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
  * replicated, up-projections split by t). */
 double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
 
-/* The share of its long-sequence rate a FlashAttention kernel reaches when
- * its queries attend `keys` keys on average (a tile's fixed cost). */
-double attention_tile_share(double keys);
+/* The share of its long-sequence rate the problem's fused attention kernel
+ * reaches when its queries attend `keys` keys on average (a tile's fixed
+ * cost, worth attention_tile_keys keys: the implementation's). */
+double attention_tile_keys(const pp_problem *prob);
+double attention_tile_share(const pp_problem *prob, double keys);
 double attention_causal_share(const pp_model *m, double span); /* of the full square a fused kernel runs */
 /* The share of its rate at head dimension 128 a fused kernel k
  * (FlashAttention-2 or -3 class) reaches on heads padded to `padded`, in

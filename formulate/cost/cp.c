@@ -52,7 +52,7 @@ static double short_block_slowdown(const pp_problem *prob, const pp_plan *plan)
     double whole = 0.5 * span, step = fmin(0.5 * span, prob->model.seq_len / (2.0 * plan->cp));
     if (step <= 0.0)
         return 1.0;
-    return attention_tile_share(whole) / attention_tile_share(step);
+    return attention_tile_share(prob, whole) / attention_tile_share(prob, step);
 }
 
 void cp_ring_eval(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, cp_ring *out)

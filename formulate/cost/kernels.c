@@ -235,21 +235,50 @@ double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool f
 
 /* A FlashAttention kernel walks, for each tile of queries, the keys they
  * attend, then rescales and writes the tile's output and log-sum-exp: a
- * fixed cost per tile worth about ATTN_TILE_KEYS keys of its loop, so
- * queries that attend L keys on average run at L / (L + ATTN_TILE_KEYS) of
- * the long-sequence rate eff.attention stands for.  240 keys fit
- * FlashAttention-3's forward on an H100 at head dimension 128 (16 heads,
- * batch x sequence 16k tokens: 430, 517, 566, 590, 614 and 621 TFLOP/s at
- * 512 to 16k keys; pytorch/benchmark commit ff65cb67, "Fix dimension order
- * for FlashAttention-3", D60117034) within 1.5 % at every length;
- * FlashAttention-2 (Triton) on the same machine slows alike (329 to 477,
- * 0.69 of its rate at 512 keys, as FA3's 0.69).  A causal mask's queries
- * attend half the span on average. */
-#define ATTN_TILE_KEYS 240.0
+ * fixed cost per tile worth about x keys of its loop, so queries that
+ * attend L keys on average run at L / (L + x) of the long-sequence rate
+ * eff.attention stands for.  A causal mask's queries attend half the span
+ * on average.  x is the implementation's, fitted (least squares in log
+ * rate, the long-sequence rate free) to its forward at head dimension 128
+ * on an H100, 512 to 16k keys:
+ *
+ *   FlashAttention-3 (the flash-attn package's Hopper kernel)   240
+ *     pytorch/benchmark commit ff65cb67 ("Fix dimension order for
+ *     FlashAttention-3", D60117034; batch x sequence 16k tokens): 430,
+ *     517, 566, 590, 614, 621 TFLOP/s, each within 1.5 %; the paper's
+ *     own bars fit 209 (Shah et al. 2024, arXiv 2407.08608, Fig. 5:
+ *     467, 565, 625, 638, 646, 648)
+ *   cuDNN's fused attention (Transformer Engine's FusedAttention,
+ *   Megatron-Core's --attention-backend fused)                   110
+ *     the same figure's cuDNN bars: 497, 574, 617, 609, 600, 595
+ *     (within 5 %; it peaks at 2k), 0.82 of its rate at 512 keys
+ *     where FlashAttention-3 reaches 0.72
+ *   FlashAttention-2 (the flash-attn package; PyTorch SDPA's flash
+ *   backend, DeepSpeed)                                           100
+ *     the same figure's FlashAttention-2 bars: 309, 350, 362, 368,
+ *     370, 370 (within 2.5 %)
+ *
+ * FlashAttention-1 class kernels take FlashAttention-2's: no sweep of
+ * theirs is cited, and their rate is set by FA1_SLOWDOWN below. */
+#define ATTN_TILE_KEYS_FA3 240.0
+#define ATTN_TILE_KEYS_CUDNN 110.0
+#define ATTN_TILE_KEYS_FA2 100.0
 
-double attention_tile_share(double keys)
+static pp_attention_kernel attention_kernel_run(const pp_problem *prob);
+
+/* The tile's fixed cost, in keys, of the kernel a problem runs: Megatron-Core
+ * runs its FlashAttention-3 class kernel as cuDNN's (launch.c: "fused"). */
+double attention_tile_keys(const pp_problem *prob)
 {
-    return keys > 0.0 ? keys / (keys + ATTN_TILE_KEYS) : 1.0;
+    pp_attention_kernel k = attention_kernel_run(prob);
+    if (k == PP_ATTN_FLASH3)
+        return prob->training.framework == PP_FW_MEGATRON_CORE ? ATTN_TILE_KEYS_CUDNN : ATTN_TILE_KEYS_FA3;
+    return ATTN_TILE_KEYS_FA2;
+}
+
+double attention_tile_share(const pp_problem *prob, double keys)
+{
+    return keys > 0.0 ? keys / (keys + attention_tile_keys(prob)) : 1.0;
 }
 
 /* Under a causal mask a fused kernel computes only the key blocks on or
@@ -490,7 +519,7 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
         double padded = fused_head_dim(kernel, d);
         double core = attn_flops * (padded / d) /
                       (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob, kernel) *
-                       attention_tile_share((causal_lm(m) ? 0.5 : 1.0) * span));
+                       attention_tile_share(prob, (causal_lm(m) ? 0.5 : 1.0) * span));
         k->attn_fwd_s = core / attention_head_dim_share(kernel, padded, false) + e->kernel_us * 1e-6;
         k->attn_bwd_s = ATTN_BWD_FLOPS * core / (ATTN_BWD_RATE * attention_head_dim_share(kernel, padded, true)) +
                         2.0 * e->kernel_us * 1e-6;
