@@ -5,6 +5,8 @@
 #include "costmodel.h"
 #include "testutil.h"
 
+#include <math.h>
+
 /* ZeRO-3 moves 1.5x the bytes of ZeRO-1 (Rajbhandari et al. 2020 §7.2.2),
  * with one micro-batch. */
 static void test_zero3_volume(void)
@@ -68,9 +70,68 @@ static void test_dp_overlap_epigraph(void)
     pp_plan piped = pp_test_plan(8, 2, 2, 1, 1); /* DeepSpeed's pipeline engine reduces after the last backward */
     CU_ASSERT_DOUBLE_EQUAL(pp_dp_once_window_s(&p, &piped, &st), 0.0, 0.0);
     pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
-    p.training.dp_overlap = false;
+    p.training.dp_overlap = false; /* one bucket now: its own wire */
+    pp_term_dp_comm(&p, &pl, &dp);
     pp_evaluate(&p, &pl, &ev);
     PP_REL_EQ(ev.time.dp_comm_s, dp.once_wire_s + dp.gather_once_wire_s, 1e-12);
+}
+
+/* The once-a-step traffic goes out in the framework's buckets, each a
+ * collective with its own latency: Megatron-Core max(40M, 1M x dp_cp)
+ * parameters with overlap_grad_reduce (one bucket without), DeepSpeed 5e8
+ * elements; interleaved chunks bucket apart.  Llama 3 8B on 64 H100 (8
+ * nodes), ZeRO-1: 8.03e9 parameters in 126 buckets of 64M, fp32 gradients,
+ * the updated bf16 parameters gathered in the same buckets. */
+static void test_dp_buckets(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 8, 512);
+    pp_plan pl = pp_test_plan(1, 1, 64, 1, 1);
+    pl.zero = 1;
+    double psi = 32 * pp_layer_params(&p.model) + 2 * pp_embedding_params(&p.model);
+    CU_ASSERT_FATAL(psi > 8.0e9 && psi < 8.1e9);
+    const pp_cluster *c = &p.cluster;
+    struct {
+        pp_framework fw;
+        bool overlap;
+        double buckets, grad_bytes;
+    } cases[] = {
+        {PP_FW_MEGATRON_CORE, true, ceil(psi / 64e6), 4.0},  /* 126: max(40M, 64 x 1M) */
+        {PP_FW_MEGATRON_CORE, false, 1.0, 4.0},
+        {PP_FW_DEEPSPEED, true, ceil(psi / 5e8), 2.0},       /* 17 */
+    };
+    CU_ASSERT_DOUBLE_EQUAL(cases[0].buckets, 126.0, 0.0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pp_framework_features(cases[i].fw, &p.training);
+        p.training.dp_overlap = cases[i].overlap;
+        p.training.grad_reduce_dtype = cases[i].grad_bytes == 4.0 ? PP_PREC_FP32 : PP_PREC_BF16;
+        pp_dp_term dp;
+        pp_term_dp_comm(&p, &pl, &dp);
+        double B = cases[i].buckets;
+        double rs = 0.5 * B * pp_collective_time_s(c, PP_COLL_ALLREDUCE, cases[i].grad_bytes * psi / B, 64, 8);
+        double ag = 0.5 * B * pp_collective_time_s(c, PP_COLL_ALLREDUCE, 2.0 * psi / B, 64, 8);
+        PP_REL_EQ(dp.once_wire_s, rs, 1e-12);
+        PP_REL_EQ(dp.gather_once_wire_s, ag, 1e-12);
+    }
+    /* more buckets, more latency: the 126 of the overlap cost more wire time
+     * than the one bucket of the same bytes */
+    pp_dp_term one, many;
+    pp_framework_features(PP_FW_MEGATRON_CORE, &p.training);
+    p.training.grad_reduce_dtype = PP_PREC_FP32;
+    pp_term_dp_comm(&p, &pl, &many);
+    p.training.dp_overlap = false;
+    pp_term_dp_comm(&p, &pl, &one);
+    CU_ASSERT(many.once_wire_s > one.once_wire_s);
+    PP_REL_EQ(many.bytes_sent, one.bytes_sent, 1e-12);
+    /* four interleaved chunks: four buffers of a quarter, 32 buckets each */
+    p.training.dp_overlap = true;
+    pl.virtual_stages = 4;
+    pl.pp = 1;
+    pp_dp_term v4;
+    pp_term_dp_comm(&p, &pl, &v4);
+    double per_chunk = 4.0 * ceil(psi / 4.0 / 64e6);
+    CU_ASSERT_DOUBLE_EQUAL(per_chunk, 128.0, 0.0);
+    PP_REL_EQ(v4.once_wire_s, 0.5 * per_chunk * pp_collective_time_s(c, PP_COLL_ALLREDUCE, 4.0 * psi / per_chunk, 64, 8),
+              1e-12);
 }
 
 /* ZeRO-2 reduce-scatters every micro-batch where the framework syncs
@@ -109,6 +170,7 @@ int main(void)
         {"the optimizer step is memory-bound on the shard", test_optimizer},
         {"DP reduction overlaps the last backward", test_dp_overlap_epigraph},
         {"ZeRO-2 reduce-scatters every micro-batch, but once under FSDP's pipeline", test_zero2_sync_per_framework},
+        {"the once-a-step traffic goes out in the framework's buckets", test_dp_buckets},
         {NULL, NULL},
     };
     return pp_test_main("cost-dp", tests);

@@ -87,6 +87,10 @@ bool op_sac(const pp_problem *prob, const pp_plan *plan);
  * micro-batch (frameworks.c), or once after the last one, holding them
  * unsharded until then. */
 bool grad_sync_every_microbatch(const pp_problem *prob, const pp_plan *plan);
+/* Parameters per bucket of a framework's once-a-step data-parallel
+ * collectives over n replicas (gradients of grad_value_bytes each), 0 for
+ * the whole gradient buffer of a model chunk at once (frameworks.c). */
+double dp_bucket_params(const pp_problem *prob, long n, double grad_value_bytes);
 /* The SwiGLU's input kept in fp8 (the plan's fp8_activation_input_store or
  * the problem's; fp8-class recipes only; memory.c, kernels.c, moe.c). */
 bool fp8_act_stored(const pp_problem *prob, const pp_plan *plan);

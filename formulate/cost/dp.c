@@ -123,6 +123,22 @@ static double accumulation_s(const pp_problem *prob, const pp_plan *plan)
     return (pp_microbatches(prob, plan) - 1.0) * 2.0 * g * GIB / hbm_Bps(prob);
 }
 
+/* How many collectives the once-a-step traffic of `params` parameters over
+ * n replicas goes out in: the framework's buckets (frameworks.c
+ * dp_bucket_params) in each of the stage's model chunks, which every
+ * framework wraps apart (Megatron's DDP per chunk of the interleaved
+ * schedule); PyTorch FSDP's sharded stages one per wrapped block, the
+ * `pieces` ZeRO-3 gathers in.  Each pays the collective's latency. */
+static double dp_collectives(const pp_problem *prob, const pp_plan *plan, double params, long n,
+                             double grad_value_bytes, double pieces)
+{
+    if (prob->training.framework == PP_FW_FSDP && plan->zero >= 2)
+        return pieces;
+    double chunks = plan->virtual_stages > 1 ? (double)plan->virtual_stages : 1.0;
+    double bucket = dp_bucket_params(prob, n, grad_value_bytes);
+    return chunks * (bucket > 0.0 ? fmax(1.0, ceil(params / chunks / bucket)) : 1.0);
+}
+
 /* The ZeRO traffic of `params` trained parameters of `held` over n
  * replicas, k per node (see pp_term_dp_comm), added to once, per_mb and
  * *fixed_s. */
@@ -135,18 +151,19 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
     double grad_bytes = grad_bits / 8.0 * params, param_bytes = wb * params, held_bytes = wb * held;
     pp_comm_term once = {0}, gather = {0}, per_mb = {0};
     double fixed_s = 0.0;
+    double buckets = dp_collectives(prob, plan, params, n, grad_bits / 8.0, pieces);
     switch (n > 1 ? plan->zero : -1) {
     case -1: break; /* dp = 1: only the depth all-reduce below */
     case 0:
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 1.0,
-                              1.0);
+                              buckets);
         break;
     case 1:
     case 2:
         compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 0.5,
-                              1.0);
+                              buckets);
         compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, weight_bits, n, k, &gather,
-                              0.5, 1.0);
+                              0.5, buckets);
         if (plan->zero == 2 && grad_sync_every_microbatch(prob, plan))
             compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
                                   &per_mb, (mb - 1.0) / mb, pieces);

@@ -16,6 +16,8 @@
  */
 #include "cost_ground.h"
 
+#include <math.h>
+
 const char *pp_framework_name(pp_framework fw)
 {
     return fw >= 0 && fw < PP_FW_COUNT ? pp_framework_names[fw] : "?";
@@ -122,6 +124,47 @@ bool flash_usable(const pp_problem *prob)
 bool op_sac(const pp_problem *prob, const pp_plan *plan)
 {
     return plan->recompute == PP_RECOMPUTE_SELECTIVE && prob->training.framework == PP_FW_FSDP && flash_usable(prob);
+}
+
+/* The once-a-step DP traffic goes out as one collective per bucket of
+ * gradients, and each collective pays its own latency (the ring's n - 1
+ * steps, collectives.c), so many small buckets over many ranks cost more
+ * than their bytes.  The frameworks' defaults:
+ *  - Megatron-Core (and NeMo, Megatron-Bridge) with overlap_grad_reduce:
+ *    max(40M, 1M x dp_cp) parameters a bucket, "larger DP sizes need larger
+ *    buckets to ensure collectives do not become latency-bound"
+ *    (megatron/core/distributed/distributed_data_parallel_config.py,
+ *    bucket_size; megatron/training/training.py resolve_ddp_bucket_size, at
+ *    Megatron-LM d98e8a64); the distributed optimizer gathers the updated
+ *    parameters in the same buckets.  Without the overlap, one bucket.
+ *  - DeepSpeed ZeRO-0/1/2: reduce_bucket_size and allgather_bucket_size of
+ *    5e8 elements (deepspeed/runtime/zero/config.py).
+ *  - PyTorch DDP (framework fsdp without sharding): bucket_cap_mb 25 MiB of
+ *    gradients (torch.nn.parallel.DistributedDataParallel); FSDP's sharded
+ *    stages reduce per wrapped block (dp.c).
+ *  - Megatron-LM 2021: its local DDP all-reduces the contiguous buffer at
+ *    once after the backward (no overlap).
+ * Every framework buckets each model chunk apart (dp.c). */
+#define MEGATRON_CORE_MIN_BUCKET_PARAMS 40e6
+#define MEGATRON_CORE_BUCKET_PARAMS_PER_RANK 1e6
+#define DEEPSPEED_BUCKET_ELEMENTS 5e8
+#define DDP_BUCKET_BYTES (25.0 * 1048576.0)
+
+double dp_bucket_params(const pp_problem *prob, long n, double grad_value_bytes)
+{
+    switch (prob->training.framework) {
+    case PP_FW_MEGATRON_CORE:
+        return prob->training.dp_overlap
+                   ? fmax(MEGATRON_CORE_MIN_BUCKET_PARAMS, MEGATRON_CORE_BUCKET_PARAMS_PER_RANK * (double)n)
+                   : 0.0;
+    case PP_FW_DEEPSPEED:
+    case PP_FW_DEEPSPEED_2021:
+        return DEEPSPEED_BUCKET_ELEMENTS;
+    case PP_FW_FSDP:
+        return grad_value_bytes > 0.0 ? DDP_BUCKET_BYTES / grad_value_bytes : 0.0;
+    default:
+        return 0.0;
+    }
 }
 
 /* When ZeRO-2/3 reduce-scatters gradients under gradient accumulation.
