@@ -250,8 +250,8 @@ static const bad_case cases[] = {
     /* ---- unknown catalog ids ---- */
     {"unknown model id", "plan", "{'model': 'gpt3-175', 'cluster': 'selene', 'training': {'global_batch': 8}}", NULL,
      {NULL}, 2, {"problem.json: $.model", "found 'gpt3-175'", "did you mean 'gpt3-175b'?"}},
-    {"unknown GPU id", "plan", CLUSTER("{'gpu': 'h100-pcie', 'nodes': 1}"), NULL, {NULL}, 2,
-     {"$.cluster.gpu", "GPU id of gpus.json", "found 'h100-pcie'"}},
+    {"unknown GPU id", "plan", CLUSTER("{'gpu': 'l40s-48gb', 'nodes': 1}"), NULL, {NULL}, 2,
+     {"$.cluster.gpu", "GPU id of gpus.json", "found 'l40s-48gb'"}},
     {"unknown cluster id", "plan", CLUSTER("'selen'"), NULL, {NULL}, 2, {"$.cluster", "did you mean 'selene'?"}},
     {"unknown codec id", "eval", NULL, "{'tp': 2, 'pp': 2, 'compression': {'dp': 'zip'}}", {NULL}, 2,
      {"plan.json: $.compression.dp", "codec id of codecs.json", "found 'zip'"}},

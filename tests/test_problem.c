@@ -701,8 +701,10 @@ static void test_minimal_catalog(void)
 
 /* A GPU goes by the names people write: its id, name or an alias, whatever
  * the case, the separators and the vendor's words; a name of no catalog
- * GPU (H100 PCIe, L40S) is none, and never a near one: not the A100 for an
- * A800, nor the H200 for a GH200. */
+ * GPU (L40S) is none, and never a near one: not the A100 for an A800, nor
+ * the H200 for a GH200, nor the SXM part for a PCIe card; the words of a
+ * name the SXM part has exactly are the SXM part's, though a PCIe card's
+ * name holds them too ("A100 80GB"). */
 static void test_gpu_names_as_written(void)
 {
     pp_catalog cat;
@@ -716,7 +718,11 @@ static void test_gpu_names_as_written(void)
         {"nvidia h100", "h100-sxm5-80gb"},           {"Tesla V100-SXM2-32GB", "v100-sxm2-32gb"},
         {"V100 16GB", "v100-sxm2-16gb"},             {"H200 SXM", "h200-sxm-141gb"},
         {"AMD Instinct MI300X", "mi300x"},           {"GB200", "gb200-nvl72"},
-        {"H100 PCIe", NULL},                         {"L40S", NULL},
+        {"H100 PCIe", "h100-pcie-80gb"},             {"L40S", NULL},
+        {"NVIDIA H100 NVL", "h100-nvl-94gb"},        {"H100 NVL", "h100-nvl-94gb"},
+        {"NVIDIA A100-PCIE-40GB", "a100-pcie-40gb"}, {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
+        {"A100 PCIe", "a100-pcie-80gb"},             {"H100 80GB PCIe", "h100-pcie-80gb"},
+        {"80GB A100", "a100-sxm4-80gb"},             {"40GB A100", "a100-sxm4-40gb"},
         {"A800", "a800-sxm4-80gb"},                  {"NVIDIA A800-SXM4-80GB", "a800-sxm4-80gb"},
         {"GH200", "gh200-96gb"},                     {"NVIDIA GH200 480GB", "gh200-96gb"},
         {"H200", "h200-sxm-141gb"},

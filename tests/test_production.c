@@ -468,9 +468,13 @@ static void test_borrowed_efficiency(void)
         CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, h100->eff.gemm, 1e-12);
         CU_ASSERT(g->hbm_GBps != h100->hbm_GBps || i == 0); /* H200's bandwidth is its own */
     }
-    /* the export and superchip parts of a die take its fit whole: the A800 the A100 80GB's, the GH200 the H100's */
+    /* the export, superchip and PCIe parts of a die take its fit whole: the A800 the A100 80GB's, the GH200
+     * and the H100 PCIe and NVL cards the H100's (the cards' clocks are in their peaks, their PCIe links
+     * their own) */
     const struct { const char *id, *die; double nvlink_GBps; } part_of[] = {{"a800-sxm4-80gb", "a100-sxm4-80gb", 200},
-                                                                            {"gh200-96gb", "h100-sxm5-80gb", 450}};
+                                                                            {"gh200-96gb", "h100-sxm5-80gb", 450},
+                                                                            {"h100-pcie-80gb", "h100-sxm5-80gb", 64},
+                                                                            {"h100-nvl-94gb", "h100-sxm5-80gb", 64}};
     for (size_t i = 0; i < sizeof part_of / sizeof part_of[0]; i++) {
         const pp_gpu *g = pp_catalog_gpu(&cat, part_of[i].id), *die = pp_catalog_gpu(&cat, part_of[i].die);
         CU_ASSERT_PTR_NOT_NULL_FATAL(g);
@@ -481,6 +485,20 @@ static void test_borrowed_efficiency(void)
         CU_ASSERT_DOUBLE_EQUAL(g->eff.attention, die->eff.attention, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(g->eff.nvlink, die->eff.nvlink, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(g->nvlink_GBps, part_of[i].nvlink_GBps, 1e-12); /* its own links, the die's fraction of them */
+    }
+    /* the A100 PCIe cards run the SXM's die at the same rated peak and lower power: its fit times their
+     * measured matmul efficiency over the SXM's (81.1 / 86.9 %) */
+    const pp_gpu *a100 = pp_catalog_gpu(&cat, "a100-sxm4-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a100);
+    const char *a100_pcie[] = {"a100-pcie-40gb", "a100-pcie-80gb"};
+    for (size_t i = 0; i < 2; i++) {
+        const pp_gpu *g = pp_catalog_gpu(&cat, a100_pcie[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_FALSE(g->eff.calibrated);
+        CU_ASSERT_STRING_EQUAL(g->eff.borrowed_from, "a100-sxm4-80gb");
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, a100->eff.gemm * 0.933, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->peak_tflops[PP_PREC_BF16], a100->peak_tflops[PP_PREC_BF16], 0.0);
+        CU_ASSERT(g->nvlink_GBps < a100->nvlink_GBps / 4.0); /* PCIe Gen4 behind switches: the bridge pairs are not priced */
     }
     /* a user's file that fits the H100 anew moves the borrowers with it; one that fits the B200 itself wins */
     char path[512];

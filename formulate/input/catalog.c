@@ -297,11 +297,14 @@ static int gpu_name_words(const char *name, char words[][PP_NAME_WORD_LEN])
     return n;
 }
 
-/* Whether every word of the query is a word of name. */
-static bool words_within(char q[][PP_NAME_WORD_LEN], int nq, const char *name)
+/* Whether every word of the query is a word of name and, with exact, the
+ * name has no other word. */
+static bool words_within(char q[][PP_NAME_WORD_LEN], int nq, const char *name, bool exact)
 {
     char w[PP_NAME_WORDS][PP_NAME_WORD_LEN];
     int nw = gpu_name_words(name, w);
+    if (exact && nw != nq)
+        return false;
     for (int i = 0; i < nq; i++) {
         bool found = false;
         for (int j = 0; j < nw && !found; j++)
@@ -312,19 +315,35 @@ static bool words_within(char q[][PP_NAME_WORD_LEN], int nq, const char *name)
     return nq > 0;
 }
 
-static bool gpu_names_hold(const pp_catalog *cat, int i, char q[][PP_NAME_WORD_LEN], int nq)
+static bool gpu_names_hold(const pp_catalog *cat, int i, char q[][PP_NAME_WORD_LEN], int nq, bool exact)
 {
-    if (words_within(q, nq, cat->gpus[i].id) || words_within(q, nq, cat->gpus[i].name))
+    if (words_within(q, nq, cat->gpus[i].id, exact) || words_within(q, nq, cat->gpus[i].name, exact))
         return true;
     for (int a = 0; cat->gpu_aliases && a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
-        if (words_within(q, nq, cat->gpu_aliases[i][a]))
+        if (words_within(q, nq, cat->gpu_aliases[i][a], exact))
             return true;
     return false;
 }
 
+/* The one GPU with a name holding the query's words (exact: no other word
+ * either), -1 for none or several. */
+static int gpu_by_words(const pp_catalog *cat, char q[][PP_NAME_WORD_LEN], int nq, bool exact, int *matches)
+{
+    int found = -1;
+    *matches = 0;
+    for (int i = 0; i < cat->n_gpus; i++)
+        if (gpu_names_hold(cat, i, q, nq, exact)) {
+            found = i;
+            (*matches)++;
+        }
+    return *matches == 1 ? found : -1;
+}
+
 /* A GPU by its id, else by a name it goes by (gpu_has_name), else by the
- * words of a name in any order when one GPU alone has them all in one of
- * its names ("H100 80GB SXM5", "B200 180GB"): two that do make no match. */
+ * words of a name in any order: the GPU with a name of exactly those words
+ * ("80GB A100" is "A100-80GB", not "A100 80GB PCIe"), else the one GPU with
+ * them all in one of its names ("H100 80GB SXM5", "B200 180GB"); two that
+ * do make no match. */
 const pp_gpu *pp_catalog_gpu_named(const pp_catalog *cat, const char *name)
 {
     const pp_gpu *g = pp_catalog_gpu(cat, name);
@@ -334,13 +353,10 @@ const pp_gpu *pp_catalog_gpu_named(const pp_catalog *cat, const char *name)
     if (g || !name[0])
         return g;
     char q[PP_NAME_WORDS][PP_NAME_WORD_LEN];
-    int nq = gpu_name_words(name, q), found = -1;
-    for (int i = 0; i < cat->n_gpus; i++)
-        if (gpu_names_hold(cat, i, q, nq)) {
-            if (found >= 0)
-                return NULL;
-            found = i;
-        }
+    int nq = gpu_name_words(name, q), matches;
+    int found = gpu_by_words(cat, q, nq, true, &matches);
+    if (found < 0 && matches == 0)
+        found = gpu_by_words(cat, q, nq, false, &matches);
     return found >= 0 ? &cat->gpus[found] : NULL;
 }
 
