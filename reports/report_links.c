@@ -36,15 +36,19 @@ double pp_nccl_run_worst_error(const pp_cluster *c, const pp_nccl_run *r, double
     return worst;
 }
 
-static void run_heading(const pp_nccl_log *log, const pp_nccl_run *r, pp_strbuf *out)
+static void run_heading(const pp_cluster *c, const pp_nccl_log *log, const pp_nccl_run *r, pp_strbuf *out)
 {
     pp_sb_appendf(out, "%s, run %d (line %d): %s (from the %s)", log->name, r->index, r->line,
                   pp_nccl_op_name(r->op), r->op_from[0] ? r->op_from : "nothing");
-    if (r->ranks >= 2)
-        pp_sb_appendf(out, ", %ld ranks on %ld host%s (%ld a host; %s), so %s", r->ranks, r->hosts,
-                      r->hosts == 1 ? "" : "s", r->ranks_per_host,
-                      r->ranks_from,
-                      pp_link_class_name(pp_nccl_run_link(r)));
+    if (r->ranks >= 2) {
+        pp_sb_appendf(out, ", %ld ranks on %ld host%s (%ld a host; %s)", r->ranks, r->hosts,
+                      r->hosts == 1 ? "" : "s", r->ranks_per_host, r->ranks_from);
+        long k, domains = pp_nccl_run_domains(c, r, &k);
+        if (k != r->ranks_per_host)
+            pp_sb_appendf(out, ", in %ld NVLink domain%s of %ld ranks (gpus_per_node %d over gpus_per_host %d)",
+                          domains, domains == 1 ? "" : "s", k, c->gpus_per_node, c->gpus_per_host);
+        pp_sb_appendf(out, ", so %s", pp_link_class_name(pp_nccl_run_link(c, r)));
+    }
     if (r->device[0])
         pp_sb_appendf(out, "; %s", r->device);
     pp_sb_append(out, "\n");
@@ -123,7 +127,7 @@ void pp_report_links_text(const pp_nccl_log *logs, int n_logs, const pp_link_cal
             pp_sb_appendf(out, "%s: no nccl-tests run found\n", logs[l].name);
         for (int i = 0; i < logs[l].n_runs; i++) {
             const pp_nccl_run *r = &logs[l].runs[i];
-            run_heading(&logs[l], r, out);
+            run_heading(&cal->cluster, &logs[l], r, out);
             run_skips(r, out);
             if (pp_nccl_run_fitted(r))
                 run_table(&cal->cluster, r, out);

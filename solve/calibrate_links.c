@@ -16,9 +16,28 @@ const char *pp_link_class_name(pp_link_class c)
     return c == PP_LINK_NVLINK ? "NVLink" : "network";
 }
 
-pp_link_class pp_nccl_run_link(const pp_nccl_run *r)
+long pp_nccl_run_domains(const pp_cluster *c, const pp_nccl_run *r, long *ranks_per_domain)
 {
-    return r->hosts > 1 ? PP_LINK_NETWORK : PP_LINK_NVLINK;
+    long per_host = r->ranks_per_host > 0 ? r->ranks_per_host : r->ranks;
+    if (c && c->gpus_per_host > 0 && c->gpus_per_node > c->gpus_per_host && per_host > 0 &&
+        per_host <= c->gpus_per_host) {
+        /* whole hosts fill each domain, in order */
+        long k = c->gpus_per_node / per_host * per_host;
+        if (k > r->ranks)
+            k = r->ranks;
+        if (k < 1)
+            k = 1;
+        *ranks_per_domain = k;
+        return (r->ranks + k - 1) / k;
+    }
+    *ranks_per_domain = per_host;
+    return r->hosts > 0 ? r->hosts : 1;
+}
+
+pp_link_class pp_nccl_run_link(const pp_cluster *c, const pp_nccl_run *r)
+{
+    long k;
+    return pp_nccl_run_domains(c, r, &k) > 1 ? PP_LINK_NETWORK : PP_LINK_NVLINK;
 }
 
 bool pp_nccl_run_fitted(const pp_nccl_run *r)
@@ -30,13 +49,14 @@ bool pp_nccl_run_fitted(const pp_nccl_run *r)
 
 double pp_nccl_model_time_us(const pp_cluster *c, const pp_nccl_run *r, double bytes)
 {
-    bool across = pp_nccl_run_link(r) == PP_LINK_NETWORK;
+    long k;
+    bool across = pp_nccl_run_domains(c, r, &k) > 1;
     if (r->op == PP_NCCL_SENDRECV)
         return pp_p2p_time_s(c, bytes, across) * 1e6;
     pp_collective kind = r->op == PP_NCCL_ALLREDUCE   ? PP_COLL_ALLREDUCE
                          : r->op == PP_NCCL_ALLGATHER ? PP_COLL_ALLGATHER
                                                       : PP_COLL_REDUCESCATTER;
-    return pp_collective_time_s(c, kind, bytes, r->ranks, across ? r->ranks_per_host : r->ranks) * 1e6;
+    return pp_collective_time_s(c, kind, bytes, r->ranks, across ? k : r->ranks) * 1e6;
 }
 
 /* Each link class's two parameters: its efficiency and its latency (rows
@@ -222,7 +242,7 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
             memset(&q, 0, sizeof q);
             for (int l = 0; l < n_logs; l++)
                 for (int i = 0; i < logs[l].n_runs; i++)
-                    if (pp_nccl_run_fitted(&logs[l].runs[i]) && (int)pp_nccl_run_link(&logs[l].runs[i]) == x)
+                    if (pp_nccl_run_fitted(&logs[l].runs[i]) && (int)pp_nccl_run_link(&cal->cluster, &logs[l].runs[i]) == x)
                         accumulate(&cal->cluster, (pp_link_class)x, &logs[l].runs[i], u0, a0, &q);
             pp_link_fit next = *f;
             next.at_line_rate = next.latency_floor = false;

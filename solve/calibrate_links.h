@@ -54,8 +54,14 @@ void pp_link_calibration_bounds(const struct pp_catalog *cat, pp_link_calibratio
 
 const char *pp_link_class_name(pp_link_class c); /* "NVLink", "network" */
 
-/* The link class a run measured (network when it spans hosts). */
-pp_link_class pp_nccl_run_link(const pp_nccl_run *r);
+/* The NVLink domains a run spans (returned) and the ranks in each
+ * (*ranks_per_domain): its hosts, except where the cluster's NVLink domain
+ * holds several hosts (gpus_per_node above gpus_per_host: GB200 and GB300
+ * NVL72, 4-GPU compute trays in a 72-GPU domain), whose hosts fill domains
+ * in order, as a job placed within its racks runs. */
+long pp_nccl_run_domains(const pp_cluster *c, const pp_nccl_run *r, long *ranks_per_domain);
+/* The link class a run measured (network when it spans NVLink domains). */
+pp_link_class pp_nccl_run_link(const pp_cluster *c, const pp_nccl_run *r);
 /* Whether the fit uses the run: usable, and a collective the model prices. */
 bool pp_nccl_run_fitted(const pp_nccl_run *r);
 /* The cost model's time of one size of the run, in microseconds. */

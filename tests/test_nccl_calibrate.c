@@ -561,6 +561,42 @@ static void b200_run(pp_nccl_log *log, const double *busbw, long ranks, long hos
     }
 }
 
+/* On GB200 NVL72 a host is a 4-GPU compute tray and the NVLink domain is
+ * the 72-GPU rack: a run over trays of one rack measures NVLink, one over
+ * two racks the network between 72-rank domains; on an 8-GPU H100 node a
+ * run with 4 ranks on each of two hosts stays a network run of 4 a host. */
+static void test_nvl72_domains(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const pp_gpu *gb200 = pp_catalog_gpu(&cat, "gb200-nvl72"), *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gb200);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
+    pp_cluster nvl, dgx;
+    memset(&nvl, 0, sizeof nvl);
+    memset(&dgx, 0, sizeof dgx);
+    pp_cluster_from_gpu(gb200, &nvl);
+    pp_cluster_from_gpu(h100, &dgx);
+    CU_ASSERT_FATAL(nvl.gpus_per_node == 72 && nvl.gpus_per_host == 4);
+    pp_nccl_log one_rack, two_racks;
+    b200_run(&one_rack, B200_BUSBW_1N, 8, 2);   /* two trays */
+    b200_run(&two_racks, B200_BUSBW_4N, 144, 36); /* 36 trays, two racks */
+    long k;
+    CU_ASSERT_EQUAL(pp_nccl_run_domains(&nvl, &one_rack.runs[0], &k), 1);
+    CU_ASSERT_EQUAL(pp_nccl_run_link(&nvl, &one_rack.runs[0]), PP_LINK_NVLINK);
+    CU_ASSERT_EQUAL(pp_nccl_run_domains(&nvl, &two_racks.runs[0], &k), 2);
+    CU_ASSERT_EQUAL(k, 72);
+    CU_ASSERT_EQUAL(pp_nccl_run_link(&nvl, &two_racks.runs[0]), PP_LINK_NETWORK);
+    double t = pp_nccl_model_time_us(&nvl, &two_racks.runs[0], 1 << 30);
+    PP_REL_EQ(t, pp_collective_time_s(&nvl, PP_COLL_ALLREDUCE, 1 << 30, 144, 72) * 1e6, 1e-12);
+    CU_ASSERT_EQUAL(pp_nccl_run_link(&dgx, &one_rack.runs[0]), PP_LINK_NETWORK); /* 8 ranks, 4 on each of 2 hosts */
+    CU_ASSERT_EQUAL(pp_nccl_run_domains(&dgx, &one_rack.runs[0], &k), 2);
+    CU_ASSERT_EQUAL(k, 4);
+    pp_nccl_log_free(&one_rack);
+    pp_nccl_log_free(&two_racks);
+    pp_catalog_free(&cat);
+}
+
 static void test_published_b200(void)
 {
     pp_catalog cat;
@@ -683,6 +719,7 @@ int main(void)
         {"elided rank lines: ranks from busbw/algbw, hosts from gpus_per_node", test_elided_rank_lines},
         {"a published B200 sweep (1 and 4 nodes): the largest sizes within 10 %, inside the bounds",
          test_published_b200},
+        {"GB200 NVL72: trays of one rack are NVLink, two racks the network between domains", test_nvl72_domains},
         {"calibrate --nccl-tests writes an efficiency file", test_cli},
         {NULL, NULL},
     };
