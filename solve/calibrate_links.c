@@ -241,9 +241,11 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
             double u0 = 1.0 / f->efficiency, a0 = f->latency_us;
             memset(&q, 0, sizeof q);
             for (int l = 0; l < n_logs; l++)
-                for (int i = 0; i < logs[l].n_runs; i++)
-                    if (pp_nccl_run_fitted(&logs[l].runs[i]) && (int)pp_nccl_run_link(&cal->cluster, &logs[l].runs[i]) == x)
-                        accumulate(&cal->cluster, (pp_link_class)x, &logs[l].runs[i], u0, a0, &q);
+                for (int i = 0; i < logs[l].n_runs; i++) {
+                    const pp_nccl_run *r = &logs[l].runs[i];
+                    if (pp_nccl_run_fitted(r) && (int)pp_nccl_run_link(&cal->cluster, r) == x)
+                        accumulate(&cal->cluster, (pp_link_class)x, r, u0, a0, &q);
+                }
             pp_link_fit next = *f;
             next.at_line_rate = next.latency_floor = false;
             next.bw_rows = next.latency_rows = 0;
