@@ -1013,7 +1013,7 @@ static int fit_links(const cli_args *a, pp_nccl_log *logs, pp_link_calibration *
     memset(&fit, 0, sizeof fit);
     snprintf(fit.gpu_id, sizeof fit.gpu_id, "%s", cal->cluster.gpu.id);
     fit.eff = cal->cluster.gpu.eff;
-    return emit_json_text(a, pp_fits_to_json(&fit, 1, source, 0.0), err);
+    return emit_json_text(a, pp_fits_to_json(&fit, 1, source, 0.0, 0.0), err);
 }
 
 static int run_calibrate_nccl(const cli_args *a, pp_error *err)
@@ -1059,7 +1059,7 @@ static int fit_gemm(const cli_args *a, const pp_catalog *cat, const pp_gemm_swee
     memset(&fit, 0, sizeof fit);
     snprintf(fit.gpu_id, sizeof fit.gpu_id, "%s", cal->gpu.id);
     fit.eff = cal->gpu.eff;
-    return emit_json_text(a, pp_fits_to_json(&fit, 1, source, 0.0), err);
+    return emit_json_text(a, pp_fits_to_json(&fit, 1, source, 0.0, 0.0), err);
 }
 
 static int run_calibrate_gemm(const cli_args *a, pp_error *err)
@@ -1139,10 +1139,11 @@ static void print_moved(const pp_fit *f, const pp_catalog *cat)
     fprintf(stderr, "%s\n", kept ? "" : " none");
     double before = g && g->eff.compute_scale > 0.0 ? g->eff.compute_scale : 1.0;
     fprintf(stderr, "parplan: %s: the stack's level (compute_scale, what the rows' mean error leaves once the physics "
-                    "has moved, rms log error %.3f): %.4g -> %.4g: its kernels run %.1f %% %s than the fitted "
-                    "physics\n",
-            f->gpu_id, f->rms_log_error_physics, before, f->eff.compute_scale,
-            100.0 * fabs(f->eff.compute_scale - 1.0), f->eff.compute_scale >= 1.0 ? "longer" : "shorter");
+                    "has moved, rms log error %.3f): %.4g -> %.4g (the rows alone ask %.4g; %d rows move it %.0f %% of "
+                    "the way from the prior): its kernels run %.1f %% %s than the fitted physics\n",
+            f->gpu_id, f->rms_log_error_physics, before, f->eff.compute_scale, f->level_rows, f->n_rows,
+            100.0 * f->level_pull, 100.0 * fabs(f->eff.compute_scale - 1.0),
+            f->eff.compute_scale >= 1.0 ? "longer" : "shorter");
 }
 
 static int run_calibrate(const cli_args *a, pp_error *err)
@@ -1184,7 +1185,7 @@ static int run_calibrate(const cli_args *a, pp_error *err)
                  a->problem, a->n_operands > 1 ? " ..." : "",
                  a->no_prior ? "" : " from the shipped fit as a prior (bounded MAP)", set.n - n_moe - n_defect,
                  n_moe || n_defect ? "; scored apart:" : "", moe_note, defect_note);
-        char *text = pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0);
+        char *text = pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0, cv ? cv->group_bias_rms : 0.0);
         pp_strbuf md;
         pp_sb_init(&md);
         pp_sb_append(&md, text ? text : "");

@@ -446,13 +446,22 @@ static double mean_log_error(fit_ctx *c, const double *u, double scale, double *
     return c->n_rows ? sum / c->n_rows : 0.0;
 }
 
+/* The posterior's condition on the stack level (calibrate.h,
+ * pp_calibrate_map): the fitted rows' mean log error at that level, plus
+ * the prior's pull toward its own level (pull 0: the rows alone). */
+static double level_condition(fit_ctx *c, const double *u, double level, double log_prior, double pull,
+                              double *logs)
+{
+    return mean_log_error(c, u, level, logs) + pull * (log(level) - log_prior);
+}
+
 /* The stack level (calibrate.h, pp_calibrate_map): the compute_scale at
- * which the fitted rows' mean log error is zero once the physical
- * parameters have moved, within the family's bounds.  The step time grows
- * with it (every kernel's compute time does), so bisection on its log
+ * which level_condition is zero once the physical parameters have moved,
+ * within the family's bounds.  The condition grows with the level (every
+ * kernel's compute time does, and the pull's log), so bisection on its log
  * finds it; a bound is kept when the rows ask for more. */
 #define STACK_LEVEL_STEPS 48
-static double fit_stack_level(fit_ctx *c, const double *u, const pp_eff_bound *b)
+static double fit_stack_level(fit_ctx *c, const double *u, const pp_eff_bound *b, double log_prior, double pull)
 {
     double *logs = calloc((size_t)c->n_rows + 1, sizeof *logs);
     double lo = log(b->lo), hi = log(b->hi), level = 1.0;
@@ -460,14 +469,14 @@ static double fit_stack_level(fit_ctx *c, const double *u, const pp_eff_bound *b
         free(logs);
         return level;
     }
-    if (mean_log_error(c, u, b->lo, logs) >= 0.0)
+    if (level_condition(c, u, b->lo, log_prior, pull, logs) >= 0.0)
         level = b->lo;
-    else if (mean_log_error(c, u, b->hi, logs) <= 0.0)
+    else if (level_condition(c, u, b->hi, log_prior, pull, logs) <= 0.0)
         level = b->hi;
     else {
         for (int k = 0; k < STACK_LEVEL_STEPS; k++) {
             double mid = 0.5 * (lo + hi);
-            if (mean_log_error(c, u, exp(mid), logs) < 0.0)
+            if (level_condition(c, u, exp(mid), log_prior, pull, logs) < 0.0)
                 lo = mid;
             else
                 hi = mid;
@@ -478,12 +487,13 @@ static double fit_stack_level(fit_ctx *c, const double *u, const pp_eff_bound *b
     return level;
 }
 
-/* From the prior: the parameters the rows identify move (the most
- * sensitive first, at most one per row), penalized for leaving the prior;
- * the others keep it; then the stack level takes the mean error they leave
- * (calibrate.h, pp_calibrate_map). */
+/* From the prior: the parameters the rows identify move (the one whose
+ * posterior fit is best first, at most one per row), penalized for leaving
+ * the prior; the others keep it; then the stack level takes the mean error
+ * they leave, pooled with the prior's level (calibrate.h, pp_calibrate_map). */
 static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id,
-                        const pp_efficiency *prior, const bool *only, double sigma_log, pp_fit *fit)
+                        const pp_efficiency *prior, const bool *only, double sigma_log, double sigma_level,
+                        pp_fit *fit)
 {
     fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0,
                  prior->compute_scale};
@@ -509,6 +519,8 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
     memcpy(u, c.u0, sizeof u);
     fit->rms_log_error_before = sqrt(data_term(&c, u, NULL));
     fit->rms_log_error_after = fit->rms_log_error_before;
+    double sl = sigma_log > 0 ? sigma_log : PP_PRIOR_DEFAULT_SIGMA_LOG;
+    double sv = sigma_level > 0 ? sigma_level : PP_PRIOR_DEFAULT_SIGMA_LEVEL;
     if (c.n_rows > 0) {
         sensitivities(&c, fit->sensitivity);
         /* the identifiable ones, at most one per row, chosen forward: each
@@ -516,7 +528,6 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
          * is best (the most sensitive one may have no room left in the
          * direction the rows ask) */
         bool taken[PP_EFF_COUNT] = {false};
-        double sl = sigma_log > 0 ? sigma_log : PP_PRIOR_DEFAULT_SIGMA_LOG;
         c.weight = sl * sl / (c.n_rows * PP_PRIOR_SIGMA_U * PP_PRIOR_SIGMA_U);
         while (c.n_free < c.n_rows && c.n_free < PP_EFF_COUNT) {
             int best = -1;
@@ -558,7 +569,11 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
             *pp_efficiency_field(&fit->eff, j) = c.lo[j] + (c.hi[j] - c.lo[j]) * u[j];
     fit->rms_log_error_physics = fit->rms_log_error_after;
     if (c.n_rows > 0) {
-        fit->eff.compute_scale = fit_stack_level(&c, u, &family->bound[PP_EFF_COMPUTE_SCALE]);
+        const pp_eff_bound *b = &family->bound[PP_EFF_COMPUTE_SCALE];
+        double prior_level = c.scale > 0.0 ? c.scale : 1.0;
+        fit->level_rows = fit_stack_level(&c, u, b, 0.0, 0.0);
+        fit->eff.compute_scale = fit_stack_level(&c, u, b, log(prior_level), sl * sl / (c.n_rows * sv * sv));
+        fit->level_pull = c.n_rows * sv * sv / (c.n_rows * sv * sv + sl * sl);
         c.scale = fit->eff.compute_scale;
         fit->rms_log_error_after = sqrt(data_term(&c, u, NULL));
     }
@@ -631,7 +646,7 @@ int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigm
         snprintf(id, sizeof id, "%s", fits[k].gpu_id);
         const pp_gpu *g = pp_catalog_gpu(cat, id);
         pp_efficiency prior = g->eff; /* gpu_ids admits catalog GPUs only */
-        fit_one_map(set, fits[k].family, id, &prior, NULL, sigma_log, &fits[k]);
+        fit_one_map(set, fits[k].family, id, &prior, NULL, sigma_log, cat->level_spread, &fits[k]);
     }
     apply_fits(set, fits, n);
     return n;
@@ -881,7 +896,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
             }
             /* few-shot: the held-out fit is the prior, the group's shots update it */
             if (with_shots)
-                fit_one_map(set, ids[k].family, ids[k].gpu_id, &fit.eff, shot, cat->model_error, &upd[k]);
+                fit_one_map(set, ids[k].family, ids[k].gpu_id, &fit.eff, shot, cat->model_error, cat->level_spread,
+                            &upd[k]);
         }
         if (with_shots)
             score_shots(cat, set, name, shot, ids, upd, n_ids, own, pred_cv, pred_shot, &cv->groups[g]);
@@ -923,6 +939,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         g->mape_cv += ape_cv;
         g->max_ape_cv = fmax(g->max_ape_cv, ape_cv);
         g->bias_cv += (pred_cv[i] / r->iteration_s - 1.0) * 100.0;
+        g->bias_log_cv += log(pred_cv[i] / r->iteration_s);
         g->mape_in += ape_in;
         if (pp_model_is_moe(&r->prob.model)) {
             /* apart: the overall error (efficiency.json's cross_validated_error,
@@ -936,16 +953,21 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         cv->mape_cv += ape_cv;
         cv->mape_in += ape_in;
     }
-    int k_cv, k_in, groups_timed = 0;
+    int k_cv, k_in, groups_timed = 0, groups_level = 0;
     for (int g = 0; g < cv->n_groups; g++) {
         pp_cv_group *x = &cv->groups[g];
         if (x->n_time) {
             x->mape_cv /= x->n_time;
             x->bias_cv /= x->n_time;
+            x->bias_log_cv /= x->n_time;
             x->mape_in /= x->n_time;
             if (!x->moe) {
                 cv->group_mape_cv += x->mape_cv;
                 groups_timed++;
+            }
+            if (!x->moe && x->n_time >= PP_LEVEL_MIN_ROWS) {
+                cv->group_bias_rms += x->bias_log_cv * x->bias_log_cv;
+                groups_level++;
             }
         }
         x->n_pairs = count_pairs(set, pred_cv, x->group, &k_cv, x->bin_pairs, x->bin_ordered_cv, NULL, NULL);
@@ -959,6 +981,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     }
     if (groups_timed)
         cv->group_mape_cv /= groups_timed;
+    if (groups_level)
+        cv->group_bias_rms = sqrt(cv->group_bias_rms / groups_level);
     if (cv->n_moe_rows)
         cv->moe_mape_cv /= cv->n_moe_rows;
     if (cv->n_defect_rows)
@@ -1000,15 +1024,21 @@ static cJSON *eff_json(const pp_efficiency *e)
     return o;
 }
 
-char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source, double cv_error)
+static void add_fraction(cJSON *root, const char *key, double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.3g", v);
+    cJSON_AddItemToObject(root, key, cJSON_CreateNumber(strtod(buf, NULL)));
+}
+
+char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source, double cv_error, double group_bias)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "source", source);
-    if (cv_error > 0.0) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.3g", cv_error);
-        cJSON_AddItemToObject(root, "cross_validated_error", cJSON_CreateNumber(strtod(buf, NULL)));
-    }
+    if (cv_error > 0.0)
+        add_fraction(root, "cross_validated_error", cv_error);
+    if (group_bias > 0.0)
+        add_fraction(root, "cross_validated_group_bias_rms", group_bias);
     cJSON *gpus = cJSON_AddObjectToObject(root, "gpus");
     for (int i = 0; i < n_fits; i++)
         cJSON_AddItemToObject(gpus, fits[i].gpu_id, eff_json(&fits[i].eff));

@@ -117,6 +117,8 @@ typedef struct pp_fit {
                                          its bound width: what a move across the whole bound does */
     double prior_weight;    /* the penalty per (u - u_prior)^2: sigma_log^2 / (rows x PP_PRIOR_SIGMA_U^2) */
     double rms_log_error_physics; /* after the physical parameters moved, before the stack level */
+    double level_rows;      /* the stack level the rows alone ask (their mean log error zero), before the prior */
+    double level_pull;      /* the share of the way from the prior's level to level_rows the posterior moves */
 } pp_fit;
 
 /* Fit the efficiency parameters of every GPU that has timed rows, within
@@ -147,22 +149,39 @@ int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, i
  * moves one parameter.  Then the stack's level (eff.compute_scale, every
  * kernel's FLOP and HBM time times it: formulate/cost/device.c): the rows'
  * mean log error once those parameters have moved is the team's software
- * against the fitted physics, not a physical parameter to stretch, so the
- * level is solved to make it zero, within the family's bound (0.5-2).  The
- * fit from the middle of the bounds (pp_calibrate) keeps the level at 1. */
+ * against the fitted physics, not a physical parameter to stretch.  It has
+ * a prior too: log level ~ N(log prior level, sigma_level^2), sigma_level
+ * how far a stack the fit has not seen sits from the fitted physics
+ * (efficiency.json's cross_validated_group_bias_rms: the RMS over source
+ * groups of their held-out mean log error).  With each row's log error
+ * ~ N(., sigma_log^2) the posterior mode solves
+ *   mean log error(level) + sigma_log^2 / (n sigma_level^2) x log(level / prior level) = 0,
+ * so n rows move it n sigma_level^2 / (n sigma_level^2 + sigma_log^2) of
+ * the way to the level they alone ask (partial pooling: Gelman et al. 2013,
+ * Bayesian Data Analysis, 3rd ed., §5.4), within the family's bound
+ * (0.5-2): one row noisy by sigma_log no longer sets a whole stack's level.
+ * The fit from the middle of the bounds (pp_calibrate) keeps the level at
+ * 1. */
 #define PP_PRIOR_SIGMA_U 0.25
 #define PP_PRIOR_MIN_EFFECT 0.01
 #define PP_PRIOR_DEFAULT_SIGMA_LOG 0.10 /* when the catalog has no cross-validated error */
+#define PP_PRIOR_DEFAULT_SIGMA_LEVEL 0.10 /* when it has no cross-validated group bias */
+/* The groups whose held-out mean log error measures sigma_level: dense ones
+ * with at least this many timed rows (fewer: their mean is mostly row noise). */
+#define PP_LEVEL_MIN_ROWS 3
 
 /* Like pp_calibrate, from the prior: each GPU's parameters as the catalog
  * has them (cat, after any --efficiency), clamped into its family's bounds;
- * sigma_log <= 0 takes cat->model_error (else the default). */
+ * sigma_log <= 0 takes cat->model_error (else the default); sigma_level is
+ * cat->level_spread (else the default). */
 int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigma_log, pp_fit *fits, int max_fits);
 
 /* The calibration override file (data/SCHEMA.md, efficiency.json). */
 /* cv_error > 0: also the cross-validated step-time error (a fraction), which
- * the reports take as the cost model's error when they call plans ties. */
-char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source, double cv_error);
+ * the reports take as the cost model's error when they call plans ties;
+ * group_bias > 0: the RMS of the groups' held-out mean log errors, the
+ * spread of the stack level a calibration from a team's rows starts from. */
+char *pp_fits_to_json(const pp_fit *fits, int n_fits, const char *source, double cv_error, double group_bias);
 
 /* ---- cross-validation ---------------------------------------------------- */
 
@@ -175,6 +194,7 @@ typedef struct pp_cv_group {
     double mape_cv;      /* step-time MAPE with parameters fitted on every other group, % */
     double max_ape_cv;
     double bias_cv;      /* mean signed error (predicted / measured - 1), %: > 0 the model is too slow */
+    double bias_log_cv;  /* mean log(predicted / measured) */
     double mape_in;      /* the same rows with parameters fitted on all groups, % */
     int n_pairs;         /* same-job pairs whose measured step times differ by > 3 % */
     double ordered_cv;   /* share of them the held-out predictions order as measured */
@@ -191,6 +211,8 @@ typedef struct pp_cv_result {
     double mape_cv;      /* over every timed dense row, each predicted by the fit without its group, % */
     double mape_in;
     double group_mape_cv; /* mean over dense groups of their CV MAPE (each group weighs the same), % */
+    double group_bias_rms; /* RMS over dense groups of PP_LEVEL_MIN_ROWS or more timed rows of their
+                              held-out mean log error (log predicted / measured): sigma_level */
     int n_moe_rows;      /* timed Mixture-of-Experts rows, scored apart */
     double moe_mape_cv;
     int n_defect_rows;   /* timed rows whose source reports a software defect, scored apart */

@@ -222,7 +222,7 @@ static char *fit_json(void)
     load_project_set(&cat, &set);
     pp_fit fits[PP_MAX_GROUPS];
     int n = pp_calibrate(&cat, &set, fits, PP_MAX_GROUPS);
-    char *text = pp_fits_to_json(fits, n, "test", 0.0);
+    char *text = pp_fits_to_json(fits, n, "test", 0.0, 0.0);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
     return text;
@@ -1842,6 +1842,43 @@ static void test_map_from_shipped_fit(void)
     pp_catalog_free(&cat);
 }
 
+/* The stack level is a posterior too (calibrate.h): three rows 10 % slower
+ * than the shipped fit ask a level above 1 once the physics has moved; the
+ * fit moves it n sigma_level^2 / (n sigma_level^2 + sigma_log^2) of the way
+ * there, sigma_level the spread of the groups' held-out levels the shipped
+ * efficiency.json records (cross_validated_group_bias_rms), so a few noisy
+ * rows do not set a whole stack's level.  Eighteen rows pull it further. */
+static void test_map_level_pools(void)
+{
+    pp_catalog cat;
+    pp_measurement_set set;
+    pp_fit fits[4];
+    double pull3 = 0.0, gap3 = 0.0;
+    for (int keep = 3; keep <= 18; keep += 15) {
+        shipped_rows(&cat, &set, keep, 1.10);
+        CU_ASSERT(cat.level_spread > 0.02 && cat.level_spread < 0.3); /* the shipped file's, read */
+        CU_ASSERT_EQUAL_FATAL(pp_calibrate_map(&cat, &set, 0.0, fits, 4), 1);
+        const pp_fit *f = &fits[0];
+        double sl = cat.model_error, sv = cat.level_spread, n = f->n_rows;
+        CU_ASSERT_DOUBLE_EQUAL(f->level_pull, n * sv * sv / (n * sv * sv + sl * sl), 1e-12);
+        /* between the prior's level (1) and the rows' own, nearer the rows' the more rows */
+        CU_ASSERT(f->level_rows > 1.0);
+        CU_ASSERT(f->eff.compute_scale > 1.0 && f->eff.compute_scale < f->level_rows);
+        double gap = log(f->level_rows / f->eff.compute_scale) / log(f->level_rows);
+        printf("\n    %d rows: level %.4f, the rows alone %.4f, pull %.2f ", f->n_rows, f->eff.compute_scale,
+               f->level_rows, f->level_pull);
+        if (keep == 3) {
+            pull3 = f->level_pull;
+            gap3 = gap;
+        } else {
+            CU_ASSERT(f->level_pull > pull3);
+            CU_ASSERT(gap < gap3);
+        }
+        pp_measurements_free(&set);
+        pp_catalog_free(&cat);
+    }
+}
+
 /* The parameter a row frees is the one that fits it best, not merely the
  * most sensitive.  MLPerf v5.1's Llama 2 70B LoRA on one B300 node (Nebius,
  * NeMo 25.09) runs 12 % faster than its borrowed parameters price it; its
@@ -1956,6 +1993,7 @@ int main(void)
         {"fit is deterministic (library and command line)", test_deterministic},
         {"calibrate from the shipped fit moves only what the rows identify", test_map_from_shipped_fit},
         {"calibrate frees the parameter that fits, not only the most sensitive", test_map_frees_what_fits},
+        {"calibrate pools the stack level with its prior", test_map_level_pools},
         {"accuracy --cv --shots: a few rows of a group in, the rest scored", test_few_shot_cv},
         {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},

@@ -66,7 +66,8 @@ static const char *const bounds_file_keys[] = {"description", "source", "every_f
 static const char *const family_entry_keys[] = {"id", "name", "description", "bounds", "union_of_families", "source",
                                                 NULL};
 static const char *const bound_keys[] = {"lo", "hi", "source", NULL};
-static const char *const efficiency_file_keys[] = {"source", "description", "gpus", "default", "cross_validated_error",
+static const char *const efficiency_file_keys[] = {"source",   "description",           "gpus",
+                                                   "default",  "cross_validated_error", "cross_validated_group_bias_rms",
                                                    NULL};
 
 /* ---- efficiency parameters -------------------------------------------------- */
@@ -985,6 +986,7 @@ typedef struct eff_file {
     bool *has;          /* per catalog GPU: the file has its own entry */
     pp_efficiency *eff; /* per catalog GPU */
     double model_error; /* "cross_validated_error", 0 if absent */
+    double level_spread; /* "cross_validated_group_bias_rms", 0 if absent */
 } eff_file;
 
 static void eff_file_free(eff_file *f)
@@ -1030,6 +1032,9 @@ static int read_eff_file(const pp_catalog *cat, const cJSON *doc, const pp_jpath
         return rc;
     if (!rc)
         rc = pp_json_double(doc, root, "cross_validated_error", PP_OPTIONAL, 0.0, 1.0, &f->model_error, err);
+    if (!rc)
+        rc = pp_json_double(doc, root, "cross_validated_group_bias_rms", PP_OPTIONAL, 0.0, 1.0, &f->level_spread,
+                            err);
     if (rc)
         return rc;
     if (!file_source[0])
@@ -1088,7 +1093,8 @@ static int apply_efficiency_doc(pp_catalog *cat, const cJSON *doc, const char *p
 {
     pp_jpath root = pp_jpath_root(path);
     size_t n = cat->n_gpus > 0 ? (size_t)cat->n_gpus : 1;
-    eff_file f = {false, cat->efficiency_default, calloc(n, sizeof(bool)), calloc(n, sizeof(pp_efficiency)), 0.0};
+    eff_file f = {false, cat->efficiency_default, calloc(n, sizeof(bool)), calloc(n, sizeof(pp_efficiency)), 0.0,
+                  0.0};
     if (!f.has || !f.eff) {
         eff_file_free(&f);
         return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
@@ -1098,6 +1104,8 @@ static int apply_efficiency_doc(pp_catalog *cat, const cJSON *doc, const char *p
         assign_efficiency(cat, &f);
     if (!rc && f.model_error > 0.0)
         cat->model_error = f.model_error;
+    if (!rc && f.level_spread > 0.0)
+        cat->level_spread = f.level_spread;
     eff_file_free(&f);
     return rc;
 }

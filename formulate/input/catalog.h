@@ -129,6 +129,9 @@ typedef struct pp_catalog {
     pp_efficiency efficiency_default;     /* efficiency.json's "default" */
     double model_error; /* the cost model's cross-validated step-time error (efficiency.json's
                            "cross_validated_error"), 0 when no calibration gave one */
+    double level_spread; /* how far an unseen stack's level sits from the fitted physics: the RMS of the
+                            source groups' held-out mean log errors (efficiency.json's
+                            "cross_validated_group_bias_rms"), 0 when none gave one (calibrate.h) */
     char (*gpu_efficiency_from)[PP_ID_LEN]; /* parallel to gpus; "" if none */
     pp_eff_borrow *gpu_borrow;              /* parallel to gpus: efficiency_borrow (n 0 if none) */
     char (*gpu_calibration_family)[PP_ID_LEN]; /* parallel to gpus: the id of its family of bounds */
