@@ -1185,7 +1185,8 @@ static int run_calibrate(const cli_args *a, pp_error *err)
                  a->problem, a->n_operands > 1 ? " ..." : "",
                  a->no_prior ? "" : " from the shipped fit as a prior (bounded MAP)", set.n - n_moe - n_defect,
                  n_moe || n_defect ? "; scored apart:" : "", moe_note, defect_note);
-        char *text = pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0, cv ? cv->group_bias_rms : 0.0);
+        char *text =
+            pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0, cv ? cv->group_bias_rms : 0.0);
         pp_strbuf md;
         pp_sb_init(&md);
         pp_sb_append(&md, text ? text : "");

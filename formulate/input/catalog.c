@@ -66,8 +66,12 @@ static const char *const bounds_file_keys[] = {"description", "source", "every_f
 static const char *const family_entry_keys[] = {"id", "name", "description", "bounds", "union_of_families", "source",
                                                 NULL};
 static const char *const bound_keys[] = {"lo", "hi", "source", NULL};
-static const char *const efficiency_file_keys[] = {"source",   "description",           "gpus",
-                                                   "default",  "cross_validated_error", "cross_validated_group_bias_rms",
+static const char *const efficiency_file_keys[] = {"source",
+                                                   "description",
+                                                   "gpus",
+                                                   "default",
+                                                   "cross_validated_error",
+                                                   "cross_validated_group_bias_rms",
                                                    NULL};
 
 /* ---- efficiency parameters -------------------------------------------------- */
