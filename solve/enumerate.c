@@ -7,12 +7,17 @@
  * Each plan that obeys the rules is priced with pp_step_time_s; only a plan
  * that would enter the top K is then fully evaluated and checked against the
  * constraint families (an infeasible plan that would not enter cannot change
- * the result, so skipping its check is exact).
+ * the result, so skipping its check is exact).  A codec too lossy for its
+ * dimension's tolerance breaks a rule whatever else the plan holds
+ * (rules.c, rule_codecs), so the odometer skips it instead of visiting
+ * every plan that carries it: the same plans are priced, in the same
+ * order, without the ones the rule rejects.
  */
 #include "enumerate.h"
 
 #include "cons.h"
 #include "costmodel.h"
+#include "decisions.h"
 #include "error.h"
 #include "problem.h"
 #include "rules.h"
@@ -44,6 +49,28 @@ static void keep(ranked *top, int *n, int cap, double cost_s, double order, cons
     top[i] = (ranked){.cost_s = cost_s, .order = order, .plan = *plan};
 }
 
+/* Narrow the odometer's codec choices to those within their dimension's
+ * error tolerance (kept holds the lists); false when a choice has none
+ * left, so the shape has no valid plan. */
+static bool keep_tolerated_codecs(const pp_problem *prob, pp_odometer *o, pp_int_list kept[PP_MAX_OPTIONS])
+{
+    for (int k = 0; k < o->n; k++) {
+        const pp_decision *d = &pp_decisions[o->ids[k]];
+        if (d->kind != PP_DK_CODEC)
+            continue;
+        kept[k].n = 0;
+        for (int i = 0; i < o->lists[k]->n; i++) {
+            int v = o->lists[k]->v[i];
+            if (!pp_codec_too_lossy(prob, v, d->dim))
+                kept[k].v[kept[k].n++] = v;
+        }
+        if (kept[k].n == 0)
+            return false;
+        o->lists[k] = &kept[k];
+    }
+    return true;
+}
+
 int pp_enumerate(const pp_problem *prob, const pp_space *space, const pp_plan_options *opt, pp_plan_result *res,
                  pp_error *err)
 {
@@ -58,7 +85,8 @@ int pp_enumerate(const pp_problem *prob, const pp_space *space, const pp_plan_op
     for (int si = 0; si < space->n_shapes; si++) {
         const pp_shape *sh = &space->shapes[si];
         pp_odometer o;
-        if (!pp_odometer_start(&o, space, sh))
+        pp_int_list kept[PP_MAX_OPTIONS];
+        if (!pp_odometer_start(&o, space, sh) || !keep_tolerated_codecs(prob, &o, kept))
             continue;
         do {
             pp_plan plan;
