@@ -686,9 +686,9 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
      * TransformerConfig field; written when no recipe builds the model */
     const char *precision_flags = pp_precision_props(t->precision)->megatron_flags;
     int unsaid = 0;
-    for (int i = 0; i < megatron->n; i++) {
+    for (int i = 0; i < megatron->n && !recipe; i++) {
         const pp_launch_setting *s = &megatron->settings[i];
-        if (!s->key[0] || bridge_key_of(s->key) || strcmp(s->key, precision_flags) == 0 || recipe)
+        if (!s->key[0] || bridge_key_of(s->key) || strcmp(s->key, precision_flags) == 0)
             continue;
         char key[PP_LAUNCH_KEY];
         /* a list value (--moe-layer-freq's Python expression) has no Hydra spelling parplan writes */
