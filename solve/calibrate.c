@@ -981,8 +981,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     }
     if (groups_timed)
         cv->group_mape_cv /= groups_timed;
-    if (groups_level)
-        cv->group_bias_rms = sqrt(cv->group_bias_rms / groups_level);
+    /* a spread of a few groups' levels is no estimate of it: then none (0) */
+    cv->group_bias_rms = groups_level >= PP_LEVEL_MIN_GROUPS ? sqrt(cv->group_bias_rms / groups_level) : 0.0;
     if (cv->n_moe_rows)
         cv->moe_mape_cv /= cv->n_moe_rows;
     if (cv->n_defect_rows)

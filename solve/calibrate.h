@@ -167,8 +167,11 @@ int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, i
 #define PP_PRIOR_DEFAULT_SIGMA_LOG 0.10 /* when the catalog has no cross-validated error */
 #define PP_PRIOR_DEFAULT_SIGMA_LEVEL 0.10 /* when it has no cross-validated group bias */
 /* The groups whose held-out mean log error measures sigma_level: dense ones
- * with at least this many timed rows (fewer: their mean is mostly row noise). */
+ * with at least this many timed rows (fewer: their mean is mostly row noise),
+ * and at least this many of them (fewer: no spread is estimated, and the
+ * catalog's, else the default, stays). */
 #define PP_LEVEL_MIN_ROWS 3
+#define PP_LEVEL_MIN_GROUPS 5
 
 /* Like pp_calibrate, from the prior: each GPU's parameters as the catalog
  * has them (cat, after any --efficiency), clamped into its family's bounds;
@@ -212,7 +215,8 @@ typedef struct pp_cv_result {
     double mape_in;
     double group_mape_cv; /* mean over dense groups of their CV MAPE (each group weighs the same), % */
     double group_bias_rms; /* RMS over dense groups of PP_LEVEL_MIN_ROWS or more timed rows of their
-                              held-out mean log error (log predicted / measured): sigma_level */
+                              held-out mean log error (log predicted / measured): sigma_level; 0 with
+                              fewer than PP_LEVEL_MIN_GROUPS such groups */
     int n_moe_rows;      /* timed Mixture-of-Experts rows, scored apart */
     double moe_mape_cv;
     int n_defect_rows;   /* timed rows whose source reports a software defect, scored apart */

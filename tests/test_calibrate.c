@@ -288,6 +288,7 @@ static void test_cv_scores_each_group_with_the_other_fit(void)
     CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&cat, &set, cv), PP_OK);
     CU_ASSERT_EQUAL(cv->n_groups, 2);
     CU_ASSERT_EQUAL(cv->n_rows, m);
+    CU_ASSERT_EQUAL(cv->group_bias_rms, 0.0); /* two groups estimate no spread of levels */
 
     for (int g = 0; g < cv->n_groups; g++) {
         const char *held = cv->groups[g].group;
