@@ -141,6 +141,12 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
                      "switch, leaves each node on another rail; the fitted cross_rail of data/efficiency.json");
     }
 
+    if (cl->gpu.nvls_allreduce_fraction > 0.0 && cl->nccl_nvls) {
+        snprintf(value, sizeof value, "%.2f of the NVLink line rate", cl->gpu.nvls_allreduce_fraction);
+        add_constant(ex, "one-node all-reduce with NVLink SHARP (algorithm bandwidth)", value,
+                     "data/gpus.json nvls_allreduce_fraction: NVIDIA/nccl-tests#212 (NCCL maintainer), 8 H100: "
+                     "algbw ~275 of 450 GB/s; priced where it beats the ring (docs/cost-model.md section 3)");
+    }
     snprintf(value, sizeof value, "%.0f %%", 100.0 * prob->memory_headroom);
     add_constant(ex, "memory headroom", value,
                  "the problem's constraints.memory_headroom (default 0.05, pp_problem_init in formulate/input/problem.c)");

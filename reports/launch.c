@@ -1000,6 +1000,14 @@ void pp_launch_build(const pp_problem *prob, const pp_plan *plan, int microbatch
     build_deepspeed(&out->targets[PP_LT_DEEPSPEED], &out->targets[PP_LT_MEGATRON], prob, plan, microbatches);
     build_torchtitan(&out->targets[PP_LT_TORCHTITAN], prob, plan);
     build_mvapich(out, prob, plan);
+    /* priced without NVLink SHARP where the GPU's NVSwitch has it: the run
+     * must turn it off too (NCCL 2.17 on runs it by default) */
+    if (prob->cluster.gpu.nvls_allreduce_fraction > 0.0 && !prob->cluster.nccl_nvls)
+        for (int i = 0; i < PP_LT_COUNT; i++)
+            if (i != PP_LT_MVAPICH && out->targets[i].n > 0)
+                note(&out->targets[i], "Run it with `NCCL_NVLS_ENABLE=0` in the environment (or an NCCL before "
+                                       "2.17): the plan is priced without NVLink SHARP (`training.nccl_nvls` "
+                                       "false), which NCCL otherwise runs for one-node all-reduces here.\n\n");
 }
 
 int pp_launch_lines(const pp_launch_target *t, char lines[][PP_LAUNCH_TEXT], int max)

@@ -212,6 +212,8 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     pp_jb_num(b, tr, "global_batch", (double)prob->training.global_batch);
     if (rails)
         pp_jb_bool(b, tr, "nccl_pxn", false);
+    if (c->gpu.nvls_allreduce_fraction > 0.0 && !c->nccl_nvls) /* echoed only when it turns NVLS off */
+        pp_jb_bool(b, tr, "nccl_nvls", false);
     pp_jb_str(b, tr, "precision", pp_precision_name(prob->training.precision));
     if (prob->training.lora_rank > 0) { /* echoed only for fine-tuning with LoRA */
         pp_jb_num(b, tr, "lora_rank", (double)prob->training.lora_rank);

@@ -47,8 +47,14 @@ bool pp_nccl_run_fitted(const pp_nccl_run *r)
             r->op == PP_NCCL_SENDRECV);
 }
 
-double pp_nccl_model_time_us(const pp_cluster *c, const pp_nccl_run *r, double bytes)
+double pp_nccl_model_time_us(const pp_cluster *cluster, const pp_nccl_run *r, double bytes)
 {
+    /* a log's all-reduces are read as rings and trees, what the documented
+     * runs measure (NCCL_ALGO=Ring, docs/calibration.md): NVLink SHARP's
+     * one-node all-reduce moves no ring's bytes and would fit no link */
+    pp_cluster ring = *cluster;
+    ring.nccl_nvls = false;
+    const pp_cluster *c = &ring;
     long k;
     bool across = pp_nccl_run_domains(c, r, &k) > 1;
     if (r->op == PP_NCCL_SENDRECV)

@@ -72,6 +72,78 @@ static void test_allreduce_across_nodes_pipelined(void)
     PP_REL_EQ(net, 2.0 * 15 / 16 * 1e9 / 8, 1e-15);
 }
 
+/* NVLink SHARP (collectives.c): on 8 H100 at NCCL's defaults a one-node
+ * all-reduce of 8 GiB took 31.356 ms, 479.4 GB/s of bus bandwidth
+ * (NVIDIA/nccl-tests#347), the "~480GB/s (algbw ~275GB/s)" NCCL's
+ * maintainer gives (nccl-tests#212), above what a ring at the line rate
+ * reaches (450 x 2 x 7/8 / (2 x 7/8) = 450).  Priced so where the GPU has it
+ * and training.nccl_nvls, where it beats the ring; the ring otherwise, for
+ * every other collective, across nodes and for all-reduces that stand for a
+ * reduce-scatter and an all-gather. */
+static void test_nvls_one_node(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb"), *a100 = pp_catalog_gpu(&cat, "a100-sxm4-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a100);
+    pp_cluster c;
+    memset(&c, 0, sizeof c);
+    pp_cluster_from_gpu(h100, &c);
+    c.nodes = 2;
+    const double M = 8589934592.0; /* 8 GiB */
+    double ring = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 8, 8);
+    c.nccl_nvls = true;
+    double nvls = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 8, 8);
+    printf("\n    8 GiB on 8 H100: ring %.2f ms, NVLS %.2f ms (measured 31.36 ms) ", ring * 1e3, nvls * 1e3);
+    CU_ASSERT(fabs(nvls / 31.356e-3 - 1.0) < 0.02);
+    double busbw = M / nvls * 2.0 * 7 / 8 / 1e9;
+    CU_ASSERT(busbw > 470.0 && busbw < 490.0 && busbw > h100->nvlink_GBps);
+    CU_ASSERT(ring > 1.05 * nvls);
+    /* each GPU's buffer crosses NVLink once, not a ring's 2 (n-1)/n */
+    double nv, net;
+    pp_collective_bytes_on(&c, PP_COLL_ALLREDUCE, M, 8, 8, true, &nv, &net);
+    PP_REL_EQ(nv, M, 1e-12);
+    pp_collective_bytes_on(&c, PP_COLL_ALLREDUCE, M, 8, 8, false, &nv, &net);
+    PP_REL_EQ(nv, 2.0 * 7 / 8 * M, 1e-12);
+    /* not for an all-gather, nor across nodes */
+    double ag = pp_collective_time_s(&c, PP_COLL_ALLGATHER, M, 8, 8), across;
+    across = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8);
+    c.nccl_nvls = false;
+    PP_REL_EQ(ag, pp_collective_time_s(&c, PP_COLL_ALLGATHER, M, 8, 8), 1e-15);
+    PP_REL_EQ(across, pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8), 1e-15);
+    /* an A100's NVSwitch has none */
+    pp_cluster_from_gpu(a100, &c);
+    double a_ring = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 8, 8);
+    c.nccl_nvls = true;
+    PP_REL_EQ(pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 8, 8), a_ring, 1e-15);
+    pp_catalog_free(&cat);
+}
+
+/* In a plan: tensor parallelism without sequence parallelism all-reduces,
+ * and runs faster with NVLink SHARP; with sequence parallelism its
+ * all-gathers and reduce-scatters cost the same either way. */
+static void test_nvls_tp(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_gpt3_175b(), 1, 8);
+    p.cluster.gpu.nvls_allreduce_fraction = 0.61;
+    pp_plan pl = pp_test_plan(8, 1, 1, 1, 1);
+    for (int sp = 0; sp <= 1; sp++) {
+        pl.sequence_parallel = sp;
+        pp_comm_term off, on;
+        p.cluster.nccl_nvls = false;
+        pp_term_tp_comm(&p, &pl, &off);
+        p.cluster.nccl_nvls = true;
+        pp_term_tp_comm(&p, &pl, &on);
+        CU_ASSERT(off.total_s > 0.0);
+        if (sp) {
+            PP_REL_EQ(on.total_s, off.total_s, 1e-15);
+        } else {
+            CU_ASSERT(on.total_s < 0.9 * off.total_s && on.bytes_nvlink < off.bytes_nvlink);
+        }
+    }
+}
+
 /* Inside a node an all-gather and a reduce-scatter are each half an
  * all-reduce: (n-1)/n of the buffer and n-1 steps.  A point-to-point
  * transfer is one alpha plus bytes over the link. */
@@ -290,6 +362,8 @@ int main(void)
         {"all-gather, reduce-scatter, point-to-point", test_allgather_reducescatter_p2p},
         {"all-gather across nodes: NVLink and network steps", test_allgather_across_nodes},
         {"rings across NIC rails without PXN", test_cross_rail_rings},
+        {"NVLink SHARP: a one-node all-reduce on 8 H100 as nccl-tests measures it", test_nvls_one_node},
+        {"NVLink SHARP speeds TP without sequence parallelism only", test_nvls_tp},
         {"DeepSpeed 2021's list collectives copy n tensors", test_list_collectives},
         {"collective time grows with bytes", test_time_grows_with_bytes},
         {"bytes per link of hierarchical collectives", test_collective_bytes},

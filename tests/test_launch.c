@@ -533,6 +533,29 @@ static void test_bridge_overrides(void)
     pp_catalog_free(&cat);
 }
 
+/* A plan priced without NVLink SHARP on a GPU whose NVSwitch runs it says
+ * to launch with it off; priced with NCCL's default, nothing to say; an
+ * A100, which has none, nothing either. */
+static void test_nvls_off_runs_off(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    static pp_launch l;
+    const char *cases[] = {"data/examples/llama3-70b-h100.json", "data/examples/gpt3-175b-1024-a100.json"};
+    for (int e = 0; e < 2; e++) {
+        pp_problem p;
+        pp_load_problem(cases[e], &cat, &p);
+        pp_plan pl = pp_test_plan(8, 4, (int)(pp_problem_gpus(&p) / 32), 1, 1);
+        for (int on = 0; on <= 1; on++) {
+            p.training.nccl_nvls = p.cluster.nccl_nvls = on;
+            pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+            bool said = strstr(l.targets[PP_LT_MEGATRON].notes, "NCCL_NVLS_ENABLE=0") != NULL;
+            CU_ASSERT_EQUAL(said, e == 0 && !on);
+        }
+    }
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -545,6 +568,7 @@ int main(void)
         {"torchtitan: expert degree, layers per chunk, exact only as priced", test_torchtitan_moe_and_chunks},
         {"torchtitan: the priced fp8 or MXFP8 recipe as a converter; a recipe it lacks runs no plan",
          test_torchtitan_recipes},
+        {"a plan priced without NVLink SHARP launches with it off", test_nvls_off_runs_off},
         {NULL, NULL},
     };
     return pp_test_main("launch settings", tests);

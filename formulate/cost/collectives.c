@@ -137,6 +137,39 @@ bool pp_group_crosses_rails(const pp_cluster *c, long n, long k)
  * model's "busBw * .92" for NCCL_ALGO_TREE, src/graph/tuning.cc). */
 #define NCCL_TREE_BW_FACTOR 0.92
 
+/* NVLink SHARP (NCCL 2.17 on, NVSwitch 3 and later): a one-node all-reduce
+ * reduces in the switch, each GPU sending its buffer once and receiving the
+ * sum once, at the GPU's measured share of the NVLink line rate
+ * (gpus.json nvls_allreduce_fraction: "a peak busBw of ~480GB/s (algbw
+ * ~275GB/s)" on 8 H100 of 450, NVIDIA/nccl-tests#212), plus one step of
+ * NCCL's NVLS latency (its tuning model's NVLink hwLat for NVLS, Simple
+ * protocol: 25 us, src/graph/tuning.cc).  NCCL takes it where it is the
+ * faster; across nodes (NVLS-Tree) it is not priced. */
+#define NVLS_LATENCY_S 25e-6
+
+static bool nvls_offered(const pp_cluster *c, pp_collective kind, long n, long k)
+{
+    return kind == PP_COLL_ALLREDUCE && n >= 2 && k >= n && c->nccl_nvls && !c->mpi_collectives &&
+           c->gpu.nvls_allreduce_fraction > 0.0 && c->intra_node_GBps > 0.0;
+}
+
+static double nvls_s(const pp_cluster *c, double bytes)
+{
+    return bytes / (c->gpu.nvls_allreduce_fraction * c->intra_node_GBps * 1e9) + NVLS_LATENCY_S;
+}
+
+/* Whether NCCL runs this one-node all-reduce with NVLink SHARP: offered and
+ * faster than the ring.  nvls_ok false: the "all-reduce" stands for a
+ * reduce-scatter and an all-gather of the buffer (sequence-parallel TP,
+ * ZeRO-1/2's two halves), which NVLS does not speed up (NCCL's tuning model
+ * prices its reduce-scatter and all-gather below a ring's). */
+static bool nvls_runs(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool nvls_ok)
+{
+    return nvls_ok && nvls_offered(c, kind, n, k) &&
+           nvls_s(c, bytes) < ring_factor(kind, n) * bytes / pp_nvlink_Bps(c) +
+                                  2.0 * (double)(n - 1) * c->gpu.eff.nvlink_latency_us * 1e-6;
+}
+
 /* Ring collective on one link class (alpha-beta, Thakur et al. 2005). */
 static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, double alpha_s)
 {
@@ -145,13 +178,23 @@ static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, 
     return ring_factor(kind, n) * bytes / Bps + ring_steps(kind, n) * alpha_s;
 }
 
+static double collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
+                                bool nvls_ok);
+
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k)
+{
+    return collective_time_s(c, kind, bytes, n, k, true);
+}
+
+static double collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
+                                bool nvls_ok)
 {
     if (n <= 1 || bytes <= 0.0)
         return 0.0;
     double a_nv = c->gpu.eff.nvlink_latency_us * 1e-6, a_net = c->gpu.eff.network_latency_us * 1e-6;
     if (k >= n)
-        return flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
+        return nvls_runs(c, kind, bytes, n, k, nvls_ok) ? nvls_s(c, bytes)
+                                                         : flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
     if (k < 1)
         k = 1;
     /* a group across leaves shares the spine's oversubscribed uplinks, and
@@ -177,12 +220,26 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
     return fmin(ring, tree);
 }
 
+static void collective_bytes(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,
+                             double *network);
+
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network)
 {
-    pp_collective_bytes_lib(kind, bytes, n, k, false, nvlink, network);
+    collective_bytes(kind, bytes, n, k, false, nvlink, network);
 }
 
-void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,
+void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool nvls_ok,
+                            double *nvlink, double *network)
+{
+    if (nvls_runs(c, kind, bytes, n, k, nvls_ok)) { /* each GPU's buffer to the switch once */
+        *nvlink = bytes;
+        *network = 0.0;
+        return;
+    }
+    collective_bytes(kind, bytes, n, k, c->mpi_collectives, nvlink, network);
+}
+
+static void collective_bytes(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,
                              double *network)
 {
     *nvlink = *network = 0.0;
@@ -318,12 +375,19 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
                            pp_collective kind, double bytes, double value_bits, long n, long k,
                            pp_comm_term *acc, double count, double pieces)
 {
+    compressed_collective_as(prob, plan, dim, kind, bytes, value_bits, n, k, acc, count, pieces, true);
+}
+
+void compressed_collective_as(const pp_problem *prob, const pp_plan *plan, pp_dim dim, pp_collective kind,
+                              double bytes, double value_bits, long n, long k, pp_comm_term *acc, double count,
+                              double pieces, bool nvls_ok)
+{
     if (n <= 1 || bytes <= 0.0 || count <= 0.0)
         return;
     double piece = bytes / pieces;
     const pp_codec *codec = codec_for(prob, plan, dim, piece);
     double wire = piece / pp_codec_ratio(codec, value_bits);
-    double w1 = pp_collective_time_s(&prob->cluster, kind, wire, n, k);
+    double w1 = collective_time_s(&prob->cluster, kind, wire, n, k, nvls_ok);
     double coded = codec_bytes(codec, kind, piece, n);
     double c1 = codec_time_s(prob, codec, coded, value_bits);
     bool list = prob->training.list_collectives && kind != PP_COLL_ALLREDUCE;
@@ -331,7 +395,7 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
     acc->wire_s += count * pieces * (w1 + copies);
     acc->codec_s += count * pieces * codec_exposed_s(prob, codec, w1, c1, coded);
     double nvl, net;
-    pp_collective_bytes_lib(kind, wire, n, k, prob->cluster.mpi_collectives, &nvl, &net);
+    pp_collective_bytes_on(&prob->cluster, kind, wire, n, k, nvls_ok, &nvl, &net);
     acc->bytes_nvlink += count * pieces * nvl;
     acc->bytes_network += count * pieces * net;
     acc->bytes_sent += count * pieces * (nvl + net);

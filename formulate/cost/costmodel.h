@@ -207,9 +207,11 @@ typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
 /* Bytes one GPU sends over NVLink and through its NIC in that collective. */
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
-/* The same with MPI's flat-ring all-reduce when mpi (training.collectives). */
-void pp_collective_bytes_lib(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,
-                             double *network);
+/* The same as the cluster's library runs it (pp_collective_time_s): MPI's
+ * flat-ring all-reduce (training.collectives), NVLink SHARP's one-node
+ * all-reduce where it is the faster and nvls_ok (compressed_collective_as). */
+void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool nvls_ok,
+                            double *nvlink, double *network);
 /* The bytes per second a link class sustains in collectives: the line rate
  * (intra_node_GBps, inter_node_Gbps per GPU, one direction) times its
  * efficiency (what NCCL's bus bandwidth reaches). */

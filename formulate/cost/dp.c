@@ -160,10 +160,11 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
         break;
     case 1:
     case 2:
-        compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 0.5,
-                              buckets);
-        compressed_collective(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, weight_bits, n, k, &gather,
-                              0.5, buckets);
+        /* the reduce-scatter and the all-gather (no NVLink SHARP: collectives.c) */
+        compressed_collective_as(prob, plan, PP_DIM_DP, PP_COLL_ALLREDUCE, grad_bytes, grad_bits, n, k, &once, 0.5,
+                                 buckets, false);
+        compressed_collective_as(prob, plan, PP_DIM_PARAMS, PP_COLL_ALLREDUCE, param_bytes, weight_bits, n, k,
+                                 &gather, 0.5, buckets, false);
         if (plan->zero == 2 && grad_sync_every_microbatch(prob, plan))
             compressed_collective(prob, plan, PP_DIM_DP, PP_COLL_REDUCESCATTER, grad_bytes, grad_bits, n, k,
                                   &per_mb, (mb - 1.0) / mb, pieces);

@@ -102,8 +102,11 @@ void pp_framework_features(pp_framework fw, pp_training *t)
      * into one tensor (_all_gather_base), as FSDP and Megatron-Core do. */
     t->list_collectives = fw == PP_FW_DEEPSPEED_2021;
     /* The 2021 frameworks ran NCCL 2.8-2.10 (PyTorch containers 20.12-21.08);
-     * PXN came with NCCL 2.12 (March 2022), which later stacks have. */
+     * PXN came with NCCL 2.12 (March 2022), and NVLink SHARP with 2.17
+     * (2023, on by default where the NVSwitch has it), which later stacks
+     * have. */
     t->nccl_pxn = !classic;
+    t->nccl_nvls = !classic;
 }
 
 /* Fused attention (FlashAttention-2/3, cuDNN) needs a head dimension that

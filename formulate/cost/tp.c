@@ -31,7 +31,7 @@ static double grid_collective(const pp_problem *prob, const pp_plan *plan, pp_co
     const pp_codec *codec = codec_for(prob, plan, PP_DIM_TP, bytes);
     double wire = bytes / pp_codec_ratio(codec, value_bits);
     double nvl, net;
-    pp_collective_bytes_lib(kind, wire, n, k, prob->cluster.mpi_collectives, &nvl, &net);
+    pp_collective_bytes_on(&prob->cluster, kind, wire, n, k, true, &nvl, &net);
     double w = pp_collective_time_s(&prob->cluster, kind, wire, n, k);
     double coded = codec_bytes(codec, kind, bytes, n);
     acc->codec_s += count * codec_exposed_s(prob, codec, w, codec_time_s(prob, codec, coded, value_bits), coded);
@@ -202,8 +202,9 @@ void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
                               : op_sac(prob, plan)             ? (plan->sequence_parallel ? 1.0 : 2.0)
                                                                 : 0.0);
     long k = ranks_per_node(prob, 1, plan->tp);
-    compressed_collective(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, out,
-                          per_layer * layers_per_stage(prob, plan), 1.0);
+    /* sequence parallelism's all-gathers and reduce-scatters are rings: no NVLink SHARP */
+    compressed_collective_as(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, out,
+                             per_layer * layers_per_stage(prob, plan), 1.0, !plan->sequence_parallel);
     out->inter_node = group_inter_node(prob, 1, plan->tp);
     if (plan->tp_comm_overlap) /* same bytes on the wire, less of their time exposed */
         out->wire_s = layers_per_stage(prob, plan) * overlapped_layer_s(prob, plan, bytes, k);

@@ -46,7 +46,7 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "network_Gbps", "gpus_per_node", "system",
                                              "usd_per_gpu_hour_example", "efficiency_from", "efficiency_borrow", "source",
                                              "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", "aliases",
-                                             "gpus_per_host", NULL};
+                                             "gpus_per_host", "nvls_allreduce_fraction", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
@@ -641,6 +641,8 @@ static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at,
         rc = pp_json_string(obj, at, "system", PP_OPTIONAL, system, sizeof system, err);
     if (!rc)
         rc = pp_json_double(obj, at, "usd_per_gpu_hour_example", PP_OPTIONAL, 0, 1e4, &g->usd_per_gpu_hour, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "nvls_allreduce_fraction", PP_OPTIONAL, 0, 1, &g->nvls_allreduce_fraction, err);
     if (!rc)
         rc = pp_json_string(obj, at, "efficiency_from", PP_OPTIONAL, cat->gpu_efficiency_from[i], PP_ID_LEN, err);
     if (!rc)

@@ -338,7 +338,7 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
-                                            "packed_sample_tokens", "nccl_pxn", NULL};
+                                            "packed_sample_tokens", "nccl_pxn", "nccl_nvls", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const optimizer_names[] = {"adam"};
@@ -452,6 +452,8 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_positive(obj, at, "packed_sample_tokens", PP_OPTIONAL, 1e9, &t->packed_sample_tokens, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "nccl_pxn", PP_OPTIONAL, &t->nccl_pxn, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "nccl_nvls", PP_OPTIONAL, &t->nccl_nvls, c->err);
     return rc;
 }
 
@@ -859,6 +861,7 @@ static void apply_collectives(pp_problem *p)
 {
     p->cluster.mpi_collectives = p->training.mvapich;
     p->cluster.nccl_pxn = p->training.nccl_pxn;
+    p->cluster.nccl_nvls = p->training.nccl_nvls;
     if (p->training.mvapich)
         return;
     for (int d = 0; d < PP_DIM_COUNT; d++) {

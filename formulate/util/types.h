@@ -209,6 +209,8 @@ typedef struct pp_gpu {
                                 rail-optimized fabric (one leaf switch per NIC index); 0 = unknown or not
                                 rail-optimized: no cross-rail term */
     double usd_per_gpu_hour; /* example price, 0 if none */
+    double nvls_allreduce_fraction; /* NVLink SHARP (NVSwitch 3 on): a one-node all-reduce's algorithm bandwidth
+                                       over the NVLink line rate; 0 = no NVLS (collectives.c) */
     pp_efficiency eff;
 } pp_gpu;
 
@@ -222,6 +224,8 @@ typedef struct pp_cluster {
     bool mpi_collectives;   /* training.collectives "mvapich2-gdr": MPI algorithms (flat rings), not NCCL's */
     bool nccl_pxn;          /* training.nccl_pxn: NCCL >= 2.12 can route a ring's exit over NVLink to the
                                GPU beside its entry NIC (PXN), so no ring crosses rails */
+    bool nccl_nvls;         /* training.nccl_nvls: NCCL may run a one-node all-reduce with NVLink SHARP
+                               where the GPU's fabric has it (gpu.nvls_allreduce_fraction > 0) */
     int gpus_per_nic_switch; /* cluster.gpus_per_nic_switch (default the GPU's flagship system's) */
     /* The scale-out fabric (docs/cost-model.md section 3): nodes under one
      * leaf switch group, and the leaf-to-spine oversubscription a collective
@@ -312,6 +316,9 @@ typedef struct pp_training {
                       whose node's GPUs share no NIC switch still returns to its entry NIC; false:
                       NCCL 2.8-2.11 (2021 frameworks' default) builds cross-NIC rings instead
                       (docs/cost-model.md section 10) */
+    bool nccl_nvls; /* training.nccl_nvls: NCCL_NVLS_ENABLE as the run sets it (NCCL >= 2.17 runs a
+                       one-node all-reduce with NVLink SHARP by default where NVSwitch 3 or later has
+                       it; false: NCCL_NVLS_ENABLE=0, or the 2021 frameworks' NCCL, which lacks it) */
     bool fp8_act_store; /* training.fp8_activation_input_store: the MLP activation function's
                            input is kept for backward in fp8 (Megatron-Core
                            --activation-func-fp8-input-store); default false */
