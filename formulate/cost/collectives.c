@@ -32,7 +32,8 @@
  * is why a 2-node all-reduce reports more bus bandwidth than its NICs carry
  * (NVIDIA/nccl-tests#196: "on two nodes, NCCL uses the tree ... which can
  * go beyond the network bottleneck").  All-gather and reduce-scatter are
- * rings only (NCCL docs, "Algorithms").  With training.collectives
+ * rings only (NCCL docs, "Algorithms").  Inside a node an all-reduce may
+ * run with NVLink SHARP instead (nvls_s below).  With training.collectives
  * "mvapich2-gdr" the all-reduce across nodes is MPI's flat ring over all n
  * ranks instead (MVAPICH2-GDR's large-message GPU all-reduce; its
  * compressed form is osu_ring_compression), so every step crosses the

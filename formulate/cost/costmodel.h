@@ -202,8 +202,10 @@ long pp_expert_replica_ranks(const pp_plan *plan);
 typedef enum { PP_COLL_ALLREDUCE, PP_COLL_ALLGATHER, PP_COLL_REDUCESCATTER } pp_collective;
 
 /* Time of one collective of `bytes` (the full buffer per rank) over a group
- * of n ranks laid out k per node (k >= n: a ring on NVLink); across nodes
- * NCCL's k channels pipelined over NVLink and the network, ring or tree. */
+ * of n ranks laid out k per node (k >= n: a ring on NVLink, or an all-reduce
+ * in the NVSwitch with NVLink SHARP where the cluster runs it and it is the
+ * faster); across nodes NCCL's k channels pipelined over NVLink and the
+ * network, ring or tree. */
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k);
 /* Bytes one GPU sends over NVLink and through its NIC in that collective. */
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
