@@ -138,6 +138,14 @@ bool pp_group_crosses_rails(const pp_cluster *c, long n, long k)
  * model's "busBw * .92" for NCCL_ALGO_TREE, src/graph/tuning.cc). */
 #define NCCL_TREE_BW_FACTOR 0.92
 
+/* Ring collective on one link class (alpha-beta, Thakur et al. 2005). */
+static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, double alpha_s)
+{
+    if (n <= 1 || bytes <= 0.0)
+        return 0.0;
+    return ring_factor(kind, n) * bytes / Bps + ring_steps(kind, n) * alpha_s;
+}
+
 /* NVLink SHARP (NCCL 2.17 on, NVSwitch 3 and later): a one-node all-reduce
  * reduces in the switch, each GPU sending its buffer once and receiving the
  * sum once, at the GPU's measured share of the NVLink line rate
@@ -167,16 +175,7 @@ static double nvls_s(const pp_cluster *c, double bytes)
 static bool nvls_runs(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool nvls_ok)
 {
     return nvls_ok && nvls_offered(c, kind, n, k) &&
-           nvls_s(c, bytes) < ring_factor(kind, n) * bytes / pp_nvlink_Bps(c) +
-                                  2.0 * (double)(n - 1) * c->gpu.eff.nvlink_latency_us * 1e-6;
-}
-
-/* Ring collective on one link class (alpha-beta, Thakur et al. 2005). */
-static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, double alpha_s)
-{
-    if (n <= 1 || bytes <= 0.0)
-        return 0.0;
-    return ring_factor(kind, n) * bytes / Bps + ring_steps(kind, n) * alpha_s;
+           nvls_s(c, bytes) < flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), c->gpu.eff.nvlink_latency_us * 1e-6);
 }
 
 static double collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
