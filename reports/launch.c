@@ -1263,6 +1263,69 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
     }
 }
 
+/* ---- CUDA graphs ------------------------------------------------------------- */
+
+/* The step time counts the GPU's work only: it assumes the host launches
+ * every kernel before the GPU needs it.  Where a layer's forward and
+ * backward give each GPU little work per micro-batch, eager Megatron-Core
+ * and NeMo runs have not kept up: MLPerf Training's Llama 2 70B LoRA on 64
+ * H100 (tp 4, cp 2, about 6 ms a layer) ran 0.625-0.654 s a step in v4.0
+ * without CUDA graphs and 0.541-0.555 s in v4.1 with them, the same plan
+ * (data/validation); on 512 H200 in v5.0 (about 5 ms a layer) the eager run
+ * took 0.793 s where the graphed ones of v4.1 on H100 at the same degrees
+ * took 0.546-0.558 s.  Below PP_GRAPH_LAYER_MS the report advises
+ * capturing the layers as graphs, the run the price describes.  A dropless
+ * MoE layer's routed experts change shape every step and cannot be
+ * captured: there only attention is (Megatron-Core's partial graphs through
+ * Transformer Engine, --cuda-graph-scope attn; the DeepSeek-V3 GB200 guide,
+ * Megatron-LM docs/discussions, October 2025).  The graphs' static buffers
+ * and memory pool are not priced, so the advice says what memory the plan
+ * leaves. */
+#define PP_GRAPH_LAYER_MS 8.0
+
+void pp_cuda_graph_advice_of(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_cuda_graph_advice *out)
+{
+    double layers = (double)prob->model.layers / (plan->pp > 0 ? plan->pp : 1);
+    *out = (pp_cuda_graph_advice){0};
+    if (ev->microbatches > 0 && layers > 0.0)
+        out->layer_ms = 1e3 * ev->time.compute_s / (ev->microbatches * layers);
+    out->advised = prob->training.framework == PP_FW_MEGATRON_CORE && out->layer_ms > 0.0 &&
+                   out->layer_ms < PP_GRAPH_LAYER_MS;
+    bool dropless_moe = prob->model.experts > 0 && plan->moe_capacity_factor == 0;
+    out->impl = dropless_moe ? "transformer_engine" : "local";
+    out->scope = dropless_moe ? "attn" : NULL;
+    out->free_gib = fmax(0.0, ev->mem.usable_gib - ev->mem.total_gib);
+}
+
+void pp_md_cuda_graphs(pp_strbuf *sb, const char *heading, const pp_problem *prob, const pp_plan *plan,
+                       const pp_eval *ev)
+{
+    pp_cuda_graph_advice a;
+    pp_cuda_graph_advice_of(prob, plan, ev, &a);
+    if (!a.advised)
+        return;
+    pp_sb_appendf(sb, "%s CUDA graphs\n\n", heading);
+    pp_sb_appendf(sb,
+                  "Each GPU computes about %.1f ms of a layer's forward and backward per micro-batch. The step time "
+                  "above counts the GPU's work only: it assumes the host launches every kernel before the GPU needs "
+                  "it, and below %.0f ms a layer eager Megatron-Core and NeMo runs have fallen behind it (MLPerf "
+                  "Training's Llama 2 70B LoRA on 64 H100 at about 6 ms a layer: 0.625-0.654 s a step without CUDA "
+                  "graphs in v4.0, 0.541-0.555 s with them in v4.1, the same plan). Capture the layers as CUDA "
+                  "graphs: `--cuda-graph-impl %s",
+                  a.layer_ms, PP_GRAPH_LAYER_MS, a.impl);
+    if (a.scope)
+        pp_sb_appendf(sb, " --cuda-graph-scope %s", a.scope);
+    pp_sb_appendf(sb, "` (in Megatron-Bridge, %s with the same value%s)",
+                  a.scope ? "`model.cuda_graph_impl` and `model.cuda_graph_scope`" : "`model.cuda_graph_impl`",
+                  a.scope ? "s" : "");
+    if (a.scope)
+        pp_sb_append(sb, "; a dropless MoE layer's routed experts change shape every step and stay eager, so only "
+                         "attention is captured");
+    pp_sb_appendf(sb, ". The graphs keep static buffers and a memory pool of their own, which the memory model "
+                      "does not count: the plan leaves %.2f GiB of the usable memory free.\n\n",
+                  a.free_gib);
+}
+
 void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res)
 {
     pp_launch *l = malloc(sizeof *l);
@@ -1277,5 +1340,6 @@ void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
         md_target(sb, &l->targets[i]);
     }
     md_compression(sb, prob, &res->best.plan, l);
+    pp_md_cuda_graphs(sb, "###", prob, &res->best.plan, &res->best.eval);
     free(l);
 }

@@ -101,8 +101,26 @@ int pp_launch_lines(const pp_launch_target *t, char lines[][PP_LAUNCH_TEXT], int
  * Megatron-LM target); returns how many lines. */
 int pp_megatron_flags(const pp_problem *prob, const pp_plan *plan, char lines[][PP_LAUNCH_TEXT], int max);
 
-/* The report's "How to run it" section: every target, then compression's
- * accuracy risks. */
+/* Whether to capture the layers as CUDA graphs (launch.c: the step time
+ * counts the GPU's work only, which an eager Megatron-Core run keeps up with
+ * only when a layer gives the GPU enough of it). */
+typedef struct pp_cuda_graph_advice {
+    double layer_ms;   /* GPU time of one layer's forward and backward per micro-batch (busiest stage) */
+    bool advised;      /* a Megatron-Core plan below PP_GRAPH_LAYER_MS */
+    const char *impl;  /* the value of --cuda-graph-impl (model.cuda_graph_impl) */
+    const char *scope; /* the value of --cuda-graph-scope, NULL: the whole layer (the default) */
+    double free_gib;   /* usable memory the plan leaves, which the graphs' buffers take from */
+} pp_cuda_graph_advice;
+
+void pp_cuda_graph_advice_of(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_cuda_graph_advice *out);
+
+/* The advice as a Markdown section under heading ("###"), nothing where
+ * graphs are not advised. */
+void pp_md_cuda_graphs(pp_strbuf *sb, const char *heading, const pp_problem *prob, const pp_plan *plan,
+                       const pp_eval *ev);
+
+/* The report's "How to run it" section: every target, compression's
+ * accuracy risks, then the CUDA-graph advice. */
 void pp_md_how_to_run(pp_strbuf *sb, const pp_problem *prob, const pp_plan_result *res);
 
 #endif

@@ -268,6 +268,7 @@ int pp_report_eval_md(const pp_problem *prob, const pp_plan *plan, const pp_eval
                           "runs (data/frameworks.json).\n\n");
     }
     md_priced_plan(out, prob, plan, ev);
+    pp_md_cuda_graphs(out, "##", prob, plan, ev);
     return finish(out);
 }
 

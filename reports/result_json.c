@@ -230,12 +230,31 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
 
 /* ---- eval ---------------------------------------------------------------- */
 
+/* The CUDA-graph advice (launch.c), as the report's "CUDA graphs" says it. */
+static void put_cuda_graphs(pp_jb *b, cJSON *parent, const pp_problem *prob, const pp_plan *plan, const pp_eval *ev)
+{
+    pp_cuda_graph_advice a;
+    pp_cuda_graph_advice_of(prob, plan, ev, &a);
+    cJSON *g = pp_jb_obj(b, parent, "cuda_graphs");
+    if (!g)
+        return;
+    pp_jb_num(b, g, "gpu_ms_per_layer", a.layer_ms);
+    pp_jb_bool(b, g, "advised", a.advised);
+    if (a.advised) {
+        pp_jb_str(b, g, "megatron_cuda_graph_impl", a.impl);
+        if (a.scope)
+            pp_jb_str(b, g, "megatron_cuda_graph_scope", a.scope);
+        pp_jb_num(b, g, "free_gib", a.free_gib);
+    }
+}
+
 cJSON *pp_json_eval(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev)
 {
     pp_jb b = {true};
     cJSON *root = pp_jb_check(&b, cJSON_CreateObject());
     pp_jb_str(&b, root, "status", pp_status_name(PP_STATUS_EVALUATED));
     put_priced(&b, root, prob, plan, ev);
+    put_cuda_graphs(&b, root, prob, plan, ev);
     put_problem(&b, root, prob);
     return finish(&b, root);
 }
@@ -541,6 +560,8 @@ static void put_how_to_run(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_
         if (l->targets[i].json_key)
             put_launch_target(b, run, &l->targets[i]);
     free(l);
+    if (run)
+        put_cuda_graphs(b, run, prob, &res->best.plan, &res->best.eval);
 }
 
 static void put_assumptions(pp_jb *b, cJSON *o, const pp_problem *prob, const pp_plan_result *res,

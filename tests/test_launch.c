@@ -607,6 +607,68 @@ static void test_nvls_off_runs_off(void)
     pp_catalog_free(&cat);
 }
 
+/* CUDA graphs are advised where a Megatron-Core plan gives each GPU under
+ * 8 ms of a layer's forward and backward per micro-batch (launch.c), with
+ * flags Megatron-LM has, and only attention captured for a dropless MoE
+ * model. */
+static void test_cuda_graph_advice(void)
+{
+    static flag_set known;
+    load_megatron_flags(&known);
+    CU_ASSERT(has_flag(&known, "--cuda-graph-impl"));
+    CU_ASSERT(has_flag(&known, "--cuda-graph-scope"));
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_load_problem("data/examples/llama2-70b-lora-h100.json", &cat, &p);
+    /* MLPerf's Llama 2 70B LoRA plan on 8 H100 (tp 4, cp 2), then cp 1 */
+    pp_plan small = pp_test_plan(4, 1, 1, 2, 1), large = pp_test_plan(4, 1, 2, 1, 1);
+    pp_eval es, el;
+    pp_evaluate(&p, &small, &es);
+    pp_evaluate(&p, &large, &el);
+    pp_cuda_graph_advice as, al;
+    pp_cuda_graph_advice_of(&p, &small, &es, &as);
+    pp_cuda_graph_advice_of(&p, &large, &el, &al);
+    printf("\n    tp 4 cp 2: %.2f ms a layer, cp 1: %.2f ms ", as.layer_ms, al.layer_ms);
+    /* the layer's work per micro-batch halves with cp, about */
+    CU_ASSERT(as.layer_ms > 0.4 * al.layer_ms && as.layer_ms < 0.6 * al.layer_ms);
+    CU_ASSERT_EQUAL(as.advised, as.layer_ms < 8.0);
+    CU_ASSERT_EQUAL(al.advised, al.layer_ms < 8.0);
+    CU_ASSERT(as.advised);
+    CU_ASSERT_STRING_EQUAL(as.impl, "local");
+    CU_ASSERT_PTR_NULL(as.scope);
+    CU_ASSERT(as.free_gib >= 0.0 && as.free_gib <= es.mem.usable_gib);
+    /* the Markdown says it, with the flag */
+    pp_plan_result res = {.status = PP_STATUS_OPTIMAL};
+    res.best.plan = small;
+    res.best.eval = es;
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    pp_md_how_to_run(&sb, &p, &res);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sb.data, "### CUDA graphs"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sb.data, "`--cuda-graph-impl local`"));
+    pp_sb_free(&sb);
+    /* another framework: no advice (the evidence is Megatron-Core's and NeMo's) */
+    pp_problem q = p;
+    q.training.framework = PP_FW_FSDP;
+    pp_cuda_graph_advice aq;
+    pp_cuda_graph_advice_of(&q, &small, &es, &aq);
+    CU_ASSERT_FALSE(aq.advised);
+    /* a dropless MoE model: only attention is captured */
+    pp_problem d;
+    pp_plan dl;
+    load_deepseek(&cat, &d, &dl);
+    pp_eval ed;
+    pp_evaluate(&d, &dl, &ed);
+    pp_cuda_graph_advice ad;
+    pp_cuda_graph_advice_of(&d, &dl, &ed, &ad);
+    CU_ASSERT_STRING_EQUAL(ad.impl, "transformer_engine");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ad.scope);
+    CU_ASSERT_STRING_EQUAL(ad.scope, "attn");
+    CU_ASSERT_EQUAL(ad.advised, ad.layer_ms < 8.0);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -620,6 +682,7 @@ int main(void)
         {"torchtitan: the priced fp8 or MXFP8 recipe as a converter; a recipe it lacks runs no plan",
          test_torchtitan_recipes},
         {"a plan priced without NVLink SHARP launches with it off", test_nvls_off_runs_off},
+        {"CUDA graphs advised below 8 ms of GPU work a layer, attention only for dropless MoE", test_cuda_graph_advice},
         {NULL, NULL},
     };
     return pp_test_main("launch settings", tests);
