@@ -512,10 +512,58 @@ static void test_alignment_is_a_power_of_two(void)
     CU_ASSERT_EQUAL(off.align_share, gpu.eff.gemm_misaligned);
 }
 
+/* A GEMM with more rows or columns is never faster: the time is the waves
+ * times a tile's time (tile and wave quantization together, NVIDIA's
+ * "Matrix Multiplication Background User's Guide"), so it steps up and
+ * never down, one row at a time from 1 to 4,096 (columns eight at a time,
+ * as alignment pays), alone and batched (a grouped GEMM of experts), at the
+ * shapes of dense and MoE layers (Qwen3-30B-A3B's and Mixtral's experts),
+ * on the catalog's A100 and H100 with their SM counts.  Wave quantization
+ * alone made it fall after a full wave (20-30 times per shape, from 129
+ * rows on). */
+static void test_gemm_time_never_falls(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const char *gpus[] = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
+    const double nk[][2] = {{1536, 2048}, {2048, 768}, {28672, 4096}, {4096, 14336}, {768, 256}, {4096, 4096}};
+    int falls = 0, steps = 0;
+    for (int gi = 0; gi < 2; gi++) {
+        const pp_gpu *g = pp_catalog_gpu(&cat, gpus[gi]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_FATAL(g->sm_count > 0);
+        for (size_t si = 0; si < sizeof nk / sizeof nk[0]; si++)
+            for (double b = 1; b <= 16; b *= 16) {
+                double before_m = 0.0, before_n = 0.0;
+                for (int x = 1; x <= 4096; x++) {
+                    double tm = pp_gemm_time_s(g, PP_PREC_BF16, x, nk[si][0], nk[si][1], b);
+                    if (x > 1) {
+                        steps++;
+                        falls += tm < before_m * (1.0 - 1e-12); /* rounding aside */
+                    }
+                    before_m = tm;
+                    /* N in steps of 8: an aligned N is rightly faster than the misaligned one before it */
+                    if (x % 8 == 0) {
+                        double tn = pp_gemm_time_s(g, PP_PREC_BF16, nk[si][0], x, nk[si][1], b);
+                        if (x > 8) {
+                            steps++;
+                            falls += tn < before_n * (1.0 - 1e-12);
+                        }
+                        before_n = tn;
+                    }
+                }
+            }
+    }
+    printf("\n    %d of %d steps faster ", falls, steps);
+    CU_ASSERT_EQUAL(falls, 0);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"GEMM efficiency and shape", test_gemm_efficiency_falls_with_small_shapes},
+        {"a GEMM with more rows or columns is never faster (tile and wave quantization)", test_gemm_time_never_falls},
         {"every precision's alignment is a power of two, and a shape off it pays", test_alignment_is_a_power_of_two},
         {"unfused attention's backward: four products by their shapes (Fig. 7's heads of 32)",
          test_unfused_attention_backward_shapes},

@@ -130,9 +130,10 @@ double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, 
 typedef struct pp_gemm_terms {
     int split_k;        /* slices of K the fastest configuration cuts (1: no split-K) */
     double k_share;     /* K/split / (K/split + eff.gemm_k_overhead) */
+    double tile_share;  /* m n / (padded m x padded n): the useful part of the output's tiles */
     double wave_share;  /* split x tiles / (waves x SMs), 1 if the SM count is unknown */
     double align_share; /* eff.gemm_misaligned if K or N is misaligned, else 1 */
-    double flops_s;     /* 2 batch m n k / (peak x eff.gemm x the three shares) */
+    double flops_s;     /* 2 batch m n k / (peak x eff.gemm x the four shares) */
     double bytes_s;     /* operand traffic (fp32 partial sums with split-K) / (HBM x eff.hbm) */
     double launch_s;    /* eff.kernel_us */
     double reduce_s;    /* split-K's reduction kernel: partial sums read, output written, a launch */

@@ -69,8 +69,12 @@
  * "Matrix Multiplication Background User's Guide": tile and wave
  * quantization, dimension alignment):
  *   - the output is cut into GEMM_TILE x GEMM_TILE tiles, one thread block
- *     each, and the blocks run in waves of one per SM: a last partial wave
- *     idles the rest (tiles / (waves x SMs));
+ *     each, and a tile costs the same whatever part of it the output fills:
+ *     m x n of the padded ceil(m/T) T x ceil(n/T) T is useful (tile
+ *     quantization; a dimension under one tile is padded to a step of 16,
+ *     tile_padded);
+ *   - the blocks run in waves of one per SM: a last partial wave idles the
+ *     rest (tiles / (waves x SMs));
  *   - every tile walks K in steps; the pipeline's fill and the epilogue cost
  *     about eff.gemm_k_overhead more elements of K (K / (K + gemm_k_overhead),
  *     64 unless calibrated);
@@ -78,7 +82,9 @@
  *     fp8); cuBLAS runs misaligned shapes on slower kernels, at
  *     eff.gemm_misaligned of the rate (0.5 unless calibrated).
  * Large aligned shapes come out near 1; the fitted eff.gemm is then the
- * best a kernel reaches. */
+ * best a kernel reaches.  With both quantizations the time is the waves
+ * times a tile's time, so it never falls as m or n grows (a grouped GEMM
+ * of a busier expert, moe.c, is never faster). */
 #define GEMM_TILE 128.0
 
 /* Split-K: a GEMM whose output has too few tiles to fill the SMs' waves
@@ -97,11 +103,24 @@
 #define SPLIT_K_MIN_SLICE 256.0
 #define SPLIT_K_PARTIAL_BYTES 4.0 /* fp32 partial sums: written by the GEMM, read by the reduction */
 
+/* A dimension of x elements as the output's tiles cover it: whole tiles of
+ * GEMM_TILE from one tile up; below it the library takes a tile that fits
+ * (cuBLAS and CUTLASS tile extents come in steps of GEMM_TILE_STEP), so a
+ * narrow output (a LoRA adapter's rank, a head's width) is not charged a
+ * full tile. */
+#define GEMM_TILE_STEP 16.0
+
+static double tile_padded(double x)
+{
+    double t = x < GEMM_TILE ? GEMM_TILE_STEP : GEMM_TILE;
+    return ceil(x / t) * t;
+}
+
 /* What every configuration of one GEMM shares: its FLOPs at the ceiling
  * (work_s, before the shape's shares), its operand bytes, output elements,
  * the alignment share and the tile count of one slice of K. */
 typedef struct gemm_shape {
-    double work_s, in_bytes, out_elems, align_share, tiles, k, k0, sms, hbm_Bps, launch_s;
+    double work_s, in_bytes, out_elems, align_share, tile_share, tiles, k, k0, sms, hbm_Bps, launch_s;
 } gemm_shape;
 
 /* Whether x is no multiple of a, as fmod(x, a) != 0 says, without fmod's
@@ -130,6 +149,7 @@ static void gemm_shape_of(const pp_gpu *gpu, pp_precision prec, double m, double
     g->out_elems = batch * m * n;
     g->align_share = misaligned(k, info->align_elems) || misaligned(n, info->align_elems) ? e->gemm_misaligned : 1.0;
     g->tiles = batch * ceil(m / GEMM_TILE) * ceil(n / GEMM_TILE);
+    g->tile_share = m * n / (tile_padded(m) * tile_padded(n));
     g->k = k;
     g->k0 = e->gemm_k_overhead;
     g->sms = gpu->sm_count;
@@ -149,7 +169,8 @@ static void gemm_config(const gemm_shape *g, int split, pp_gemm_terms *t)
         t->wave_share = tiles / (ceil(tiles / g->sms) * g->sms);
     }
     t->align_share = g->align_share;
-    t->flops_s = g->work_s / (t->k_share * t->wave_share * t->align_share);
+    t->tile_share = g->tile_share;
+    t->flops_s = g->work_s / (t->k_share * t->tile_share * t->wave_share * t->align_share);
     double out_bytes = split > 1 ? SPLIT_K_PARTIAL_BYTES * split : ACT_BYTES;
     t->bytes_s = (g->in_bytes + out_bytes * g->out_elems) / g->hbm_Bps;
     t->launch_s = g->launch_s;
@@ -180,7 +201,8 @@ void pp_gemm_terms_of(const pp_gpu *gpu, pp_precision prec, double m, double n, 
          * partial sums and reduction only grow with it: once that bound
          * cannot beat the best, no larger split can either */
         double slice = k / split, out_bytes = g.out_elems * SPLIT_K_PARTIAL_BYTES * split;
-        double bound = fmax(g.work_s * (slice + g.k0) / (slice * g.align_share), (g.in_bytes + out_bytes) / g.hbm_Bps) +
+        double bound = fmax(g.work_s * (slice + g.k0) / (slice * g.tile_share * g.align_share),
+                            (g.in_bytes + out_bytes) / g.hbm_Bps) +
                        2.0 * g.launch_s + (out_bytes + g.out_elems * ACT_BYTES) / g.hbm_Bps;
         if (bound >= t->time_s)
             break;

@@ -29,7 +29,8 @@
  *   experts      a grouped GEMM of E/ep experts, each at the shape of the
  *                busiest expert: imbalance x etp ep (T/t) k / E rows (few
  *                rows give small GEMMs that fall on the memory side of the
- *                roofline of kernels.c)
+ *                roofline of kernels.c), one batched product whose tiles
+ *                share the SMs' waves
  *   shared       a tensor-parallel MLP over the T tokens
  *   permutation  gathering the k copies of each token in expert order and
  *                back, and the weighted sum of the k outputs: HBM traffic
@@ -123,12 +124,19 @@ double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan)
 
     double router = gemm_time_s(prob, Tg, h, E) + MOE_ROUTER_BYTES * Tg * E / hbm + 2.0 * launch;
     double permute = MOE_PERMUTE_BYTES * Tg * k * h / hbm + 3.0 * launch;
-    /* grouped GEMM (--moe-grouped-gemm): one launch for the E/ep experts */
+    /* grouped GEMM (--moe-grouped-gemm): the E/ep experts' products in one
+     * launch, whose tiles fill the SMs' waves together (CUTLASS's grouped
+     * GEMM; Transformer Engine's GroupedLinear runs them on concurrent
+     * streams), so the waves are counted over all of them: a batched
+     * product of kernels.c.  Counted per expert, as before, a busier expert
+     * could come out faster (its rows filling a wave the lighter load left
+     * partial) */
     double local = E / ep, rows = moe_load_imbalance(prob, plan) * etp * ep * Tg * k / E;
-    double fc1 = gemm_time_s(prob, rows, h, gate * fe / etp) - launch;
-    double fc2 = gemm_time_s(prob, rows, fe / etp, h) - launch;
-    double experts = local * (fc1 + fc2) + 2.0 * launch +
-                     MOE_ELEMWISE_F_BYTES * act_f * local * rows * fe / etp / hbm + launch;
+    const pp_gpu *gpu = &prob->cluster.gpu;
+    pp_precision prec = prob->training.precision;
+    double fc1 = pp_gemm_time_s(gpu, prec, rows, gate * fe / etp, h, local);
+    double fc2 = pp_gemm_time_s(gpu, prec, rows, h, fe / etp, local);
+    double experts = fc1 + fc2 + MOE_ELEMWISE_F_BYTES * act_f * local * rows * fe / etp / hbm + launch;
     return router + permute + experts + shared_experts_fwd_s(prob, plan);
 }
 
