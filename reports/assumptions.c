@@ -58,6 +58,19 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
     snprintf(value, sizeof value, "%d layers, hidden %d, %d heads", prob->model.layers, prob->model.hidden,
              prob->model.heads);
     add_constant(ex, "model shape", value, src);
+    if (pp_model_is_moe(&prob->model)) {
+        /* the busiest expert's load over the mean (docs/cost-model.md section 9) */
+        double l = prob->training.moe_load_imbalance;
+        snprintf(value, sizeof value, "%.2f", l);
+        if (prob->model.moe_load_imbalance >= 1.0 && l == prob->model.moe_load_imbalance)
+            snprintf(src, sizeof src, "data/models.json moe_load_imbalance of %s, the model's router as measured (its "
+                     "source in the model shape's row); a plan's capacity factor caps it", mid ? mid : "the model");
+        else
+            snprintf(src, sizeof src, "the problem's training.moe_load_imbalance (default 1.2: capacity factors of "
+                     "1.0-1.25 bound what an auxiliary loss leaves, Fedus et al. 2021 section 2.2; docs/cost-model.md "
+                     "section 9); a plan's capacity factor caps it");
+        add_constant(ex, "MoE load imbalance (busiest expert over the mean, dropless)", value, src);
+    }
 
     snprintf(name, sizeof name, "peak dense %s throughput per GPU", pp_precision_name(prob->training.precision));
     snprintf(value, sizeof value, "%g TFLOP/s", g->peak_tflops[prob->training.precision]);

@@ -627,6 +627,48 @@ static void test_grouped_gemm_monotone_in_load(void)
     pp_catalog_free(&cat);
 }
 
+/* A model whose router's imbalance was measured brings it (models.json
+ * moe_load_imbalance: Qwen3's 1.6, Mixtral's 1.06); a training section that
+ * states its own wins; a model object may carry it, a dense one may not. */
+static void test_model_load_imbalance(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.model.moe_load_imbalance, 1.6);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.6);
+    pp_test_load("{'model': 'Qwen3-235B-A22B', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.6);
+    pp_test_load("{'model': 'mixtral-8x7b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.06);
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
+                 " 'training': {'global_batch': 64, 'moe_load_imbalance': 1.3}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.3);
+    /* a model without a measured value keeps the default */
+    pp_test_load("{'model': 'deepseek-v3', 'cluster': {'gpu': 'h800-sxm5-80gb', 'nodes': 32},"
+                 " 'training': {'global_batch': 256}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.model.moe_load_imbalance, 0.0);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.2);
+    /* as a model object's key; a dense model's is an error naming it */
+    pp_test_load("{'model': {'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
+                 " 'experts': 8, 'experts_per_token': 2, 'moe_ffn_hidden': 2048, 'moe_load_imbalance': 1.4},"
+                 " 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1}, 'training': {'global_batch': 64}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.4);
+    char *text = pp_json_of("{'model': {'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
+                            " 'moe_load_imbalance': 1.4}, 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                            " 'training': {'global_batch': 64}}");
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "moe_load_imbalance");
+    PP_ASSERT_CONTAINS(err.msg, "dense");
+    free(text);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -643,6 +685,7 @@ int main(void)
          test_dispatcher_overlap_decisions},
         {"the expert block's backward: two passes, three with recomputation, one with LoRA", test_expert_backward_passes},
         {"a busier expert never runs faster: the grouped GEMM's waves are shared", test_grouped_gemm_monotone_in_load},
+        {"a model's measured router imbalance is its problems' default", test_model_load_imbalance},
         {NULL, NULL},
     };
     return pp_test_main("mixture of experts", tests);

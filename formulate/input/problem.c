@@ -942,6 +942,11 @@ static int parse_problem_doc(const parse_ctx *c, const cJSON *doc, const pp_jpat
         rc = parse_section(c, doc, root, "training", PP_REQUIRED, parse_training);
     if (!rc)
         rc = parse_section(c, doc, root, "model", PP_REQUIRED, parse_model);
+    /* a model whose router's imbalance was measured (models.json) brings it,
+     * unless the training section states its own */
+    if (!rc && c->p->model.moe_load_imbalance >= 1.0 &&
+        !pp_json_member(pp_json_member(doc, "training"), "moe_load_imbalance"))
+        c->p->training.moe_load_imbalance = c->p->model.moe_load_imbalance;
     if (!rc)
         rc = parse_section(c, doc, root, "cluster", capacity ? PP_OPTIONAL : PP_REQUIRED, parse_cluster);
     if (!rc)

@@ -264,6 +264,12 @@ int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *e
         rc = pp_json_double(obj, at, "loss_token_fraction", PP_OPTIONAL, 1e-6, 1.0, &m->loss_token_fraction, err);
     if (!rc)
         rc = read_model_arch(obj, at, m, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "moe_load_imbalance", PP_OPTIONAL, 1.0, 64.0, &m->moe_load_imbalance, err);
+    if (!rc && m->moe_load_imbalance > 0.0 && m->experts == 0) {
+        pp_jpath here = pp_jpath_key(at, "moe_load_imbalance");
+        return pp_json_fail(err, &here, "expected moe_load_imbalance only with experts: the model is dense");
+    }
     if (rc)
         return rc;
     if (m->kv_heads == 0)

@@ -40,7 +40,7 @@
 #define PP_MODEL_MOE_KEYS                                                                                          \
     "experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "shared_ffn_hidden", "first_dense_layers", \
         "moe_layer_freq", "mtp_layers", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",     \
-        "v_head_dim"
+        "v_head_dim", "moe_load_imbalance"
 
 /* MoE layers of a model (the first_dense_layers are dense, then every
  * moe_layer_freq-th layer is MoE). */

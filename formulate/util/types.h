@@ -130,6 +130,8 @@ typedef struct pp_model {
     bool router_expert_bias; /* auxiliary-loss-free balancing by a per-expert bias (DeepSeek-V3 noaux_tc) */
     int router_groups;       /* group-limited routing: experts in this many groups (0 = none) */
     int router_group_topk;   /* of which a token's experts come from at most this many */
+    double moe_load_imbalance; /* the trained router's busiest expert over the mean on a dropless plan, measured
+                                  (models.json); 0 = not known: training.moe_load_imbalance or its default */
     double router_scaling;   /* routed experts' output scale (0 = 1) */
     char bridge_recipe[PP_NAME_LEN]; /* Megatron-Bridge's recipe of this model ("" = none known) */
 } pp_model;
