@@ -635,24 +635,27 @@ static void test_model_load_imbalance(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;
-    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
-                 " 'training': {'global_batch': 64}}", &cat, &p);
-    CU_ASSERT_EQUAL(p.model.moe_load_imbalance, 1.6);
-    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.6);
-    pp_test_load("{'model': 'Qwen3-235B-A22B', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
-                 " 'training': {'global_batch': 64}}", &cat, &p);
-    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.6);
-    pp_test_load("{'model': 'mixtral-8x7b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
-                 " 'training': {'global_batch': 64}}", &cat, &p);
-    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.06);
-    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4},"
-                 " 'training': {'global_batch': 64, 'moe_load_imbalance': 1.3}}", &cat, &p);
-    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.3);
-    /* a model without a measured value keeps the default */
-    pp_test_load("{'model': 'deepseek-v3', 'cluster': {'gpu': 'h800-sxm5-80gb', 'nodes': 32},"
-                 " 'training': {'global_batch': 256}}", &cat, &p);
-    CU_ASSERT_EQUAL(p.model.moe_load_imbalance, 0.0);
-    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.2);
+    /* a model, what training states beside the batch, the lambda priced;
+     * a model without a measured value keeps the default */
+    static const struct {
+        const char *model, *training;
+        double lambda;
+    } cases[] = {
+        {"qwen3-30b-a3b", "", 1.6},
+        {"Qwen3-235B-A22B", "", 1.6},
+        {"mixtral-8x7b", "", 1.06},
+        {"qwen3-30b-a3b", ", 'moe_load_imbalance': 1.3", 1.3},
+        {"deepseek-v3", "", 1.2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[256];
+        snprintf(json, sizeof json,
+                 "{'model': '%s', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4}, 'training': {'global_batch': 64%s}}",
+                 cases[i].model, cases[i].training);
+        pp_test_load(json, &cat, &p);
+        CU_ASSERT_EQUAL(p.training.moe_load_imbalance, cases[i].lambda);
+    }
+    CU_ASSERT_EQUAL(p.model.moe_load_imbalance, 0.0); /* deepseek-v3 carries none */
     /* as a model object's key; a dense model's is an error naming it */
     pp_test_load("{'model': {'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
                  " 'experts': 8, 'experts_per_token': 2, 'moe_ffn_hidden': 2048, 'moe_load_imbalance': 1.4},"
