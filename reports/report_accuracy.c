@@ -152,6 +152,35 @@ static void order_table(const pp_score *score, pp_strbuf *out)
 
 /* What a PP_PAIR_WHAT slot names: a decision's PLAN.json key (a codec's as
  * "compression.dp"), or the training settings. */
+/* Weak scaling: the same plan per GPU on more GPUs, measured against
+ * priced (pp_group_score's scale pairs), per group that has any. */
+static void scale_table(const pp_score *score, pp_strbuf *out)
+{
+    int n = 0;
+    double gap = 0.0;
+    for (int i = 0; i < score->n_groups; i++) {
+        n += score->groups[i].n_scale;
+        gap += score->groups[i].n_scale * score->groups[i].scale_gap;
+    }
+    if (!n)
+        return;
+    pp_sb_append(out, "\nWeak scaling: pairs of one group that run the same plan per GPU (every degree but dp, the "
+                      "micro-batch and the micro-batches per replica alike) on more GPUs, the larger run's step time "
+                      "over the smaller's, measured against priced (the gap: log of the measured ratio less log of the "
+                      "priced one; above 0, the runs slowed with scale more than the model prices):\n\n"
+                      "| source group | pairs | mean GPU-count doublings | gap, mean |\n"
+                      "| --- | ---: | ---: | ---: |\n");
+    for (int i = 0; i < score->n_groups; i++) {
+        const pp_group_score *g = &score->groups[i];
+        if (!g->n_scale)
+            continue;
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, g->group);
+        pp_sb_appendf(out, " | %d | %.1f | %+.1f %% |\n", g->n_scale, g->scale_doublings, g->scale_gap);
+    }
+    pp_sb_appendf(out, "| **all** | %d | | %+.1f %% |\n", n, gap / n);
+}
+
 static const char *what_name(int slot, char *buf, size_t cap)
 {
     if (slot >= PP_DEC_COUNT)
@@ -242,6 +271,7 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
                       score->n_defect, score->mape_defect);
     order_table(score, out);
     what_table(score, out);
+    scale_table(score, out);
     peak_table(score, out);
     feasibility_table(score, out);
     if (rows) {
@@ -302,6 +332,11 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "runs_priced_fit", g->ran_fit);
         cJSON_AddNumberToObject(o, "oom_runs", g->n_oom);
         cJSON_AddNumberToObject(o, "oom_runs_priced_over", g->oom_over);
+        cJSON_AddNumberToObject(o, "scale_pairs", g->n_scale);
+        if (g->n_scale) {
+            cJSON_AddNumberToObject(o, "scale_gap_pct", g->scale_gap);
+            cJSON_AddNumberToObject(o, "scale_doublings", g->scale_doublings);
+        }
         cJSON_AddItemToArray(groups, o);
     }
     cJSON *what = cJSON_AddArrayToObject(root, "order_by_decision");

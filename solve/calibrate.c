@@ -40,6 +40,7 @@ double pp_row_time_error_pct(const pp_measurement *r, double *predicted_s)
 
 static int count_pairs(const pp_measurement_set *set, const double *pred, const char *g, int *ordered,
                        int *bin_n, int *bin_ordered, int *what_n, int *what_ordered);
+static void score_scale_pairs(const pp_measurement_set *set, const double *pred, pp_group_score *g);
 
 static double share(int k, int n)
 {
@@ -112,6 +113,8 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
             g->n_pairs = count_pairs(set, pred, g->group, &ordered, g->bin_pairs, g->bin_ordered, score->what_pairs,
                                      score->what_ordered);
         g->ordered = 100.0 * share(ordered, g->n_pairs);
+        if (pred)
+            score_scale_pairs(set, pred, g);
     }
     free(pred);
 }
@@ -672,6 +675,54 @@ static bool same_job(const pp_measurement *a, const pp_measurement *b)
            a->prob.cluster.nodes * a->prob.cluster.gpus_per_node ==
                b->prob.cluster.nodes * b->prob.cluster.gpus_per_node &&
            a->prob.training.global_batch == b->prob.training.global_batch;
+}
+
+/* Two rows of one group are a weak-scaling pair when they train the same
+ * model on GPUs of one kind with the same plan per GPU: every decision and
+ * training setting alike but dp and the global batch, whose micro-batches
+ * per replica (global batch / dp) are the same.  What the larger run adds
+ * is what scale costs: the data-parallel traffic and every wait for the
+ * slowest of more GPUs. */
+static bool scale_pair(const pp_measurement *a, const pp_measurement *b)
+{
+    if (a->plan.dp == b->plan.dp || strcmp(a->group, b->group) != 0 || strcmp(a->gpu_id, b->gpu_id) != 0)
+        return false;
+    const pp_model *x = &a->prob.model, *y = &b->prob.model;
+    if (x->layers != y->layers || x->hidden != y->hidden || x->heads != y->heads || x->ffn_hidden != y->ffn_hidden ||
+        x->vocab != y->vocab || x->seq_len != y->seq_len || x->experts != y->experts)
+        return false;
+    if (a->prob.training.global_batch * b->plan.dp != b->prob.training.global_batch * a->plan.dp)
+        return false;
+    pp_plan p = a->plan;
+    p.dp = b->plan.dp;
+    pp_training t = a->prob.training;
+    t.global_batch = b->prob.training.global_batch;
+    t.tokens = b->prob.training.tokens;
+    return memcmp(&p, &b->plan, sizeof p) == 0 && memcmp(&t, &b->prob.training, sizeof t) == 0;
+}
+
+/* Group g's weak-scaling pairs (timed rows, no software defect). */
+static void score_scale_pairs(const pp_measurement_set *set, const double *pred, pp_group_score *g)
+{
+    g->n_scale = 0;
+    g->scale_gap = g->scale_doublings = 0.0;
+    for (int i = 0; i < set->n; i++) {
+        const pp_measurement *a = &set->rows[i];
+        if (!a->has_time || a->defect || strcmp(a->group, g->group) != 0)
+            continue;
+        for (int j = 0; j < set->n; j++) {
+            const pp_measurement *b = &set->rows[j];
+            if (!b->has_time || b->defect || b->plan.dp <= a->plan.dp || !scale_pair(a, b))
+                continue;
+            g->n_scale++;
+            g->scale_gap += 100.0 * (log(b->iteration_s / a->iteration_s) - log(pred[j] / pred[i]));
+            g->scale_doublings += log2((double)b->plan.dp / a->plan.dp);
+        }
+    }
+    if (g->n_scale) {
+        g->scale_gap /= g->n_scale;
+        g->scale_doublings /= g->n_scale;
+    }
 }
 
 int pp_gap_bin(double gap)

@@ -50,6 +50,12 @@ typedef struct pp_group_score {
      * within the usable memory): */
     int n_ran, ran_fit; /* timed rows (the run finished steps), and how many are priced to fit */
     int n_oom, oom_over; /* rows that ran out of memory, and how many are priced over */
+    /* weak-scaling pairs: the same plan per GPU (the degrees, the micro-batch,
+     * the micro-batches per replica) on more GPUs, dp the only degree that
+     * differs.  scale_gap is their mean of log(measured ratio) - log(priced
+     * ratio) in %: above 0, the runs slowed with scale more than priced */
+    int n_scale;
+    double scale_gap, scale_doublings; /* and the mean log2 of the GPU-count ratio */
 } pp_group_score;
 
 /* Same-job pairs by what differs between their two plans: one slot per

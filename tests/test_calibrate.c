@@ -1369,6 +1369,62 @@ static const char *const ORDER_ROWS = "[" ORDER_ROW("t1", "sweep", 1, 8, 64) ","
     ORDER_ROW("t4", "sweep", 4, 2, 64) "," ORDER_ROW("t8", "sweep", 8, 1, 64) "," ORDER_ROW("t2-gb128", "sweep", 2, 4, 128)
     "," ORDER_ROW("t2-alone", "other", 2, 4, 64) "]";
 
+/* Weak-scaling pairs: the same plan per GPU on 16 and 64 GPUs (dp 16 and
+ * 64, the global batch four times as large) pair, with the gap of their
+ * measured ratio over the priced one; a run at another micro-batch, or at
+ * the same dp, does not. */
+static void test_scale_pairs(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("scale-rows.json", path, sizeof path);
+    pp_write_json(path, "["
+                  " {'id': 'd16', 'source_group': 'scale',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'micro_batch': 1, 'global_batch': 64, 'precision': 'bf16'},"
+                  "  'measured': {'iteration_s': 1.0}}"
+                  ", {'id': 'd64', 'source_group': 'scale',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 64, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 64, 'micro_batch': 1, 'global_batch': 256, 'precision': 'bf16'},"
+                  "  'measured': {'iteration_s': 1.1}}"
+                  ", {'id': 'd64-mb2', 'source_group': 'scale',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 64, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 64, 'micro_batch': 2, 'global_batch': 256, 'precision': 'bf16'},"
+                  "  'measured': {'iteration_s': 1.2}}"
+                  ", {'id': 'd16-again', 'source_group': 'scale',"
+                  "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"
+                  "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 16, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 1, 'd': 16, 'micro_batch': 1, 'global_batch': 64, 'precision': 'bf16'},"
+                  "  'measured': {'iteration_s': 1.05}}"
+                  "]");
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 4);
+    pp_score score;
+    pp_score_measurements(&set, &score);
+    const pp_group_score *g = group_score(&score, "scale");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    /* d16 and d16-again each pair with d64; d64-mb2 runs another micro-batch */
+    CU_ASSERT_EQUAL(g->n_scale, 2);
+    double p16 = pp_step_time_s(&set.rows[0].prob, &set.rows[0].plan);
+    double p64 = pp_step_time_s(&set.rows[1].prob, &set.rows[1].plan);
+    double want = 50.0 * (log(1.1 / 1.0) - log(p64 / p16)) + 50.0 * (log(1.1 / 1.05) - log(p64 / p16));
+    PP_REL_EQ(g->scale_gap, want, 1e-9);
+    PP_REL_EQ(g->scale_doublings, 2.0, 1e-12);
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    CU_ASSERT_EQUAL(pp_report_accuracy_md(&score, &set, false, &sb), 0);
+    PP_ASSERT_CONTAINS(sb.data, "Weak scaling");
+    pp_sb_free(&sb);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 static void test_order_bins_count_pairs(void)
 {
     /* the bins: slower / faster - 1, over 3 %, 10 % and 30 % */
@@ -2008,6 +2064,7 @@ int main(void)
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {"rows on B200, GB200, H800 and MoE models are priced and calibrated", test_rows_on_every_gpu_calibrate},
         {"same-job pairs are counted by measured gap on a hand-made set", test_order_bins_count_pairs},
+        {"weak-scaling pairs: the same plan per GPU on more GPUs, measured against priced", test_scale_pairs},
         {"the order term's derivative points toward the measured order", test_order_term_gradient},
         {"a malformed row is an error naming its path", test_bad_rows_name_their_path},
         {"a malformed measurement file is an error naming line and column", test_malformed_file},
