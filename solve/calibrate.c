@@ -663,15 +663,22 @@ int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigm
  * (MLPerf submitters of one configuration) differ by the system, which no
  * plan can order.  Rows are zeroed before they are filled, so their plan
  * and training settings compare byte for byte. */
-static bool same_job(const pp_measurement *a, const pp_measurement *b)
+/* Two rows of one group that train the same model shape on GPUs of one
+ * kind: what both kinds of pair below start from. */
+static bool same_model_and_gpu(const pp_measurement *a, const pp_measurement *b)
 {
     const pp_model *x = &a->prob.model, *y = &b->prob.model;
+    return strcmp(a->group, b->group) == 0 && strcmp(a->gpu_id, b->gpu_id) == 0 && x->layers == y->layers &&
+           x->hidden == y->hidden && x->heads == y->heads && x->kv_heads == y->kv_heads &&
+           x->ffn_hidden == y->ffn_hidden && x->vocab == y->vocab && x->seq_len == y->seq_len;
+}
+
+static bool same_job(const pp_measurement *a, const pp_measurement *b)
+{
     if (memcmp(&a->plan, &b->plan, sizeof a->plan) == 0 &&
         memcmp(&a->prob.training, &b->prob.training, sizeof a->prob.training) == 0)
         return false;
-    return strcmp(a->group, b->group) == 0 && strcmp(a->gpu_id, b->gpu_id) == 0 && x->layers == y->layers &&
-           x->hidden == y->hidden && x->heads == y->heads && x->kv_heads == y->kv_heads &&
-           x->ffn_hidden == y->ffn_hidden && x->vocab == y->vocab && x->seq_len == y->seq_len &&
+    return same_model_and_gpu(a, b) &&
            a->prob.cluster.nodes * a->prob.cluster.gpus_per_node ==
                b->prob.cluster.nodes * b->prob.cluster.gpus_per_node &&
            a->prob.training.global_batch == b->prob.training.global_batch;
@@ -685,11 +692,7 @@ static bool same_job(const pp_measurement *a, const pp_measurement *b)
  * slowest of more GPUs. */
 static bool scale_pair(const pp_measurement *a, const pp_measurement *b)
 {
-    if (a->plan.dp == b->plan.dp || strcmp(a->group, b->group) != 0 || strcmp(a->gpu_id, b->gpu_id) != 0)
-        return false;
-    const pp_model *x = &a->prob.model, *y = &b->prob.model;
-    if (x->layers != y->layers || x->hidden != y->hidden || x->heads != y->heads || x->ffn_hidden != y->ffn_hidden ||
-        x->vocab != y->vocab || x->seq_len != y->seq_len || x->experts != y->experts)
+    if (a->plan.dp == b->plan.dp || !same_model_and_gpu(a, b) || a->prob.model.experts != b->prob.model.experts)
         return false;
     if (a->prob.training.global_batch * b->plan.dp != b->prob.training.global_batch * a->plan.dp)
         return false;
