@@ -813,6 +813,39 @@ static void test_problem_names_as_written(void)
         CU_ASSERT_EQUAL(a.training.framework, frameworks[i].fw);
         free(text);
     }
+    /* precisions by the frameworks' names of their recipes (NeMo and
+     * Megatron-Bridge tables and recipes, Megatron-LM's --fp8-recipe) */
+    static const struct {
+        const char *name;
+        pp_precision prec;
+    } precisions[] = {{"FP8-CS", PP_PREC_FP8_CURRENT},
+                      {"fp8_ds", PP_PREC_FP8},
+                      {"FP8-MX", PP_PREC_MXFP8},
+                      {"FP8-SS", PP_PREC_FP8_BLOCK},
+                      {"NVFP4", PP_PREC_NVFP4},
+                      {"tensorwise", PP_PREC_FP8_CURRENT},
+                      {"bf16_with_mxfp8_mixed", PP_PREC_MXFP8},
+                      {"bf16-mixed", PP_PREC_BF16},
+                      {"FP8 current scaling", PP_PREC_FP8_CURRENT}};
+    for (size_t i = 0; i < sizeof precisions / sizeof precisions[0]; i++) {
+        char training[160];
+        snprintf(training, sizeof training, "{'global_batch': 8, 'precision': '%s'}", precisions[i].name);
+        char *text = problem_with("'llama3-8b'", "{'gpu': 'b200-sxm-180gb', 'gpus_per_node': 8, 'nodes': 1}",
+                                  training, NULL);
+        CU_ASSERT_EQUAL_FATAL(parse_problem(text, &a, &err), PP_OK);
+        CU_ASSERT_EQUAL(a.training.precision, precisions[i].prec);
+        free(text);
+    }
+    /* an alias is checked against the GPU as the name is: MXFP8 is Blackwell's */
+    char *mx_h100 = problem_with("'llama3-8b'", "{'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 1}",
+                                 "{'global_batch': 8, 'precision': 'FP8-MX'}", NULL);
+    CU_ASSERT_EQUAL(parse_problem(mx_h100, &a, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.training.precision");
+    free(mx_h100);
+    char *fp32 = problem_with(NULL, NULL, "{'global_batch': 8, 'precision': 'fp32'}", NULL);
+    CU_ASSERT_EQUAL(parse_problem(fp32, &a, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "$.training.precision");
+    free(fp32);
     /* a name of no framework is still an error at its path */
     char *jax = problem_with(NULL, NULL, "{'global_batch': 8, 'framework': 'MaxText'}", NULL);
     CU_ASSERT_EQUAL(parse_problem(jax, &a, &err), PP_EINPUT);

@@ -370,7 +370,15 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_check_keys(obj, at, training_keys, c->err);
     if (!rc)
         rc = pp_json_long(obj, at, "global_batch", PP_REQUIRED, 1, MAX_GLOBAL_BATCH, &t->global_batch, c->err);
-    if (!rc)
+    /* the precision by its name or a framework's name of its recipe
+     * ("FP8-CS", "bf16_with_mxfp8_mixed": names.c pp_precision_alias) */
+    const cJSON *prec_item = cJSON_GetObjectItemCaseSensitive(obj, "precision");
+    pp_precision prec_alias;
+    if (!rc && cJSON_IsString(prec_item) && pp_precision_alias(prec_item->valuestring, &prec_alias)) {
+        for (int i = 0; i < N_TRAINING_PRECISIONS; i++)
+            if (training_precisions[i] == prec_alias)
+                precision = i;
+    } else if (!rc)
         rc = pp_json_enum(obj, at, "precision", PP_OPTIONAL, training_precision_names, N_TRAINING_PRECISIONS,
                           &precision, c->err);
     if (!rc)

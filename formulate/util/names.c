@@ -81,6 +81,67 @@ bool pp_framework_alias(const char *text, pp_framework *fw)
     return false;
 }
 
+/* Other names of the training precisions, as the frameworks spell their
+ * recipes: Megatron-LM's --fp8-recipe values (delayed, tensorwise, mxfp8,
+ * blockwise; --fp4-recipe nvfp4), the mixed-precision recipes of NeMo 2 and
+ * Megatron-Bridge (megatron/bridge/training/mixed_precision.py:
+ * bf16_mixed, bf16_with_fp8_delayed_scaling_mixed,
+ * bf16_with_fp8_current_scaling_mixed, bf16_with_mxfp8_mixed,
+ * bf16_with_fp8_subchannel_scaling_mixed, bf16_with_nvfp4_mixed; NeMo 2's
+ * bf16_with_fp8_mixed is delayed scaling), and the recipe letters of their
+ * performance scripts as their tables print them (scripts/performance
+ * get_precision_config: fp8 with ds, cs, mx or ss: "FP8-CS"); PyTorch
+ * Lightning's "bf16-mixed" and "16-mixed". */
+static const struct {
+    const char *key;
+    pp_precision prec;
+} precision_aliases[] = {
+    {"bf16mixed", PP_PREC_BF16},
+    {"bfloat16", PP_PREC_BF16},
+    {"fp16mixed", PP_PREC_FP16},
+    {"16mixed", PP_PREC_FP16},
+    {"float16", PP_PREC_FP16},
+    {"fp8ds", PP_PREC_FP8},
+    {"fp8delayed", PP_PREC_FP8},
+    {"fp8delayedscaling", PP_PREC_FP8},
+    {"delayed", PP_PREC_FP8},
+    {"bf16withfp8mixed", PP_PREC_FP8},
+    {"bf16withfp8delayedscalingmixed", PP_PREC_FP8},
+    {"fp8cs", PP_PREC_FP8_CURRENT},
+    {"fp8currentscaling", PP_PREC_FP8_CURRENT},
+    {"fp8tensorwise", PP_PREC_FP8_CURRENT},
+    {"tensorwise", PP_PREC_FP8_CURRENT},
+    {"bf16withfp8currentscalingmixed", PP_PREC_FP8_CURRENT},
+    {"fp8mx", PP_PREC_MXFP8},
+    {"bf16withmxfp8mixed", PP_PREC_MXFP8},
+    {"bf16withnvfp4mixed", PP_PREC_NVFP4},
+    {"fp8ss", PP_PREC_FP8_BLOCK},
+    {"fp8blockwise", PP_PREC_FP8_BLOCK},
+    {"blockwise", PP_PREC_FP8_BLOCK},
+    {"fp8subchannelscaling", PP_PREC_FP8_BLOCK},
+    {"bf16withfp8subchannelscalingmixed", PP_PREC_FP8_BLOCK},
+};
+
+bool pp_precision_alias(const char *text, pp_precision *prec)
+{
+    char key[64];
+    pp_name_key(text, key, sizeof key);
+    for (int p = 0; p < PP_PREC_COUNT; p++) {
+        char own[64];
+        pp_name_key(pp_precision_names[p], own, sizeof own);
+        if (p != PP_PREC_FP32 && strcmp(key, own) == 0) {
+            *prec = (pp_precision)p;
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sizeof precision_aliases / sizeof precision_aliases[0]; i++)
+        if (strcmp(key, precision_aliases[i].key) == 0) {
+            *prec = precision_aliases[i].prec;
+            return true;
+        }
+    return false;
+}
+
 /* The recipes (docs/cost-model.md section 10):
  *  - fp8: Transformer Engine's DelayedScaling, one scale per tensor from the
  *    amax history; E4M3 forward, E5M2 gradients (Format.HYBRID).  1 byte per

@@ -38,6 +38,12 @@ void pp_name_key(const char *text, char *out, size_t cap);
  * and deepspeed-2021 are reached only by their own names. */
 bool pp_framework_alias(const char *text, pp_framework *fw);
 
+/* The training precision a problem names by its own name in any spelling
+ * or by a framework's name of the recipe ("FP8-CS", "tensorwise",
+ * "bf16_with_mxfp8_mixed"; names.c lists them), compared by pp_name_key;
+ * fp32 is no training precision. */
+bool pp_precision_alias(const char *text, pp_precision *prec);
+
 /* The name of one value, or "?" for a value out of range. */
 const char *pp_precision_name(pp_precision p);
 const char *pp_recompute_name(pp_recompute r);
