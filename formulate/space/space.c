@@ -337,10 +337,12 @@ static void set_options(const pp_problem *prob, pp_space *s)
     }
     /* the ZeRO stages the framework runs with a pipeline (DeepSpeed's
      * pipeline engine: 0 and 1) */
-    s->zero_pipeline.n = 0;
+    s->zero_pipeline.n = s->zero_pipeline_one.n = 0;
     for (int i = 0; i < s->options[PP_OPT_ZERO].n; i++)
         if (pp_framework_runs_zero(prob, s->options[PP_OPT_ZERO].v[i], 2))
             list_add(&s->zero_pipeline, s->options[PP_OPT_ZERO].v[i]);
+    if (s->zero_pipeline.n > 0)
+        list_add(&s->zero_pipeline_one, list_has(&s->zero_pipeline, 0) ? 0 : s->zero_pipeline.v[0]);
 
     s->sp_on.n = 0;
     if (list_has(&s->options[PP_OPT_SEQUENCE_PARALLEL], 1))
@@ -358,6 +360,8 @@ static void set_options(const pp_problem *prob, pp_space *s)
                 list_add(g, 0);
         } else if (o->n > 0) {
             list_add(g, list_has(o, 0) ? 0 : o->v[0]);
+        } else if (s->option_row[k] && s->option_row[k]->id == PP_DEC_CP_COMM) {
+            list_add(g, PP_CP_P2P); /* no exchange the framework runs fits (rules.c cp_comm_fits): cp 1 only */
         }
     }
 }
@@ -377,8 +381,8 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
         break;
     /* ZeRO shards over the replicas dp x cp (pp_replica_ranks) */
     case PP_OPT_ZERO:
-        if (pp_replica_ranks(b) > 1 && b->pp > 1)
-            return &s->zero_pipeline;
+        if (b->pp > 1) /* the stages the framework runs with a pipeline, the degenerate one among them */
+            return pp_replica_ranks(b) > 1 ? &s->zero_pipeline : &s->zero_pipeline_one;
         degenerate = pp_replica_ranks(b) == 1;
         break;
     case PP_OPT_CODEC_PARAMS: degenerate = pp_replica_ranks(b) == 1; break;

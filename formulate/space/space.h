@@ -89,6 +89,9 @@ typedef struct pp_space {
     pp_int_list sp_on; /* sequence parallelism of a MoE shape with tp > 1: only "on" */
     pp_int_list zero_pipeline; /* the ZeRO stages of a shape with pp > 1 (and dp x cp > 1): those the
                                   framework runs with a pipeline (data/frameworks.json) */
+    pp_int_list zero_pipeline_one; /* pp > 1 and one replica: ZeRO shards nothing, but the plan
+                                      still names a stage the framework runs with a pipeline
+                                      (rules.c): 0 if it may, else the first it runs, else none */
     bool moe;          /* the model has experts: ep and etp are part of the shape */
     int node_gpus;     /* GPUs of one NVLink domain: TP overlap stays inside it */
 
