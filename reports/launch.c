@@ -342,6 +342,13 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
         flag_int(f, false, "--kv-channels", m->head_dim);
     if (m->qk_layernorm)
         flag_sw(f, false, "--qk-layernorm");
+    /* the window as (left, right) tokens, as Megatron-Bridge's GPT-OSS
+     * provider sets it (window_size (128, 0), window_attn_skip_freq 2) */
+    if (m->sliding_window > 0) {
+        set_text(f, NULL, "--window-size", PP_LV_TEXT, "%d,0", m->sliding_window)->joined = false;
+        if (m->window_attn_skip_freq >= 2)
+            flag_int(f, true, "--window-attn-skip-freq", m->window_attn_skip_freq);
+    }
     if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp) {
         flag_int(f, false, "--ffn-hidden-size", m->ffn_hidden);
         if (m->gated_mlp)
@@ -537,6 +544,8 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--untie-embeddings-and-output-weights", "model.share_embeddings_and_output_weights", BR_FALSE, NULL, false},
     {"--disable-bias-linear", "model.add_bias_linear", BR_FALSE, NULL, false},
     {"--num-experts", "model.num_moe_experts", BR_COPY, NULL, false},
+    {"--window-size", "model.window_size", BR_LIST, NULL, false},
+    {"--window-attn-skip-freq", "model.window_attn_skip_freq", BR_COPY, NULL, false},
 };
 #define N_BRIDGE_KEYS ((int)(sizeof BRIDGE_KEYS / sizeof BRIDGE_KEYS[0]))
 

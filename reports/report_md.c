@@ -885,9 +885,16 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
     pp_sb_append(sb, "## Inputs and assumptions\n\n| input | value |\n| --- | --- |\n| model.name | ");
     pp_md_escape(sb, m->name);
     pp_sb_appendf(sb, " |\n| model shape | %d layers, hidden %d, %d heads of width %d, %d kv heads, ffn %d%s, vocab %d, "
-                      "sequence %d, embeddings %s |\n",
+                      "sequence %d, embeddings %s",
                   m->layers, m->hidden, m->heads, pp_model_head_dim(m), m->kv_heads, m->ffn_hidden,
                   m->gated_mlp ? " (gated)" : "", m->vocab, m->seq_len, m->tie_embeddings ? "tied" : "untied");
+    if (m->sliding_window > 0) /* docs/cost-model.md section 2, attention core */
+        pp_sb_appendf(sb, ", a sliding window of %d tokens on %d of the layers%s", m->sliding_window,
+                      m->layers - (m->window_attn_skip_freq >= 2 ? m->layers / m->window_attn_skip_freq : 0),
+                      pp_windowed_layers(m, pp_attention_span(m, &prob->training)) > 0
+                          ? ""
+                          : " (at least the attention span: priced as full attention)");
+    pp_sb_append(sb, " |\n");
     pp_sb_append(sb, "| cluster.gpu | ");
     pp_md_escape(sb, c->gpu.id[0] ? c->gpu.id : "custom");
     pp_sb_append(sb, " (");

@@ -190,6 +190,9 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
         {"qk_nope_head_dim", m->qk_nope_head_dim, pp_model_is_mla(m)},
         {"qk_rope_head_dim", m->qk_rope_head_dim, pp_model_is_mla(m)},
         {"v_head_dim", m->v_head_dim, pp_model_is_mla(m)},
+        {"sliding_window", m->sliding_window, m->sliding_window > 0},
+        {"window_attn_skip_freq", m->window_attn_skip_freq, m->window_attn_skip_freq > 0},
+        {"windowed_layers", pp_windowed_layers(m, pp_attention_span(m, &prob->training)), m->sliding_window > 0},
     };
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
         if (extra[i].show)

@@ -193,6 +193,55 @@ static void test_all_gather_by_framework(void)
     pp_catalog_free(&cat);
 }
 
+/* A sliding window (GPT-OSS): Transformer Engine's ring refuses it
+ * ("not sliding_window_attn or cp_comm_type in ['a2a', 'all_gather']"), so
+ * the rules refuse the ring for a windowed model and the space offers its
+ * context parallelism only the all-gather; torchtitan, whose framework runs
+ * only the ring, gets no plan with cp > 1, and its plans with cp 1 stay. */
+static void test_window_gathers(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': {'id': 'gpt-oss-20b', 'seq_len': 16384}, 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64}, 'search': {'cp': [1, 2, 4]}}", &cat, &p);
+    pp_plan pl = pp_test_plan(1, 1, 4, 2, 1);
+    pl.ep = 4;
+    pp_error err;
+    pl.cp_comm = PP_CP_P2P;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    CU_ASSERT_STRING_EQUAL(err.path, "plan.cp_comm");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "sliding window"));
+    pl.cp_comm = PP_CP_ALL_GATHER;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    pp_space s;
+    CU_ASSERT_EQUAL_FATAL(pp_space_build(&p, &s, &err), PP_OK);
+    int cp_shapes = 0;
+    for (int i = 0; i < s.n_shapes; i++)
+        if (s.shapes[i].base.cp > 1) {
+            const pp_int_list *l = pp_space_options(&s, &s.shapes[i], (pp_option_kind)pp_decisions[PP_DEC_CP_COMM].order);
+            CU_ASSERT(l->n == 1 && l->v[0] == PP_CP_ALL_GATHER);
+            cp_shapes++;
+        }
+    CU_ASSERT(cp_shapes > 0);
+    pp_space_free(&s);
+    /* the same model without its window: both exchanges */
+    p.model.sliding_window = p.model.window_attn_skip_freq = 0;
+    pl.cp_comm = PP_CP_P2P;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &pl, &err), PP_OK);
+    /* torchtitan: the ring only, so no context parallelism for a window */
+    pp_test_load("{'model': {'id': 'gpt-oss-20b', 'seq_len': 16384}, 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'framework': 'torchtitan'}, 'search': {'cp': [1, 2, 4]}}", &cat,
+                 &p);
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    pp_plan_result res;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+    CU_ASSERT_EQUAL(res.best.plan.cp, 1);
+    pp_plan_result_free(&res);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -202,6 +251,7 @@ int main(void)
         {"the planner takes the smaller cp", test_planner_takes_smaller_cp},
         {"the all-gather exchange exposes its gather and scatter", test_all_gather_exchange},
         {"which framework runs which exchange", test_all_gather_by_framework},
+        {"a sliding window: context parallelism gathers", test_window_gathers},
         {NULL, NULL},
     };
     return pp_test_main("cost_cp", tests);

@@ -245,6 +245,50 @@ static void test_causal_attention(void)
     CU_ASSERT(causal.attn_fwd_s < 0.6 * both.attn_fwd_s);
 }
 
+/* Sliding-window attention (GPT-OSS: every other layer attends to its 128
+ * last tokens): a windowed layer's fused kernel runs the band, (W (1 - W/2S)
+ * + 64) / S of the square on tiles that walk those keys, and a
+ * stage's layer is the mean of the windowed and the full ones.  A window of
+ * the whole span is no window, bit for bit; a shorter one never costs
+ * more; the model FLOPs lose the band's complement on the windowed layers. */
+static void test_sliding_window_attention(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 64);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    double launch = p.cluster.gpu.eff.kernel_us * 1e-6;
+    layer_kernels full, same, half;
+    layer_kernels_fwd(&p, &pl, &full);
+    double flops_full = pp_training_flops_per_step(&p.model, &p.training, 64);
+    p.model.sliding_window = 8192; /* the whole span: no window */
+    layer_kernels_fwd(&p, &pl, &same);
+    CU_ASSERT_EQUAL(pp_windowed_layers(&p.model, 8192), 0);
+    CU_ASSERT_EQUAL(same.attn_fwd_s, full.attn_fwd_s);
+    CU_ASSERT_EQUAL(same.attn_bwd_s, full.attn_bwd_s);
+    /* every other layer windowed to 128 tokens, as GPT-OSS */
+    p.model.sliding_window = 128;
+    p.model.window_attn_skip_freq = 2;
+    CU_ASSERT_EQUAL(pp_windowed_layers(&p.model, 8192), p.model.layers - p.model.layers / 2);
+    layer_kernels_fwd(&p, &pl, &half);
+    double keys = 128.0 * (1.0 - 128.0 / (2.0 * 8192.0));
+    PP_REL_EQ(pp_window_keys(128, 8192), keys, 1e-12);
+    double causal = (0.5 + 64.0 / 8192.0) / attention_tile_share(&p, 4096.0);
+    double band = (keys + 64.0) / 8192.0 / attention_tile_share(&p, keys + 64.0);
+    PP_REL_EQ(half.attn_fwd_s - launch, 0.5 * (1.0 + band / causal) * (full.attn_fwd_s - launch), 1e-9);
+    CU_ASSERT(half.attn_fwd_s < 0.6 * full.attn_fwd_s && half.attn_bwd_s < 0.6 * full.attn_bwd_s);
+    double square = pp_attention_core_fwd_flops(&p.model, 64.0 * 8192, 8192);
+    PP_REL_EQ(flops_full - pp_training_flops_per_step(&p.model, &p.training, 64),
+              3.0 * (p.model.layers / 2) * square * (1.0 - 2.0 * keys / 8192.0), 1e-9);
+    /* a shorter window never costs more */
+    double last = full.attn_fwd_s;
+    for (int w = 8192; w >= 16; w /= 2) {
+        layer_kernels k;
+        p.model.sliding_window = w;
+        layer_kernels_fwd(&p, &pl, &k);
+        CU_ASSERT(k.attn_fwd_s <= last * (1.0 + 1e-12));
+        last = k.attn_fwd_s;
+    }
+}
+
 /* The logits and the loss run on loss_token_fraction of the tokens (BERT's
  * masked positions): their GEMM time, the loss's memory and the model
  * FLOPs shrink with it, the layers do not. */
@@ -580,6 +624,7 @@ int main(void)
         {"no fused attention on a Volta GPU", test_no_fused_attention_on_volta},
         {"logits and loss on a share of the tokens", test_loss_token_fraction},
         {"causal attention: the blocks on or below the diagonal; the backward 2.5 forwards", test_causal_attention},
+        {"sliding-window attention: the band of the square, the layers' mean", test_sliding_window_attention},
         {"attention kernel generation: FlashAttention-3 on Hopper only", test_attention_kernel_generation},
         {"attention's tile cost reproduces each kernel's sequence sweep: FlashAttention-3, cuDNN, FlashAttention-2",
          test_attention_tile_share_reproduces_fa3_sweep},

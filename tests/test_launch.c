@@ -234,8 +234,11 @@ static void test_megatron_flags_exist(void)
                 p.training.precision = (pp_precision)prec;
                 p.training.attention_kernel = (pp_attention_kernel)k;
                 p.training.framework = k == 0 ? base.training.framework : PP_FW_MEGATRON_CORE;
-                if (k == 1) /* no recipe builds the model: its shape is written too */
+                if (k == 1) { /* no recipe builds the model: its shape is written too, a window with it */
                     p.model.bridge_recipe[0] = '\0';
+                    p.model.sliding_window = p.model.seq_len / 4;
+                    p.model.window_attn_skip_freq = 2;
+                }
                 plans += collect_space(&p, &written, &bridge, &titan, &ds);
             }
         }
@@ -333,6 +336,15 @@ static void test_model_flags(void)
     PP_ASSERT_CONTAINS(flags, "--rotary-base 500000");
     CU_ASSERT_PTR_NULL(strstr(flags, "--qk-layernorm"));
     CU_ASSERT_PTR_NULL(strstr(flags, "--moe-router"));
+    CU_ASSERT_PTR_NULL(strstr(flags, "--window"));
+    /* GPT-OSS: every other layer windowed to 128 tokens, from the catalog
+     * and from its config alike (Megatron-Bridge's GPT-OSS provider:
+     * window_size (128, 0), window_attn_skip_freq 2) */
+    load_hf(&cat, "gpt-oss-120b-config.json", "h100-sxm5-80gb", &hf);
+    pp_plan moe = pp_test_plan(1, 1, (int)pp_problem_gpus(&hf), 1, 1);
+    moe.ep = 8;
+    flags_of(&hf, &moe, flags, sizeof flags);
+    PP_ASSERT_CONTAINS(flags, "--window-size 128,0 --window-attn-skip-freq 2");
     pp_catalog_free(&cat);
 }
 

@@ -150,6 +150,15 @@ static pp_problem random_problem(pp_rng *r)
             c->runs[PP_DEC_CODEC(d)] = 1ULL | ((unsigned long long)pp_rng_int(r, 0, 15) << 1);
         }
     }
+    /* Sliding-window attention now and then (a causal LM's): a window of
+     * a half to an eighth of the sequence, on every layer or all but every
+     * N-th; its layers cost less attention and its context parallelism
+     * gathers K and V instead of the ring (rules.c cp_comm_fits), in all
+     * three alike. From the copy too. */
+    if (getenv("NOWIN") == NULL && pp_rng_int(r, 0, 3) == 0) {
+        p.model.sliding_window = p.model.seq_len / pp_rng_int(r, 2, 8);
+        p.model.window_attn_skip_freq = pp_rng_int(r, 0, 1) ? 0 : pp_rng_int(r, 2, 4);
+    }
     return p;
 }
 

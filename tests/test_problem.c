@@ -407,6 +407,89 @@ static void test_hf_config_head_dim(void)
               "$.model.head_dim", "heads x head_dim <= 1048576", "found 4096 x 4096");
 }
 
+/* Sliding-window attention: GPT-OSS-120B's config (tests/data: the keys
+ * its Hugging Face config.json names, the values of openai/gpt-oss's
+ * ModelConfig) windows every other layer, the first included, to 128
+ * tokens: Megatron-LM's --window-attn-skip-freq 2, as the catalog entry
+ * says; the other configs' ways of saying a window; the keys' limits. */
+static void test_sliding_window_models(void)
+{
+    pp_problem p, q;
+    parse_model_ok("{'hf_config': 'gpt-oss-120b-config.json', 'seq_len': 4096}", &p);
+    CU_ASSERT_EQUAL(p.model.sliding_window, 128);
+    CU_ASSERT_EQUAL(p.model.window_attn_skip_freq, 2);
+    CU_ASSERT_EQUAL(p.model.experts, 128);
+    CU_ASSERT_EQUAL(p.model.experts_per_token, 4);
+    CU_ASSERT_EQUAL(pp_windowed_layers(&p.model, 4096), 18);
+    /* the model card's 116.83B parameters, biases and sinks aside */
+    CU_ASSERT_DOUBLE_EQUAL(pp_model_params(&p.model) / 116.83e9, 1.0, 0.001);
+    parse_model_ok("'gpt-oss-120b'", &q);
+    check_shape(&q.model, &p.model);
+    CU_ASSERT_EQUAL(q.model.sliding_window, 128);
+    CU_ASSERT_EQUAL(q.model.window_attn_skip_freq, 2);
+    CU_ASSERT_EQUAL(q.model.experts, 128);
+    parse_model_ok("'GPT-OSS 20B'", &q);
+    CU_ASSERT_EQUAL(q.model.layers, 24);
+    CU_ASSERT_EQUAL(q.model.experts, 32);
+    CU_ASSERT_DOUBLE_EQUAL(pp_model_params(&q.model) / 20.91e9, 1.0, 0.001);
+
+    /* Gemma 3's older configs: every sliding_window_pattern-th layer full;
+     * Gemma 2's: every other; Mistral 7B v0.1's: every layer; Qwen's
+     * use_sliding_window false: none */
+    static const struct {
+        const char *extra;
+        int window, freq;
+    } ways[] = {{"\"model_type\": \"gemma3_text\", \"sliding_window\": 1024, \"sliding_window_pattern\": 6", 1024, 6},
+                {"\"model_type\": \"gemma2\", \"sliding_window\": 4096", 4096, 2},
+                {"\"model_type\": \"mistral\", \"sliding_window\": 4096", 4096, 0},
+                {"\"model_type\": \"qwen2\", \"sliding_window\": 4096, \"use_sliding_window\": false", 0, 0},
+                {"\"model_type\": \"llama\", \"sliding_window\": null", 0, 0}};
+    for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+        char cfg[512], path[256], model[400];
+        snprintf(cfg, sizeof cfg,
+                 "{\"num_hidden_layers\": 12, \"hidden_size\": 512, \"num_attention_heads\": 8, "
+                 "\"intermediate_size\": 2048, \"vocab_size\": 1000, \"hidden_act\": \"silu\", %s}",
+                 ways[i].extra);
+        pp_write_temp("window-config.json", cfg, path, sizeof path);
+        snprintf(model, sizeof model, "{'hf_config': '%s', 'seq_len': 8192}", path);
+        parse_model_ok(model, &q);
+        CU_ASSERT_EQUAL(q.model.sliding_window, ways[i].window);
+        CU_ASSERT_EQUAL(q.model.window_attn_skip_freq, ways[i].freq);
+    }
+    /* a pattern that is not every N-th layer full is refused at its item */
+    char path[256], model[400];
+    pp_write_temp("window-config.json",
+                  "{\"num_hidden_layers\": 4, \"hidden_size\": 512, \"num_attention_heads\": 8, "
+                  "\"intermediate_size\": 2048, \"vocab_size\": 1000, \"sliding_window\": 64, \"layer_types\": "
+                  "[\"sliding_attention\", \"full_attention\", \"full_attention\", \"sliding_attention\"]}",
+                  path, sizeof path);
+    snprintf(model, sizeof model, "{'hf_config': '%s', 'seq_len': 256}", path);
+    BAD_BUILT("layer_types not periodic", problem_with(model, NULL, NULL, NULL), "window-config.json: $.layer_types[2]",
+              "a multiple of 2 full", "found 'full_attention'");
+
+    /* the keys in a model object, and their limits */
+    parse_model_ok("{'layers': 4, 'hidden': 256, 'heads': 4, 'vocab': 99, 'seq_len': 2048, 'sliding_window': 512,"
+                   " 'window_attn_skip_freq': 4}",
+                   &q);
+    CU_ASSERT_EQUAL(pp_windowed_layers(&q.model, 2048), 3);
+    CU_ASSERT_EQUAL(pp_windowed_layers(&q.model, 512), 0); /* a window of the whole span is none */
+    BAD_BUILT("skip freq 1", problem_with("{'layers': 4, 'hidden': 256, 'heads': 4, 'vocab': 99, 'seq_len': 2048,"
+                                          " 'sliding_window': 512, 'window_attn_skip_freq': 1}", NULL, NULL, NULL),
+              "$.model.window_attn_skip_freq", "an integer >= 2", "found 1");
+    BAD_BUILT("skip freq without window",
+              problem_with("{'layers': 4, 'hidden': 256, 'heads': 4, 'vocab': 99, 'seq_len': 2048,"
+                           " 'window_attn_skip_freq': 2}", NULL, NULL, NULL),
+              "$.model.window_attn_skip_freq", "with sliding_window", "sliding_window 0");
+    BAD_BUILT("window of a masked LM",
+              problem_with("{'layers': 4, 'hidden': 256, 'heads': 4, 'vocab': 99, 'seq_len': 512,"
+                           " 'loss_token_fraction': 0.15, 'sliding_window': 128}", NULL, NULL, NULL),
+              "$.model.sliding_window", "no sliding_window for a masked LM");
+    BAD_BUILT("negative window",
+              problem_with("{'layers': 4, 'hidden': 256, 'heads': 4, 'vocab': 99, 'seq_len': 512,"
+                           " 'sliding_window': -1}", NULL, NULL, NULL),
+              "$.model.sliding_window", "found the number -1");
+}
+
 /* A catalog model with its sequence length overridden. */
 static void test_catalog_model_seq_len(void)
 {
@@ -1534,6 +1617,8 @@ int main(void)
         {"custom GPU takes A100 figures for what it omits", test_custom_gpu},
         {"hf_config: Meta-Llama-3-8B", test_hf_config},
         {"hf_config: Mistral-NeMo 12B reads head_dim", test_hf_config_head_dim},
+        {"sliding-window models: GPT-OSS's config and catalog entry, the configs' ways, the limits",
+         test_sliding_window_models},
         {"catalog model with its own seq_len", test_catalog_model_seq_len},
         {"capacity section", test_capacity},
         {"data/examples load", test_examples_load},

@@ -166,6 +166,14 @@ double pp_training_flops_per_step(const pp_model *m, const pp_training *t, doubl
  * the sequence, or with packed samples their token-weighted mean length
  * (training.packed_sample_tokens): sum s_i^2 = seq x that length. */
 double pp_attention_span(const pp_model *m, const pp_training *t);
+/* Sliding-window attention (docs/cost-model.md §2, attention core): how many of the
+ * model's layers attend within the window (0 without one, or where the
+ * window covers the span: they attend as the full layers do), and the
+ * mean keys one query of a causal layer attends to over a span of tokens,
+ * window tokens (itself and those before it) or the causal prefix when
+ * the window is at least the span: window (1 - window / (2 span)), span / 2. */
+int pp_windowed_layers(const pp_model *m, double span);
+double pp_window_keys(double window, double span);
 /* Parameters of one layer's LoRA adapters on one GPU of tp-way tensor
  * parallelism (0 without LoRA). */
 double pp_lora_layer_params(const pp_model *m, const pp_training *t, double tp);

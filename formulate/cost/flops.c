@@ -191,6 +191,27 @@ double pp_attention_span(const pp_model *m, const pp_training *t)
     return t->packed_sample_tokens > 0.0 && t->packed_sample_tokens < s ? t->packed_sample_tokens : s;
 }
 
+/* Megatron-LM's --window-attn-skip-freq N: layer number l (1-based) attends
+ * to the whole sequence when l % N == 0, the other layers within the
+ * window (GPT-OSS: every other layer, the first windowed; Gemma 3: five
+ * windowed to one full). */
+int pp_windowed_layers(const pp_model *m, double span)
+{
+    if (m->sliding_window <= 0 || m->sliding_window >= span)
+        return 0;
+    return m->layers - (m->window_attn_skip_freq >= 2 ? m->layers / m->window_attn_skip_freq : 0);
+}
+
+/* Query i (0-based) of a span S attends to min(i + 1, W) keys: the mean is
+ * W - W (W - 1) / (2 S) for W <= S, taken continuous, W (1 - W / (2 S)),
+ * which is S / 2, the causal prefix's mean, at W = S. */
+double pp_window_keys(double window, double span)
+{
+    if (window <= 0.0 || window >= span)
+        return 0.5 * span;
+    return window * (1.0 - window / (2.0 * span));
+}
+
 double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch)
 {
     double tokens = global_batch * m->seq_len;
@@ -202,6 +223,12 @@ double pp_training_flops_per_step(const pp_model *m, const pp_training *t, doubl
     if (span < m->seq_len)
         flops -= 3.0 * m->layers *
                  (pp_attention_core_fwd_flops(m, tokens, m->seq_len) - pp_attention_core_fwd_flops(m, tokens, span));
+    /* windowed layers: the band of the square, counted as the full square
+     * counts a causal layer (twice its mean keys a query) */
+    int windowed = pp_windowed_layers(m, span);
+    if (windowed > 0)
+        flops -= 3.0 * windowed * pp_attention_core_fwd_flops(m, tokens, span) *
+                 (1.0 - 2.0 * pp_window_keys(m->sliding_window, span) / span);
     return flops;
 }
 

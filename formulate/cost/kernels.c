@@ -534,14 +534,32 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
         /* packed samples (variable-length fused attention, cu_seqlens):
          * each query attends within its own sample only */
         double span = pp_attention_span(m, &prob->training);
-        double attn_flops = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t *
-                            attention_causal_share(m, span);
         pp_attention_kernel kernel = attention_kernel_run(prob);
         double d = pp_model_is_mla(m) ? (double)m->qk_nope_head_dim + m->qk_rope_head_dim : pp_model_head_dim(m);
         double padded = fused_head_dim(kernel, d);
-        double core = attn_flops * (padded / d) /
-                      (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob, kernel) *
-                       attention_tile_share(prob, (causal_lm(m) ? 0.5 : 1.0) * span));
+        /* the full square of the span at the kernel's rate, of which a
+         * layer runs its causal blocks */
+        double square = pp_attention_core_fwd_flops(m, (double)plan->micro_batch * s / plan->cp, span) / t *
+                        (padded / d) /
+                        (peak_flops(prob, half_precision(prob)) * attention_efficiency(prob, kernel));
+        double core = square * attention_causal_share(m, span) /
+                      attention_tile_share(prob, (causal_lm(m) ? 0.5 : 1.0) * span);
+        /* Sliding-window layers (FlashAttention-2's window_size, cuDNN's
+         * sliding window in Transformer Engine): a query block of
+         * ATTN_CAUSAL_BLOCK rows runs the key blocks that meet its band,
+         * its mean keys and half a block as the causal mask's blocks add,
+         * on tiles that walk those keys (a window shorter than a block
+         * still runs whole blocks, so a shorter window never costs more);
+         * a layer of the stage costs the mean of the windowed and the full
+         * layers (the pattern alternates, so every stage holds about the
+         * model's mix). */
+        int windowed = pp_windowed_layers(m, span);
+        if (windowed > 0) {
+            double run = pp_window_keys(m->sliding_window, span) + 0.5 * ATTN_CAUSAL_BLOCK;
+            double band = fmin(attention_causal_share(m, span), run / span);
+            double win = square * band / attention_tile_share(prob, run);
+            core = ((m->layers - windowed) * core + windowed * win) / m->layers;
+        }
         k->attn_fwd_s = core / attention_head_dim_share(kernel, padded, false) + e->kernel_us * 1e-6;
         k->attn_bwd_s = ATTN_BWD_FLOPS * core / (ATTN_BWD_RATE * attention_head_dim_share(kernel, padded, true)) +
                         2.0 * e->kernel_us * 1e-6;

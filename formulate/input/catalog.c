@@ -51,8 +51,9 @@ static const char *const models_file_keys[] = {"models", "description", "source"
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
                                                "vocab",    "seq_len",    "params_b",  "source",         "notes",
-                                               "loss_token_fraction", "aliases",
-                                               "active_params_b", PP_MODEL_MOE_KEYS, PP_MODEL_ARCH_KEYS, NULL};
+                                               "loss_token_fraction", "aliases", "sliding_window",
+                                               "window_attn_skip_freq", "active_params_b", PP_MODEL_MOE_KEYS,
+                                               PP_MODEL_ARCH_KEYS, NULL};
 static const char *const clusters_file_keys[] = {"clusters", "description", "source", NULL};
 static const char *const cluster_entry_keys[] = {"id",    "name",           "gpu",
                                                  "gpus_per_node", "nodes", "intra_node_GBps",

@@ -14,7 +14,8 @@
  * n_embd, n_head) is refused with a message naming the missing key rather
  * than guessed at.  Mixture-of-Experts configs (Mixtral, DeepSeek, Qwen-MoE)
  * give their experts in each family's keys, and DeepSeek its multi-head
- * latent attention (read_hf_moe, read_hf_mla).
+ * latent attention (read_hf_moe, read_hf_mla), and sliding-window models
+ * their window and its layers (read_hf_window).
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +35,8 @@ static const char *const hf_read_keys[] = {"num_hidden_layers", "hidden_size",  
                                            "decoder_sparse_step", "mlp_only_layers", "q_lora_rank", "kv_lora_rank",
                                            "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "rope_theta",
                                            "scoring_func", "topk_method", "n_group", "topk_group",
-                                           "routed_scaling_factor", NULL};
+                                           "routed_scaling_factor", "sliding_window", "use_sliding_window",
+                                           "layer_types", "sliding_window_pattern", NULL};
 
 typedef struct hf_int_key {
     const char *key;
@@ -316,6 +318,63 @@ static int read_hf_arch(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_er
     return rc;
 }
 
+/* Sliding-window attention (docs/cost-model.md §2, attention core): sliding_window
+ * tokens (null or absent: none; Qwen's use_sliding_window false: none), on
+ * the layers layer_types lists as "sliding_attention" (GPT-OSS, Gemma 3),
+ * else every sliding_window_pattern-th layer full (Gemma 3's older
+ * configs), else every other layer (Gemma 2, whose modeling code
+ * alternates), else every layer (Mistral 7B v0.1).  parplan prices the
+ * pattern Megatron-LM runs, every N-th layer full (--window-attn-skip-freq),
+ * so layer_types must be that pattern or all sliding. */
+static int read_hf_window(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_error *err)
+{
+    const cJSON *use = pp_json_member(cfg, "use_sliding_window");
+    if (cJSON_IsFalse(use))
+        return PP_OK;
+    int rc = hf_opt_int(cfg, at, "sliding_window", 0, PP_MAX_SEQ_LEN, &m->sliding_window, err);
+    if (rc || m->sliding_window == 0)
+        return rc;
+    const cJSON *types = pp_json_member(cfg, "layer_types");
+    const cJSON *type = pp_json_member(cfg, "model_type");
+    if (types && !cJSON_IsNull(types)) {
+        pp_jpath here = pp_jpath_key(at, "layer_types");
+        int n = cJSON_IsArray(types) ? cJSON_GetArraySize(types) : -1, full = 0;
+        if (n != m->layers)
+            return pp_json_fail(err, &here, "expected a list of num_hidden_layers (%d) layer types, found %s", m->layers,
+                                n < 0 ? "no list" : "another length");
+        for (int i = 0; i < n; i++) {
+            const cJSON *t = cJSON_GetArrayItem(types, i);
+            bool is_full = cJSON_IsString(t) && strcmp(t->valuestring, "full_attention") == 0;
+            bool sliding = cJSON_IsString(t) && strcmp(t->valuestring, "sliding_attention") == 0;
+            if (!is_full && !sliding) {
+                pp_jpath item = pp_jpath_index(&here, i);
+                return pp_json_fail_expected(err, &item, "'sliding_attention' or 'full_attention'", t);
+            }
+            if (is_full && full == 0)
+                full = i + 1; /* the first full layer's number: the period */
+        }
+        m->window_attn_skip_freq = full;
+        for (int i = 0; i < n && full > 0; i++) {
+            const cJSON *t = cJSON_GetArrayItem(types, i);
+            if ((strcmp(t->valuestring, "full_attention") == 0) != ((i + 1) % full == 0)) {
+                pp_jpath item = pp_jpath_index(&here, i);
+                return pp_json_fail(err, &item,
+                                    "expected the layers whose number is a multiple of %d full and the others "
+                                    "sliding (the first layers' pattern: parplan prices periodic ones, "
+                                    "Megatron-LM's --window-attn-skip-freq), found '%s'",
+                                    full, t->valuestring);
+            }
+        }
+        if (full == 1) /* every layer full: the window is never used */
+            m->sliding_window = m->window_attn_skip_freq = 0;
+        return PP_OK;
+    }
+    rc = hf_opt_int(cfg, at, "sliding_window_pattern", 2, PP_MAX_LAYERS, &m->window_attn_skip_freq, err);
+    if (!rc && m->window_attn_skip_freq == 0 && cJSON_IsString(type) && strcmp(type->valuestring, "gemma2") == 0)
+        m->window_attn_skip_freq = 2;
+    return rc;
+}
+
 static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *cfg, const char *path,
                              pp_model *m, pp_error *err)
 {
@@ -331,6 +390,8 @@ static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *
         rc = read_hf_flags(cfg, &cfg_at, m, err);
     if (!rc)
         rc = read_hf_arch(cfg, &cfg_at, m, err);
+    if (!rc)
+        rc = read_hf_window(cfg, &cfg_at, m, err);
     if (!rc)
         rc = choose_seq_len(obj, at, cfg, &cfg_at, m, err);
     if (!rc)

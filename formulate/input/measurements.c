@@ -872,6 +872,8 @@ static const source_key model_keys[] = {
     {"experts", {"numexperts", "numlocalexperts", "nroutedexperts", "nummoeexperts", NULL}, 0},
     {"experts_per_token", {"numexpertspertok", "moeroutertopk", "topk", NULL}, 0},
     {"moe_ffn_hidden", {"moeintermediatesize", "moeffnhiddensize", NULL}, 0},
+    {"sliding_window", {"slidingwindow", NULL}, 0},
+    {"window_attn_skip_freq", {"windowattnskipfreq", NULL}, 0},
     {"activation", {"hiddenact", "activationfunction", NULL}, 0},
     {"tie_embeddings", {"tiewordembeddings", NULL}, 0},
 };
@@ -1318,7 +1320,8 @@ static const char *const numeric_model_keys[] = {
     "layers",         "hidden",         "heads",           "kv_heads",           "ffn_hidden",       "vocab",
     "seq_len",        "params_b",       "head_dim",        "experts",            "experts_per_token", "moe_ffn_hidden",
     "shared_experts", "shared_ffn_hidden", "first_dense_layers", "moe_layer_freq", "q_lora_rank",      "kv_lora_rank",
-    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",  "mtp_layers",         "active_params_b"};
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",  "mtp_layers",         "active_params_b",  "sliding_window",
+    "window_attn_skip_freq"};
 static const char *const numeric_cluster_keys[] = {"gpus", "nodes", "gpus_per_node", "gpu_memory_GB", "peak_tflops",
                                                    "intra_node_GBps", "inter_node_Gbps", "inter_node_Gbps_per_gpu",
                                                    "inter_node_Gbps_per_node"};

@@ -17,7 +17,8 @@
 
 const char *const pp_model_keys[] = {"name",      "layers",     "hidden",    "heads",          "kv_heads",
                                      "head_dim",  "ffn_hidden", "gated_mlp", "tie_embeddings", "vocab",
-                                     "seq_len",   "loss_token_fraction", PP_MODEL_MOE_KEYS, PP_MODEL_ARCH_KEYS, NULL};
+                                     "seq_len",   "loss_token_fraction", "sliding_window", "window_attn_skip_freq",
+                                     PP_MODEL_MOE_KEYS, PP_MODEL_ARCH_KEYS, NULL};
 
 typedef struct model_int_field {
     const char *key;
@@ -36,6 +37,9 @@ static const model_int_field model_int_fields[] = {
     {"ffn_hidden", offsetof(pp_model, ffn_hidden), PP_MAX_FFN_HIDDEN, false, false},
     {"vocab", offsetof(pp_model, vocab), PP_MAX_VOCAB, true, false},
     {"seq_len", offsetof(pp_model, seq_len), PP_MAX_SEQ_LEN, true, false},
+    /* sliding-window attention: 0 = none; every layer windowed */
+    {"sliding_window", offsetof(pp_model, sliding_window), PP_MAX_SEQ_LEN, false, true},
+    {"window_attn_skip_freq", offsetof(pp_model, window_attn_skip_freq), PP_MAX_LAYERS, false, true},
     /* Mixture of experts and multi-head latent attention: 0 = none */
     {"experts", offsetof(pp_model, experts), PP_MAX_EXPERTS, false, true},
     {"experts_per_token", offsetof(pp_model, experts_per_token), PP_MAX_EXPERTS, false, true},
@@ -160,11 +164,35 @@ static int check_moe_mla(const pp_model *m, const pp_jpath *at, pp_error *err)
     return pp_json_fail(err, &here, "expected %s", why);
 }
 
+/* A window is a causal model's (a masked LM attends both ways), and the
+ * full-attention layers' frequency comes with a window and leaves some
+ * layers windowed (1 would make every layer full). */
+static int check_window(const pp_model *m, const pp_jpath *at, pp_error *err)
+{
+    if (m->window_attn_skip_freq > 0 && (m->sliding_window == 0 || m->window_attn_skip_freq < 2)) {
+        pp_jpath here = pp_jpath_key(at, "window_attn_skip_freq");
+        return pp_json_fail(err, &here,
+                            "expected an integer >= 2 (every N-th layer attends to the whole sequence) with "
+                            "sliding_window, found %d with sliding_window %d",
+                            m->window_attn_skip_freq, m->sliding_window);
+    }
+    if (m->sliding_window > 0 && m->loss_token_fraction > 0.0 && m->loss_token_fraction < 1.0) {
+        pp_jpath here = pp_jpath_key(at, "sliding_window");
+        return pp_json_fail(err, &here,
+                            "expected no sliding_window for a masked LM (loss_token_fraction %g < 1): a window is "
+                            "priced over the tokens before each query, a causal LM's",
+                            m->loss_token_fraction);
+    }
+    return PP_OK;
+}
+
 int pp_model_validate(const pp_model *m, const pp_jpath *at, pp_error *err)
 {
     int rc = check_model_ranges(m, at, err);
     if (!rc)
         rc = check_moe_mla(m, at, err);
+    if (!rc)
+        rc = check_window(m, at, err);
     if (rc)
         return rc;
     if (m->head_dim == 0 && m->hidden % m->heads != 0) {

@@ -639,11 +639,24 @@ void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
 
 /* Transformer Engine's all-gather context parallelism takes no packed
  * sequences: "CP implementation with KV all-gather does not support THD
- * format yet" (AttnFuncWithCPAndKVAllGather asserts qkv_format != "thd"). */
+ * format yet" (AttnFuncWithCPAndKVAllGather asserts qkv_format != "thd").
+ * Its ring takes no sliding window: attn_forward_func_with_cp asserts
+ * "not sliding_window_attn or cp_comm_type in ['a2a', 'all_gather']"
+ * (transformer_engine/pytorch/attention/dot_product_attention/
+ * context_parallel.py), and no other framework's ring is cited to. */
+static bool cp_packed(const pp_problem *prob)
+{
+    return prob->training.packed_sample_tokens > 0.0 && prob->training.packed_sample_tokens < prob->model.seq_len;
+}
+
+static bool cp_windowed(const pp_problem *prob)
+{
+    return pp_windowed_layers(&prob->model, pp_attention_span(&prob->model, &prob->training)) > 0;
+}
+
 static bool cp_comm_fits(const pp_problem *prob, int value)
 {
-    return value != PP_CP_ALL_GATHER ||
-           !(prob->training.packed_sample_tokens > 0.0 && prob->training.packed_sample_tokens < prob->model.seq_len);
+    return value == PP_CP_ALL_GATHER ? !cp_packed(prob) : !cp_windowed(prob);
 }
 
 /* The option rules that read only the problem and the option's value: the
@@ -668,9 +681,14 @@ bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value)
 static int rule_cp_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
     if (pl->cp > 1 && !cp_comm_fits(prob, pl->cp_comm)) /* without cp nothing is exchanged */
-        return pp_error_set(err, PP_EINPUT, "plan.cp_comm",
-                            "cp_comm all_gather: Transformer Engine's all-gather context parallelism takes no "
-                            "packed sequences (training.packed_sample_tokens); use p2p");
+        return pl->cp_comm == PP_CP_ALL_GATHER
+                   ? pp_error_set(err, PP_EINPUT, "plan.cp_comm",
+                                  "cp_comm all_gather: Transformer Engine's all-gather context parallelism takes no "
+                                  "packed sequences (training.packed_sample_tokens); use p2p")
+                   : pp_error_set(err, PP_EINPUT, "plan.cp_comm",
+                                  "cp_comm p2p: Transformer Engine's ring attention takes no sliding window (%s: "
+                                  "%d tokens); use all_gather",
+                                  prob->model.name, prob->model.sliding_window);
     return PP_OK;
 }
 

@@ -505,6 +505,12 @@ static int try_shape(builder *b, const pp_plan *degrees)
     /* Megatron-Core runs a MoE model's tensor parallelism with sequence
      * parallelism (rules.c); the space offers only "on" there. */
     plan.sequence_parallel = b->s->moe && plan.tp > 1;
+    /* context parallelism's exchange: the first the space offers, since an
+     * option rule may refuse the default ring (rules.c cp_comm_fits: a
+     * sliding window); none offered, the ring's refusal drops the shape */
+    const pp_int_list *exchanges = &b->s->options[pp_decisions[PP_DEC_CP_COMM].order];
+    if (plan.cp > 1 && exchanges->n > 0)
+        plan.cp_comm = exchanges->v[0];
     if (b->tried >= PP_SPACE_MAX_TRIES || b->s->n_shapes >= PP_SPACE_MAX_SHAPES)
         return PP_EINPUT;
     b->tried++;

@@ -100,6 +100,13 @@ typedef struct pp_model {
     double loss_token_fraction; /* share of the tokens whose logits and loss are computed: 1 (0
                                    read as 1) for a causal LM; BERT pre-training with a dense
                                    sequence output computes them only at the masked positions */
+    /* Sliding-window attention (GPT-OSS, Gemma, Mistral 7B v0.1): a query
+     * attends to itself and the sliding_window - 1 tokens before it; every
+     * window_attn_skip_freq-th layer attends to the whole sequence
+     * (Megatron-LM --window-size W,0 --window-attn-skip-freq N), 0: every
+     * layer windowed.  sliding_window 0: no window (pp_windowed_layers). */
+    int sliding_window;
+    int window_attn_skip_freq;
     /* Mixture of experts (docs/cost-model.md section 9); experts == 0: dense.
      * Layer i is a MoE layer when i >= first_dense_layers and
      * i % moe_layer_freq == 0 (Megatron's --moe-layer-freq, DeepSeek's
