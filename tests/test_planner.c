@@ -700,6 +700,23 @@ static void test_divisibility_and_accuracy_infeasible(void)
     p.search[PP_DEC_DP] = (pp_int_list){1, {8}};
     p.search[PP_DEC_CODEC(PP_DIM_DP)] = (pp_int_list){1, {3}}; /* zfp4: error 0.97 */
     check_infeasible(&p, "accuracy");
+
+    /* A shape that obeys the rules but leaves a choice no value is named
+     * with that choice: ZeRO-3 alone under DeepSpeed, whose pipeline runs
+     * stages 0 and 1 (the first rule broken, virtual_stages 2, is a
+     * farther miss); sequence parallelism "on" alone with tp 1. */
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'a100-sxm4-80gb', 'gpus_per_node': 8, 'nodes': 1},"
+                 " 'training': {'global_batch': 16, 'framework': 'deepspeed'},"
+                 " 'search': {'zero': [3], 'tp': [4], 'pp': [2]}}",
+                 &cat, &p);
+    check_infeasible(&p, "zero: no value left for tp=4 pp=2 dp=1 cp=1");
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'a100-sxm4-80gb', 'gpus_per_node': 8, 'nodes': 1},"
+                 " 'training': {'global_batch': 16}, 'search': {'sequence_parallel': [true], 'tp': [1]}}",
+                 &cat, &p);
+    check_infeasible(&p, "sequence_parallel: no value left for tp=1");
+    pp_catalog_free(&cat);
 }
 
 /* With every error tolerance at zero no plan uses a lossy codec, whatever

@@ -476,6 +476,7 @@ typedef struct builder {
     long tried;          /* shapes whose degrees multiply to the GPU count */
     bool have_rejection; /* first pp_plan_check failure kept in `rejection` */
     pp_error rejection;
+    char option_gap[512]; /* the first shape that obeys the rules and offers a choice no value: which */
     const pp_decision *level[PP_DEC_COUNT + 1]; /* the shape's degrees in nesting order, NULL after the last */
 } builder;
 
@@ -495,6 +496,27 @@ static int push_shape(builder *b, const pp_plan *plan)
     sh->microbatches = pp_microbatches(b->prob, plan);
     sh->pipeline_factor = pp_pipeline_factor(b->prob, plan);
     return PP_OK;
+}
+
+/* A shape that obeys the rules but leaves one of its choices no value (the
+ * values the search lists, the framework runs and the option rules allow):
+ * the first such is what an empty space names, a nearer miss than a rule. */
+static void note_option_gap(builder *b, const pp_shape *probe)
+{
+    if (b->option_gap[0])
+        return;
+    for (int k = 0; k < b->s->n_options; k++) {
+        const pp_decision *d = b->s->option_row[k];
+        if (!d || pp_space_options(b->s, probe, (pp_option_kind)k)->n > 0)
+            continue;
+        const pp_plan *pl = &probe->base;
+        snprintf(b->option_gap, sizeof b->option_gap,
+                 "%s: no value left for tp=%d pp=%d dp=%d cp=%d: none of the values searched is both run by %s "
+                 "there (data/frameworks.json%s) and allowed by the plan rules",
+                 d->key, pl->tp, pl->pp, pl->dp, pl->cp, b->prob->fw.known ? b->prob->fw.name : "the framework",
+                 d->id == PP_DEC_ZERO && pl->pp > 1 ? ": its ZeRO stages with a pipeline" : "");
+        return;
+    }
 }
 
 /* Try one shape: keep it iff it obeys the rules with defaults elsewhere and
@@ -526,8 +548,10 @@ static int try_shape(builder *b, const pp_plan *degrees)
         return PP_OK;
     }
     pp_shape probe = {.base = plan};
-    if (pp_space_shape_plans(b->s, &probe) <= 0.0)
+    if (pp_space_shape_plans(b->s, &probe) <= 0.0) {
+        note_option_gap(b, &probe);
         return PP_OK;
+    }
     return push_shape(b, &plan);
 }
 
@@ -559,6 +583,8 @@ static void explain_empty(const builder *b)
                  "divisibility: no tp/pp/dp/cp/micro_batch combination multiplies to %ld GPUs and divides "
                  "the batch of %ld sequences (and tp the heads, pp the %d layers)",
                  gpus, prob->training.global_batch, prob->model.layers);
+    else if (b->option_gap[0])
+        snprintf(s->empty_reason, sizeof s->empty_reason, "%s", b->option_gap);
     else if (b->have_rejection)
         snprintf(s->empty_reason, sizeof s->empty_reason, "%s", b->rejection.msg);
     else
