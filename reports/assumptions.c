@@ -62,7 +62,12 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
         /* the busiest expert's load over the mean (docs/cost-model.md section 9) */
         double l = prob->training.moe_load_imbalance;
         snprintf(value, sizeof value, "%.2f", l);
-        if (prob->model.moe_load_imbalance >= 1.0 && l == prob->model.moe_load_imbalance)
+        if (prob->training.moe_force_balance)
+            snprintf(src, sizeof src, "training.moe_force_balance: the router overridden to give every expert its mean "
+                     "share (Megatron-Core --moe-router-force-load-balancing, torchtitan debug.moe_force_load_balance), "
+                     "a benchmark setting: it trains no router, and a real run's experts are as loaded as its router "
+                     "leaves them");
+        else if (prob->model.moe_load_imbalance >= 1.0 && l == prob->model.moe_load_imbalance)
             snprintf(src, sizeof src, "data/models.json moe_load_imbalance of %s, the model's router as measured (its "
                      "source in the model shape's row); a plan's capacity factor caps it", mid ? mid : "the model");
         else

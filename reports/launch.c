@@ -173,6 +173,8 @@ static void moe_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan
             flag_word(f, true, "--moe-token-drop-policy", "probs");
         }
         router_flags(f, m);
+        if (prob->training.moe_force_balance) /* a benchmark's router: every expert its mean share */
+            flag_sw(f, false, "--moe-router-force-load-balancing");
         flag_int(f, false, "--moe-ffn-hidden-size", m->moe_ffn_hidden);
         if (m->shared_ffn_hidden > 0)
             flag_int(f, false, "--moe-shared-expert-intermediate-size", m->shared_ffn_hidden);
@@ -510,6 +512,7 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--overlap-moe-expert-parallel-comm", "comm_overlap.overlap_moe_expert_parallel_comm", BR_TRUE, NULL, true},
     {"--moe-expert-capacity-factor", "model.moe_expert_capacity_factor", BR_COPY, NULL, true},
     {"--moe-token-drop-policy", "model.moe_token_drop_policy", BR_WORD, NULL, true},
+    {"--moe-router-force-load-balancing", "model.moe_router_force_load_balancing", BR_TRUE, NULL, true},
     {"--micro-batch-size", "train.micro_batch_size", BR_COPY, NULL, true},
     {"--global-batch-size", "train.global_batch_size", BR_COPY, NULL, true},
     {"--seq-length", "model.seq_length", BR_COPY, NULL, true},
@@ -764,6 +767,9 @@ static void build_deepspeed(pp_launch_target *ds, const pp_launch_target *megatr
         else
             note(ds, " Its experts drop no token: `deepspeed.moe.layer.MoE(..., drop_tokens=False)` (DeepSpeed "
                      "drops the tokens beyond capacity 1.0 by default).");
+        if (prob->training.moe_force_balance)
+            note(ds, " DeepSpeed-MoE has no forced-balance router: its experts run as its gate leaves them, "
+                     "not at the mean share this plan was priced at (training.moe\\_force\\_balance).");
     }
     const pp_launch_setting *sel = find_setting(megatron, "--recompute-granularity");
     if (p->recompute == PP_RECOMPUTE_SELECTIVE && sel) {
@@ -813,6 +819,8 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
         set_int(tt, par, "expert_parallel_degree", p->ep);
     if (moe && pp_moe_deepep(prob, p)) /* Parallelism.expert_parallel_comm_backend (v0.2.2) */
         set_text(tt, par, "expert_parallel_comm_backend", PP_LV_STR, "deepep");
+    if (moe && prob->training.moe_force_balance) /* Debug.moe_force_load_balance (v0.2.2) */
+        set_bool(tt, "debug", "moe_force_load_balance", true);
     bool a2a_overlap = moe && pp_moe_a2a_overlapped(prob, p);
     pp_stage_split split;
     bool even_chunks = false;

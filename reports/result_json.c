@@ -228,6 +228,8 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
         pp_jb_bool(b, tr, "fp8_activation_input_store", true);
     if (prob->training.packed_sample_tokens > 0.0)
         pp_jb_num(b, tr, "packed_sample_tokens", prob->training.packed_sample_tokens);
+    if (prob->training.moe_force_balance)
+        pp_jb_bool(b, tr, "moe_force_balance", true);
     pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 

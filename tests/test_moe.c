@@ -672,10 +672,63 @@ static void test_model_load_imbalance(void)
     pp_catalog_free(&cat);
 }
 
+/* A benchmark's forced balance (training.moe_force_balance: Megatron-Core
+ * --moe-router-force-load-balancing, torchtitan debug.moe_force_load_balance)
+ * prices every expert at its mean share whatever the model's router
+ * measures, exactly as moe_load_imbalance 1 does; the launch settings carry
+ * it; it is refused beside another imbalance, for a dense model and under
+ * a framework without it. */
+static void test_force_balance(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem forced, one;
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 2},"
+                 " 'training': {'global_batch': 256, 'moe_force_balance': true}}", &cat, &forced);
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 2},"
+                 " 'training': {'global_batch': 256, 'moe_load_imbalance': 1}}", &cat, &one);
+    CU_ASSERT(forced.training.moe_force_balance);
+    CU_ASSERT_EQUAL(forced.training.moe_load_imbalance, 1.0);
+    pp_plan pl = pp_test_plan(1, 1, 16, 1, 1);
+    pl.ep = 8;
+    CU_ASSERT_EQUAL(pp_step_time_s(&forced, &pl), pp_step_time_s(&one, &pl));
+    char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
+    int n = pp_megatron_flags(&forced, &pl, lines, PP_LAUNCH_MAX_SETTINGS);
+    bool flag = false;
+    for (int i = 0; i < n; i++)
+        flag = flag || strstr(lines[i], "--moe-router-force-load-balancing") != NULL;
+    CU_ASSERT(flag);
+    n = pp_megatron_flags(&one, &pl, lines, PP_LAUNCH_MAX_SETTINGS);
+    for (int i = 0; i < n; i++)
+        CU_ASSERT_PTR_NULL(strstr(lines[i], "force"));
+    static const struct {
+        const char *model, *training, *path;
+    } bad[] = {
+        {"qwen3-30b-a3b", "'moe_force_balance': true, 'moe_load_imbalance': 1.3", "moe_load_imbalance"},
+        {"llama3-8b", "'moe_force_balance': true", "moe_force_balance"},
+        {"qwen3-30b-a3b", "'moe_force_balance': true, 'framework': 'deepspeed'", "moe_force_balance"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[320];
+        snprintf(json, sizeof json,
+                 "{'model': '%s', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 2}, 'training': {'global_batch': 256, "
+                 "%s}}",
+                 bad[i].model, bad[i].training);
+        char *text = pp_json_of(json);
+        pp_problem p;
+        pp_error err;
+        CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &p, &err), PP_EINPUT);
+        PP_ASSERT_CONTAINS(err.path, bad[i].path);
+        free(text);
+    }
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"Mixtral, Qwen3-MoE, DeepSeek-V3: the cards' parameter counts", test_parameter_counts},
+        {"a benchmark's forced balance: priced at the mean share, launched as such", test_force_balance},
         {"all-to-all bytes per link", test_alltoall_bytes},
         {"DeepSeek-V3's published layout prices (tp 1 pp 16 dp 128 ep 64 ZeRO-1)", test_deepseek_published_layout},
         {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},

@@ -338,7 +338,8 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
-                                            "packed_sample_tokens", "nccl_pxn", "nccl_nvls", NULL};
+                                            "packed_sample_tokens", "nccl_pxn", "nccl_nvls", "moe_force_balance",
+                                            NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const optimizer_names[] = {"adam"};
@@ -414,6 +415,18 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "fused_loss", PP_OPTIONAL, &t->fused_loss, c->err);
     if (!rc)
         rc = pp_json_double(obj, at, "moe_load_imbalance", PP_OPTIONAL, 1.0, 64.0, &t->moe_load_imbalance, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "moe_force_balance", PP_OPTIONAL, &t->moe_force_balance, c->err);
+    if (!rc && t->moe_force_balance) { /* every expert its mean share: no imbalance to state */
+        if (pp_json_member(obj, "moe_load_imbalance") && t->moe_load_imbalance != 1.0) {
+            pp_jpath here = pp_jpath_key(at, "moe_load_imbalance");
+            return pp_json_fail(c->err, &here,
+                                "expected 1 or nothing with moe_force_balance true (the router gives every expert "
+                                "its mean share), found %g",
+                                t->moe_load_imbalance);
+        }
+        t->moe_load_imbalance = 1.0;
+    }
     int dispatcher = t->moe_deepep ? 1 : 0;
     if (!rc)
         rc = pp_json_enum(obj, at, "moe_dispatcher", PP_OPTIONAL, moe_dispatcher_names, 2, &dispatcher, c->err);
@@ -486,6 +499,17 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
         pp_jpath here = pp_jpath_key(&tr, "packed_sample_tokens");
         return pp_json_fail(c->err, &here, "expected a sample length of at most the sequence length %d, found %g",
                             c->p->model.seq_len, t->packed_sample_tokens);
+    }
+    /* forced balance is a router override of Megatron-Core and torchtitan
+     * (--moe-router-force-load-balancing, debug.moe_force_load_balance) */
+    if (t->moe_force_balance &&
+        (!pp_model_is_moe(&c->p->model) || (t->framework != PP_FW_MEGATRON_CORE && t->framework != PP_FW_FSDP))) {
+        pp_jpath here = pp_jpath_key(&tr, "moe_force_balance");
+        return pp_json_fail(c->err, &here,
+                            "expected moe_force_balance only for a MoE model under megatron-core or fsdp "
+                            "(torchtitan), the frameworks with a forced-balance router, found %s under %s",
+                            pp_model_is_moe(&c->p->model) ? "a MoE model" : "a dense model",
+                            pp_framework_name(t->framework));
     }
     if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
         return PP_OK;
@@ -952,7 +976,7 @@ static int parse_problem_doc(const parse_ctx *c, const cJSON *doc, const pp_jpat
         rc = parse_section(c, doc, root, "model", PP_REQUIRED, parse_model);
     /* a model whose router's imbalance was measured (models.json) brings it,
      * unless the training section states its own */
-    if (!rc && c->p->model.moe_load_imbalance >= 1.0 &&
+    if (!rc && c->p->model.moe_load_imbalance >= 1.0 && !c->p->training.moe_force_balance &&
         !pp_json_member(pp_json_member(doc, "training"), "moe_load_imbalance"))
         c->p->training.moe_load_imbalance = c->p->model.moe_load_imbalance;
     if (!rc)

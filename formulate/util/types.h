@@ -297,6 +297,10 @@ typedef struct pp_training {
                                                          (space.c), and price on (pp_moe_deepep) */
     double moe_load_imbalance; /* tokens of the busiest expert over the mean (MoE; default 1.2,
                                   docs/cost-model.md section 9) */
+    bool moe_force_balance; /* training.moe_force_balance: the router overridden to give every expert
+                               its mean share (Megatron-Core --moe-router-force-load-balancing,
+                               torchtitan debug.moe_force_load_balance), a benchmark setting: the
+                               load imbalance is 1 */
     pp_precision grad_reduce_dtype; /* data type of the DP gradient traffic on the wire: fp32
                                        (4 bytes a value) or a 16-bit type (bf16/fp16, 2 bytes,
                                        the default: DeepSpeed's communication_data_type) */
