@@ -1274,6 +1274,7 @@ static void test_moe_rows_load(void)
      * --moe-router-force-load-balancing), or as the row states it */
     CU_ASSERT_EQUAL(m->prob.training.moe_load_imbalance, 1.2);
     CU_ASSERT_EQUAL(set.rows[2].prob.training.moe_load_imbalance, 1.0);
+    CU_ASSERT(set.rows[2].prob.training.moe_force_balance); /* as a problem states it */
     CU_ASSERT_EQUAL(set.rows[3].prob.training.moe_load_imbalance, 1.5);
     double dropless = pp_step_time_s(&m->prob, &m->plan);
     CU_ASSERT(pp_step_time_s(&set.rows[2].prob, &set.rows[2].plan) < dropless);

@@ -688,7 +688,7 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
     if (packed > 0)
         put_num(d, d->training, "packed_sample_tokens", packed);
     if (balanced == 1) /* Megatron-Core --moe-router-force-load-balancing: every expert its mean share */
-        put_num(d, d->training, "moe_load_imbalance", 1.0);
+        put_bool(d, d->training, "moe_force_balance", true);
     return PP_OK;
 }
 
