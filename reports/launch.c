@@ -504,6 +504,7 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--microbatch-group-size-per-virtual-pipeline-stage", "model.microbatch_group_size_per_vp_stage", BR_COPY, "null",
      true},
     {"--context-parallel-size", "model.context_parallel_size", BR_COPY, NULL, true},
+    {"--cp-comm-type", "model.cp_comm_type", BR_WORD, NULL, true}, /* cp > 1 only: a recipe's own is not the plan's */
     {"--sequence-parallel", "model.sequence_parallel", BR_TRUE, "false", true},
     {"--expert-model-parallel-size", "model.expert_model_parallel_size", BR_COPY, NULL, true},
     {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size", BR_COPY, NULL, true},

@@ -890,7 +890,7 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
                   m->gated_mlp ? " (gated)" : "", m->vocab, m->seq_len, m->tie_embeddings ? "tied" : "untied");
     if (m->sliding_window > 0) /* docs/cost-model.md section 2, attention core */
         pp_sb_appendf(sb, ", a sliding window of %d tokens on %d of the layers%s", m->sliding_window,
-                      m->layers - (m->window_attn_skip_freq >= 2 ? m->layers / m->window_attn_skip_freq : 0),
+                      pp_windowed_layers(m, HUGE_VAL), /* the pattern's count, whatever the span */
                       pp_windowed_layers(m, pp_attention_span(m, &prob->training)) > 0
                           ? ""
                           : " (at least the attention span: priced as full attention)");

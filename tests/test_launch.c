@@ -563,6 +563,15 @@ static void test_bridge_overrides(void)
     s = setting(br, "recipe");
     CU_ASSERT_TRUE(s && strstr(s->text, "llama3_70b_pretrain_config"));
     CU_ASSERT_PTR_NULL(setting(br, "model.num_layers")); /* the recipe builds the model */
+    CU_ASSERT_PTR_NULL(setting(br, "model.cp_comm_type")); /* cp 1: nothing exchanged */
+    /* context parallelism's exchange is the plan's, recipe or not (a
+     * windowed model's ring would stop at Transformer Engine's assert) */
+    pp_plan cpl = pp_test_plan(8, 2, (int)(pp_problem_gpus(&p) / 32), 2, 1);
+    cpl.sequence_parallel = true;
+    cpl.cp_comm = PP_CP_ALL_GATHER;
+    pp_launch_build(&p, &cpl, pp_microbatches(&p, &cpl), &l);
+    s = setting(br, "model.cp_comm_type");
+    CU_ASSERT_TRUE(s && strcmp(s->text, "all_gather") == 0);
     /* DeepSeek-V3 with no recipe: the shape is written, but a layer
      * pattern of dense and MoE layers has no override parplan writes */
     pp_plan ds;
