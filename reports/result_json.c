@@ -218,6 +218,7 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
     if (c->gpu.nvls_allreduce_fraction > 0.0 && !c->nccl_nvls) /* echoed only when it turns NVLS off */
         pp_jb_bool(b, tr, "nccl_nvls", false);
     pp_jb_str(b, tr, "precision", pp_precision_name(prob->training.precision));
+    pp_jb_str(b, tr, "framework", pp_framework_name(prob->training.framework)); /* a usual name resolved */
     if (prob->training.lora_rank > 0) { /* echoed only for fine-tuning with LoRA */
         pp_jb_num(b, tr, "lora_rank", (double)prob->training.lora_rank);
         pp_jb_str(b, tr, "lora_targets", pp_lora_targets_names[prob->training.lora_targets]);

@@ -887,7 +887,14 @@ static void test_problem_names_as_written(void)
     } frameworks[] = {{"NeMo", PP_FW_MEGATRON_CORE},         {"Megatron-LM", PP_FW_MEGATRON_CORE},
                       {"Megatron-Bridge", PP_FW_MEGATRON_CORE}, {"torchtitan", PP_FW_FSDP},
                       {"PyTorch FSDP", PP_FW_FSDP},            {"GPT-NeoX", PP_FW_DEEPSPEED},
-                      {"megatron_lm_2021", PP_FW_MEGATRON_2021}};
+                      {"megatron_lm_2021", PP_FW_MEGATRON_2021},
+                      /* with the maker's word and a version, as users write them */
+                      {"NeMo 25.04", PP_FW_MEGATRON_CORE},     {"NVIDIA NeMo Framework 25.02", PP_FW_MEGATRON_CORE},
+                      {"Megatron-LM core_r0.13.0", PP_FW_MEGATRON_CORE}, {"torchtitan v0.2.2", PP_FW_FSDP},
+                      {"MosaicML Composer", PP_FW_FSDP},       {"DeepSpeed 0.16", PP_FW_DEEPSPEED},
+                      /* a version of the 2021 stacks' era names them */
+                      {"Megatron-LM v2.6", PP_FW_MEGATRON_2021}, {"Megatron-LM (2021)", PP_FW_MEGATRON_2021},
+                      {"DeepSpeed 0.5.10", PP_FW_DEEPSPEED_2021}};
     for (size_t i = 0; i < sizeof frameworks / sizeof frameworks[0]; i++) {
         char training[160];
         snprintf(training, sizeof training, "{'global_batch': 8, 'framework': '%s'}", frameworks[i].name);
@@ -929,11 +936,17 @@ static void test_problem_names_as_written(void)
     CU_ASSERT_EQUAL(parse_problem(fp32, &a, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "$.training.precision");
     free(fp32);
-    /* a name of no framework is still an error at its path */
-    char *jax = problem_with(NULL, NULL, "{'global_batch': 8, 'framework': 'MaxText'}", NULL);
-    CU_ASSERT_EQUAL(parse_problem(jax, &a, &err), PP_EINPUT);
-    PP_ASSERT_CONTAINS(err.path, "$.training.framework");
-    free(jax);
+    /* a name of no framework is still an error at its path, versioned or
+     * only a maker's word */
+    static const char *const none[] = {"MaxText", "JAX 0.4", "PyTorch", "2.6"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        char training[160];
+        snprintf(training, sizeof training, "{'global_batch': 8, 'framework': '%s'}", none[i]);
+        char *jax = problem_with(NULL, NULL, training, NULL);
+        CU_ASSERT_EQUAL(parse_problem(jax, &a, &err), PP_EINPUT);
+        PP_ASSERT_CONTAINS(err.path, "$.training.framework");
+        free(jax);
+    }
 }
 
 /* The one table of efficiency parameters: each field of pp_efficiency once,

@@ -4,6 +4,8 @@
 #include "names.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const pp_precision_names[PP_PREC_COUNT] = {"bf16",  "fp16",  "fp8",      "fp32",
@@ -58,10 +60,108 @@ static const struct {
     {"pytorchfsdp", PP_FW_FSDP},             {"fsdp2", PP_FW_FSDP},
     {"fullyshardeddataparallel", PP_FW_FSDP}, {"llmfoundry", PP_FW_FSDP},
     {"composer", PP_FW_FSDP},                {"gptneox", PP_FW_DEEPSPEED},
+    {"nemoframework", PP_FW_MEGATRON_CORE},
     {"megatrondeepspeed", PP_FW_DEEPSPEED},
 };
 
+static bool framework_named(const char *text, pp_framework *fw);
+
+/* A version as users write one after a framework's name: "25.04", "0.12",
+ * "v0.2.2", "core_r0.13.0", "r2.6", "2021". */
+static bool version_token(const char *t, size_t n)
+{
+    size_t i = 0;
+    if (n > 6 && strncmp(t, "core_", 5) == 0)
+        i = 5;
+    if (i < n && (t[i] == 'v' || t[i] == 'V' || t[i] == 'r'))
+        i++;
+    return i < n && isdigit((unsigned char)t[i]);
+}
+
+/* The leading number of a version token (v2.6: 2, core_r0.13.0: 0) and
+ * the one after its first dot (v2.6: 6), -1 where there is none. */
+static void version_numbers(const char *t, long *major, long *minor)
+{
+    while (*t && !isdigit((unsigned char)*t))
+        t++;
+    char *end;
+    *major = *t ? strtol(t, &end, 10) : -1;
+    *minor = (*t && *end == '.' && isdigit((unsigned char)end[1])) ? strtol(end + 1, NULL, 10) : -1;
+}
+
+/* Words before a framework's name that name its maker, not the framework. */
+static const char *const framework_vendors[] = {"nvidia", "pytorch", "mosaicml", "microsoft", "meta"};
+
+/* "NeMo 25.04", "PyTorch FSDP2", "torchtitan v0.2.2": the name without
+ * its maker's word and its version, then as pp_framework_alias; a version
+ * of the 2021 stacks' era names them (Megatron-LM v1-v3 or a year to 2022,
+ * the releases before Megatron-Core; DeepSpeed 0.5 and earlier). */
+static bool framework_versioned(const char *text, pp_framework *fw)
+{
+    char name[128] = "";
+    const char *version = NULL;
+    size_t used = 0, vlen = 0;
+    bool first = true;
+    for (const char *p = text; *p;) {
+        while (*p && (isspace((unsigned char)*p) || *p == '(' || *p == ')' || *p == ','))
+            p++;
+        size_t n = 0;
+        while (p[n] && !isspace((unsigned char)p[n]) && p[n] != '(' && p[n] != ')' && p[n] != ',')
+            n++;
+        if (n == 0)
+            break;
+        bool vendor = false;
+        for (size_t i = 0; first && i < sizeof framework_vendors / sizeof framework_vendors[0]; i++) {
+            char key[32];
+            char word[32];
+            snprintf(word, sizeof word, "%.*s", (int)(n < 31 ? n : 31), p);
+            pp_name_key(word, key, sizeof key);
+            vendor = vendor || (strcmp(key, framework_vendors[i]) == 0 && p[n]);
+        }
+        if (version_token(p, n)) {
+            if (!version) {
+                version = p;
+                vlen = n;
+            }
+        } else if (!vendor && !version && used + n + 1 < sizeof name) {
+            memcpy(name + used, p, n);
+            used += n;
+            name[used++] = ' ';
+            name[used] = '\0';
+        }
+        first = false;
+        p += n;
+    }
+    if (!version && used == 0)
+        return false;
+    if (!framework_named(name, fw))
+        return false;
+    if (version) {
+        char v[32];
+        snprintf(v, sizeof v, "%.*s", (int)(vlen < 31 ? vlen : 31), version);
+        long major, minor;
+        version_numbers(v, &major, &minor);
+        char key[64];
+        pp_name_key(name, key, sizeof key);
+        bool megatron_lm = strcmp(key, "megatronlm") == 0 || strcmp(key, "megatron") == 0;
+        bool old_megatron = megatron_lm && strncmp(v, "core", 4) != 0 &&
+                            ((major >= 1 && major <= 3) || (major >= 2019 && major <= 2022));
+        bool old_deepspeed = *fw == PP_FW_DEEPSPEED && strcmp(key, "deepspeed") == 0 && major == 0 && minor >= 0 &&
+                             minor <= 5;
+        if (*fw == PP_FW_MEGATRON_CORE && old_megatron)
+            *fw = PP_FW_MEGATRON_2021;
+        else if (old_deepspeed)
+            *fw = PP_FW_DEEPSPEED_2021;
+    }
+    return true;
+}
+
 bool pp_framework_alias(const char *text, pp_framework *fw)
+{
+    return framework_named(text, fw) || framework_versioned(text, fw);
+}
+
+static bool framework_named(const char *text, pp_framework *fw)
 {
     char key[64];
     pp_name_key(text, key, sizeof key);
