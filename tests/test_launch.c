@@ -202,7 +202,7 @@ static const char *const EXAMPLES[] = {
     "data/examples/gpt3-175b-1024-a100.json",   "data/examples/llama3-70b-h100.json",
     "data/examples/deepseek-v3-h800.json",      "data/examples/llama2-70b-lora-h100.json",
     "data/examples/llama3-70b-gb200-nvl72.json", "data/examples/small-gpt-8gpu.json",
-    "data/examples/gpt-neox-20b-lassen.json",   "data/examples/gpt-oss-120b-h100-32k.json",
+    "data/examples/gpt-neox-20b-lassen.json",
 };
 
 static void test_megatron_flags_exist(void)

@@ -816,6 +816,13 @@ static void test_gpu_names_as_written(void)
         {"80GB", NULL},
         /* a memory size with a bare G is its GB */
         {"A100-80G", "a100-sxm4-80gb"},              {"A100-40G", "a100-sxm4-40gb"},
+        /* the system a GPU is sold in is no word of it; a query's words may
+         * come from several of one GPU's names (80GB from the name, SXM
+         * from the alias H100-SXM) */
+        {"DGX H100", "h100-sxm5-80gb"},              {"HGX H100", "h100-sxm5-80gb"},
+        {"DGX GB200", "gb200-nvl72"},                {"DGX-GB300", "gb300-nvl72"},
+        {"H100 80GB SXM", "h100-sxm5-80gb"},         {"DGX", NULL},
+        {"SXM", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const pp_gpu *g = pp_catalog_gpu_named(&cat, cases[i].name);

@@ -221,7 +221,9 @@ const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id)
  * model's publisher, "Meta"), so "NVIDIA H100 SXM", "h100-sxm" and
  * "H100_SXM" are one name, as "Llama-3-8B" and "Meta Llama 3 8B" are.
  * Into out (cap bytes). */
-static const char *const gpu_noise[] = {"nvidia", "tesla", "amd", "instinct", NULL};
+/* The maker's and the product line's words, and the system a GPU is sold in
+ * (a DGX or HGX H100 is an H100): none tells GPUs apart. */
+static const char *const gpu_noise[] = {"nvidia", "tesla", "amd", "instinct", "dgx", "hgx", NULL};
 static const char *const model_noise[] = {"meta", NULL};
 
 /* The next word of a name from *p on (a run of letters and digits) that is
@@ -321,8 +323,30 @@ static bool words_within(char q[][PP_NAME_WORD_LEN], int nq, const char *name, b
     return nq > 0;
 }
 
+/* Whether one word of the query is a word of one of GPU i's names. */
+static bool gpu_has_word(const pp_catalog *cat, int i, const char *word)
+{
+    char one[1][PP_NAME_WORD_LEN];
+    snprintf(one[0], sizeof one[0], "%s", word);
+    if (words_within(one, 1, cat->gpus[i].id, false) || words_within(one, 1, cat->gpus[i].name, false))
+        return true;
+    for (int a = 0; cat->gpu_aliases && a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
+        if (words_within(one, 1, cat->gpu_aliases[i][a], false))
+            return true;
+    return false;
+}
+
+/* exact: one of GPU i's names has exactly the query's words; else every
+ * word of the query is a word of one of its names ("H100 80GB SXM": the
+ * name's 80GB, the alias H100-SXM's SXM). */
 static bool gpu_names_hold(const pp_catalog *cat, int i, char q[][PP_NAME_WORD_LEN], int nq, bool exact)
 {
+    if (!exact) {
+        for (int k = 0; k < nq; k++)
+            if (!gpu_has_word(cat, i, q[k]))
+                return false;
+        return nq > 0;
+    }
     if (words_within(q, nq, cat->gpus[i].id, exact) || words_within(q, nq, cat->gpus[i].name, exact))
         return true;
     for (int a = 0; cat->gpu_aliases && a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
