@@ -323,15 +323,14 @@ static bool words_within(char q[][PP_NAME_WORD_LEN], int nq, const char *name, b
     return nq > 0;
 }
 
-/* Whether one word of the query is a word of one of GPU i's names. */
-static bool gpu_has_word(const pp_catalog *cat, int i, const char *word)
+/* Whether one of GPU i's names (id, name, aliases) holds the query's words
+ * (with exact, no other word). */
+static bool gpu_name_holds(const pp_catalog *cat, int i, char q[][PP_NAME_WORD_LEN], int nq, bool exact)
 {
-    char one[1][PP_NAME_WORD_LEN];
-    snprintf(one[0], sizeof one[0], "%s", word);
-    if (words_within(one, 1, cat->gpus[i].id, false) || words_within(one, 1, cat->gpus[i].name, false))
+    if (words_within(q, nq, cat->gpus[i].id, exact) || words_within(q, nq, cat->gpus[i].name, exact))
         return true;
     for (int a = 0; cat->gpu_aliases && a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
-        if (words_within(one, 1, cat->gpu_aliases[i][a], false))
+        if (words_within(q, nq, cat->gpu_aliases[i][a], exact))
             return true;
     return false;
 }
@@ -341,18 +340,12 @@ static bool gpu_has_word(const pp_catalog *cat, int i, const char *word)
  * name's 80GB, the alias H100-SXM's SXM). */
 static bool gpu_names_hold(const pp_catalog *cat, int i, char q[][PP_NAME_WORD_LEN], int nq, bool exact)
 {
-    if (!exact) {
-        for (int k = 0; k < nq; k++)
-            if (!gpu_has_word(cat, i, q[k]))
-                return false;
-        return nq > 0;
-    }
-    if (words_within(q, nq, cat->gpus[i].id, exact) || words_within(q, nq, cat->gpus[i].name, exact))
-        return true;
-    for (int a = 0; cat->gpu_aliases && a < PP_MAX_ALIASES && cat->gpu_aliases[i][a][0]; a++)
-        if (words_within(q, nq, cat->gpu_aliases[i][a], exact))
-            return true;
-    return false;
+    if (exact)
+        return gpu_name_holds(cat, i, q, nq, true);
+    for (int k = 0; k < nq; k++)
+        if (!gpu_name_holds(cat, i, &q[k], 1, false))
+            return false;
+    return nq > 0;
 }
 
 /* The one GPU with a name holding the query's words (exact: no other word
