@@ -239,6 +239,13 @@ static void test_window_gathers(void)
     CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
     CU_ASSERT_EQUAL(res.best.plan.cp, 1);
     pp_plan_result_free(&res);
+    /* packed samples too: neither exchange, and the reason says which choice is left without a value */
+    pp_test_load("{'model': {'id': 'gpt-oss-20b', 'seq_len': 16384}, 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'packed_sample_tokens': 4096}, 'search': {'cp': [2]}}", &cat, &p);
+    CU_ASSERT_EQUAL(pp_plan_solve(&p, &o, &res, &err), PP_EINFEASIBLE);
+    PP_ASSERT_CONTAINS(res.infeasible_reason, "cp_comm: no value left");
+    PP_ASSERT_CONTAINS(res.infeasible_reason, "no sliding window");
+    pp_plan_result_free(&res);
     pp_catalog_free(&cat);
 }
 

@@ -512,9 +512,12 @@ static void note_option_gap(builder *b, const pp_shape *probe)
         const pp_plan *pl = &probe->base;
         snprintf(b->option_gap, sizeof b->option_gap,
                  "%s: no value left for tp=%d pp=%d dp=%d cp=%d: none of the values searched is both run by %s "
-                 "there (data/frameworks.json%s) and allowed by the plan rules",
+                 "there (data/frameworks.json%s) and allowed by the plan rules%s",
                  d->key, pl->tp, pl->pp, pl->dp, pl->cp, b->prob->fw.known ? b->prob->fw.name : "the framework",
-                 d->id == PP_DEC_ZERO && pl->pp > 1 ? ": its ZeRO stages with a pipeline" : "");
+                 d->id == PP_DEC_ZERO && pl->pp > 1 ? ": its ZeRO stages with a pipeline" : "",
+                 d->id == PP_DEC_CP_COMM ? " (Transformer Engine's ring takes no sliding window, its all-gather no "
+                                           "packed samples)"
+                                         : "");
         return;
     }
 }
@@ -529,13 +532,18 @@ static int try_shape(builder *b, const pp_plan *degrees)
     plan.sequence_parallel = b->s->moe && plan.tp > 1;
     /* context parallelism's exchange: the first the space offers, since an
      * option rule may refuse the default ring (rules.c cp_comm_fits: a
-     * sliding window); none offered, the ring's refusal drops the shape */
+     * sliding window); none offered, the shape has no plan (below) */
     const pp_int_list *exchanges = &b->s->options[pp_decisions[PP_DEC_CP_COMM].order];
     if (plan.cp > 1 && exchanges->n > 0)
         plan.cp_comm = exchanges->v[0];
     if (b->tried >= PP_SPACE_MAX_TRIES || b->s->n_shapes >= PP_SPACE_MAX_SHAPES)
         return PP_EINPUT;
     b->tried++;
+    if (plan.cp > 1 && exchanges->n == 0) { /* no exchange fits: the choice left without a value */
+        pp_shape probe = {.base = plan};
+        note_option_gap(b, &probe);
+        return PP_OK;
+    }
     pp_error e;
     pp_error_clear(&e);
     /* Only the first rejection is kept: format no message for the others
