@@ -111,12 +111,12 @@ static bool framework_versioned(const char *text, pp_framework *fw)
         if (n == 0)
             break;
         bool vendor = false;
-        for (size_t i = 0; first && i < sizeof framework_vendors / sizeof framework_vendors[0]; i++) {
-            char key[32];
-            char word[32];
+        if (first && p[n]) { /* the first of several words only */
+            char word[32], key[32];
             snprintf(word, sizeof word, "%.*s", (int)(n < 31 ? n : 31), p);
             pp_name_key(word, key, sizeof key);
-            vendor = vendor || (strcmp(key, framework_vendors[i]) == 0 && p[n]);
+            for (size_t i = 0; i < sizeof framework_vendors / sizeof framework_vendors[0]; i++)
+                vendor = vendor || strcmp(key, framework_vendors[i]) == 0;
         }
         if (version_token(p, n)) {
             if (!version) {
