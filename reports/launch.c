@@ -201,10 +201,11 @@ static void moe_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan
 
 /* Megatron-Core's --pipeline-model-parallel-layout (megatron/core/
  * transformer/pipeline_parallel_layer_layout.py): the model's chunks in
- * order, split by "|", "E" the embedding, "t" a decoder layer, "L" the
- * loss, "x*n" and "(...)*n" repeat, commas are cosmetic; quoted for the
- * shell.  61 layers on 16 x 2 chunks: "Et|(t*2|)*30,L". */
-static void pipeline_layout_string(const pp_stage_split *s, long chunks, char *buf, size_t cap)
+ * order, split by "|", "E" the embedding, "t" a decoder layer, "m" a
+ * multi-token-prediction module, "L" the loss, "x*n" and "(...)*n" repeat,
+ * commas are cosmetic; quoted for the shell.  61 layers on 16 x 2 chunks:
+ * "Et|(t*2|)*30,L", with DeepSeek-V3's MTP module "Et|(t*2|)*30,mL". */
+static void pipeline_layout_string(const pp_stage_split *s, long chunks, int mtp, char *buf, size_t cap)
 {
     char part[64];
     buf[0] = '\0';
@@ -220,6 +221,8 @@ static void pipeline_layout_string(const pp_stage_split *s, long chunks, char *b
         append(buf, cap, "|");
     if (s->last_chunk > 0)
         append(buf, cap, s->last_chunk == 1 ? "t" : (snprintf(part, sizeof part, "t*%d", s->last_chunk), part));
+    if (mtp > 0)
+        append(buf, cap, mtp == 1 ? "m" : (snprintf(part, sizeof part, "m*%d", mtp), part));
     append(buf, cap, "L\"");
 }
 
@@ -257,7 +260,7 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
         }
     } else if (known && p->virtual_stages > 1) {
         char layout[PP_LAUNCH_TEXT];
-        pipeline_layout_string(&split, (long)p->pp * p->virtual_stages, layout, sizeof layout);
+        pipeline_layout_string(&split, (long)p->pp * p->virtual_stages, t->mtp_layers, layout, sizeof layout);
         flag_word(f, false, "--pipeline-model-parallel-layout", layout);
     }
     /* a micro-batch count that is not a multiple of pp runs in larger groups */
@@ -370,8 +373,8 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
     if (!m->tie_embeddings)
         flag_sw(f, false, "--untie-embeddings-and-output-weights");
     moe_flags(f, prob, p);
-    if (m->mtp_layers > 0)
-        flag_int(f, false, "--mtp-num-layers", m->mtp_layers);
+    if (prob->training.mtp_layers > 0)
+        flag_int(f, false, "--mtp-num-layers", prob->training.mtp_layers);
     flag_int(f, false, "--seq-length", m->seq_len);
     flag_int(f, true, "--max-position-embeddings", m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
@@ -418,11 +421,11 @@ static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp
                 "cannot run: the flags above reduce in %s and hold them in that type too.\n\n",
              t->grad_accum_bytes == 4 ? "fp32" : "16 bits", pp_precision_name(t->grad_reduce_dtype),
              pp_precision_name(t->grad_reduce_dtype));
-    if (prob->model.mtp_layers > 0)
-        note(f, "`--mtp-num-layers %d` trains the model's multi-token-prediction module%s as published; the "
-                "step time above leaves %s out (docs/cost-model.md section 9), so the run is that much slower.\n\n",
-             prob->model.mtp_layers, prob->model.mtp_layers == 1 ? "" : "s",
-             prob->model.mtp_layers == 1 ? "it" : "them");
+    if (t->mtp_layers > 0)
+        note(f, "`--mtp-num-layers %d` trains %s multi-token-prediction module%s on the last pipeline stage, where "
+                "the step above prices %s (docs/cost-model.md section 9).\n\n",
+             t->mtp_layers, t->mtp_layers == prob->model.mtp_layers ? "the model's" : "its", t->mtp_layers == 1 ? "" : "s",
+             t->mtp_layers == 1 ? "it" : "them");
     if (t->lora_rank > 0)
         note(f, "pretrain\\_gpt.py trains every weight: for LoRA run the same degrees under NeMo's PEFT "
                 "(`model.peft.peft_scheme=lora`, `model.peft.lora_tuning.adapter_dim=%d`, "
@@ -536,6 +539,7 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--use-flash-attn", NULL, BR_SKIP, NULL, true},      /* Bridge's default backend is fused attention */
     {"--attention-backend", "model.attention_backend", BR_COPY, NULL, true},
     {"--fp8-param-gather", "model.fp8_param", BR_TRUE, NULL, true},
+    {"--mtp-num-layers", NULL, BR_SKIP, NULL, true}, /* model.mtp_num_layers, build_bridge */
     /* the mixed-precision recipe's own fields, which it copies onto the
      * model over any model.* override (build_bridge says where they differ) */
     {"--first-last-layers-bf16", NULL, BR_SKIP, NULL, true},
@@ -690,6 +694,10 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
     bridge_recipe_fields(br, prob);
     if (fp8_act_store_on(prob, p)) /* no Megatron-LM flag says it (megatron_notes) */
         set_bool(br, NULL, "model.activation_func_fp8_input_store", true);
+    /* the MTP modules priced, also where a recipe trains its own (the
+     * DeepSeek-V3 recipe's mtp_num_layers 1) and the problem asks for none */
+    if (t->mtp_layers > 0 || m->mtp_layers > 0)
+        set_int(br, NULL, "model.mtp_num_layers", t->mtp_layers);
     if (pp_model_is_moe(m)) { /* a recipe's own capacity (Nemotron 3 Super's 1.1, padded) is not the plan's */
         if (!find_setting(megatron, "--moe-expert-capacity-factor"))
             bridge_off(br, "model.moe_expert_capacity_factor", "null");

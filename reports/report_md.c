@@ -93,6 +93,12 @@ static void md_training_extras(pp_strbuf *sb, const pp_training *t)
         pp_sb_append(sb, ", MLP activation inputs stored in fp8");
     if (t->packed_sample_tokens > 0.0)
         pp_sb_appendf(sb, ", packed samples of %g tokens (token-weighted mean)", t->packed_sample_tokens);
+    if (t->mtp_layers > 0)
+        pp_sb_appendf(sb, ", %d multi-token-prediction module%s trained on the last stage", t->mtp_layers,
+                      t->mtp_layers == 1 ? "" : "s");
+    else if (t->mtp_not_run > 0)
+        pp_sb_appendf(sb, ", without the model's multi-token-prediction module%s (the framework trains none)",
+                      t->mtp_not_run == 1 ? "" : "s");
 }
 
 static void md_problem_line(pp_strbuf *sb, const pp_problem *prob)
@@ -528,8 +534,14 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_plan *pl
                                    : "");
     else if (known)
         pp_sb_appendf(sb, " Each stage holds %d model chunks of %d layers, but the model's first chunk holds %d "
-                      "and its last %d (pipeline layout balanced: the embedding and the loss take a layer's "
-                      "place).", s->virtual_stages, split.chunk, split.first_chunk, split.last_chunk);
+                      "and its last %d (pipeline layout balanced: the embedding and the loss%s take a layer's "
+                      "place).", s->virtual_stages, split.chunk, split.first_chunk, split.last_chunk,
+                      pp_mtp_layers(prob) > 0 ? " and each multi-token-prediction module" : "");
+    if (pp_mtp_layers(prob) > 0)
+        pp_sb_appendf(sb, " The last stage also runs the %d multi-token-prediction module%s: %s layer%s, "
+                      "projection%s and a second pass through the output head and the loss.",
+                      pp_mtp_layers(prob), pp_mtp_layers(prob) == 1 ? "" : "s", pp_mtp_layers(prob) == 1 ? "its" : "their",
+                      pp_mtp_layers(prob) == 1 ? "" : "s", pp_mtp_layers(prob) == 1 ? "" : "s");
     pp_sb_append(sb, "\n\n");
     if (s->n_tasks == 0)
         return;

@@ -231,6 +231,8 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
         pp_jb_num(b, tr, "packed_sample_tokens", prob->training.packed_sample_tokens);
     if (prob->training.moe_force_balance)
         pp_jb_bool(b, tr, "moe_force_balance", true);
+    if (prob->training.mtp_layers > 0 || prob->model.mtp_layers > 0) /* the MTP modules trained */
+        pp_jb_num(b, tr, "mtp_layers", (double)prob->training.mtp_layers);
     pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 

@@ -724,6 +724,95 @@ static void test_force_balance(void)
     pp_catalog_free(&cat);
 }
 
+/* Whether a Megatron-LM flag line of the plan reads `want`. */
+static bool has_flag(const pp_problem *p, const pp_plan *pl, const char *want)
+{
+    char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
+    int n = pp_megatron_flags(p, pl, lines, PP_LAUNCH_MAX_SETTINGS);
+    for (int i = 0; i < n; i++)
+        if (strstr(lines[i], want))
+            return true;
+    return false;
+}
+
+/* DeepSeek-V3's multi-token-prediction module (training.mtp_layers,
+ * arXiv 2412.19437 section 2.2): trained by default where Megatron-Core
+ * trains it (--mtp-num-layers), left out (and said) under torchtitan,
+ * refused there when asked for; on the last stage one more MoE layer, its
+ * 2h x h projection and a second output head, in FLOPs, parameters, layers
+ * and time; the balanced layout gives it a layer's place, as NVIDIA's
+ * recipe does (E+1, 30 x 2, MTP and loss). */
+static void test_mtp_module(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem on, off, tt;
+    const char *base = "{'model': 'deepseek-v3', 'cluster': {'gpu': 'h800-sxm5-80gb', 'nodes': 256}, "
+                       "'training': {'global_batch': 15360%s}}";
+    char json[320];
+    snprintf(json, sizeof json, base, "");
+    pp_test_load(json, &cat, &on);
+    snprintf(json, sizeof json, base, ", 'mtp_layers': 0");
+    pp_test_load(json, &cat, &off);
+    snprintf(json, sizeof json, base, ", 'framework': 'fsdp'");
+    pp_test_load(json, &cat, &tt);
+    CU_ASSERT_EQUAL(on.model.mtp_layers, 1);
+    CU_ASSERT_EQUAL(on.training.mtp_layers, 1);
+    CU_ASSERT_EQUAL(off.training.mtp_layers, 0);
+    CU_ASSERT(tt.training.mtp_layers == 0 && tt.training.mtp_not_run == 1);
+    /* FLOPs by hand: a MoE layer (its MLP the router, 8 of 256 routed and the
+     * shared expert, SwiGLU), the projection, the output head again */
+    const pp_model *m = &on.model;
+    double B = 15360, T = B * m->seq_len, h = m->hidden;
+    double moe_layer = pp_layer_fwd_flops(m, T, m->seq_len) - 2.0 * T * h * 3.0 * m->ffn_hidden + 2.0 * T * h * 256 +
+                       2.0 * T * 8 * 3.0 * h * 2048 + 2.0 * T * 3.0 * h * 2048;
+    double mtp = 3.0 * (moe_layer + 2.0 * T * 2.0 * h * h + 2.0 * T * h * m->vocab);
+    CU_ASSERT(pp_rel_close(pp_training_flops_per_step(m, &on.training, B) -
+                               pp_training_flops_per_step(m, &off.training, B), mtp, 1e-12));
+    CU_ASSERT_EQUAL(pp_training_flops_per_step(m, &tt.training, B), pp_training_flops_per_step(m, &off.training, B));
+    /* the published degrees: the last stage holds its 2 layers and the
+     * module's, MoE; its GPU the module's parameters (the routed experts
+     * split over ep), the projection and norms, and the input embedding */
+    pp_plan pl = pp_test_plan(1, 16, 128, 1, 1);
+    pl.ep = 64;
+    pl.zero = 1;
+    pl.recompute = PP_RECOMPUTE_SELECTIVE;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&on, &pl, NULL), PP_OK);
+    CU_ASSERT_EQUAL(layers_on_stage(&on, &pl, 15), layers_on_stage(&off, &pl, 15) + 1);
+    CU_ASSERT_EQUAL(moe_layers_on_stage(&on, &pl, 15), moe_layers_on_stage(&off, &pl, 15) + 1);
+    CU_ASSERT_EQUAL(layers_on_stage(&on, &pl, 7), layers_on_stage(&off, &pl, 7));
+    double expert, layer = pp_layer_params_at(m, m->layers - 1, &expert);
+    CU_ASSERT(pp_rel_close(stage_params(&on, &pl, 15) - stage_params(&off, &pl, 15),
+                           layer - expert + expert / 64.0 + 2.0 * h * h + 3.0 * h + pp_embedding_params(m), 1e-12));
+    CU_ASSERT_EQUAL(stage_params(&on, &pl, 7), stage_params(&off, &pl, 7));
+    /* the module's time: the last stage's forward gains more than one MoE
+     * layer and an output head, and paces the pipeline */
+    pp_stage_term s_on, s_off;
+    pp_term_stage(&on, &pl, &s_on);
+    pp_term_stage(&off, &pl, &s_off);
+    CU_ASSERT(s_on.total_s > s_off.total_s && pp_step_time_s(&on, &pl) > pp_step_time_s(&off, &pl));
+    CU_ASSERT(pp_mem_activations_gib(&on, &pl, 15) > pp_mem_activations_gib(&off, &pl, 15));
+    CU_ASSERT(has_flag(&on, &pl, "--mtp-num-layers 1") && !has_flag(&off, &pl, "--mtp-num-layers"));
+    /* 61 layers on 16 x 2 chunks, balanced: E+1, 30 x 2, then the module
+     * and the loss alone (with it) or the loss alone (without) */
+    pl.virtual_stages = 2;
+    pl.pipeline_layout = PP_LAYOUT_BALANCED;
+    pp_stage_split sp;
+    CU_ASSERT(pp_stage_layers(&on, &pl, &sp) && sp.first_chunk == 1 && sp.chunk == 2 && sp.last_chunk == 0);
+    CU_ASSERT(has_flag(&on, &pl, "\"Et|(t*2|)*30,mL\""));
+    CU_ASSERT(pp_stage_layers(&off, &pl, &sp) && sp.first_chunk == 1 && sp.chunk == 2 && sp.last_chunk == 0);
+    CU_ASSERT(has_flag(&off, &pl, "\"Et|(t*2|)*30,L\""));
+    /* torchtitan trains no MTP module: asked for, refused */
+    snprintf(json, sizeof json, base, ", 'framework': 'fsdp', 'mtp_layers': 1");
+    char *text = pp_json_of(json);
+    pp_problem bad;
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &bad, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "training.mtp_layers");
+    free(text);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -742,6 +831,8 @@ int main(void)
         {"the expert block's backward: two passes, three with recomputation, one with LoRA", test_expert_backward_passes},
         {"a busier expert never runs faster: the grouped GEMM's waves are shared", test_grouped_gemm_monotone_in_load},
         {"a model's measured router imbalance is its problems' default", test_model_load_imbalance},
+        {"DeepSeek-V3's MTP module: trained where the framework trains it, priced on the last stage",
+         test_mtp_module},
         {NULL, NULL},
     };
     return pp_test_main("mixture of experts", tests);

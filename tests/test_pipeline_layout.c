@@ -87,8 +87,9 @@ static void test_deepseek_layouts_price(void)
 
 /* Megatron-Core's parse_str_to_list: commas dropped, "(...)*n" and "x*n"
  * unrolled, chunks split at "|"; returns the chunks, with each chunk's
- * decoder layers in t[] and whether E and L sit first and last. */
-static int parse_layout(const char *in, int *t, int max, bool *ends_ok)
+ * decoder layers in t[], the MTP modules ("m") in *mtp, and whether E and L
+ * sit first and last, the MTP modules in the last chunk after its layers. */
+static int parse_layout(const char *in, int *t, int max, int *mtp, bool *ends_ok)
 {
     char a[4096], b[4096];
     size_t n = 0;
@@ -130,6 +131,7 @@ static int parse_layout(const char *in, int *t, int max, bool *ends_ok)
     a[n] = '\0';
     int chunks = 0;
     t[0] = 0;
+    *mtp = 0;
     *ends_ok = a[0] == 'E' && n > 0 && a[n - 1] == 'L';
     for (const char *c = a; *c; c++) {
         if (*c == '|') {
@@ -137,10 +139,14 @@ static int parse_layout(const char *in, int *t, int max, bool *ends_ok)
                 return -1;
             t[chunks] = 0;
         } else if (*c == 't')
-            t[chunks]++;
+            t[chunks] += *mtp == 0 ? 1 : (*ends_ok = false, 1);
+        else if (*c == 'm')
+            ++*mtp;
         else if ((*c == 'E' && c != a) || (*c == 'L' && c[1]) || (*c != 'E' && *c != 'L'))
             *ends_ok = false;
     }
+    if (*mtp > 0 && strchr(strchr(a, 'm'), '|')) /* an MTP module off the last chunk */
+        *ends_ok = false;
     return chunks + 1;
 }
 
@@ -170,11 +176,12 @@ static void test_layout_string_round_trips(void)
             continue;
         }
         CU_ASSERT_PTR_NOT_NULL_FATAL(layout);
-        int t[256];
+        int t[256], mtp = -1;
         bool ends_ok = false;
-        int chunks = parse_layout(layout, t, 256, &ends_ok);
+        int chunks = parse_layout(layout, t, 256, &mtp, &ends_ok);
         CU_ASSERT_EQUAL(chunks, pl.pp * pl.virtual_stages);
         CU_ASSERT(ends_ok);
+        CU_ASSERT_EQUAL(mtp, p.training.mtp_layers); /* DeepSeek-V3's module, in the last chunk */
         int total = 0;
         for (int g = 0; g < chunks; g++) {
             CU_ASSERT_EQUAL(t[g], chunk_layers(&s, chunks, g));
@@ -183,10 +190,14 @@ static void test_layout_string_round_trips(void)
         CU_ASSERT_EQUAL(total, 61);
     }
     /* the recipe's own string parses as Megatron-Core parses it */
-    int t[64];
+    int t[64], mtp;
     bool ends_ok;
-    CU_ASSERT_EQUAL(parse_layout("\"Et*3|(tt|)*29,t|L\"", t, 64, &ends_ok), 32);
-    CU_ASSERT(ends_ok && t[0] == 3 && t[1] == 2 && t[30] == 1 && t[31] == 0);
+    CU_ASSERT_EQUAL(parse_layout("\"Et*3|(tt|)*29,t|L\"", t, 64, &mtp, &ends_ok), 32);
+    CU_ASSERT(ends_ok && t[0] == 3 && t[1] == 2 && t[30] == 1 && t[31] == 0 && mtp == 0);
+    CU_ASSERT_EQUAL(parse_layout("\"E|t*3|(t|)*5mL\"", t, 64, &mtp, &ends_ok), 8); /* the MTP guide's example */
+    CU_ASSERT(ends_ok && t[0] == 0 && t[1] == 3 && t[6] == 1 && t[7] == 0 && mtp == 1);
+    parse_layout("\"Et|tm|L\"", t, 64, &mtp, &ends_ok); /* not in the last chunk */
+    CU_ASSERT_FALSE(ends_ok);
     pp_catalog_free(&cat);
 }
 

@@ -159,6 +159,13 @@ static pp_problem random_problem(pp_rng *r)
         p.model.sliding_window = p.model.seq_len / pp_rng_int(r, 2, 8);
         p.model.window_attn_skip_freq = pp_rng_int(r, 0, 1) ? 0 : pp_rng_int(r, 2, 4);
     }
+    /* Multi-token prediction now and then, where the framework trains it
+     * (Megatron-Core): one or two modules on the last stage, each a layer
+     * of the model's last kind and a second pass through the output head,
+     * which all three price alike (the balanced layout counts them). From
+     * the copy too. */
+    if (pp_rng_int(r, 0, 3) == 0 && p.training.framework == PP_FW_MEGATRON_CORE)
+        p.training.mtp_layers = pp_rng_int(r, 1, 2);
     return p;
 }
 

@@ -128,6 +128,7 @@ static void test_moe_module(void)
     pp_problem p;
     pp_plan pl;
     double in = hand_count_base(&cat, &p, &pl);
+    p.training.mtp_layers = 0; /* the busiest stage a middle one of 4 MoE layers, with the module and without */
     const pp_model *m = &p.model;
     double T = m->seq_len, k = m->experts_per_token;
     double a0 = pp_mem_activations_gib(&p, &pl, 1);

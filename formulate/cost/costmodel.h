@@ -162,6 +162,16 @@ double pp_recompute_flops_per_step(const pp_model *m, double global_batch, pp_re
 /* FLOPs of one step as the training runs it: the model FLOPs, less the
  * frozen weights' gradients when only LoRA adapters train (training.lora_rank). */
 double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch);
+/* Multi-token prediction (training.mtp_layers; docs/cost-model.md §9): one
+ * module's own parameters beside its transformer layer (the 2h x h
+ * projection and its three norms), and the forward FLOPs of `mtp` modules
+ * for `tokens` tokens of sequence length seq: the layer of the model's last
+ * kind, the projection and a second pass through the output head. */
+double pp_mtp_head_params(const pp_model *m);
+double pp_mtp_fwd_flops(const pp_model *m, int mtp, double tokens, double seq);
+/* The MTP modules a problem trains (training.mtp_layers; 0 without), on
+ * the last pipeline stage (layout.c). */
+int pp_mtp_layers(const pp_problem *prob);
 /* The keys each query of the attention core sees, full square counted:
  * the sequence, or with packed samples their token-weighted mean length
  * (training.packed_sample_tokens): sum s_i^2 = seq x that length. */

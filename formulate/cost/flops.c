@@ -35,6 +35,8 @@
  */
 #include "cost_ground.h"
 
+static double moe_mlp_fwd_flops(const pp_model *m, double tokens);
+
 double qkv_width(const pp_model *m)
 {
     return attention_width(m) + 2.0 * (double)m->kv_heads * pp_model_head_dim(m);
@@ -212,16 +214,40 @@ double pp_window_keys(double window, double span)
     return window * (1.0 - window / (2.0 * span));
 }
 
+/* DeepSeek-V3's MTP module (arXiv 2412.19437 section 2.2; Megatron-Core
+ * MultiTokenPredictionLayer): RMSNorms of the hidden state and of the
+ * shifted tokens' embedding, their concatenation projected 2h -> h
+ * (eh_proj, no bias), one transformer layer, a final norm, then the shared
+ * output head.  Megatron-LM's num_floating_point_operations counts the
+ * projection, the norms and the second logits but not the module's layer
+ * (megatron/training/training.py, "MTP norms and proj"); parplan counts
+ * the layer too, which runs. */
+double pp_mtp_head_params(const pp_model *m)
+{
+    double h = m->hidden;
+    return 2.0 * h * h + 3.0 * h;
+}
+
+double pp_mtp_fwd_flops(const pp_model *m, int mtp, double tokens, double seq)
+{
+    if (mtp <= 0)
+        return 0.0;
+    double h = m->hidden, layer = pp_layer_fwd_flops(m, tokens, seq);
+    if (pp_layer_is_moe(m, m->layers - 1)) /* its layer is the model's last kind */
+        layer += moe_mlp_fwd_flops(m, tokens) - 2.0 * tokens * h * (mlp_in_width(m) + m->ffn_hidden);
+    return mtp * (layer + 2.0 * tokens * 2.0 * h * h + pp_logits_fwd_flops(m, tokens));
+}
+
 double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch)
 {
     double tokens = global_batch * m->seq_len;
-    double flops = pp_model_flops_per_step(m, global_batch);
+    double flops = pp_model_flops_per_step(m, global_batch) + 3.0 * pp_mtp_fwd_flops(m, t->mtp_layers, tokens, m->seq_len);
     if (t->lora_rank > 0)
         flops -= lora_flops_saved(m, t, tokens);
     /* packed samples: each token attends within its sample only */
     double span = pp_attention_span(m, t);
-    if (span < m->seq_len)
-        flops -= 3.0 * m->layers *
+    if (span < m->seq_len) /* the MTP modules' layers attend within the samples too */
+        flops -= 3.0 * (m->layers + t->mtp_layers) *
                  (pp_attention_core_fwd_flops(m, tokens, m->seq_len) - pp_attention_core_fwd_flops(m, tokens, span));
     /* windowed layers: the band of the square, counted as the full square
      * counts a causal layer (twice its mean keys a query) */

@@ -55,16 +55,17 @@ static bool stages_of_chunks(long L, long p, long v, long a, long k, long b, boo
     return true;
 }
 
-/* The L decoder layers and the embedding and the loss, each counted as a
- * layer, spread over the C = p v chunks as evenly as possible: the middle
- * chunks hold k = ceil((L + 2) / C), the model's first and last chunk share
- * what is left (the first no less: the last also runs the logits), less
- * the embedding and the loss.  Megatron-Core's --pipeline-model-parallel-
- * layout; NVIDIA's DeepSeek-V3 recipe runs 61 layers on 16 x 2 chunks as
- * E+1, 30 x 2, and the loss (and MTP) alone. */
-static bool split_balanced(long L, long p, long v, pp_stage_split *out)
+/* The L decoder layers, the embedding, the loss and each multi-token-
+ * prediction module, each counted as a layer, spread over the C = p v
+ * chunks as evenly as possible: the middle chunks hold k = ceil(U / C) of
+ * the U units, the model's first and last chunk share what is left (the
+ * first no less: the last also runs the logits), the last at least its
+ * loss and MTP modules.  Megatron-Core's --pipeline-model-parallel-layout;
+ * NVIDIA's DeepSeek-V3 recipe runs 61 layers on 16 x 2 chunks as E+1,
+ * 30 x 2, and the MTP module and the loss alone: this split. */
+static bool split_balanced(long L, long p, long v, long mtp, pp_stage_split *out)
 {
-    long C = p * v, U = L + 2;
+    long C = p * v, U = L + 2 + mtp, tail = 1 + mtp;
     if (C == 1)
         return stages_of_chunks(L, p, v, L, L, L, false, out);
     long k = (U + C - 1) / C, rest = U - (C - 2) * k;
@@ -72,10 +73,10 @@ static bool split_balanced(long L, long p, long v, pp_stage_split *out)
         k = 0;
         rest = U;
     }
-    long last = rest / 2, first = rest - last;
-    if (last < 1 || first < 1)
+    long last = rest / 2 > tail ? rest / 2 : tail, first = rest - last;
+    if (first < 1)
         return false;
-    return stages_of_chunks(L, p, v, first - 1, C == 2 ? 0 : k, last - 1, true, out);
+    return stages_of_chunks(L, p, v, first - 1, C == 2 ? 0 : k, last - tail, true, out);
 }
 
 /* Every chunk alike: p v divides L. */
@@ -125,7 +126,7 @@ bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split
     switch (plan->pipeline_layout) {
     case PP_LAYOUT_EVEN: return split_even(L, p, v, out);
     case PP_LAYOUT_EMBEDDING_LOSS: return split_embedding_loss(L, p, v, out);
-    case PP_LAYOUT_BALANCED: return split_balanced(L, p, v, out);
+    case PP_LAYOUT_BALANCED: return split_balanced(L, p, v, pp_mtp_layers(prob), out);
     case PP_LAYOUT_AUTO:
         /* Megatron-Core's split from pp and v alone: even; else, with
          * interleaving, the embedding and the loss as layers, without it the
@@ -136,25 +137,48 @@ bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split
         if (v > 1 ? split_embedding_loss(L, p, v, out) : split_lighter_ends(L, p, out))
             return true;
         *out = (pp_stage_split){0};
-        return split_balanced(L, p, v, out);
+        return split_balanced(L, p, v, pp_mtp_layers(prob), out);
     default: return false;
     }
+}
+
+/* Multi-token prediction (training.mtp_layers; Megatron-Core's
+ * --mtp-num-layers, DeepSeek-V3 arXiv 2412.19437 section 2.2): each module
+ * runs one layer of the model's last layer's kind (a MoE layer for
+ * DeepSeek-V3) on the last pipeline stage, where Megatron-Core puts every
+ * MTP layer unless a layout string places them (its multi_token_prediction
+ * guide, "Pipeline Parallel Layout for MTP"); the module's projection,
+ * norms and second pass through the output head are the stage's head
+ * (stage.c). */
+int pp_mtp_layers(const pp_problem *prob)
+{
+    return prob->training.mtp_layers > 0 ? prob->training.mtp_layers : 0;
+}
+
+/* Whether the MTP modules' layers are MoE layers: the model's last layer's kind. */
+static bool mtp_is_moe(const pp_model *m)
+{
+    return pp_layer_is_moe(m, m->layers - 1);
 }
 
 int layers_per_stage(const pp_problem *prob, const pp_plan *plan)
 {
     pp_stage_split s;
     pp_stage_layers(prob, plan, &s);
-    return s.middle > s.first ? s.middle : s.first;
+    int most = s.middle > s.first ? s.middle : s.first, mtp = pp_mtp_layers(prob);
+    if (mtp > 0 && s.last + mtp > most) /* the last stage with its MTP layers */
+        most = s.last + mtp;
+    return most;
 }
 
 int layers_on_stage(const pp_problem *prob, const pp_plan *plan, int stage)
 {
     pp_stage_split s;
     pp_stage_layers(prob, plan, &s);
+    int mtp = stage >= plan->pp - 1 ? pp_mtp_layers(prob) : 0;
     if (stage == 0)
-        return s.first;
-    return stage >= plan->pp - 1 ? s.last : s.middle;
+        return s.first + mtp;
+    return stage >= plan->pp - 1 ? s.last + mtp : s.middle;
 }
 
 static int moe_layers_of_split(const pp_problem *prob, const pp_plan *plan, const pp_stage_split *split, int stage,
@@ -165,6 +189,10 @@ void stage_counts_of_split(const pp_problem *prob, const pp_plan *plan, const pp
 {
     *n = stage == 0 ? sp->first : stage >= plan->pp - 1 ? sp->last : sp->middle;
     *n_moe = ok && pp_model_is_moe(&prob->model) ? moe_layers_of_split(prob, plan, sp, stage, *n) : 0;
+    int mtp = stage >= plan->pp - 1 ? pp_mtp_layers(prob) : 0; /* the MTP layers, on the last stage */
+    *n += mtp;
+    if (ok && mtp_is_moe(&prob->model))
+        *n_moe += mtp;
 }
 
 /* The layers of `stage` (as layers_on_stage) and the MoE layers among
@@ -359,6 +387,14 @@ double stage_embedding_params(const pp_problem *prob, const pp_plan *plan, int s
     double embeddings = stage == 0 || stage == plan->pp - 1 ? emb : 0.0;
     if (plan->pp == 1 && !m->tie_embeddings)
         embeddings = 2.0 * emb;
+    /* MTP modules: the 2h x h projection and three norms each (the
+     * transformer layer is counted with the stage's layers), and on a last
+     * stage without it the input embedding they look the shifted tokens up
+     * in (Megatron-Core builds it there, its gradients summed with the
+     * first stage's as a tied embedding's) */
+    int mtp = stage == plan->pp - 1 ? pp_mtp_layers(prob) : 0;
+    if (mtp > 0)
+        embeddings += mtp * pp_mtp_head_params(m) + (plan->pp > 1 && !m->tie_embeddings ? emb : 0.0);
     return embeddings;
 }
 

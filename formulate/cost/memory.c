@@ -313,9 +313,21 @@ double pp_mem_activations_gib(const pp_problem *prob, const pp_plan *plan, int s
     /* The loss of the micro-batch on the last stage at its peak
      * (LOSS_BYTES_*): with a large vocabulary (128K for Llama 3) this is
      * gigabytes. */
-    if (stage == plan->pp - 1)
-        bytes += loss_bytes_per_logit(&prob->training, plan) * plan->micro_batch * ((double)m->seq_len / plan->cp) *
-                 pp_model_logit_share(m) * m->vocab * pp_loss_vocab_share(&prob->training, plan);
+    if (stage == plan->pp - 1) {
+        /* each multi-token-prediction module runs the loss once more on the
+         * same stage (its transformer layer is among the stage's n), and
+         * keeps its projection's 2h-wide input and its norms' inputs, h each,
+         * split over tp as the layer's activations are */
+        int mtp = pp_mtp_layers(prob);
+        bytes += (1.0 + mtp) * loss_bytes_per_logit(&prob->training, plan) * plan->micro_batch *
+                 ((double)m->seq_len / plan->cp) * pp_model_logit_share(m) * m->vocab *
+                 pp_loss_vocab_share(&prob->training, plan);
+        if (mtp > 0) {
+            bool sharded = plan->sequence_parallel || plan->tp_mode != PP_TP_1D;
+            bytes += mtp * in_flight * ACT_BYTES * 4.0 * plan->micro_batch * ((double)m->seq_len / plan->cp) *
+                     m->hidden / (sharded ? plan->tp : 1.0);
+        }
+    }
     return bytes / GIB;
 }
 

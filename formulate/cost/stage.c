@@ -12,7 +12,9 @@
  *                    the even GEMMs and the element-wise work (torchtitan's
  *                    per-op checkpointing)
  *   logits         = the output layer's GEMM on a vocabulary padded to a
- *                    multiple of 128 t, plus the loss's fp32 traffic
+ *                    multiple of 128 t, plus the loss's fp32 traffic, and
+ *                    for each multi-token-prediction module its projection,
+ *                    norms and a second pass through both
  *
  * The backward's two products per linear layer are the data and weight
  * gradients of Narayanan et al. 2021 (arXiv 2104.04473, appendix), twice the
@@ -83,6 +85,23 @@ void stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kern
     out->logits_fwd_s = logits_gemm + ce_s;
     out->logits_bwd_s = logits_gemm_bwd + ce_s;
     out->moe_fwd_s = 0.0; /* the MoE block's: step.c, which sees moe.c */
+    /* Each multi-token-prediction module (layout.c pp_mtp_layers; its
+     * transformer layer is one of the stage's layers) adds to the head its
+     * 2h -> h projection (column-parallel, as Megatron-Core's eh_proj), its
+     * three norms and the embedding of the shifted tokens (each a norm's
+     * traffic: half the layer's two norms, norm_fwd_s, apiece), and a second
+     * pass through the output head and the loss. */
+    int mtp = pp_mtp_layers(prob);
+    if (mtp > 0) {
+        double T = (double)plan->micro_batch * m->seq_len / plan->cp, h = m->hidden;
+        double proj = g.mode == PP_TP_1D ? gemm_time_s(prob, T, 2.0 * h, h / plan->tp)
+                                         : grid_gemm_s(prob, &g, T, 2.0 * h, h);
+        double proj_bwd = g.mode == PP_TP_1D ? linear_bwd_s(prob, T, 2.0 * h, h / plan->tp, frozen)
+                                             : (frozen ? 1.0 : 2.0) * proj;
+        double norms = 2.0 * out->k.norm_fwd_s;
+        out->logits_fwd_s += mtp * (proj + norms + logits_gemm + ce_s);
+        out->logits_bwd_s += mtp * (proj_bwd + 2.0 * norms + logits_gemm_bwd + ce_s);
+    }
 }
 
 void stage_layer_eval(const pp_problem *prob, const pp_plan *plan, stage_layer *out)

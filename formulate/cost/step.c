@@ -146,7 +146,8 @@ static void term_stage_of(const pp_problem *prob, const pp_plan *plan, const pp_
     out->bwd_s = n * (layer_bwd + recompute) + logits_bwd;
     out->cp_exposed_s = n * (cp_f + cp_b + cp_recompute);
     out->total_s = out->fwd_s + out->bwd_s + out->cp_exposed_s;
-    double all_stages = (double)m->layers * (layer_fwd + layer_bwd + recompute + cp_f + cp_b + cp_recompute) +
+    double all_stages = (double)(m->layers + pp_mtp_layers(prob)) *
+                            (layer_fwd + layer_bwd + recompute + cp_f + cp_b + cp_recompute) +
                         logits_fwd + logits_bwd;
     int most = layers_per_stage(prob, plan);
     if (plan->pp > 1 && most > n) {

@@ -31,6 +31,7 @@
 #define MAX_NODES 10000000L
 #define MAX_GLOBAL_BATCH (1L << 40)
 #define MAX_LORA_RANK 65536L /* and below the hidden size (check_training_across) */
+#define MAX_MTP_LAYERS 16  /* multi-token-prediction depths trained (DeepSeek-V3 trains 1) */
 #define DEFAULT_GPU_ID "a100-sxm4-80gb"
 
 /* ---- names ------------------------------------------------------------------ */
@@ -339,7 +340,7 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
                                             "packed_sample_tokens", "nccl_pxn", "nccl_nvls", "moe_force_balance",
-                                            NULL};
+                                            "mtp_layers", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const optimizer_names[] = {"adam"};
@@ -475,6 +476,8 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "nccl_pxn", PP_OPTIONAL, &t->nccl_pxn, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "nccl_nvls", PP_OPTIONAL, &t->nccl_nvls, c->err);
+    if (!rc)
+        rc = pp_json_int(obj, at, "mtp_layers", PP_OPTIONAL, 0, MAX_MTP_LAYERS, &t->mtp_layers, c->err);
     return rc;
 }
 
@@ -510,6 +513,15 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
                             "(torchtitan), the frameworks with a forced-balance router, found %s under %s",
                             pp_model_is_moe(&c->p->model) ? "a MoE model" : "a dense model",
                             pp_framework_name(t->framework));
+    }
+    /* multi-token prediction: Megatron-Core's MTP modules (--mtp-num-layers);
+     * torchtitan's DeepSeek-V3 and DeepSpeed have none */
+    if (t->mtp_layers > 0 && t->framework != PP_FW_MEGATRON_CORE) {
+        pp_jpath here = pp_jpath_key(&tr, "mtp_layers");
+        return pp_json_fail(c->err, &here,
+                            "expected 0 under %s, which trains no multi-token-prediction module "
+                            "(megatron-core does: --mtp-num-layers), found %d",
+                            pp_framework_name(t->framework), t->mtp_layers);
     }
     if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
         return PP_OK;
@@ -979,6 +991,16 @@ static int parse_problem_doc(const parse_ctx *c, const cJSON *doc, const pp_jpat
     if (!rc && c->p->model.moe_load_imbalance >= 1.0 && !c->p->training.moe_force_balance &&
         !pp_json_member(pp_json_member(doc, "training"), "moe_load_imbalance"))
         c->p->training.moe_load_imbalance = c->p->model.moe_load_imbalance;
+    /* the model's multi-token-prediction modules train with it where the
+     * framework trains them (Megatron-Core), unless the training section
+     * says how many; elsewhere the report says they are left out */
+    if (!rc && !pp_json_member(pp_json_member(doc, "training"), "mtp_layers")) {
+        pp_training *t = &c->p->training;
+        if (t->framework == PP_FW_MEGATRON_CORE)
+            t->mtp_layers = c->p->model.mtp_layers;
+        else
+            t->mtp_not_run = c->p->model.mtp_layers;
+    }
     if (!rc)
         rc = parse_section(c, doc, root, "cluster", capacity ? PP_OPTIONAL : PP_REQUIRED, parse_cluster);
     if (!rc)

@@ -119,7 +119,8 @@ typedef struct pp_model {
     int shared_ffn_hidden;  /* their total MLP width (shared_experts x their width) */
     int first_dense_layers; /* the first k layers are dense */
     int moe_layer_freq;     /* every freq-th layer is MoE (1 = all); 0 read as 1 */
-    int mtp_layers;         /* DeepSeek multi-token-prediction modules: recorded, not priced or counted */
+    int mtp_layers;         /* multi-token-prediction modules the model defines (DeepSeek-V3: 1); what a
+                               run trains is training.mtp_layers */
     /* Multi-head latent attention (DeepSeek-V2/V3), kv_lora_rank > 0; then
      * head_dim is v_head_dim and kv_heads = heads. */
     int q_lora_rank;        /* 0: queries are projected directly */
@@ -332,6 +333,14 @@ typedef struct pp_training {
     bool nccl_nvls; /* training.nccl_nvls: NCCL_NVLS_ENABLE as the run sets it (NCCL >= 2.17 runs a
                        one-node all-reduce with NVLink SHARP by default where NVSwitch 3 or later has
                        it; false: NCCL_NVLS_ENABLE=0, or the 2021 frameworks' NCCL, which lacks it) */
+    int mtp_layers; /* training.mtp_layers: multi-token-prediction modules trained on the last
+                       pipeline stage (Megatron-Core --mtp-num-layers; DeepSeek-V3 section 2.2),
+                       each an embedding of the shifted tokens, a 2h x h projection, one layer of
+                       the model's last kind and the shared output head with its loss; default the
+                       model's mtp_layers where the framework trains them, else 0
+                       (docs/cost-model.md section 9) */
+    int mtp_not_run; /* the model's MTP modules the framework does not train (the default then
+                        is 0; the report says so) */
     bool fp8_act_store; /* training.fp8_activation_input_store: the MLP activation function's
                            input is kept for backward in fp8 (Megatron-Core
                            --activation-func-fp8-input-store); default false */
