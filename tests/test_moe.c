@@ -15,6 +15,7 @@
 #include "planner.h"
 #include "problem.h"
 #include "rules.h"
+#include "space.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -272,6 +273,31 @@ static void test_dispatcher_overlap_decisions(void)
     PP_ASSERT_CONTAINS(err.msg, "interleaved");
     x.moe_a2a_overlap = false;
     CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    /* Megatron-Core: "disable full recomputation when enabling
+     * overlap_moe_expert_parallel_comm", "disable moe in recompute_modules",
+     * "MTP layernum only supports 1"; the space offers neither pair */
+    x = on;
+    x.recompute = PP_RECOMPUTE_FULL;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "full recomputation");
+    CU_ASSERT_FALSE(pp_space_options_fit(&x));
+    x.recompute = PP_RECOMPUTE_SELECTIVE;
+    x.recompute_modules = PP_RCM_MOE;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "moe recompute module");
+    CU_ASSERT_FALSE(pp_space_options_fit(&x));
+    x.recompute_modules = PP_RCM_MOE_ACT;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    CU_ASSERT_TRUE(pp_space_options_fit(&x));
+    x.moe_a2a_overlap = false;
+    x.recompute = PP_RECOMPUTE_FULL;
+    x.recompute_modules = PP_RCM_CORE_ATTN;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &x, &err), PP_OK);
+    pp_problem mtp2 = p;
+    mtp2.training.mtp_layers = 2;
+    CU_ASSERT_FALSE(pp_moe_comm_offered(&mtp2, PP_DEC_MOE_A2A_OVERLAP));
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&mtp2, &on, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "multi-token-prediction");
     pp_problem a100;
     pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'a100-sxm4-80gb', 'nodes': 4},"
                  " 'training': {'global_batch': 64}}", &cat, &a100);

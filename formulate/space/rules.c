@@ -119,11 +119,14 @@ bool pp_plan_runnable(const pp_problem *prob, const pp_plan *pl, char *why, size
      * (DeepSeek's DualPipe hides the all-to-alls; Megatron-Core only with
      * interleaving). */
     if (prob->training.moe_a2a_overlap && pp_model_is_moe(&prob->model) &&
-        !(pp_moe_comm_offered(prob, PP_DEC_MOE_A2A_OVERLAP) && pp_moe_comm_fits_shape(pl, PP_DEC_MOE_A2A_OVERLAP))) {
+        !(pp_moe_comm_offered(prob, PP_DEC_MOE_A2A_OVERLAP) && pp_moe_comm_fits_shape(pl, PP_DEC_MOE_A2A_OVERLAP) &&
+          pp_moe_overlap_fits_recompute(1, pl->recompute, pl->recompute_modules))) {
         if (why)
             snprintf(why, cap, "the problem's moe_a2a_overlap is priced, but it runs the expert all-to-alls behind "
-                     "compute only with ep > 1 and, with a pipeline, interleaving (ep=%d pp=%d virtual_stages=%d; "
-                     "DeepSeek's DualPipe is not one of its schedules)", pl->ep, pl->pp, pl->virtual_stages);
+                     "compute only with ep > 1, with a pipeline interleaving, without full recomputation or the "
+                     "moe recompute module, and with at most one MTP module (ep=%d pp=%d virtual_stages=%d "
+                     "recompute=%s; DeepSeek's DualPipe is not one of its schedules)",
+                     pl->ep, pl->pp, pl->virtual_stages, pp_recompute_name(pl->recompute));
         return false;
     }
     if (prob->training.moe_deepep && pp_model_is_moe(&prob->model) &&
@@ -567,6 +570,20 @@ bool pp_recompute_modules_fit(int recompute, int modules)
     return recompute == PP_RECOMPUTE_SELECTIVE || rcm_default(modules);
 }
 
+/* Megatron-Core's TransformerConfig.__post_init__ with
+ * overlap_moe_expert_parallel_comm: "disable full recomputation when
+ * enabling overlap_moe_expert_parallel_comm" (its checks through core
+ * 0.15; 2026's upstream, 002526d8, recomputes a whole chunk with its
+ * all-to-alls exposed instead, under conditions of its own) and "disable
+ * moe in recompute_modules" (the moe module reruns the dispatch, which the
+ * overlap schedules apart).  The one rule every release runs. */
+bool pp_moe_overlap_fits_recompute(int a2a_overlap, int recompute, int modules)
+{
+    if (!a2a_overlap)
+        return true;
+    return recompute != PP_RECOMPUTE_FULL && !(recompute == PP_RECOMPUTE_SELECTIVE && (modules & PP_RCM_MOE));
+}
+
 static bool fp8_store_fits(const pp_problem *prob)
 {
     return prob->model.gated_mlp && pp_precision_props(prob->training.precision)->low_gemm;
@@ -619,6 +636,9 @@ bool pp_moe_comm_offered(const pp_problem *prob, pp_decision_id id)
 {
     if (!pp_model_is_moe(&prob->model) || !pp_framework_runs(prob, id, 1))
         return false;
+    /* "MTP layernum only supports 1 when enabling overlap_moe_expert_parallel_comm" */
+    if (id == PP_DEC_MOE_A2A_OVERLAP && prob->training.mtp_layers > 1)
+        return false;
     return id != PP_DEC_MOE_DISPATCHER || deepep_hardware(prob);
 }
 
@@ -633,7 +653,8 @@ void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
         pp_moe_comm_fits_shape(plan, PP_DEC_MOE_DISPATCHER))
         plan->moe_dispatcher = 1;
     if (prob->training.moe_a2a_overlap && pp_moe_comm_offered(prob, PP_DEC_MOE_A2A_OVERLAP) &&
-        pp_moe_comm_fits_shape(plan, PP_DEC_MOE_A2A_OVERLAP))
+        pp_moe_comm_fits_shape(plan, PP_DEC_MOE_A2A_OVERLAP) &&
+        pp_moe_overlap_fits_recompute(1, plan->recompute, plan->recompute_modules))
         plan->moe_a2a_overlap = true;
 }
 
@@ -719,6 +740,17 @@ static int rule_moe_comm(const pp_problem *prob, const pp_plan *pl, pp_error *er
                                 "interleaved schedule (virtual_stages > 1): Megatron-Core runs it only so (ep=%d "
                                 "pp=%d virtual_stages=%d)",
                                 pl->ep, pl->pp, pl->virtual_stages);
+        if (!pp_moe_overlap_fits_recompute(pl->moe_a2a_overlap, pl->recompute, pl->recompute_modules))
+            return pp_error_set(err, PP_EINPUT, "plan.moe_a2a_overlap",
+                                "moe_a2a_overlap: Megatron-Core runs the all-to-all overlap without full "
+                                "recomputation and without the moe recompute module (recompute %s, modules %s)",
+                                pp_recompute_name(pl->recompute),
+                                pp_decisions[PP_DEC_RECOMPUTE_MODULES].names[pl->recompute_modules]);
+        if (prob->training.mtp_layers > 1)
+            return pp_error_set(err, PP_EINPUT, "plan.moe_a2a_overlap",
+                                "moe_a2a_overlap: Megatron-Core runs the all-to-all overlap with at most one "
+                                "multi-token-prediction module (training.mtp_layers is %d)",
+                                prob->training.mtp_layers);
     }
     return PP_OK;
 }

@@ -96,6 +96,10 @@ bool pp_tp_overlap_fits_options(int sequence_parallel, int tp_codec);
  * store (a SwiGLU MLP in an fp8-class recipe under Megatron-Core). */
 bool pp_recompute_modules_offered(const pp_problem *prob, int modules);
 bool pp_recompute_modules_fit(int recompute, int modules);
+/* The all-to-all overlap beside the recomputation (Megatron-Core runs
+ * --overlap-moe-expert-parallel-comm without full recomputation and
+ * without the moe module): whether overlap `a2a_overlap` fits them. */
+bool pp_moe_overlap_fits_recompute(int a2a_overlap, int recompute, int modules);
 bool pp_fp8_act_store_offered(const pp_problem *prob);
 /* Whether the space offers value `value` of option `id` at all: the
  * framework runs it (pp_framework_runs) and no option rule of rules.c that

@@ -415,6 +415,7 @@ bool pp_space_options_fit(const pp_plan *plan)
 {
     return pp_space_zero_params_ok(plan->zero, plan->codec[PP_DIM_PARAMS]) &&
            pp_recompute_modules_fit(plan->recompute, plan->recompute_modules) &&
+           pp_moe_overlap_fits_recompute(plan->moe_a2a_overlap, plan->recompute, plan->recompute_modules) &&
            pp_space_tp_overlap_ok(plan->sequence_parallel, plan->codec[PP_DIM_TP], plan->tp_comm_overlap);
 }
 
@@ -423,14 +424,18 @@ double pp_space_shape_plans(const pp_space *s, const pp_shape *shape)
     double n = 1.0;
     for (int k = 0; k < s->n_options; k++)
         if (k != PP_OPT_ZERO && k != PP_OPT_CODEC_PARAMS && k != PP_OPT_SEQUENCE_PARALLEL && k != PP_OPT_CODEC_TP &&
-            k != PP_OPT_TP_OVERLAP && k != PP_OPT_RECOMPUTE && k != PP_OPT_RECOMPUTE_MODULES)
+            k != PP_OPT_TP_OVERLAP && k != PP_OPT_RECOMPUTE && k != PP_OPT_RECOMPUTE_MODULES &&
+            k != PP_OPT_MOE_A2A_OVERLAP)
             n *= pp_space_options(s, shape, (pp_option_kind)k)->n;
     const pp_int_list *R = pp_space_options(s, shape, PP_OPT_RECOMPUTE);
     const pp_int_list *M = pp_space_options(s, shape, PP_OPT_RECOMPUTE_MODULES);
+    const pp_int_list *A = pp_space_options(s, shape, PP_OPT_MOE_A2A_OVERLAP);
     double recomputes = 0.0;
     for (int i = 0; i < R->n; i++)
         for (int j = 0; j < M->n; j++)
-            recomputes += pp_recompute_modules_fit(R->v[i], M->v[j]);
+            for (int a = 0; a < A->n; a++)
+                recomputes += pp_recompute_modules_fit(R->v[i], M->v[j]) &&
+                              pp_moe_overlap_fits_recompute(A->v[a], R->v[i], M->v[j]);
     n *= recomputes;
     const pp_int_list *Z = pp_space_options(s, shape, PP_OPT_ZERO);
     const pp_int_list *C = pp_space_options(s, shape, PP_OPT_CODEC_PARAMS);
