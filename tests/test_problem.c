@@ -1075,6 +1075,13 @@ static void test_bad_frameworks(void)
     BAD_FRAMEWORKS("precision no 16-bit", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION
                    ", 'precisions': {'values': ['fp8'], 'source': 'x'}",
                    "$.frameworks[0].precisions.values", "expected bf16 or fp16 among them");
+    /* the training settings it runs beyond the defaults: their names */
+    BAD_FRAMEWORKS("setting name", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION
+                   ", 'settings': {'values': ['mtp_layers', 'warp_drive'], 'source': 'x'}",
+                   "$.frameworks[0].settings.values[1]", "warp_drive", "moe_force_balance");
+    BAD_FRAMEWORKS("settings without source", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION
+                   ", 'settings': {'values': ['mtp_layers']}",
+                   "$.frameworks[0].settings", "source");
     /* a valid entry, but the other frameworks have none */
     BAD_FRAMEWORKS("a framework missing", FW_DECISIONS_BUT(FW_ZERO) ", " FW_COMPRESSION, "$.frameworks",
                    "megatron-lm-2021");

@@ -10,7 +10,8 @@
  *      "compression": {"dp": [{"codec": "none", "source": ...},
  *                             {"codec": "bf16", "key": "--grad-reduce-in-bf16", "source": ...}],
  *                      "tp": [...], "pp": [...], "params": [...]},
- *      "precisions": {"values": ["bf16", "fp16", "fp8", ...], "key": "...", "source": ...}}]}
+ *      "precisions": {"values": ["bf16", "fp16", "fp8", ...], "key": "...", "source": ...},
+ *      "settings": {"values": ["moe_force_balance", "mtp_layers"], "key": "...", "source": ...}}]}
  *
  * A decision's values are the names of an enum, true/false, integers, or
  * "all" (every value its range and the rules allow); recompute_modules is
@@ -33,8 +34,8 @@
 #define MAX_BIT 63 /* a runs[] mask holds values 0..63 (a set's: its modules, pp_decision_is_set) */
 
 static const char *const file_keys[] = {"description", "source", "frameworks", NULL};
-static const char *const entry_keys[] = {"id",          "name",        "version",    "description", "source",
-                                         "decisions",   "compression", "precisions", NULL};
+static const char *const entry_keys[] = {"id",        "name",        "version",    "description", "source",
+                                         "decisions", "compression", "precisions", "settings",    NULL};
 static const char *const decision_keys[] = {"values", "with_pipeline", "key", "description", "source", NULL};
 static const char *const codec_keys[] = {"codec", "key", "collectives", "description", "source", NULL};
 static const char *const precisions_keys[] = {"values", "key", "description", "source", NULL};
@@ -286,6 +287,35 @@ static int read_precisions(const cJSON *obj, const pp_jpath *at, pp_framework_ca
     return rc;
 }
 
+/* "settings": the training settings beyond the defaults the framework runs
+ * (pp_training_setting_names); absent, none. */
+static int read_settings(const cJSON *obj, const pp_jpath *at, pp_framework_caps *c, pp_error *err)
+{
+    c->settings = 0;
+    if (!obj)
+        return PP_OK;
+    int rc = check_object(obj, at, precisions_keys, err);
+    const cJSON *values = rc ? NULL : pp_json_member(obj, "values");
+    pp_jpath values_at = pp_jpath_key(at, "values");
+    if (!rc && !values)
+        rc = pp_json_missing(at, "values", err);
+    if (!rc)
+        rc = pp_json_expect_array(values, &values_at, err);
+    int k = 0;
+    const cJSON *item;
+    if (!rc)
+        cJSON_ArrayForEach(item, values)
+        {
+            pp_jpath el = pp_jpath_index(&values_at, k++);
+            int s = 0;
+            rc = pp_json_as_enum(item, &el, pp_training_setting_names, PP_TS_COUNT, &s, err);
+            if (rc)
+                break;
+            c->settings |= 1u << s;
+        }
+    return rc;
+}
+
 static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *codecs, int n_codecs,
                       pp_framework_caps caps[PP_FW_COUNT], pp_error *err)
 {
@@ -319,6 +349,9 @@ static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *code
     pp_jpath prec_at = pp_jpath_key(at, "precisions");
     if (!rc)
         rc = read_precisions(pp_json_member(obj, "precisions"), &prec_at, c, err);
+    pp_jpath set_at = pp_jpath_key(at, "settings");
+    if (!rc)
+        rc = read_settings(pp_json_member(obj, "settings"), &set_at, c, err);
     c->known = rc == PP_OK;
     return rc;
 }

@@ -481,6 +481,28 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     return rc;
 }
 
+/* Whether the problem's framework runs training setting s
+ * (data/frameworks.json "settings"); without the catalog, every one. */
+static bool framework_runs_setting(const parse_ctx *c, pp_training_setting s)
+{
+    pp_framework fw = c->p->training.framework;
+    if (!c->cat || fw < 0 || fw >= PP_FW_COUNT || !c->cat->frameworks[fw].known)
+        return true;
+    return (c->cat->frameworks[fw].settings & (1u << s)) != 0;
+}
+
+/* The frameworks of the catalog that run setting s, by name, in `buf`. */
+static void frameworks_running(const parse_ctx *c, pp_training_setting s, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int f = 0; c->cat && f < PP_FW_COUNT && used < cap; f++)
+        if (c->cat->frameworks[f].known && (c->cat->frameworks[f].settings & (1u << s)))
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", pp_framework_names[f]);
+    if (!buf[0])
+        snprintf(buf, cap, "none");
+}
+
 /* Training keys that depend on the model or the recipe: fp8 weights and
  * fp8-stored activations need an fp8-class recipe; packed samples are no
  * longer than the sequence; LoRA adapters are rank x width matrices beside a
@@ -503,25 +525,29 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
         return pp_json_fail(c->err, &here, "expected a sample length of at most the sequence length %d, found %g",
                             c->p->model.seq_len, t->packed_sample_tokens);
     }
-    /* forced balance is a router override of Megatron-Core and torchtitan
-     * (--moe-router-force-load-balancing, debug.moe_force_load_balance) */
+    /* the training settings a framework may lack (data/frameworks.json
+     * "settings"): forced balance, a router override of Megatron-Core and
+     * torchtitan (--moe-router-force-load-balancing,
+     * debug.moe_force_load_balance); multi-token prediction, Megatron-Core's
+     * MTP modules (--mtp-num-layers) */
+    char runs[160];
     if (t->moe_force_balance &&
-        (!pp_model_is_moe(&c->p->model) || (t->framework != PP_FW_MEGATRON_CORE && t->framework != PP_FW_FSDP))) {
+        (!pp_model_is_moe(&c->p->model) || !framework_runs_setting(c, PP_TS_MOE_FORCE_BALANCE))) {
         pp_jpath here = pp_jpath_key(&tr, "moe_force_balance");
+        frameworks_running(c, PP_TS_MOE_FORCE_BALANCE, runs, sizeof runs);
         return pp_json_fail(c->err, &here,
-                            "expected moe_force_balance only for a MoE model under megatron-core or fsdp "
-                            "(torchtitan), the frameworks with a forced-balance router, found %s under %s",
-                            pp_model_is_moe(&c->p->model) ? "a MoE model" : "a dense model",
+                            "expected moe_force_balance only for a MoE model under a framework with a "
+                            "forced-balance router (data/frameworks.json: %s), found %s under %s",
+                            runs, pp_model_is_moe(&c->p->model) ? "a MoE model" : "a dense model",
                             pp_framework_name(t->framework));
     }
-    /* multi-token prediction: Megatron-Core's MTP modules (--mtp-num-layers);
-     * torchtitan's DeepSeek-V3 and DeepSpeed have none */
-    if (t->mtp_layers > 0 && t->framework != PP_FW_MEGATRON_CORE) {
+    if (t->mtp_layers > 0 && !framework_runs_setting(c, PP_TS_MTP_LAYERS)) {
         pp_jpath here = pp_jpath_key(&tr, "mtp_layers");
+        frameworks_running(c, PP_TS_MTP_LAYERS, runs, sizeof runs);
         return pp_json_fail(c->err, &here,
                             "expected 0 under %s, which trains no multi-token-prediction module "
-                            "(megatron-core does: --mtp-num-layers), found %d",
-                            pp_framework_name(t->framework), t->mtp_layers);
+                            "(data/frameworks.json: %s do), found %d",
+                            pp_framework_name(t->framework), runs, t->mtp_layers);
     }
     if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
         return PP_OK;
@@ -996,7 +1022,7 @@ static int parse_problem_doc(const parse_ctx *c, const cJSON *doc, const pp_jpat
      * says how many; elsewhere the report says they are left out */
     if (!rc && !pp_json_member(pp_json_member(doc, "training"), "mtp_layers")) {
         pp_training *t = &c->p->training;
-        if (t->framework == PP_FW_MEGATRON_CORE)
+        if (framework_runs_setting(c, PP_TS_MTP_LAYERS))
             t->mtp_layers = c->p->model.mtp_layers;
         else
             t->mtp_not_run = c->p->model.mtp_layers;

@@ -26,6 +26,7 @@ extern const char *const pp_attention_kernel_names[PP_ATTN_COUNT];
 extern const char *const pp_lora_targets_names[PP_LORA_TARGETS_COUNT];
 /* training.framework and data/frameworks.json's ids: "megatron-core", ... */
 extern const char *const pp_framework_names[PP_FW_COUNT];
+extern const char *const pp_training_setting_names[PP_TS_COUNT];
 
 /* text's letters and digits in lower case, at most cap - 1 of them: the
  * key under which free-text names compare ("Megatron LM", "megatron-lm"

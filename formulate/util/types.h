@@ -259,6 +259,14 @@ typedef enum {
     PP_FW_COUNT
 } pp_framework;
 
+/* Training settings beyond the defaults that a framework may or may not
+ * run (data/frameworks.json "settings"; names.c pp_training_setting_names). */
+typedef enum {
+    PP_TS_MOE_FORCE_BALANCE = 0, /* training.moe_force_balance: a forced-balance router */
+    PP_TS_MTP_LAYERS,            /* training.mtp_layers > 0: multi-token-prediction modules */
+    PP_TS_COUNT
+} pp_training_setting;
+
 typedef struct pp_training {
     long global_batch; /* sequences per optimizer step */
     pp_precision precision;
@@ -421,6 +429,8 @@ typedef struct pp_framework_caps {
                                          (training.collectives "mvapich2-gdr") */
     unsigned precisions;              /* bit p: the training precision p has a recipe in it (its entry's
                                          "precisions"; every one when the entry lists none) */
+    unsigned settings;                /* bit s: it runs training setting s (pp_training_setting; its
+                                         entry's "settings"; none when the entry lists none) */
 } pp_framework_caps;
 
 /* ---- capacity planning (`parplan capacity`) ------------------------------ */
