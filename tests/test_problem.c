@@ -490,6 +490,38 @@ static void test_sliding_window_models(void)
               "$.model.sliding_window", "found the number -1");
 }
 
+/* A config whose layers are not attention and an MLP (Nemotron-H's Mamba-2
+ * pattern, Qwen3-Next's Gated DeltaNet, a Mamba's model type, a layer type
+ * that is not attention) is refused at the key that says so: read as a
+ * transformer it would be priced as one. */
+static void test_hybrid_configs_refused(void)
+{
+    static const struct {
+        const char *extra, *path, *words;
+    } bad[] = {
+        {"\"model_type\": \"nemotron_h\", \"hybrid_override_pattern\": \"M-M*-M-M-\", \"mamba_num_heads\": 128",
+         "hybrid-config.json: $.hybrid_override_pattern", "Mamba-2"},
+        {"\"model_type\": \"qwen3_next\", \"full_attention_interval\": 4, \"linear_num_value_heads\": 32",
+         "hybrid-config.json: $.full_attention_interval", "Gated DeltaNet"},
+        {"\"model_type\": \"mamba2\"", "hybrid-config.json: $.model_type", "Mamba-2"},
+        {"\"model_type\": \"hybrid\", \"layer_types\": [\"linear_attention\", \"full_attention\", "
+         "\"linear_attention\", \"full_attention\", \"linear_attention\", \"full_attention\", \"linear_attention\", "
+         "\"full_attention\"]",
+         "hybrid-config.json: $.layer_types[0]", "'linear_attention' layer is not attention"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cfg[768], path[256], model[400];
+        snprintf(cfg, sizeof cfg,
+                 "{\"num_hidden_layers\": 8, \"hidden_size\": 512, \"num_attention_heads\": 8, "
+                 "\"intermediate_size\": 2048, \"vocab_size\": 1000, \"hidden_act\": \"silu\", %s}",
+                 bad[i].extra);
+        pp_write_temp("hybrid-config.json", cfg, path, sizeof path);
+        snprintf(model, sizeof model, "{'hf_config': '%s', 'seq_len': 4096}", path);
+        BAD_BUILT(bad[i].path, problem_with(model, NULL, NULL, NULL), bad[i].path, bad[i].words,
+                  "does not price");
+    }
+}
+
 /* A catalog model with its sequence length overridden. */
 static void test_catalog_model_seq_len(void)
 {
@@ -1646,6 +1678,7 @@ int main(void)
         {"hf_config: Mistral-NeMo 12B reads head_dim", test_hf_config_head_dim},
         {"sliding-window models: GPT-OSS's config and catalog entry, the configs' ways, the limits",
          test_sliding_window_models},
+        {"hf_config: layers that are not attention (Mamba-2, Gated DeltaNet) are refused", test_hybrid_configs_refused},
         {"catalog model with its own seq_len", test_catalog_model_seq_len},
         {"capacity section", test_capacity},
         {"data/examples load", test_examples_load},

@@ -318,6 +318,73 @@ static int read_hf_arch(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_er
     return rc;
 }
 
+/* Layers that are not attention and an MLP: a state-space or linear-
+ * attention mixer (Mamba-2 in Nemotron-H's hybrid_override_pattern and
+ * Jamba's, Gated DeltaNet in Qwen3-Next's three of four layers), which no
+ * term of the cost model prices (docs/cost-model.md, known limits).  Read
+ * as a transformer the model would be priced as one: refused, the key or
+ * the model type that says so named. */
+static const struct {
+    const char *key; /* a config key (NULL: model_type below) */
+    const char *model_type;
+    const char *what;
+} hf_mixers[] = {
+    {"hybrid_override_pattern", NULL, "Mamba-2 state-space mixers (Nemotron-H's layer pattern)"},
+    {"layers_block_type", NULL, "state-space mixers (a hybrid's layer types)"},
+    {"attn_layer_period", NULL, "Mamba mixers between its attention layers (Jamba)"},
+    {"ssm_state_size", NULL, "state-space mixers"},
+    {"mamba_num_heads", NULL, "Mamba-2 mixers"},
+    {"full_attention_interval", NULL, "Gated DeltaNet linear attention (Qwen3-Next: full attention every few layers)"},
+    {"linear_num_value_heads", NULL, "linear-attention mixers (Qwen3-Next's Gated DeltaNet)"},
+    {NULL, "nemotron_h", "Mamba-2 state-space mixers (Nemotron-H)"},
+    {NULL, "mamba", "Mamba state-space mixers"},
+    {NULL, "mamba2", "Mamba-2 state-space mixers"},
+    {NULL, "jamba", "Mamba mixers (Jamba)"},
+    {NULL, "falcon_h1", "Mamba-2 mixers beside attention (Falcon-H1)"},
+    {NULL, "zamba2", "Mamba-2 mixers (Zamba2)"},
+    {NULL, "bamba", "Mamba-2 mixers (Bamba)"},
+    {NULL, "granitemoehybrid", "Mamba-2 mixers (Granite 4.0 hybrids)"},
+    {NULL, "qwen3_next", "Gated DeltaNet linear attention (Qwen3-Next)"},
+    {NULL, "rwkv", "RWKV's recurrent time mixing"},
+    {NULL, "recurrent_gemma", "RG-LRU recurrent blocks (RecurrentGemma)"},
+};
+
+static int refuse_hf_mixers(const cJSON *cfg, const pp_jpath *at, pp_error *err)
+{
+    const cJSON *type = pp_json_member(cfg, "model_type");
+    for (size_t i = 0; i < sizeof hf_mixers / sizeof hf_mixers[0]; i++) {
+        const char *key = hf_mixers[i].key ? hf_mixers[i].key : "model_type";
+        const cJSON *v = pp_json_member(cfg, key);
+        bool hit = hf_mixers[i].key ? v != NULL && !cJSON_IsNull(v)
+                                    : cJSON_IsString(type) && strcmp(type->valuestring, hf_mixers[i].model_type) == 0;
+        if (hit) {
+            pp_jpath here = pp_jpath_key(at, key);
+            return pp_json_fail(err, &here,
+                                "expected a transformer whose every layer is attention and an MLP (or experts); "
+                                "this config's layers include %s, which parplan does not price (docs/cost-model.md, "
+                                "known limits)",
+                                hf_mixers[i].what);
+        }
+    }
+    /* layer_types naming a kind other than attention (Qwen3-Next's "linear_attention") */
+    const cJSON *types = pp_json_member(cfg, "layer_types"), *t;
+    int i = 0;
+    if (cJSON_IsArray(types))
+        cJSON_ArrayForEach(t, types)
+        {
+            if (cJSON_IsString(t) && strcmp(t->valuestring, "full_attention") != 0 &&
+                strcmp(t->valuestring, "sliding_attention") != 0) {
+                pp_jpath list = pp_jpath_key(at, "layer_types"), here = pp_jpath_index(&list, i);
+                return pp_json_fail(err, &here,
+                                    "expected 'full_attention' or 'sliding_attention' layers: a '%s' layer is not "
+                                    "attention, which parplan does not price (docs/cost-model.md, known limits)",
+                                    t->valuestring);
+            }
+            i++;
+        }
+    return PP_OK;
+}
+
 /* Sliding-window attention (docs/cost-model.md §2, attention core): sliding_window
  * tokens (null or absent: none; Qwen's use_sliding_window false: none), on
  * the layers layer_types lists as "sliding_attention" (GPT-OSS, Gemma 3),
@@ -380,6 +447,8 @@ static int model_from_config(const cJSON *obj, const pp_jpath *at, const cJSON *
 {
     pp_jpath cfg_at = pp_jpath_root(path);
     int rc = pp_json_check_unique(cfg, &cfg_at, hf_read_keys, err);
+    if (!rc)
+        rc = refuse_hf_mixers(cfg, &cfg_at, err);
     if (!rc)
         rc = read_hf_ints(cfg, &cfg_at, m, err);
     if (!rc)
