@@ -571,12 +571,14 @@ bool pp_recompute_modules_fit(int recompute, int modules)
 }
 
 /* Megatron-Core's TransformerConfig.__post_init__ with
- * overlap_moe_expert_parallel_comm: "disable full recomputation when
- * enabling overlap_moe_expert_parallel_comm" (its checks through core
- * 0.15; 2026's upstream, 002526d8, recomputes a whole chunk with its
- * all-to-alls exposed instead, under conditions of its own) and "disable
- * moe in recompute_modules" (the moe module reruns the dispatch, which the
- * overlap schedules apart).  The one rule every release runs. */
+ * overlap_moe_expert_parallel_comm (megatron/core/transformer/
+ * transformer_config.py at d98e8a64dd, the release data/frameworks.json
+ * names, lines 3002-3046): "disable full recomputation when enabling
+ * overlap_moe_expert_parallel_comm", "disable moe in recompute_modules"
+ * (the moe module reruns the dispatch, which the overlap schedules apart)
+ * and at most one MTP module (pp_moe_comm_offered).  Upstream of 2026
+ * (002526d8) recomputes a whole model chunk under the overlap, its
+ * all-to-alls exposed; the pinned release does not. */
 bool pp_moe_overlap_fits_recompute(int a2a_overlap, int recompute, int modules)
 {
     if (!a2a_overlap)
