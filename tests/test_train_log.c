@@ -7,9 +7,12 @@
  */
 #include "train_log.h"
 #include "catalog.h"
+#include "costmodel.h"
 #include "measurements.h"
+#include "problem.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,11 +304,59 @@ static void test_cli_whole_plan(void)
     pp_catalog_free(&cat);
 }
 
+/* --log records the whole problem too: a Mixture-of-Experts run's row
+ * keeps its experts, router and load (forced balance here), DeepEP and the
+ * all-to-all overlap, and the MTP module it trained, and is priced as the
+ * run was (the step time eval gives, to rounding). */
+static void test_cli_moe_row(void)
+{
+    static const char problem_text[] =
+        "{\"model\": \"qwen3-30b-a3b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"nodes\": 4},"
+        " \"training\": {\"global_batch\": 256, \"moe_force_balance\": true, \"mtp_layers\": 1}}";
+    static const char plan_text[] = "{\"tp\": 1, \"pp\": 1, \"dp\": 32, \"ep\": 8, \"zero\": 1,"
+                                    " \"recompute\": \"selective\", \"moe_dispatcher\": \"deepep\","
+                                    " \"moe_a2a_overlap\": true}";
+    char problem[512], plan[512], log[512], rows[512];
+    pp_write_temp("moe.json", problem_text, problem, sizeof problem);
+    pp_write_temp("moe.plan.json", plan_text, plan, sizeof plan);
+    pp_write_temp("moe.log", MEGATRON_LOG, log, sizeof log);
+    pp_write_temp("moe-rows.json", "", rows, sizeof rows);
+    remove(rows);
+    const char *args[] = {"calibrate", "--log", log, "--problem", problem, "--plan", plan, "-o", rows, NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
+    CU_ASSERT_EQUAL(r.exit_code, 0);
+    pp_run_free(&r);
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_plan pl;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_problem_parse(problem_text, "moe.json", NULL, &cat, &p, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_parse(plan_text, "moe.plan.json", &p, &pl, &err), PP_OK);
+    pp_measurement_set set;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(rows, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 1);
+    const pp_measurement *row = &set.rows[0];
+    CU_ASSERT_EQUAL(row->prob.model.experts, 128);
+    CU_ASSERT_EQUAL(row->prob.model.experts_per_token, 8);
+    CU_ASSERT_TRUE(row->prob.model.qk_layernorm);
+    CU_ASSERT_TRUE(row->prob.training.moe_force_balance);
+    CU_ASSERT_EQUAL(row->prob.training.mtp_layers, 1);
+    CU_ASSERT_TRUE(pp_moe_deepep(&row->prob, &row->plan) && pp_moe_a2a_overlapped(&row->prob, &row->plan));
+    CU_ASSERT_EQUAL(row->plan.ep, 8);
+    double want = pp_step_time_s(&p, &pl), got = pp_step_time_s(&row->prob, &row->plan);
+    CU_ASSERT(want > 0.0 && fabs(got / want - 1.0) < 1e-9);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
         {"Megatron-LM iteration lines", test_megatron},
         {"calibrate --log records the whole plan (TP overlap included)", test_cli_whole_plan},
+        {"calibrate --log records a MoE run whole (experts, router load, DeepEP, overlap, MTP)", test_cli_moe_row},
         {"torchtitan metrics lines (tps)", test_torchtitan},
         {"NeMo train_step_timing and DeepSpeed iter time / samples/sec", test_nemo_and_deepspeed},
         {"a step time out of range refuses the log at its line and column", test_out_of_range},

@@ -275,6 +275,37 @@ static int read_model_arch(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
     return rc;
 }
 
+cJSON *pp_model_write(const pp_model *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "name", m->name);
+    for (int i = 0; i < N_MODEL_INT_FIELDS; i++) {
+        int v = model_int_value(m, &model_int_fields[i]);
+        if (v != 0)
+            cJSON_AddNumberToObject(o, model_int_fields[i].key, v);
+    }
+    cJSON_AddBoolToObject(o, "gated_mlp", m->gated_mlp);
+    cJSON_AddBoolToObject(o, "tie_embeddings", m->tie_embeddings);
+    if (m->loss_token_fraction > 0.0 && m->loss_token_fraction < 1.0)
+        cJSON_AddNumberToObject(o, "loss_token_fraction", m->loss_token_fraction);
+    if (m->qk_layernorm)
+        cJSON_AddBoolToObject(o, "qk_layernorm", true);
+    if (m->rope_theta > 0.0)
+        cJSON_AddNumberToObject(o, "rope_theta", m->rope_theta);
+    if (m->experts > 0) {
+        cJSON_AddStringToObject(o, "router_score", m->router_sigmoid ? "sigmoid" : "softmax");
+        if (m->router_expert_bias)
+            cJSON_AddBoolToObject(o, "router_expert_bias", true);
+        if (m->router_scaling > 0.0)
+            cJSON_AddNumberToObject(o, "router_scaling", m->router_scaling);
+        if (m->moe_load_imbalance >= 1.0)
+            cJSON_AddNumberToObject(o, "moe_load_imbalance", m->moe_load_imbalance);
+    }
+    return o;
+}
+
 int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
 {
     memset(m, 0, sizeof *m);

@@ -60,6 +60,13 @@ extern const char *const pp_model_keys[];
  * checks the keys.  The result is validated (pp_model_validate). */
 int pp_model_read(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err);
 
+/* The inverse of pp_model_read: the model as a model object's keys (every
+ * integer field that is not 0, the flags, the router's and the measured
+ * load's values where set; the bridge recipe left out), which
+ * pp_model_read reads back to the same pricing.  A new cJSON object, or
+ * NULL when out of memory. */
+cJSON *pp_model_write(const pp_model *m);
+
 /* All sizes positive and not absurd (head_dim may be 0), hidden % heads == 0
  * unless head_dim is given, heads x head_dim <= PP_MAX_HIDDEN, heads %
  * kv_heads == 0.  Errors point at at.FIELD. */

@@ -10,6 +10,7 @@
 #include "json_util.h"
 #include "names.h"
 #include "nccl_log.h"
+#include "shapes_json.h"
 #include "text_number.h"
 
 #include <cjson/cJSON.h>
@@ -273,19 +274,14 @@ static void add_numbers(cJSON *o, const num_field *f, size_t n)
 
 #define ADD_NUMBERS(o, fields) add_numbers((o), (fields), sizeof(fields) / sizeof((fields)[0]))
 
-static cJSON *model_json(const pp_model *m)
+/* The model whole, as a problem's model object says it (shapes_json.c
+ * pp_model_write: the MoE, latent-attention, window and router keys
+ * too), with the multi-token-prediction modules the run trained. */
+static cJSON *model_json(const pp_problem *prob)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", m->name);
-    const num_field f[] = {{"layers", m->layers},         {"hidden", m->hidden}, {"heads", m->heads},
-                           {"kv_heads", m->kv_heads},     {"ffn_hidden", m->ffn_hidden},
-                           {"vocab", m->vocab},           {"seq_len", m->seq_len}};
-    ADD_NUMBERS(o, f);
-    if (m->head_dim)
-        cJSON_AddNumberToObject(o, "head_dim", m->head_dim);
-    cJSON_AddStringToObject(o, "activation", m->gated_mlp ? "swiglu" : "gelu");
-    cJSON_AddBoolToObject(o, "tie_embeddings", m->tie_embeddings);
-    return o;
+    pp_model m = prob->model;
+    m.mtp_layers = prob->training.mtp_layers;
+    return pp_model_write(&m);
 }
 
 static cJSON *cluster_json(const pp_cluster *c)
@@ -332,6 +328,36 @@ static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
     cJSON_AddBoolToObject(o, "tp_comm_overlap", pl->tp_comm_overlap);
     cJSON_AddStringToObject(o, "precision", pp_precision_name(prob->training.precision));
     cJSON_AddStringToObject(o, "framework", pp_framework_name(prob->training.framework));
+    /* the training settings the run priced, as rows state them
+     * (measurements.c build_training reads them back) */
+    const pp_training *t = &prob->training;
+    cJSON_AddBoolToObject(o, "dp_overlap", t->dp_overlap);
+    cJSON_AddBoolToObject(o, "flash_attention", t->flash_attention);
+    cJSON_AddBoolToObject(o, "fused_elementwise", t->fused_elementwise);
+    cJSON_AddBoolToObject(o, "fused_norm", t->fused_norm);
+    cJSON_AddBoolToObject(o, "compiled_loss", t->fused_loss);
+    cJSON_AddBoolToObject(o, "scatter_gather", t->p2p_scatter_gather);
+    cJSON_AddBoolToObject(o, "loss_parallel", !t->loss_gathered);
+    cJSON_AddStringToObject(o, "attention_kernel", pp_attention_kernel_names[t->attention_kernel]);
+    cJSON_AddStringToObject(o, "grad_reduce_dtype", pp_precision_name(t->grad_reduce_dtype));
+    if (t->lora_rank > 0) {
+        cJSON_AddNumberToObject(o, "lora_rank", t->lora_rank);
+        cJSON_AddStringToObject(o, "lora_targets", pp_lora_targets_names[t->lora_targets]);
+    }
+    if (t->packed_sample_tokens > 0.0)
+        cJSON_AddNumberToObject(o, "packed_sample_tokens", t->packed_sample_tokens);
+    if (pp_precision_props(t->precision)->low_gemm) {
+        cJSON_AddBoolToObject(o, "fp8_params", t->fp8_params);
+        cJSON_AddBoolToObject(o, "fp8_activation_input_store", pl->fp8_act_store || t->fp8_act_store);
+    }
+    if (pp_model_is_moe(&prob->model)) {
+        cJSON_AddStringToObject(o, "token_dispatcher", pp_moe_deepep(prob, pl) ? "deepep" : "alltoall");
+        cJSON_AddBoolToObject(o, "moe_a2a_overlap", pp_moe_a2a_overlapped(prob, pl));
+        if (t->moe_force_balance)
+            cJSON_AddBoolToObject(o, "moe_force_balance", true);
+        else
+            cJSON_AddNumberToObject(o, "moe_load_imbalance", t->moe_load_imbalance);
+    }
     return o;
 }
 
@@ -384,7 +410,7 @@ char *pp_train_log_rows_json(const pp_train_log *L, const char *path, const pp_p
              L->n - L->warmup_skipped, L->warmup_skipped);
     cJSON_AddStringToObject(src, "via", text);
     cJSON_AddStringToObject(row, "kind", "measured");
-    cJSON_AddItemToObject(row, "model", model_json(&prob->model));
+    cJSON_AddItemToObject(row, "model", model_json(prob));
     cJSON_AddItemToObject(row, "cluster", cluster_json(&prob->cluster));
     cJSON_AddItemToObject(row, "config", config_json(prob, plan));
     cJSON_AddItemToObject(row, "measured", measured_json(L));
