@@ -424,8 +424,8 @@ static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp
     if (t->mtp_layers > 0)
         note(f, "`--mtp-num-layers %d` trains %s multi-token-prediction module%s on the last pipeline stage, where "
                 "the step above prices %s (docs/cost-model.md section 9).\n\n",
-             t->mtp_layers, t->mtp_layers == prob->model.mtp_layers ? "the model's" : "its", t->mtp_layers == 1 ? "" : "s",
-             t->mtp_layers == 1 ? "it" : "them");
+             t->mtp_layers, t->mtp_layers == prob->model.mtp_layers ? "the model's" : "its",
+             t->mtp_layers == 1 ? "" : "s", t->mtp_layers == 1 ? "it" : "them");
     if (t->lora_rank > 0)
         note(f, "pretrain\\_gpt.py trains every weight: for LoRA run the same degrees under NeMo's PEFT "
                 "(`model.peft.peft_scheme=lora`, `model.peft.lora_tuning.adapter_dim=%d`, "

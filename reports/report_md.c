@@ -537,11 +537,11 @@ static void md_schedule(pp_strbuf *sb, const pp_problem *prob, const pp_plan *pl
                       "and its last %d (pipeline layout balanced: the embedding and the loss%s take a layer's "
                       "place).", s->virtual_stages, split.chunk, split.first_chunk, split.last_chunk,
                       pp_mtp_layers(prob) > 0 ? " and each multi-token-prediction module" : "");
-    if (pp_mtp_layers(prob) > 0)
+    int mtp = pp_mtp_layers(prob);
+    if (mtp > 0)
         pp_sb_appendf(sb, " The last stage also runs the %d multi-token-prediction module%s: %s layer%s, "
                       "projection%s and a second pass through the output head and the loss.",
-                      pp_mtp_layers(prob), pp_mtp_layers(prob) == 1 ? "" : "s", pp_mtp_layers(prob) == 1 ? "its" : "their",
-                      pp_mtp_layers(prob) == 1 ? "" : "s", pp_mtp_layers(prob) == 1 ? "" : "s");
+                      mtp, mtp == 1 ? "" : "s", mtp == 1 ? "its" : "their", mtp == 1 ? "" : "s", mtp == 1 ? "" : "s");
     pp_sb_append(sb, "\n\n");
     if (s->n_tasks == 0)
         return;

@@ -241,7 +241,8 @@ double pp_mtp_fwd_flops(const pp_model *m, int mtp, double tokens, double seq)
 double pp_training_flops_per_step(const pp_model *m, const pp_training *t, double global_batch)
 {
     double tokens = global_batch * m->seq_len;
-    double flops = pp_model_flops_per_step(m, global_batch) + 3.0 * pp_mtp_fwd_flops(m, t->mtp_layers, tokens, m->seq_len);
+    double flops = pp_model_flops_per_step(m, global_batch) +
+                   3.0 * pp_mtp_fwd_flops(m, t->mtp_layers, tokens, m->seq_len); /* the MTP modules trained */
     if (t->lora_rank > 0)
         flops -= lora_flops_saved(m, t, tokens);
     /* packed samples: each token attends within its sample only */

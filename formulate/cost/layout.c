@@ -148,9 +148,9 @@ bool pp_stage_layers(const pp_problem *prob, const pp_plan *plan, pp_stage_split
  * DeepSeek-V3) on the last pipeline stage, where Megatron-Core puts every
  * MTP layer unless a layout string places them (docs/user-guide/features/
  * multi_token_prediction.md at d98e8a64dd, "Pipeline Parallel Layout for
- * MTP": "By default, all MTP layers sit on the last pipeline stage"); the module's projection,
- * norms and second pass through the output head are the stage's head
- * (stage.c). */
+ * MTP": "By default, all MTP layers sit on the last pipeline stage"); the
+ * module's projection, norms and second pass through the output head are
+ * the stage's head (stage.c). */
 int pp_mtp_layers(const pp_problem *prob)
 {
     return prob->training.mtp_layers > 0 ? prob->training.mtp_layers : 0;
