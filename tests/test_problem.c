@@ -407,6 +407,20 @@ static void test_hf_config_head_dim(void)
               "$.model.head_dim", "heads x head_dim <= 1048576", "found 4096 x 4096");
 }
 
+/* A Hugging Face config of a small model (hidden 512, 8 heads, SwiGLU)
+ * with `layers` layers and the keys `extra`, written to a temporary `name`,
+ * and the problem's model object that reads it at seq_len in model. */
+static void small_hf_config(const char *name, int layers, const char *extra, int seq_len, char *model, size_t cap)
+{
+    char cfg[1024], path[256];
+    snprintf(cfg, sizeof cfg,
+             "{\"num_hidden_layers\": %d, \"hidden_size\": 512, \"num_attention_heads\": 8, "
+             "\"intermediate_size\": 2048, \"vocab_size\": 1000, \"hidden_act\": \"silu\", %s}",
+             layers, extra);
+    pp_write_temp(name, cfg, path, sizeof path);
+    snprintf(model, cap, "{'hf_config': '%s', 'seq_len': %d}", path, seq_len);
+}
+
 /* Sliding-window attention: GPT-OSS-120B's config (tests/data: the keys
  * its Hugging Face config.json names, the values of openai/gpt-oss's
  * ModelConfig) windows every other layer, the first included, to 128
@@ -445,13 +459,8 @@ static void test_sliding_window_models(void)
                 {"\"model_type\": \"qwen2\", \"sliding_window\": 4096, \"use_sliding_window\": false", 0, 0},
                 {"\"model_type\": \"llama\", \"sliding_window\": null", 0, 0}};
     for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
-        char cfg[512], path[256], model[400];
-        snprintf(cfg, sizeof cfg,
-                 "{\"num_hidden_layers\": 12, \"hidden_size\": 512, \"num_attention_heads\": 8, "
-                 "\"intermediate_size\": 2048, \"vocab_size\": 1000, \"hidden_act\": \"silu\", %s}",
-                 ways[i].extra);
-        pp_write_temp("window-config.json", cfg, path, sizeof path);
-        snprintf(model, sizeof model, "{'hf_config': '%s', 'seq_len': 8192}", path);
+        char model[400];
+        small_hf_config("window-config.json", 12, ways[i].extra, 8192, model, sizeof model);
         parse_model_ok(model, &q);
         CU_ASSERT_EQUAL(q.model.sliding_window, ways[i].window);
         CU_ASSERT_EQUAL(q.model.window_attn_skip_freq, ways[i].freq);
@@ -510,13 +519,8 @@ static void test_hybrid_configs_refused(void)
          "hybrid-config.json: $.layer_types[0]", "'linear_attention' layer is not attention"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char cfg[768], path[256], model[400];
-        snprintf(cfg, sizeof cfg,
-                 "{\"num_hidden_layers\": 8, \"hidden_size\": 512, \"num_attention_heads\": 8, "
-                 "\"intermediate_size\": 2048, \"vocab_size\": 1000, \"hidden_act\": \"silu\", %s}",
-                 bad[i].extra);
-        pp_write_temp("hybrid-config.json", cfg, path, sizeof path);
-        snprintf(model, sizeof model, "{'hf_config': '%s', 'seq_len': 4096}", path);
+        char model[400];
+        small_hf_config("hybrid-config.json", 8, bad[i].extra, 4096, model, sizeof model);
         BAD_BUILT(bad[i].path, problem_with(model, NULL, NULL, NULL), bad[i].path, bad[i].words,
                   "does not price");
     }

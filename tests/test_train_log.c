@@ -259,27 +259,37 @@ static void test_cli_torchtitan(void)
     check_rows_cli(TITAN_LOG, "titan.log", problem, plan, "\"framework\":\t\"fsdp\"");
 }
 
-/* --log records the whole plan the run ran: every decision a row has a
- * field for reads back as it was, TP overlap, interleaving and the modules
- * selective recomputation repeats among them,
- * and one a row has no field for is named in the notes. */
-static void test_cli_whole_plan(void)
+/* `calibrate --log` of Megatron-LM's sample log for the problem and plan
+ * files given, its row written to rows (named `name`-rows.json). */
+static void log_row(const char *name, const char *problem, const char *plan, char *rows, size_t cap)
 {
-    char problem[512], plan[512], log[512], rows[512];
-    pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
-    pp_write_temp("overlap.plan.json",
-                  "{\"tp\": 8, \"pp\": 16, \"dp\": 8, \"micro_batch\": 1, \"virtual_stages\": 2, \"zero\": 1,"
-                  " \"recompute\": \"selective\", \"recompute_modules\": \"core_attn,layernorm\","
-                  " \"sequence_parallel\": true, \"tp_comm_overlap\": true, \"compression\": {\"dp\": \"bf16\"}}",
-                  plan, sizeof plan);
-    pp_write_temp("overlap.log", MEGATRON_LOG, log, sizeof log);
-    pp_write_temp("overlap-rows.json", "", rows, sizeof rows);
+    char log[512], file[96];
+    snprintf(file, sizeof file, "%s.log", name);
+    pp_write_temp(file, MEGATRON_LOG, log, sizeof log);
+    snprintf(file, sizeof file, "%s-rows.json", name);
+    pp_write_temp(file, "", rows, cap);
     remove(rows);
     const char *args[] = {"calibrate", "--log", log, "--problem", problem, "--plan", plan, "-o", rows, NULL};
     pp_run_result r;
     CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
     CU_ASSERT_EQUAL(r.exit_code, 0);
     pp_run_free(&r);
+}
+
+/* --log records the whole plan the run ran: every decision a row has a
+ * field for reads back as it was, TP overlap, interleaving and the modules
+ * selective recomputation repeats among them,
+ * and one a row has no field for is named in the notes. */
+static void test_cli_whole_plan(void)
+{
+    char problem[512], plan[512], rows[512];
+    pp_source_path("data/examples/gpt3-175b-1024-a100.json", problem, sizeof problem);
+    pp_write_temp("overlap.plan.json",
+                  "{\"tp\": 8, \"pp\": 16, \"dp\": 8, \"micro_batch\": 1, \"virtual_stages\": 2, \"zero\": 1,"
+                  " \"recompute\": \"selective\", \"recompute_modules\": \"core_attn,layernorm\","
+                  " \"sequence_parallel\": true, \"tp_comm_overlap\": true, \"compression\": {\"dp\": \"bf16\"}}",
+                  plan, sizeof plan);
+    log_row("overlap", problem, plan, rows, sizeof rows);
     char *text = slurp(rows);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     PP_ASSERT_CONTAINS(text, "\"tp_comm_overlap\":\ttrue");
@@ -316,17 +326,10 @@ static void test_cli_moe_row(void)
     static const char plan_text[] = "{\"tp\": 1, \"pp\": 1, \"dp\": 32, \"ep\": 8, \"zero\": 1,"
                                     " \"recompute\": \"selective\", \"moe_dispatcher\": \"deepep\","
                                     " \"moe_a2a_overlap\": true}";
-    char problem[512], plan[512], log[512], rows[512];
+    char problem[512], plan[512], rows[512];
     pp_write_temp("moe.json", problem_text, problem, sizeof problem);
     pp_write_temp("moe.plan.json", plan_text, plan, sizeof plan);
-    pp_write_temp("moe.log", MEGATRON_LOG, log, sizeof log);
-    pp_write_temp("moe-rows.json", "", rows, sizeof rows);
-    remove(rows);
-    const char *args[] = {"calibrate", "--log", log, "--problem", problem, "--plan", plan, "-o", rows, NULL};
-    pp_run_result r;
-    CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, &r), 0);
-    CU_ASSERT_EQUAL(r.exit_code, 0);
-    pp_run_free(&r);
+    log_row("moe", problem, plan, rows, sizeof rows);
     pp_catalog cat;
     pp_load_catalog(&cat);
     pp_problem p;

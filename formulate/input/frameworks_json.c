@@ -253,6 +253,37 @@ static int read_compression(const cJSON *obj, const pp_jpath *at, const pp_codec
     return rc;
 }
 
+/* A list object {"values": [...], "key", "source"} whose values name
+ * entries of names[0..n): their bits in *mask, `refused` (if >= 0) refused
+ * as `why`.  *values_at: the list's path, for the caller's own checks. */
+static int read_name_set(const cJSON *obj, const pp_jpath *at, const char *const *names, int n, int refused,
+                         const char *why, unsigned *mask, pp_jpath *values_at, pp_error *err)
+{
+    *mask = 0;
+    int rc = check_object(obj, at, precisions_keys, err);
+    const cJSON *values = rc ? NULL : pp_json_member(obj, "values");
+    *values_at = pp_jpath_key(at, "values");
+    if (!rc && !values)
+        rc = pp_json_missing(at, "values", err);
+    if (!rc)
+        rc = pp_json_expect_array(values, values_at, err);
+    int k = 0;
+    const cJSON *item;
+    if (!rc)
+        cJSON_ArrayForEach(item, values)
+        {
+            pp_jpath el = pp_jpath_index(values_at, k++);
+            int v = 0;
+            rc = pp_json_as_enum(item, &el, names, n, &v, err);
+            if (!rc && v == refused)
+                rc = pp_json_fail(err, &el, "%s", why);
+            if (rc)
+                break;
+            *mask |= 1u << v;
+        }
+    return rc;
+}
+
 /* "precisions": the training precisions (training.precision's names: fp32
  * is none) the framework has a recipe for; absent, every one. */
 static int read_precisions(const cJSON *obj, const pp_jpath *at, pp_framework_caps *c, pp_error *err)
@@ -260,28 +291,10 @@ static int read_precisions(const cJSON *obj, const pp_jpath *at, pp_framework_ca
     c->precisions = ~0u;
     if (!obj)
         return PP_OK;
-    c->precisions = 0;
-    int rc = check_object(obj, at, precisions_keys, err);
-    const cJSON *values = rc ? NULL : pp_json_member(obj, "values");
-    pp_jpath values_at = pp_jpath_key(at, "values");
-    if (!rc && !values)
-        rc = pp_json_missing(at, "values", err);
-    if (!rc)
-        rc = pp_json_expect_array(values, &values_at, err);
-    int k = 0;
-    const cJSON *item;
-    if (!rc)
-        cJSON_ArrayForEach(item, values)
-        {
-            pp_jpath el = pp_jpath_index(&values_at, k++);
-            int p = 0;
-            rc = pp_json_as_enum(item, &el, pp_precision_names, PP_PREC_COUNT, &p, err);
-            if (!rc && p == PP_PREC_FP32)
-                rc = pp_json_fail(err, &el, "expected a training precision, found 'fp32' (no training recipe)");
-            if (rc)
-                break;
-            c->precisions |= 1u << p;
-        }
+    pp_jpath values_at;
+    int rc = read_name_set(obj, at, pp_precision_names, PP_PREC_COUNT, PP_PREC_FP32,
+                           "expected a training precision, found 'fp32' (no training recipe)", &c->precisions,
+                           &values_at, err);
     if (!rc && !(c->precisions & (1u << PP_PREC_BF16) || c->precisions & (1u << PP_PREC_FP16)))
         rc = pp_json_fail(err, &values_at, "expected bf16 or fp16 among them (every framework trains in 16 bits)");
     return rc;
@@ -294,26 +307,8 @@ static int read_settings(const cJSON *obj, const pp_jpath *at, pp_framework_caps
     c->settings = 0;
     if (!obj)
         return PP_OK;
-    int rc = check_object(obj, at, precisions_keys, err);
-    const cJSON *values = rc ? NULL : pp_json_member(obj, "values");
-    pp_jpath values_at = pp_jpath_key(at, "values");
-    if (!rc && !values)
-        rc = pp_json_missing(at, "values", err);
-    if (!rc)
-        rc = pp_json_expect_array(values, &values_at, err);
-    int k = 0;
-    const cJSON *item;
-    if (!rc)
-        cJSON_ArrayForEach(item, values)
-        {
-            pp_jpath el = pp_jpath_index(&values_at, k++);
-            int s = 0;
-            rc = pp_json_as_enum(item, &el, pp_training_setting_names, PP_TS_COUNT, &s, err);
-            if (rc)
-                break;
-            c->settings |= 1u << s;
-        }
-    return rc;
+    pp_jpath values_at;
+    return read_name_set(obj, at, pp_training_setting_names, PP_TS_COUNT, -1, NULL, &c->settings, &values_at, err);
 }
 
 static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *codecs, int n_codecs,
