@@ -33,7 +33,7 @@ static void near(double got, double want, double tol, const char *what)
 /* The cards: Mixtral 8x7B 46.7B / 12.9B (arXiv 2401.04088), Qwen3-30B-A3B
  * 30.5B / 3.3B (model card), DeepSeek-V3 671B / 37B (arXiv 2412.19437,
  * main model): total within 3 %, active within 5 %, from the Hugging Face
- * configs and from the catalog alike. */
+ * configs and from the catalog alike; Kimi K2's from the catalog. */
 static void test_parameter_counts(void)
 {
     static const struct {
@@ -61,6 +61,13 @@ static void test_parameter_counts(void)
         CU_ASSERT_DOUBLE_EQUAL(pp_model_params(&catalog.model), pp_model_params(&hf.model), 1.0);
         CU_ASSERT_DOUBLE_EQUAL(pp_model_active_params(&catalog.model), pp_model_active_params(&hf.model), 1.0);
     }
+    /* Kimi K2 (arXiv 2507.20534: 1.04 T total, 32 B active), its catalog
+     * entry from the Megatron-MoE model zoo's arguments, found by its name */
+    pp_problem k2;
+    pp_test_load("{'model': 'Kimi K2', 'cluster': 'selene', 'training': {'global_batch': 64}}", &cat, &k2);
+    near(pp_model_params(&k2.model), 1.04e12, 0.03, "kimi-k2");
+    near(pp_model_active_params(&k2.model), 32e9, 0.05, "  active");
+    CU_ASSERT(k2.model.experts == 384 && k2.model.first_dense_layers == 1 && k2.model.router_groups == 0);
     pp_catalog_free(&cat);
 }
 
