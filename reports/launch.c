@@ -698,6 +698,12 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
      * DeepSeek-V3 recipe's mtp_num_layers 1) and the problem asks for none */
     if (t->mtp_layers > 0 || m->mtp_layers > 0)
         set_int(br, NULL, "model.mtp_num_layers", t->mtp_layers);
+    /* Megatron-Bridge refuses the all-to-all overlap beside the shared
+     * experts' own overlap ("disable moe_shared_expert_overlap when enabling
+     * overlap_moe_expert_parallel_comm", training/comm_overlap.py at
+     * v0.2.2), which the DeepSeek, GLM-4.5 and Llama 4 providers turn on */
+    if (pp_moe_a2a_overlapped(prob, p))
+        set_bool(br, NULL, "model.moe_shared_expert_overlap", false);
     if (pp_model_is_moe(m)) { /* a recipe's own capacity (Nemotron 3 Super's 1.1, padded) is not the plan's */
         if (!find_setting(megatron, "--moe-expert-capacity-factor"))
             bridge_off(br, "model.moe_expert_capacity_factor", "null");

@@ -602,6 +602,19 @@ static void test_bridge_overrides(void)
     CU_ASSERT_EQUAL(strlen(s->text) + 2, strlen(flag->text));
     CU_ASSERT_EQUAL(strncmp(s->text, flag->text + 1, strlen(s->text)), 0);
     CU_ASSERT_TRUE(br->exact);
+    /* with the all-to-all overlap the recipe's shared-expert overlap goes
+     * off (Bridge asserts the two apart; its DeepSeek provider turns it on),
+     * and stays as the recipe has it without */
+    s = setting(br, "model.moe_shared_expert_overlap"); /* the example states DualPipe's overlap */
+    CU_ASSERT_TRUE(s && s->kind == PP_LV_BOOL && !s->on);
+    p.training.moe_a2a_overlap = ds.moe_a2a_overlap = false;
+    pp_launch_build(&p, &ds, pp_microbatches(&p, &ds), &l);
+    CU_ASSERT_PTR_NULL(setting(br, "model.moe_shared_expert_overlap"));
+    ds.moe_a2a_overlap = true;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &ds, &err), PP_OK);
+    pp_launch_build(&p, &ds, pp_microbatches(&p, &ds), &l);
+    s = setting(br, "model.moe_shared_expert_overlap");
+    CU_ASSERT_TRUE(s && s->kind == PP_LV_BOOL && !s->on);
     pp_catalog_free(&cat);
 }
 
