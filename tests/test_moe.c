@@ -68,6 +68,24 @@ static void test_parameter_counts(void)
     near(pp_model_params(&k2.model), 1.04e12, 0.03, "kimi-k2");
     near(pp_model_active_params(&k2.model), 32e9, 0.05, "  active");
     CU_ASSERT(k2.model.experts == 384 && k2.model.first_dense_layers == 1 && k2.model.router_groups == 0);
+    /* GLM-4.5 355B-A32B and Air 106B-A12B (arXiv 2508.06471), from
+     * Megatron-Bridge's providers; their active counts leave the embeddings
+     * out; their MTP module trains by default under Megatron-Core */
+    static const struct {
+        const char *name;
+        double total, active;
+    } glm[] = {{"GLM-4.5", 355e9, 32e9}, {"GLM 4.5 Air", 106e9, 12e9}};
+    for (size_t i = 0; i < sizeof glm / sizeof glm[0]; i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{'model': '%s', 'cluster': 'selene', 'training': {'global_batch': 64}}",
+                 glm[i].name);
+        pp_problem g;
+        pp_test_load(json, &cat, &g);
+        near(pp_model_params(&g.model), glm[i].total, 0.03, glm[i].name);
+        near(pp_model_active_params(&g.model) - 2.0 * pp_embedding_params(&g.model), glm[i].active, 0.05,
+             "  active without the embeddings");
+        CU_ASSERT_EQUAL(g.training.mtp_layers, 1);
+    }
     pp_catalog_free(&cat);
 }
 
