@@ -204,7 +204,10 @@ static void moe_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan
  * order, split by "|", "E" the embedding, "t" a decoder layer, "m" a
  * multi-token-prediction module, "L" the loss, "x*n" and "(...)*n" repeat,
  * commas are cosmetic; quoted for the shell.  61 layers on 16 x 2 chunks:
- * "Et|(t*2|)*30,L", with DeepSeek-V3's MTP module "Et|(t*2|)*30,mL". */
+ * "Et|(t*2|)*30,L", with DeepSeek-V3's MTP module "Et|(t*2|)*30,mL" (the
+ * MTP modules must be named, in the last chunk with the loss:
+ * validate_layer_layout of pipeline_parallel_layer_layout.py at
+ * core_v0.15.0). */
 static void pipeline_layout_string(const pp_stage_split *s, long chunks, int mtp, char *buf, size_t cap)
 {
     char part[64];
