@@ -35,7 +35,7 @@
  */
 #include "cost_ground.h"
 
-static double moe_mlp_fwd_flops(const pp_model *m, double tokens);
+static double moe_mlp_extra_fwd_flops(const pp_model *m, double tokens);
 
 double qkv_width(const pp_model *m)
 {
@@ -234,7 +234,7 @@ double pp_mtp_fwd_flops(const pp_model *m, int mtp, double tokens, double seq)
         return 0.0;
     double h = m->hidden, layer = pp_layer_fwd_flops(m, tokens, seq);
     if (pp_layer_is_moe(m, m->layers - 1)) /* its layer is the model's last kind */
-        layer += moe_mlp_fwd_flops(m, tokens) - 2.0 * tokens * h * (mlp_in_width(m) + m->ffn_hidden);
+        layer += moe_mlp_extra_fwd_flops(m, tokens);
     return mtp * (layer + 2.0 * tokens * 2.0 * h * h + pp_logits_fwd_flops(m, tokens));
 }
 
@@ -371,12 +371,17 @@ static double moe_mlp_fwd_flops(const pp_model *m, double tokens)
            2.0 * tokens * (h * in_s + (double)m->shared_ffn_hidden * h);
 }
 
+/* What a MoE layer's MLP adds to a dense layer's forward FLOPs: its block
+ * less the dense MLP it replaces. */
+static double moe_mlp_extra_fwd_flops(const pp_model *m, double tokens)
+{
+    return moe_mlp_fwd_flops(m, tokens) - 2.0 * tokens * m->hidden * (mlp_in_width(m) + m->ffn_hidden);
+}
+
 double pp_layers_fwd_flops(const pp_model *m, double tokens, double seq)
 {
     double dense = pp_layer_fwd_flops(m, tokens, seq);
     if (!pp_model_is_moe(m))
         return m->layers * dense;
-    double dense_mlp = 2.0 * tokens * m->hidden * (mlp_in_width(m) + m->ffn_hidden);
-    int nm = pp_moe_layers(m);
-    return m->layers * dense + nm * (moe_mlp_fwd_flops(m, tokens) - dense_mlp);
+    return m->layers * dense + pp_moe_layers(m) * moe_mlp_extra_fwd_flops(m, tokens);
 }
