@@ -678,6 +678,56 @@ static void test_grouped_gemm_monotone_in_load(void)
     pp_catalog_free(&cat);
 }
 
+/* A low-precision recipe casts the experts' GEMM inputs where they run:
+ * the k routed copies of each token each GPU's experts receive, not the
+ * tokens of a dense MLP.  In bf16 the block casts nothing; in fp8 twice the
+ * experts per token cast twice the routed copies (the launches stay), and a
+ * MoE layer keeps none of the dense MLP's casts (kernels.c gives them to
+ * the MLP's share, which the block replaces). */
+static void test_expert_casts(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_test_load("{'model': 'qwen3-30b-a3b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4}, "
+                 "'training': {'global_batch': 64, 'precision': 'bf16'}}",
+                 &cat, &p);
+    pp_plan pl = pp_test_plan(2, 1, 16, 1, 1);
+    pl.ep = 8;
+    moe_block b;
+    moe_block_eval(&p, &pl, &b);
+    CU_ASSERT_EQUAL(b.fwd_extra_s, 0.0);
+    CU_ASSERT_EQUAL(b.bwd_extra_s, 0.0);
+
+    p.training.precision = PP_PREC_FP8;
+    moe_block one, two;
+    moe_block_eval(&p, &pl, &one);
+    int k = p.model.experts_per_token;
+    p.model.experts_per_token = 2 * k;
+    moe_block_eval(&p, &pl, &two);
+    p.model.experts_per_token = k;
+    const pp_model *m = &p.model;
+    double Tg = (double)pl.micro_batch * m->seq_len / pl.tp;
+    double copies = moe_load_imbalance(&p, &pl) * Tg * k; /* the routed rows one GPU's experts receive */
+    CU_ASSERT(one.fwd_extra_s > 0.0);
+    PP_REL_EQ(two.fwd_extra_s - one.fwd_extra_s, lowp_cast_s(&p, copies * (m->hidden + m->moe_ffn_hidden), 0.0),
+              1e-9);
+    double gate = m->gated_mlp ? 2.0 : 1.0;
+    PP_REL_EQ(two.bwd_extra_s - one.bwd_extra_s,
+              lowp_cast_s(&p, copies * (m->hidden + gate * m->moe_ffn_hidden), 0.0), 1e-9);
+
+    /* Every layer of Qwen3-30B-A3B is a MoE layer: the dense MLP's width
+     * (and so its casts) is in none of them */
+    CU_ASSERT_EQUAL(m->first_dense_layers, 0);
+    pp_stage_term narrow, wide;
+    pp_term_stage(&p, &pl, &narrow);
+    p.model.ffn_hidden *= 2;
+    pp_term_stage(&p, &pl, &wide);
+    p.model.ffn_hidden /= 2;
+    PP_REL_EQ(wide.total_s, narrow.total_s, 1e-12);
+    pp_catalog_free(&cat);
+}
+
 /* A model whose router's imbalance was measured brings it (models.json
  * moe_load_imbalance: Qwen3's 1.6, Mixtral's 1.06); a training section that
  * states its own wins; a model object may carry it, a dense one may not. */
@@ -881,6 +931,7 @@ int main(void)
          test_dispatcher_overlap_decisions},
         {"the expert block's backward: two passes, three with recomputation, one with LoRA", test_expert_backward_passes},
         {"a busier expert never runs faster: the grouped GEMM's waves are shared", test_grouped_gemm_monotone_in_load},
+        {"fp8 casts the experts' routed inputs, not the dense MLP's", test_expert_casts},
         {"a model's measured router imbalance is its problems' default", test_model_load_imbalance},
         {"DeepSeek-V3's MTP module: trained where the framework trains it, priced on the last stage",
          test_mtp_module},

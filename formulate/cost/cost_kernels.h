@@ -23,6 +23,10 @@ double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K,
  * layer's forward on one GPU of a 1D tensor group of t (down-projections
  * replicated, up-projections split by t). */
 double mla_qkv_gemm_s(const pp_problem *prob, double tokens, double t);
+/* A low-precision recipe's cast of `elements` 16-bit GEMM inputs in
+ * `tensors` tensors to the recipe's format, row- and column-wise (0 in a
+ * 16-bit recipe). */
+double lowp_cast_s(const pp_problem *prob, double elements, double tensors);
 
 /* The share of its long-sequence rate the problem's fused attention kernel
  * reaches when its queries attend `keys` keys on average (a tile's fixed

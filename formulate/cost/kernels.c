@@ -474,7 +474,7 @@ static double lora_fwd_s(const pp_problem *prob, const pp_plan *plan, double tok
  * Micikevicius et al. 2022, arXiv 2209.05433. */
 static double mla_up_gemm_s(const pp_problem *prob, double tokens, double t);
 
-static double cast_s(const pp_problem *prob, double elements, double tensors)
+double lowp_cast_s(const pp_problem *prob, double elements, double tensors)
 {
     const pp_precision_info *info = pp_precision_props(prob->training.precision);
     if (!info->low_gemm || elements <= 0.0)
@@ -596,8 +596,8 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
     double h_share = (plan->sequence_parallel || g.mode != PP_TP_1D) ? 1.0 / t : 1.0;
     /* With sequence parallelism the QKV and MLP-in inputs are cast on the
      * local shard, before the all-gather (Transformer Engine gathers fp8) */
-    k->cast_fwd_s = cast_s(prob, tokens * (2.0 * h * h_share + attention_width(m) / t + f / t), 4.0);
-    k->cast_bwd_s = cast_s(prob, tokens * (qkv_width(m) / t + mlp_in_width(m) / t + 2.0 * h * h_share), 4.0);
+    k->cast_fwd_s = lowp_cast_s(prob, tokens * (2.0 * h * h_share + attention_width(m) / t + f / t), 4.0);
+    k->cast_bwd_s = lowp_cast_s(prob, tokens * (qkv_width(m) / t + mlp_in_width(m) / t + 2.0 * h * h_share), 4.0);
     double act_f = m->gated_mlp ? 1.5 : 1.0;
     double elem_bytes = ELEMWISE_H_BYTES * tokens * h * h_share + ELEMWISE_F_BYTES * act_f * tokens * f / t;
     double glu_bytes = ELEMWISE_F_BYTES * act_f * tokens * f / t, kernels = ELEMWISE_KERNELS_FWD;
@@ -642,12 +642,19 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
      * gradients in a low-precision recipe; MLA's up-projection GEMMs and
      * the RoPE on the query's and key's rotary parts (read + write). */
     k->norm_fwd_s = RMSNORM_BYTES * 2.0 * tokens * h * h_share / hbm_Bps(prob) + 2.0 * e->kernel_us * 1e-6 +
-                    cast_s(prob, 2.0 * tokens * h * h_share, 2.0);
+                    lowp_cast_s(prob, 2.0 * tokens * h * h_share, 2.0);
     /* The mlp module reruns a dense layer's MLP forward whole: its GEMMs and
      * activation (mlp_fwd_s), the norm fused into its first linear layer
      * with that layer's input cast (one of the two norms above), and the
      * cast of the second linear layer's input. */
-    k->mlp_again_fwd_s = k->mlp_fwd_s + 0.5 * k->norm_fwd_s + cast_s(prob, tokens * f / t, 1.0);
+    k->mlp_again_fwd_s = k->mlp_fwd_s + 0.5 * k->norm_fwd_s + lowp_cast_s(prob, tokens * f / t, 1.0);
+    /* The dense MLP's share of the casts above (its two inputs forward, its
+     * two output gradients backward) is part of what a MoE layer's expert
+     * block replaces: the block casts its own (moe.c, moe_block_of). */
+    if (g.mode == PP_TP_1D) {
+        k->mlp_fwd_s += lowp_cast_s(prob, tokens * (h * h_share + f / t), 2.0);
+        k->mlp_bwd_s += lowp_cast_s(prob, tokens * (mlp_in_width(m) / t + h * h_share), 2.0);
+    }
     k->mla_up_fwd_s = 0.0;
     if (pp_model_is_mla(m) && g.mode == PP_TP_1D)
         k->mla_up_fwd_s = mla_up_gemm_s(prob, tokens, t) +

@@ -34,6 +34,9 @@
  *   shared       a tensor-parallel MLP over the T tokens
  *   permutation  gathering the k copies of each token in expert order and
  *                back, and the weighted sum of the k outputs: HBM traffic
+ *   casts        in a low-precision recipe each expert GEMM's input and
+ *                output gradient, the routed copies' and the shared
+ *                experts' (moe_block_of): the dense MLP's leave with it
  *
  * The load of the busiest expert over the mean is training.moe_load_imbalance
  * (default 1.2; layout.c moe_load_imbalance).
@@ -174,6 +177,18 @@ void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s,
         b->fwd_extra_s = store;
         b->bwd_extra_s += store;
     }
+    /* A low-precision recipe casts the GEMMs' inputs (kernels.c, lowp_cast_s):
+     * forward the routed tokens before fc1 (the k copies each GPU's experts
+     * received, h wide) and the activation before fc2, backward the two
+     * output gradients, each one cast over all local experts (Transformer
+     * Engine's GroupedLinear quantizes the split input in one call); the
+     * shared experts' as a dense MLP's on the sequence-parallel shard.  The
+     * dense MLP's casts leave the layer with its MLP (kernels.c). */
+    double routed_rows = local * rows;
+    double shared_in = fs > 0 ? T * h / t : 0.0, shared_tensors = fs > 0 ? 2.0 : 0.0;
+    b->fwd_extra_s += lowp_cast_s(prob, routed_rows * (h + fe / etp) + shared_in + T * fs / t, 2.0 + shared_tensors);
+    b->bwd_extra_s +=
+        lowp_cast_s(prob, routed_rows * (h + gate * fe / etp) + shared_in + T * gate * fs / t, 2.0 + shared_tensors);
 
     /* dispatch and combine over the ep group (stride etp) */
     double msg = ACT_BYTES * Tg * k * h, nv, net;
