@@ -302,6 +302,8 @@ typedef struct pp_comm_term {
 typedef struct pp_dp_term {
     double once_wire_s;     /* per step: gradient all-reduce / reduce-scatter (ZeRO-0: all-reduce) */
     double gather_once_wire_s; /* per step, ZeRO-1/2: the all-gather of the updated parameters */
+    double once_tail_s;     /* of once_wire_s, the last bucket's: it starts when the backward ends */
+    double gather_tail_s;   /* of gather_once_wire_s, the first bucket's: the first layer waits for it */
     double per_mb_wire_s;   /* per micro-batch: ZeRO-2 reduce-scatter, ZeRO-3 gathers (the hideable part) */
     double per_mb_fixed_s;  /* per micro-batch, never hidden: ZeRO-3's first gather of the forward and of
                                the backward, and the last layer's reduce-scatter */

@@ -144,7 +144,7 @@ static double dp_collectives(const pp_problem *prob, const pp_plan *plan, double
  * *fixed_s. */
 static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double params, double held, long n, long k,
                          int mb, double pieces, pp_comm_term *acc_once, pp_comm_term *acc_gather,
-                         pp_comm_term *acc_per_mb, double *acc_fixed)
+                         pp_comm_term *acc_per_mb, double *acc_fixed, pp_dp_term *tails)
 {
     double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
     double wb = weight_bytes(&prob->training), weight_bits = 8.0 * wb;
@@ -190,6 +190,16 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
         break;
     }
     }
+    /* The once-a-step traffic goes out bucket by bucket: a gradient bucket
+     * when the backward has filled it, so the last one (the first layers')
+     * only once the backward is over, and the updated parameters' gathers
+     * before the forward that needs them, so the first layers' first
+     * (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron-Core's distributed
+     * optimizer, "Distributed Optimizer" in its documentation).  One
+     * bucket's share of each is never hidden behind compute (step.c takes
+     * it out of the windowed pairs); unbucketed traffic is one bucket. */
+    tails->once_tail_s += once.wire_s / buckets;
+    tails->gather_tail_s += gather.wire_s / buckets;
     add_comm(acc_once, &once);
     add_comm(acc_gather, &gather);
     add_comm(acc_per_mb, &per_mb);
@@ -232,9 +242,10 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     if (pp_model_is_moe(&prob->model))
         moe_expert_dp_group(prob, plan, &ne, &ke);
     double held = prob->training.lora_rank > 0 ? busiest_stage_held(prob, plan) : params;
-    zero_traffic(prob, plan, params - expert, held - expert, n, k, mb, pieces, &once, &gather, &per_mb, &fixed_s);
+    zero_traffic(prob, plan, params - expert, held - expert, n, k, mb, pieces, &once, &gather, &per_mb, &fixed_s,
+                 out);
     if (expert > 0.0 && ne > 1)
-        zero_traffic(prob, plan, expert, expert, ne, ke, mb, pieces, &once, &gather, &per_mb, &fixed_s);
+        zero_traffic(prob, plan, expert, expert, ne, ke, mb, pieces, &once, &gather, &per_mb, &fixed_s, out);
     /* 2.5D: each of the d layers of the grid computes its rows' share of
      * the weight gradients of the q x q blocks it replicates; they are summed
      * by an all-reduce over the depth group (stride q^2) once per step, with

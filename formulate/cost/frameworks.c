@@ -146,7 +146,10 @@ bool op_sac(const pp_problem *prob, const pp_plan *plan)
  *    gradients (torch.nn.parallel.DistributedDataParallel); FSDP's sharded
  *    stages reduce per wrapped block (dp.c).
  *  - Megatron-LM 2021: its local DDP all-reduces the contiguous buffer at
- *    once after the backward (no overlap).
+ *    once after the backward (no overlap); with --DDP-impl torch (a row's
+ *    dp_overlap: Narayanan et al.'s Table 1 runs up to 18B,
+ *    examples/sc21/run_table_1.sh) PyTorch DDP's 25 MiB buckets
+ *    (megatron/training.py wraps each chunk in torchDDP with its defaults).
  * Every framework buckets each model chunk apart (dp.c). */
 #define MEGATRON_CORE_MIN_BUCKET_PARAMS 40e6
 #define MEGATRON_CORE_BUCKET_PARAMS_PER_RANK 1e6
@@ -163,6 +166,8 @@ double dp_bucket_params(const pp_problem *prob, long n, double grad_value_bytes)
     case PP_FW_DEEPSPEED:
     case PP_FW_DEEPSPEED_2021:
         return DEEPSPEED_BUCKET_ELEMENTS;
+    case PP_FW_MEGATRON_2021: /* torch DDP with the overlap, else its local DDP */
+        return prob->training.dp_overlap && grad_value_bytes > 0.0 ? DDP_BUCKET_BYTES / grad_value_bytes : 0.0;
     case PP_FW_FSDP:
         return grad_value_bytes > 0.0 ? DDP_BUCKET_BYTES / grad_value_bytes : 0.0;
     default:

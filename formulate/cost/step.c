@@ -299,11 +299,14 @@ void pp_form_term_of(const pp_problem *prob, const pp_plan *plan, const pp_form_
         pp_dp_term *d = &out->dp;
         pp_term_dp_comm(prob, plan, d);
         out->optimizer_s = pp_term_optimizer_s(prob, plan);
-        out->obj_s = d->codec_s + out->optimizer_s + m * d->per_mb_fixed_s + d->accum_s +
-                     sh->sm_share * (d->once_wire_s + d->gather_once_wire_s + m * d->per_mb_wire_s);
-        out->wire_s[PP_PAIR_ONCE] = out->exposed_s[PP_PAIR_ONCE] = d->once_wire_s;
+        /* the last gradient bucket and the first parameter bucket are
+         * always exposed (dp.c); the rest waits on its window */
+        double once = d->once_wire_s - d->once_tail_s, gather = d->gather_once_wire_s - d->gather_tail_s;
+        out->obj_s = d->codec_s + out->optimizer_s + m * d->per_mb_fixed_s + d->accum_s + d->once_tail_s +
+                     d->gather_tail_s + sh->sm_share * (once + gather + m * d->per_mb_wire_s);
+        out->wire_s[PP_PAIR_ONCE] = out->exposed_s[PP_PAIR_ONCE] = once;
         out->wire_s[PP_PAIR_PER_MB] = out->exposed_s[PP_PAIR_PER_MB] = m * d->per_mb_wire_s;
-        out->wire_s[PP_PAIR_GATHER] = out->exposed_s[PP_PAIR_GATHER] = d->gather_once_wire_s;
+        out->wire_s[PP_PAIR_GATHER] = out->exposed_s[PP_PAIR_GATHER] = gather;
         term_links(sh, d->bytes_nvlink, d->bytes_network, out);
         term_mem(prob, plan, sh, fam, out);
         break;
@@ -380,7 +383,7 @@ static void step_parts_of(const pp_form_shape *sh, const pp_form_term *const pic
     sp->m = sh->microbatches;
     double once_x = pair_exposed_s(pick, PP_PAIR_ONCE), gather_x = pair_exposed_s(pick, PP_PAIR_GATHER);
     double per_mb_x = pair_exposed_s(pick, PP_PAIR_PER_MB);
-    sp->dp_once_exposed_s = once_x + gather_x;
+    sp->dp_once_exposed_s = once_x + gather_x + sp->dp->once_tail_s + sp->dp->gather_tail_s;
     sp->dp_per_mb_exposed_s = sp->m * sp->dp->per_mb_fixed_s + per_mb_x;
     double f = sh->sm_share;
     sp->dp_contention_s = f * (pair_wire_s(pick, PP_PAIR_ONCE) - once_x) +
