@@ -67,9 +67,14 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
                      "share (Megatron-Core --moe-router-force-load-balancing, torchtitan debug.moe_force_load_balance), "
                      "a benchmark setting: it trains no router, and a real run's experts are as loaded as its router "
                      "leaves them");
-        else if (prob->model.moe_load_imbalance >= 1.0 && l == prob->model.moe_load_imbalance)
+        else if (prob->model.moe_load_imbalance >= 1.0 && l == prob->model.moe_load_imbalance) {
+            /* the catalog model it is, or whose router it has (a model object) */
+            const pp_catalog_model *router = mid ? NULL : pp_catalog_model_router_of(c->cat, &prob->model);
             snprintf(src, sizeof src, "data/models.json moe_load_imbalance of %s, the model's router as measured (its "
-                     "source in the model shape's row); a plan's capacity factor caps it", mid ? mid : "the model");
+                     "source in the model shape's row)%s; a plan's capacity factor caps it",
+                     mid ? mid : router ? router->id : "the model",
+                     !mid && router ? ", whose experts and router the problem's model has" : "");
+        }
         else
             snprintf(src, sizeof src, "the problem's training.moe_load_imbalance (default 1.2: capacity factors of "
                      "1.0-1.25 bound what an auxiliary loss leaves, Fedus et al. 2021 section 2.2; docs/cost-model.md "

@@ -762,10 +762,30 @@ static void test_model_load_imbalance(void)
                  " 'experts': 8, 'experts_per_token': 2, 'moe_ffn_hidden': 2048, 'moe_load_imbalance': 1.4},"
                  " 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1}, 'training': {'global_batch': 64}}", &cat, &p);
     CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.4);
+    /* a model object (or a Hugging Face config) of a catalog model's router
+     * (Qwen3-235B-A22B's experts, top-k and widths on its layers), whatever
+     * its name, routes as that model measured; a router of no catalog model
+     * keeps the default */
+    pp_test_load("{'model': {'name': 'my MoE', 'layers': 94, 'hidden': 4096, 'heads': 64, 'kv_heads': 4, 'head_dim': 128,"
+                 " 'ffn_hidden': 12288, 'vocab': 151936, 'seq_len': 4096, 'gated_mlp': true,"
+                 " 'experts': 128, 'experts_per_token': 8, 'moe_ffn_hidden': 1536},"
+                 " 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4}, 'training': {'global_batch': 64}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.6);
+    char dir[1024];
+    pp_source_path("tests/data", dir, sizeof dir);
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_problem_parse("{\"model\": {\"hf_config\": \"qwen3-30b-a3b-config.json\", \"seq_len\": 4096}, \"cluster\":"
+                                     " {\"gpu\": \"h100-sxm5-80gb\", \"nodes\": 4}, \"training\": {\"global_batch\": 64}}",
+                                     "problem.json", dir, &cat, &p, &err),
+                    PP_OK);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.6);
+    pp_test_load("{'model': {'name': 'my MoE', 'layers': 94, 'hidden': 4096, 'heads': 64, 'vocab': 151936,"
+                 " 'seq_len': 4096, 'experts': 128, 'experts_per_token': 4, 'moe_ffn_hidden': 1536},"
+                 " 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 4}, 'training': {'global_batch': 64}}", &cat, &p);
+    CU_ASSERT_EQUAL(p.training.moe_load_imbalance, 1.2);
     char *text = pp_json_of("{'model': {'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
                             " 'moe_load_imbalance': 1.4}, 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
                             " 'training': {'global_batch': 64}}");
-    pp_error err;
     CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &p, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "moe_load_imbalance");
     PP_ASSERT_CONTAINS(err.msg, "dense");

@@ -75,3 +75,16 @@ const char *pp_catalog_model_id_of(const pp_catalog *cat, const pp_model *model)
     }
     return NULL;
 }
+
+const pp_catalog_model *pp_catalog_model_router_of(const pp_catalog *cat, const pp_model *model)
+{
+    for (int i = 0; cat && model->experts > 0 && i < cat->n_models; i++) {
+        const pp_model *c = &cat->models[i].model;
+        if (c->experts == model->experts && c->experts_per_token == model->experts_per_token &&
+            c->moe_ffn_hidden == model->moe_ffn_hidden && c->shared_experts == model->shared_experts &&
+            c->shared_ffn_hidden == model->shared_ffn_hidden && c->first_dense_layers == model->first_dense_layers &&
+            c->layers == model->layers && c->hidden == model->hidden)
+            return &cat->models[i];
+    }
+    return NULL;
+}

@@ -29,4 +29,10 @@ bool pp_catalog_source(const pp_catalog *cat, pp_catalog_kind kind, const char *
  * (the problem then defined its own model). */
 const char *pp_catalog_model_id_of(const pp_catalog *cat, const pp_model *model);
 
+/* The catalog Mixture-of-Experts model whose router and experts `model`
+ * has (layers, hidden, experts, top-k, expert and shared widths, dense
+ * layers first), whatever its name or the rest of its shape, or NULL: a
+ * model object or Hugging Face config of a catalog model routes as it does. */
+const pp_catalog_model *pp_catalog_model_router_of(const pp_catalog *cat, const pp_model *model);
+
 #endif

@@ -23,6 +23,7 @@
 #include "decisions.h"
 
 #include "catalog.h"
+#include "catalog_source.h"
 #include "costmodel.h"
 #include "json_util.h"
 #include "names.h"
@@ -149,6 +150,19 @@ static int parse_catalog_model_object(const parse_ctx *c, const cJSON *item, con
     return rc;
 }
 
+/* A model object or Hugging Face config that states no router imbalance
+ * takes the measured one of the catalog model it routes as (same experts,
+ * top-k and widths on the same layers: pp_catalog_model_router_of): a
+ * measurement row or a problem that spells Qwen3-235B-A22B out has its
+ * router all the same. */
+static void router_of_catalog(const parse_ctx *c)
+{
+    pp_model *m = &c->p->model;
+    const pp_catalog_model *cm = m->moe_load_imbalance > 0.0 ? NULL : pp_catalog_model_router_of(c->cat, m);
+    if (cm && cm->model.moe_load_imbalance >= 1.0)
+        m->moe_load_imbalance = cm->model.moe_load_imbalance;
+}
+
 static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at)
 {
     if (cJSON_IsString(item))
@@ -157,10 +171,17 @@ static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at
         return pp_json_fail_expected(c->err, at, "a model id of models.json or a model object", item);
     if (pp_json_member(item, "id"))
         return parse_catalog_model_object(c, item, at);
-    if (pp_json_member(item, "hf_config"))
-        return pp_model_from_hf(item, at, c->base_dir, &c->p->model, c->err);
-    int rc = pp_json_check_keys(item, at, pp_model_keys, c->err);
-    return rc ? rc : pp_model_read(item, at, &c->p->model, c->err);
+    int rc;
+    if (pp_json_member(item, "hf_config")) {
+        rc = pp_model_from_hf(item, at, c->base_dir, &c->p->model, c->err);
+    } else {
+        rc = pp_json_check_keys(item, at, pp_model_keys, c->err);
+        if (!rc)
+            rc = pp_model_read(item, at, &c->p->model, c->err);
+    }
+    if (!rc)
+        router_of_catalog(c);
+    return rc;
 }
 
 /* ---- GPUs ------------------------------------------------------------------------ */
