@@ -8,7 +8,7 @@
 #include <math.h>
 
 /* ZeRO-3 moves 1.5x the bytes of ZeRO-1 (Rajbhandari et al. 2020 §7.2.2),
- * with one micro-batch. */
+ * with one micro-batch; its exposed pieces are its own, not the buckets'. */
 static void test_zero3_volume(void)
 {
     pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 16, 128);
@@ -19,6 +19,11 @@ static void test_zero3_volume(void)
     pl.zero = 3;
     pp_term_dp_comm(&p, &pl, &z3);
     PP_REL_EQ(z3.bytes_sent, 1.5 * z1.bytes_sent, 1e-12);
+    /* ZeRO-3's last piece shows every micro-batch (per_mb_fixed_s), so the
+     * once-a-step tails of ZeRO-0/1/2's buckets are not counted again */
+    CU_ASSERT(z1.once_tail_s > 0.0 && z1.gather_tail_s > 0.0);
+    CU_ASSERT_EQUAL(z3.once_tail_s, 0.0);
+    CU_ASSERT_EQUAL(z3.gather_tail_s, 0.0);
 }
 
 /* The optimizer step reads and writes, per parameter of its shard, the

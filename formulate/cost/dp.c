@@ -197,9 +197,12 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
      * (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron-Core's distributed
      * optimizer, "Distributed Optimizer" in its documentation).  One
      * bucket's share of each is never hidden behind compute (step.c takes
-     * it out of the windowed pairs); unbucketed traffic is one bucket. */
-    tails->once_tail_s += once.wire_s / buckets;
-    tails->gather_tail_s += gather.wire_s / buckets;
+     * it out of the windowed pairs); unbucketed traffic is one bucket.
+     * ZeRO-3's last piece is per_mb_fixed's, every micro-batch's. */
+    if (plan->zero <= 2) {
+        tails->once_tail_s += once.wire_s / buckets;
+        tails->gather_tail_s += gather.wire_s / buckets;
+    }
     add_comm(acc_once, &once);
     add_comm(acc_gather, &gather);
     add_comm(acc_per_mb, &per_mb);
