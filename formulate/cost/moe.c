@@ -184,11 +184,9 @@ void moe_block_of(const pp_problem *prob, const pp_plan *plan, double compute_s,
      * Engine's GroupedLinear quantizes the split input in one call); the
      * shared experts' as a dense MLP's on the sequence-parallel shard.  The
      * dense MLP's casts leave the layer with its MLP (kernels.c). */
-    double routed_rows = local * rows;
-    double shared_in = fs > 0 ? T * h / t : 0.0, shared_tensors = fs > 0 ? 2.0 : 0.0;
-    b->fwd_extra_s += lowp_cast_s(prob, routed_rows * (h + fe / etp) + shared_in + T * fs / t, 2.0 + shared_tensors);
-    b->bwd_extra_s +=
-        lowp_cast_s(prob, routed_rows * (h + gate * fe / etp) + shared_in + T * gate * fs / t, 2.0 + shared_tensors);
+    double routed_h = local * rows * h, shared_in = fs > 0 ? T * h / t : 0.0, shared_tensors = fs > 0 ? 2.0 : 0.0;
+    b->fwd_extra_s += lowp_cast_s(prob, routed_h + routed_f + shared_in + T * fs / t, 2.0 + shared_tensors);
+    b->bwd_extra_s += lowp_cast_s(prob, routed_h + gate * (routed_f + T * fs / t) + shared_in, 2.0 + shared_tensors);
 
     /* dispatch and combine over the ep group (stride etp) */
     double msg = ACT_BYTES * Tg * k * h, nv, net;
