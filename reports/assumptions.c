@@ -15,6 +15,13 @@ typedef struct ctx {
     const pp_catalog *cat;
 } ctx;
 
+/* What a borrower's NVLink efficiency is of its donor's (1 for a fit of its
+ * own, the same die, or an efficiency file that predates the factor). */
+static double borrow_nvlink_factor(const pp_efficiency *e)
+{
+    return e->borrow_nvlink_factor > 0.0 ? e->borrow_nvlink_factor : 1.0;
+}
+
 static void add_constant(pp_assumptions *ex, const char *name, const char *value, const char *source)
 {
     if (ex->n >= PP_MAX_ASSUMPTIONS)
@@ -129,8 +136,8 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
         snprintf(label, sizeof label, "%s", "fitted efficiency: GEMM / attention / element-wise / NVLink / network");
     else if (e->borrowed_from[0])
         snprintf(label, sizeof label, "BORROWED efficiency (no measurement of this GPU: %.64s's fit, GEMM and "
-                 "attention x %.3g): GEMM / attention / element-wise / NVLink / network", e->borrowed_from,
-                 e->borrow_factor);
+                 "attention x %.3g, NVLink x %.3g): GEMM / attention / element-wise / NVLink / network",
+                 e->borrowed_from, e->borrow_factor, borrow_nvlink_factor(e));
     else
         snprintf(label, sizeof label, "%s", "UNCALIBRATED efficiency (built-in defaults, no measurement of this "
                                             "GPU): GEMM / attention / element-wise / NVLink / network");

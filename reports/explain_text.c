@@ -206,6 +206,12 @@ void pp_text_calibration(const pp_efficiency *e, bool short_form, char *buf, siz
                  e->borrowed_from);
     else if (e->borrowed_from[0] && short_form)
         snprintf(buf, cap, "uncalibrated: borrowed from %s x %.3g", e->borrowed_from, e->borrow_factor);
+    else if (e->borrowed_from[0] && e->borrow_nvlink_factor > 0.0 && e->borrow_nvlink_factor != 1.0)
+        snprintf(buf, cap, "none of this GPU: its efficiencies are borrowed from %s, the nearest calibrated GPU, "
+                           "GEMM and attention x %.3g, NVLink x %.3g (data/gpus.json efficiency_borrow cites the "
+                           "factors); measure a few steps and calibrate (docs/calibration.md) before trusting small "
+                           "differences",
+                 e->borrowed_from, e->borrow_factor, e->borrow_nvlink_factor);
     else if (e->borrowed_from[0])
         snprintf(buf, cap, "none of this GPU: its efficiencies are borrowed from %s, the nearest calibrated GPU, "
                            "GEMM and attention x %.3g (data/gpus.json efficiency_borrow cites the factor); measure a "

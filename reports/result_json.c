@@ -657,6 +657,8 @@ void pp_json_put_borrow(pp_jb *b, cJSON *o, const pp_efficiency *e)
         return;
     pp_jb_str(b, o, "borrowed_from", e->borrowed_from);
     pp_jb_num(b, o, "borrow_factor", e->borrow_factor);
+    if (e->borrow_nvlink_factor > 0.0 && e->borrow_nvlink_factor != 1.0)
+        pp_jb_num(b, o, "borrow_nvlink_factor", e->borrow_nvlink_factor);
 }
 
 void pp_json_put_stack_level(pp_jb *b, cJSON *o, const pp_efficiency *e)

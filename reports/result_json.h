@@ -43,8 +43,9 @@ cJSON *pp_json_plan_result_ex(const pp_problem *prob, const pp_plan_result *res,
 
 /* When the GPU's efficiencies are another GPU's fit (efficiency_from, the
  * same die; efficiency_borrow, a donor's times a factor): "borrowed_from"
- * (the donor's id) and "borrow_factor" (what the donor's gemm and attention
- * were multiplied by) into o; nothing for a GPU's own fit or the defaults. */
+ * (the donor's id), "borrow_factor" (what the donor's gemm and attention
+ * were multiplied by) and, when not 1, "borrow_nvlink_factor" (its nvlink's)
+ * into o; nothing for a GPU's own fit or the defaults. */
 void pp_json_put_borrow(pp_jb *b, cJSON *o, const pp_efficiency *e);
 /* "compute_scale" when a calibration from a team's rows set its stack's
  * level (formulate/cost/device.c), nothing at 1. */

@@ -518,6 +518,7 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
     fit->eff.calibrated = true;
     fit->eff.borrowed_from[0] = '\0';
     fit->eff.borrow_factor = 0.0;
+    fit->eff.borrow_nvlink_factor = 0.0;
     double u[PP_EFF_COUNT];
     memcpy(u, c.u0, sizeof u);
     fit->rms_log_error_before = sqrt(data_term(&c, u, NULL));
@@ -881,13 +882,13 @@ static void score_shots(const pp_catalog *cat, pp_measurement_set *set, const ch
         if (!fittable(r) || shot[i] || strcmp(r->group, name) != 0 || k < 0 || upd[k].n_rows < 0)
             continue;
         r->prob.cluster.gpu.eff = upd[k].eff;
-        double factor = 1.0;
+        const pp_eff_donor *how = NULL;
         int c = gpu_index(cat, r->gpu_id);
-        int d = !shot_gpu[k] && c >= 0 ? pp_catalog_borrow_donor(cat, c, own, &factor) : -1;
+        int d = !shot_gpu[k] && c >= 0 ? pp_catalog_borrow_donor(cat, c, own, &how) : -1;
         if (d >= 0 && own[d]) {
             int kd = find_fit(ids, n_ids, cat->gpus[d].id);
             if (kd >= 0)
-                pp_catalog_borrowed_eff(cat, d, &upd[kd].eff, factor, &r->prob.cluster.gpu.eff);
+                pp_catalog_borrowed_eff(cat, d, &upd[kd].eff, how, &r->prob.cluster.gpu.eff);
         }
         pred_shot[i] = pp_step_time_s(&r->prob, &r->plan);
         x->n_shot_rest++;

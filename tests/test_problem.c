@@ -1230,6 +1230,19 @@ static void test_bad_catalogs(void)
                 "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': [{'gpu': 'g2', 'factor': 1}],") ", " GPU_ENTRY("g2", "")
                 "]}",
                 NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow[0].source", "non-empty string");
+    /* an NVLink factor cites its own measurement, and names none without one */
+    BAD_CATALOG("borrow nvlink factor source",
+                "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': [{'gpu': 'g2', 'factor': 1, 'source': 'x',"
+                                             " 'nvlink_factor': 0.9}],") ", " GPU_ENTRY("g2", "") "]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow[0].nvlink_source", "nvlink_factor");
+    BAD_CATALOG("borrow nvlink source alone",
+                "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': {'gpu': 'g2', 'factor': 1, 'source': 'x',"
+                                             " 'nvlink_source': 'y'},") ", " GPU_ENTRY("g2", "") "]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow.nvlink_source", "found no nvlink_factor");
+    BAD_CATALOG("borrow nvlink factor range",
+                "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': {'gpu': 'g2', 'factor': 1, 'source': 'x',"
+                                             " 'nvlink_factor': 0, 'nvlink_source': 'y'},") ", " GPU_ENTRY("g2", "") "]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow.nvlink_factor", "0.01");
 #undef GPU_ENTRY
     BAD_CATALOG("model heads", NULL, "{'models': [{'id': 'm1', 'layers': 2, 'hidden': 64, 'heads': 5, 'vocab': 10,"
                                      " 'seq_len': 16, 'source': 'x'}]}",

@@ -413,10 +413,14 @@ static void test_uncalibrated_gpu_is_flagged(void)
     pp_run_result r;
     CU_ASSERT_EQUAL_FATAL(pp_run_code(args, &r), 0);
     PP_ASSERT_CONTAINS(r.out, "\"calibrated\":\t{\n\t\t\"mi300x\":\t{\n\t\t\t\"calibrated\":\tfalse,\n"
-                              "\t\t\t\"borrowed_from\":\t\"h100-sxm5-80gb\",\n\t\t\t\"borrow_factor\":\t0.637");
+                              "\t\t\t\"borrowed_from\":\t\"h100-sxm5-80gb\",\n\t\t\t\"borrow_factor\":\t0.637,\n"
+                              "\t\t\t\"borrow_nvlink_factor\":\t0.86");
     char *text = pp_slurp(md);
     PP_ASSERT_CONTAINS(text, "| calibration | none of this GPU: its efficiencies are borrowed from h100-sxm5-80gb");
-    PP_ASSERT_CONTAINS(text, "BORROWED efficiency (no measurement of this GPU: h100-sxm5-80gb's fit");
+    PP_ASSERT_CONTAINS(text, "BORROWED efficiency (no measurement of this GPU: h100-sxm5-80gb's fit, GEMM and attention "
+                             "x 0.637, NVLink x 0.86)");
+    PP_ASSERT_CONTAINS(text, "GEMM and attention x 0.637, NVLink x 0.86 (data/gpus.json efficiency_borrow cites the "
+                             "factors)");
     free(text);
     pp_run_free(&r);
     /* a GPU of the problem's own, with nothing to borrow, runs on the built-in defaults and says so */
@@ -431,7 +435,10 @@ static void test_uncalibrated_gpu_is_flagged(void)
 
 /* A GPU without measured rows borrows the fitted efficiencies of its nearest
  * calibrated GPU (gpus.json efficiency_borrow): the donor's gemm and
- * attention times the cited factor, everything else the donor's; a same-die
+ * attention times the cited factor, its NVLink times the cited ring
+ * bus-bandwidth ratio (Bekman's nccl-tests, NVLS off: B200 75.8 % of 900 GB/s
+ * against H200 81.2 % of 450; MI300X 69.8 % of 448), everything else the
+ * donor's; a same-die
  * sibling (efficiency_from) takes the donor's fit unchanged and counts as
  * calibrated; an own fit in an efficiency file wins over the borrow, and
  * lends to its generation before the H100 does. */
@@ -442,9 +449,9 @@ static void test_borrowed_efficiency(void)
     const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
     CU_ASSERT_TRUE(h100->eff.calibrated);
-    struct { const char *id; double factor; } borrowers[] = {
-        {"b200-sxm-180gb", 0.966}, {"b300-sxm-288gb", 0.979}, {"gb200-nvl72", 0.908},
-        {"gb300-nvl72", 0.908},    {"mi300x", 0.637},         {"mi325x", 0.748},
+    struct { const char *id; double factor, nvlink_factor; } borrowers[] = {
+        {"b200-sxm-180gb", 0.966, 0.933}, {"b300-sxm-288gb", 0.979, 0.933}, {"gb200-nvl72", 0.908, 0.933},
+        {"gb300-nvl72", 0.908, 0.933},    {"mi300x", 0.637, 0.860},         {"mi325x", 0.748, 0.860},
     };
     for (size_t i = 0; i < sizeof borrowers / sizeof borrowers[0]; i++) {
         const pp_gpu *g = pp_catalog_gpu(&cat, borrowers[i].id);
@@ -454,6 +461,8 @@ static void test_borrowed_efficiency(void)
         CU_ASSERT_DOUBLE_EQUAL(g->eff.borrow_factor, borrowers[i].factor, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(g->eff.gemm, h100->eff.gemm * borrowers[i].factor, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(g->eff.attention, h100->eff.attention * borrowers[i].factor, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.borrow_nvlink_factor, borrowers[i].nvlink_factor, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(g->eff.nvlink, h100->eff.nvlink * borrowers[i].nvlink_factor, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(g->eff.network, h100->eff.network, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(g->eff.kernel_us, h100->eff.kernel_us, 1e-12);
         /* below every fitted GPU's generic default, as no fitted GPU's exceeds it */
@@ -510,6 +519,7 @@ static void test_borrowed_efficiency(void)
     const pp_gpu *b200 = pp_catalog_gpu(&cat, "b200-sxm-180gb"), *mi = pp_catalog_gpu(&cat, "mi300x");
     CU_ASSERT_DOUBLE_EQUAL(b200->eff.gemm, 0.6 * 0.966, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(b200->eff.attention, 0.4 * 0.966, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(b200->eff.nvlink, h100->eff.nvlink * 0.933, 1e-12); /* the file left the H100's NVLink */
     CU_ASSERT_TRUE(mi->eff.calibrated);
     CU_ASSERT_DOUBLE_EQUAL(mi->eff.gemm, 0.42, 1e-12);
     CU_ASSERT_STRING_EQUAL(mi->eff.borrowed_from, "");
@@ -518,6 +528,8 @@ static void test_borrowed_efficiency(void)
     const pp_gpu *mi325 = pp_catalog_gpu(&cat, "mi325x");
     CU_ASSERT_STRING_EQUAL(mi325->eff.borrowed_from, "mi300x");
     CU_ASSERT_DOUBLE_EQUAL(mi325->eff.gemm, 0.42 * 1.174, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(mi325->eff.nvlink, mi->eff.nvlink, 1e-12); /* the same fabric: no NVLink factor */
+    CU_ASSERT_DOUBLE_EQUAL(mi325->eff.borrow_nvlink_factor, 1.0, 0.0);
     CU_ASSERT_FALSE(mi325->eff.calibrated);
     /* a team that fits its B200s: the other Blackwell GPUs borrow that fit, the nearest first (GB300's list
      * is GB200, B300, B200), the H100's no longer */

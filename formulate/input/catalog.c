@@ -599,9 +599,21 @@ static int read_aliases(const cJSON *obj, const pp_jpath *at, pp_aliases aliases
     return rc;
 }
 
-/* efficiency_borrow: {"gpu": donor id, "factor": (0, 1.5], "source": why},
- * or a list of 1 to PP_MAX_BORROW of them, nearest first. */
-static const char *const borrow_keys[] = {"gpu", "factor", "source", NULL};
+/* efficiency_borrow: {"gpu": donor id, "factor": (0, 1.5], "source": why,
+ * optionally "nvlink_factor": (0, 1.5] with its "nvlink_source"}, or a list
+ * of 1 to PP_MAX_BORROW of them, nearest first. */
+static const char *const borrow_keys[] = {"gpu", "factor", "source", "nvlink_factor", "nvlink_source", NULL};
+
+static int read_donor_source(const cJSON *item, const pp_jpath *here, const char *key, const char *what,
+                             pp_error *err)
+{
+    const cJSON *source = pp_json_member(item, key);
+    if (cJSON_IsString(source) && source->valuestring[0])
+        return PP_OK;
+    pp_jpath src = pp_jpath_key(here, key);
+    return pp_json_fail(err, &src, "expected the source of the %s as a non-empty string (every figure of data/ cites "
+                                   "one)", what);
+}
 
 static int read_gpu_donor(const cJSON *item, const pp_jpath *here, pp_eff_donor *d, pp_error *err)
 {
@@ -612,11 +624,16 @@ static int read_gpu_donor(const cJSON *item, const pp_jpath *here, pp_eff_donor 
         rc = pp_json_string(item, here, "gpu", PP_REQUIRED, d->gpu, sizeof d->gpu, err);
     if (!rc)
         rc = pp_json_double(item, here, "factor", PP_REQUIRED, 0.01, 1.5, &d->factor, err);
-    const cJSON *source = rc ? NULL : pp_json_member(item, "source");
-    if (!rc && (!cJSON_IsString(source) || !source->valuestring[0])) {
-        pp_jpath src = pp_jpath_key(here, "source");
-        rc = pp_json_fail(err, &src, "expected the source of the factor as a non-empty string (every figure of "
-                                     "data/ cites one)");
+    if (!rc)
+        rc = read_donor_source(item, here, "source", "factor", err);
+    d->nvlink_factor = 1.0;
+    if (!rc)
+        rc = pp_json_double(item, here, "nvlink_factor", PP_OPTIONAL, 0.01, 1.5, &d->nvlink_factor, err);
+    if (!rc && pp_json_member(item, "nvlink_factor"))
+        rc = read_donor_source(item, here, "nvlink_source", "nvlink_factor", err);
+    else if (!rc && pp_json_member(item, "nvlink_source")) {
+        pp_jpath src = pp_jpath_key(here, "nvlink_source");
+        rc = pp_json_fail(err, &src, "expected nvlink_source only beside an nvlink_factor, found no nvlink_factor");
     }
     return rc;
 }
@@ -725,9 +742,10 @@ static int check_efficiency_from(const pp_catalog *cat, const pp_jpath *list_at,
     return PP_OK;
 }
 
-int pp_catalog_borrow_donor(const pp_catalog *cat, int i, const bool *own, double *factor)
+int pp_catalog_borrow_donor(const pp_catalog *cat, int i, const bool *own, const pp_eff_donor **how)
 {
     const pp_eff_borrow *b = &cat->gpu_borrow[i];
+    *how = NULL;
     for (int pass = 0; pass < 2; pass++)
         for (int k = 0; k < b->n; k++) {
             int d = find_id(cat, PP_CATALOG_GPUS, b->donor[k].gpu);
@@ -735,25 +753,28 @@ int pp_catalog_borrow_donor(const pp_catalog *cat, int i, const bool *own, doubl
                 continue;
             bool lends = pass == 0 ? own && own[d] : cat->gpu_borrow[d].n == 0 && cat->gpus[d].eff.calibrated;
             if (lends) {
-                *factor = b->donor[k].factor;
+                *how = &b->donor[k];
                 return d;
             }
         }
     return -1;
 }
 
-void pp_catalog_borrowed_eff(const pp_catalog *cat, int d, const pp_efficiency *donor_eff, double factor,
+void pp_catalog_borrowed_eff(const pp_catalog *cat, int d, const pp_efficiency *donor_eff, const pp_eff_donor *how,
                              pp_efficiency *out)
 {
     *out = *donor_eff;
-    out->gemm *= factor;
-    out->attention *= factor;
+    out->gemm *= how->factor;
+    out->attention *= how->factor;
+    out->nvlink *= how->nvlink_factor;
     out->calibrated = false;
     snprintf(out->borrowed_from, sizeof out->borrowed_from, "%s", cat->gpus[d].id);
-    out->borrow_factor = factor;
+    out->borrow_factor = how->factor;
+    out->borrow_nvlink_factor = how->nvlink_factor;
     char source[sizeof out->source];
-    snprintf(source, sizeof source, "borrowed from %.40s, gemm and attention x %.3g (gpus.json efficiency_borrow): %.100s",
-             cat->gpus[d].id, factor, donor_eff->source);
+    snprintf(source, sizeof source,
+             "borrowed from %.40s, gemm and attention x %.3g, NVLink x %.3g (gpus.json efficiency_borrow): %.80s",
+             cat->gpus[d].id, how->factor, how->nvlink_factor, donor_eff->source);
     snprintf(out->source, sizeof out->source, "%s", source);
 }
 
@@ -1096,6 +1117,7 @@ static void assign_efficiency(pp_catalog *cat, const eff_file *f)
             snprintf(cat->gpus[i].eff.borrowed_from, sizeof cat->gpus[i].eff.borrowed_from, "%s",
                      cat->gpus[from].id);
             cat->gpus[i].eff.borrow_factor = 1.0;
+            cat->gpus[i].eff.borrow_nvlink_factor = 1.0;
         } else if (f->has_default) {
             cat->gpus[i].eff = f->def;
             cat->gpus[i].eff.calibrated = false;
@@ -1104,10 +1126,10 @@ static void assign_efficiency(pp_catalog *cat, const eff_file *f)
     /* borrowers last, from their donors as they now stand: a donor has an
      * entry of its own or borrows from nobody, so no donor changes here */
     for (int i = 0; i < cat->n_gpus; i++) {
-        double factor = 1.0;
-        int d = f->has[i] ? -1 : pp_catalog_borrow_donor(cat, i, f->has, &factor);
+        const pp_eff_donor *how = NULL;
+        int d = f->has[i] ? -1 : pp_catalog_borrow_donor(cat, i, f->has, &how);
         if (d >= 0)
-            pp_catalog_borrowed_eff(cat, d, &cat->gpus[d].eff, factor, &cat->gpus[i].eff);
+            pp_catalog_borrowed_eff(cat, d, &cat->gpus[d].eff, how, &cat->gpus[i].eff);
     }
     if (f->has_default)
         cat->efficiency_default = f->def;

@@ -99,7 +99,9 @@ typedef struct pp_eff_family {
 /* A GPU without a fit of its own borrows the fitted parameters of the
  * nearest calibrated GPU (gpus.json efficiency_borrow): the donor's, with
  * gemm and attention times factor (the ratio of their measured matmul
- * efficiencies, each entry citing it).  The donors come in order of
+ * efficiencies, each entry citing it) and NVLink times nvlink_factor (the
+ * ratio of their measured ring all-reduce bus bandwidths, of the line rate;
+ * 1 unless the entry cites one).  The donors come in order of
  * nearness: the first with a fit of its own (an entry in the efficiency
  * file in force: rows of that GPU were fitted) lends, else the first that
  * borrows from no other (pp_catalog_borrow_donor). */
@@ -107,6 +109,7 @@ typedef struct pp_eff_family {
 typedef struct pp_eff_donor {
     char gpu[PP_ID_LEN]; /* the donor's id */
     double factor;       /* times the donor's gemm and attention */
+    double nvlink_factor; /* times the donor's nvlink (1 unless gpus.json gives one) */
 } pp_eff_donor;
 typedef struct pp_eff_borrow {
     int n; /* donors listed; 0 if the GPU borrows nothing */
@@ -197,14 +200,15 @@ void pp_efficiency_init(pp_efficiency *e);
 /* Apply a calibration override (the file `parplan calibrate` writes) to the
  * efficiency parameters of the catalog's GPUs. */
 int pp_catalog_apply_efficiency(pp_catalog *cat, const char *path, pp_error *err);
-/* The GPU that catalog GPU i borrows from, and the factor: the first of its
- * donors with a fit of its own (own[d], indexed as cat->gpus), else the
- * first that borrows from no other and is calibrated; -1 if i borrows
- * nothing or no donor qualifies. */
-int pp_catalog_borrow_donor(const pp_catalog *cat, int i, const bool *own, double *factor);
+/* The GPU that catalog GPU i borrows from, and its entry (the factors): the
+ * first of its donors with a fit of its own (own[d], indexed as cat->gpus),
+ * else the first that borrows from no other and is calibrated; -1 (and
+ * *how NULL) if i borrows nothing or no donor qualifies. */
+int pp_catalog_borrow_donor(const pp_catalog *cat, int i, const bool *own, const pp_eff_donor **how);
 /* GPU i's parameters borrowed from the donor's (donor_eff, of catalog GPU
- * d): gemm and attention times factor, uncalibrated, naming the donor. */
-void pp_catalog_borrowed_eff(const pp_catalog *cat, int d, const pp_efficiency *donor_eff, double factor,
+ * d) as its entry `how` says: gemm and attention times how->factor, nvlink
+ * times how->nvlink_factor, uncalibrated, naming the donor. */
+void pp_catalog_borrowed_eff(const pp_catalog *cat, int d, const pp_efficiency *donor_eff, const pp_eff_donor *how,
                              pp_efficiency *out);
 
 #endif

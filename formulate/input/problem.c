@@ -231,6 +231,7 @@ static int parse_efficiency_from(const parse_ctx *c, const cJSON *obj, const pp_
     if (!g->eff.borrowed_from[0]) { /* the named GPU's own fit (one it borrows itself names its donor) */
         snprintf(g->eff.borrowed_from, sizeof g->eff.borrowed_from, "%s", src->id);
         g->eff.borrow_factor = 1.0;
+        g->eff.borrow_nvlink_factor = 1.0;
     }
     return PP_OK;
 }

@@ -200,6 +200,7 @@ typedef struct pp_efficiency {
      * (efficiency_borrow: its gemm and attention times borrow_factor) */
     char borrowed_from[PP_ID_LEN]; /* "" : its own (or no fit at all) */
     double borrow_factor;          /* times the donor's gemm and attention; 1 for the same die */
+    double borrow_nvlink_factor;   /* times the donor's nvlink; 1 for the same die */
     char source[256];
 } pp_efficiency;
 
