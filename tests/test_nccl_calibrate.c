@@ -538,10 +538,10 @@ static const double B200_BUSBW_4N[] = {0.01,   0.04,   0.45,   1.33,   2.84,   5
                                        326.90, 361.99, 372.42, 377.34, 380.39, 381.80};
 #define B200_SIZES ((int)(sizeof B200_BUSBW_1N / sizeof B200_BUSBW_1N[0]))
 
-static void b200_run(pp_nccl_log *log, const double *busbw, long ranks, long hosts)
+static void sweep_run(pp_nccl_log *log, const char *system, const double *busbw, long ranks, long hosts)
 {
     memset(log, 0, sizeof *log);
-    snprintf(log->name, sizeof log->name, "ml-engineering P6-B200 %ld node%s", hosts, hosts > 1 ? "s" : "");
+    snprintf(log->name, sizeof log->name, "ml-engineering %s %ld node%s", system, hosts, hosts > 1 ? "s" : "");
     log->runs = calloc(1, sizeof *log->runs);
     CU_ASSERT_PTR_NOT_NULL_FATAL(log->runs);
     log->n_runs = log->cap_runs = 1;
@@ -559,6 +559,11 @@ static void b200_run(pp_nccl_log *log, const double *busbw, long ranks, long hos
         r->rows[i].bytes = 32768.0 * (double)(1L << i);
         r->rows[i].time_us = pp_nccl_bus_factor(PP_NCCL_ALLREDUCE, ranks) * r->rows[i].bytes / (busbw[i] * 1e9) * 1e6;
     }
+}
+
+static void b200_run(pp_nccl_log *log, const double *busbw, long ranks, long hosts)
+{
+    sweep_run(log, "P6-B200", busbw, ranks, hosts);
 }
 
 /* On GB200 NVL72 a host is a 4-GPU compute tray and the NVLink domain is
@@ -632,6 +637,49 @@ static void test_published_b200(void)
     }
     pp_nccl_log_free(&logs[0]);
     pp_nccl_log_free(&logs[1]);
+    pp_catalog_free(&cat);
+}
+
+/* The same section's nccl-tests sweep on one 8 x A100 node (ml-engineering
+ * @744d01e, network/README.md, "Real network throughput": all_reduce_perf
+ * -b 32k -e 16G -f 2 -g 8, busbw in GB/s at 32 KiB to 16 GiB), NVLink 3 at
+ * 300 GB/s: 235 GB/s at 16 GiB, 0.78 of the line rate, which the A100's
+ * bounds (0.75-0.85, no NVLink SHARP) hold.  Its middle sizes climb slowly
+ * (106 GB/s at 16 MiB, 177 at 128 MiB), what the A100's large fitted step
+ * latency stands for in the training rows (docs/calibration.md); the fit
+ * takes its bandwidth from the largest sizes and holds 16 GiB within 10 %. */
+static const double A100_BUSBW_1N[] = {1.31,   2.45,   4.43,   7.47,   11.41,  18.00,  36.18,
+                                       72.33,  109.93, 106.16, 138.49, 171.54, 176.92, 194.07,
+                                       222.72, 229.04, 231.41, 233.88, 234.61, 234.89};
+
+static void test_published_a100(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const pp_gpu *a100 = pp_catalog_gpu(&cat, "a100-sxm4-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a100);
+    CU_ASSERT_EQUAL_FATAL((int)(sizeof A100_BUSBW_1N / sizeof A100_BUSBW_1N[0]), B200_SIZES);
+    pp_nccl_log log;
+    sweep_run(&log, "DGX A100", A100_BUSBW_1N, 8, 1);
+    pp_link_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    pp_cluster_from_gpu(a100, &cal.cluster);
+    cal.cluster.gpus_per_node = 8;
+    pp_link_calibration_bounds(&cat, &cal);
+    CU_ASSERT_EQUAL(pp_calibrate_links(&log, 1, &cal), 1);
+    const pp_link_fit *f = &cal.link[PP_LINK_NVLINK];
+    const pp_nccl_run *r = &log.runs[0];
+    double last = r->rows[r->n_rows - 1].time_us;
+    double err = pp_nccl_model_time_us(&cal.cluster, r, r->rows[r->n_rows - 1].bytes) / last - 1.0;
+    printf("\n  A100 NVLink: efficiency %.3f (bounds %.2f-%.2f), latency %.3g us, 16 GiB %+.1f %%", f->efficiency,
+           cal.lo[PP_LINK_NVLINK][0], cal.hi[PP_LINK_NVLINK][0], f->latency_us, err * 100.0);
+    CU_ASSERT(f->fitted);
+    CU_ASSERT(fabs(err) <= 0.10);
+    CU_ASSERT(f->efficiency >= cal.lo[PP_LINK_NVLINK][0] && f->efficiency <= cal.hi[PP_LINK_NVLINK][0]);
+    CU_ASSERT(fabs(f->efficiency - 234.89 / 300.0) <= 0.03); /* the plateau, not the middle sizes */
+    CU_ASSERT_FALSE(f->at_line_rate);
+    CU_ASSERT_FALSE(cal.link[PP_LINK_NETWORK].fitted); /* one node: nothing of the network */
+    pp_nccl_log_free(&log);
     pp_catalog_free(&cat);
 }
 
@@ -719,6 +767,8 @@ int main(void)
         {"elided rank lines: ranks from busbw/algbw, hosts from gpus_per_node", test_elided_rank_lines},
         {"a published B200 sweep (1 and 4 nodes): the largest sizes within 10 %, inside the bounds",
          test_published_b200},
+        {"a published 8 x A100 nccl-tests sweep: NVLink at its plateau, inside the A100's bounds",
+         test_published_a100},
         {"GB200 NVL72: trays of one rack are NVLink, two racks the network between domains", test_nvl72_domains},
         {"calibrate --nccl-tests writes an efficiency file", test_cli},
         {NULL, NULL},
