@@ -3,6 +3,7 @@
 
 #include "catalog_source.h"
 #include "explain.h"
+#include "explain_text.h"
 #include "text.h"
 #include "names.h"
 
@@ -14,13 +15,6 @@ typedef struct ctx {
     const pp_problem *prob;
     const pp_catalog *cat;
 } ctx;
-
-/* What a borrower's NVLink efficiency is of its donor's (1 for a fit of its
- * own, the same die, or an efficiency file that predates the factor). */
-static double borrow_nvlink_factor(const pp_efficiency *e)
-{
-    return e->borrow_nvlink_factor > 0.0 ? e->borrow_nvlink_factor : 1.0;
-}
 
 static void add_constant(pp_assumptions *ex, const char *name, const char *value, const char *source)
 {
@@ -128,19 +122,21 @@ void pp_assumptions_collect(const pp_problem *prob_, const pp_catalog *cat, cons
     const pp_efficiency *e = &g->eff;
     snprintf(value, sizeof value, "%.4g / %.4g / %.4g / %.4g / %.4g", e->gemm, e->attention, e->hbm, e->nvlink,
              e->network);
-    char label[256];
+    char label[320];
     if (e->calibrated && e->borrowed_from[0])
         snprintf(label, sizeof label, "fitted efficiency (%.64s's, the same die): GEMM / attention / element-wise / "
                  "NVLink / network", e->borrowed_from);
     else if (e->calibrated)
         snprintf(label, sizeof label, "%s", "fitted efficiency: GEMM / attention / element-wise / NVLink / network");
-    else if (e->borrowed_from[0])
-        snprintf(label, sizeof label, "BORROWED efficiency (no measurement of this GPU: %.64s's fit, GEMM and "
-                 "attention x %.3g, NVLink x %.3g): GEMM / attention / element-wise / NVLink / network",
-                 e->borrowed_from, e->borrow_factor, borrow_nvlink_factor(e));
-    else
+    else if (e->borrowed_from[0]) {
+        char factors[96];
+        pp_text_borrow_factors(e, factors, sizeof factors);
+        snprintf(label, sizeof label, "BORROWED efficiency (no measurement of this GPU: %.64s's fit, %.64s): GEMM / "
+                 "attention / element-wise / NVLink / network", e->borrowed_from, factors);
+    } else {
         snprintf(label, sizeof label, "%s", "UNCALIBRATED efficiency (built-in defaults, no measurement of this "
                                             "GPU): GEMM / attention / element-wise / NVLink / network");
+    }
     add_constant(ex, label, value, e->source);
     if (e->compute_scale > 0.0 && e->compute_scale != 1.0) {
         snprintf(value, sizeof value, "%.4g", e->compute_scale);

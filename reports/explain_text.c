@@ -195,8 +195,17 @@ void pp_text_baseline_problem(const pp_baseline_report *b, char *buf, size_t cap
                  b->broken.lhs, b->broken.rhs, b->broken.unit ? b->broken.unit : "");
 }
 
+void pp_text_borrow_factors(const pp_efficiency *e, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "GEMM and attention x %.3g", e->borrow_factor);
+    if (e->borrow_nvlink_factor > 0.0 && e->borrow_nvlink_factor != 1.0 && n < cap)
+        snprintf(buf + n, cap - n, ", NVLink x %.3g", e->borrow_nvlink_factor);
+}
+
 void pp_text_calibration(const pp_efficiency *e, bool short_form, char *buf, size_t cap)
 {
+    char factors[96];
+    pp_text_borrow_factors(e, factors, sizeof factors);
     if (e->calibrated && !e->borrowed_from[0])
         snprintf(buf, cap, "%s", "");
     else if (e->calibrated && short_form)
@@ -206,17 +215,11 @@ void pp_text_calibration(const pp_efficiency *e, bool short_form, char *buf, siz
                  e->borrowed_from);
     else if (e->borrowed_from[0] && short_form)
         snprintf(buf, cap, "uncalibrated: borrowed from %s x %.3g", e->borrowed_from, e->borrow_factor);
-    else if (e->borrowed_from[0] && e->borrow_nvlink_factor > 0.0 && e->borrow_nvlink_factor != 1.0)
-        snprintf(buf, cap, "none of this GPU: its efficiencies are borrowed from %s, the nearest calibrated GPU, "
-                           "GEMM and attention x %.3g, NVLink x %.3g (data/gpus.json efficiency_borrow cites the "
-                           "factors); measure a few steps and calibrate (docs/calibration.md) before trusting small "
-                           "differences",
-                 e->borrowed_from, e->borrow_factor, e->borrow_nvlink_factor);
     else if (e->borrowed_from[0])
         snprintf(buf, cap, "none of this GPU: its efficiencies are borrowed from %s, the nearest calibrated GPU, "
-                           "GEMM and attention x %.3g (data/gpus.json efficiency_borrow cites the factor); measure a "
-                           "few steps and calibrate (docs/calibration.md) before trusting small differences",
-                 e->borrowed_from, e->borrow_factor);
+                           "%s (data/gpus.json efficiency_borrow cites the factors); measure a few steps and "
+                           "calibrate (docs/calibration.md) before trusting small differences",
+                 e->borrowed_from, factors);
     else if (short_form)
         snprintf(buf, cap, "%s", "uncalibrated");
     else

@@ -50,5 +50,8 @@ void pp_text_baseline_problem(const pp_baseline_report *b, char *buf, size_t cap
  * defaults.  short_form: a few words for a table cell ("borrowed from
  * h100-sxm5-80gb x 0.966"). */
 void pp_text_calibration(const pp_efficiency *e, bool short_form, char *buf, size_t cap);
+/* A borrower's factors: "GEMM and attention x F" and, when not 1,
+ * ", NVLink x N" (gpus.json efficiency_borrow). */
+void pp_text_borrow_factors(const pp_efficiency *e, char *buf, size_t cap);
 
 #endif
