@@ -683,6 +683,64 @@ static void test_published_a100(void)
     pp_catalog_free(&cat);
 }
 
+/* A published two-node log: all_reduce_perf -b 8 -e 8G -f 2 -g 1 over 16
+ * H100 on two Google Cloud A3 Mega VMs (eight 200 Gb/s GPU NICs a node,
+ * GPUDirect-TCPXO), committed as run (lessizzmore/create-a3mega-ztan-fork
+ * @5f9e1ddc, ztan-NCCL-test-result; tests/data/nccl-tests-gcp-a3mega-2node.log
+ * is its log part).  Its 8 GiB reaches 338.8 GB/s of bus bandwidth, 180.7 of
+ * algorithm bandwidth: more than a ring over 200 GB/s of NICs a node can
+ * report (busbw <= 200 at line rate), so NCCL ran the tree, which on two
+ * nodes puts each byte through a NIC once.  Read as the model prices the
+ * tree, the NICs run at 0.90-0.92 of their line rate, inside the H100's
+ * bounds; discounted by the 0.92 of NCCL's tuning model as well (as until
+ * the thirty-fifth landing), the fit had to sit at the line rate (0.998).
+ * Its small sizes take 123 us (TCP, not InfiniBand): the latency is outside
+ * the InfiniBand bounds, and the report says so. */
+static void test_published_a3mega(void)
+{
+    char path[1024];
+    pp_source_path("tests/data/nccl-tests-gcp-a3mega-2node.log", path, sizeof path);
+    pp_nccl_log log;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 8, &log, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    const pp_nccl_run *r = &log.runs[0];
+    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
+    CU_ASSERT_EQUAL(r->ranks, 16);
+    CU_ASSERT_EQUAL(r->hosts, 2);
+    CU_ASSERT(r->complete);
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
+    pp_link_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    pp_cluster_from_gpu(h100, &cal.cluster);
+    cal.cluster.intra_node_GBps = 450;
+    cal.cluster.inter_node_Gbps = 200;
+    cal.cluster.gpus_per_node = 8;
+    cal.cluster.gpus_per_nic_switch = 0;
+    pp_link_calibration_bounds(&cat, &cal);
+    CU_ASSERT_EQUAL(pp_calibrate_links(&log, 1, &cal), 1);
+    const pp_link_fit *f = &cal.link[PP_LINK_NETWORK];
+    double last = r->rows[r->n_rows - 1].time_us, bytes = r->rows[r->n_rows - 1].bytes;
+    double err8 = pp_nccl_model_time_us(&cal.cluster, r, bytes) / last - 1.0;
+    printf("\n  A3 Mega, 2 nodes: network %.3f (bounds %.2f-%.2f), latency %.3g us, 8 GiB %+.1f %%", f->efficiency,
+           cal.lo[PP_LINK_NETWORK][0], cal.hi[PP_LINK_NETWORK][0], f->latency_us, err8 * 100.0);
+    CU_ASSERT(f->fitted);
+    CU_ASSERT(fabs(err8) <= 0.10);
+    CU_ASSERT(f->efficiency >= cal.lo[PP_LINK_NETWORK][0] && f->efficiency <= cal.hi[PP_LINK_NETWORK][0]);
+    CU_ASSERT(f->efficiency > 0.85); /* 180.7 GB/s of algbw over 200 GB/s of NICs */
+    CU_ASSERT_FALSE(f->at_line_rate);
+    CU_ASSERT(f->latency_us > cal.hi[PP_LINK_NETWORK][1]); /* TCPXO: ~123 us at 8 B */
+    /* the priced all-reduce beats any ring at the NICs' line rate: a tree */
+    double ring_floor_us = 2.0 * 15 / 16 * bytes / 8 / 25e9 * 1e6;
+    CU_ASSERT(pp_nccl_model_time_us(&cal.cluster, r, bytes) < ring_floor_us);
+    CU_ASSERT(last < ring_floor_us);
+    pp_nccl_log_free(&log);
+    pp_catalog_free(&cat);
+}
+
 /* The command: logs in, an efficiency file out that --efficiency reads,
  * with the other parameters of data/efficiency.json kept; exit 2 when
  * nothing is valid. */
@@ -769,6 +827,8 @@ int main(void)
          test_published_b200},
         {"a published 8 x A100 nccl-tests sweep: NVLink at its plateau, inside the A100's bounds",
          test_published_a100},
+        {"a published two-node H100 log (tree): the network inside its bounds, not at line rate",
+         test_published_a3mega},
         {"GB200 NVL72: trays of one rack are NVLink, two racks the network between domains", test_nvl72_domains},
         {"calibrate --nccl-tests writes an efficiency file", test_cli},
         {NULL, NULL},

@@ -26,8 +26,10 @@
  * NCCL's tree all-reduce (a chain in the node, a double binary tree across
  * nodes; Sanders et al. 2009, NCCL 2.4) moves 2 M along the chain and, per
  * NIC, M / k across two nodes (each node the root of one tree and the leaf
- * of the other) or 2 M / k across more, at 0.92 of the links' rate (the
- * tuning model's tree factor), with 2 ((k-1) alpha_nvlink + log2 N
+ * of the other) or 2 M / k across more, at the links' fitted rate like the
+ * ring (NCCL's tuning model discounts the tree to 0.92 to choose between
+ * algorithms; a measured two-node tree ran at 0.90 of its NICs' line rate,
+ * as rings do: docs/cost-model.md §3), with 2 ((k-1) alpha_nvlink + log2 N
  * alpha_network) latency; the all-reduce takes the faster of the two.  This
  * is why a 2-node all-reduce reports more bus bandwidth than its NICs carry
  * (NVIDIA/nccl-tests#196: "on two nodes, NCCL uses the tree ... which can
@@ -134,10 +136,6 @@ bool pp_group_crosses_rails(const pp_cluster *c, long n, long k)
     return c->gpus_per_node / k >= c->gpus_per_nic_switch;
 }
 
-/* NCCL's tree all-reduce runs at 0.92 of its links' bandwidth (the tuning
- * model's "busBw * .92" for NCCL_ALGO_TREE, src/graph/tuning.cc). */
-#define NCCL_TREE_BW_FACTOR 0.92
-
 /* Ring collective on one link class (alpha-beta, Thakur et al. 2005). */
 static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, double alpha_s)
 {
@@ -215,7 +213,7 @@ static double collective_time_s(const pp_cluster *c, pp_collective kind, double 
     if (kind != PP_COLL_ALLREDUCE)
         return ring;
     double tree_net = (nodes <= 2 ? 1.0 : 2.0) * bytes / (double)k;
-    double tree = fmax(2.0 * bytes * in_node / nv_Bps, tree_net / net_Bps) / NCCL_TREE_BW_FACTOR +
+    double tree = fmax(2.0 * bytes * in_node / nv_Bps, tree_net / net_Bps) +
                   2.0 * ((double)(k - 1) * a_nv + ceil(log2((double)nodes)) * a_net);
     return fmin(ring, tree);
 }
