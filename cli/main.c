@@ -1007,7 +1007,10 @@ static int fit_links(const cli_args *a, pp_nccl_log *logs, pp_link_calibration *
     char source[512];
     snprintf(source, sizeof source, "parplan calibrate --nccl-tests (%d log%s, first %.200s): NVLink %s, network %s; "
              "the other parameters as the catalog has them", a->n_operands, a->n_operands == 1 ? "" : "s",
-             a->operands[0], cal->link[PP_LINK_NVLINK].fitted ? "fitted" : "kept",
+             a->operands[0],
+             cal->link[PP_LINK_NVLINK].fitted                 ? "fitted"
+             : cal->link[PP_LINK_NVLINK].latency_from_network ? "latency fitted with the network's"
+                                                              : "kept",
              cal->link[PP_LINK_NETWORK].fitted ? "fitted" : "kept");
     pp_fit fit;
     memset(&fit, 0, sizeof fit);

@@ -96,6 +96,13 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
 {
     const pp_link_fit *f = &cal->link[x];
     const char *name = pp_link_class_name(x);
+    if (!f->fitted && f->latency_from_network) {
+        pp_sb_appendf(out, "%s: not measured on one node; kept efficiency %.3g; latency %.3g us a step, fitted as one "
+                           "with the network's from the runs across nodes (the kept %.3g us a step is more than their "
+                           "small sizes take)\n",
+                      name, f->efficiency, f->latency_us, f->kept_latency_us);
+        return;
+    }
     if (!f->fitted) {
         pp_sb_appendf(out, "%s: not measured; kept efficiency %.3g and latency %.3g us\n", name, f->efficiency,
                       f->latency_us);

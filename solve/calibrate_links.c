@@ -86,10 +86,13 @@ void pp_link_calibration_bounds(const pp_catalog *cat, pp_link_calibration *cal)
         }
 }
 
-static void set_link(pp_cluster *c, pp_link_class x, double eff, double alpha_us)
+/* tie: the network's latency is NVLink's too (latency_from_network). */
+static void set_link(pp_cluster *c, pp_link_class x, double eff, double alpha_us, bool tie)
 {
     *pp_efficiency_field(&c->gpu.eff, LINK_EFF[x][0]) = eff;
     *pp_efficiency_field(&c->gpu.eff, LINK_EFF[x][1]) = alpha_us;
+    if (tie && x == PP_LINK_NETWORK)
+        *pp_efficiency_field(&c->gpu.eff, LINK_EFF[PP_LINK_NVLINK][1]) = alpha_us;
 }
 
 /* A near-infinite efficiency: the bandwidth term of the class vanishes. */
@@ -98,10 +101,10 @@ static void set_link(pp_cluster *c, pp_link_class x, double eff, double alpha_us
 /* The model's time of one size of a run with the class at u = 1/efficiency
  * and latency alpha. */
 static double time_at(const pp_cluster *base, pp_link_class x, const pp_nccl_run *r, double bytes, double u,
-                      double alpha)
+                      double alpha, bool tie)
 {
     pp_cluster c = *base;
-    set_link(&c, x, u > 1.0 / NO_BANDWIDTH_TERM ? 1.0 / u : NO_BANDWIDTH_TERM, alpha);
+    set_link(&c, x, u > 1.0 / NO_BANDWIDTH_TERM ? 1.0 / u : NO_BANDWIDTH_TERM, alpha, tie);
     return pp_nccl_model_time_us(&c, r, bytes);
 }
 
@@ -112,12 +115,12 @@ static double time_at(const pp_cluster *base, pp_link_class x, const pp_nccl_run
  * over a step on the side of slower links, where the class is the one that
  * binds. */
 static void coefficients(const pp_cluster *base, pp_link_class x, const pp_nccl_run *r, double bytes, double u0,
-                         double a0, double *A, double *B, double *C)
+                         double a0, bool tie, double *A, double *B, double *C)
 {
-    double t0 = time_at(base, x, r, bytes, u0, a0);
+    double t0 = time_at(base, x, r, bytes, u0, a0, tie);
     double du = 0.25 * u0, da = a0 > 1.0 ? 0.25 * a0 : 1.0;
-    *A = (time_at(base, x, r, bytes, u0 + du, a0) - t0) / du;
-    *B = (time_at(base, x, r, bytes, u0, a0 + da) - t0) / da;
+    *A = (time_at(base, x, r, bytes, u0 + du, a0, tie) - t0) / du;
+    *B = (time_at(base, x, r, bytes, u0, a0 + da, tie) - t0) / da;
     *C = t0 - *A * u0 - *B * a0;
 }
 
@@ -152,12 +155,12 @@ static void add_row(normal_eq *q, double w, double A, double B, double y)
     q->rows++;
 }
 
-static void accumulate(const pp_cluster *c, pp_link_class x, const pp_nccl_run *r, double u0, double a0,
+static void accumulate(const pp_cluster *c, pp_link_class x, const pp_nccl_run *r, double u0, double a0, bool tie,
                        link_eqs *q)
 {
     for (int i = 0; i < r->n_rows; i++) {
         double A, B, C, t = r->rows[i].time_us;
-        coefficients(c, x, r, r->rows[i].bytes, u0, a0, &A, &B, &C);
+        coefficients(c, x, r, r->rows[i].bytes, u0, a0, tie, &A, &B, &C);
         double w = 1.0 / (t * t), y = t - C, model = A * u0 + B * a0 + C;
         add_row(&q->all, w, A, B, y);
         if (model > 0.0 && A * u0 >= LINK_ROW_SHARE * model)
@@ -228,6 +231,45 @@ static bool solve(const link_eqs *q, pp_link_fit *f)
 /* Rounds of the Gauss-Newton fit (it stops when a round moves nothing). */
 #define LINK_FIT_ROUNDS 30
 
+/* Fit class x from the runs that measure it (Gauss-Newton from its current
+ * values: each round fits the model linearized there; a model linear in
+ * the class, one link and one algorithm, is done in the first round). */
+static bool fit_class(const pp_nccl_log *logs, int n_logs, pp_link_calibration *cal, pp_link_class x, bool tie)
+{
+    pp_link_fit *f = &cal->link[x];
+    link_eqs q;
+    memset(&q, 0, sizeof q);
+    bool ok = false;
+    for (int round = 0; round < LINK_FIT_ROUNDS; round++) {
+        double u0 = 1.0 / f->efficiency, a0 = f->latency_us;
+        memset(&q, 0, sizeof q);
+        for (int l = 0; l < n_logs; l++)
+            for (int i = 0; i < logs[l].n_runs; i++) {
+                const pp_nccl_run *r = &logs[l].runs[i];
+                if (pp_nccl_run_fitted(r) && pp_nccl_run_link(&cal->cluster, r) == x)
+                    accumulate(&cal->cluster, x, r, u0, a0, tie, &q);
+            }
+        pp_link_fit next = *f;
+        next.at_line_rate = next.latency_floor = false;
+        next.bw_rows = next.latency_rows = 0;
+        if (q.all.rows == 0 || !solve(&q, &next))
+            break;
+        ok = true;
+        bool moved = fabs(next.efficiency - f->efficiency) > 1e-9 * f->efficiency ||
+                     fabs(next.latency_us - f->latency_us) > 1e-9 * (1.0 + f->latency_us);
+        *f = next;
+        if (!moved)
+            break;
+    }
+    f->n_rows = q.all.rows;
+    f->n_runs = q.runs;
+    if (!ok)
+        return false;
+    f->fitted = true;
+    set_link(&cal->cluster, x, f->efficiency, f->latency_us, tie);
+    return true;
+}
+
 int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration *cal)
 {
     int fitted = 0;
@@ -238,39 +280,26 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
         f->line_GBps = x == PP_LINK_NVLINK ? cal->cluster.intra_node_GBps : cal->cluster.inter_node_Gbps / 8.0;
         f->efficiency = pp_efficiency_value(e, LINK_EFF[x][0]);
         f->latency_us = pp_efficiency_value(e, LINK_EFF[x][1]);
-        /* Gauss-Newton from the class's current values: each round fits the
-         * model linearized there; a model linear in the class (one link, one
-         * algorithm) is done in the first round. */
-        link_eqs q;
-        bool ok = false;
-        for (int round = 0; round < LINK_FIT_ROUNDS; round++) {
-            double u0 = 1.0 / f->efficiency, a0 = f->latency_us;
-            memset(&q, 0, sizeof q);
-            for (int l = 0; l < n_logs; l++)
-                for (int i = 0; i < logs[l].n_runs; i++) {
-                    const pp_nccl_run *r = &logs[l].runs[i];
-                    if (pp_nccl_run_fitted(r) && (int)pp_nccl_run_link(&cal->cluster, r) == x)
-                        accumulate(&cal->cluster, (pp_link_class)x, r, u0, a0, &q);
-                }
-            pp_link_fit next = *f;
-            next.at_line_rate = next.latency_floor = false;
-            next.bw_rows = next.latency_rows = 0;
-            if (q.all.rows == 0 || !solve(&q, &next))
-                break;
-            ok = true;
-            bool moved = fabs(next.efficiency - f->efficiency) > 1e-9 * f->efficiency ||
-                         fabs(next.latency_us - f->latency_us) > 1e-9 * (1.0 + f->latency_us);
-            *f = next;
-            if (!moved)
-                break;
+        if (fit_class(logs, n_logs, cal, (pp_link_class)x, false))
+            fitted++;
+    }
+    /* NVLink's kept latency (a training fit's, which can carry more than a
+     * step: docs/calibration.md) leaves the network runs' small sizes less
+     * than nothing: those runs measure NVLink's steps too, so both
+     * latencies are fitted as one, from the network's start */
+    pp_link_fit *nv = &cal->link[PP_LINK_NVLINK], *net = &cal->link[PP_LINK_NETWORK];
+    if (!nv->fitted && net->fitted && net->latency_floor && nv->latency_us > 0.0) {
+        pp_link_calibration tied = *cal;
+        pp_link_fit *t = &tied.link[PP_LINK_NETWORK];
+        t->efficiency = pp_efficiency_value(e, LINK_EFF[PP_LINK_NETWORK][0]);
+        t->latency_us = fmin(pp_efficiency_value(e, LINK_EFF[PP_LINK_NETWORK][1]), nv->latency_us);
+        set_link(&tied.cluster, PP_LINK_NETWORK, cal->cluster.gpu.eff.network, t->latency_us, true);
+        if (fit_class(logs, n_logs, &tied, PP_LINK_NETWORK, true)) {
+            tied.link[PP_LINK_NVLINK].latency_from_network = true;
+            tied.link[PP_LINK_NVLINK].kept_latency_us = nv->latency_us;
+            tied.link[PP_LINK_NVLINK].latency_us = t->latency_us;
+            *cal = tied;
         }
-        f->n_rows = q.all.rows;
-        f->n_runs = q.runs;
-        if (!ok)
-            continue;
-        f->fitted = true;
-        set_link(&cal->cluster, (pp_link_class)x, f->efficiency, f->latency_us);
-        fitted++;
     }
     return fitted;
 }

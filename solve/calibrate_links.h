@@ -6,17 +6,20 @@
  * The fit uses the cost model's own collective times (pp_collective_time_s
  * and pp_p2p_time_s of formulate/cost/collectives.c), so what it fits is
  * exactly what the planner prices: a run on one host measures NVLink (a ring
- * of n ranks), a run across hosts the network (all-reduce hierarchical: a
- * reduce-scatter and an all-gather on NVLink around a network all-reduce of
- * each GPU's 1/k share; all-gather and reduce-scatter as rings whose n - 1
- * steps each cross a NIC; send/receive one hop).  Every such time is
+ * of n ranks), a run across hosts the network (NCCL's k channels a GPU,
+ * pipelined over NVLink and the network, the faster of ring and tree for an
+ * all-reduce; all-gather and reduce-scatter as rings; send/receive one
+ * hop).  Every such time is
  * t = A / efficiency + B * alpha + C in the two parameters of its link class
  * (C holds the NVLink part of a network run), so the fit is a weighted
  * linear least squares in (1/efficiency, alpha) on relative errors: the
  * sizes whose time is mostly the bandwidth term fix the bandwidth, those
  * mostly latency the latency, the sizes between neither.  NVLink is fitted first,
- * so the network fit sees the fitted NVLink part.  All-to-all runs are read
- * and reported but not fitted: the cost model prices no all-to-all.
+ * so the network fit sees the fitted NVLink part; when no one-node run
+ * measured NVLink and its kept latency alone exceeds what a multi-node run's
+ * small sizes take, the two classes' latencies are fitted as one
+ * (latency_from_network).  All-to-all runs are read and reported but not
+ * fitted.
  */
 #ifndef PARPLAN_CALIBRATE_LINKS_H
 #define PARPLAN_CALIBRATE_LINKS_H
@@ -35,6 +38,13 @@ typedef struct pp_link_fit {
     bool latency_floor;  /* the rows asked for a negative latency: held at 0 */
     int bw_rows;         /* of n_rows, those the bandwidth term governs, which fixed the efficiency */
     int latency_rows;    /* and those the latency governs, which fixed the latency (0: all rows did) */
+    /* NVLink not measured by a one-node run, but its kept latency more than
+     * the multi-node runs' small sizes take (their network latency would be
+     * negative): its latency fitted with the network's, one per-step latency
+     * for both classes (NCCL's tuning model gives them the same order,
+     * src/graph/tuning.cc hwLat); kept_latency_us the value it replaced */
+    bool latency_from_network;
+    double kept_latency_us;
 } pp_link_fit;
 
 typedef struct pp_link_calibration {

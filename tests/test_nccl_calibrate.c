@@ -350,6 +350,48 @@ static void test_skips_and_runs(void)
     pp_nccl_log_free(&log);
 }
 
+/* Runs across nodes only, NVLink kept from a fit whose latency stands for
+ * more than a step (the A100's training fit, ~15 us): 2 (n - N) intra-node
+ * steps of it alone exceed what a 10-node all-reduce's small sizes take, so
+ * the network's latency would be negative and its efficiency pushed toward
+ * the line rate.  Both latencies are then fitted as one; the network's
+ * efficiency comes back.  With a kept latency the runs allow, nothing is
+ * tied. */
+static void test_latency_from_network(void)
+{
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, 3.0, TRUE_NETWORK, 3.0);
+    gen g[] = {plain(PP_NCCL_ALLREDUCE, 80, 10, false), plain(PP_NCCL_REDUCESCATTER, 32, 4, false)};
+    pp_nccl_log logs[2];
+    for (int i = 0; i < 2; i++) {
+        pp_strbuf sb;
+        pp_sb_init(&sb);
+        generate(&sb, &truth, &g[i]);
+        parse(pp_sb_str(&sb), "across.log", &logs[i]);
+        pp_sb_free(&sb);
+    }
+    for (int kept = 0; kept < 2; kept++) {
+        double kept_us = kept ? 3.0 : 20.0;
+        pp_link_calibration cal;
+        memset(&cal, 0, sizeof cal);
+        cal.cluster = h100_cluster(TRUE_NVLINK, kept_us, 0.95, 10.0);
+        CU_ASSERT_EQUAL(pp_calibrate_links(logs, 2, &cal), 1);
+        const pp_link_fit *nv = &cal.link[PP_LINK_NVLINK], *net = &cal.link[PP_LINK_NETWORK];
+        printf("\n  NVLink kept at %.0f us: network %.4f (truth %.2f), %.3f us; NVLink latency %.3f us%s", kept_us,
+               net->efficiency, TRUE_NETWORK, net->latency_us, cal.cluster.gpu.eff.nvlink_latency_us,
+               nv->latency_from_network ? " (fitted with the network's)" : "");
+        CU_ASSERT_FALSE(nv->fitted);
+        CU_ASSERT(net->fitted);
+        CU_ASSERT(fabs(net->efficiency - TRUE_NETWORK) <= 0.03);
+        CU_ASSERT(fabs(net->latency_us / 3.0 - 1.0) <= 0.30);
+        CU_ASSERT_EQUAL(nv->latency_from_network, !kept);
+        CU_ASSERT_DOUBLE_EQUAL(cal.cluster.gpu.eff.nvlink_latency_us, kept ? kept_us : net->latency_us, 1e-12);
+        if (!kept)
+            CU_ASSERT_DOUBLE_EQUAL(nv->kept_latency_us, kept_us, 0.0);
+    }
+    pp_nccl_log_free(&logs[0]);
+    pp_nccl_log_free(&logs[1]);
+}
+
 /* A sample in the format the nccl-tests README documents: the output of its
  * quick example "./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8"
  * (github.com/NVIDIA/nccl-tests, README.md "Quick examples"; columns as
@@ -818,6 +860,8 @@ int main(void)
         {"v2.10 format with noise and MPI prefixes", test_old_format_noise_mpi},
         {"no rank lines: ranks from busbw/algbw", test_no_rank_lines},
         {"wrong rows, a run failing mid-table, several runs a file", test_skips_and_runs},
+        {"runs across nodes only, NVLink's kept latency too large for them: both fitted as one",
+         test_latency_from_network},
         {"the nccl-tests README example parses", test_readme_sample},
         {"nothing valid", test_nothing_valid},
         {"a number out of range refuses the log at its line and column", test_out_of_range},
