@@ -51,6 +51,11 @@ static void run_heading(const pp_cluster *c, const pp_nccl_log *log, const pp_nc
     }
     if (r->device[0])
         pp_sb_appendf(out, "; %s", r->device);
+    if (r->algo_said[0] && r->op == PP_NCCL_ALLREDUCE)
+        pp_sb_appendf(out, "; NCCL_ALGO=%s, so %s", r->algo_said,
+                      r->algos == PP_NCCL_ALGO_RING   ? "priced as rings"
+                      : r->algos == PP_NCCL_ALGO_TREE ? "priced as trees"
+                                                      : "priced as the faster of ring and tree");
     pp_sb_append(out, "\n");
 }
 

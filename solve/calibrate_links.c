@@ -54,6 +54,7 @@ double pp_nccl_model_time_us(const pp_cluster *cluster, const pp_nccl_run *r, do
      * one-node all-reduce moves no ring's bytes and would fit no link */
     pp_cluster ring = *cluster;
     ring.nccl_nvls = false;
+    ring.nccl_algos = r->algos; /* the log's NCCL_ALGO, if it set one */
     const pp_cluster *c = &ring;
     long k;
     bool across = pp_nccl_run_domains(c, r, &k) > 1;

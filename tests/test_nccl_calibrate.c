@@ -54,6 +54,7 @@ typedef struct gen {
     bool mpi_prefix; /* "[1,0]<stdout>:" before every line (mpirun --tag-output) */
     int wrong_row;   /* this size's in-place half reports wrong values; -1: none */
     int fail_after;  /* the run dies after this many sizes; -1: it completes */
+    unsigned algos;  /* the all-reduce algorithms of the truth (PP_NCCL_ALGO_*); 0: NCCL's choice */
 } gen;
 
 static void line(pp_strbuf *sb, const gen *g, const char *fmt, ...) PP_PRINTF(3, 4);
@@ -146,6 +147,7 @@ static double truth_us(const pp_cluster *c, const gen *g, double bytes)
     r.ranks = g->ranks;
     r.hosts = g->hosts;
     r.ranks_per_host = g->ranks / g->hosts;
+    r.algos = g->algos;
     return pp_nccl_model_time_us(c, &r, bytes);
 }
 
@@ -203,7 +205,7 @@ static void generate(pp_strbuf *sb, const pp_cluster *truth, const gen *g)
 
 static gen plain(pp_nccl_op op, long ranks, long hosts, bool old_format)
 {
-    return (gen){op, ranks, hosts, old_format, true, false, false, -1, -1};
+    return (gen){op, ranks, hosts, old_format, true, false, false, -1, -1, 0};
 }
 
 static void parse(const char *text, const char *name, pp_nccl_log *log)
@@ -390,6 +392,78 @@ static void test_latency_from_network(void)
     }
     pp_nccl_log_free(&logs[0]);
     pp_nccl_log_free(&logs[1]);
+}
+
+/* NCCL_ALGO as a log sets it (a command line, mpirun's -x, NCCL's own INFO
+ * line; "^" excludes): the runs after it, and the run it is in, are priced
+ * with those algorithms only.  Two nodes of rings (NCCL_ALGO=Ring, what
+ * nccl-tests' maintainers advise to measure the network on two nodes,
+ * NVIDIA/nccl-tests#196) move 2 (n-1)/n of the buffer through the NICs
+ * where the tree moves it once: read as NCCL's choice, the same log would
+ * fit the network at about half its efficiency (n / (2 (n-1))). */
+static void test_nccl_algo(void)
+{
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    truth.inter_node_Gbps = 200; /* so that the tree reading is the NICs' too, not the node's chain */
+    gen g = plain(PP_NCCL_ALLREDUCE, 16, 2, false);
+    g.algos = PP_NCCL_ALGO_RING;
+    pp_strbuf run;
+    pp_sb_init(&run);
+    generate(&run, &truth, &g);
+    const struct {
+        const char *line;
+        unsigned algos;
+        const char *said;
+    } forms[] = {
+        {"mpirun -np 16 -N 8 -x NCCL_ALGO=Ring ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1", PP_NCCL_ALGO_RING,
+         "Ring"},
+        {"node1:2345:2345 [0] NCCL INFO NCCL_ALGO set by environment to ^Tree", PP_NCCL_ALGO_RING, "^Tree"},
+        {"export NCCL_ALGO='tree'", PP_NCCL_ALGO_TREE, "tree"},
+        {"NCCL_ALGO=Ring,Tree srun -N 2 ./build/all_reduce_perf", PP_NCCL_ALGO_RING | PP_NCCL_ALGO_TREE, "Ring,Tree"},
+        {"NCCL_ALGO=NVLSTree ./build/all_reduce_perf", 0, "NVLSTree"},
+        {"NCCL_ALGO=allreduce:ring ./build/all_reduce_perf", 0, "allreduce:ring"},
+        {"no setting here", 0, ""},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        pp_strbuf sb;
+        pp_sb_init(&sb);
+        pp_sb_appendf(&sb, "%s\n%s", forms[i].line, pp_sb_str(&run));
+        pp_nccl_log log;
+        parse(pp_sb_str(&sb), "algo.log", &log);
+        pp_sb_free(&sb);
+        CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+        CU_ASSERT_EQUAL(log.runs[0].algos, forms[i].algos);
+        CU_ASSERT_STRING_EQUAL(log.runs[0].algo_said, forms[i].said);
+        if (i == 0 || i == sizeof forms / sizeof forms[0] - 1) {
+            /* fitted: the truth with the setting read, half of it without */
+            pp_link_calibration cal;
+            memset(&cal, 0, sizeof cal);
+            cal.cluster = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, 0.95, 10.0);
+            cal.cluster.inter_node_Gbps = truth.inter_node_Gbps;
+            CU_ASSERT_EQUAL(pp_calibrate_links(&log, 1, &cal), 1);
+            double eff = cal.link[PP_LINK_NETWORK].efficiency;
+            printf("\n  two nodes of rings, %s: network %.3f (truth %.2f)", i == 0 ? "NCCL_ALGO=Ring read" : "no setting",
+                   eff, TRUE_NETWORK);
+            if (i == 0) {
+                CU_ASSERT(fabs(eff - TRUE_NETWORK) <= 0.03);
+            } else {
+                CU_ASSERT(eff < 0.6 * TRUE_NETWORK);
+            }
+        }
+        pp_nccl_log_free(&log);
+    }
+    /* a setting after a run's table holds for the runs after it only */
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    pp_sb_appendf(&sb, "%sNCCL INFO NCCL_ALGO set by environment to Tree\n%s", pp_sb_str(&run), pp_sb_str(&run));
+    pp_nccl_log log;
+    parse(pp_sb_str(&sb), "two.log", &log);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 2);
+    CU_ASSERT_EQUAL(log.runs[0].algos, 0u);
+    CU_ASSERT_EQUAL(log.runs[1].algos, PP_NCCL_ALGO_TREE);
+    pp_nccl_log_free(&log);
+    pp_sb_free(&sb);
+    pp_sb_free(&run);
 }
 
 /* A sample in the format the nccl-tests README documents: the output of its
@@ -862,6 +936,7 @@ int main(void)
         {"wrong rows, a run failing mid-table, several runs a file", test_skips_and_runs},
         {"runs across nodes only, NVLink's kept latency too large for them: both fitted as one",
          test_latency_from_network},
+        {"NCCL_ALGO as the log sets it: those algorithms priced", test_nccl_algo},
         {"the nccl-tests README example parses", test_readme_sample},
         {"nothing valid", test_nothing_valid},
         {"a number out of range refuses the log at its line and column", test_out_of_range},

@@ -33,7 +33,9 @@
  * alpha_network) latency; the all-reduce takes the faster of the two.  This
  * is why a 2-node all-reduce reports more bus bandwidth than its NICs carry
  * (NVIDIA/nccl-tests#196: "on two nodes, NCCL uses the tree ... which can
- * go beyond the network bottleneck").  All-gather and reduce-scatter are
+ * go beyond the network bottleneck"); a run that sets NCCL_ALGO to one of
+ * them (cluster.nccl_algos, read from an nccl-tests log) gets that one.
+ * All-gather and reduce-scatter are
  * rings only (NCCL docs, "Algorithms").  Inside a node an all-reduce may
  * run with NVLink SHARP instead (nvls_s below).  With training.collectives
  * "mvapich2-gdr" the all-reduce across nodes is MPI's flat ring over all n
@@ -210,12 +212,13 @@ static double collective_time_s(const pp_cluster *c, pp_collective kind, double 
     double nv_Bps = pp_nvlink_Bps(c), f = ring_factor(kind, n), in_node = (double)(k - 1) / (double)k;
     double ring = fmax(f * bytes * in_node / nv_Bps, f * bytes / (double)k / net_Bps) +
                   (ring_steps(kind, n) - ring_steps(kind, nodes)) * a_nv + ring_steps(kind, nodes) * a_net;
-    if (kind != PP_COLL_ALLREDUCE)
+    unsigned algos = c->nccl_algos & (PP_NCCL_ALGO_RING | PP_NCCL_ALGO_TREE);
+    if (kind != PP_COLL_ALLREDUCE || algos == PP_NCCL_ALGO_RING)
         return ring;
     double tree_net = (nodes <= 2 ? 1.0 : 2.0) * bytes / (double)k;
     double tree = fmax(2.0 * bytes * in_node / nv_Bps, tree_net / net_Bps) +
                   2.0 * ((double)(k - 1) * a_nv + ceil(log2((double)nodes)) * a_net);
-    return fmin(ring, tree);
+    return algos == PP_NCCL_ALGO_TREE ? tree : fmin(ring, tree);
 }
 
 static void collective_bytes(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,

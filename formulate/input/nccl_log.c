@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_TOKENS 64
 
@@ -183,6 +184,8 @@ typedef struct parser {
     double *err_over_tol;     /* per row: the old error column over nccl-tests' tolerance */
     int cap_err;
     int gpus_per_node, line;
+    unsigned algos;       /* NCCL_ALGO as last set in the file (pp_nccl_run.algos) */
+    char algo_said[48];
     const char *line_start; /* the current line, for the column of a refused number */
     bool oom;
     int rc;       /* PP_EINPUT once a number is out of range (err says where) */
@@ -244,6 +247,8 @@ static pp_nccl_run *new_run(parser *P)
     memset(r, 0, sizeof *r);
     r->index = L->n_runs;
     r->line = P->line;
+    r->algos = P->algos;
+    snprintf(r->algo_said, sizeof r->algo_said, "%s", P->algo_said);
     reset_run_state(P);
     return P->run = r;
 }
@@ -660,6 +665,54 @@ static void other_line(parser *P, char *p)
         P->named = op;
 }
 
+/* The ring and tree of an NCCL_ALGO value ("Ring", "ring,tree", "^Tree",
+ * NCCL's list syntax): 0 if it names neither, or per collective
+ * ("allreduce:ring;..."), which is not read. */
+static unsigned algos_of(const char *value)
+{
+    if (strchr(value, ':') || strchr(value, ';'))
+        return 0;
+    bool exclude = *value == '^';
+    unsigned named = 0;
+    char buf[48];
+    snprintf(buf, sizeof buf, "%s", value + exclude);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (strcasecmp(t, "ring") == 0)
+            named |= PP_NCCL_ALGO_RING;
+        else if (strcasecmp(t, "tree") == 0)
+            named |= PP_NCCL_ALGO_TREE;
+    }
+    return exclude ? (PP_NCCL_ALGO_RING | PP_NCCL_ALGO_TREE) & ~named : named;
+}
+
+/* An NCCL_ALGO setting anywhere in a line ("NCCL_ALGO=Ring", "NCCL_ALGO set
+ * by environment to Ring"): it holds from here on, and for the run it is in
+ * when that run's table has not begun. */
+static void algo_setting(parser *P, const char *p)
+{
+    const char *at = strstr(p, "NCCL_ALGO");
+    if (!at)
+        return;
+    at += strlen("NCCL_ALGO");
+    const char *said = " set by environment to ";
+    if (*at == '=')
+        at++;
+    else if (strncmp(at, said, strlen(said)) == 0)
+        at += strlen(said);
+    else
+        return;
+    at += strspn(at, " \"'");
+    size_t len = strcspn(at, " \t\"'");
+    if (len == 0 || len >= sizeof P->algo_said)
+        return;
+    snprintf(P->algo_said, sizeof P->algo_said, "%.*s", (int)len, at);
+    P->algos = algos_of(P->algo_said);
+    if (P->run && !has_table(P)) {
+        P->run->algos = P->algos;
+        snprintf(P->run->algo_said, sizeof P->run->algo_said, "%s", P->algo_said);
+    }
+}
+
 char *pp_log_line_text(char *line)
 {
     strip_ansi(line);
@@ -672,6 +725,7 @@ static void parse_line(parser *P, char *line)
     P->line_start = line;
     char *p = pp_log_line_text(line);
     snprintf(raw, sizeof raw, "%s", p);
+    algo_setting(P, raw);
     if (*p == '#')
         comment_line(P, p, raw);
     else if (*p)

@@ -9,7 +9,10 @@
  * place.  The parser takes the columns from the header line, so the old and
  * the new layouts (and the per-iteration and timestamp columns of the
  * newest) all read; NCCL INFO lines, MPI "[1,0]<stdout>:" and srun "0: "
- * prefixes, ANSI colours and wrapper output anywhere are skipped.  Rows with
+ * prefixes, ANSI colours and wrapper output anywhere are skipped, but an
+ * NCCL_ALGO setting in any of them (a command line's "NCCL_ALGO=Ring", an
+ * "-x NCCL_ALGO=Ring", NCCL's "NCCL_ALGO set by environment to Ring") holds
+ * for the runs after it and the run it is in.  Rows with
  * wrong values, rows cut off by a failing run and runs it cannot place are
  * counted and explained, never guessed (docs/calibration.md, "Calibrate your
  * cluster").
@@ -57,6 +60,9 @@ typedef struct pp_nccl_run {
     bool ranks_from_lines; /* else inferred from busbw/algbw and gpus_per_node */
     char ranks_from[160];  /* how ranks and hosts were told, as the printout says it */
     bool complete;         /* its summary ("# Avg bus bandwidth") was printed */
+    unsigned algos;        /* NCCL_ALGO as the log sets it before or in the run (PP_NCCL_ALGO_RING,
+                              _TREE; "^Tree" excludes): 0 = not set, or set to no ring or tree */
+    char algo_said[48];    /* the value as the log wrote it, "" if not set */
     int n_rows, cap_rows;
     pp_nccl_row *rows; /* owned */
     int skipped_wrong;      /* halves with #wrong > 0, or an error beyond nccl-tests' tolerance */

@@ -225,6 +225,10 @@ typedef struct pp_gpu {
     pp_efficiency eff;
 } pp_gpu;
 
+/* NCCL_ALGO's all-reduce algorithms the cost model prices (collectives.c). */
+#define PP_NCCL_ALGO_RING 1u
+#define PP_NCCL_ALGO_TREE 2u
+
 typedef struct pp_cluster {
     pp_gpu gpu;
     int gpus_per_node;      /* one NVLink domain */
@@ -238,6 +242,8 @@ typedef struct pp_cluster {
     bool nccl_nvls;         /* training.nccl_nvls: NCCL may run a one-node all-reduce with NVLink SHARP
                                where the GPU's fabric has it (gpu.nvls_allreduce_fraction > 0) */
     int gpus_per_nic_switch; /* cluster.gpus_per_nic_switch (default the GPU's flagship system's) */
+    unsigned nccl_algos;     /* the all-reduce algorithms NCCL may run (PP_NCCL_ALGO_*); 0 = NCCL's own
+                                choice, the faster of ring and tree (an nccl-tests log's NCCL_ALGO) */
     /* The scale-out fabric (docs/cost-model.md section 3): nodes under one
      * leaf switch group, and the leaf-to-spine oversubscription a collective
      * whose group spans more than one leaf pays (its network bandwidth is
