@@ -1003,7 +1003,8 @@ static int fit_links(const cli_args *a, pp_nccl_log *logs, pp_link_calibration *
     pp_sb_free(&txt);
     if (!fitted)
         return pp_error_set(err, PP_EINPUT, "", "nothing valid to fit in the nccl-tests log%s (above: why each run was "
-                                                "not used)", a->n_operands == 1 ? "" : "s");
+                                                "not used, or why a link could not be fitted from it)",
+                            a->n_operands == 1 ? "" : "s");
     char source[512];
     snprintf(source, sizeof source, "parplan calibrate --nccl-tests (%d log%s, first %.200s): NVLink %s, network %s; "
              "the other parameters as the catalog has them", a->n_operands, a->n_operands == 1 ? "" : "s",

@@ -108,6 +108,16 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
                       name, f->efficiency, f->latency_us, f->kept_latency_us);
         return;
     }
+    if (!f->fitted && f->unidentified) {
+        pp_sb_appendf(out, "%s: not fitted: at none of its runs' %d timings is its bandwidth what the model's time "
+                           "depends on (%s); kept efficiency %.3g and latency %.3g us\n",
+                      name, f->n_rows,
+                      x == PP_LINK_NETWORK ? "on two nodes the tree's chain over NVLink binds first: run on more "
+                                             "nodes, or with NCCL_ALGO=Ring"
+                                           : "another link binds first",
+                      f->efficiency, f->latency_us);
+        return;
+    }
     if (!f->fitted) {
         pp_sb_appendf(out, "%s: not measured; kept efficiency %.3g and latency %.3g us\n", name, f->efficiency,
                       f->latency_us);

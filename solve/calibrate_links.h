@@ -45,6 +45,10 @@ typedef struct pp_link_fit {
      * src/graph/tuning.cc hwLat); kept_latency_us the value it replaced */
     bool latency_from_network;
     double kept_latency_us;
+    /* runs of the class were read, but at none of their sizes is its
+     * bandwidth what the model's time depends on (two nodes whose tree is
+     * bound by its chain over NVLink): nothing to fit it from */
+    bool unidentified;
 } pp_link_fit;
 
 typedef struct pp_link_calibration {

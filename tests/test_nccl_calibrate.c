@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "costmodel.h"
 #include "nccl_log.h"
+#include "report_links.h"
 #include "strbuf.h"
 #include "testutil.h"
 
@@ -451,6 +452,25 @@ static void test_nccl_algo(void)
             }
         }
         pp_nccl_log_free(&log);
+    }
+    /* with 400 Gb/s NICs the model's two-node tree is bound by its chain over
+     * NVLink at every size: read as NCCL's choice, the run cannot tell the
+     * network, and the report says why instead of fitting it */
+    {
+        pp_nccl_log fast;
+        parse(pp_sb_str(&run), "fast.log", &fast);
+        pp_link_calibration cal;
+        memset(&cal, 0, sizeof cal);
+        cal.cluster = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, 0.95, 10.0);
+        CU_ASSERT_EQUAL(pp_calibrate_links(&fast, 1, &cal), 0);
+        CU_ASSERT(cal.link[PP_LINK_NETWORK].unidentified);
+        CU_ASSERT_FALSE(cal.link[PP_LINK_NETWORK].fitted);
+        pp_strbuf txt;
+        pp_sb_init(&txt);
+        pp_report_links_text(&fast, 1, &cal, &txt);
+        PP_ASSERT_CONTAINS(pp_sb_str(&txt), "the tree's chain over NVLink binds first");
+        pp_sb_free(&txt);
+        pp_nccl_log_free(&fast);
     }
     /* a setting after a run's table holds for the runs after it only */
     pp_strbuf sb;
