@@ -17,6 +17,10 @@ double gemm_time_s(const pp_problem *prob, double M, double K, double N);
  * gradient's (M x N) @ (N x K) product, plus the weight gradient's
  * (K x M) @ (M x N) unless the weight is frozen. */
 double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen);
+/* The output layer's (LM head's) forward and backward: in 16 bits under
+ * every fp8 and fp4 recipe, as the frameworks run it. */
+double head_gemm_s(const pp_problem *prob, double M, double K, double N);
+double head_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen);
 /* That multiply as one GPU of grid g runs it (1D: N split by t). */
 double grid_gemm_s(const pp_problem *prob, const tp_grid *g, double M, double K, double N);
 /* Multi-head latent attention: the query and key/value projections of one

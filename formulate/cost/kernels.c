@@ -243,6 +243,32 @@ double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool f
     return frozen ? dgrad : dgrad + gemm_time_s(prob, K, M, N);
 }
 
+/* The output layer stays in 16 bits when the transformer layers run fp8 or
+ * fp4: Megatron-Core builds it as its own tensor_parallel.ColumnParallelLinear,
+ * outside Transformer Engine's fp8 autocast (megatron/core/models/gpt/
+ * gpt_model.py; an MXFP8 LM head is opt-in, --fp8-output-proj, since
+ * 2026-05, NVIDIA/Megatron-LM#4825), so NeMo's and Megatron-Bridge's
+ * recipes run it in bf16; torchtitan's float8 configurations leave
+ * "output" out of the conversion (filter_fqns, torchtitan/components/
+ * quantization/float8.md). */
+static pp_precision head_precision(const pp_problem *prob)
+{
+    pp_precision p = prob->training.precision;
+    return p == PP_PREC_FP32 || p == PP_PREC_BF16 || p == PP_PREC_FP16 ? p : half_precision(prob);
+}
+
+double head_gemm_s(const pp_problem *prob, double M, double K, double N)
+{
+    return pp_gemm_time_s(&prob->cluster.gpu, head_precision(prob), M, N, K, 1.0);
+}
+
+double head_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen)
+{
+    pp_precision p = head_precision(prob);
+    double dgrad = pp_gemm_time_s(&prob->cluster.gpu, p, M, K, N, 1.0);
+    return frozen ? dgrad : dgrad + pp_gemm_time_s(&prob->cluster.gpu, p, K, N, M, 1.0);
+}
+
 /* The attention kernel's generation: eff.attention is what FlashAttention-2
  * class kernels reach.  A FlashAttention-3 class kernel (Hopper only) uses
  * the asynchronous tensor cores: 1.5-2.0x FlashAttention-2 in bf16, up to

@@ -74,8 +74,8 @@ void stage_kernels_of(const pp_problem *prob, const pp_plan *plan, pp_stage_kern
     double vocab = ceil((double)m->vocab / (VOCAB_PAD * plan->tp)) * VOCAB_PAD * plan->tp;
     double logits_gemm, logits_gemm_bwd;
     if (g.mode == PP_TP_1D) {
-        logits_gemm = gemm_time_s(prob, tokens, m->hidden, vocab / plan->tp);
-        logits_gemm_bwd = linear_bwd_s(prob, tokens, m->hidden, vocab / plan->tp, frozen);
+        logits_gemm = head_gemm_s(prob, tokens, m->hidden, vocab / plan->tp);
+        logits_gemm_bwd = head_bwd_s(prob, tokens, m->hidden, vocab / plan->tp, frozen);
     } else {
         logits_gemm = grid_gemm_s(prob, &g, tokens, m->hidden, vocab);
         logits_gemm_bwd = (frozen ? 1.0 : 2.0) * logits_gemm;
