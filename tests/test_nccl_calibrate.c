@@ -490,20 +490,29 @@ static void test_nccl_algo(void)
  * quick example "./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8"
  * (github.com/NVIDIA/nccl-tests, README.md "Quick examples"; columns as
  * doc/PERFORMANCE.md explains them), made for this test. */
+/* Load tests/data/<name>, a log of one complete all-reduce run on `ranks`
+ * ranks over `hosts` hosts. */
+static const pp_nccl_run *load_allreduce(const char *name, long ranks, long hosts, pp_nccl_log *log)
+{
+    char rel[256], path[1024];
+    snprintf(rel, sizeof rel, "tests/data/%s", name);
+    pp_source_path(rel, path, sizeof path);
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 8, log, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(log->n_runs, 1);
+    const pp_nccl_run *r = &log->runs[0];
+    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
+    CU_ASSERT_EQUAL(r->ranks, ranks);
+    CU_ASSERT_EQUAL(r->hosts, hosts);
+    CU_ASSERT(r->complete);
+    return r;
+}
+
 static void test_readme_sample(void)
 {
-    char path[1024];
-    pp_source_path("tests/data/nccl-tests-readme-sample.log", path, sizeof path);
     pp_nccl_log log;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 8, &log, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
-    const pp_nccl_run *r = &log.runs[0];
-    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
-    CU_ASSERT_EQUAL(r->ranks, 8);
-    CU_ASSERT_EQUAL(r->hosts, 1);
+    const pp_nccl_run *r = load_allreduce("nccl-tests-readme-sample.log", 8, 1, &log);
     CU_ASSERT_EQUAL(r->n_rows, 2 * 25);
-    CU_ASSERT(r->complete);
     pp_nccl_log_free(&log);
 }
 
@@ -738,6 +747,21 @@ static void test_nvl72_domains(void)
     pp_catalog_free(&cat);
 }
 
+/* The calibration of a published run's nodes: 8 GPUs of `gpu` a node, its
+ * NVLink and NIC line rates, every NIC on its own switch, the family's
+ * bounds. */
+static void published_node(const pp_catalog *cat, const pp_gpu *gpu, double nvlink_GBps, double network_Gbps,
+                           pp_link_calibration *cal)
+{
+    memset(cal, 0, sizeof *cal);
+    pp_cluster_from_gpu(gpu, &cal->cluster);
+    cal->cluster.intra_node_GBps = nvlink_GBps;
+    cal->cluster.inter_node_Gbps = network_Gbps;
+    cal->cluster.gpus_per_node = 8;
+    cal->cluster.gpus_per_nic_switch = 0;
+    pp_link_calibration_bounds(cat, cal);
+}
+
 static void test_published_b200(void)
 {
     pp_catalog cat;
@@ -748,13 +772,7 @@ static void test_published_b200(void)
     b200_run(&logs[0], B200_BUSBW_1N, 8, 1);
     b200_run(&logs[1], B200_BUSBW_4N, 32, 4);
     pp_link_calibration cal;
-    memset(&cal, 0, sizeof cal);
-    pp_cluster_from_gpu(b200, &cal.cluster);
-    cal.cluster.intra_node_GBps = 900;
-    cal.cluster.inter_node_Gbps = 400;
-    cal.cluster.gpus_per_node = 8;
-    cal.cluster.gpus_per_nic_switch = 0;
-    pp_link_calibration_bounds(&cat, &cal);
+    published_node(&cat, b200, 900, 400, &cal);
     CU_ASSERT_EQUAL(pp_calibrate_links(logs, 2, &cal), 2);
     for (int x = 0; x < PP_LINK_COUNT; x++) {
         const pp_link_fit *f = &cal.link[x];
@@ -834,29 +852,14 @@ static void test_published_a100(void)
  * the InfiniBand bounds, and the report says so. */
 static void test_published_a3mega(void)
 {
-    char path[1024];
-    pp_source_path("tests/data/nccl-tests-gcp-a3mega-2node.log", path, sizeof path);
     pp_nccl_log log;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 8, &log, &err), PP_OK);
-    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
-    const pp_nccl_run *r = &log.runs[0];
-    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
-    CU_ASSERT_EQUAL(r->ranks, 16);
-    CU_ASSERT_EQUAL(r->hosts, 2);
-    CU_ASSERT(r->complete);
+    const pp_nccl_run *r = load_allreduce("nccl-tests-gcp-a3mega-2node.log", 16, 2, &log);
     pp_catalog cat;
     pp_load_catalog(&cat);
     const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
     pp_link_calibration cal;
-    memset(&cal, 0, sizeof cal);
-    pp_cluster_from_gpu(h100, &cal.cluster);
-    cal.cluster.intra_node_GBps = 450;
-    cal.cluster.inter_node_Gbps = 200;
-    cal.cluster.gpus_per_node = 8;
-    cal.cluster.gpus_per_nic_switch = 0;
-    pp_link_calibration_bounds(&cat, &cal);
+    published_node(&cat, h100, 450, 200, &cal);
     CU_ASSERT_EQUAL(pp_calibrate_links(&log, 1, &cal), 1);
     const pp_link_fit *f = &cal.link[PP_LINK_NETWORK];
     double last = r->rows[r->n_rows - 1].time_us, bytes = r->rows[r->n_rows - 1].bytes;
