@@ -253,10 +253,8 @@ static bool fit_class(const pp_nccl_log *logs, int n_logs, pp_link_calibration *
         pp_link_fit next = *f;
         next.at_line_rate = next.latency_floor = false;
         next.bw_rows = next.latency_rows = 0;
-        if (q.all.rows == 0 || !solve(&q, &next)) {
-            f->unidentified = q.all.rows > 0 && q.all.aa <= 0.0;
+        if (q.all.rows == 0 || !solve(&q, &next))
             break;
-        }
         ok = true;
         bool moved = fabs(next.efficiency - f->efficiency) > 1e-9 * f->efficiency ||
                      fabs(next.latency_us - f->latency_us) > 1e-9 * (1.0 + f->latency_us);
@@ -266,8 +264,10 @@ static bool fit_class(const pp_nccl_log *logs, int n_logs, pp_link_calibration *
     }
     f->n_rows = q.all.rows;
     f->n_runs = q.runs;
-    if (!ok)
+    if (!ok) {
+        f->unidentified = q.all.rows > 0 && q.all.aa <= 0.0; /* rows, but no bandwidth term in them */
         return false;
+    }
     f->fitted = true;
     set_link(&cal->cluster, x, f->efficiency, f->latency_us, tie);
     return true;
