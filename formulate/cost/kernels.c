@@ -220,10 +220,16 @@ double pp_gemm_time_s(const pp_gpu *gpu, pp_precision prec, double m, double n, 
     return t.time_s;
 }
 
+/* One matrix multiply (M x K) @ (K x N) at precision prec. */
+static double gemm_at_s(const pp_problem *prob, pp_precision prec, double M, double K, double N)
+{
+    return pp_gemm_time_s(&prob->cluster.gpu, prec, M, N, K, 1.0);
+}
+
 /* One matrix multiply (M x K) @ (K x N) of the training precision. */
 double gemm_time_s(const pp_problem *prob, double M, double K, double N)
 {
-    return pp_gemm_time_s(&prob->cluster.gpu, prob->training.precision, M, N, K, 1.0);
+    return gemm_at_s(prob, prob->training.precision, M, K, N);
 }
 
 /* The backward of a linear layer y = x W, x (M x K) and W (K x N), as two
@@ -237,10 +243,15 @@ double gemm_time_s(const pp_problem *prob, double M, double K, double N)
  * 2104.04473, appendix "Floating-Point Operations": the backward doubles
  * the forward's FLOPs, for the gradients of both the input and the weight;
  * these are those two products written out.) */
+static double linear_bwd_at_s(const pp_problem *prob, pp_precision prec, double M, double K, double N, bool frozen)
+{
+    double dgrad = gemm_at_s(prob, prec, M, N, K);
+    return frozen ? dgrad : dgrad + gemm_at_s(prob, prec, K, M, N);
+}
+
 double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen)
 {
-    double dgrad = gemm_time_s(prob, M, N, K);
-    return frozen ? dgrad : dgrad + gemm_time_s(prob, K, M, N);
+    return linear_bwd_at_s(prob, prob->training.precision, M, K, N, frozen);
 }
 
 /* The output layer stays in 16 bits when the transformer layers run fp8 or
@@ -259,14 +270,12 @@ static pp_precision head_precision(const pp_problem *prob)
 
 double head_gemm_s(const pp_problem *prob, double M, double K, double N)
 {
-    return pp_gemm_time_s(&prob->cluster.gpu, head_precision(prob), M, N, K, 1.0);
+    return gemm_at_s(prob, head_precision(prob), M, K, N);
 }
 
 double head_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen)
 {
-    pp_precision p = head_precision(prob);
-    double dgrad = pp_gemm_time_s(&prob->cluster.gpu, p, M, K, N, 1.0);
-    return frozen ? dgrad : dgrad + pp_gemm_time_s(&prob->cluster.gpu, p, K, N, M, 1.0);
+    return linear_bwd_at_s(prob, head_precision(prob), M, K, N, frozen);
 }
 
 /* The attention kernel's generation: eff.attention is what FlashAttention-2
