@@ -503,7 +503,9 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
         pp_sb_appendf(out, "```sh\n%s\n```\n\n", command);
     pp_sb_append(out, "## Step time, leave-one-source-group-out\n\n"
                       "Each group's rows are priced with parameters fitted on every *other* group (a GPU no other "
-                      "group has is priced at the middle of its bounds); the in-sample column prices them with "
+                      "group has borrows them from its nearest donor that one has, as gpus.json's "
+                      "efficiency_borrow lends them without a fit of its own; with none, the middle of its "
+                      "bounds); the in-sample column prices them with "
                       "the fit on all groups, for comparison only. A positive signed error means the model "
                       "predicts a slower step than measured. Same-job pairs: two rows of one group with the same "
                       "model, GPU count and global batch, run with different plans, whose measured step times "

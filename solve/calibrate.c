@@ -897,6 +897,36 @@ static void score_shots(const pp_catalog *cat, pp_measurement_set *set, const ch
     }
 }
 
+/* A GPU none of whose rows lies outside the held-out group is priced as a
+ * user of the shipped fit finds it, which has no rows of that GPU either:
+ * borrowed from its nearest donor (gpus.json efficiency_borrow) that has
+ * rows outside the group, fitted without the group (catalog.c
+ * assign_efficiency); with no such donor it keeps the middle of its
+ * bounds. has: scratch, one flag a catalog GPU. */
+static void borrow_held_out(const pp_catalog *cat, pp_measurement_set *set, const char *name, const pp_fit *ids,
+                            int n_ids, bool *has, pp_fit *fit)
+{
+    int c = gpu_index(cat, fit->gpu_id);
+    if (c < 0)
+        return;
+    for (int j = 0; j < cat->n_gpus; j++)
+        has[j] = false;
+    for (int i = 0; i < set->n; i++) {
+        const pp_measurement *r = &set->rows[i];
+        int j = gpu_index(cat, r->eff_id);
+        if (j >= 0 && fittable(r) && strcmp(r->group, name) != 0)
+            has[j] = true;
+    }
+    const pp_eff_donor *how = NULL;
+    int d = pp_catalog_borrow_donor(cat, c, has, &how);
+    int kd = d >= 0 && has[d] ? find_fit(ids, n_ids, cat->gpus[d].id) : -1;
+    if (kd < 0)
+        return;
+    pp_fit donor;
+    fit_one(set, ids[kd].family, ids[kd].gpu_id, name, &donor);
+    pp_catalog_borrowed_eff(cat, d, &donor.eff, how, &fit->eff);
+}
+
 static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int shots, pp_cv_result *cv)
 {
     memset(cv, 0, sizeof *cv);
@@ -910,13 +940,15 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     /* few-shot: each GPU's update from the shots, and which GPUs had shots */
     pp_fit *upd = shots > 0 ? calloc((size_t)n_ids + 1, sizeof *upd) : NULL;
     bool *own = shots > 0 ? calloc((size_t)cat->n_gpus + 1, sizeof *own) : NULL;
-    if (!pred_cv || !pred_in || !pred_shot || !shot || (shots > 0 && (!upd || !own))) {
+    bool *has = calloc((size_t)cat->n_gpus + 1, sizeof *has);
+    if (!pred_cv || !pred_in || !pred_shot || !shot || !has || (shots > 0 && (!upd || !own))) {
         free(pred_cv);
         free(pred_in);
         free(pred_shot);
         free(shot);
         free(upd);
         free(own);
+        free(has);
         return PP_EINTERNAL;
     }
     for (int i = 0; i < set->n; i++)
@@ -942,6 +974,8 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
                 continue;
             pp_fit fit;
             fit_one(set, ids[k].family, ids[k].gpu_id, name, &fit);
+            if (fit.n_rows == 0)
+                borrow_held_out(cat, set, name, ids, n_ids, has, &fit);
             for (int i = 0; i < set->n; i++) {
                 pp_measurement *r = &set->rows[i];
                 if (r->has_time && strcmp(r->group, name) == 0 && strcmp(r->eff_id, fit.gpu_id) == 0) {
@@ -959,6 +993,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     }
     free(upd);
     free(own);
+    free(has);
     for (int g = 0; g < cv->n_groups; g++) {
         pp_cv_group *x = &cv->groups[g];
         if (!x->n_shot_rest)

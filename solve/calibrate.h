@@ -243,8 +243,10 @@ typedef struct pp_cv_result {
 
 /* Leave-one-source-group-out cross-validation: for every group with timed
  * rows, fit on all other groups and price that group's rows with the result;
- * a GPU none of the other groups has is priced at the middle of its bounds
- * (what the fit gives with no rows).  Also the in-sample score (one fit on
+ * a GPU none of the other groups has borrows from its nearest donor that one
+ * has (gpus.json efficiency_borrow, the donor fitted on the other groups), as
+ * the catalog lends a GPU without a fit of its own; with no such donor it is
+ * priced at the middle of its bounds (what the fit gives with no rows).  Also the in-sample score (one fit on
  * everything) beside it.  A "same-job pair" is two timed rows of one group
  * with the same model shape, GPU count and global batch, i.e. two plans for
  * one job.  Leaves the rows with the all-groups fit, like pp_calibrate.

@@ -1657,6 +1657,81 @@ static void test_rows_on_every_gpu_calibrate(void)
     pp_catalog_free(&cat);
 }
 
+/* Cross-validation prices a held-out GPU that no other group measured as a
+ * user of the shipped fit finds it: borrowed from its nearest donor with
+ * rows (gpus.json efficiency_borrow), the donor fitted without the group,
+ * not from the middle of its bounds.  Real rows: MLPerf v5.0 Llama 2 70B
+ * LoRA, the Hopper ones in one group (the H200 takes the H100's fit,
+ * efficiency_from), the B200 ones in another. */
+static void test_cv_borrows_for_an_unmeasured_gpu(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_source_path("data/validation/mlperf-training-v5.0-llama2-70b-lora.json", path, sizeof path);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    int m = 0, n_b200 = 0;
+    for (int i = 0; i < set.n; i++) {
+        pp_measurement r = set.rows[i];
+        bool hopper = strcmp(r.eff_id, "h100-sxm5-80gb") == 0, b200 = strcmp(r.eff_id, "b200-sxm-180gb") == 0;
+        if (!r.has_time || !(hopper || b200))
+            continue;
+        snprintf(r.group, sizeof r.group, "%s", hopper ? "hopper" : "blackwell");
+        n_b200 += b200;
+        set.rows[m++] = r;
+    }
+    set.n = m;
+    CU_ASSERT_FATAL(n_b200 >= 5 && m - n_b200 >= 5);
+    pp_measurement *copy = malloc((size_t)m * sizeof *copy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+    memcpy(copy, set.rows, (size_t)m * sizeof *copy);
+    pp_cv_result *cv = malloc(sizeof *cv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
+    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&cat, &set, cv), PP_OK);
+    const pp_cv_group *held = NULL;
+    for (int g = 0; g < cv->n_groups; g++)
+        if (strcmp(cv->groups[g].group, "blackwell") == 0)
+            held = &cv->groups[g];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(held);
+
+    /* what the catalog would lend the B200 from an H100 fitted on the Hopper rows alone */
+    pp_measurement_set hopper = {.rows = malloc((size_t)m * sizeof(pp_measurement))};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hopper.rows);
+    for (int i = 0; i < m; i++)
+        if (strcmp(copy[i].group, "hopper") == 0)
+            hopper.rows[hopper.n++] = copy[i];
+    pp_fit fit[2];
+    CU_ASSERT_EQUAL_FATAL(pp_calibrate(&cat, &hopper, fit, 2), 1);
+    int b = (int)(pp_catalog_gpu(&cat, "b200-sxm-180gb") - cat.gpus);
+    int h = (int)(pp_catalog_gpu(&cat, "h100-sxm5-80gb") - cat.gpus);
+    bool *own = calloc((size_t)cat.n_gpus, sizeof *own);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(own);
+    own[h] = true;
+    const pp_eff_donor *how = NULL;
+    CU_ASSERT_EQUAL_FATAL(pp_catalog_borrow_donor(&cat, b, own, &how), h);
+    CU_ASSERT(how->factor > 0.5 && how->factor < 1.5 && how->factor != 1.0);
+    pp_efficiency lent;
+    pp_catalog_borrowed_eff(&cat, h, &fit[0].eff, how, &lent);
+    double sum = 0.0;
+    for (int i = 0; i < m; i++) {
+        if (strcmp(copy[i].group, "blackwell") != 0)
+            continue;
+        pp_measurement r = copy[i];
+        r.prob.cluster.gpu.eff = lent;
+        sum += fabs(pp_step_time_s(&r.prob, &r.plan) / r.iteration_s - 1.0) * 100.0;
+    }
+    CU_ASSERT_EQUAL(held->n_time, n_b200);
+    CU_ASSERT(pp_rel_close(held->mape_cv, sum / n_b200, 1e-9));
+    free(own);
+    free(hopper.rows);
+    free(cv);
+    free(copy);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 /* A malformed row is an error naming its path and what was expected; the
  * set is left empty.  Row [0] is good, row [1] carries the fault. */
 static void expect_bad_row(const pp_catalog *cat, const char *row1, const char *where, const char *what)
@@ -2086,6 +2161,7 @@ int main(void)
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},
         {"rows on B200, GB200, H800 and MoE models are priced and calibrated", test_rows_on_every_gpu_calibrate},
+        {"cross-validation lends a GPU no other group measured its donor's held-out fit", test_cv_borrows_for_an_unmeasured_gpu},
         {"same-job pairs are counted by measured gap on a hand-made set", test_order_bins_count_pairs},
         {"weak-scaling pairs: the same plan per GPU on more GPUs, measured against priced", test_scale_pairs},
         {"the order term's derivative points toward the measured order", test_order_term_gradient},
