@@ -663,6 +663,90 @@ static void test_elided_rank_lines(void)
     pp_nccl_log_free(&log);
 }
 
+/* The launcher's rank count (mpirun -np, srun --ntasks) where the log cuts
+ * the rank lines short; nccl-tests' own -n (iterations) after the test's
+ * name is not a rank count. */
+static void test_launcher_ranks(void)
+{
+    static const struct {
+        const char *line;
+        long ranks;
+    } lines[] = {
+        {"mpirun --allow-run-as-root -np 128 -x NCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1", 128},
+        {"mpiexec -n 128 --bind-to none ./all_reduce_perf -n 20", 128},
+        {"srun --ntasks=128 --ntasks-per-node=8 ./all_reduce_perf", 128},
+        {"mpirun -c 0 --np 128 all_reduce_perf", 128},
+        {"./build/all_reduce_perf -b 8 -e 8G -n 5", 0},  /* no launcher: the rank lines stand */
+        {"mpirun ./all_reduce_perf -n 128", 0},          /* the test's iterations */
+    };
+    pp_cluster truth = h100_cluster(TRUE_NVLINK, TRUE_NVLINK_US, TRUE_NETWORK, TRUE_NETWORK_US);
+    gen g = plain(PP_NCCL_ALLREDUCE, 128, 16, false);
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    generate(&sb, &truth, &g);
+    const char *text = pp_sb_str(&sb);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        /* the launcher line, then the log with its rank lines cut after rank 99 and the
+         * last host's rank lines only partly shown */
+        pp_strbuf cut;
+        pp_sb_init(&cut);
+        pp_sb_appendf(&cut, "%s\n", lines[i].line);
+        for (const char *l = text; *l;) {
+            size_t n = strcspn(l, "\n");
+            long rank;
+            if (sscanf(l, "#  Rank %ld", &rank) != 1 || rank < 100)
+                pp_sb_appendn(&cut, l, n + (l[n] == '\n'));
+            l += n + (l[n] == '\n');
+        }
+        pp_nccl_log log;
+        parse(pp_sb_str(&cut), "launched.log", &log);
+        pp_sb_free(&cut);
+        CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+        const pp_nccl_run *r = &log.runs[0];
+        CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
+        if (lines[i].ranks) {
+            CU_ASSERT_EQUAL(r->ranks, 128);
+            CU_ASSERT_EQUAL(r->hosts, 16);
+            CU_ASSERT_EQUAL(r->ranks_per_host, 8);
+            PP_ASSERT_CONTAINS(r->ranks_from, "100 rank lines of the 128 ranks its launcher starts (-np)");
+        } else {
+            /* 100 lines: busbw/algbw tells 128 from 100 (1.9844 against 1.98 with
+             * two printed decimals) only as whole nodes of gpus_per_node */
+            CU_ASSERT_EQUAL(r->ranks, 128);
+            PP_ASSERT_CONTAINS(r->ranks_from, "the ranks from busbw/algbw");
+        }
+        pp_nccl_log_free(&log);
+    }
+    pp_sb_free(&sb);
+}
+
+/* A published 1,024-rank log (NVIDIA/nccl-tests#322, 2025-06: 128 nodes of
+ * 8 H100, NCCL_ALGO=Ring, NCCL_PROTO=LL128, NVLS off; all_reduce_perf -b 1g
+ * -e 32g, cut at 16 GiB by a failure), whose ticket keeps the first 100
+ * rank lines (tests/data/nccl-tests-h100-128node-ring.log).  Read from its
+ * rank lines it was 100 ranks on 13 hosts of 4, and its 367 GB/s of busbw
+ * twice what rings over 4 NICs a node can carry; its mpirun -np 1024 and
+ * the fullest host shown give 1,024 ranks on 128 hosts of 8. */
+static void test_published_h100_128node(void)
+{
+    pp_nccl_log log;
+    char path[1024];
+    pp_source_path("tests/data/nccl-tests-h100-128node-ring.log", path, sizeof path);
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 8, &log, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    const pp_nccl_run *r = &log.runs[0];
+    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
+    CU_ASSERT_STRING_EQUAL(r->op_from, "test name"); /* all_reduce_perf at the end of a 1,000-character line */
+    CU_ASSERT_EQUAL(r->ranks, 1024);
+    CU_ASSERT_EQUAL(r->hosts, 128);
+    CU_ASSERT_EQUAL(r->ranks_per_host, 8);
+    CU_ASSERT_EQUAL(r->algos, PP_NCCL_ALGO_RING);
+    CU_ASSERT_FALSE(r->complete);
+    CU_ASSERT_EQUAL(r->n_rows, 10);
+    pp_nccl_log_free(&log);
+}
+
 /* A published all-reduce sweep on a real fabric (not nccl-tests: Bekman's
  * all_reduce_bench.py, which reports the same busbw, 2 (n - 1) / n times
  * the payload over the time): AWS P6-B200 nodes, 8 B200 a node on NVLink 5
@@ -965,6 +1049,8 @@ int main(void)
         {"a number out of range refuses the log at its line and column", test_out_of_range},
         {"a repeated rank line makes its run unusable", test_repeated_rank},
         {"elided rank lines: ranks from busbw/algbw, hosts from gpus_per_node", test_elided_rank_lines},
+        {"the launcher's rank count where rank lines are cut (mpirun -np, srun --ntasks)", test_launcher_ranks},
+        {"a published 1,024-rank log with 100 rank lines: 128 hosts of 8", test_published_h100_128node},
         {"a published B200 sweep (1 and 4 nodes): the largest sizes within 10 %, inside the bounds",
          test_published_b200},
         {"a published 8 x A100 nccl-tests sweep: NVLink at its plateau, inside the A100's bounds",

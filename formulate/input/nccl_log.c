@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #define MAX_TOKENS 64
+#define PP_NCCL_MAX_LAUNCHED 1000000L /* more ranks than any launcher line means: not a count */
 
 static const char *const OP_NAMES[PP_NCCL_OP_COUNT] = {"unknown",     "all_reduce", "all_gather", "reduce_scatter",
                                                        "alltoall",    "sendrecv",   "other"};
@@ -65,16 +66,13 @@ static const struct {
  * (a file name such as allreduce-2nodes.log). */
 static pp_nccl_op op_in_text(const char *text, bool loose)
 {
-    char low[512];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof low; i++)
-        low[i] = (char)tolower((unsigned char)text[i]);
-    low[i] = '\0';
     for (size_t k = 0; k < sizeof TEST_NAMES / sizeof TEST_NAMES[0]; k++) {
         char word[40];
         snprintf(word, sizeof word, "%s%s", TEST_NAMES[k].word, loose ? "" : "_perf");
-        if (strstr(low, word))
-            return TEST_NAMES[k].op;
+        size_t len = strlen(word);
+        for (const char *at = text; *at; at++)
+            if (strncasecmp(at, word, len) == 0)
+                return TEST_NAMES[k].op;
     }
     return PP_NCCL_UNKNOWN;
 }
@@ -175,6 +173,7 @@ typedef struct parser {
     pp_nccl_run *run; /* current, NULL before the first */
     col_layout cols;
     pp_nccl_op named, pending; /* the current run's test name; one seen after its table */
+    long launched, launched_pending; /* ranks a launcher line starts (mpirun -np), the same way */
     host_count *hosts;
     int n_hosts, cap_hosts;
     long max_rank;
@@ -229,6 +228,8 @@ static void reset_run_state(parser *P)
     memset(&P->cols, 0, sizeof P->cols);
     P->named = P->pending;
     P->pending = PP_NCCL_UNKNOWN;
+    P->launched = P->launched_pending;
+    P->launched_pending = 0;
     P->n_hosts = 0;
     P->max_rank = -1;
     P->rank_lines = 0;
@@ -308,6 +309,29 @@ static void place_ranks(parser *P, pp_nccl_run *r)
     }
 }
 
+/* A launcher's rank count beyond what the rank lines show: the log cut
+ * them (a ticket keeps the first hundred lines of a 1,024-rank run), so the
+ * ranks are the launcher's and a host holds as many as the fullest host the
+ * lines show (the last one shown may be cut short), else gpus_per_node. */
+static void launched_ranks(parser *P, pp_nccl_run *r)
+{
+    if (P->launched < 2 || r->unusable[0] || (r->ranks_from_lines && P->launched <= r->ranks))
+        return;
+    long shown = r->ranks_from_lines ? P->rank_lines : 0, per_host = 0;
+    for (int i = 0; i < P->n_hosts; i++)
+        if (P->hosts[i].ranks > per_host)
+            per_host = P->hosts[i].ranks;
+    if (per_host < 2 && P->gpus_per_node > 0)
+        per_host = P->gpus_per_node;
+    r->ranks = P->launched;
+    r->ranks_per_host = per_host > 0 && per_host < r->ranks ? per_host : r->ranks;
+    r->hosts = (r->ranks + r->ranks_per_host - 1) / r->ranks_per_host;
+    r->ranks_from_lines = false;
+    snprintf(r->ranks_from, sizeof r->ranks_from,
+             "%ld rank lines of the %ld ranks its launcher starts (-np): %ld a host as %s", shown, r->ranks,
+             r->ranks_per_host, per_host > 0 && P->n_hosts > 0 ? "the fullest host shown" : "gpus_per_node");
+}
+
 static pp_nccl_op op_by_ratio(const parser *P, long n)
 {
     double r = P->ratio;
@@ -359,6 +383,18 @@ static void hosts_by_gpus_per_node(const parser *P, pp_nccl_run *r)
     r->hosts = (r->ranks + r->ranks_per_host - 1) / r->ranks_per_host;
 }
 
+/* How far busbw/algbw may sit from its rank count's factor by rounding
+ * alone: nccl-tests computes busbw as algbw times the factor and prints
+ * both with two decimals (%7.2f), so the ratio of the largest algbw's row
+ * is exact to about 0.005/algbw + 0.005/busbw of itself (0.006 allowed).
+ * An all-reduce's factor 2(n - 1)/n is 1.98 at 100 ranks and 1.998 at
+ * 1,024, which a 183.83 GB/s algbw tells apart (a 3 % margin could not). */
+static double ratio_rounding(const parser *P)
+{
+    double busbw = P->ratio * P->best_algbw;
+    return busbw > 0.0 ? P->ratio * (0.006 / P->best_algbw + 0.006 / busbw) : 0.0;
+}
+
 /* Rank lines a log elides.  nccl-tests prints a line a rank, but a log cut
  * short for a wiki or a ticket often keeps the first few ("#  Rank 0" to
  * "#  Rank 4", then "..."), and a 128-rank run would read as 5 ranks on one
@@ -372,7 +408,7 @@ static void elided_rank_lines(parser *P, pp_nccl_run *r)
         return;
     long implied = P->best_algbw > 0.0 ? ranks_implied(P, r->op) : 0;
     double want = pp_nccl_bus_factor(r->op, r->ranks);
-    bool more = implied > r->ranks && fabs(P->ratio - want) > 0.03 * want;
+    bool more = implied > r->ranks && fabs(P->ratio - want) > ratio_rounding(P);
     if (!more && P->rank_lines >= r->ranks)
         return;
     if (more)
@@ -448,6 +484,7 @@ static void finish_run(parser *P)
     if (!r)
         return;
     place_ranks(P, r);
+    launched_ranks(P, r);
     decide_op(P, r);
     infer_ranks(P, r);
     drop_wrong(P, r);
@@ -616,6 +653,38 @@ static void data_line(parser *P, char **tok, int n)
             keep_half(P, &h[i], type, bytes, i == 1);
 }
 
+/* The ranks a launcher line starts: mpirun's or mpiexec's -np, -n, --np or
+ * --n N, srun's -n N or --ntasks=N; read up to the test's own name, whose
+ * options follow (nccl-tests' -n is its iteration count).  0 if the line
+ * launches nothing or gives no count. */
+static long launcher_ranks(const char *line)
+{
+    if (!strstr(line, "mpirun") && !strstr(line, "mpiexec") && !strstr(line, "srun"))
+        return 0;
+    char *buf = strdup(line);
+    if (!buf)
+        return 0;
+    long ranks = 0;
+    bool want = false;
+    for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (strstr(t, "_perf"))
+            break;
+        const char *value = NULL;
+        if (want)
+            value = t;
+        else if (strncmp(t, "--ntasks=", 9) == 0)
+            value = t + 9;
+        else if (strncmp(t, "--np=", 5) == 0)
+            value = t + 5;
+        want = !value && (strcmp(t, "-np") == 0 || strcmp(t, "--np") == 0 || strcmp(t, "-n") == 0 ||
+                          strcmp(t, "--n") == 0 || strcmp(t, "--ntasks") == 0);
+        if (value && all_digits(value))
+            ranks = strtol(value, NULL, 10);
+    }
+    free(buf);
+    return ranks > 0 && ranks <= PP_NCCL_MAX_LAUNCHED ? ranks : 0;
+}
+
 static void comment_line(parser *P, char *p, const char *raw)
 {
     if (strstr(p, "nccl-tests version") || strstr(p, "Using devices")) {
@@ -648,21 +717,20 @@ static void comment_line(parser *P, char *p, const char *raw)
 
 static void other_line(parser *P, char *p)
 {
-    char copy[1024];
-    snprintf(copy, sizeof copy, "%s", p);
+    pp_nccl_op op = op_in_text(p, false); /* before tokenize cuts the line */
+    long launched = launcher_ranks(p);
     char *tok[MAX_TOKENS];
     int n = tokenize(p, tok, MAX_TOKENS);
     if (P->cols.known && P->run && n >= 2 && all_digits(tok[0]) && all_digits(tok[1])) {
         data_line(P, tok, n);
         return;
     }
-    pp_nccl_op op = op_in_text(copy, false);
-    if (op == PP_NCCL_UNKNOWN)
-        return;
-    if (has_table(P))
-        P->pending = op;
-    else
-        P->named = op;
+    /* a command line before a run's "# nThread" line is that run's */
+    bool next = !P->run || has_table(P);
+    if (launched > 0)
+        *(next ? &P->launched_pending : &P->launched) = launched;
+    if (op != PP_NCCL_UNKNOWN)
+        *(next ? &P->pending : &P->named) = op;
 }
 
 /* The ring and tree of an NCCL_ALGO value ("Ring", "ring,tree", "^Tree",
