@@ -112,8 +112,9 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
         pp_sb_appendf(out, "%s: not fitted: at none of its runs' %d timings is its bandwidth what the model's time "
                            "depends on (%s); kept efficiency %.3g and latency %.3g us\n",
                       name, f->n_rows,
-                      x == PP_LINK_NETWORK ? "on two nodes the tree's chain over NVLink binds first: run on more "
-                                             "nodes, or with NCCL_ALGO=Ring"
+                      x == PP_LINK_NETWORK ? "on two nodes the tree binds first, by its chain over NVLink or its "
+                                             "channels' rate (NCCL's perChMaxTreeBw): run on more nodes, or with "
+                                             "NCCL_ALGO=Ring"
                                            : "another link binds first",
                       f->efficiency, f->latency_us);
         return;
@@ -136,6 +137,9 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
     else
         pp_sb_append(out, ", the latency from all of them: none is mostly latency)");
     bound_note("efficiency", f->efficiency, cal->lo[x][0], cal->hi[x][0], "", out);
+    if (x == PP_LINK_NETWORK && f->efficiency < 0.99 * cal->lo[x][0])
+        pp_sb_append(out, " (rings that NCCL was told to run, read as its choice of a two-node tree, fit about "
+                          "half: if the runs set NCCL_ALGO outside the log, add the setting to it)");
     bound_note("latency", f->latency_us, cal->lo[x][1], cal->hi[x][1], " us", out);
     pp_sb_appendf(out, "%s%s\n",
                   f->at_line_rate ? "; held at the line rate (the runs were faster: is the line rate right?)" : "",

@@ -859,10 +859,12 @@ static int gpu_index(const pp_catalog *cat, const char *id)
  * not of the group); a GPU without shots of its own whose nearest donor
  * (gpus.json efficiency_borrow) had some borrows that donor's update, as
  * `calibrate` on the shots and `--efficiency` on the rest would price it
- * (catalog.c assign_efficiency). */
+ * (catalog.c assign_efficiency), unless the held-out fit had rows of its
+ * own (held_own[k]): a GPU with its own fit keeps it, as the catalog keeps
+ * a GPU's own entry. */
 static void score_shots(const pp_catalog *cat, pp_measurement_set *set, const char *name, const bool *shot,
-                        const pp_fit *ids, const pp_fit *upd, int n_ids, bool *own, const double *pred_cv,
-                        double *pred_shot, pp_cv_group *x)
+                        const pp_fit *ids, const pp_fit *upd, const bool *held_own, int n_ids, bool *own,
+                        const double *pred_cv, double *pred_shot, pp_cv_group *x)
 {
     int shot_gpu[PP_MAX_GROUPS] = {0};
     for (int c = 0; c < cat->n_gpus; c++)
@@ -884,7 +886,7 @@ static void score_shots(const pp_catalog *cat, pp_measurement_set *set, const ch
         r->prob.cluster.gpu.eff = upd[k].eff;
         const pp_eff_donor *how = NULL;
         int c = gpu_index(cat, r->gpu_id);
-        int d = !shot_gpu[k] && c >= 0 ? pp_catalog_borrow_donor(cat, c, own, &how) : -1;
+        int d = !shot_gpu[k] && !held_own[k] && c >= 0 ? pp_catalog_borrow_donor(cat, c, own, &how) : -1;
         if (d >= 0 && own[d]) {
             int kd = find_fit(ids, n_ids, cat->gpus[d].id);
             if (kd >= 0)
@@ -941,6 +943,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     pp_fit *upd = shots > 0 ? calloc((size_t)n_ids + 1, sizeof *upd) : NULL;
     bool *own = shots > 0 ? calloc((size_t)cat->n_gpus + 1, sizeof *own) : NULL;
     bool *has = calloc((size_t)cat->n_gpus + 1, sizeof *has);
+    bool held_own[PP_MAX_GROUPS] = {false}; /* the held-out fit of ids[k] had rows of its own */
     if (!pred_cv || !pred_in || !pred_shot || !shot || !has || (shots > 0 && (!upd || !own))) {
         free(pred_cv);
         free(pred_in);
@@ -974,6 +977,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
                 continue;
             pp_fit fit;
             fit_one(set, ids[k].family, ids[k].gpu_id, name, &fit);
+            held_own[k] = fit.n_rows > 0;
             if (fit.n_rows == 0)
                 borrow_held_out(cat, set, name, ids, n_ids, has, &fit);
             for (int i = 0; i < set->n; i++) {
@@ -989,7 +993,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
                             &upd[k]);
         }
         if (with_shots)
-            score_shots(cat, set, name, shot, ids, upd, n_ids, own, pred_cv, pred_shot, &cv->groups[g]);
+            score_shots(cat, set, name, shot, ids, upd, held_own, n_ids, own, pred_cv, pred_shot, &cv->groups[g]);
     }
     free(upd);
     free(own);

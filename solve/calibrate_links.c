@@ -114,7 +114,8 @@ static double time_at(const pp_cluster *base, pp_link_class x, const pp_nccl_run
  * link or algorithm becomes the slower one (NCCL pipelines NVLink and the
  * network, and takes the faster of ring and tree), so the slopes are taken
  * over a step on the side of slower links, where the class is the one that
- * binds. */
+ * binds, and on the side of faster ones, where the algorithm it binds stays
+ * the faster: the steeper. */
 static void coefficients(const pp_cluster *base, pp_link_class x, const pp_nccl_run *r, double bytes, double u0,
                          double a0, bool tie, double *A, double *B, double *C)
 {
@@ -122,6 +123,12 @@ static void coefficients(const pp_cluster *base, pp_link_class x, const pp_nccl_
     double du = 0.25 * u0, da = a0 > 1.0 ? 0.25 * a0 : 1.0;
     *A = (time_at(base, x, r, bytes, u0 + du, a0, tie) - t0) / du;
     *B = (time_at(base, x, r, bytes, u0, a0 + da, tie) - t0) / da;
+    /* ... and on the side of faster ones: the faster of two algorithms
+     * (ring, tree) may take over when the class slows, so its slope is the
+     * steeper of the two sides */
+    *A = fmax(*A, (t0 - time_at(base, x, r, bytes, u0 - du, a0, tie)) / du);
+    if (a0 > 1.0)
+        *B = fmax(*B, (t0 - time_at(base, x, r, bytes, u0, a0 - da, tie)) / da);
     *C = t0 - *A * u0 - *B * a0;
 }
 
@@ -241,6 +248,7 @@ static bool fit_class(const pp_nccl_log *logs, int n_logs, pp_link_calibration *
     link_eqs q;
     memset(&q, 0, sizeof q);
     bool ok = false;
+    double last_du = 0.0, damping = 1.0;
     for (int round = 0; round < LINK_FIT_ROUNDS; round++) {
         double u0 = 1.0 / f->efficiency, a0 = f->latency_us;
         memset(&q, 0, sizeof q);
@@ -255,6 +263,17 @@ static bool fit_class(const pp_nccl_log *logs, int n_logs, pp_link_calibration *
         next.bw_rows = next.latency_rows = 0;
         if (q.all.rows == 0 || !solve(&q, &next))
             break;
+        /* where the model bends (NCCL takes the faster of ring and tree) the
+         * linearized step can overshoot one way and then the other: a step
+         * that reverses the last one goes half as far */
+        double du = 1.0 / next.efficiency - 1.0 / f->efficiency;
+        if (ok && du * last_du < 0.0) {
+            damping *= 0.5;
+            next.efficiency = 1.0 / (1.0 / f->efficiency + damping * du);
+            next.latency_us = f->latency_us + damping * (next.latency_us - f->latency_us);
+            du *= damping;
+        }
+        last_du = du;
         ok = true;
         bool moved = fabs(next.efficiency - f->efficiency) > 1e-9 * f->efficiency ||
                      fabs(next.latency_us - f->latency_us) > 1e-9 * (1.0 + f->latency_us);
@@ -273,6 +292,80 @@ static bool fit_class(const pp_nccl_log *logs, int n_logs, pp_link_calibration *
     return true;
 }
 
+/* A size counts among a run's largest when it is at least this share of
+ * the run's largest size (its top two octaves). */
+#define LARGEST_SIZE_SHARE 0.25
+
+/* The squared relative misfit of class x's runs at their largest sizes, at
+ * the calibration's values: the sizes whose time is the links' bandwidth,
+ * where a fit is judged (the smaller ones carry NCCL's protocol changes and
+ * the fabric's latency, which the bandwidth must not be traded for). */
+static double misfit(const pp_nccl_log *logs, int n_logs, const pp_link_calibration *cal, pp_link_class x, bool tie)
+{
+    const pp_link_fit *f = &cal->link[x];
+    double sum = 0.0;
+    for (int l = 0; l < n_logs; l++)
+        for (int i = 0; i < logs[l].n_runs; i++) {
+            const pp_nccl_run *r = &logs[l].runs[i];
+            if (!pp_nccl_run_fitted(r) || pp_nccl_run_link(&cal->cluster, r) != x)
+                continue;
+            double largest = 0.0;
+            for (int k = 0; k < r->n_rows; k++)
+                largest = fmax(largest, r->rows[k].bytes);
+            for (int k = 0; k < r->n_rows; k++) {
+                if (r->rows[k].bytes < LARGEST_SIZE_SHARE * largest)
+                    continue;
+                double t = r->rows[k].time_us;
+                double e = time_at(&cal->cluster, x, r, r->rows[k].bytes, 1.0 / f->efficiency, f->latency_us, tie) / t;
+                sum += (e - 1.0) * (e - 1.0);
+            }
+        }
+    return sum;
+}
+
+static bool in_bounds(const pp_link_calibration *cal, pp_link_class x, double efficiency)
+{
+    return !(cal->hi[x][0] > 0.0) || (efficiency >= cal->lo[x][0] && efficiency <= cal->hi[x][0]);
+}
+
+/* Fit class x from its start and from its family's bounds.  The model
+ * bends where NCCL's faster algorithm changes (a ring against a tree its
+ * channels cap, docs/cost-model.md §3): from one side of a bend the class
+ * may not bind at all, and Gauss-Newton never crosses to where it does.  Of
+ * the fits inside the family's bounds, the one closest at the runs' largest
+ * sizes stands; with none inside them, the start's own fit stands if it
+ * made one (reported out of bounds, as a fit it is), else its why: a fit
+ * found only from the bounds, outside them, tells no more than that the
+ * runs cannot show the class. */
+static bool fit_from_starts(const pp_nccl_log *logs, int n_logs, pp_link_calibration *cal, pp_link_class x, bool tie)
+{
+    const double starts[] = {cal->link[x].efficiency, cal->hi[x][0], cal->lo[x][0]};
+    pp_link_calibration first = *cal, best = *cal;
+    bool first_ok = false, have = false;
+    double least = 0.0;
+    for (int k = 0; k < (int)(sizeof starts / sizeof starts[0]); k++) {
+        if (k > 0 && (!(starts[k] > 0.0) || fabs(starts[k] - starts[0]) < 1e-9))
+            continue;
+        pp_link_calibration c = *cal;
+        c.link[x].efficiency = starts[k];
+        bool ok = fit_class(logs, n_logs, &c, x, tie);
+        if (k == 0) {
+            first = c;
+            first_ok = ok;
+        }
+        if (!ok || !in_bounds(&c, x, c.link[x].efficiency))
+            continue;
+        double m = misfit(logs, n_logs, &c, x, tie);
+        if (!have || m < least) {
+            best = c;
+            least = m;
+            have = true;
+        }
+    }
+    *cal = have ? best : first;
+    return have || first_ok;
+}
+
 int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration *cal)
 {
     int fitted = 0;
@@ -283,8 +376,7 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
         f->line_GBps = x == PP_LINK_NVLINK ? cal->cluster.intra_node_GBps : cal->cluster.inter_node_Gbps / 8.0;
         f->efficiency = pp_efficiency_value(e, LINK_EFF[x][0]);
         f->latency_us = pp_efficiency_value(e, LINK_EFF[x][1]);
-        if (fit_class(logs, n_logs, cal, (pp_link_class)x, false))
-            fitted++;
+        fitted += fit_from_starts(logs, n_logs, cal, (pp_link_class)x, false);
     }
     /* NVLink's kept latency (a training fit's, which can carry more than a
      * step: docs/calibration.md) leaves the network runs' small sizes less
@@ -294,10 +386,10 @@ int pp_calibrate_links(const pp_nccl_log *logs, int n_logs, pp_link_calibration 
     if (!nv->fitted && net->fitted && net->latency_floor && nv->latency_us > 0.0) {
         pp_link_calibration tied = *cal;
         pp_link_fit *t = &tied.link[PP_LINK_NETWORK];
-        t->efficiency = pp_efficiency_value(e, LINK_EFF[PP_LINK_NETWORK][0]);
+        t->efficiency = net->efficiency; /* from the untied fit, and from the bounds */
         t->latency_us = fmin(pp_efficiency_value(e, LINK_EFF[PP_LINK_NETWORK][1]), nv->latency_us);
         set_link(&tied.cluster, PP_LINK_NETWORK, cal->cluster.gpu.eff.network, t->latency_us, true);
-        if (fit_class(logs, n_logs, &tied, PP_LINK_NETWORK, true)) {
+        if (fit_from_starts(logs, n_logs, &tied, PP_LINK_NETWORK, true)) {
             tied.link[PP_LINK_NVLINK].latency_from_network = true;
             tied.link[PP_LINK_NVLINK].kept_latency_us = nv->latency_us;
             tied.link[PP_LINK_NVLINK].latency_us = t->latency_us;

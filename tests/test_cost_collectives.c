@@ -2,6 +2,7 @@
  * test_cost_collectives.c: the alpha-beta collectives, their bytes per link
  * and compression (formulate/cost/collectives.c) against hand calculations.
  */
+#include "cost_kernels.h"
 #include "costmodel.h"
 #include "testutil.h"
 
@@ -71,6 +72,52 @@ static void test_allreduce_across_nodes_pipelined(void)
     double nvl, net;
     pp_collective_bytes(PP_COLL_ALLREDUCE, 1e9, 16, 8, &nvl, &net);
     PP_REL_EQ(net, 2.0 * 15 / 16 * 1e9 / 8, 1e-15);
+}
+
+/* NCCL's tree across nodes reduces no faster than its channels: its tuning
+ * model's per-channel cap (gpus.json nccl_tree_channel_GBps, perChMaxTreeBws:
+ * H100 41.4 GB/s on two nodes, 36.0 on more), one channel a NIC.  Two 8 x
+ * H100 nodes report 330-339 GB/s of busbw whether their NICs carry 200 or
+ * 400 Gb/s (NVIDIA/nccl#1221; the A3 Mega log of tests/data): 8 x 41.4 =
+ * 331.  The reduce-scatter and all-gather an all-reduce stands for (ZeRO's
+ * halves) are rings whatever the tree would do. */
+static void test_tree_channels(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_gpt3_175b(), 2, 8);
+    pp_cluster *c = &p.cluster;
+    c->gpu.nccl_tree_channel_GBps[0] = 41.4; /* gpus.json's H100 (test_nccl_calibrate reads it there) */
+    c->gpu.nccl_tree_channel_GBps[1] = 36.0;
+    c->intra_node_GBps = 450;
+    c->gpu.eff.nvlink = c->gpu.eff.network = 1.0;
+    c->gpu.eff.nvlink_latency_us = c->gpu.eff.network_latency_us = 0.0;
+    double M = 8.0 * (1 << 30);
+    /* 200 Gb/s NICs: the capped tree beats the ring (8 x 25 GB/s of busbw);
+     * busbw = algbw x 2 x 15/16, algbw at the cap = 8 x 41.4 / 2 */
+    c->inter_node_Gbps = 200;
+    PP_REL_EQ(allreduce_busbw(c, M, 16, 8), 8 * 41.4 / 2 * 2 * 15.0 / 16, 1e-9);
+    /* without the cap the tree would be the NICs' */
+    c->gpu.nccl_tree_channel_GBps[0] = 0.0;
+    CU_ASSERT(allreduce_busbw(c, M, 16, 8) > 360.0);
+    c->gpu.nccl_tree_channel_GBps[0] = 41.4;
+    /* 400 Gb/s NICs: the ring at their rate (8 x 50) beats the capped tree, and the model
+     * takes the faster; NVIDIA/nccl#1221's 330 GB/s says NCCL's own choice there can be the
+     * tree (its tuning model's estimate), which a log with NCCL_ALGO set pins */
+    c->inter_node_Gbps = 400;
+    PP_REL_EQ(allreduce_busbw(c, M, 16, 8), 400.0, 1e-9);
+    c->nccl_algos = PP_NCCL_ALGO_TREE;
+    PP_REL_EQ(allreduce_busbw(c, M, 16, 8), 8 * 41.4 / 2 * 2 * 15.0 / 16, 1e-9);
+    c->nccl_algos = 0;
+    /* across more nodes its cap is lower, and the ring, at 8 NICs' rate, the faster */
+    double many = allreduce_busbw(c, M, 64, 8);
+    CU_ASSERT(many > 8 * 36.0 / 2 * 2 * 63.0 / 64 * 1.05);
+    /* ZeRO's halves: a ring reduce-scatter and all-gather, never the tree */
+    c->inter_node_Gbps = 200;
+    double ring_rs = pp_collective_time_s(c, PP_COLL_REDUCESCATTER, M, 16, 8);
+    pp_comm_term halves = {0};
+    pp_plan pl = pp_test_plan(1, 1, 16, 1, 1);
+    compressed_collective_as(&p, &pl, PP_DIM_DP, PP_COLL_ALLREDUCE, M, 16.0, 16, 8, &halves, 1.0, 1.0, false);
+    PP_REL_EQ(halves.wire_s, 2.0 * ring_rs, 1e-12);
+    CU_ASSERT(pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 16, 8) < halves.wire_s);
 }
 
 /* NVLink SHARP (collectives.c): on 8 H100 at NCCL's defaults a one-node
@@ -360,6 +407,7 @@ int main(void)
         {"ring all-reduce in a node and across nodes", test_allreduce_intra},
         {"NCCL across nodes: channels pipelined, ring or tree (public nccl-tests runs)",
          test_allreduce_across_nodes_pipelined},
+        {"NCCL's tree across nodes no faster than its channels; ZeRO's halves are rings", test_tree_channels},
         {"all-gather, reduce-scatter, point-to-point", test_allgather_reducescatter_p2p},
         {"all-gather across nodes: NVLink and network steps", test_allgather_across_nodes},
         {"rings across NIC rails without PXN", test_cross_rail_rings},

@@ -1224,6 +1224,12 @@ static void test_bad_catalogs(void)
                                              " {'gpu': 'g1', 'factor': 1, 'source': 'x'}],")
                 ", " GPU_ENTRY("g2", "") "]}",
                 NULL, NULL, NULL, "gpus.json", "$.gpus[0].efficiency_borrow[1].gpu", "(itself)");
+    /* NCCL's tree cap per channel: two positive rates in GB/s */
+    BAD_CATALOG("tree channels one", "{'gpus': [" GPU_ENTRY("g1", "'nccl_tree_channel_GBps': [41.4],") "]}", NULL,
+                NULL, NULL, "gpus.json", "$.gpus[0].nccl_tree_channel_GBps",
+                "expected an array of two bandwidths in GB/s (two nodes, more nodes)");
+    BAD_CATALOG("tree channels negative", "{'gpus': [" GPU_ENTRY("g1", "'nccl_tree_channel_GBps': [41.4, -1],") "]}",
+                NULL, NULL, NULL, "gpus.json", "$.gpus[0].nccl_tree_channel_GBps[1]", "expected a positive number");
     BAD_CATALOG("borrow list empty", "{'gpus': [" GPU_ENTRY("g1", "'efficiency_borrow': [],") "]}", NULL, NULL, NULL,
                 "gpus.json", "$.gpus[0].efficiency_borrow", "expected 1 to 4 donors, found 0");
     BAD_CATALOG("borrow factor source",

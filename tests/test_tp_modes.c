@@ -341,14 +341,20 @@ static void test_grad_reduce_dtype(void)
 
 /* ZeRO-1/2: the reduce-scatter half carries gradients (DP codec), the
  * all-gather half parameters (params codec); without codecs the two halves
- * are exactly the all-reduce. */
+ * are exactly the all-reduce run as rings, which they are (NCCL runs
+ * reduce-scatter and all-gather as rings only): the all-reduce itself may
+ * take NCCL's tree where it is the faster, never the halves. */
 static void test_zero_params_codec(void)
 {
     pp_problem p = gpt_problem(2048, 16, 4, 1024, 2, 64);
     int zfp8 = pp_test_add_codec(&p, "zfp8", true, 8, 0, 0, 0.05);
     pp_plan pl = grid_plan(1, PP_TP_1D, 1, 1, 16, 1);
-    pp_dp_term z0, z1, dp_only, both;
+    pp_dp_term z0, z0_tree, z1, dp_only, both;
+    pp_term_dp_comm(&p, &pl, &z0_tree);
+    p.cluster.nccl_algos = PP_NCCL_ALGO_RING;
     pp_term_dp_comm(&p, &pl, &z0);
+    p.cluster.nccl_algos = 0;
+    CU_ASSERT(z0_tree.once_wire_s <= z0.once_wire_s);
     pl.zero = 1;
     pp_term_dp_comm(&p, &pl, &z1);
     PP_REL_EQ(z1.once_wire_s + z1.gather_once_wire_s, z0.once_wire_s, 1e-12);

@@ -28,15 +28,23 @@
  * NIC, M / k across two nodes (each node the root of one tree and the leaf
  * of the other) or 2 M / k across more, at the links' fitted rate like the
  * ring (NCCL's tuning model discounts the tree to 0.92 to choose between
- * algorithms; a measured two-node tree ran at 0.90 of its NICs' line rate,
- * as rings do: docs/cost-model.md §3), with 2 ((k-1) alpha_nvlink + log2 N
- * alpha_network) latency; the all-reduce takes the faster of the two.  This
+ * algorithms), and no faster than its channels reduce: NCCL's tuning model
+ * caps a tree's bus bandwidth at nChannels times a per-channel rate of the
+ * GPU's architecture (perChMaxTreeBws, gpus.json nccl_tree_channel_GBps),
+ * one channel a NIC, so 2 M / (k x rate); two-node logs sit on that cap
+ * whatever their NICs' rate (A100: 188.6 GB/s of busbw, 8 x 23.6; H100:
+ * 330-339, 8 x 41.4: docs/cost-model.md §3).  Its latency is
+ * 2 ((k-1) alpha_nvlink + log2 N alpha_network); the all-reduce takes the
+ * faster of the two.  This
  * is why a 2-node all-reduce reports more bus bandwidth than its NICs carry
  * (NVIDIA/nccl-tests#196: "on two nodes, NCCL uses the tree ... which can
  * go beyond the network bottleneck"); a run that sets NCCL_ALGO to one of
  * them (cluster.nccl_algos, read from an nccl-tests log) gets that one.
  * All-gather and reduce-scatter are
- * rings only (NCCL docs, "Algorithms").  Inside a node an all-reduce may
+ * rings only (NCCL docs, "Algorithms"), and so is an "all-reduce" that
+ * stands for the two (ZeRO-1/2's gradient reduce-scatter and parameter
+ * all-gather, sequence parallelism's pair): until the thirty-sixth landing
+ * those took the tree's time where it was the faster.  Inside a node an all-reduce may
  * run with NVLink SHARP instead (nvls_s below).  With training.collectives
  * "mvapich2-gdr" the all-reduce across nodes is MPI's flat ring over all n
  * ranks instead (MVAPICH2-GDR's large-message GPU all-reduce; its
@@ -168,18 +176,19 @@ static double nvls_s(const pp_cluster *c, double bytes)
 }
 
 /* Whether NCCL runs this one-node all-reduce with NVLink SHARP: offered and
- * faster than the ring.  nvls_ok false: the "all-reduce" stands for a
+ * faster than the ring.  one_collective false: the "all-reduce" stands for a
  * reduce-scatter and an all-gather of the buffer (sequence-parallel TP,
  * ZeRO-1/2's two halves), which NVLS does not speed up (NCCL's tuning model
- * prices its reduce-scatter and all-gather below a ring's). */
-static bool nvls_runs(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool nvls_ok)
+ * prices its reduce-scatter and all-gather below a ring's) and which run as
+ * rings. */
+static bool nvls_runs(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool one_collective)
 {
-    return nvls_ok && nvls_offered(c, kind, n, k) &&
+    return one_collective && nvls_offered(c, kind, n, k) &&
            nvls_s(c, bytes) < flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), c->gpu.eff.nvlink_latency_us * 1e-6);
 }
 
 static double collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
-                                bool nvls_ok);
+                                bool one_collective);
 
 double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k)
 {
@@ -187,13 +196,13 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
 }
 
 static double collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
-                                bool nvls_ok)
+                                bool one_collective)
 {
     if (n <= 1 || bytes <= 0.0)
         return 0.0;
     double a_nv = c->gpu.eff.nvlink_latency_us * 1e-6, a_net = c->gpu.eff.network_latency_us * 1e-6;
     if (k >= n)
-        return nvls_runs(c, kind, bytes, n, k, nvls_ok) ? nvls_s(c, bytes)
+        return nvls_runs(c, kind, bytes, n, k, one_collective) ? nvls_s(c, bytes)
                                                          : flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
     if (k < 1)
         k = 1;
@@ -213,10 +222,12 @@ static double collective_time_s(const pp_cluster *c, pp_collective kind, double 
     double ring = fmax(f * bytes * in_node / nv_Bps, f * bytes / (double)k / net_Bps) +
                   (ring_steps(kind, n) - ring_steps(kind, nodes)) * a_nv + ring_steps(kind, nodes) * a_net;
     unsigned algos = c->nccl_algos & (PP_NCCL_ALGO_RING | PP_NCCL_ALGO_TREE);
-    if (kind != PP_COLL_ALLREDUCE || algos == PP_NCCL_ALGO_RING)
+    if (kind != PP_COLL_ALLREDUCE || algos == PP_NCCL_ALGO_RING || !one_collective)
         return ring;
     double tree_net = (nodes <= 2 ? 1.0 : 2.0) * bytes / (double)k;
-    double tree = fmax(2.0 * bytes * in_node / nv_Bps, tree_net / net_Bps) +
+    double channel_GBps = c->gpu.nccl_tree_channel_GBps[nodes <= 2 ? 0 : 1];
+    double channels_s = channel_GBps > 0.0 ? 2.0 * bytes / ((double)k * channel_GBps * 1e9) : 0.0;
+    double tree = fmax(fmax(2.0 * bytes * in_node / nv_Bps, tree_net / net_Bps), channels_s) +
                   2.0 * ((double)(k - 1) * a_nv + ceil(log2((double)nodes)) * a_net);
     return algos == PP_NCCL_ALGO_TREE ? tree : fmin(ring, tree);
 }
@@ -229,10 +240,10 @@ void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, doubl
     collective_bytes(kind, bytes, n, k, false, nvlink, network);
 }
 
-void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool nvls_ok,
+void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool one_collective,
                             double *nvlink, double *network)
 {
-    if (nvls_runs(c, kind, bytes, n, k, nvls_ok)) { /* each GPU's buffer to the switch once */
+    if (nvls_runs(c, kind, bytes, n, k, one_collective)) { /* each GPU's buffer to the switch once */
         *nvlink = bytes;
         *network = 0.0;
         return;
@@ -381,14 +392,14 @@ void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim d
 
 void compressed_collective_as(const pp_problem *prob, const pp_plan *plan, pp_dim dim, pp_collective kind,
                               double bytes, double value_bits, long n, long k, pp_comm_term *acc, double count,
-                              double pieces, bool nvls_ok)
+                              double pieces, bool one_collective)
 {
     if (n <= 1 || bytes <= 0.0 || count <= 0.0)
         return;
     double piece = bytes / pieces;
     const pp_codec *codec = codec_for(prob, plan, dim, piece);
     double wire = piece / pp_codec_ratio(codec, value_bits);
-    double w1 = collective_time_s(&prob->cluster, kind, wire, n, k, nvls_ok);
+    double w1 = collective_time_s(&prob->cluster, kind, wire, n, k, one_collective);
     double coded = codec_bytes(codec, kind, piece, n);
     double c1 = codec_time_s(prob, codec, coded, value_bits);
     bool list = prob->training.list_collectives && kind != PP_COLL_ALLREDUCE;
@@ -396,7 +407,7 @@ void compressed_collective_as(const pp_problem *prob, const pp_plan *plan, pp_di
     acc->wire_s += count * pieces * (w1 + copies);
     acc->codec_s += count * pieces * codec_exposed_s(prob, codec, w1, c1, coded);
     double nvl, net;
-    pp_collective_bytes_on(&prob->cluster, kind, wire, n, k, nvls_ok, &nvl, &net);
+    pp_collective_bytes_on(&prob->cluster, kind, wire, n, k, one_collective, &nvl, &net);
     acc->bytes_nvlink += count * pieces * nvl;
     acc->bytes_network += count * pieces * net;
     acc->bytes_sent += count * pieces * (nvl + net);

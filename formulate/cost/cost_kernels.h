@@ -69,12 +69,13 @@ double codec_exposed_s(const pp_problem *prob, const pp_codec *codec, double wir
 void compressed_collective(const pp_problem *prob, const pp_plan *plan, pp_dim dim,
                            pp_collective kind, double bytes, double value_bits, long n, long k,
                            pp_comm_term *acc, double count, double pieces);
-/* The same; nvls_ok false for an all-reduce that stands for a
+/* The same; one_collective false for an all-reduce that stands for a
  * reduce-scatter and an all-gather of the buffer (sequence-parallel TP,
- * ZeRO-1/2's halves): NVLink SHARP does not run it (collectives.c). */
+ * ZeRO-1/2's halves): those run as rings, neither NVLink SHARP nor the tree
+ * runs them (collectives.c). */
 void compressed_collective_as(const pp_problem *prob, const pp_plan *plan, pp_dim dim, pp_collective kind,
                               double bytes, double value_bits, long n, long k, pp_comm_term *acc, double count,
-                              double pieces, bool nvls_ok);
+                              double pieces, bool one_collective);
 
 /* states.c: pp_model_state_bytes, pp_state_bytes_per_param, pp_mem_states_gib (costmodel.h). */
 

@@ -230,8 +230,10 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
 void pp_collective_bytes(pp_collective kind, double bytes, long n, long k, double *nvlink, double *network);
 /* The same as the cluster's library runs it (pp_collective_time_s): MPI's
  * flat-ring all-reduce (training.collectives), NVLink SHARP's one-node
- * all-reduce where it is the faster and nvls_ok (compressed_collective_as). */
-void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool nvls_ok,
+ * all-reduce where it is the faster and one_collective; rings only for the
+ * reduce-scatter and all-gather an all-reduce stands for otherwise
+ * (compressed_collective_as). */
+void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double bytes, long n, long k, bool one_collective,
                             double *nvlink, double *network);
 /* The bytes per second a link class sustains in collectives: the line rate
  * (intra_node_GBps, inter_node_Gbps per GPU, one direction) times its

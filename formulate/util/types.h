@@ -222,6 +222,8 @@ typedef struct pp_gpu {
     double usd_per_gpu_hour; /* example price, 0 if none */
     double nvls_allreduce_fraction; /* NVLink SHARP (NVSwitch 3 on): a one-node all-reduce's algorithm bandwidth
                                        over the NVLink line rate; 0 = no NVLS (collectives.c) */
+    double nccl_tree_channel_GBps[2]; /* NCCL's cap on a tree all-reduce's bus bandwidth per channel across 2 nodes
+                                         and across more (its tuning model's perChMaxTreeBws); 0 = none */
     pp_efficiency eff;
 } pp_gpu;
 
