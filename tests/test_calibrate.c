@@ -258,6 +258,19 @@ static void test_deterministic(void)
 /* Two groups of one GPU made with different parameters: each group's
  * cross-validated error is exactly that of pricing it with the fit on the
  * other group alone. */
+/* A copy of the set's first m rows (as they are before any fit moves
+ * them) and the set cross-validated; both the caller's to free. */
+static pp_cv_result *cross_validated(const pp_catalog *cat, pp_measurement_set *set, int m, pp_measurement **copy)
+{
+    *copy = malloc((size_t)m * sizeof **copy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*copy);
+    memcpy(*copy, set->rows, (size_t)m * sizeof **copy);
+    pp_cv_result *cv = malloc(sizeof *cv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
+    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(cat, set, cv), PP_OK);
+    return cv;
+}
+
 static void test_cv_scores_each_group_with_the_other_fit(void)
 {
     pp_catalog cat;
@@ -279,13 +292,8 @@ static void test_cv_scores_each_group_with_the_other_fit(void)
     }
     set.n = m;
     CU_ASSERT_FATAL(m >= 20);
-    pp_measurement *copy = malloc((size_t)m * sizeof *copy);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
-    memcpy(copy, set.rows, (size_t)m * sizeof *copy);
-
-    pp_cv_result *cv = malloc(sizeof *cv);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
-    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&cat, &set, cv), PP_OK);
+    pp_measurement *copy;
+    pp_cv_result *cv = cross_validated(&cat, &set, m, &copy);
     CU_ASSERT_EQUAL(cv->n_groups, 2);
     CU_ASSERT_EQUAL(cv->n_rows, m);
     CU_ASSERT_EQUAL(cv->group_bias_rms, 0.0); /* two groups estimate no spread of levels */
@@ -1686,12 +1694,8 @@ static void test_cv_borrows_for_an_unmeasured_gpu(void)
     }
     set.n = m;
     CU_ASSERT_FATAL(n_b200 >= 5 && m - n_b200 >= 5);
-    pp_measurement *copy = malloc((size_t)m * sizeof *copy);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
-    memcpy(copy, set.rows, (size_t)m * sizeof *copy);
-    pp_cv_result *cv = malloc(sizeof *cv);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
-    CU_ASSERT_EQUAL_FATAL(pp_cross_validate(&cat, &set, cv), PP_OK);
+    pp_measurement *copy;
+    pp_cv_result *cv = cross_validated(&cat, &set, m, &copy);
     const pp_cv_group *held = NULL;
     for (int g = 0; g < cv->n_groups; g++)
         if (strcmp(cv->groups[g].group, "blackwell") == 0)

@@ -850,6 +850,22 @@ static void published_node(const pp_catalog *cat, const pp_gpu *gpu, double nvli
     pp_link_calibration_bounds(cat, cal);
 }
 
+/* A published log of one all-reduce run loaded, the catalog loaded, and the
+ * calibration set up for its nodes (published_node), its links fitted; the
+ * run's fit count into *fitted. */
+static const pp_nccl_run *fit_published(const char *name, long ranks, long hosts, const char *gpu_id,
+                                        double nvlink_GBps, double network_Gbps, pp_nccl_log *log, pp_catalog *cat,
+                                        pp_link_calibration *cal, int *fitted)
+{
+    const pp_nccl_run *r = load_allreduce(name, ranks, hosts, log);
+    pp_load_catalog(cat);
+    const pp_gpu *gpu = pp_catalog_gpu(cat, gpu_id);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gpu);
+    published_node(cat, gpu, nvlink_GBps, network_Gbps, cal);
+    *fitted = pp_calibrate_links(log, 1, cal);
+    return r;
+}
+
 static void test_published_b200(void)
 {
     pp_catalog cat;
@@ -941,14 +957,12 @@ static void test_published_a100(void)
 static void test_published_a3mega(void)
 {
     pp_nccl_log log;
-    const pp_nccl_run *r = load_allreduce("nccl-tests-gcp-a3mega-2node.log", 16, 2, &log);
     pp_catalog cat;
-    pp_load_catalog(&cat);
-    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(h100);
     pp_link_calibration cal;
-    published_node(&cat, h100, 450, 200, &cal);
-    CU_ASSERT_EQUAL(pp_calibrate_links(&log, 1, &cal), 1);
+    int fitted;
+    const pp_nccl_run *r =
+        fit_published("nccl-tests-gcp-a3mega-2node.log", 16, 2, "h100-sxm5-80gb", 450, 200, &log, &cat, &cal, &fitted);
+    CU_ASSERT_EQUAL(fitted, 1);
     const pp_link_fit *f = &cal.link[PP_LINK_NETWORK];
     double last = r->rows[r->n_rows - 1].time_us, bytes = r->rows[r->n_rows - 1].bytes;
     double err8 = pp_nccl_model_time_us(&cal.cluster, r, bytes) / last - 1.0;
@@ -979,16 +993,14 @@ static void test_published_a3mega(void)
 static void test_published_oci_a100(void)
 {
     pp_nccl_log log;
-    const pp_nccl_run *r = load_allreduce("nccl-tests-oci-a100-2node.log", 16, 2, &log);
     pp_catalog cat;
-    pp_load_catalog(&cat);
-    const pp_gpu *a100 = pp_catalog_gpu(&cat, "a100-sxm4-40gb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(a100);
-    CU_ASSERT_DOUBLE_EQUAL(a100->nccl_tree_channel_GBps[0], 23.6, 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(pp_catalog_gpu(&cat, "h100-sxm5-80gb")->nccl_tree_channel_GBps[1], 36.0, 1e-12);
     pp_link_calibration cal;
-    published_node(&cat, a100, 300, 200, &cal);
-    CU_ASSERT_EQUAL(pp_calibrate_links(&log, 1, &cal), 1);
+    int fitted;
+    const pp_nccl_run *r =
+        fit_published("nccl-tests-oci-a100-2node.log", 16, 2, "a100-sxm4-40gb", 300, 200, &log, &cat, &cal, &fitted);
+    CU_ASSERT_EQUAL(fitted, 1);
+    CU_ASSERT_DOUBLE_EQUAL(pp_catalog_gpu(&cat, "a100-sxm4-40gb")->nccl_tree_channel_GBps[0], 23.6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(pp_catalog_gpu(&cat, "h100-sxm5-80gb")->nccl_tree_channel_GBps[1], 36.0, 1e-12);
     const pp_link_fit *f = &cal.link[PP_LINK_NETWORK];
     double worst = 0.0;
     for (int i = 0; i < r->n_rows; i++)
