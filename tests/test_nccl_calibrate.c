@@ -721,6 +721,31 @@ static void test_launcher_ranks(void)
         }
         pp_nccl_log_free(&log);
     }
+    /* one process a node driving its 8 GPUs (-g 8, "nGpus 8" in the header): 16 processes, 128 ranks */
+    {
+        pp_strbuf cut;
+        pp_sb_init(&cut);
+        pp_sb_append(&cut, "mpirun -np 16 -N 1 ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8\n");
+        for (const char *l = text; *l;) {
+            size_t n = strcspn(l, "\n");
+            long rank;
+            const char *gpus = strstr(l, "nGpus 1 ");
+            if (gpus && gpus < l + n) {
+                pp_sb_appendn(&cut, l, (size_t)(gpus - l));
+                pp_sb_append(&cut, "nGpus 8 ");
+                pp_sb_appendn(&cut, gpus + 8, n - (size_t)(gpus + 8 - l) + (l[n] == '\n'));
+            } else if (sscanf(l, "#  Rank %ld", &rank) != 1 || rank < 8) /* the first node's lines only */
+                pp_sb_appendn(&cut, l, n + (l[n] == '\n'));
+            l += n + (l[n] == '\n');
+        }
+        pp_nccl_log log;
+        parse(pp_sb_str(&cut), "per-node.log", &log);
+        pp_sb_free(&cut);
+        CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+        CU_ASSERT_EQUAL(log.runs[0].ranks, 128);
+        CU_ASSERT_EQUAL(log.runs[0].hosts, 16);
+        pp_nccl_log_free(&log);
+    }
     pp_sb_free(&sb);
 }
 

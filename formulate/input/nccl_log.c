@@ -173,7 +173,8 @@ typedef struct parser {
     pp_nccl_run *run; /* current, NULL before the first */
     col_layout cols;
     pp_nccl_op named, pending; /* the current run's test name; one seen after its table */
-    long launched, launched_pending; /* ranks a launcher line starts (mpirun -np), the same way */
+    long launched, launched_pending; /* processes a launcher line starts (mpirun -np), the same way */
+    long per_process;                /* ranks a process drives: nThread x nGpus of the run's header */
     host_count *hosts;
     int n_hosts, cap_hosts;
     long max_rank;
@@ -230,6 +231,7 @@ static void reset_run_state(parser *P)
     P->pending = PP_NCCL_UNKNOWN;
     P->launched = P->launched_pending;
     P->launched_pending = 0;
+    P->per_process = 1;
     P->n_hosts = 0;
     P->max_rank = -1;
     P->rank_lines = 0;
@@ -311,11 +313,13 @@ static void place_ranks(parser *P, pp_nccl_run *r)
 
 /* A launcher's rank count beyond what the rank lines show: the log cut
  * them (a ticket keeps the first hundred lines of a 1,024-rank run), so the
- * ranks are the launcher's and a host holds as many as the fullest host the
+ * ranks are the launcher's processes times the ranks each drives (the
+ * header's nThread x nGpus) and a host holds as many as the fullest host the
  * lines show (the last one shown may be cut short), else gpus_per_node. */
 static void launched_ranks(parser *P, pp_nccl_run *r)
 {
-    if (P->launched < 2 || r->unusable[0] || (r->ranks_from_lines && P->launched <= r->ranks))
+    long launched = P->launched * (P->per_process > 0 ? P->per_process : 1);
+    if (launched < 2 || r->unusable[0] || (r->ranks_from_lines && launched <= r->ranks))
         return;
     long shown = r->ranks_from_lines ? P->rank_lines : 0, per_host = 0;
     for (int i = 0; i < P->n_hosts; i++)
@@ -323,7 +327,7 @@ static void launched_ranks(parser *P, pp_nccl_run *r)
             per_host = P->hosts[i].ranks;
     if (per_host < 2 && P->gpus_per_node > 0)
         per_host = P->gpus_per_node;
-    r->ranks = P->launched;
+    r->ranks = launched;
     r->ranks_per_host = per_host > 0 && per_host < r->ranks ? per_host : r->ranks;
     r->hosts = (r->ranks + r->ranks_per_host - 1) / r->ranks_per_host;
     r->ranks_from_lines = false;
@@ -709,6 +713,10 @@ static void comment_line(parser *P, char *p, const char *raw)
     if (n >= 2 && strcmp(tok[1], "nThread") == 0) {
         boundary(P);
         current(P);
+        /* "# nThread T nGpus G ...": each launched process drives T x G ranks */
+        long threads = n >= 3 && all_digits(tok[2]) ? strtol(tok[2], NULL, 10) : 1;
+        long gpus = n >= 5 && strcmp(tok[3], "nGpus") == 0 && all_digits(tok[4]) ? strtol(tok[4], NULL, 10) : 1;
+        P->per_process = threads >= 1 && gpus >= 1 && threads * gpus <= 1024 ? threads * gpus : 1;
     } else if (n >= 3 && strcmp(tok[1], "Rank") == 0)
         rank_line(P, tok, n, raw);
     else if (n >= 6 && strcmp(tok[1], "size") == 0)
