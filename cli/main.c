@@ -1204,6 +1204,11 @@ static int run_calibrate(const cli_args *a, pp_error *err)
                     fits[i].n_at_bound, PP_EFF_COUNT);
             if (fits[i].map)
                 print_moved(&fits[i], &cat);
+            else if (fits[i].n_rows < PP_EFF_COUNT)
+                fprintf(stderr, "parplan: %s: warning: %d rows for %d parameters from the middle of their bounds: "
+                                "the rows cannot identify them all, and the fit may price other plans far off; "
+                                "without --no-prior only what the rows identify moves from the shipped fit\n",
+                        fits[i].gpu_id, fits[i].n_rows, PP_EFF_COUNT);
         }
         for (int i = 0; cv && i < cv->n_groups; i++)
             fprintf(stderr, "parplan: cv: %-32s %4d rows  step-time MAPE %5.1f %% cross-validated, %5.1f %% in sample\n",

@@ -2199,6 +2199,17 @@ static void test_few_shot_cv(void)
     const char *no_cv[] = {"accuracy", a, "--shots", "2", NULL};
     CU_ASSERT_EQUAL(pp_run_code(no_cv, &r), 2);
     pp_run_free(&r);
+    /* from the middle of the bounds (--no-prior), fewer rows than parameters are flagged */
+    char few[1024];
+    pp_source_path("data/measurements/mlperf-training-v4.0-gpt3.json", few, sizeof few);
+    const char *no_prior[] = {"calibrate", few, "--no-prior", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(no_prior, &r), 0);
+    PP_ASSERT_CONTAINS(r.err, "h100-sxm5-80gb: warning: 4 rows for 10 parameters from the middle of their bounds");
+    pp_run_free(&r);
+    const char *with_prior[] = {"calibrate", few, NULL};
+    CU_ASSERT_EQUAL(pp_run_code(with_prior, &r), 0);
+    CU_ASSERT_PTR_NULL(strstr(r.err, "warning"));
+    pp_run_free(&r);
     /* and calibrate says which parameters it moved and which it kept */
     const char *cal[] = {"calibrate", a, NULL};
     CU_ASSERT_EQUAL(pp_run_code(cal, &r), 0);
