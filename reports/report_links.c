@@ -75,6 +75,55 @@ static void run_skips(const pp_nccl_run *r, pp_strbuf *out)
         pp_sb_append(out, "  not used: the cost model prices no all-to-all\n");
 }
 
+/* Whether the model's time of the run's size `bytes` moves when `scale`
+ * speeds one term of the cluster up by 10 %. */
+static bool moves(const pp_cluster *c, const pp_nccl_run *r, double bytes, void (*scale)(pp_cluster *))
+{
+    pp_cluster faster = *c;
+    scale(&faster);
+    double t0 = pp_nccl_model_time_us(c, r, bytes), t1 = pp_nccl_model_time_us(&faster, r, bytes);
+    return fabs(t1 - t0) > 1e-9 * t0;
+}
+
+static void faster_network(pp_cluster *c)
+{
+    c->gpu.eff.network *= 1.1;
+}
+
+static void faster_tree_channels(pp_cluster *c)
+{
+    c->gpu.nccl_tree_channel_GBps[0] *= 1.1;
+    c->gpu.nccl_tree_channel_GBps[1] *= 1.1;
+}
+
+static void faster_nvlink(pp_cluster *c)
+{
+    c->gpu.eff.nvlink *= 1.1;
+}
+
+/* Across nodes, what sets the model's time at the run's largest size when
+ * the network's rate does not: the tree's channels (NCCL's tuning cap) or
+ * its chain over NVLink.  Said so that a fitted network is not read as what
+ * the largest sizes measured. */
+static void largest_size_binds(const pp_cluster *c, const pp_nccl_run *r, pp_strbuf *out)
+{
+    if (r->n_rows == 0 || pp_nccl_run_link(c, r) != PP_LINK_NETWORK)
+        return;
+    double largest = 0.0;
+    for (int i = 0; i < r->n_rows; i++)
+        largest = fmax(largest, r->rows[i].bytes);
+    if (moves(c, r, largest, faster_network))
+        return;
+    long k, domains = pp_nccl_run_domains(c, r, &k);
+    if (moves(c, r, largest, faster_tree_channels))
+        pp_sb_appendf(out, "  at %.0f B the model's time is the tree's channels' (NCCL's tuning cap, %.3g GB/s a "
+                           "channel), not the network's rate\n",
+                      largest, c->gpu.nccl_tree_channel_GBps[domains <= 2 ? 0 : 1]);
+    else if (moves(c, r, largest, faster_nvlink))
+        pp_sb_appendf(out, "  at %.0f B the model's time is the tree's chain over NVLink, not the network's rate\n",
+                      largest);
+}
+
 static void run_table(const pp_cluster *c, const pp_nccl_run *r, pp_strbuf *out)
 {
     pp_sb_append(out, "        size (B)   measured (us)   fitted (us)    error\n");
@@ -86,6 +135,7 @@ static void run_table(const pp_cluster *c, const pp_nccl_run *r, pp_strbuf *out)
     }
     double at, worst = pp_nccl_run_worst_error(c, r, &at);
     pp_sb_appendf(out, "  worst error %+.1f %% at %.0f B\n", worst * 100.0, at);
+    largest_size_binds(c, r, out);
 }
 
 /* Where a fitted value sits against its family's bounds: "" inside. */

@@ -1003,6 +1003,13 @@ static void test_published_a3mega(void)
     double ring_floor_us = 2.0 * 15 / 16 * bytes / 8 / 25e9 * 1e6;
     CU_ASSERT(pp_nccl_model_time_us(&cal.cluster, r, bytes) < ring_floor_us);
     CU_ASSERT(last < ring_floor_us);
+    /* its 8 GiB is the tree's channels' cap in the model, which the report says */
+    pp_strbuf txt;
+    pp_sb_init(&txt);
+    pp_report_links_text(&log, 1, &cal, &txt);
+    PP_ASSERT_CONTAINS(pp_sb_str(&txt), "at 8589934592 B the model's time is the tree's channels' (NCCL's tuning cap, "
+                                        "41.4 GB/s a channel), not the network's rate");
+    pp_sb_free(&txt);
     pp_nccl_log_free(&log);
     pp_catalog_free(&cat);
 }
@@ -1040,6 +1047,11 @@ static void test_published_oci_a100(void)
     /* the tree at its channels' cap would take longer than measured: the ring ran */
     double cap_us = 2.0 * r->rows[r->n_rows - 1].bytes / (8 * 23.6e9) * 1e6;
     CU_ASSERT(r->rows[r->n_rows - 1].time_us < cap_us);
+    pp_strbuf txt; /* the ring's network sets its largest size: no note */
+    pp_sb_init(&txt);
+    pp_report_links_text(&log, 1, &cal, &txt);
+    CU_ASSERT_PTR_NULL(strstr(pp_sb_str(&txt), "the model's time is the tree's"));
+    pp_sb_free(&txt);
     pp_nccl_log_free(&log);
     pp_catalog_free(&cat);
 }
