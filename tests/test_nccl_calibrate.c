@@ -667,6 +667,30 @@ static void test_elided_rank_lines(void)
     pp_nccl_log_free(&log);
 }
 
+/* text as a log posted in a ticket: a launcher line first, the rank lines
+ * of ranks from `keep_from` on cut, and each process driving `gpus` GPUs
+ * ("nGpus" in the header); parsed into log. */
+static void parse_cut(const char *text, const char *launcher, long keep_from, int gpus, pp_nccl_log *log)
+{
+    pp_strbuf cut;
+    pp_sb_init(&cut);
+    pp_sb_appendf(&cut, "%s\n", launcher);
+    for (const char *l = text; *l;) {
+        size_t n = strcspn(l, "\n"), len = n + (l[n] == '\n');
+        long rank;
+        const char *one = strstr(l, "nGpus 1 ");
+        if (one && one < l + n) {
+            pp_sb_appendn(&cut, l, (size_t)(one - l));
+            pp_sb_appendf(&cut, "nGpus %d ", gpus);
+            pp_sb_appendn(&cut, one + 8, len - (size_t)(one + 8 - l));
+        } else if (sscanf(l, "#  Rank %ld", &rank) != 1 || rank < keep_from)
+            pp_sb_appendn(&cut, l, len);
+        l += len;
+    }
+    parse(pp_sb_str(&cut), "cut.log", log);
+    pp_sb_free(&cut);
+}
+
 /* The launcher's rank count (mpirun -np, srun --ntasks) where the log cuts
  * the rank lines short; nccl-tests' own -n (iterations) after the test's
  * name is not a rank count. */
@@ -692,19 +716,8 @@ static void test_launcher_ranks(void)
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         /* the launcher line, then the log with its rank lines cut after rank 99 and the
          * last host's rank lines only partly shown */
-        pp_strbuf cut;
-        pp_sb_init(&cut);
-        pp_sb_appendf(&cut, "%s\n", lines[i].line);
-        for (const char *l = text; *l;) {
-            size_t n = strcspn(l, "\n");
-            long rank;
-            if (sscanf(l, "#  Rank %ld", &rank) != 1 || rank < 100)
-                pp_sb_appendn(&cut, l, n + (l[n] == '\n'));
-            l += n + (l[n] == '\n');
-        }
         pp_nccl_log log;
-        parse(pp_sb_str(&cut), "launched.log", &log);
-        pp_sb_free(&cut);
+        parse_cut(text, lines[i].line, 100, 1, &log);
         CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
         const pp_nccl_run *r = &log.runs[0];
         CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
@@ -723,24 +736,8 @@ static void test_launcher_ranks(void)
     }
     /* one process a node driving its 8 GPUs (-g 8, "nGpus 8" in the header): 16 processes, 128 ranks */
     {
-        pp_strbuf cut;
-        pp_sb_init(&cut);
-        pp_sb_append(&cut, "mpirun -np 16 -N 1 ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8\n");
-        for (const char *l = text; *l;) {
-            size_t n = strcspn(l, "\n");
-            long rank;
-            const char *gpus = strstr(l, "nGpus 1 ");
-            if (gpus && gpus < l + n) {
-                pp_sb_appendn(&cut, l, (size_t)(gpus - l));
-                pp_sb_append(&cut, "nGpus 8 ");
-                pp_sb_appendn(&cut, gpus + 8, n - (size_t)(gpus + 8 - l) + (l[n] == '\n'));
-            } else if (sscanf(l, "#  Rank %ld", &rank) != 1 || rank < 8) /* the first node's lines only */
-                pp_sb_appendn(&cut, l, n + (l[n] == '\n'));
-            l += n + (l[n] == '\n');
-        }
-        pp_nccl_log log;
-        parse(pp_sb_str(&cut), "per-node.log", &log);
-        pp_sb_free(&cut);
+        pp_nccl_log log; /* the first node's rank lines only */
+        parse_cut(text, "mpirun -np 16 -N 1 ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8", 8, 8, &log);
         CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
         CU_ASSERT_EQUAL(log.runs[0].ranks, 128);
         CU_ASSERT_EQUAL(log.runs[0].hosts, 16);
