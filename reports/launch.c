@@ -378,6 +378,14 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
     moe_flags(f, prob, p);
     if (prob->training.mtp_layers > 0)
         flag_int(f, false, "--mtp-num-layers", prob->training.mtp_layers);
+    /* the CUDA graphs the price assumes (training.cuda_graphs; TransformerConfig
+     * cuda_graph_impl "none" by default): partial through Transformer Engine,
+     * the attention block and, in a MoE layer, the router and its
+     * preprocessing; full, every layer whole (docs/cost-model.md section 9) */
+    if (t->cuda_graphs != PP_GRAPHS_NONE)
+        flag_word(f, false, "--cuda-graph-impl", t->cuda_graphs == PP_GRAPHS_PARTIAL ? "transformer_engine" : "local");
+    if (t->cuda_graphs == PP_GRAPHS_PARTIAL)
+        flag_word(f, true, "--cuda-graph-scope", pp_model_is_moe(m) ? "attn moe_router moe_preprocess" : "attn");
     flag_int(f, false, "--seq-length", m->seq_len);
     flag_int(f, true, "--max-position-embeddings", m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
@@ -520,6 +528,8 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--moe-expert-capacity-factor", "model.moe_expert_capacity_factor", BR_COPY, NULL, true},
     {"--moe-token-drop-policy", "model.moe_token_drop_policy", BR_WORD, NULL, true},
     {"--moe-router-force-load-balancing", "model.moe_router_force_load_balancing", BR_TRUE, NULL, true},
+    {"--cuda-graph-impl", "model.cuda_graph_impl", BR_WORD, "none", true}, /* a recipe's graphs are not the price's */
+    {"--cuda-graph-scope", "model.cuda_graph_scope", BR_LIST, NULL, true},
     {"--micro-batch-size", "train.micro_batch_size", BR_COPY, NULL, true},
     {"--global-batch-size", "train.global_batch_size", BR_COPY, NULL, true},
     {"--seq-length", "model.seq_length", BR_COPY, NULL, true},
@@ -606,8 +616,10 @@ static void bridge_off(pp_launch_target *br, const char *key, const char *off)
 {
     if (strcmp(off, "null") == 0)
         add(br, NULL, key, PP_LV_NULL);
-    else
+    else if (strcmp(off, "true") == 0 || strcmp(off, "false") == 0)
         set_bool(br, NULL, key, strcmp(off, "true") == 0);
+    else /* a word: cuda_graph_impl "none" */
+        set_text(br, NULL, key, PP_LV_STR, "%s", off);
 }
 
 /* The key of a flag no table row names: model.<name>, dashes to underscores. */
@@ -1309,13 +1321,17 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
  * (data/validation); on 512 H200 in v5.0 (about 5 ms a layer) the eager run
  * took 0.793 s where the graphed ones of v4.1 on H100 at the same degrees
  * took 0.546-0.558 s.  Below PP_GRAPH_LAYER_MS the report advises
- * capturing the layers as graphs, the run the price describes.  A dropless
- * MoE layer's routed experts change shape every step and cannot be
- * captured: there only attention is (Megatron-Core's partial graphs through
- * Transformer Engine, --cuda-graph-scope attn; the DeepSeek-V3 GB200 guide,
- * Megatron-LM docs/discussions, October 2025).  The graphs' static buffers
- * and memory pool are not priced, so the advice says what memory the plan
- * leaves. */
+ * capturing the layers as graphs, the run the price describes.  A MoE
+ * layer's host time is priced (docs/cost-model.md section 9, "The host"):
+ * where its MoE layers wait for the host the report says how long, and
+ * advises the graphs that remove the wait.  A dropless MoE layer's routed
+ * experts change shape every step and cannot be captured: there the
+ * attention block, the router and its preprocessing are (Megatron-Core's
+ * partial graphs through Transformer Engine, --cuda-graph-scope attn
+ * moe_router moe_preprocess: the DeepSeek-V3 GB200 guide's final run,
+ * Megatron-LM docs/discussions, October 2025, and the model zoo's 2026
+ * runs).  The graphs' static buffers and memory pool are not priced, so the
+ * advice says what memory the plan leaves. */
 #define PP_GRAPH_LAYER_MS 8.0
 
 void pp_cuda_graph_advice_of(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_cuda_graph_advice *out)
@@ -1324,11 +1340,18 @@ void pp_cuda_graph_advice_of(const pp_problem *prob, const pp_plan *plan, const 
     *out = (pp_cuda_graph_advice){0};
     if (ev->microbatches > 0 && layers > 0.0)
         out->layer_ms = 1e3 * ev->time.compute_s / (ev->microbatches * layers);
-    out->advised = prob->training.framework == PP_FW_MEGATRON_CORE && out->layer_ms > 0.0 &&
-                   out->layer_ms < PP_GRAPH_LAYER_MS;
+    if (prob->model.experts > 0 && prob->training.cuda_graphs == PP_GRAPHS_NONE) {
+        pp_stage_term st;
+        pp_term_stage(prob, plan, &st);
+        out->host_wait_s = ev->microbatches * st.host_wait_s;
+        out->host_ms = 1e3 * prob->fw.moe_layer_host_s;
+    }
+    out->advised = prob->training.framework == PP_FW_MEGATRON_CORE &&
+                   prob->training.cuda_graphs == PP_GRAPHS_NONE &&
+                   ((out->layer_ms > 0.0 && out->layer_ms < PP_GRAPH_LAYER_MS) || out->host_wait_s > 0.0);
     bool dropless_moe = prob->model.experts > 0 && plan->moe_capacity_factor == 0;
     out->impl = dropless_moe ? "transformer_engine" : "local";
-    out->scope = dropless_moe ? "attn" : NULL;
+    out->scope = dropless_moe ? "attn moe_router moe_preprocess" : NULL;
     out->free_gib = fmax(0.0, ev->mem.usable_gib - ev->mem.total_gib);
 }
 
@@ -1340,22 +1363,32 @@ void pp_md_cuda_graphs(pp_strbuf *sb, const char *heading, const pp_problem *pro
     if (!a.advised)
         return;
     pp_sb_appendf(sb, "%s CUDA graphs\n\n", heading);
-    pp_sb_appendf(sb,
-                  "Each GPU computes about %.1f ms of a layer's forward and backward per micro-batch. The step time "
-                  "above counts the GPU's work only: it assumes the host launches every kernel before the GPU needs "
-                  "it, and below %.0f ms a layer eager Megatron-Core and NeMo runs have fallen behind it (MLPerf "
-                  "Training's Llama 2 70B LoRA on 64 H100 at about 6 ms a layer: 0.625-0.654 s a step without CUDA "
-                  "graphs in v4.0, 0.541-0.555 s with them in v4.1, the same plan). Capture the layers as CUDA "
-                  "graphs: `--cuda-graph-impl %s",
-                  a.layer_ms, PP_GRAPH_LAYER_MS, a.impl);
+    if (a.host_wait_s > 0.0)
+        pp_sb_appendf(sb,
+                      "Without CUDA graphs the host issues this plan's MoE layers more slowly than the GPU runs "
+                      "them: %.1f ms a MoE layer's forward and backward per micro-batch (the framework's host time, "
+                      "frameworks.json), so the step time above includes %.2f s of the GPU waiting for the host. "
+                      "Capture what a dropless MoE layer lets CUDA graphs capture: `--cuda-graph-impl %s",
+                      a.host_ms, a.host_wait_s, a.impl);
+    else
+        pp_sb_appendf(sb,
+                      "Each GPU computes about %.1f ms of a layer's forward and backward per micro-batch. The step "
+                      "time above counts the GPU's work only: it assumes the host launches every kernel before the "
+                      "GPU needs it, and below %.0f ms a layer eager Megatron-Core and NeMo runs have fallen behind "
+                      "it (MLPerf Training's Llama 2 70B LoRA on 64 H100 at about 6 ms a layer: 0.625-0.654 s a step "
+                      "without CUDA graphs in v4.0, 0.541-0.555 s with them in v4.1, the same plan). Capture the "
+                      "layers as CUDA graphs: `--cuda-graph-impl %s",
+                      a.layer_ms, PP_GRAPH_LAYER_MS, a.impl);
     if (a.scope)
         pp_sb_appendf(sb, " --cuda-graph-scope %s", a.scope);
     pp_sb_appendf(sb, "` (in Megatron-Bridge, %s with the same value%s)",
                   a.scope ? "`model.cuda_graph_impl` and `model.cuda_graph_scope`" : "`model.cuda_graph_impl`",
                   a.scope ? "s" : "");
     if (a.scope)
-        pp_sb_append(sb, "; a dropless MoE layer's routed experts change shape every step and stay eager, so only "
-                         "attention is captured");
+        pp_sb_append(sb, "; a dropless MoE layer's routed experts change shape every step and stay eager, so the "
+                         "attention block, the router and its preprocessing are captured");
+    if (a.host_wait_s > 0.0)
+        pp_sb_append(sb, ", and state `training.cuda_graphs` `\"partial\"` to price the plan so launched");
     pp_sb_appendf(sb, ". The graphs keep static buffers and a memory pool of their own, which the memory model "
                       "does not count: the plan leaves %.2f GiB of the usable memory free.\n\n",
                   a.free_gib);

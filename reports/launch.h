@@ -106,10 +106,14 @@ int pp_megatron_flags(const pp_problem *prob, const pp_plan *plan, char lines[][
  * only when a layer gives the GPU enough of it). */
 typedef struct pp_cuda_graph_advice {
     double layer_ms;   /* GPU time of one layer's forward and backward per micro-batch (busiest stage) */
-    bool advised;      /* a Megatron-Core plan below PP_GRAPH_LAYER_MS */
+    bool advised;      /* a Megatron-Core plan without CUDA graphs below PP_GRAPH_LAYER_MS, or whose MoE
+                          layers wait for the host */
     const char *impl;  /* the value of --cuda-graph-impl (model.cuda_graph_impl) */
     const char *scope; /* the value of --cuda-graph-scope, NULL: the whole layer (the default) */
     double free_gib;   /* usable memory the plan leaves, which the graphs' buffers take from */
+    double host_wait_s; /* MoE without CUDA graphs: seconds a step the GPU waits for the host to issue
+                           the MoE layers, priced in the step (docs/cost-model.md section 9) */
+    double host_ms;    /* the framework's host time a MoE layer and micro-batch (frameworks.json) */
 } pp_cuda_graph_advice;
 
 void pp_cuda_graph_advice_of(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev, pp_cuda_graph_advice *out);

@@ -233,6 +233,8 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
         pp_jb_bool(b, tr, "moe_force_balance", true);
     if (prob->training.mtp_layers > 0 || prob->model.mtp_layers > 0) /* the MTP modules trained */
         pp_jb_num(b, tr, "mtp_layers", (double)prob->training.mtp_layers);
+    if (prob->training.cuda_graphs != PP_GRAPHS_NONE) /* echoed only when the layers are captured */
+        pp_jb_str(b, tr, "cuda_graphs", pp_cuda_graphs_names[prob->training.cuda_graphs]);
     pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 
@@ -254,6 +256,8 @@ static void put_cuda_graphs(pp_jb *b, cJSON *parent, const pp_problem *prob, con
             pp_jb_str(b, g, "megatron_cuda_graph_scope", a.scope);
         pp_jb_num(b, g, "free_gib", a.free_gib);
     }
+    if (prob->model.experts > 0)
+        pp_jb_num(b, g, "host_wait_s", a.host_wait_s);
 }
 
 cJSON *pp_json_eval(const pp_problem *prob, const pp_plan *plan, const pp_eval *ev)

@@ -688,7 +688,8 @@ static void test_cuda_graph_advice(void)
     pp_cuda_graph_advice aq;
     pp_cuda_graph_advice_of(&q, &small, &es, &aq);
     CU_ASSERT_FALSE(aq.advised);
-    /* a dropless MoE model: only attention is captured */
+    /* a dropless MoE model: the attention block, the router and its
+     * preprocessing are captured */
     pp_problem d;
     pp_plan dl;
     load_deepseek(&cat, &d, &dl);
@@ -698,8 +699,108 @@ static void test_cuda_graph_advice(void)
     pp_cuda_graph_advice_of(&d, &dl, &ed, &ad);
     CU_ASSERT_STRING_EQUAL(ad.impl, "transformer_engine");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ad.scope);
-    CU_ASSERT_STRING_EQUAL(ad.scope, "attn");
-    CU_ASSERT_EQUAL(ad.advised, ad.layer_ms < 8.0);
+    CU_ASSERT_STRING_EQUAL(ad.scope, "attn moe_router moe_preprocess");
+    CU_ASSERT_EQUAL(ad.advised, ad.layer_ms < 8.0 || ad.host_wait_s > 0.0);
+    pp_catalog_free(&cat);
+}
+
+/* The Megatron-Bridge override of `key`, NULL when the target has none. */
+static const pp_launch_setting *find_bridge(const pp_launch_target *br, const char *key)
+{
+    for (int i = 0; i < br->n; i++)
+        if (strcmp(br->settings[i].key, key) == 0)
+            return &br->settings[i];
+    return NULL;
+}
+
+/* training.cuda_graphs launches what it prices: partial graphs through
+ * Transformer Engine with the MoE layer's captured scopes, full ones as
+ * Megatron-Core's local per-layer graphs, none (the default) written as
+ * none to Megatron-Bridge, whose recipes may turn graphs on; a MoE plan
+ * whose layers wait for the host is told so, in seconds, and a plan that
+ * states its graphs is not advised again.  Refused under a framework that
+ * captures none. */
+static void test_cuda_graphs_launch(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    static const struct {
+        const char *graphs, *impl, *scope;
+    } cases[] = {{"'none'", NULL, NULL},
+                 {"'partial'", "--cuda-graph-impl transformer_engine", "--cuda-graph-scope attn moe_router moe_preprocess"},
+                 {"'full'", "--cuda-graph-impl local", NULL}};
+    pp_problem p;
+    pp_plan pl = pp_test_plan(4, 8, 8, 1, 1);
+    pl.ep = 8;
+    pl.virtual_stages = 4;
+    double host_wait[3] = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{'model': 'Qwen3-235B-A22B', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 32},"
+                 " 'training': {'global_batch': 2048, 'moe_force_balance': true, 'moe_dispatcher': 'deepep',"
+                 " 'cuda_graphs': %s}}",
+                 cases[i].graphs);
+        pp_test_load(json, &cat, &p);
+        char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
+        int n = pp_megatron_flags(&p, &pl, lines, PP_LAUNCH_MAX_SETTINGS);
+        bool impl = false, scope = false, any = false;
+        for (int k = 0; k < n; k++) {
+            impl = impl || (cases[i].impl && strstr(lines[k], cases[i].impl));
+            scope = scope || (cases[i].scope && strstr(lines[k], cases[i].scope));
+            any = any || strstr(lines[k], "--cuda-graph") != NULL;
+        }
+        CU_ASSERT_EQUAL(any, cases[i].impl != NULL);
+        CU_ASSERT_EQUAL(impl, cases[i].impl != NULL);
+        CU_ASSERT_EQUAL(scope, cases[i].scope != NULL);
+        pp_launch *l = malloc(sizeof *l);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+        pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), l);
+        const pp_launch_setting *b = find_bridge(&l->targets[PP_LT_BRIDGE], "model.cuda_graph_impl");
+        CU_ASSERT_PTR_NOT_NULL(b);
+        if (b)
+            CU_ASSERT_STRING_EQUAL(b->text, i == 0 ? "none" : i == 1 ? "transformer_engine" : "local");
+        free(l);
+        pp_eval e;
+        pp_evaluate(&p, &pl, &e);
+        pp_cuda_graph_advice a;
+        pp_cuda_graph_advice_of(&p, &pl, &e, &a);
+        host_wait[i] = a.host_wait_s;
+        CU_ASSERT_EQUAL(a.advised, i == 0);
+    }
+    /* the eager run waits for the host (tp 4 leaves each GPU 1,024 tokens a
+     * micro-batch: the model zoo's 29.0 s run), and the report says how long */
+    printf("\n    eager: %.2f s a step waiting for the host ", host_wait[0]);
+    CU_ASSERT(host_wait[0] > 1.0);
+    CU_ASSERT_EQUAL(host_wait[1], 0.0);
+    CU_ASSERT_EQUAL(host_wait[2], 0.0);
+    pp_test_load("{'model': 'Qwen3-235B-A22B', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 32},"
+                 " 'training': {'global_batch': 2048, 'moe_force_balance': true, 'moe_dispatcher': 'deepep'}}",
+                 &cat, &p);
+    pp_eval e;
+    pp_evaluate(&p, &pl, &e);
+    pp_plan_result res = {.status = PP_STATUS_OPTIMAL};
+    res.best.plan = pl;
+    res.best.eval = e;
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    pp_md_how_to_run(&sb, &p, &res);
+    PP_ASSERT_CONTAINS(sb.data, "of the GPU waiting for the host");
+    PP_ASSERT_CONTAINS(sb.data, "`--cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router moe_preprocess`");
+    pp_sb_free(&sb);
+    /* a framework that captures none refuses partial or full graphs */
+    char *text = pp_json_of("{'model': 'Qwen3-235B-A22B', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 32},"
+                            " 'training': {'global_batch': 2048, 'framework': 'fsdp', 'cuda_graphs': 'partial'}}");
+    pp_error err;
+    CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "training.cuda_graphs");
+    PP_ASSERT_CONTAINS(err.msg, "megatron-core");
+    free(text);
+    text = pp_json_of("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                      " 'training': {'global_batch': 64, 'cuda_graphs': 'sometimes'}}");
+    CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "training.cuda_graphs");
+    free(text);
     pp_catalog_free(&cat);
 }
 
@@ -716,7 +817,10 @@ int main(void)
         {"torchtitan: the priced fp8 or MXFP8 recipe as a converter; a recipe it lacks runs no plan",
          test_torchtitan_recipes},
         {"a plan priced without NVLink SHARP launches with it off", test_nvls_off_runs_off},
-        {"CUDA graphs advised below 8 ms of GPU work a layer, attention only for dropless MoE", test_cuda_graph_advice},
+        {"CUDA graphs advised below 8 ms of GPU work a layer, attention and router for dropless MoE",
+         test_cuda_graph_advice},
+        {"training.cuda_graphs launches the graphs it prices; an eager MoE plan is told its host wait",
+         test_cuda_graphs_launch},
         {NULL, NULL},
     };
     return pp_test_main("launch settings", tests);

@@ -12,6 +12,7 @@
 #include "costmodel.h"
 #include "decisions.h"
 #include "launch.h"
+#include "measurements.h"
 #include "planner.h"
 #include "problem.h"
 #include "rules.h"
@@ -936,11 +937,80 @@ static void test_mtp_module(void)
     pp_catalog_free(&cat);
 }
 
+/* The host (docs/cost-model.md section 9): without CUDA graphs a MoE
+ * layer's forward and backward take at least the framework's host time
+ * (frameworks.json eager_moe_layer_host_ms), which orders NVIDIA's model-zoo
+ * runs of Qwen3-235B on 256 H100 (May 2025, no graphs) as measured: tp 4
+ * (1,024 tokens a GPU and micro-batch) 29.0 s a step, tp 2 19.7 s.  Without
+ * the host the model put tp 4 first, 15.9 against 19.0 s.  tp 2's layers
+ * give the GPU more work than the host's time and do not wait; partial or
+ * full graphs remove the wait; a dense model has none. */
+static void test_eager_moe_host(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_source_path("data/measurements/megatron-moe-modelzoo-202505.json", path, sizeof path);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    const pp_measurement *tp4 = NULL, *tp2 = NULL;
+    for (int i = 0; i < set.n; i++) {
+        if (strstr(set.rows[i].id, "ep8-tp4-pp8"))
+            tp4 = &set.rows[i];
+        if (strcmp(set.rows[i].id, "megatron-moe-modelzoo-202505-qwen3-235b-cross-node-ep32") == 0)
+            tp2 = &set.rows[i];
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tp4);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tp2);
+    CU_ASSERT_EQUAL(tp4->prob.training.cuda_graphs, PP_GRAPHS_NONE);
+    double host = tp4->prob.fw.moe_layer_host_s;
+    CU_ASSERT(host > 0.0);
+    double s4 = pp_step_time_s(&tp4->prob, &tp4->plan), s2 = pp_step_time_s(&tp2->prob, &tp2->plan);
+    printf("\n    tp 4: %.1f s (measured %.1f), tp 2: %.1f s (measured %.1f) ", s4, tp4->iteration_s, s2,
+           tp2->iteration_s);
+    CU_ASSERT(tp4->iteration_s > tp2->iteration_s);
+    CU_ASSERT(s4 > s2);
+    pp_stage_term st4, st2;
+    pp_term_stage(&tp4->prob, &tp4->plan, &st4);
+    pp_term_stage(&tp2->prob, &tp2->plan, &st2);
+    CU_ASSERT(st4.host_wait_s > 0.0);
+    CU_ASSERT_EQUAL(st2.host_wait_s, 0.0);
+    /* host-bound, the busiest stage's micro-batch takes its MoE layers' host time exactly */
+    int most = 0;
+    for (int s = 0; s < tp4->plan.pp; s++)
+        if (moe_layers_on_stage(&tp4->prob, &tp4->plan, s) > most)
+            most = moe_layers_on_stage(&tp4->prob, &tp4->plan, s);
+    CU_ASSERT_DOUBLE_EQUAL(st4.total_s, most * host, 1e-9 * most * host);
+    /* graphs: no wait, the GPU's own time, faster */
+    for (int g = PP_GRAPHS_PARTIAL; g <= PP_GRAPHS_FULL; g++) {
+        pp_problem q = tp4->prob;
+        q.training.cuda_graphs = (pp_cuda_graphs)g;
+        pp_stage_term sq;
+        pp_term_stage(&q, &tp4->plan, &sq);
+        CU_ASSERT_EQUAL(sq.host_wait_s, 0.0);
+        CU_ASSERT(sq.total_s < st4.total_s);
+        CU_ASSERT(pp_step_time_s(&q, &tp4->plan) < s4);
+    }
+    pp_measurements_free(&set);
+    /* a dense model: the same whatever the graphs */
+    pp_problem d;
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64}}", &cat, &d);
+    pp_plan dl = pp_test_plan(8, 1, 1, 1, 1);
+    double eager = pp_step_time_s(&d, &dl);
+    d.training.cuda_graphs = PP_GRAPHS_PARTIAL;
+    CU_ASSERT_EQUAL(pp_step_time_s(&d, &dl), eager);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"Mixtral, Qwen3-MoE, DeepSeek-V3: the cards' parameter counts", test_parameter_counts},
         {"a benchmark's forced balance: priced at the mean share, launched as such", test_force_balance},
+        {"eager MoE layers wait for the host: the model zoo's tp 4 run slower than its tp 2, as measured",
+         test_eager_moe_host},
         {"all-to-all bytes per link", test_alltoall_bytes},
         {"DeepSeek-V3's published layout prices (tp 1 pp 16 dp 128 ep 64 ZeRO-1)", test_deepseek_published_layout},
         {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},

@@ -285,6 +285,8 @@ typedef struct pp_stage_term {
     double cp_exposed_s; /* context-parallel K/V exchange not hidden by attention */
     double ep_comm_s;    /* MoE: token all-to-alls (and expert-TP gathers), never overlapped */
     double total_s;      /* fwd + bwd + cp_exposed + ep_comm */
+    double host_wait_s;  /* MoE without CUDA graphs: of fwd + bwd, the GPU's wait for the host to issue the
+                            layers (docs/cost-model.md section 9, "The host") */
     double bubble_s;     /* what a fill or drain slot costs: the mean total of the other stages (the
                             makespan of a pipeline is m x the slowest stage + the sum of the others) */
     double bytes_nvlink; /* MoE: bytes one GPU sends per micro-batch over NVLink in ep_comm */

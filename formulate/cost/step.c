@@ -6,7 +6,9 @@
  *
  *   stage = max over the stages of  layers x (layer fwd + bwd + recompute
  *           + cp exchange) (+ logits and loss on the last), a MoE layer's MLP
- *           replaced by its expert block and all-to-alls
+ *           replaced by its expert block and all-to-alls; without CUDA
+ *           graphs at least the stage's MoE layers x the host's time to
+ *           issue one (section 9, "The host")
  *
  *   slot   = stage.total  + tp.total + pp.total    (one of the m micro-batches)
  *   bubble = stage.bubble + tp.total + pp.total    (a fill or drain slot)
@@ -44,6 +46,15 @@
 #include <math.h>
 
 /* ---- the stage term ---------------------------------------------------------- */
+
+/* The host's time to issue one MoE layer's forward and backward of a
+ * micro-batch: the framework's (frameworks.json eager_moe_layer_host_ms)
+ * when no CUDA graph captures the layer; 0 with graphs, or where the
+ * framework's is not known. */
+static double moe_layer_host_s(const pp_problem *prob)
+{
+    return prob->training.cuda_graphs == PP_GRAPHS_NONE ? prob->fw.moe_layer_host_s : 0.0;
+}
 
 /* The stage term of a MoE model: every stage weighed with its dense and MoE
  * layers (a MoE layer is a dense one with its MLP, mlp_fwd_s forward and
@@ -94,6 +105,18 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double m
             epx += pp_comm_sm_share(prob) * hidden - hidden;
         }
         double total = fwd + bwd + cpx + epx;
+        /* the host issues the layers no faster than its Python and launch
+         * path allows: without CUDA graphs a MoE layer's forward and
+         * backward take the framework's host time at least, and the GPU
+         * idles between kernels for the rest (section 9, "The host") */
+        double host = nm * moe_layer_host_s(prob), wait = 0.0;
+        if (host > total && fwd + bwd > 0.0) {
+            wait = host - total;
+            double fwd_share = fwd / (fwd + bwd);
+            fwd += wait * fwd_share;
+            bwd += wait * (1.0 - fwd_share);
+            total = host;
+        }
         all_stages += total;
         if (nm > most_moe)
             most_moe = nm;
@@ -102,6 +125,7 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double m
             out->bwd_s = bwd;
             out->cp_exposed_s = cpx;
             out->ep_comm_s = epx;
+            out->host_wait_s = wait;
             out->total_s = total;
         }
     }

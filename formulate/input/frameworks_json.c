@@ -35,7 +35,9 @@
 
 static const char *const file_keys[] = {"description", "source", "frameworks", NULL};
 static const char *const entry_keys[] = {"id",        "name",        "version",    "description", "source",
-                                         "decisions", "compression", "precisions", "settings",    NULL};
+                                         "decisions", "compression", "precisions", "settings",
+                                         "eager_moe_layer_host_ms", NULL};
+static const char *const host_keys[] = {"value", "description", "source", NULL};
 static const char *const decision_keys[] = {"values", "with_pipeline", "key", "description", "source", NULL};
 static const char *const codec_keys[] = {"codec", "key", "collectives", "description", "source", NULL};
 static const char *const precisions_keys[] = {"values", "key", "description", "source", NULL};
@@ -311,6 +313,22 @@ static int read_settings(const cJSON *obj, const pp_jpath *at, pp_framework_caps
     return read_name_set(obj, at, pp_training_setting_names, PP_TS_COUNT, -1, NULL, &c->settings, &values_at, err);
 }
 
+/* "eager_moe_layer_host_ms": {"value": ms, "source": ...}, optional: the
+ * host's time to issue a MoE layer's forward and backward of one
+ * micro-batch without CUDA graphs (docs/cost-model.md section 9). */
+static int read_host(const cJSON *obj, const pp_jpath *at, pp_framework_caps *c, pp_error *err)
+{
+    c->moe_layer_host_s = 0.0;
+    if (!obj)
+        return PP_OK;
+    double ms = 0.0;
+    int rc = check_object(obj, at, host_keys, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "value", PP_REQUIRED, 0.01, 1000.0, &ms, err);
+    c->moe_layer_host_s = rc ? 0.0 : ms * 1e-3;
+    return rc;
+}
+
 static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *codecs, int n_codecs,
                       pp_framework_caps caps[PP_FW_COUNT], pp_error *err)
 {
@@ -347,6 +365,9 @@ static int read_entry(const cJSON *obj, const pp_jpath *at, const pp_codec *code
     pp_jpath set_at = pp_jpath_key(at, "settings");
     if (!rc)
         rc = read_settings(pp_json_member(obj, "settings"), &set_at, c, err);
+    pp_jpath host_at = pp_jpath_key(at, "eager_moe_layer_host_ms");
+    if (!rc)
+        rc = read_host(pp_json_member(obj, "eager_moe_layer_host_ms"), &host_at, c, err);
     c->known = rc == PP_OK;
     return rc;
 }

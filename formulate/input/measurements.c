@@ -617,6 +617,42 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     return PP_OK;
 }
 
+/* What CUDA graphs a row's run captured, as its sources write it: true or
+ * false, "none" (or a text that starts so), "partial ..." (Megatron-Core's
+ * --cuda-graph-scope attn moe_router moe_preprocess), anything else a graph
+ * of every layer or the iteration ("full iteration (FULL_CUDA_GRAPH=1)",
+ * "per-layer ..."); -1 when the row does not say.  The row's text names
+ * the flags; a text that says none of these is refused. */
+static int row_cuda_graphs(const cJSON *cfg, const pp_jpath *at, int *out, pp_error *err)
+{
+    const cJSON *v = stated(cfg, "cuda_graphs");
+    pp_jpath here = pp_jpath_key(at, "cuda_graphs");
+    *out = -1;
+    if (!v)
+        return PP_OK;
+    if (cJSON_IsBool(v)) {
+        *out = cJSON_IsTrue(v) ? PP_GRAPHS_FULL : PP_GRAPHS_NONE;
+        return PP_OK;
+    }
+    char text[256];
+    int rc = pp_json_as_string(v, &here, text, sizeof text, err);
+    if (rc)
+        return rc;
+    int flag = flag_word(text);
+    if (flag >= 0 || strncasecmp(text, "none", 4) == 0 || strncasecmp(text, "no ", 3) == 0)
+        *out = flag == 1 ? PP_GRAPHS_FULL : PP_GRAPHS_NONE;
+    else if (strncasecmp(text, "partial", 7) == 0)
+        *out = PP_GRAPHS_PARTIAL;
+    else if (contains_ci(text, "full") || contains_ci(text, "layer"))
+        *out = PP_GRAPHS_FULL;
+    else
+        return pp_json_fail(err, &here,
+                            "expected true, false, or a text that starts with none or partial or names full or "
+                            "per-layer graphs, found '%s'",
+                            text);
+    return PP_OK;
+}
+
 /* training keys a row spells as a problem does, copied as stated */
 static const char *const row_training_keys[] = {"global_batch",     "dp_overlap", "moe_a2a_overlap",
                                                 "grad_reduce_dtype", "grad_accum_dtype", "lora_rank",
@@ -655,6 +691,9 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
         rc = row_flag(cfg, at, flags[i].key, flags[i].out, err);
     if (!rc)
         rc = row_double(cfg, at, "packed_sample_tokens", 0, PP_MAX_SEQ_LEN, &packed, err);
+    int graphs = -1;
+    if (!rc)
+        rc = row_cuda_graphs(cfg, at, &graphs, err);
     if (rc)
         return rc;
     pp_precision prec = precision_of(prec_text, gpu);
@@ -687,6 +726,8 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
     put_bool(d, d->training, "fp8_activation_input_store", fp8_act == 1 && low);
     if (packed > 0)
         put_num(d, d->training, "packed_sample_tokens", packed);
+    if (graphs >= 0)
+        put_str(d, d->training, "cuda_graphs", pp_cuda_graphs_names[graphs]);
     if (balanced == 1) /* Megatron-Core --moe-router-force-load-balancing: every expert its mean share */
         put_bool(d, d->training, "moe_force_balance", true);
     return PP_OK;

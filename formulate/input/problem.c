@@ -362,7 +362,7 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
                                             "packed_sample_tokens", "nccl_pxn", "nccl_nvls", "moe_force_balance",
-                                            "mtp_layers", NULL};
+                                            "mtp_layers", "cuda_graphs", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const optimizer_names[] = {"adam"};
@@ -427,6 +427,10 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_enum(obj, at, "attention_kernel", PP_OPTIONAL, pp_attention_kernel_names, PP_ATTN_COUNT, &kernel,
                           c->err);
     t->attention_kernel = (pp_attention_kernel)kernel;
+    int graphs = (int)t->cuda_graphs;
+    if (!rc)
+        rc = pp_json_enum(obj, at, "cuda_graphs", PP_OPTIONAL, pp_cuda_graphs_names, PP_GRAPHS_COUNT, &graphs, c->err);
+    t->cuda_graphs = (pp_cuda_graphs)graphs;
     if (!rc)
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
     if (!rc)
@@ -570,6 +574,14 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
                             "expected 0 under %s, which trains no multi-token-prediction module "
                             "(data/frameworks.json: %s do), found %d",
                             pp_framework_name(t->framework), runs, t->mtp_layers);
+    }
+    if (t->cuda_graphs != PP_GRAPHS_NONE && !framework_runs_setting(c, PP_TS_CUDA_GRAPHS)) {
+        pp_jpath here = pp_jpath_key(&tr, "cuda_graphs");
+        frameworks_running(c, PP_TS_CUDA_GRAPHS, runs, sizeof runs);
+        return pp_json_fail(c->err, &here,
+                            "expected \"none\" under %s, whose launch settings capture no CUDA graphs "
+                            "(data/frameworks.json: %s do), found \"%s\"",
+                            pp_framework_name(t->framework), runs, pp_cuda_graphs_names[t->cuda_graphs]);
     }
     if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
         return PP_OK;

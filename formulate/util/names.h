@@ -23,6 +23,7 @@ extern const char *const pp_tp_mode_names[PP_TP_MODE_COUNT];
 extern const char *const pp_dim_names[PP_DIM_COUNT];
 extern const char *const pp_objective_names[PP_OBJECTIVE_COUNT];
 extern const char *const pp_attention_kernel_names[PP_ATTN_COUNT];
+extern const char *const pp_cuda_graphs_names[PP_GRAPHS_COUNT];
 extern const char *const pp_lora_targets_names[PP_LORA_TARGETS_COUNT];
 /* training.framework and data/frameworks.json's ids: "megatron-core", ... */
 extern const char *const pp_framework_names[PP_FW_COUNT];

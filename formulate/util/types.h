@@ -74,6 +74,15 @@ typedef enum { PP_STATUS_OPTIMAL = 0, PP_STATUS_TIME_LIMIT, PP_STATUS_INFEASIBLE
  * FlashAttention-2 elsewhere), "flash1" (FlashAttention-1, its Triton
  * version, xformers: half the FlashAttention-2 rate).  docs/cost-model.md section 2, item 2. */
 typedef enum { PP_ATTN_AUTO = 0, PP_ATTN_FLASH2, PP_ATTN_FLASH3, PP_ATTN_FLASH1, PP_ATTN_COUNT } pp_attention_kernel;
+/* What CUDA graphs capture (training.cuda_graphs): "none" every kernel
+ * launched from Python as the step runs (Megatron-Core's default), "partial"
+ * the attention block and the MoE router and preprocessing captured, the
+ * experts' dispatch, GEMMs and combine left eager (Megatron-Core
+ * --cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router
+ * moe_preprocess), "full" every layer or the whole iteration (MLPerf's
+ * FULL_CUDA_GRAPH, Megatron-Core --cuda-graph-scope full).
+ * docs/cost-model.md section 9, "The host". */
+typedef enum { PP_GRAPHS_NONE = 0, PP_GRAPHS_PARTIAL, PP_GRAPHS_FULL, PP_GRAPHS_COUNT } pp_cuda_graphs;
 /* Which linear layers carry LoRA adapters (training.lora_targets): the
  * attention's QKV and output projections (Hu et al. 2021 adapt W_q and W_v;
  * the MLPerf Llama 2 70B LoRA reference and NeMo adapt all four attention
@@ -273,6 +282,7 @@ typedef enum {
 typedef enum {
     PP_TS_MOE_FORCE_BALANCE = 0, /* training.moe_force_balance: a forced-balance router */
     PP_TS_MTP_LAYERS,            /* training.mtp_layers > 0: multi-token-prediction modules */
+    PP_TS_CUDA_GRAPHS,           /* training.cuda_graphs "partial" or "full": layers captured as CUDA graphs */
     PP_TS_COUNT
 } pp_training_setting;
 
@@ -358,6 +368,7 @@ typedef struct pp_training {
                        (docs/cost-model.md section 9) */
     int mtp_not_run; /* the model's MTP modules the framework does not train (the default then
                         is 0; the report says so) */
+    pp_cuda_graphs cuda_graphs; /* training.cuda_graphs: what CUDA graphs capture; default none */
     bool fp8_act_store; /* training.fp8_activation_input_store: the MLP activation function's
                            input is kept for backward in fp8 (Megatron-Core
                            --activation-func-fp8-input-store); default false */
@@ -440,6 +451,9 @@ typedef struct pp_framework_caps {
                                          "precisions"; every one when the entry lists none) */
     unsigned settings;                /* bit s: it runs training setting s (pp_training_setting; its
                                          entry's "settings"; none when the entry lists none) */
+    double moe_layer_host_s;          /* the host's time to issue one MoE layer's forward and backward
+                                         of a micro-batch without CUDA graphs (its entry's
+                                         "eager_moe_layer_host_ms"); 0 = not known, not priced */
 } pp_framework_caps;
 
 /* ---- capacity planning (`parplan capacity`) ------------------------------ */
