@@ -509,7 +509,7 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                       "the fit on all groups, for comparison only. A positive signed error means the model "
                       "predicts a slower step than measured. Same-job pairs: two rows of one group with the same "
                       "model, GPU count and global batch, run with different plans, whose measured step times "
-                      "differ by more than 3 %.\n\n");
+                      "differ by more than 3 %; a pair priced alike is not ordered.\n\n");
     cv_table(cv, out);
     pp_sb_appendf(out,
                   "\nAccuracy of record (mean cross-validated step-time error over all dense rows; "

@@ -784,7 +784,8 @@ static int count_pairs(const pp_measurement_set *set, const double *pred, const 
             int bin = pp_gap_bin(measured_gap(a, b));
             if (bin < 0)
                 continue;
-            bool right = (a->iteration_s < b->iteration_s) == (pred[i] < pred[j]);
+            /* a tie orders nothing: two runs priced alike are not told apart */
+            bool right = pred[i] != pred[j] && (a->iteration_s < b->iteration_s) == (pred[i] < pred[j]);
             n++;
             *ordered += right;
             if (bin_n) {

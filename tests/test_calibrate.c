@@ -1458,6 +1458,44 @@ static void test_scale_pairs(void)
     pp_catalog_free(&cat);
 }
 
+/* A pair priced alike orders nothing: two runs of a dense model that
+ * differ only in their CUDA graphs (a dense layer's host time is not
+ * priced), measured 20 % apart, count as a pair and as not ordered,
+ * whichever row comes first. */
+#define TIE_ROW(id, graphs, t_s)                                                                        \
+    "{'id': '" id "', 'source_group': 'tie', " DENSE_MODEL ","                                          \
+    "  'cluster': {'gpu': 'A100-SXM4-80GB', 'gpus': 8, 'gpus_per_node': 8, 'intra_node_GBps': 600},"     \
+    "  'config': {'t': 2, 'p': 1, 'd': 4, 'micro_batch': 1, 'global_batch': 64, 'precision': 'bf16',"  \
+    "             'cuda_graphs': " graphs "},"                                                          \
+    "  'measured': {'iteration_s': " t_s "}}"
+
+static void test_tie_not_ordered(void)
+{
+    static const char *const sets[] = {"[" TIE_ROW("eager", "false", "1.2") "," TIE_ROW("graphs", "true", "1.0") "]",
+                                       "[" TIE_ROW("graphs", "true", "1.0") "," TIE_ROW("eager", "false", "1.2") "]"};
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    for (int k = 0; k < 2; k++) {
+        char path[1024];
+        pp_temp_path("tie-rows.json", path, sizeof path);
+        pp_write_json(path, sets[k]);
+        pp_measurement_set set;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL_FATAL(set.n, 2);
+        CU_ASSERT_EQUAL(pp_step_time_s(&set.rows[0].prob, &set.rows[0].plan),
+                        pp_step_time_s(&set.rows[1].prob, &set.rows[1].plan));
+        pp_score score;
+        pp_score_measurements(&set, &score);
+        const pp_group_score *g = group_score(&score, "tie");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_EQUAL(g->n_pairs, 1);
+        CU_ASSERT_EQUAL(g->ordered, 0.0);
+        pp_measurements_free(&set);
+    }
+    pp_catalog_free(&cat);
+}
+
 static void test_order_bins_count_pairs(void)
 {
     /* the bins: slower / faster - 1, over 3 %, 10 % and 30 % */
@@ -2244,6 +2282,7 @@ int main(void)
         {"cross-validation lends a GPU no other group measured its donor's held-out fit", test_cv_borrows_for_an_unmeasured_gpu},
         {"few-shot: a GPU with a held-out fit of its own keeps it", test_few_shot_keeps_own_fits},
         {"same-job pairs are counted by measured gap on a hand-made set", test_order_bins_count_pairs},
+        {"a pair priced alike is not ordered, whichever row comes first", test_tie_not_ordered},
         {"weak-scaling pairs: the same plan per GPU on more GPUs, measured against priced", test_scale_pairs},
         {"the order term's derivative points toward the measured order", test_order_term_gradient},
         {"a malformed row is an error naming its path", test_bad_rows_name_their_path},
