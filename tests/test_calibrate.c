@@ -414,10 +414,8 @@ static void test_several_files_load(void)
     CU_ASSERT_EQUAL_FATAL(pp_measurements_load(b, &cat, &sb, &err), PP_OK);
     CU_ASSERT(sb.n == 10 && sb.n_skipped == 0);
     /* Fig. 18 runs with and without scatter/gather, and its rows say which */
-    char f18[1024];
-    pp_source_path("data/measurements/narayanan2021-fig18.json", f18, sizeof f18);
     pp_measurement_set s18;
-    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(f18, &cat, &s18, &err), PP_OK);
+    pp_load_rows("data/measurements/narayanan2021-fig18.json", &cat, &s18);
     int n_nosg = 0;
     for (int i = 0; i < s18.n; i++) {
         bool nosg = strstr(s18.rows[i].id, "nosg") != NULL;
@@ -428,10 +426,8 @@ static void test_several_files_load(void)
     pp_measurements_free(&s18);
     /* Fig. 15 ran t 16 and 32 on 8-GPU nodes: a measured run's TP groups may
      * span nodes, so every row is priced, none skipped by the placement rule */
-    char f15[1024];
-    pp_source_path("data/measurements/narayanan2021-fig15.json", f15, sizeof f15);
     pp_measurement_set s15;
-    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(f15, &cat, &s15, &err), PP_OK);
+    pp_load_rows("data/measurements/narayanan2021-fig15.json", &cat, &s15);
     CU_ASSERT(s15.n == 14 && s15.n_skipped == 0);
     int across = 0;
     for (int i = 0; i < s15.n; i++)
@@ -1715,11 +1711,8 @@ static void test_cv_borrows_for_an_unmeasured_gpu(void)
 {
     pp_catalog cat;
     pp_load_catalog(&cat);
-    char path[1024];
-    pp_source_path("data/validation/mlperf-training-v5.0-llama2-70b-lora.json", path, sizeof path);
     pp_measurement_set set;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    pp_load_rows("data/validation/mlperf-training-v5.0-llama2-70b-lora.json", &cat, &set);
     int m = 0, n_b200 = 0;
     for (int i = 0; i < set.n; i++) {
         pp_measurement r = set.rows[i];

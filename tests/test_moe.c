@@ -12,7 +12,6 @@
 #include "costmodel.h"
 #include "decisions.h"
 #include "launch.h"
-#include "measurements.h"
 #include "planner.h"
 #include "problem.h"
 #include "rules.h"
@@ -949,11 +948,8 @@ static void test_eager_moe_host(void)
 {
     pp_catalog cat;
     pp_load_catalog(&cat);
-    char path[1024];
-    pp_source_path("data/measurements/megatron-moe-modelzoo-202505.json", path, sizeof path);
     pp_measurement_set set;
-    pp_error err;
-    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    pp_load_rows("data/measurements/megatron-moe-modelzoo-202505.json", &cat, &set);
     const pp_measurement *tp4 = NULL, *tp2 = NULL;
     for (int i = 0; i < set.n; i++) {
         if (strstr(set.rows[i].id, "ep8-tp4-pp8"))

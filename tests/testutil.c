@@ -212,6 +212,14 @@ void pp_source_path(const char *rel, char *path, size_t path_len)
     snprintf(path, path_len, "%s/%s", PARPLAN_SOURCE_DIR, rel);
 }
 
+void pp_load_rows(const char *rel, const pp_catalog *cat, pp_measurement_set *set)
+{
+    char path[1024];
+    pp_error err;
+    pp_source_path(rel, path, sizeof path);
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, cat, set, &err), PP_OK);
+}
+
 int pp_run_code(const char *const *args, pp_run_result *r)
 {
     CU_ASSERT_EQUAL_FATAL(pp_run(args, NULL, r), 0);

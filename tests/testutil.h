@@ -17,6 +17,7 @@
 
 #include "catalog.h"
 #include "costmodel.h"
+#include "measurements.h"
 #include "problem.h"
 #include "types.h"
 
@@ -58,6 +59,10 @@ void pp_write_temp(const char *name, const char *text, char *path, size_t path_l
 
 /* Path of a file in the source tree, e.g. "data/examples/x.json". */
 void pp_source_path(const char *rel, char *path, size_t path_len);
+
+/* The measured rows of a file of the source tree ("data/measurements/x.json"),
+ * read with the catalog; a read that fails stops the test. */
+void pp_load_rows(const char *rel, const pp_catalog *cat, pp_measurement_set *set);
 
 /* ---- files ---------------------------------------------------------------- */
 
