@@ -725,10 +725,11 @@ static void test_cuda_graphs_launch(void)
     pp_catalog cat;
     pp_load_catalog(&cat);
     static const struct {
-        const char *graphs, *impl, *scope;
-    } cases[] = {{"'none'", NULL, NULL},
-                 {"'partial'", "--cuda-graph-impl transformer_engine", "--cuda-graph-scope attn moe_router moe_preprocess"},
-                 {"'full'", "--cuda-graph-impl local", NULL}};
+        const char *model, *graphs, *impl, *scope;
+    } cases[] = {{"Qwen3-235B-A22B", "'none'", NULL, NULL},
+                 {"Qwen3-235B-A22B", "'partial'", "--cuda-graph-impl transformer_engine",
+                  "--cuda-graph-scope attn moe_router moe_preprocess"},
+                 {"llama3-70b", "'full'", "--cuda-graph-impl local", NULL}};
     pp_problem p;
     pp_plan pl = pp_test_plan(4, 8, 8, 1, 1);
     pl.ep = 8;
@@ -737,10 +738,11 @@ static void test_cuda_graphs_launch(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char json[512];
         snprintf(json, sizeof json,
-                 "{'model': 'Qwen3-235B-A22B', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 32},"
-                 " 'training': {'global_batch': 2048, 'moe_force_balance': true, 'moe_dispatcher': 'deepep',"
-                 " 'cuda_graphs': %s}}",
-                 cases[i].graphs);
+                 "{'model': '%s', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 32},"
+                 " 'training': {'global_batch': 2048, 'cuda_graphs': %s%s}}",
+                 cases[i].model, cases[i].graphs,
+                 i < 2 ? ", 'moe_force_balance': true, 'moe_dispatcher': 'deepep'" : "");
+        pl.ep = i < 2 ? 8 : 1;
         pp_test_load(json, &cat, &p);
         char lines[PP_LAUNCH_MAX_SETTINGS][PP_LAUNCH_TEXT];
         int n = pp_megatron_flags(&p, &pl, lines, PP_LAUNCH_MAX_SETTINGS);
@@ -767,6 +769,14 @@ static void test_cuda_graphs_launch(void)
         pp_cuda_graph_advice_of(&p, &pl, &e, &a);
         host_wait[i] = a.host_wait_s;
         CU_ASSERT_EQUAL(a.advised, i == 0);
+        /* per-layer graphs run without full recomputation only: not offered, and marked */
+        pp_plan full = pl;
+        full.recompute = PP_RECOMPUTE_FULL;
+        char why[512];
+        CU_ASSERT_EQUAL(pp_option_offered(&p, PP_DEC_RECOMPUTE, PP_RECOMPUTE_FULL), i == 0);
+        CU_ASSERT_EQUAL(pp_plan_runnable(&p, &full, why, sizeof why), i == 0);
+        if (i > 0)
+            PP_ASSERT_CONTAINS(why, "full recompute is only supported with full iteration CUDA graph");
     }
     /* the eager run waits for the host (tp 4 leaves each GPU 1,024 tokens a
      * micro-batch: the model zoo's 29.0 s run), and the report says how long */
@@ -800,6 +810,13 @@ static void test_cuda_graphs_launch(void)
                       " 'training': {'global_batch': 64, 'cuda_graphs': 'sometimes'}}");
     CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &p, &err), PP_EINPUT);
     PP_ASSERT_CONTAINS(err.path, "training.cuda_graphs");
+    free(text);
+    /* a dropless MoE layer cannot be captured whole */
+    text = pp_json_of("{'model': 'Qwen3-235B-A22B', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 32},"
+                      " 'training': {'global_batch': 2048, 'cuda_graphs': 'full'}}");
+    CU_ASSERT_EQUAL(pp_problem_parse(text, "problem.json", NULL, &cat, &p, &err), PP_EINPUT);
+    PP_ASSERT_CONTAINS(err.path, "training.cuda_graphs");
+    PP_ASSERT_CONTAINS(err.msg, "drop-padding");
     free(text);
     pp_catalog_free(&cat);
 }

@@ -583,6 +583,14 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
                             "(data/frameworks.json: %s do), found \"%s\"",
                             pp_framework_name(t->framework), runs, pp_cuda_graphs_names[t->cuda_graphs]);
     }
+    if (t->cuda_graphs == PP_GRAPHS_FULL && pp_model_is_moe(&c->p->model)) {
+        pp_jpath here = pp_jpath_key(&tr, "cuda_graphs");
+        return pp_json_fail(c->err, &here,
+                            "expected \"none\" or \"partial\" for a MoE model, found \"full\": a dropless MoE "
+                            "layer's routed experts change shape every step, and Megatron-Core captures them only "
+                            "padded to capacity (\"moe cuda graph is only supported with drop-padding MoE\"), which "
+                            "parplan does not price");
+    }
     if (t->lora_rank <= 0 || t->lora_rank < c->p->model.hidden)
         return PP_OK;
     pp_jpath here = pp_jpath_key(&tr, "lora_rank");

@@ -84,6 +84,15 @@ static void runs_list(const pp_problem *prob, const pp_decision *d, unsigned lon
         }
 }
 
+/* Megatron-Core captures per-layer CUDA graphs (training.cuda_graphs
+ * partial or full) only without full recomputation: "full recompute is only
+ * supported with full iteration CUDA graph" (TransformerConfig.__post_init__,
+ * megatron/core/transformer/transformer_config.py at d98e8a64dd). */
+static bool recompute_fits_graphs(const pp_problem *prob, int value)
+{
+    return value != PP_RECOMPUTE_FULL || prob->training.cuda_graphs == PP_GRAPHS_NONE;
+}
+
 bool pp_plan_runnable(const pp_problem *prob, const pp_plan *pl, char *why, size_t cap)
 {
     char list[256], num[32];
@@ -134,6 +143,14 @@ bool pp_plan_runnable(const pp_problem *prob, const pp_plan *pl, char *why, size
         if (why)
             snprintf(why, cap, "the problem's moe_dispatcher deepep is priced, but it does not run DeepEP here "
                      "(ep=%d)", pl->ep);
+        return false;
+    }
+    if (!recompute_fits_graphs(prob, pl->recompute)) {
+        if (why)
+            snprintf(why, cap, "the problem's cuda_graphs \"%s\" captures each layer, which it runs only without "
+                     "full recomputation (recompute=full; Megatron-Core: \"full recompute is only supported with "
+                     "full iteration CUDA graph\")",
+                     pp_cuda_graphs_names[prob->training.cuda_graphs]);
         return false;
     }
     /* The problem's training precision is priced as the recipe it names:
@@ -689,6 +706,7 @@ static const struct {
     bool (*fits)(const pp_problem *prob, int value);
 } OPTION_RULES[] = {
     {PP_DEC_CP_COMM, cp_comm_fits},
+    {PP_DEC_RECOMPUTE, recompute_fits_graphs},
 };
 
 bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value)
