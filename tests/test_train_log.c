@@ -316,13 +316,14 @@ static void test_cli_whole_plan(void)
 
 /* --log records the whole problem too: a Mixture-of-Experts run's row
  * keeps its experts, router and load (forced balance here), DeepEP and the
- * all-to-all overlap, and the MTP module it trained, and is priced as the
- * run was (the step time eval gives, to rounding). */
+ * all-to-all overlap, the MTP module it trained and its CUDA graphs, and is
+ * priced as the run was (the step time eval gives, to rounding). */
 static void test_cli_moe_row(void)
 {
     static const char problem_text[] =
         "{\"model\": \"qwen3-30b-a3b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"nodes\": 4},"
-        " \"training\": {\"global_batch\": 256, \"moe_force_balance\": true, \"mtp_layers\": 1}}";
+        " \"training\": {\"global_batch\": 256, \"moe_force_balance\": true, \"mtp_layers\": 1,"
+        " \"cuda_graphs\": \"partial\"}}";
     static const char plan_text[] = "{\"tp\": 1, \"pp\": 1, \"dp\": 32, \"ep\": 8, \"zero\": 1,"
                                     " \"recompute\": \"selective\", \"moe_dispatcher\": \"deepep\","
                                     " \"moe_a2a_overlap\": true}";
@@ -346,6 +347,7 @@ static void test_cli_moe_row(void)
     CU_ASSERT_TRUE(row->prob.model.qk_layernorm);
     CU_ASSERT_TRUE(row->prob.training.moe_force_balance);
     CU_ASSERT_EQUAL(row->prob.training.mtp_layers, 1);
+    CU_ASSERT_EQUAL(row->prob.training.cuda_graphs, PP_GRAPHS_PARTIAL);
     CU_ASSERT_TRUE(pp_moe_deepep(&row->prob, &row->plan) && pp_moe_a2a_overlapped(&row->prob, &row->plan));
     CU_ASSERT_EQUAL(row->plan.ep, 8);
     double want = pp_step_time_s(&p, &pl), got = pp_step_time_s(&row->prob, &row->plan);

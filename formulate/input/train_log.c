@@ -340,6 +340,7 @@ static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
     cJSON_AddBoolToObject(o, "loss_parallel", !t->loss_gathered);
     cJSON_AddStringToObject(o, "attention_kernel", pp_attention_kernel_names[t->attention_kernel]);
     cJSON_AddStringToObject(o, "grad_reduce_dtype", pp_precision_name(t->grad_reduce_dtype));
+    cJSON_AddStringToObject(o, "cuda_graphs", pp_cuda_graphs_names[t->cuda_graphs]);
     if (t->lora_rank > 0) {
         cJSON_AddNumberToObject(o, "lora_rank", t->lora_rank);
         cJSON_AddStringToObject(o, "lora_targets", pp_lora_targets_names[t->lora_targets]);
