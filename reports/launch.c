@@ -334,6 +334,21 @@ static bool bf16_layers(const pp_problem *prob, long *first, long *last)
     return *first + *last > 0;
 }
 
+/* What Megatron-Core's partial CUDA graphs capture of the plan's layers
+ * (--cuda-graph-scope through Transformer Engine): attention, and in a MoE
+ * layer the router and its preprocessing, but for the alltoall dispatcher
+ * with an expert capacity, whose preprocessing copies counts to the host
+ * ("moe_preprocess cuda graph is not supported when there are DtoH copies
+ * and synchronizations in the preprocess step", TransformerConfig at
+ * d98e8a64dd); the experts stay eager: Megatron-Core captures them only
+ * padded to capacity, which parplan does not price. */
+static const char *partial_graph_scope(const pp_problem *prob, const pp_plan *p)
+{
+    if (!pp_model_is_moe(&prob->model))
+        return "attn";
+    return p->moe_capacity_factor > 0 && !pp_moe_deepep(prob, p) ? "attn moe_router" : "attn moe_router moe_preprocess";
+}
+
 /* The model's shape, and the precision recipe. */
 static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
 {
@@ -385,7 +400,7 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
     if (t->cuda_graphs != PP_GRAPHS_NONE)
         flag_word(f, false, "--cuda-graph-impl", t->cuda_graphs == PP_GRAPHS_PARTIAL ? "transformer_engine" : "local");
     if (t->cuda_graphs == PP_GRAPHS_PARTIAL)
-        flag_word(f, true, "--cuda-graph-scope", pp_model_is_moe(m) ? "attn moe_router moe_preprocess" : "attn");
+        flag_word(f, true, "--cuda-graph-scope", partial_graph_scope(prob, p));
     flag_int(f, false, "--seq-length", m->seq_len);
     flag_int(f, true, "--max-position-embeddings", m->seq_len);
     /* the recipe's flags (names.c: Megatron-Core's low-precision training guide) */
@@ -1349,9 +1364,9 @@ void pp_cuda_graph_advice_of(const pp_problem *prob, const pp_plan *plan, const 
     out->advised = prob->training.framework == PP_FW_MEGATRON_CORE &&
                    prob->training.cuda_graphs == PP_GRAPHS_NONE &&
                    ((out->layer_ms > 0.0 && out->layer_ms < PP_GRAPH_LAYER_MS) || out->host_wait_s > 0.0);
-    bool dropless_moe = prob->model.experts > 0 && plan->moe_capacity_factor == 0;
-    out->impl = dropless_moe ? "transformer_engine" : "local";
-    out->scope = dropless_moe ? "attn moe_router moe_preprocess" : NULL;
+    bool moe = pp_model_is_moe(&prob->model); /* its experts stay eager: partial graphs */
+    out->impl = moe ? "transformer_engine" : "local";
+    out->scope = moe ? partial_graph_scope(prob, plan) : NULL;
     out->free_gib = fmax(0.0, ev->mem.usable_gib - ev->mem.total_gib);
 }
 
@@ -1368,7 +1383,7 @@ void pp_md_cuda_graphs(pp_strbuf *sb, const char *heading, const pp_problem *pro
                       "Without CUDA graphs the host issues this plan's MoE layers more slowly than the GPU runs "
                       "them: %.1f ms a MoE layer's forward and backward per micro-batch (the framework's host time, "
                       "frameworks.json), so the step time above includes %.2f s of the GPU waiting for the host. "
-                      "Capture what a dropless MoE layer lets CUDA graphs capture: `--cuda-graph-impl %s",
+                      "Capture what a MoE layer lets CUDA graphs capture: `--cuda-graph-impl %s",
                       a.host_ms, a.host_wait_s, a.impl);
     else
         pp_sb_appendf(sb,
@@ -1385,8 +1400,8 @@ void pp_md_cuda_graphs(pp_strbuf *sb, const char *heading, const pp_problem *pro
                   a.scope ? "`model.cuda_graph_impl` and `model.cuda_graph_scope`" : "`model.cuda_graph_impl`",
                   a.scope ? "s" : "");
     if (a.scope)
-        pp_sb_append(sb, "; a dropless MoE layer's routed experts change shape every step and stay eager, so the "
-                         "attention block, the router and its preprocessing are captured");
+        pp_sb_append(sb, "; a MoE layer's routed experts change shape every step (Megatron-Core captures them only "
+                         "padded to capacity) and stay eager, so the attention block and the router are captured");
     if (a.host_wait_s > 0.0)
         pp_sb_append(sb, ", and state `training.cuda_graphs` `\"partial\"` to price the plan so launched");
     pp_sb_appendf(sb, ". The graphs keep static buffers and a memory pool of their own, which the memory model "
