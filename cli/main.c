@@ -96,7 +96,8 @@ static const cli_option OPTIONS[] = {
     {OPT_BASELINE, "baseline", 0, "PLAN.json", CMD_PLAN,
      "also price this plan (e.g. a published one) and state how much faster the optimal plan is"},
     {OPT_ROWS, "rows", 0, NULL, CMD_ACCURACY,
-     "also list every timed row: predicted and measured step time and the error of the prediction"},
+     "also list every timed row: predicted and measured step time and the error of the prediction; with --cv "
+     "its held-out price too"},
     {OPT_NCCL_TESTS, "nccl-tests", 0, NULL, CMD_CALIBRATE,
      "the operands are nccl-tests logs (all_reduce_perf, all_gather_perf, ...): fit the NVLink and network "
      "efficiency and latency to them and write an efficiency file (needs --gpu or --problem)"},
@@ -1253,8 +1254,8 @@ static int run_accuracy_cv(const cli_args *a, const pp_catalog *cat, pp_measurem
     command_line(a, cmd, sizeof cmd);
     pp_strbuf md;
     pp_sb_init(&md);
-    pp_report_cv_md(cv, &score, set, cmd, &md);
-    cJSON *doc = a->json ? pp_json_cv(cv) : NULL;
+    pp_report_cv_md(cv, &score, set, cmd, a->rows, &md);
+    cJSON *doc = a->json ? pp_json_cv(cv, set, a->rows) : NULL;
     free(cv);
     return emit_owned(a, &md, doc, err);
 }

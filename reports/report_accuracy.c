@@ -281,7 +281,8 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
     return out->failed ? -1 : 0;
 }
 
-static void json_rows(cJSON *root, const pp_measurement_set *set)
+/* held_out: also each row's price with the fit on every other group */
+static void json_rows(cJSON *root, const pp_measurement_set *set, bool held_out)
 {
     cJSON *rows = cJSON_AddArrayToObject(root, "rows");
     for (int i = 0; rows && i < set->n; i++) {
@@ -295,6 +296,10 @@ static void json_rows(cJSON *root, const pp_measurement_set *set)
         cJSON_AddNumberToObject(o, "predicted_s", predicted);
         cJSON_AddNumberToObject(o, "measured_s", r->iteration_s);
         cJSON_AddNumberToObject(o, "error_pct", error);
+        if (held_out) {
+            cJSON_AddNumberToObject(o, "predicted_cv_s", r->cv_predicted_s);
+            cJSON_AddNumberToObject(o, "error_cv_pct", (r->cv_predicted_s / r->iteration_s - 1.0) * 100.0);
+        }
         if (r->defect)
             cJSON_AddBoolToObject(o, "software_defect", true);
         cJSON_AddItemToArray(rows, o);
@@ -356,7 +361,7 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
     cJSON_AddNumberToObject(root, "rows_time_software_defect", score->n_defect);
     cJSON_AddNumberToObject(root, "mape_time_software_defect_pct", score->mape_defect);
     if (rows)
-        json_rows(root, set);
+        json_rows(root, set, false);
     return root;
 }
 
@@ -491,8 +496,34 @@ static void params_table(const pp_cv_result *cv, pp_strbuf *out)
     }
 }
 
+/* Each timed row's held-out price beside its in-sample one: which rows the
+ * fit without their group misses, and by how much. */
+static void md_cv_rows(const pp_measurement_set *set, pp_strbuf *out)
+{
+    pp_sb_append(out, "\n## Rows, held out\n\nEach timed row: its step time priced with the fit on every other "
+                      "group (held out) and with the fit on all groups (in sample), the one measured, and the "
+                      "held-out error (positive: predicted too slow).\n\n"
+                      "| row | source group | held out (s) | in sample (s) | measured (s) | error (held out) |\n"
+                      "| --- | --- | ---: | ---: | ---: | ---: |\n");
+    for (int i = 0; i < set->n; i++) {
+        const pp_measurement *r = &set->rows[i];
+        if (!r->has_time)
+            continue;
+        double in_sample;
+        pp_row_time_error_pct(r, &in_sample);
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, r->id);
+        pp_sb_append(out, " | ");
+        pp_md_escape(out, r->group);
+        if (r->defect)
+            pp_sb_append(out, " (software defect: scored apart)");
+        pp_sb_appendf(out, " | %.3f | %.3f | %.3f | %+.1f %% |\n", r->cv_predicted_s, in_sample, r->iteration_s,
+                      (r->cv_predicted_s / r->iteration_s - 1.0) * 100.0);
+    }
+}
+
 int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_measurement_set *set,
-                    const char *command, pp_strbuf *out)
+                    const char *command, bool rows, pp_strbuf *out)
 {
     pp_sb_appendf(out, "# parplan: cost-model accuracy, cross-validated\n\n%d rows priced from %d file(s), %d skipped "
                        "(nothing measured to price, a GPU or a model the catalog lacks, a precision its GPU does not train "
@@ -554,12 +585,14 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
         pp_sb_appendf(out, "| **mean of %d groups** | | **%.1f %%** | %.1f %% |\n", cv->n_shot_groups,
                       cv->shot_group_mape, cv->shot_group_mape_cv);
     }
+    if (rows)
+        md_cv_rows(set, out);
     pp_sb_append(out, "\n## Fitted parameters (all groups) and their physical bounds\n\n");
     params_table(cv, out);
     return out->failed ? -1 : 0;
 }
 
-cJSON *pp_json_cv(const pp_cv_result *cv)
+cJSON *pp_json_cv(const pp_cv_result *cv, const pp_measurement_set *set, bool rows)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "method", "leave-one-source-group-out");
@@ -622,5 +655,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv)
         }
         cJSON_AddItemToArray(fits, o);
     }
+    if (rows)
+        json_rows(root, set, true);
     return root;
 }

@@ -20,9 +20,11 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
  * in-sample step-time MAPE, same-job pairs ordered as measured), the memory
  * rows of score (not fitted, so the same either way; may be NULL), and the
  * fitted parameters beside their physical bounds and sources.  set gives the
- * row counts; command is the command line to print for reproduction. */
+ * row counts; command is the command line to print for reproduction; rows
+ * also lists each timed row's held-out and in-sample price (set's rows as
+ * pp_cross_validate left them; the JSON's "rows" with predicted_cv_s). */
 int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_measurement_set *set,
-                    const char *command, pp_strbuf *out);
-cJSON *pp_json_cv(const pp_cv_result *cv);
+                    const char *command, bool rows, pp_strbuf *out);
+cJSON *pp_json_cv(const pp_cv_result *cv, const pp_measurement_set *set, bool rows);
 
 #endif

@@ -1019,9 +1019,10 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         if (set->rows[i].has_time)
             pred_in[i] = pp_step_time_s(&set->rows[i].prob, &set->rows[i].plan);
     for (int i = 0; i < set->n; i++) {
-        const pp_measurement *r = &set->rows[i];
+        pp_measurement *r = &set->rows[i];
         if (!r->has_time)
             continue;
+        r->cv_predicted_s = pred_cv[i];
         double ape_cv = fabs(pred_cv[i] / r->iteration_s - 1.0) * 100.0;
         double ape_in = fabs(pred_in[i] / r->iteration_s - 1.0) * 100.0;
         if (r->defect) { /* apart, and out of its group's figures */

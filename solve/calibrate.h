@@ -249,7 +249,8 @@ typedef struct pp_cv_result {
  * priced at the middle of its bounds (what the fit gives with no rows).  Also the in-sample score (one fit on
  * everything) beside it.  A "same-job pair" is two timed rows of one group
  * with the same model shape, GPU count and global batch, i.e. two plans for
- * one job.  Leaves the rows with the all-groups fit, like pp_calibrate.
+ * one job.  Leaves the rows with the all-groups fit, like pp_calibrate, and
+ * each timed row's held-out prediction in its cv_predicted_s.
  * Deterministic.  Returns PP_OK, or PP_EINTERNAL when memory runs out. */
 int pp_cross_validate(const pp_catalog *cat, pp_measurement_set *set, pp_cv_result *cv);
 

@@ -314,8 +314,11 @@ static void test_cv_scores_each_group_with_the_other_fit(void)
             if (strcmp(copy[i].group, held) == 0) {
                 pp_measurement r = copy[i];
                 r.prob.cluster.gpu.eff = fit[0].eff;
-                sum += fabs(pp_step_time_s(&r.prob, &r.plan) / r.iteration_s - 1.0) * 100.0;
+                double t = pp_step_time_s(&r.prob, &r.plan);
+                sum += fabs(t / r.iteration_s - 1.0) * 100.0;
                 n++;
+                /* each row keeps its own held-out price (accuracy --cv --rows) */
+                CU_ASSERT(pp_rel_close(set.rows[i].cv_predicted_s, t, 1e-9));
             }
         CU_ASSERT_EQUAL(cv->groups[g].n_time, n);
         CU_ASSERT(pp_rel_close(cv->groups[g].mape_cv, sum / n, 1e-9));
@@ -1940,6 +1943,28 @@ static void test_cli_accuracy_cv_several_files(void)
     CU_ASSERT_EQUAL(pp_run_code(md, &r), 0);
     PP_ASSERT_CONTAINS(r.out, "cross-validated step-time MAPE");
     PP_ASSERT_CONTAINS(r.out, "physical bounds");
+    CU_ASSERT_PTR_NULL(strstr(r.out, "## Rows, held out"));
+    pp_run_free(&r);
+    /* --rows: each row's held-out price, in the report and the JSON */
+    const char *rows_md[] = {"accuracy", a, b, "--cv", "--rows", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(rows_md, &r), 0);
+    PP_ASSERT_CONTAINS(r.out, "## Rows, held out");
+    PP_ASSERT_CONTAINS(r.out, "| narayanan2021-fig13-");
+    pp_run_free(&r);
+    const char *rows_json[] = {"accuracy", a, b, "--cv", "--rows", "--json", "-", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(rows_json, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(rows), cJSON_GetObjectItem(doc, "rows_time")->valueint);
+    const cJSON *row = cJSON_GetArrayItem(rows, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    double cv_s = cJSON_GetObjectItem(row, "predicted_cv_s")->valuedouble;
+    double meas_s = cJSON_GetObjectItem(row, "measured_s")->valuedouble;
+    CU_ASSERT(cv_s > 0.0);
+    CU_ASSERT(pp_rel_close(cJSON_GetObjectItem(row, "error_cv_pct")->valuedouble, (cv_s / meas_s - 1.0) * 100.0,
+                           1e-9));
+    cJSON_Delete(doc);
     pp_run_free(&r);
     const char *cal[] = {"calibrate", a, b, "--cv", NULL};
     CU_ASSERT_EQUAL(pp_run_code(cal, &r), 0);

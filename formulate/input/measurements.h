@@ -34,6 +34,8 @@ typedef struct pp_measurement {
     double params_b, model_states_GB;
     bool defect; /* the row's "software_defect": its source reports the speed as a
                     framework bug, so it is scored apart and never fitted */
+    double cv_predicted_s; /* its step time priced with the fit on every other group
+                              (pp_cross_validate); 0 until then */
 } pp_measurement;
 
 #define PP_SKIPPED_LISTED 32
