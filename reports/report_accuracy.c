@@ -7,6 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A row's first two cells: its id and its source group (a defect said). */
+static void md_row_id_group(const pp_measurement *r, pp_strbuf *out)
+{
+    pp_sb_append(out, "| ");
+    pp_md_escape(out, r->id);
+    pp_sb_append(out, " | ");
+    pp_md_escape(out, r->group);
+    if (r->defect)
+        pp_sb_append(out, " (software defect: scored apart)");
+}
+
 static void md_rows(const pp_measurement_set *set, pp_strbuf *out)
 {
     pp_sb_append(out, "\n## Rows\n\nEach timed row: the step time the cost model predicts, the one measured (or "
@@ -19,12 +30,7 @@ static void md_rows(const pp_measurement_set *set, pp_strbuf *out)
         if (!r->has_time)
             continue;
         double predicted, error = pp_row_time_error_pct(r, &predicted);
-        pp_sb_append(out, "| ");
-        pp_md_escape(out, r->id);
-        pp_sb_append(out, " | ");
-        pp_md_escape(out, r->group);
-        if (r->defect)
-            pp_sb_append(out, " (software defect: scored apart)");
+        md_row_id_group(r, out);
         pp_sb_appendf(out, " | %.3f | %.3f | %+.1f %% |\n", predicted, r->iteration_s, error);
     }
     bool any = false;
@@ -511,12 +517,7 @@ static void md_cv_rows(const pp_measurement_set *set, pp_strbuf *out)
             continue;
         double in_sample;
         pp_row_time_error_pct(r, &in_sample);
-        pp_sb_append(out, "| ");
-        pp_md_escape(out, r->id);
-        pp_sb_append(out, " | ");
-        pp_md_escape(out, r->group);
-        if (r->defect)
-            pp_sb_append(out, " (software defect: scored apart)");
+        md_row_id_group(r, out);
         pp_sb_appendf(out, " | %.3f | %.3f | %.3f | %+.1f %% |\n", r->cv_predicted_s, in_sample, r->iteration_s,
                       (r->cv_predicted_s / r->iteration_s - 1.0) * 100.0);
     }
