@@ -187,6 +187,43 @@ static void scale_table(const pp_score *score, pp_strbuf *out)
     pp_sb_appendf(out, "| **all** | %d | | %+.1f %% |\n", n, gap / n);
 }
 
+/* The dense rows by the nodes their run spans (pp_span_score); `how` says
+ * whose prices they are. */
+static void span_table(const pp_span_score *sp, const char *how, pp_strbuf *out)
+{
+    int n = 0;
+    for (int b = 0; b < PP_SPAN_BINS; b++)
+        n += sp->n_rows[b];
+    if (!n)
+        return;
+    pp_sb_appendf(out, "\nBy span: the dense rows (Mixture-of-Experts and software-defect rows apart) by how many "
+                       "nodes their run spans (a node: the cluster's NVLink domain), %s. A span whose mean signed "
+                       "error sits below the one-node rows' pays for scale (the network, the wait for more GPUs) "
+                       "more than the model prices:\n\n"
+                       "| span | rows | step-time MAPE | mean signed error |\n"
+                       "| --- | ---: | ---: | ---: |\n",
+                  how);
+    for (int b = 0; b < PP_SPAN_BINS; b++)
+        if (sp->n_rows[b])
+            pp_sb_appendf(out, "| %s | %d | %.1f %% | %+.1f %% |\n", pp_span_bin_name(b), sp->n_rows[b],
+                          sp->mape_time[b], sp->bias_time[b]);
+}
+
+static void json_span(cJSON *root, const pp_span_score *sp)
+{
+    cJSON *arr = cJSON_AddArrayToObject(root, "by_span");
+    for (int b = 0; arr && b < PP_SPAN_BINS; b++) {
+        if (!sp->n_rows[b])
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "span", pp_span_bin_name(b));
+        cJSON_AddNumberToObject(o, "rows_time", sp->n_rows[b]);
+        cJSON_AddNumberToObject(o, "mape_time_pct", sp->mape_time[b]);
+        cJSON_AddNumberToObject(o, "bias_time_pct", sp->bias_time[b]);
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
 static const char *what_name(int slot, char *buf, size_t cap)
 {
     if (slot >= PP_DEC_COUNT)
@@ -278,6 +315,7 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
     order_table(score, out);
     what_table(score, out);
     scale_table(score, out);
+    span_table(&score->span, "each priced with the efficiency it was loaded with", out);
     peak_table(score, out);
     feasibility_table(score, out);
     if (rows) {
@@ -366,6 +404,7 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddItemToArray(skipped, cJSON_CreateString(set->skipped[i]));
     cJSON_AddNumberToObject(root, "rows_time_software_defect", score->n_defect);
     cJSON_AddNumberToObject(root, "mape_time_software_defect_pct", score->mape_defect);
+    json_span(root, &score->span);
     if (rows)
         json_rows(root, set, false);
     return root;
@@ -550,6 +589,7 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                   100.0 * pp_cv_step_time_error(cv));
     order_of_record(cv, out);
     cv_order_table(cv, out);
+    span_table(&cv->span_cv, "each priced with the fit on every other group", out);
     bool any_memory = false;
     for (int i = 0; score && i < score->n_groups; i++)
         any_memory |= score->groups[i].n_memory > 0;
@@ -656,6 +696,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv, const pp_measurement_set *set, bool ro
         }
         cJSON_AddItemToArray(fits, o);
     }
+    json_span(root, &cv->span_cv);
     if (rows)
         json_rows(root, set, true);
     return root;

@@ -116,6 +116,8 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         if (pred)
             score_scale_pairs(set, pred, g);
     }
+    if (pred)
+        pp_span_score_rows(set, pred, &score->span);
     free(pred);
 }
 
@@ -729,6 +731,37 @@ static void score_scale_pairs(const pp_measurement_set *set, const double *pred,
     }
 }
 
+int pp_span_bin(long nodes)
+{
+    return nodes <= 1 ? 0 : nodes <= 8 ? 1 : nodes <= 64 ? 2 : 3;
+}
+
+const char *pp_span_bin_name(int bin)
+{
+    static const char *const NAMES[PP_SPAN_BINS] = {"1 node", "2-8 nodes", "9-64 nodes", "> 64 nodes"};
+    return bin >= 0 && bin < PP_SPAN_BINS ? NAMES[bin] : "";
+}
+
+void pp_span_score_rows(const pp_measurement_set *set, const double *pred_s, pp_span_score *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < set->n; i++) {
+        const pp_measurement *r = &set->rows[i];
+        if (!r->has_time || r->defect || pp_model_is_moe(&r->prob.model) || !(pred_s[i] > 0.0))
+            continue;
+        int b = pp_span_bin(r->prob.cluster.nodes);
+        double e = (pred_s[i] / r->iteration_s - 1.0) * 100.0;
+        out->n_rows[b]++;
+        out->mape_time[b] += fabs(e);
+        out->bias_time[b] += e;
+    }
+    for (int b = 0; b < PP_SPAN_BINS; b++)
+        if (out->n_rows[b]) {
+            out->mape_time[b] /= out->n_rows[b];
+            out->bias_time[b] /= out->n_rows[b];
+        }
+}
+
 int pp_gap_bin(double gap)
 {
     return !(gap > PP_PAIR_MIN_GAP) ? -1 : gap <= 0.10 ? 0 : gap <= 0.30 ? 1 : 2;
@@ -1083,6 +1116,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
         cv->moe_mape_cv /= cv->n_moe_rows;
     if (cv->n_defect_rows)
         cv->defect_mape_cv /= cv->n_defect_rows;
+    pp_span_score_rows(set, pred_cv, &cv->span_cv);
     cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv, cv->bin_pairs, cv->bin_ordered_cv, NULL, NULL);
     count_pairs(set, pred_in, NULL, &k_in, cv->bin_pairs, cv->bin_ordered_in, NULL, NULL);
     cv->ordered_cv = share(k_cv, cv->n_pairs);

@@ -34,6 +34,27 @@ int pp_gap_bin(double gap);
 /* "3-10 %", "10-30 %", "> 30 %" */
 const char *pp_gap_bin_name(int bin);
 
+/* Dense timed rows by how many nodes (NVLink domains: gpus.json's node of
+ * the row's cluster) their run spans: one, 2-8, 9-64, more.  What a step
+ * pays for crossing the network, and for waiting on more GPUs, shows in
+ * the signed error of the spans beyond one node against the one-node rows
+ * (docs/calibration.md, "The cost of scale"). */
+#define PP_SPAN_BINS 4
+/* The bin of a run over `nodes` nodes. */
+int pp_span_bin(long nodes);
+/* "1 node", "2-8 nodes", "9-64 nodes", "> 64 nodes" */
+const char *pp_span_bin_name(int bin);
+
+typedef struct pp_span_score {
+    int n_rows[PP_SPAN_BINS];
+    double mape_time[PP_SPAN_BINS]; /* mean absolute error of step time, % */
+    double bias_time[PP_SPAN_BINS]; /* mean signed error, 100 (predicted / measured - 1) %: < 0 priced fast */
+} pp_span_score;
+
+/* The span table of the set's dense timed rows (not Mixture-of-Experts, not
+ * software defects), row i priced at pred_s[i]. */
+void pp_span_score_rows(const pp_measurement_set *set, const double *pred_s, pp_span_score *out);
+
 typedef struct pp_group_score {
     char group[64];
     int n_time;
@@ -71,6 +92,7 @@ typedef struct pp_score {
     int what_pairs[PP_PAIR_WHAT], what_ordered[PP_PAIR_WHAT]; /* over every group's pairs */
     int n_defect;       /* timed rows whose source reports a software defect: scored apart */
     double mape_defect; /* their step-time MAPE, % */
+    pp_span_score span; /* the dense rows by the nodes their run spans */
 } pp_score;
 
 /* Score the model (with each row's GPU efficiency as loaded) per group. */
@@ -239,6 +261,7 @@ typedef struct pp_cv_result {
     int n_shot_groups;
     double shot_group_mape; /* mean over those groups of the rest's MAPE, % */
     double shot_group_mape_cv; /* the same rows with the held-out fit alone (no shots), % */
+    pp_span_score span_cv; /* the dense rows by the nodes their run spans, held out */
 } pp_cv_result;
 
 /* Leave-one-source-group-out cross-validation: for every group with timed

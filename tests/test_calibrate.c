@@ -1495,6 +1495,52 @@ static void test_tie_not_ordered(void)
     pp_catalog_free(&cat);
 }
 
+/* The span table: each dense timed row in the bin of the nodes its run
+ * spans, with the mean of its signed error; MoE and defect rows apart. */
+static void test_span_table(void)
+{
+    CU_ASSERT_EQUAL(pp_span_bin(1), 0);
+    CU_ASSERT_EQUAL(pp_span_bin(2), 1);
+    CU_ASSERT_EQUAL(pp_span_bin(8), 1);
+    CU_ASSERT_EQUAL(pp_span_bin(9), 2);
+    CU_ASSERT_EQUAL(pp_span_bin(64), 2);
+    CU_ASSERT_EQUAL(pp_span_bin(65), 3);
+    CU_ASSERT_STRING_EQUAL(pp_span_bin_name(0), "1 node");
+    CU_ASSERT_STRING_EQUAL(pp_span_bin_name(3), "> 64 nodes");
+    pp_catalog cat;
+    pp_measurement_set set;
+    pp_load_catalog(&cat);
+    pp_load_rows("data/validation/mlperf-training-v5.1-llama31-8b.json", &cat, &set);
+    pp_score score;
+    pp_score_measurements(&set, &score);
+    int n[PP_SPAN_BINS] = {0}, total = 0;
+    double bias[PP_SPAN_BINS] = {0};
+    for (int i = 0; i < set.n; i++) {
+        const pp_measurement *r = &set.rows[i];
+        if (!r->has_time || r->defect || pp_model_is_moe(&r->prob.model))
+            continue;
+        double predicted, e = pp_row_time_error_pct(r, &predicted);
+        int b = pp_span_bin(r->prob.cluster.nodes);
+        n[b]++;
+        bias[b] += e;
+        total++;
+    }
+    int bins_used = 0, scored = 0;
+    for (int b = 0; b < PP_SPAN_BINS; b++) {
+        CU_ASSERT_EQUAL(score.span.n_rows[b], n[b]);
+        scored += score.span.n_rows[b];
+        if (!n[b])
+            continue;
+        bins_used++;
+        CU_ASSERT(pp_rel_close(score.span.bias_time[b], bias[b] / n[b], 1e-9));
+        CU_ASSERT(score.span.mape_time[b] >= fabs(score.span.bias_time[b]) - 1e-9);
+    }
+    CU_ASSERT_EQUAL(scored, total);
+    CU_ASSERT(bins_used >= 3); /* the runs span 1 to 128 nodes */
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 static void test_order_bins_count_pairs(void)
 {
     /* the bins: slower / faster - 1, over 3 %, 10 % and 30 % */
@@ -1957,6 +2003,12 @@ static void test_cli_accuracy_cv_several_files(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     const cJSON *rows = cJSON_GetObjectItem(doc, "rows");
     CU_ASSERT_EQUAL(cJSON_GetArraySize(rows), cJSON_GetObjectItem(doc, "rows_time")->valueint);
+    /* the held-out span table counts the same dense rows */
+    int spanned = 0;
+    const cJSON *span;
+    cJSON_ArrayForEach(span, cJSON_GetObjectItem(doc, "by_span")) spanned +=
+        cJSON_GetObjectItem(span, "rows_time")->valueint;
+    CU_ASSERT_EQUAL(spanned, cJSON_GetObjectItem(doc, "rows_time")->valueint);
     const cJSON *row = cJSON_GetArrayItem(rows, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(row);
     double cv_s = cJSON_GetObjectItem(row, "predicted_cv_s")->valuedouble;
@@ -2279,6 +2331,7 @@ int main(void)
 {
     static const pp_test tests[] = {
         {"fit recovers parameters the cost model made the rows with", test_recovers_known_parameters},
+        {"the span table: rows by the nodes their run spans", test_span_table},
         {"fit never leaves the physical bounds", test_never_leaves_bounds},
         {"rings across rails order Figs. 14 and 15 as measured", test_rails_order_fig14_fig15},
         {"fit is deterministic (library and command line)", test_deterministic},
