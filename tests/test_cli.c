@@ -663,6 +663,70 @@ static void test_plan_small(void)
     pp_run_free(&r);
 }
 
+/* The gpus family's counterfactual "gpus_per_node=64": on a 72-GPU NVLink
+ * domain whose global batch (4096) splits 64 ways but not 72, the best plan
+ * on all 72 GPUs loses to one on 64 of them.  The counterfactual is exactly
+ * the optimum of the problem that states 64 GPUs a node; a node of a power
+ * of two, or a problem whose count is an upper limit, is not offered it. */
+#define SUBSET_PROBLEM(gpn, use_all)                                                                               \
+    "{'model': 'gpt-1.7b', 'cluster': {'gpu': 'gb200-nvl72', 'gpus_per_node': " gpn ", 'nodes': 1},"              \
+    " 'training': {'global_batch': 4096, 'precision': 'bf16'}, 'constraints': {'use_all_gpus': " use_all "}}"
+
+static const cJSON *gpus_counterfactual(const cJSON *doc, const char *change)
+{
+    const cJSON *fam;
+    cJSON_ArrayForEach(fam, cJSON_GetObjectItemCaseSensitive(doc, "binding"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(fam, "family");
+        if (!cJSON_IsString(name) || strcmp(name->valuestring, "gpus") != 0)
+            continue;
+        const cJSON *cf;
+        cJSON_ArrayForEach(cf, cJSON_GetObjectItemCaseSensitive(fam, "counterfactuals"))
+        {
+            const cJSON *c = cJSON_GetObjectItemCaseSensitive(cf, "change");
+            if (cJSON_IsString(c) && strcmp(c->valuestring, change) == 0)
+                return cf;
+        }
+    }
+    return NULL;
+}
+
+static cJSON *plan_json(const char *name, const char *squoted, pp_run_result *r)
+{
+    char path[1024];
+    pp_temp_path(name, path, sizeof path);
+    pp_write_json(path, squoted);
+    const char *args[] = {"plan", path, "--json", "-", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(args, r), 0);
+    cJSON *doc = cJSON_Parse(r->out);
+    CU_ASSERT_PTR_NOT_NULL(doc);
+    return doc;
+}
+
+static void test_node_subset_counterfactual(void)
+{
+    pp_run_result r72, r64, rup;
+    cJSON *d72 = plan_json("subset-72.json", SUBSET_PROBLEM("72", "true"), &r72);
+    cJSON *d64 = plan_json("subset-64.json", SUBSET_PROBLEM("64", "true"), &r64);
+    cJSON *dup = plan_json("subset-up.json", SUBSET_PROBLEM("72", "false"), &rup);
+    CU_ASSERT_FATAL(d72 && d64 && dup);
+    CU_ASSERT_EQUAL(num(d72, "gpus"), 72.0);
+    CU_ASSERT(num(d64, "step_time_s") < num(d72, "step_time_s"));
+    const cJSON *cf = gpus_counterfactual(d72, "gpus_per_node=64");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cf);
+    CU_ASSERT_TRUE(close_rel(num(cf, "step_time_s"), num(d64, "step_time_s"), 1e-9));
+    CU_ASSERT(num(cf, "gain") > 0.0);
+    PP_ASSERT_CONTAINS(r72.out, "using 64 of each node's 72 GPUs (64 of 72)");
+    CU_ASSERT_PTR_NULL(gpus_counterfactual(d64, "gpus_per_node=32"));
+    CU_ASSERT_PTR_NULL(gpus_counterfactual(dup, "gpus_per_node=64"));
+    cJSON_Delete(d72);
+    cJSON_Delete(d64);
+    cJSON_Delete(dup);
+    pp_run_free(&r72);
+    pp_run_free(&r64);
+    pp_run_free(&rup);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -686,6 +750,7 @@ int main(void)
         {"--data-dir names the catalogs", test_data_dir},
         {"GNU option forms", test_option_forms},
         {"plan on a small problem", test_plan_small},
+        {"part of each node's GPUs is a counterfactual of the GPU count", test_node_subset_counterfactual},
         {"accuracy --rows lists every timed row", test_accuracy_rows},
         {NULL, NULL},
     };

@@ -7,7 +7,14 @@
  *
  * Explaining: the GPU count is priced by the nearest node counts above and
  * below that admit a plan (each found by solving that cluster), with the GPU
- * time per step they would cost.
+ * time per step they would cost, and, while every GPU must work and a node
+ * holds a GPU count that is not a power of two, by the same nodes each using
+ * the largest power of two of its GPUs: a 72-GPU NVLink domain's factor 9
+ * must go into a degree (dp, which the global batch may not divide by 9,
+ * or pp or tp), so 64 of each 72 can step faster (MLPerf's NVL72 runs used
+ * 64 a rack).  Solving the count as an upper limit instead
+ * (constraints.use_all_gpus false) searches every smaller count, which on
+ * thousands of GPUs outgrows the decision space.
  */
 #include "cons.h"
 #include "mip.h"
@@ -93,6 +100,51 @@ static void gpu_direction(const pp_cons_view *v, pp_family_report *f, pp_problem
     }
 }
 
+/* The largest power of two of a node's GPUs that its hosts fill whole,
+ * 0 when that is all of them (or nothing). */
+static int pow2_subset(const pp_cluster *c)
+{
+    int g = 1;
+    while (2 * g <= c->gpus_per_node)
+        g *= 2;
+    int host = c->gpus_per_host > 0 ? c->gpus_per_host : 1;
+    return g < c->gpus_per_node && g >= host && g % host == 0 ? g : 0;
+}
+
+#define SUBSET_KEY "gpus_per_node="
+
+/* The same nodes, each using pow2_subset of its GPUs. */
+static void gpu_subset(const pp_cons_view *v, pp_family_report *f, pp_problem *changed)
+{
+    const pp_problem *prob = v->prob;
+    int g = pow2_subset(&prob->cluster);
+    if (!g)
+        return;
+    *changed = *prob;
+    changed->cluster.gpus_per_node = g;
+    pp_counterfactual probe;
+    memset(&probe, 0, sizeof probe);
+    v->resolve(v->solver, changed, 0, &probe);
+    if (!pp_cf_found(&probe))
+        return;
+    char key[48], what[256];
+    snprintf(key, sizeof key, SUBSET_KEY "%d", g);
+    snprintf(what, sizeof what, "using %d of each node's %d GPUs (%ld of %ld)", g, prob->cluster.gpus_per_node,
+             (long)g * prob->cluster.nodes, pp_problem_gpus(prob));
+    pp_counterfactual *cf = pp_cf_add(f, key, what);
+    if (!cf)
+        return;
+    probe.gpus = (double)g * prob->cluster.nodes;
+    snprintf(probe.key, sizeof probe.key, "%s", key);
+    snprintf(probe.what, sizeof probe.what, "%s", what);
+    *cf = probe;
+}
+
+static bool is_subset(const pp_counterfactual *cf)
+{
+    return strncmp(cf->key, SUBSET_KEY, strlen(SUBSET_KEY)) == 0;
+}
+
 static void gpus_relax(const pp_cons_view *v, pp_family_report *f)
 {
     if (!v->counterfactuals)
@@ -103,8 +155,13 @@ static void gpus_relax(const pp_cons_view *v, pp_family_report *f)
     gpu_direction(v, f, changed, +1);
     if (v->prob->cluster.nodes > 1)
         gpu_direction(v, f, changed, -1);
+    if (!v->prob->idle_gpus_ok)
+        gpu_subset(v, f, changed);
     free(changed);
+    /* it binds when more GPUs, or a part of each node's, would be faster */
     f->binds = f->n_cf > 0 && pp_cf_faster(&f->cf[0]);
+    for (int i = 1; i < f->n_cf; i++)
+        f->binds |= is_subset(&f->cf[i]) && pp_cf_faster(&f->cf[i]);
 }
 
 static void describe_direction(const pp_cons_view *v, const pp_counterfactual *cf, int dir, char *buf, size_t cap)
@@ -144,8 +201,22 @@ static void gpus_describe(const pp_cons_view *v, const pp_family_report *f, char
     else
         pp_catf(buf, cap, "The GPU count is an upper limit (constraints.use_all_gpus is false): the plan uses %ld "
                           "of the %ld GPUs and leaves %ld idle.", used, gpus, gpus - used);
-    for (int i = 0; i < f->n_cf; i++)
-        describe_direction(v, &f->cf[i], i == 0 ? +1 : -1, buf, cap);
+    for (int i = 0; i < f->n_cf; i++) {
+        const pp_counterfactual *cf = &f->cf[i];
+        if (!is_subset(cf)) {
+            describe_direction(v, cf, i == 0 ? +1 : -1, buf, cap);
+            continue;
+        }
+        double gpu_time_now = v->best->eval.time.step_s * (double)gpus;
+        double gpu_time = cf->best.eval.time.step_s * cf->gpus;
+        char g[32];
+        pp_pct((gpu_time - gpu_time_now) / gpu_time_now, g, sizeof g);
+        pp_catf(buf, cap, " Using %d of each node's %d GPUs (%.0f of %ld), ", pow2_subset(&v->prob->cluster),
+                v->prob->cluster.gpus_per_node, cf->gpus, gpus);
+        pp_cf_effect(v, cf, buf, cap);
+        pp_catf(buf, cap, ", and the GPU time per step of the GPUs it uses would be %s %s.", g,
+                gpu_time >= gpu_time_now ? "higher" : "lower");
+    }
 }
 
 const pp_cons_family pp_cons_gpus = {
