@@ -53,6 +53,19 @@ static int gpus_rows_at(const pp_problem *prob, const pp_plan *plan, const pp_ev
 
 #define GPU_SEARCH_STEPS 64 /* node counts tried in each direction */
 
+/* Keeps a solved probe as the family's counterfactual `key`: `what` says
+ * the change, `gpus` the GPUs its plan runs on. */
+static void keep(pp_family_report *f, pp_counterfactual *probe, const char *key, const char *what, double gpus)
+{
+    pp_counterfactual *cf = pp_cf_add(f, key, what);
+    if (!cf)
+        return;
+    probe->gpus = gpus;
+    snprintf(probe->key, sizeof probe->key, "%s", key);
+    snprintf(probe->what, sizeof probe->what, "%s", what);
+    *cf = *probe;
+}
+
 /* The nearest node count in direction dir (+1 or -1) that admits a plan. */
 static void gpu_direction(const pp_cons_view *v, pp_family_report *f, pp_problem *changed, int dir)
 {
@@ -78,14 +91,8 @@ static void gpu_direction(const pp_cons_view *v, pp_family_report *f, pp_problem
         char key[48], what[256];
         snprintf(key, sizeof key, "nodes=%ld", n);
         snprintf(what, sizeof what, "%ld nodes (%ld GPUs) instead of %ld", n, n * prob->cluster.gpus_per_node, nodes);
-        pp_counterfactual *cf = pp_cf_add(f, key, what);
-        if (!cf)
-            return;
-        probe.gpus = (double)n * prob->cluster.gpus_per_node;
-        snprintf(probe.key, sizeof probe.key, "%s", key);
-        snprintf(probe.what, sizeof probe.what, "%s", what);
         snprintf(probe.reason, sizeof probe.reason, "%s", first_reason);
-        *cf = probe;
+        keep(f, &probe, key, what, (double)n * prob->cluster.gpus_per_node);
         return;
     }
     char key[48], what[256];
@@ -131,13 +138,7 @@ static void gpu_subset(const pp_cons_view *v, pp_family_report *f, pp_problem *c
     snprintf(key, sizeof key, SUBSET_KEY "%d", g);
     snprintf(what, sizeof what, "using %d of each node's %d GPUs (%ld of %ld)", g, prob->cluster.gpus_per_node,
              (long)g * prob->cluster.nodes, pp_problem_gpus(prob));
-    pp_counterfactual *cf = pp_cf_add(f, key, what);
-    if (!cf)
-        return;
-    probe.gpus = (double)g * prob->cluster.nodes;
-    snprintf(probe.key, sizeof probe.key, "%s", key);
-    snprintf(probe.what, sizeof probe.what, "%s", what);
-    *cf = probe;
+    keep(f, &probe, key, what, (double)g * prob->cluster.nodes);
 }
 
 static bool is_subset(const pp_counterfactual *cf)
