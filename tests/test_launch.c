@@ -704,15 +704,6 @@ static void test_cuda_graph_advice(void)
     pp_catalog_free(&cat);
 }
 
-/* The Megatron-Bridge override of `key`, NULL when the target has none. */
-static const pp_launch_setting *find_bridge(const pp_launch_target *br, const char *key)
-{
-    for (int i = 0; i < br->n; i++)
-        if (strcmp(br->settings[i].key, key) == 0)
-            return &br->settings[i];
-    return NULL;
-}
-
 /* training.cuda_graphs launches what it prices: partial graphs through
  * Transformer Engine with the MoE layer's captured scopes, full ones as
  * Megatron-Core's local per-layer graphs, none (the default) written as
@@ -758,7 +749,7 @@ static void test_cuda_graphs_launch(void)
         pp_launch *l = malloc(sizeof *l);
         CU_ASSERT_PTR_NOT_NULL_FATAL(l);
         pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), l);
-        const pp_launch_setting *b = find_bridge(&l->targets[PP_LT_BRIDGE], "model.cuda_graph_impl");
+        const pp_launch_setting *b = setting(&l->targets[PP_LT_BRIDGE], "model.cuda_graph_impl");
         CU_ASSERT_PTR_NOT_NULL(b);
         if (b)
             CU_ASSERT_STRING_EQUAL(b->text, i == 0 ? "none" : i == 1 ? "transformer_engine" : "local");
