@@ -101,10 +101,22 @@ static void faster_nvlink(pp_cluster *c)
     c->gpu.eff.nvlink *= 1.1;
 }
 
+static void faster_nvls_tree_channels(pp_cluster *c)
+{
+    c->gpu.nccl_nvls_tree_channel_GBps[0] *= 1.1;
+    c->gpu.nccl_nvls_tree_channel_GBps[1] *= 1.1;
+}
+
+static void faster_nvls(pp_cluster *c)
+{
+    c->gpu.nvls_allreduce_fraction *= 1.1;
+}
+
 /* Across nodes, what sets the model's time at the run's largest size when
- * the network's rate does not: the tree's channels (NCCL's tuning cap) or
- * its chain over NVLink.  Said so that a fitted network is not read as what
- * the largest sizes measured. */
+ * the network's rate does not: the tree's channels (NCCL's tuning cap),
+ * NVLS-Tree's channels or its reduction in the NVSwitch, or the tree's chain
+ * over NVLink.  Said so that a fitted network is not read as what the
+ * largest sizes measured. */
 static void largest_size_binds(const pp_cluster *c, const pp_nccl_run *r, pp_strbuf *out)
 {
     if (r->n_rows == 0 || pp_nccl_run_link(c, r) != PP_LINK_NETWORK)
@@ -119,6 +131,14 @@ static void largest_size_binds(const pp_cluster *c, const pp_nccl_run *r, pp_str
         pp_sb_appendf(out, "  at %.0f B the model's time is the tree's channels' (NCCL's tuning cap, %.3g GB/s a "
                            "channel), not the network's rate\n",
                       largest, c->gpu.nccl_tree_channel_GBps[domains <= 2 ? 0 : 1]);
+    else if (moves(c, r, largest, faster_nvls_tree_channels))
+        pp_sb_appendf(out, "  at %.0f B the model's time is NVLS-Tree's channels' (NCCL's tuning cap, %.3g GB/s a "
+                           "channel), not the network's rate\n",
+                      largest, c->gpu.nccl_nvls_tree_channel_GBps[domains <= 2 ? 0 : 1]);
+    else if (moves(c, r, largest, faster_nvls))
+        pp_sb_appendf(out, "  at %.0f B the model's time is NVLS-Tree's reduction in the NVSwitch (%.3g of the NVLink "
+                           "line rate), not the network's rate\n",
+                      largest, c->gpu.nvls_allreduce_fraction);
     else if (moves(c, r, largest, faster_nvlink))
         pp_sb_appendf(out, "  at %.0f B the model's time is the tree's chain over NVLink, not the network's rate\n",
                       largest);
@@ -162,9 +182,10 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
         pp_sb_appendf(out, "%s: not fitted: at none of its runs' %d timings is its bandwidth what the model's time "
                            "depends on (%s); kept efficiency %.3g and latency %.3g us\n",
                       name, f->n_rows,
-                      x == PP_LINK_NETWORK ? "on two nodes the tree binds first, by its chain over NVLink or its "
-                                             "channels' rate (NCCL's perChMaxTreeBw): run on more nodes, or with "
-                                             "NCCL_ALGO=Ring"
+                      x == PP_LINK_NETWORK ? "on two nodes the tree or NVLS-Tree binds first, by the tree's chain "
+                                             "over NVLink, NVLS-Tree's reduction in the NVSwitch or their channels' "
+                                             "rate (NCCL's perChMaxTreeBw, perChMaxNVLSTreeBw): run on more nodes, "
+                                             "or with NCCL_ALGO=Ring"
                                            : "another link binds first",
                       f->efficiency, f->latency_us);
         return;

@@ -49,15 +49,18 @@ bool pp_nccl_run_fitted(const pp_nccl_run *r)
 
 double pp_nccl_model_time_us(const pp_cluster *cluster, const pp_nccl_run *r, double bytes)
 {
-    /* a log's all-reduces are read as rings and trees, what the documented
+    /* a one-node log's all-reduces are read as rings, what the documented
      * runs measure (NCCL_ALGO=Ring, docs/calibration.md): NVLink SHARP's
-     * one-node all-reduce moves no ring's bytes and would fit no link */
+     * one-node all-reduce moves no ring's bytes and would fit no link.
+     * Across nodes NCCL's defaults may run NVLS-Tree, whose NICs carry each
+     * node's shares as the tree's do: read as NCCL runs it, unless the log
+     * turns NVLS off (NCCL_NVLS_ENABLE=0) or names its algorithms */
     pp_cluster ring = *cluster;
-    ring.nccl_nvls = false;
     ring.nccl_algos = r->algos; /* the log's NCCL_ALGO, if it set one */
-    const pp_cluster *c = &ring;
     long k;
-    bool across = pp_nccl_run_domains(c, r, &k) > 1;
+    bool across = pp_nccl_run_domains(&ring, r, &k) > 1;
+    ring.nccl_nvls = across && !r->nvls_off;
+    const pp_cluster *c = &ring;
     if (r->op == PP_NCCL_SENDRECV)
         return pp_p2p_time_s(c, bytes, across) * 1e6;
     pp_collective kind = r->op == PP_NCCL_ALLREDUCE   ? PP_COLL_ALLREDUCE

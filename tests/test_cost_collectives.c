@@ -120,14 +120,76 @@ static void test_tree_channels(void)
     CU_ASSERT(pp_collective_time_s(c, PP_COLL_ALLREDUCE, M, 16, 8) < halves.wire_s);
 }
 
+/* NVLS-Tree (collectives.c nvls_tree_s): across nodes of NVSwitch 3 and
+ * later, NCCL's defaults reduce in the switch and send each GPU's share
+ * through its NIC on a tree.  nccl-tests all_reduce_perf at 8 GiB on two
+ * nodes of 8 GPUs and 8 x 400 Gb/s NICs: 16 H100 440.58 GB/s of bus
+ * bandwidth and 16 B200 690.07 (coreweave/nccl-tests @cb86553, pull request
+ * #92), 16 H100 on RoCE 430 where NVLS off gives 330 (NVIDIA/nccl#1221);
+ * on 4 nodes NVLS no longer helps ("same busbw 320", nccl#1221).  One
+ * GB200 NVL72 rack, 72 GPUs at NCCL's defaults: 8 GiB at algbw 423-429
+ * GB/s (coreweave/nccl-tests README, "Single Rack"). */
+static void test_nvls_tree(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const char *ids[] = {"h100-sxm5-80gb", "b200-sxm-180gb"};
+    const double measured_busbw[] = {440.58, 690.07};
+    const double M = 8589934592.0; /* 8 GiB */
+    for (int g = 0; g < 2; g++) {
+        const pp_gpu *gpu = pp_catalog_gpu(&cat, ids[g]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(gpu);
+        pp_cluster c;
+        memset(&c, 0, sizeof c);
+        pp_cluster_from_gpu(gpu, &c);
+        c.nodes = 2;
+        c.nccl_nvls = true;
+        double nvls_tree = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8);
+        double busbw = M / nvls_tree * 2.0 * 15 / 16 / 1e9;
+        c.nccl_nvls = false;
+        double off = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8);
+        printf("\n    8 GiB on 2 x 8 %s: busbw %.0f GB/s with NVLS-Tree (measured %.0f), %.0f without", ids[g], busbw,
+               measured_busbw[g], M / off * 2.0 * 15 / 16 / 1e9);
+        CU_ASSERT(fabs(busbw / measured_busbw[g] - 1.0) < 0.10);
+        CU_ASSERT(off > 1.15 * nvls_tree);
+        /* the NICs carry each GPU's 1/8 once on two nodes, the ring's 2 (n-1)/n / 8 otherwise */
+        double nv, net;
+        c.nccl_nvls = true;
+        pp_collective_bytes_on(&c, PP_COLL_ALLREDUCE, M, 16, 8, true, &nv, &net);
+        PP_REL_EQ(net, M / 8, 1e-12);
+        PP_REL_EQ(nv, M, 1e-12);
+        /* ZeRO's two halves (reduce-scatter and all-gather) stay rings */
+        pp_collective_bytes_on(&c, PP_COLL_ALLREDUCE, M, 16, 8, false, &nv, &net);
+        PP_REL_EQ(net, 2.0 * 15 / 16 * M / 8, 1e-12);
+        /* a run that names its algorithms (NCCL_ALGO=Ring,Tree) gets those */
+        c.nccl_algos = PP_NCCL_ALGO_RING | PP_NCCL_ALGO_TREE;
+        PP_REL_EQ(pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8), off, 1e-15);
+        c.nccl_algos = 0;
+        /* four nodes: the NICs carry each share twice, and the ring is as fast */
+        c.nodes = 4;
+        double four = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 32, 8);
+        c.nccl_nvls = false;
+        PP_REL_EQ(four, pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 32, 8), 1e-15);
+    }
+    const pp_gpu *gb200 = pp_catalog_gpu(&cat, "gb200-nvl72");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gb200);
+    pp_cluster r;
+    memset(&r, 0, sizeof r);
+    pp_cluster_from_gpu(gb200, &r);
+    r.nccl_nvls = true;
+    double rack = pp_collective_time_s(&r, PP_COLL_ALLREDUCE, M, 72, 72);
+    CU_ASSERT(fabs(M / rack / 1e9 / 426.3 - 1.0) < 0.03);
+    pp_catalog_free(&cat);
+}
+
 /* NVLink SHARP (collectives.c): on 8 H100 at NCCL's defaults a one-node
  * all-reduce of 8 GiB took 31.356 ms, 479.4 GB/s of bus bandwidth
  * (NVIDIA/nccl-tests#347), the "~480GB/s (algbw ~275GB/s)" NCCL's
  * maintainer gives (nccl-tests#212), above what a ring at the line rate
  * reaches (450 x 2 x 7/8 / (2 x 7/8) = 450).  Priced so where the GPU has it
  * and training.nccl_nvls, where it beats the ring; the ring otherwise, for
- * every other collective, across nodes and for all-reduces that stand for a
- * reduce-scatter and an all-gather. */
+ * every other collective and for all-reduces that stand for a
+ * reduce-scatter and an all-gather (across nodes NVLS-Tree, below). */
 static void test_nvls_one_node(void)
 {
     pp_catalog cat;
@@ -154,12 +216,12 @@ static void test_nvls_one_node(void)
     PP_REL_EQ(nv, M, 1e-12);
     pp_collective_bytes_on(&c, PP_COLL_ALLREDUCE, M, 8, 8, false, &nv, &net);
     PP_REL_EQ(nv, 2.0 * 7 / 8 * M, 1e-12);
-    /* not for an all-gather, nor across nodes */
+    /* not for an all-gather; across nodes it is NVLS-Tree (test_nvls_tree) */
     double ag = pp_collective_time_s(&c, PP_COLL_ALLGATHER, M, 8, 8), across;
     across = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8);
     c.nccl_nvls = false;
     PP_REL_EQ(ag, pp_collective_time_s(&c, PP_COLL_ALLGATHER, M, 8, 8), 1e-15);
-    PP_REL_EQ(across, pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8), 1e-15);
+    CU_ASSERT(across < pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 16, 8));
     /* an A100's NVSwitch has none */
     pp_cluster_from_gpu(a100, &c);
     double a_ring = pp_collective_time_s(&c, PP_COLL_ALLREDUCE, M, 8, 8);
@@ -412,6 +474,7 @@ int main(void)
         {"all-gather across nodes: NVLink and network steps", test_allgather_across_nodes},
         {"rings across NIC rails without PXN", test_cross_rail_rings},
         {"NVLink SHARP: a one-node all-reduce on 8 H100 as nccl-tests measures it", test_nvls_one_node},
+        {"NVLS-Tree: all-reduces across nodes of 8 H100 or B200 as nccl-tests measures them", test_nvls_tree},
         {"NVLink SHARP speeds TP without sequence parallelism only", test_nvls_tp},
         {"DeepSpeed 2021's list collectives copy n tensors", test_list_collectives},
         {"collective time grows with bytes", test_time_grows_with_bytes},

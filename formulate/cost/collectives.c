@@ -45,7 +45,8 @@
  * stands for the two (ZeRO-1/2's gradient reduce-scatter and parameter
  * all-gather, sequence parallelism's pair): until the thirty-sixth landing
  * those took the tree's time where it was the faster.  Inside a node an all-reduce may
- * run with NVLink SHARP instead (nvls_s below).  With training.collectives
+ * run with NVLink SHARP instead (nvls_s below), and across nodes with
+ * NVLS-Tree (nvls_tree_s).  With training.collectives
  * "mvapich2-gdr" the all-reduce across nodes is MPI's flat ring over all n
  * ranks instead (MVAPICH2-GDR's large-message GPU all-reduce; its
  * compressed form is osu_ring_compression), so every step crosses the
@@ -161,7 +162,7 @@ static double flat_ring_s(pp_collective kind, double bytes, long n, double Bps, 
  * ~275GB/s)" on 8 H100 of 450, NVIDIA/nccl-tests#212), plus one step of
  * NCCL's NVLS latency (its tuning model's NVLink hwLat for NVLS, Simple
  * protocol: 25 us, src/graph/tuning.cc).  NCCL takes it where it is the
- * faster; across nodes (NVLS-Tree) it is not priced. */
+ * faster; across nodes, NVLS-Tree (nvls_tree_s). */
 #define NVLS_LATENCY_S 25e-6
 
 static bool nvls_offered(const pp_cluster *c, pp_collective kind, long n, long k)
@@ -187,6 +188,36 @@ static bool nvls_runs(const pp_cluster *c, pp_collective kind, double bytes, lon
            nvls_s(c, bytes) < flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), c->gpu.eff.nvlink_latency_us * 1e-6);
 }
 
+/* NVLS-Tree (NCCL 2.18 on, NVSwitch 3 and later, an all-reduce across
+ * nodes): the switch reduces each node's buffers and multicasts the sum, as
+ * the one-node NVLS all-reduce does (nvls_s), while each of the node's k
+ * GPUs sends its 1/k share through its NIC on a double binary tree across
+ * the nodes, as the tree's network part (M / k across two nodes, 2 M / k
+ * across more), every stage pipelined with the others (NCCL's tuning model:
+ * a channel's bandwidth is the least of its NVLS rate, its network rate,
+ * doubled on two nodes, and a per-channel cap of the architecture,
+ * perChMaxNVLSTreeBws, gpus.json nccl_nvls_tree_channel_GBps, one channel a
+ * NIC as the tree's; its latency one NVLS step and 2 log2 N network steps,
+ * src/graph/tuning.cc).  NCCL takes it where it is the fastest (nccl-tests
+ * at NCCL's defaults: two 8 x H100 nodes 430-441 GB/s of bus bandwidth where
+ * rings and trees reach 330, two 8 x B200 nodes 690). */
+static bool nvls_tree_offered(const pp_cluster *c, long k)
+{
+    return k >= 2 && c->nccl_nvls && !c->mpi_collectives && c->gpu.nvls_allreduce_fraction > 0.0 &&
+           c->intra_node_GBps > 0.0;
+}
+
+static double nvls_tree_s(const pp_cluster *c, double bytes, long n, long k, long nodes, double tree_net_s,
+                          double a_net)
+{
+    double channel_GBps = c->gpu.nccl_nvls_tree_channel_GBps[nodes <= 2 ? 0 : 1];
+    double channels_s = channel_GBps > 0.0
+                            ? ring_factor(PP_COLL_ALLREDUCE, n) * bytes / ((double)k * channel_GBps * 1e9)
+                            : 0.0;
+    double switch_s = nvls_s(c, bytes) - NVLS_LATENCY_S;
+    return fmax(fmax(switch_s, tree_net_s), channels_s) + NVLS_LATENCY_S + 2.0 * ceil(log2((double)nodes)) * a_net;
+}
+
 static double collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
                                 bool one_collective);
 
@@ -195,17 +226,29 @@ double pp_collective_time_s(const pp_cluster *c, pp_collective kind, double byte
     return collective_time_s(c, kind, bytes, n, k, true);
 }
 
+static double across_nodes_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
+                             bool one_collective, bool *nvls_tree);
+
 static double collective_time_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
                                 bool one_collective)
 {
     if (n <= 1 || bytes <= 0.0)
         return 0.0;
-    double a_nv = c->gpu.eff.nvlink_latency_us * 1e-6, a_net = c->gpu.eff.network_latency_us * 1e-6;
     if (k >= n)
-        return nvls_runs(c, kind, bytes, n, k, one_collective) ? nvls_s(c, bytes)
-                                                         : flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), a_nv);
-    if (k < 1)
-        k = 1;
+        return nvls_runs(c, kind, bytes, n, k, one_collective)
+                   ? nvls_s(c, bytes)
+                   : flat_ring_s(kind, bytes, n, pp_nvlink_Bps(c), c->gpu.eff.nvlink_latency_us * 1e-6);
+    bool nvls_tree;
+    return across_nodes_s(c, kind, bytes, n, k < 1 ? 1 : k, one_collective, &nvls_tree);
+}
+
+/* A collective whose group spans nodes (k < n ranks a node); nvls_tree says
+ * whether NVLS-Tree is the algorithm that runs. */
+static double across_nodes_s(const pp_cluster *c, pp_collective kind, double bytes, long n, long k,
+                             bool one_collective, bool *nvls_tree)
+{
+    *nvls_tree = false;
+    double a_nv = c->gpu.eff.nvlink_latency_us * 1e-6, a_net = c->gpu.eff.network_latency_us * 1e-6;
     /* a group across leaves shares the spine's oversubscribed uplinks, and
      * rings across rails keep cross_rail of the rate */
     double net_Bps = pp_network_group_Bps(c, n, k);
@@ -229,7 +272,15 @@ static double collective_time_s(const pp_cluster *c, pp_collective kind, double 
     double channels_s = channel_GBps > 0.0 ? 2.0 * bytes / ((double)k * channel_GBps * 1e9) : 0.0;
     double tree = fmax(fmax(2.0 * bytes * in_node / nv_Bps, tree_net / net_Bps), channels_s) +
                   2.0 * ((double)(k - 1) * a_nv + ceil(log2((double)nodes)) * a_net);
-    return algos == PP_NCCL_ALGO_TREE ? tree : fmin(ring, tree);
+    if (algos == PP_NCCL_ALGO_TREE)
+        return tree;
+    double best = fmin(ring, tree);
+    if (algos == 0 && nvls_tree_offered(c, k)) {
+        double nt = nvls_tree_s(c, bytes, n, k, nodes, tree_net / net_Bps, a_net);
+        *nvls_tree = nt < best;
+        best = fmin(best, nt);
+    }
+    return best;
 }
 
 static void collective_bytes(pp_collective kind, double bytes, long n, long k, bool mpi, double *nvlink,
@@ -246,6 +297,14 @@ void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double byte
     if (nvls_runs(c, kind, bytes, n, k, one_collective)) { /* each GPU's buffer to the switch once */
         *nvlink = bytes;
         *network = 0.0;
+        return;
+    }
+    bool nvls_tree = false;
+    if (n > 1 && bytes > 0.0 && k >= 1 && k < n)
+        across_nodes_s(c, kind, bytes, n, k, one_collective, &nvls_tree);
+    if (nvls_tree) { /* the buffer to the switch once; each GPU's share through its NIC on the tree */
+        *nvlink = bytes;
+        *network = ((n + k - 1) / k <= 2 ? 1.0 : 2.0) * bytes / (double)k;
         return;
     }
     collective_bytes(kind, bytes, n, k, c->mpi_collectives, nvlink, network);

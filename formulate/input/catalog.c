@@ -46,7 +46,8 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "network_Gbps", "gpus_per_node", "system",
                                              "usd_per_gpu_hour_example", "efficiency_from", "efficiency_borrow", "source",
                                              "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", "aliases",
-                                             "gpus_per_host", "nvls_allreduce_fraction", "nccl_tree_channel_GBps", NULL};
+                                             "gpus_per_host", "nvls_allreduce_fraction", "nccl_tree_channel_GBps",
+                                             "nccl_nvls_tree_channel_GBps", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
@@ -661,13 +662,14 @@ static int read_gpu_borrow(const cJSON *obj, const pp_jpath *at, pp_eff_borrow *
     return rc;
 }
 
-/* nccl_tree_channel_GBps: [2 nodes, more nodes], each in (0, 1000] GB/s. */
-static int read_tree_channels(const cJSON *obj, const pp_jpath *at, double *out, pp_error *err)
+/* nccl_tree_channel_GBps, nccl_nvls_tree_channel_GBps: [2 nodes, more
+ * nodes], each in (0, 1000] GB/s. */
+static int read_tree_channels(const cJSON *obj, const pp_jpath *at, const char *key, double *out, pp_error *err)
 {
-    const cJSON *item = pp_json_member(obj, "nccl_tree_channel_GBps");
+    const cJSON *item = pp_json_member(obj, key);
     if (!item)
         return PP_OK;
-    pp_jpath here = pp_jpath_key(at, "nccl_tree_channel_GBps");
+    pp_jpath here = pp_jpath_key(at, key);
     if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 2)
         return pp_json_fail_expected(err, &here, "an array of two bandwidths in GB/s (two nodes, more nodes)", item);
     for (int k = 0; k < 2; k++) {
@@ -697,7 +699,9 @@ static int read_gpu_entry(pp_catalog *cat, const cJSON *obj, const pp_jpath *at,
     if (!rc)
         rc = pp_json_double(obj, at, "nvls_allreduce_fraction", PP_OPTIONAL, 0, 1, &g->nvls_allreduce_fraction, err);
     if (!rc)
-        rc = read_tree_channels(obj, at, g->nccl_tree_channel_GBps, err);
+        rc = read_tree_channels(obj, at, "nccl_tree_channel_GBps", g->nccl_tree_channel_GBps, err);
+    if (!rc)
+        rc = read_tree_channels(obj, at, "nccl_nvls_tree_channel_GBps", g->nccl_nvls_tree_channel_GBps, err);
     if (!rc)
         rc = pp_json_string(obj, at, "efficiency_from", PP_OPTIONAL, cat->gpu_efficiency_from[i], PP_ID_LEN, err);
     if (!rc)

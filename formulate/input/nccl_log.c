@@ -186,6 +186,7 @@ typedef struct parser {
     int gpus_per_node, line;
     unsigned algos;       /* NCCL_ALGO as last set in the file (pp_nccl_run.algos) */
     char algo_said[48];
+    bool nvls_off;        /* NCCL_NVLS_ENABLE=0 as last set in the file */
     const char *line_start; /* the current line, for the column of a refused number */
     bool oom;
     int rc;       /* PP_EINPUT once a number is out of range (err says where) */
@@ -251,6 +252,7 @@ static pp_nccl_run *new_run(parser *P)
     r->index = L->n_runs;
     r->line = P->line;
     r->algos = P->algos;
+    r->nvls_off = P->nvls_off;
     snprintf(r->algo_said, sizeof r->algo_said, "%s", P->algo_said);
     reset_run_state(P);
     return P->run = r;
@@ -761,31 +763,52 @@ static unsigned algos_of(const char *value)
     return exclude ? (PP_NCCL_ALGO_RING | PP_NCCL_ALGO_TREE) & ~named : named;
 }
 
-/* An NCCL_ALGO setting anywhere in a line ("NCCL_ALGO=Ring", "NCCL_ALGO set
- * by environment to Ring"): it holds from here on, and for the run it is in
- * when that run's table has not begun. */
-static void algo_setting(parser *P, const char *p)
+/* The value of an NCCL variable set anywhere in a line ("NCCL_ALGO=Ring",
+ * "NCCL_ALGO set by environment to Ring") into out; false if the line sets
+ * none. */
+static bool env_setting(const char *p, const char *name, char *out, size_t cap)
 {
-    const char *at = strstr(p, "NCCL_ALGO");
+    const char *at = strstr(p, name);
     if (!at)
-        return;
-    at += strlen("NCCL_ALGO");
+        return false;
+    at += strlen(name);
     const char *said = " set by environment to ";
     if (*at == '=')
         at++;
     else if (strncmp(at, said, strlen(said)) == 0)
         at += strlen(said);
     else
-        return;
+        return false;
     at += strspn(at, " \"'");
     size_t len = strcspn(at, " \t\"'");
-    if (len == 0 || len >= sizeof P->algo_said)
-        return;
-    snprintf(P->algo_said, sizeof P->algo_said, "%.*s", (int)len, at);
-    P->algos = algos_of(P->algo_said);
-    if (P->run && !has_table(P)) {
-        P->run->algos = P->algos;
-        snprintf(P->run->algo_said, sizeof P->run->algo_said, "%s", P->algo_said);
+    if (len == 0 || len >= cap)
+        return false;
+    snprintf(out, cap, "%.*s", (int)len, at);
+    return true;
+}
+
+/* NCCL_ALGO and NCCL_NVLS_ENABLE settings: each holds from here on, and for
+ * the run it is in when that run's table has not begun. */
+static void nccl_settings(parser *P, const char *p)
+{
+    char value[48];
+    bool early = P->run && !has_table(P);
+    if (env_setting(p, "NCCL_ALGO", value, sizeof value)) {
+        snprintf(P->algo_said, sizeof P->algo_said, "%s", value);
+        P->algos = algos_of(P->algo_said);
+        if (early) {
+            P->run->algos = P->algos;
+            snprintf(P->run->algo_said, sizeof P->run->algo_said, "%s", P->algo_said);
+        }
+    }
+    if (env_setting(p, "NCCL_NVLS_ENABLE", value, sizeof value)) {
+        /* an integer, or as NCCL's INFO line prints one: "... to 0." */
+        char *end;
+        long v = strtol(value, &end, 10);
+        if (end != value && (*end == '\0' || strcmp(end, ".") == 0))
+            P->nvls_off = v == 0;
+        if (early)
+            P->run->nvls_off = P->nvls_off;
     }
 }
 
@@ -801,7 +824,7 @@ static void parse_line(parser *P, char *line)
     P->line_start = line;
     char *p = pp_log_line_text(line);
     snprintf(raw, sizeof raw, "%s", p);
-    algo_setting(P, raw);
+    nccl_settings(P, raw);
     if (*p == '#')
         comment_line(P, p, raw);
     else if (*p)

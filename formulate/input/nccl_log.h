@@ -63,6 +63,7 @@ typedef struct pp_nccl_run {
     unsigned algos;        /* NCCL_ALGO as the log sets it before or in the run (PP_NCCL_ALGO_RING,
                               _TREE; "^Tree" excludes): 0 = not set, or set to no ring or tree */
     char algo_said[48];    /* the value as the log wrote it, "" if not set */
+    bool nvls_off;         /* NCCL_NVLS_ENABLE=0 set before or in the run: no NVLink SHARP */
     int n_rows, cap_rows;
     pp_nccl_row *rows; /* owned */
     int skipped_wrong;      /* halves with #wrong > 0, or an error beyond nccl-tests' tolerance */

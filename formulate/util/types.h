@@ -233,6 +233,8 @@ typedef struct pp_gpu {
                                        over the NVLink line rate; 0 = no NVLS (collectives.c) */
     double nccl_tree_channel_GBps[2]; /* NCCL's cap on a tree all-reduce's bus bandwidth per channel across 2 nodes
                                          and across more (its tuning model's perChMaxTreeBws); 0 = none */
+    double nccl_nvls_tree_channel_GBps[2]; /* the same cap for NVLS-Tree, the all-reduce across nodes that reduces
+                                              in the NVSwitch (perChMaxNVLSTreeBws); 0 = none */
     pp_efficiency eff;
 } pp_gpu;
 
