@@ -1148,14 +1148,21 @@ static void test_validation_set_is_independent(void)
     CU_ASSERT(g->mape_time < 10.0);
     CU_ASSERT(g->n_pairs > 3000);
     CU_ASSERT(g->ordered >= 85.0);
-    /* The memory model tells the planner's fit / no-fit as the runs did:
-     * the finished runs fit, the out-of-memory ones do not (both 9 in 10). */
+    /* The memory model tells the planner's fit / no-fit as the runs did,
+     * with the planner's own headroom (5 %): the finished runs fit (19 in
+     * 20), the out-of-memory ones do not (17 in 20: 242 of 248 and 301 of
+     * 339; with the 10 % the rows carried until the thirty-ninth landing,
+     * 236 and 313, while MLPerf's LoRA runs at t 1 on B200 and B300, 92 % of
+     * their memory, were priced over though they ran). */
     CU_ASSERT_EQUAL(timed, 248);
     CU_ASSERT_EQUAL(oom, 339);
     CU_ASSERT_EQUAL(g->n_ran, timed);
     CU_ASSERT_EQUAL(g->n_oom, oom);
-    CU_ASSERT(g->ran_fit >= 0.9 * g->n_ran);
-    CU_ASSERT(g->oom_over >= 0.9 * g->n_oom);
+    CU_ASSERT(g->ran_fit >= 0.95 * g->n_ran);
+    CU_ASSERT(g->oom_over >= 0.85 * g->n_oom);
+    const pp_group_score *v51 = group_score(&score, "mlperf-training-v5.1-llama2-70b-lora");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v51);
+    CU_ASSERT(v51->ran_fit >= v51->n_ran - 1); /* the one over: NVFP4 on 8 B200 at t 1 (102 % of its memory) */
     printf("\n    %s: %.1f %% over %d rows, %.0f %% of %d pairs ordered, %d of %d runs fit, %d of %d OOM over ",
            g->group, g->mape_time, g->n_time, g->ordered, g->n_pairs, g->ran_fit, g->n_ran, g->oom_over, g->n_oom);
     /* The model prices today's software: the same job on the same kind of

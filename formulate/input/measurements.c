@@ -733,8 +733,10 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
     return PP_OK;
 }
 
-/* A measured run is priced as it ran: wherever its TP groups sat, with
- * the memory headroom of a run that finished (10 %), and no lossy codec. */
+/* A measured run is priced as it ran: wherever its TP groups sat, and no
+ * lossy codec.  Its memory is judged as the planner judges a plan's, with
+ * the problem's default headroom (problem.c), so that the accuracy report's
+ * "priced to fit" is the planner's decision. */
 static void build_constraints(row_docs *d)
 {
     cJSON *c = cJSON_AddObjectToObject(d->problem, "constraints");
@@ -742,7 +744,6 @@ static void build_constraints(row_docs *d)
     d->ok = d->ok && tol;
     if (!tol)
         return;
-    put_num(d, c, "memory_headroom", 0.10);
     put_bool(d, c, "allow_tp_across_nodes", true);
     for (int dim = 0; dim < PP_DIM_COUNT; dim++)
         put_num(d, tol, pp_dim_name((pp_dim)dim), 0.0);
