@@ -892,7 +892,8 @@ static void test_nvl72_domains(void)
  * parameters, no fit, 8 and 16 GiB within 3-6 % (4 GiB 12 %: the switch
  * ramps up more slowly than one latency explains, as in one rack's log),
  * and the report names the switch, not the network, as what binds.  Its
- * twenty-rack log (same README) is priced 2x fast: docs/cost-model.md,
+ * twenty-rack log (same README; tests/data/nccl-tests-coreweave-gb200-20rack.log)
+ * is read as 20 domains of 72, and priced 2x fast: docs/cost-model.md,
  * Known limits. */
 static void test_published_gb200_two_racks(void)
 {
@@ -928,6 +929,18 @@ static void test_published_gb200_two_racks(void)
     pp_report_links_text(&log, 1, &cal, &txt);
     PP_ASSERT_CONTAINS(pp_sb_str(&txt), "the model's time is NVLS-Tree's reduction in the NVSwitch");
     pp_sb_free(&txt);
+    pp_nccl_log_free(&log);
+    /* its twenty-rack log (same README, "20 Racks"), one rank line shown: 1,440
+     * ranks in 20 NVLink domains of 72, the network between them, not one host */
+    pp_source_path("tests/data/nccl-tests-coreweave-gb200-20rack.log", path, sizeof path);
+    CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 72, &log, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+    r = &log.runs[0];
+    CU_ASSERT_EQUAL(r->op, PP_NCCL_ALLREDUCE);
+    CU_ASSERT_EQUAL(r->ranks, 1440);
+    CU_ASSERT_EQUAL(pp_nccl_run_domains(&cal.cluster, r, &k), 20);
+    CU_ASSERT_EQUAL(k, 72);
+    CU_ASSERT_EQUAL(pp_nccl_run_link(&cal.cluster, r), PP_LINK_NETWORK);
     pp_nccl_log_free(&log);
     pp_catalog_free(&cat);
 }
