@@ -395,6 +395,17 @@ static void test_latency_from_network(void)
     pp_nccl_log_free(&logs[1]);
 }
 
+/* Parse one run's log text with a line of settings before it: one run. */
+static void parse_after(const char *line, const pp_strbuf *run, const char *name, pp_nccl_log *log)
+{
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    pp_sb_appendf(&sb, "%s\n%s", line, pp_sb_str(run));
+    parse(pp_sb_str(&sb), name, log);
+    pp_sb_free(&sb);
+    CU_ASSERT_EQUAL_FATAL(log->n_runs, 1);
+}
+
 /* NCCL_ALGO as a log sets it (a command line, mpirun's -x, NCCL's own INFO
  * line; "^" excludes): the runs after it, and the run it is in, are priced
  * with those algorithms only.  Two nodes of rings (NCCL_ALGO=Ring, what
@@ -426,13 +437,8 @@ static void test_nccl_algo(void)
         {"no setting here", 0, ""},
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
-        pp_strbuf sb;
-        pp_sb_init(&sb);
-        pp_sb_appendf(&sb, "%s\n%s", forms[i].line, pp_sb_str(&run));
         pp_nccl_log log;
-        parse(pp_sb_str(&sb), "algo.log", &log);
-        pp_sb_free(&sb);
-        CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+        parse_after(forms[i].line, &run, "algo.log", &log);
         CU_ASSERT_EQUAL(log.runs[0].algos, forms[i].algos);
         CU_ASSERT_STRING_EQUAL(log.runs[0].algo_said, forms[i].said);
         if (i == 0 || i == sizeof forms / sizeof forms[0] - 1) {
@@ -466,13 +472,8 @@ static void test_nccl_algo(void)
         {"no setting here", false},
     };
     for (size_t i = 0; i < sizeof nvls / sizeof nvls[0]; i++) {
-        pp_strbuf sb;
-        pp_sb_init(&sb);
-        pp_sb_appendf(&sb, "%s\n%s", nvls[i].line, pp_sb_str(&run));
         pp_nccl_log log;
-        parse(pp_sb_str(&sb), "nvls.log", &log);
-        pp_sb_free(&sb);
-        CU_ASSERT_EQUAL_FATAL(log.n_runs, 1);
+        parse_after(nvls[i].line, &run, "nvls.log", &log);
         CU_ASSERT_EQUAL(log.runs[0].nvls_off, nvls[i].off);
         pp_nccl_log_free(&log);
     }
