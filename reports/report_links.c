@@ -211,6 +211,10 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
     if (x == PP_LINK_NETWORK && f->efficiency < 0.99 * cal->lo[x][0])
         pp_sb_append(out, " (rings that NCCL was told to run, read as its choice of a two-node tree, fit about "
                           "half: if the runs set NCCL_ALGO outside the log, add the setting to it)");
+    if (x == PP_LINK_NVLINK && f->efficiency > 1.01 * cal->hi[x][0] && cal->cluster.gpu.nvls_allreduce_fraction > 0.0)
+        pp_sb_append(out, " (on this GPU a one-node all-reduce at NCCL's defaults runs NVLink SHARP, which reduces "
+                          "in the switch and reports more bus bandwidth than a ring reaches; one-node logs are read "
+                          "as rings: measure them with NCCL_ALGO=Ring or NCCL_NVLS_ENABLE=0)");
     bound_note("latency", f->latency_us, cal->lo[x][1], cal->hi[x][1], " us", out);
     pp_sb_appendf(out, "%s%s\n",
                   f->at_line_rate ? "; held at the line rate (the runs were faster: is the line rate right?)" : "",

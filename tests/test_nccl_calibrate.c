@@ -883,8 +883,12 @@ static void test_nvl72_domains(void)
     pp_catalog_free(&cat);
 }
 
-/* A published two-rack GB200 NVL72 log at NCCL's defaults (NCCL 2.26.2,
- * 144 GPUs: coreweave/nccl-tests @cb86553, README.md, "Expected
+/* Published GB200 NVL72 logs at NCCL's defaults (NCCL 2.26.2,
+ * coreweave/nccl-tests @cb86553, README.md, "Expected Performance").  One
+ * rack's (72 GPUs, "Single Rack"), read as rings as every one-node log is,
+ * holds NVLink above its bounds, and the report says that NVLS ran and how
+ * to measure a ring; priced as NVLS its 4 and 8 GiB are within 2 %.  The
+ * two-rack log (144 GPUs, "Expected
  * Performance", GB200 "2 Racks"; tests/data/nccl-tests-coreweave-gb200-2rack.log):
  * 16 GiB at 408-413 GB/s of algorithm bandwidth.  Each rack's 72 GPUs send
  * 1/72 of the buffer through their NICs, so NVLS-Tree's reduction in the
@@ -896,13 +900,48 @@ static void test_nvl72_domains(void)
  * twenty-rack log (same README; tests/data/nccl-tests-coreweave-gb200-20rack.log)
  * is read as 20 domains of 72, and priced 2x fast: docs/cost-model.md,
  * Known limits. */
-static void test_published_gb200_two_racks(void)
+static void test_published_gb200_racks(void)
 {
     pp_catalog cat;
     pp_load_catalog(&cat);
     const pp_gpu *gb200 = pp_catalog_gpu(&cat, "gb200-nvl72");
     CU_ASSERT_PTR_NOT_NULL_FATAL(gb200);
     char path[1024];
+    /* one rack, NVLS at NCCL's defaults (tests/data/nccl-tests-coreweave-gb200-1rack.log,
+     * the README's "Single Rack"): read as rings, as every one-node log, it
+     * holds NVLink above its bounds, and the report says why and what to run */
+    {
+        pp_source_path("tests/data/nccl-tests-coreweave-gb200-1rack.log", path, sizeof path);
+        pp_nccl_log one;
+        pp_error e;
+        CU_ASSERT_EQUAL_FATAL(pp_nccl_log_load(path, 72, &one, &e), PP_OK);
+        CU_ASSERT_EQUAL_FATAL(one.n_runs, 1);
+        CU_ASSERT_EQUAL(one.runs[0].ranks, 72);
+        pp_link_calibration rack;
+        memset(&rack, 0, sizeof rack);
+        pp_cluster_from_gpu(gb200, &rack.cluster);
+        pp_link_calibration_bounds(&cat, &rack);
+        CU_ASSERT_EQUAL(pp_calibrate_links(&one, 1, &rack), 1);
+        CU_ASSERT(rack.link[PP_LINK_NVLINK].efficiency > rack.hi[PP_LINK_NVLINK][0]);
+        pp_strbuf t;
+        pp_sb_init(&t);
+        pp_report_links_text(&one, 1, &rack, &t);
+        PP_ASSERT_CONTAINS(pp_sb_str(&t), "runs NVLink SHARP");
+        PP_ASSERT_CONTAINS(pp_sb_str(&t), "NCCL_NVLS_ENABLE=0");
+        pp_sb_free(&t);
+        /* the same sizes priced as NVLS with the catalog's parameters (the
+         * ring fitted above would run faster): its 4 and 8 GiB within 2 % */
+        pp_cluster nvls;
+        memset(&nvls, 0, sizeof nvls);
+        pp_cluster_from_gpu(gb200, &nvls);
+        nvls.nccl_nvls = true;
+        for (int i = 0; i < one.runs[0].n_rows; i++)
+            if (one.runs[0].rows[i].bytes >= 4294967296.0)
+                CU_ASSERT(fabs(pp_collective_time_s(&nvls, PP_COLL_ALLREDUCE, one.runs[0].rows[i].bytes, 72, 72) * 1e6 /
+                                   one.runs[0].rows[i].time_us -
+                               1.0) < 0.02);
+        pp_nccl_log_free(&one);
+    }
     pp_source_path("tests/data/nccl-tests-coreweave-gb200-2rack.log", path, sizeof path);
     pp_nccl_log log;
     pp_error err;
@@ -1253,7 +1292,8 @@ int main(void)
         {"a published two-node A100 log: the tree capped by its channels, the ring's NICs inside the bounds",
          test_published_oci_a100},
         {"GB200 NVL72: trays of one rack are NVLink, two racks the network between domains", test_nvl72_domains},
-        {"a published two-rack GB200 log: NVLS-Tree's switch sets its largest sizes", test_published_gb200_two_racks},
+        {"published GB200 logs: one rack's NVLS said, two racks' NVLS-Tree switch sets the largest sizes",
+         test_published_gb200_racks},
         {"calibrate --nccl-tests writes an efficiency file", test_cli},
         {NULL, NULL},
     };
