@@ -299,8 +299,9 @@ void pp_collective_bytes_on(const pp_cluster *c, pp_collective kind, double byte
         *network = 0.0;
         return;
     }
-    bool nvls_tree = false;
-    if (n > 1 && bytes > 0.0 && k >= 1 && k < n)
+    bool nvls_tree = false; /* priced only where NVLS-Tree may run: the other algorithms' bytes are the ring's */
+    if (kind == PP_COLL_ALLREDUCE && one_collective && n > 1 && bytes > 0.0 && k >= 1 && k < n &&
+        c->nccl_algos == 0 && nvls_tree_offered(c, k))
         across_nodes_s(c, kind, bytes, n, k, one_collective, &nvls_tree);
     if (nvls_tree) { /* the buffer to the switch once; each GPU's share through its NIC on the tree */
         *nvlink = bytes;
