@@ -366,6 +366,17 @@ static void test_router_groups_checked(void)
 }
 
 /* A setting of a target, or NULL. */
+/* The "how to run" Markdown of an optimal plan and its evaluation, into a
+ * buffer the caller frees. */
+static void how_to_run_md(const pp_problem *p, const pp_plan *pl, const pp_eval *e, pp_strbuf *sb)
+{
+    pp_plan_result res = {.status = PP_STATUS_OPTIMAL};
+    res.best.plan = *pl;
+    res.best.eval = *e;
+    pp_sb_init(sb);
+    pp_md_how_to_run(sb, p, &res);
+}
+
 static const pp_launch_setting *setting(const pp_launch_target *t, const char *key)
 {
     for (int i = 0; i < t->n; i++)
@@ -673,12 +684,8 @@ static void test_cuda_graph_advice(void)
     CU_ASSERT_PTR_NULL(as.scope);
     CU_ASSERT(as.free_gib >= 0.0 && as.free_gib <= es.mem.usable_gib);
     /* the Markdown says it, with the flag */
-    pp_plan_result res = {.status = PP_STATUS_OPTIMAL};
-    res.best.plan = small;
-    res.best.eval = es;
     pp_strbuf sb;
-    pp_sb_init(&sb);
-    pp_md_how_to_run(&sb, &p, &res);
+    how_to_run_md(&p, &small, &es, &sb);
     CU_ASSERT_PTR_NOT_NULL(strstr(sb.data, "### CUDA graphs"));
     CU_ASSERT_PTR_NOT_NULL(strstr(sb.data, "`--cuda-graph-impl local`"));
     pp_sb_free(&sb);
@@ -799,12 +806,8 @@ static void test_cuda_graphs_launch(void)
     pl.ep = 8; /* the model zoo's plan, as in the loop's first case */
     pp_eval e;
     pp_evaluate(&p, &pl, &e);
-    pp_plan_result res = {.status = PP_STATUS_OPTIMAL};
-    res.best.plan = pl;
-    res.best.eval = e;
     pp_strbuf sb;
-    pp_sb_init(&sb);
-    pp_md_how_to_run(&sb, &p, &res);
+    how_to_run_md(&p, &pl, &e, &sb);
     PP_ASSERT_CONTAINS(sb.data, "of the GPU waiting for the host");
     PP_ASSERT_CONTAINS(sb.data, "`--cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router moe_preprocess`");
     pp_sb_free(&sb);
