@@ -44,7 +44,7 @@ static pp_efficiency truth_a100(void)
 
 static pp_efficiency truth_h100(void)
 {
-    return make_eff(0.70, 0.55, 0.88, 0.85, 0.80, 5.5, 11.0, 10.0);
+    return make_eff(0.70, 0.42, 0.88, 0.85, 0.80, 5.5, 11.0, 10.0);
 }
 
 static void load_project_set(pp_catalog *cat, pp_measurement_set *set)
@@ -2058,12 +2058,14 @@ static void shipped_rows(pp_catalog *cat, pp_measurement_set *set, int keep, dou
 }
 
 /* Calibrating from a team's rows starts at the shipped fit: rows it already
- * predicts move nothing, the stack's level stays 1; three rows 10 % slower
+ * predicts move nothing, the stack's level stays 1; three rows 10 % faster
  * move at most three parameters, the one they are most sensitive to among
  * them here, and every other keeps the shipped value exactly, part of the
  * way (the prior holds them back), and the stack's level takes the mean
- * error they leave (above 1: the rows are slower); the fit from the middle of the
- * bounds moves all, and leaves the level at 1. */
+ * error they leave (below 1: the rows are faster); the fit from the middle of the
+ * bounds moves all, and leaves the level at 1.  Faster, not slower: the
+ * shipped fit of this GPU sits at the slow end of most of its bounds
+ * (docs/calibration.md), so only a faster stack leaves its physics room. */
 static void test_map_from_shipped_fit(void)
 {
     pp_catalog cat;
@@ -2083,7 +2085,7 @@ static void test_map_from_shipped_fit(void)
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 
-    shipped_rows(&cat, &set, 3, 1.10);
+    shipped_rows(&cat, &set, 3, 0.90);
     h100 = pp_catalog_gpu(&cat, "h100-hbm2e-96gb-500w");
     n = pp_calibrate_map(&cat, &set, 0.0, fits, 4);
     CU_ASSERT_EQUAL_FATAL(n, 1);
@@ -2103,7 +2105,7 @@ static void test_map_from_shipped_fit(void)
     /* the prior holds the physics back: part of the way, not all */
     CU_ASSERT(fits[0].rms_log_error_physics > 0.005);
     /* the stack's level takes what is left of the rows' mean error */
-    CU_ASSERT(fits[0].eff.compute_scale > 1.0 && fits[0].eff.compute_scale < 1.25);
+    CU_ASSERT(fits[0].eff.compute_scale < 1.0 && fits[0].eff.compute_scale > 0.8);
     CU_ASSERT(fits[0].rms_log_error_after <= fits[0].rms_log_error_physics);
     printf("\n    rms log error %.3f -> %.3f (physics) -> %.4f (stack level %.4g) ", fits[0].rms_log_error_before,
            fits[0].rms_log_error_physics, fits[0].rms_log_error_after, fits[0].eff.compute_scale);
