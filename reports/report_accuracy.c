@@ -4,6 +4,7 @@
 #include "decisions.h"
 #include "report_md.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -187,6 +188,72 @@ static void scale_table(const pp_score *score, pp_strbuf *out)
     pp_sb_appendf(out, "| **all** | %d | | %+.1f %% |\n", n, gap / n);
 }
 
+/* The same plan on GPUs of two kinds (pp_gpu_pairs): the order the choice
+ * of GPU needs; `how` says whose prices they are. */
+static void gpu_pairs_table(const pp_gpu_pairs *gp, const char *how, pp_strbuf *out)
+{
+    if (!gp->n_pairs)
+        return;
+    pp_sb_appendf(out, "\nSame plan on different GPUs: pairs of rows of one group that run one job (the same model, GPU "
+                       "count and global batch) with the same plan and settings on GPUs of two kinds, measured more "
+                       "than 3 %% apart, %s. No plan orders them; the hardware does, as when `parplan capacity` "
+                       "chooses a GPU. The ratios are the first GPU's step time over the second's (geometric mean):\n\n"
+                       "| GPUs | pairs | ordered as measured | measured step ratio | priced step ratio |\n"
+                       "| --- | ---: | ---: | ---: | ---: |\n",
+                  how);
+    for (int k = 0; k < gp->n_kinds; k++) {
+        const pp_gpu_kind_pair *x = &gp->kinds[k];
+        pp_sb_append(out, "| ");
+        pp_md_escape(out, x->gpu[0]);
+        pp_sb_append(out, " / ");
+        pp_md_escape(out, x->gpu[1]);
+        pp_sb_appendf(out, " | %d", x->n);
+        order_cell(out, x->ordered, x->n);
+        pp_sb_appendf(out, " | %.3f | %.3f |\n", exp(x->measured_log), exp(x->priced_log));
+    }
+    pp_sb_appendf(out, "| **all** | %d", gp->n_pairs);
+    order_cell(out, gp->ordered, gp->n_pairs);
+    pp_sb_append(out, " | | |\n\nBy measured gap:");
+    for (int b = 0; b < PP_GAP_BINS; b++) {
+        pp_sb_appendf(out, "%s %s apart", b ? ";" : "", pp_gap_bin_name(b));
+        if (gp->bin_pairs[b])
+            pp_sb_appendf(out, " %d of %d", gp->bin_ordered[b], gp->bin_pairs[b]);
+        else
+            pp_sb_append(out, " none");
+    }
+    pp_sb_append(out, ".\n");
+}
+
+static void json_gpu_pairs(cJSON *root, const pp_gpu_pairs *gp)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, "gpu_pairs");
+    if (!o)
+        return;
+    cJSON_AddNumberToObject(o, "pairs", gp->n_pairs);
+    cJSON_AddNumberToObject(o, "ordered", gp->ordered);
+    cJSON *bins = cJSON_AddArrayToObject(o, "order_by_gap");
+    for (int b = 0; bins && b < PP_GAP_BINS; b++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "gap", pp_gap_bin_name(b));
+        cJSON_AddNumberToObject(x, "pairs", gp->bin_pairs[b]);
+        cJSON_AddNumberToObject(x, "ordered", gp->bin_ordered[b]);
+        cJSON_AddItemToArray(bins, x);
+    }
+    cJSON *kinds = cJSON_AddArrayToObject(o, "by_gpus");
+    for (int k = 0; kinds && k < gp->n_kinds; k++) {
+        const pp_gpu_kind_pair *x = &gp->kinds[k];
+        cJSON *y = cJSON_CreateObject();
+        cJSON *ids = cJSON_AddArrayToObject(y, "gpus");
+        cJSON_AddItemToArray(ids, cJSON_CreateString(x->gpu[0]));
+        cJSON_AddItemToArray(ids, cJSON_CreateString(x->gpu[1]));
+        cJSON_AddNumberToObject(y, "pairs", x->n);
+        cJSON_AddNumberToObject(y, "ordered", x->ordered);
+        cJSON_AddNumberToObject(y, "measured_ratio", exp(x->measured_log));
+        cJSON_AddNumberToObject(y, "priced_ratio", exp(x->priced_log));
+        cJSON_AddItemToArray(kinds, y);
+    }
+}
+
 /* The dense rows by the nodes their run spans (pp_span_score); `how` says
  * whose prices they are. */
 static void span_table(const pp_span_score *sp, const char *how, pp_strbuf *out)
@@ -315,6 +382,7 @@ int pp_report_accuracy_md(const pp_score *score, const pp_measurement_set *set, 
     order_table(score, out);
     what_table(score, out);
     scale_table(score, out);
+    gpu_pairs_table(&score->gpu_pairs, "each priced with the efficiency it was loaded with", out);
     span_table(&score->span, "each priced with the efficiency it was loaded with", out);
     peak_table(score, out);
     feasibility_table(score, out);
@@ -405,6 +473,7 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
     cJSON_AddNumberToObject(root, "rows_time_software_defect", score->n_defect);
     cJSON_AddNumberToObject(root, "mape_time_software_defect_pct", score->mape_defect);
     json_span(root, &score->span);
+    json_gpu_pairs(root, &score->gpu_pairs);
     if (rows)
         json_rows(root, set, false);
     return root;
@@ -589,6 +658,7 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                   100.0 * pp_cv_step_time_error(cv));
     order_of_record(cv, out);
     cv_order_table(cv, out);
+    gpu_pairs_table(&cv->gpu_pairs_cv, "each priced with the fit on every other group", out);
     span_table(&cv->span_cv, "each priced with the fit on every other group", out);
     bool any_memory = false;
     for (int i = 0; score && i < score->n_groups; i++)
@@ -697,6 +767,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv, const pp_measurement_set *set, bool ro
         cJSON_AddItemToArray(fits, o);
     }
     json_span(root, &cv->span_cv);
+    json_gpu_pairs(root, &cv->gpu_pairs_cv);
     if (rows)
         json_rows(root, set, true);
     return root;

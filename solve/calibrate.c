@@ -116,8 +116,10 @@ void pp_score_measurements(const pp_measurement_set *set, pp_score *score)
         if (pred)
             score_scale_pairs(set, pred, g);
     }
-    if (pred)
+    if (pred) {
         pp_span_score_rows(set, pred, &score->span);
+        pp_score_gpu_pairs(set, pred, &score->gpu_pairs);
+    }
     free(pred);
 }
 
@@ -666,14 +668,25 @@ int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigm
  * (MLPerf submitters of one configuration) differ by the system, which no
  * plan can order.  Rows are zeroed before they are filled, so their plan
  * and training settings compare byte for byte. */
-/* Two rows of one group that train the same model shape on GPUs of one
- * kind: what both kinds of pair below start from. */
-static bool same_model_and_gpu(const pp_measurement *a, const pp_measurement *b)
+/* Two rows of one group that train the same model shape: what every kind
+ * of pair below starts from. */
+static bool same_model(const pp_measurement *a, const pp_measurement *b)
 {
     const pp_model *x = &a->prob.model, *y = &b->prob.model;
-    return strcmp(a->group, b->group) == 0 && strcmp(a->gpu_id, b->gpu_id) == 0 && x->layers == y->layers &&
-           x->hidden == y->hidden && x->heads == y->heads && x->kv_heads == y->kv_heads &&
-           x->ffn_hidden == y->ffn_hidden && x->vocab == y->vocab && x->seq_len == y->seq_len;
+    return strcmp(a->group, b->group) == 0 && x->layers == y->layers && x->hidden == y->hidden &&
+           x->heads == y->heads && x->kv_heads == y->kv_heads && x->ffn_hidden == y->ffn_hidden &&
+           x->vocab == y->vocab && x->seq_len == y->seq_len;
+}
+
+/* ... on GPUs of one kind. */
+static bool same_model_and_gpu(const pp_measurement *a, const pp_measurement *b)
+{
+    return same_model(a, b) && strcmp(a->gpu_id, b->gpu_id) == 0;
+}
+
+static long gpu_count(const pp_measurement *r)
+{
+    return r->prob.cluster.nodes * r->prob.cluster.gpus_per_node;
 }
 
 static bool same_job(const pp_measurement *a, const pp_measurement *b)
@@ -681,10 +694,74 @@ static bool same_job(const pp_measurement *a, const pp_measurement *b)
     if (memcmp(&a->plan, &b->plan, sizeof a->plan) == 0 &&
         memcmp(&a->prob.training, &b->prob.training, sizeof a->prob.training) == 0)
         return false;
-    return same_model_and_gpu(a, b) &&
-           a->prob.cluster.nodes * a->prob.cluster.gpus_per_node ==
-               b->prob.cluster.nodes * b->prob.cluster.gpus_per_node &&
+    return same_model_and_gpu(a, b) && gpu_count(a) == gpu_count(b) &&
            a->prob.training.global_batch == b->prob.training.global_batch;
+}
+
+/* Two rows of one group that run one job with the same plan and settings
+ * on GPUs of two kinds (pp_gpu_pairs). */
+static bool gpu_pair(const pp_measurement *a, const pp_measurement *b)
+{
+    return same_model(a, b) && strcmp(a->gpu_id, b->gpu_id) != 0 && gpu_count(a) == gpu_count(b) &&
+           memcmp(&a->plan, &b->plan, sizeof a->plan) == 0 &&
+           memcmp(&a->prob.training, &b->prob.training, sizeof a->prob.training) == 0;
+}
+
+/* The slot of the kind of pair of GPUs x and y (in name order), or NULL
+ * when the table is full. */
+static pp_gpu_kind_pair *gpu_kind_slot(pp_gpu_pairs *out, const char *x, const char *y)
+{
+    for (int k = 0; k < out->n_kinds; k++)
+        if (strcmp(out->kinds[k].gpu[0], x) == 0 && strcmp(out->kinds[k].gpu[1], y) == 0)
+            return &out->kinds[k];
+    if (out->n_kinds == PP_MAX_GPU_KINDS)
+        return NULL;
+    pp_gpu_kind_pair *k = &out->kinds[out->n_kinds++];
+    memset(k, 0, sizeof *k);
+    snprintf(k->gpu[0], sizeof k->gpu[0], "%s", x);
+    snprintf(k->gpu[1], sizeof k->gpu[1], "%s", y);
+    return k;
+}
+
+static bool pairable(const pp_measurement *r)
+{
+    return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model);
+}
+
+void pp_score_gpu_pairs(const pp_measurement_set *set, const double *pred_s, pp_gpu_pairs *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < set->n; i++) {
+        if (!pairable(&set->rows[i]))
+            continue;
+        for (int j = i + 1; j < set->n; j++) {
+            const pp_measurement *a = &set->rows[i], *b = &set->rows[j];
+            if (!pairable(b) || !gpu_pair(a, b))
+                continue;
+            int bin = pp_gap_bin(fmax(a->iteration_s, b->iteration_s) / fmin(a->iteration_s, b->iteration_s) - 1.0);
+            if (bin < 0)
+                continue;
+            /* a tie orders nothing, as for same-job pairs */
+            bool right = pred_s[i] != pred_s[j] && (a->iteration_s < b->iteration_s) == (pred_s[i] < pred_s[j]);
+            out->n_pairs++;
+            out->ordered += right;
+            out->bin_pairs[bin]++;
+            out->bin_ordered[bin] += right;
+            bool swap = strcmp(a->gpu_id, b->gpu_id) > 0;
+            const pp_measurement *x = swap ? b : a, *y = swap ? a : b;
+            pp_gpu_kind_pair *k = gpu_kind_slot(out, x->gpu_id, y->gpu_id);
+            if (!k)
+                continue;
+            k->n++;
+            k->ordered += right;
+            k->measured_log += log(x->iteration_s / y->iteration_s);
+            k->priced_log += swap ? log(pred_s[j] / pred_s[i]) : log(pred_s[i] / pred_s[j]);
+        }
+    }
+    for (int k = 0; k < out->n_kinds; k++) {
+        out->kinds[k].measured_log /= out->kinds[k].n;
+        out->kinds[k].priced_log /= out->kinds[k].n;
+    }
 }
 
 /* Two rows of one group are a weak-scaling pair when they train the same
@@ -1117,6 +1194,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     if (cv->n_defect_rows)
         cv->defect_mape_cv /= cv->n_defect_rows;
     pp_span_score_rows(set, pred_cv, &cv->span_cv);
+    pp_score_gpu_pairs(set, pred_cv, &cv->gpu_pairs_cv);
     cv->n_pairs = count_pairs(set, pred_cv, NULL, &k_cv, cv->bin_pairs, cv->bin_ordered_cv, NULL, NULL);
     count_pairs(set, pred_in, NULL, &k_in, cv->bin_pairs, cv->bin_ordered_in, NULL, NULL);
     cv->ordered_cv = share(k_cv, cv->n_pairs);

@@ -79,6 +79,31 @@ typedef struct pp_group_score {
     double scale_gap, scale_doublings; /* and the mean log2 of the GPU-count ratio */
 } pp_group_score;
 
+/* Same plan on different GPUs: two timed dense rows of one group that run
+ * one job (the same model shape, GPU count and global batch) with the same
+ * plan and training settings on GPUs of two kinds (gpu_id), measured more
+ * than 3 % apart.  No plan orders them: the hardware does, the choice
+ * `parplan capacity` makes between GPU kinds.  Counted per kind of pair,
+ * its two GPU ids in name order. */
+#define PP_MAX_GPU_KINDS 32
+typedef struct pp_gpu_kind_pair {
+    char gpu[2][PP_ID_LEN]; /* in name order */
+    int n, ordered;
+    double measured_log, priced_log; /* mean log(step on gpu[0] / step on gpu[1]) */
+} pp_gpu_kind_pair;
+
+typedef struct pp_gpu_pairs {
+    int n_pairs, ordered;
+    int bin_pairs[PP_GAP_BINS], bin_ordered[PP_GAP_BINS]; /* by measured gap (pp_gap_bin) */
+    int n_kinds;
+    pp_gpu_kind_pair kinds[PP_MAX_GPU_KINDS]; /* kinds beyond the last slot count in the totals only */
+} pp_gpu_pairs;
+
+/* The set's same-plan pairs on different GPUs, row i priced at pred_s[i];
+ * rows with a reported software defect and Mixture-of-Experts rows pair
+ * with none (the dense rows are the order of record). */
+void pp_score_gpu_pairs(const pp_measurement_set *set, const double *pred_s, pp_gpu_pairs *out);
+
 /* Same-job pairs by what differs between their two plans: one slot per
  * decision (pp_decision_id) and a last one for the training settings
  * (precision, kernels, overlaps a row states); a pair counts under every
@@ -93,6 +118,7 @@ typedef struct pp_score {
     int n_defect;       /* timed rows whose source reports a software defect: scored apart */
     double mape_defect; /* their step-time MAPE, % */
     pp_span_score span; /* the dense rows by the nodes their run spans */
+    pp_gpu_pairs gpu_pairs; /* the same plan on GPUs of two kinds */
 } pp_score;
 
 /* Score the model (with each row's GPU efficiency as loaded) per group. */
@@ -262,6 +288,7 @@ typedef struct pp_cv_result {
     double shot_group_mape; /* mean over those groups of the rest's MAPE, % */
     double shot_group_mape_cv; /* the same rows with the held-out fit alone (no shots), % */
     pp_span_score span_cv; /* the dense rows by the nodes their run spans, held out */
+    pp_gpu_pairs gpu_pairs_cv; /* the same plan on GPUs of two kinds, held out */
 } pp_cv_result;
 
 /* Leave-one-source-group-out cross-validation: for every group with timed

@@ -1464,6 +1464,80 @@ static void test_scale_pairs(void)
     pp_catalog_free(&cat);
 }
 
+/* Same plan on different GPUs: rows of one group that run one job with
+ * the same plan on GPUs of two kinds pair, whatever their order; a row of
+ * another plan, or of another group, pairs with none of them, and two kinds
+ * measured 2 % apart order nothing.  The H200 row is measured slowest,
+ * against the catalog (the H100's die with faster HBM), so its pairs are
+ * mis-ordered (or tied). */
+#define GPU_ROW(id, group, gpu, t, d, s)                                                                 \
+    "{'id': '" id "', 'source_group': '" group "',"                                                      \
+    "  'model': {'name': 'm', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048}," \
+    "  'cluster': {'gpu': '" gpu "', 'gpus': 8, 'gpus_per_node': 8},"                                    \
+    "  'config': {'t': " #t ", 'p': 1, 'd': " #d ", 'micro_batch': 1, 'global_batch': 64,"               \
+    "             'precision': 'bf16'},"                                                                 \
+    "  'measured': {'iteration_s': " #s "}}"
+
+static void test_gpu_pairs(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("gpu-pair-rows.json", path, sizeof path);
+    pp_write_json(path, "[" GPU_ROW("h100", "hw", "H100-SXM5-80GB", 1, 8, 1.0) ","
+                        GPU_ROW("a100", "hw", "A100-SXM4-80GB", 1, 8, 2.0) ","
+                        GPU_ROW("h200", "hw", "H200-SXM-141GB", 1, 8, 3.0) ","
+                        GPU_ROW("a100-40", "hw", "A100-SXM4-40GB", 1, 8, 2.04) ","
+                        GPU_ROW("a100-t2", "hw", "A100-SXM4-80GB", 2, 4, 2.5) ","
+                        GPU_ROW("h100-other", "other", "H100-SXM5-80GB", 1, 8, 0.5) "]");
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 6);
+    double pred[6];
+    for (int i = 0; i < 6; i++)
+        pred[i] = pp_step_time_s(&set.rows[i].prob, &set.rows[i].plan);
+    /* the pairs among rows 0-3 but a100 / a100-40 (2 % apart): five */
+    static const int pairs[5][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {2, 3}};
+    int want_ordered = 0;
+    for (int k = 0; k < 5; k++) {
+        int i = pairs[k][0], j = pairs[k][1];
+        want_ordered += pred[i] != pred[j] && (set.rows[i].iteration_s < set.rows[j].iteration_s) == (pred[i] < pred[j]);
+    }
+    pp_score score;
+    pp_score_measurements(&set, &score);
+    const pp_gpu_pairs *gp = &score.gpu_pairs;
+    CU_ASSERT_EQUAL(gp->n_pairs, 5);
+    CU_ASSERT_EQUAL(gp->ordered, want_ordered);
+    CU_ASSERT(gp->ordered < 5); /* the H200 row is measured against the catalog's order */
+    CU_ASSERT_EQUAL(gp->bin_pairs[2], 5); /* every counted pair is over 30 % apart */
+    CU_ASSERT_EQUAL(gp->n_kinds, 5);
+    const pp_gpu_kind_pair *ah = NULL;
+    for (int k = 0; k < gp->n_kinds; k++) {
+        CU_ASSERT(strcmp(gp->kinds[k].gpu[0], gp->kinds[k].gpu[1]) < 0); /* each kind in name order */
+        if (strcmp(gp->kinds[k].gpu[0], "a100-sxm4-80gb") == 0 && strcmp(gp->kinds[k].gpu[1], "h100-sxm5-80gb") == 0)
+            ah = &gp->kinds[k];
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ah);
+    CU_ASSERT_EQUAL(ah->n, 1);
+    PP_REL_EQ(exp(ah->measured_log), 2.0, 1e-12);
+    PP_REL_EQ(exp(ah->priced_log), pred[1] / pred[0], 1e-12);
+    CU_ASSERT_EQUAL(ah->ordered, pred[1] > pred[0]);
+    pp_strbuf sb;
+    pp_sb_init(&sb);
+    CU_ASSERT_EQUAL(pp_report_accuracy_md(&score, &set, false, &sb), 0);
+    PP_ASSERT_CONTAINS(sb.data, "Same plan on different GPUs");
+    PP_ASSERT_CONTAINS(sb.data, "| a100-sxm4-80gb / h100-sxm5-80gb | 1 |");
+    pp_sb_free(&sb);
+    cJSON *json = pp_json_accuracy(&score, &set, false);
+    const cJSON *o = cJSON_GetObjectItem(json, "gpu_pairs");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(o, "pairs")->valueint, 5);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(o, "by_gpus")), 5);
+    cJSON_Delete(json);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 /* A pair priced alike orders nothing: two runs of a dense model that
  * differ only in their CUDA graphs (a dense layer's host time is not
  * priced), measured 20 % apart, count as a pair and as not ordered,
@@ -2364,6 +2438,7 @@ int main(void)
         {"same-job pairs are counted by measured gap on a hand-made set", test_order_bins_count_pairs},
         {"a pair priced alike is not ordered, whichever row comes first", test_tie_not_ordered},
         {"weak-scaling pairs: the same plan per GPU on more GPUs, measured against priced", test_scale_pairs},
+        {"same plan on GPUs of two kinds: paired, ordered, per kind", test_gpu_pairs},
         {"the order term's derivative points toward the measured order", test_order_term_gradient},
         {"a malformed row is an error naming its path", test_bad_rows_name_their_path},
         {"a malformed measurement file is an error naming line and column", test_malformed_file},
