@@ -451,7 +451,7 @@ static void test_borrowed_efficiency(void)
     CU_ASSERT_TRUE(h100->eff.calibrated);
     struct { const char *id; double factor, nvlink_factor; } borrowers[] = {
         {"b200-sxm-180gb", 0.966, 0.933}, {"b300-sxm-288gb", 0.979, 0.933}, {"gb200-nvl72", 0.908, 0.933},
-        {"gb300-nvl72", 0.908, 0.933},    {"mi300x", 0.637, 0.860},         {"mi325x", 0.748, 0.860},
+        {"gb300-nvl72", 0.979, 0.933},    {"mi300x", 0.637, 0.860},         {"mi325x", 0.748, 0.860},
     };
     for (size_t i = 0; i < sizeof borrowers / sizeof borrowers[0]; i++) {
         const pp_gpu *g = pp_catalog_gpu(&cat, borrowers[i].id);
@@ -532,11 +532,11 @@ static void test_borrowed_efficiency(void)
     CU_ASSERT_DOUBLE_EQUAL(mi325->eff.borrow_nvlink_factor, 1.0, 0.0);
     CU_ASSERT_FALSE(mi325->eff.calibrated);
     /* a team that fits its B200s: the other Blackwell GPUs borrow that fit, the nearest first (GB300's list
-     * is GB200, B300, B200), the H100's no longer */
+     * is GB200, B300, B200), the H100's no longer; the GB300 at the B300's matmul fraction (78.6 / 77.6) */
     pp_write_json(path, "{'source': 'test', 'gpus': {'b200-sxm-180gb': {'gemm': 0.5, 'attention': 0.3}}}");
     CU_ASSERT_EQUAL_FATAL(pp_catalog_apply_efficiency(&cat, path, &err), PP_OK);
     struct { const char *id; double factor; } blackwell[] = {
-        {"gb200-nvl72", 0.939}, {"b300-sxm-288gb", 1.013}, {"gb300-nvl72", 0.939}};
+        {"gb200-nvl72", 0.939}, {"b300-sxm-288gb", 1.013}, {"gb300-nvl72", 1.013}};
     for (size_t i = 0; i < sizeof blackwell / sizeof blackwell[0]; i++) {
         const pp_gpu *g = pp_catalog_gpu(&cat, blackwell[i].id);
         CU_ASSERT_STRING_EQUAL(g->eff.borrowed_from, "b200-sxm-180gb");
