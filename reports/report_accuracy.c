@@ -224,6 +224,22 @@ static void gpu_pairs_table(const pp_gpu_pairs *gp, const char *how, pp_strbuf *
     pp_sb_append(out, ".\n");
 }
 
+/* "order_by_gap": [ { "gap", "pairs", key: k[b] (, key2: k2[b]) } ], one a
+ * measured-gap bin; k2 NULL for one count. */
+static void json_gap_bins(cJSON *o, const int *n, const char *key, const int *k, const char *key2, const int *k2)
+{
+    cJSON *bins = cJSON_AddArrayToObject(o, "order_by_gap");
+    for (int b = 0; bins && b < PP_GAP_BINS; b++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "gap", pp_gap_bin_name(b));
+        cJSON_AddNumberToObject(x, "pairs", n[b]);
+        cJSON_AddNumberToObject(x, key, k[b]);
+        if (k2)
+            cJSON_AddNumberToObject(x, key2, k2[b]);
+        cJSON_AddItemToArray(bins, x);
+    }
+}
+
 static void json_gpu_pairs(cJSON *root, const pp_gpu_pairs *gp)
 {
     cJSON *o = cJSON_AddObjectToObject(root, "gpu_pairs");
@@ -231,14 +247,7 @@ static void json_gpu_pairs(cJSON *root, const pp_gpu_pairs *gp)
         return;
     cJSON_AddNumberToObject(o, "pairs", gp->n_pairs);
     cJSON_AddNumberToObject(o, "ordered", gp->ordered);
-    cJSON *bins = cJSON_AddArrayToObject(o, "order_by_gap");
-    for (int b = 0; bins && b < PP_GAP_BINS; b++) {
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "gap", pp_gap_bin_name(b));
-        cJSON_AddNumberToObject(x, "pairs", gp->bin_pairs[b]);
-        cJSON_AddNumberToObject(x, "ordered", gp->bin_ordered[b]);
-        cJSON_AddItemToArray(bins, x);
-    }
+    json_gap_bins(o, gp->bin_pairs, "ordered", gp->bin_ordered, NULL, NULL);
     cJSON *kinds = cJSON_AddArrayToObject(o, "by_gpus");
     for (int k = 0; kinds && k < gp->n_kinds; k++) {
         const pp_gpu_kind_pair *x = &gp->kinds[k];
@@ -432,14 +441,7 @@ cJSON *pp_json_accuracy(const pp_score *score, const pp_measurement_set *set, bo
         cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
         if (g->n_pairs)
             cJSON_AddNumberToObject(o, "ordered_pct", g->ordered);
-        cJSON *bins = cJSON_AddArrayToObject(o, "order_by_gap");
-        for (int b = 0; bins && b < PP_GAP_BINS; b++) {
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "gap", pp_gap_bin_name(b));
-            cJSON_AddNumberToObject(x, "pairs", g->bin_pairs[b]);
-            cJSON_AddNumberToObject(x, "ordered", g->bin_ordered[b]);
-            cJSON_AddItemToArray(bins, x);
-        }
+        json_gap_bins(o, g->bin_pairs, "ordered", g->bin_ordered, NULL, NULL);
         cJSON_AddNumberToObject(o, "rows_memory", g->n_memory);
         cJSON_AddNumberToObject(o, "mape_memory_pct", g->mape_memory);
         cJSON_AddNumberToObject(o, "rows_peak_memory", g->n_peak);
@@ -574,19 +576,6 @@ static void order_of_record(const pp_cv_result *cv, pp_strbuf *out)
     pp_sb_append(out, ".\n");
 }
 
-static void json_order_bins(cJSON *o, const int *n, const int *k_cv, const int *k_in)
-{
-    cJSON *bins = cJSON_AddArrayToObject(o, "order_by_gap");
-    for (int b = 0; bins && b < PP_GAP_BINS; b++) {
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "gap", pp_gap_bin_name(b));
-        cJSON_AddNumberToObject(x, "pairs", n[b]);
-        cJSON_AddNumberToObject(x, "ordered_cv", k_cv[b]);
-        cJSON_AddNumberToObject(x, "ordered_in_sample", k_in[b]);
-        cJSON_AddItemToArray(bins, x);
-    }
-}
-
 static void params_table(const pp_cv_result *cv, pp_strbuf *out)
 {
     pp_sb_append(out, "| GPU | parameter | fitted | physical bounds | source of the bounds |\n"
@@ -715,7 +704,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv, const pp_measurement_set *set, bool ro
     cJSON_AddNumberToObject(root, "same_job_pairs", cv->n_pairs);
     cJSON_AddNumberToObject(root, "ordered_cv", cv->ordered_cv);
     cJSON_AddNumberToObject(root, "ordered_in_sample", cv->ordered_in);
-    json_order_bins(root, cv->bin_pairs, cv->bin_ordered_cv, cv->bin_ordered_in);
+    json_gap_bins(root, cv->bin_pairs, "ordered_cv", cv->bin_ordered_cv, "ordered_in_sample", cv->bin_ordered_in);
     cJSON_AddNumberToObject(root, "rows_time_moe", cv->n_moe_rows);
     cJSON_AddNumberToObject(root, "mape_time_moe_cv_pct", cv->moe_mape_cv);
     cJSON_AddNumberToObject(root, "rows_time_software_defect", cv->n_defect_rows);
@@ -742,7 +731,7 @@ cJSON *pp_json_cv(const pp_cv_result *cv, const pp_measurement_set *set, bool ro
         cJSON_AddNumberToObject(o, "same_job_pairs", g->n_pairs);
         cJSON_AddNumberToObject(o, "ordered_cv", g->ordered_cv);
         cJSON_AddNumberToObject(o, "ordered_in_sample", g->ordered_in);
-        json_order_bins(o, g->bin_pairs, g->bin_ordered_cv, g->bin_ordered_in);
+        json_gap_bins(o, g->bin_pairs, "ordered_cv", g->bin_ordered_cv, "ordered_in_sample", g->bin_ordered_in);
         if (g->n_shot_rest) {
             cJSON_AddNumberToObject(o, "rows_time_after_shots", g->n_shot_rest);
             cJSON_AddNumberToObject(o, "mape_time_after_shots_pct", g->mape_shot);
