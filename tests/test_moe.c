@@ -1000,6 +1000,45 @@ static void test_eager_moe_host(void)
     pp_catalog_free(&cat);
 }
 
+/* MLPerf Training v6.0's DeepSeek-V3 runs captured whole iterations as CUDA
+ * graphs, their MoE layers at HybridEP's static expert-rank capacity
+ * (data/validation/mlperf-training-v6.0-deepseekv3-671b.json).  A problem
+ * cannot ask for that (problem.c: the planner does not decide the
+ * capacity), a measured row can say it: it loads, is priced as a run whose
+ * MoE layers are captured (no host wait), dispatches through HybridEP's
+ * deduplicating kernels, and trains its MTP module.  A dense row that
+ * names full graphs keeps them. */
+static void test_full_iteration_moe_rows(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_measurement_set set;
+    pp_load_rows("data/validation/mlperf-training-v6.0-deepseekv3-671b.json", &cat, &set);
+    CU_ASSERT_EQUAL(set.n, 10);
+    for (int i = 0; i < set.n; i++) {
+        const pp_measurement *r = &set.rows[i];
+        CU_ASSERT_EQUAL(r->prob.training.cuda_graphs, PP_GRAPHS_PARTIAL);
+        CU_ASSERT_TRUE(pp_moe_deepep(&r->prob, &r->plan));
+        CU_ASSERT_EQUAL(pp_mtp_layers(&r->prob), 1);
+        pp_stage_term st;
+        pp_term_stage(&r->prob, &r->plan, &st);
+        CU_ASSERT_EQUAL(st.host_wait_s, 0.0);
+    }
+    pp_measurements_free(&set);
+    char path[1024];
+    pp_temp_path("full-graph-rows.json", path, sizeof path);
+    pp_write_json(path, "[{'id': 'dense-full', 'source_group': 'g', 'model': {'name': 'x', 'layers': 4, 'hidden': 1024,"
+                        " 'heads': 8, 'ffn_hidden': 4096, 'vocab': 32000, 'seq_len': 2048},"
+                        " 'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 8, 'gpus_per_node': 8},"
+                        " 'config': {'t': 1, 'p': 1, 'd': 8, 'micro_batch': 1, 'global_batch': 64, 'precision': 'bf16',"
+                        " 'cuda_graphs': 'full iteration'}, 'measured': {'iteration_s': 0.5}}]");
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.cuda_graphs, PP_GRAPHS_FULL);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -1007,6 +1046,8 @@ int main(void)
         {"a benchmark's forced balance: priced at the mean share, launched as such", test_force_balance},
         {"eager MoE layers wait for the host: the model zoo's tp 4 run slower than its tp 2, as measured",
          test_eager_moe_host},
+        {"a MoE row with full-iteration graphs (MLPerf v6.0 DeepSeek-V3): priced as captured, no host wait",
+         test_full_iteration_moe_rows},
         {"all-to-all bytes per link", test_alltoall_bytes},
         {"DeepSeek-V3's published layout prices (tp 1 pp 16 dp 128 ep 64 ZeRO-1)", test_deepseek_published_layout},
         {"DeepSeek-V3 on 2048 H800 plans with ep > 1", test_deepseek_plans_ep},

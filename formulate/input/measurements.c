@@ -726,6 +726,16 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
     put_bool(d, d->training, "fp8_activation_input_store", fp8_act == 1 && low);
     if (packed > 0)
         put_num(d, d->training, "packed_sample_tokens", packed);
+    /* A MoE run whose whole iteration is one CUDA graph (Megatron-Core's
+     * full_iteration scope with HybridEP at a static expert-rank capacity,
+     * --moe-expert-rank-capacity-factor, and paged stashing: MLPerf Training
+     * v6.0's DeepSeek-V3) is priced as a run that captures its MoE layers
+     * at all: the host issues none of their kernels (step.c prices the host
+     * only for "none").  A problem cannot ask for it (problem.c: the planner
+     * does not decide the capacity that launch needs), a row can state it. */
+    const cJSON *experts = cJSON_GetObjectItemCaseSensitive(d->model, "experts");
+    if (graphs == PP_GRAPHS_FULL && cJSON_IsNumber(experts) && experts->valuedouble > 0)
+        graphs = PP_GRAPHS_PARTIAL;
     if (graphs >= 0)
         put_str(d, d->training, "cuda_graphs", pp_cuda_graphs_names[graphs]);
     if (balanced == 1) /* Megatron-Core --moe-router-force-load-balancing: every expert its mean share */
