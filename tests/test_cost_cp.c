@@ -188,7 +188,8 @@ static void test_all_gather_by_framework(void)
         if (s.shapes[i].base.cp > 1)
             l = pp_space_options(&s, &s.shapes[i], (pp_option_kind)pp_decisions[PP_DEC_CP_COMM].order);
     CU_ASSERT_PTR_NOT_NULL_FATAL(l);
-    CU_ASSERT(l->n == 1 && l->v[0] == 0);
+    /* the ring and the all-to-alls (each rank attends whole packed samples of its heads) */
+    CU_ASSERT(l->n == 2 && l->v[0] == PP_CP_P2P && l->v[1] == PP_CP_A2A);
     pp_space_free(&s);
     pp_catalog_free(&cat);
 }
@@ -196,8 +197,9 @@ static void test_all_gather_by_framework(void)
 /* A sliding window (GPT-OSS): Transformer Engine's ring refuses it
  * ("not sliding_window_attn or cp_comm_type in ['a2a', 'all_gather']"), so
  * the rules refuse the ring for a windowed model and the space offers its
- * context parallelism only the all-gather; torchtitan, whose framework runs
- * only the ring, gets no plan with cp > 1, and its plans with cp 1 stay. */
+ * context parallelism the all-gather and the all-to-alls; torchtitan, whose
+ * framework runs only the ring, gets no plan with cp > 1, and its plans
+ * with cp 1 stay. */
 static void test_window_gathers(void)
 {
     pp_catalog cat;
@@ -220,7 +222,7 @@ static void test_window_gathers(void)
     for (int i = 0; i < s.n_shapes; i++)
         if (s.shapes[i].base.cp > 1) {
             const pp_int_list *l = pp_space_options(&s, &s.shapes[i], (pp_option_kind)pp_decisions[PP_DEC_CP_COMM].order);
-            CU_ASSERT(l->n == 1 && l->v[0] == PP_CP_ALL_GATHER);
+            CU_ASSERT(l->n == 2 && l->v[0] == PP_CP_ALL_GATHER && l->v[1] == PP_CP_A2A);
             cp_shapes++;
         }
     CU_ASSERT(cp_shapes > 0);
@@ -239,14 +241,69 @@ static void test_window_gathers(void)
     CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
     CU_ASSERT_EQUAL(res.best.plan.cp, 1);
     pp_plan_result_free(&res);
-    /* packed samples too: neither exchange, and the reason says which choice is left without a value */
+    /* torchtitan held to cp 2: no exchange its framework runs takes the
+     * window, and the reason says which choice is left without a value */
     pp_test_load("{'model': {'id': 'gpt-oss-20b', 'seq_len': 16384}, 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
-                 " 'training': {'global_batch': 64, 'packed_sample_tokens': 4096}, 'search': {'cp': [2]}}", &cat, &p);
+                 " 'training': {'global_batch': 64, 'framework': 'torchtitan'}, 'search': {'cp': [2]}}", &cat, &p);
     CU_ASSERT_EQUAL(pp_plan_solve(&p, &o, &res, &err), PP_EINFEASIBLE);
     PP_ASSERT_CONTAINS(res.infeasible_reason, "cp_comm: no value left");
     PP_ASSERT_CONTAINS(res.infeasible_reason, "no sliding window");
     pp_plan_result_free(&res);
+    /* Megatron-Core with packed samples too: the all-gather takes no packed
+     * samples, the ring no window, the all-to-alls both */
+    pp_test_load("{'model': {'id': 'gpt-oss-20b', 'seq_len': 16384}, 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'packed_sample_tokens': 4096}, 'search': {'cp': [2]}}", &cat, &p);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_solve(&p, &o, &res, &err), PP_OK);
+    CU_ASSERT_EQUAL(res.best.plan.cp, 2);
+    CU_ASSERT_EQUAL(res.best.plan.cp_comm, PP_CP_A2A);
+    pp_plan_result_free(&res);
     pp_catalog_free(&cat);
+}
+
+/* The all-to-all exchange (DeepSpeed-Ulysses, Transformer Engine's
+ * AttnFuncWithCPAndQKVOA2A): each direction exposes four all-to-alls of the
+ * rank's share of Q, K, V and the output (dO, dQ, dK, dV backward), each
+ * with two copies and its launches; the heads of a TP rank must divide by
+ * cp, the key/value heads too. */
+static void test_a2a_exchange(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 1, 64);
+    pp_plan a2a = pp_test_plan(1, 1, 1, 8, 1);
+    a2a.cp_comm = PP_CP_A2A;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_plan_check(&p, &a2a, &err), PP_OK);
+    double f, b;
+    exposed_s(&p, &a2a, &f, &b);
+    /* the rank's 512 tokens: 32 query heads of 128, 8 key/value heads, 16 bits */
+    double hbm = p.cluster.gpu.hbm_GBps * 1e9 * p.cluster.gpu.eff.hbm, launch = p.cluster.gpu.eff.kernel_us * 1e-6;
+    const double widths[] = {32 * 128.0, 8 * 128.0, 8 * 128.0, 32 * 128.0};
+    double want = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double elems = 512.0 * widths[i], nv, net;
+        pp_alltoall_bytes(2.0 * elems, 8, 8, &nv, &net);
+        CU_ASSERT_DOUBLE_EQUAL(net, 0.0, 0.0); /* the cp group inside one node */
+        want += pp_alltoall_links_time_s(&p.cluster, nv, net, 8, 8) + 8.0 * elems / hbm + 3.0 * launch;
+    }
+    PP_REL_EQ(f, want, 1e-9);
+    PP_REL_EQ(b, want, 1e-9);
+    /* over NVLink the exchange of a few MiB is cheaper than the ring's
+     * seven short blocks and merges */
+    pp_plan ring = a2a;
+    ring.cp_comm = PP_CP_P2P;
+    double rf, rb;
+    CU_ASSERT(f + b < exposed_s(&p, &ring, &rf, &rb));
+    /* tp 2 leaves 4 key/value heads a rank: cp 8 cannot split them, cp 4 can */
+    pp_plan tp2 = pp_test_plan(2, 1, 1, 8, 1);
+    tp2.sequence_parallel = true;
+    tp2.cp_comm = PP_CP_A2A;
+    p.cluster.gpus_per_node = 16;
+    p.cluster.nodes = 1;
+    CU_ASSERT_NOT_EQUAL(pp_plan_check(&p, &tp2, &err), PP_OK);
+    CU_ASSERT_STRING_EQUAL(err.path, "plan.cp_comm");
+    PP_ASSERT_CONTAINS(err.msg, "divide by cp 8");
+    tp2.cp = 4;
+    tp2.dp = 2;
+    CU_ASSERT_EQUAL(pp_plan_check(&p, &tp2, &err), PP_OK);
 }
 
 int main(void)
@@ -259,6 +316,7 @@ int main(void)
         {"the all-gather exchange exposes its gather and scatter", test_all_gather_exchange},
         {"which framework runs which exchange", test_all_gather_by_framework},
         {"a sliding window: context parallelism gathers", test_window_gathers},
+        {"the all-to-all exchange exposes four all-to-alls a direction; heads divide by cp", test_a2a_exchange},
         {NULL, NULL},
     };
     return pp_test_main("cost_cp", tests);

@@ -118,10 +118,68 @@ static void cp_all_gather(const pp_problem *prob, const pp_plan *plan, double *f
     *b = ag + reorder + rs + launch;
 }
 
+/* The all-to-all exchange (the plan's cp_comm "a2a"; Transformer Engine's
+ * AttnFuncWithCPAndQKVOA2A, "like Ulysses, applying A2A to QKVO", after
+ * DeepSpeed-Ulysses, Jacobs et al. 2023, arXiv 2309.14509; Megatron-Core
+ * --cp-comm-type a2a): before the attention each rank trades its sequence
+ * shard of every head for the whole sequence of 1/c of the heads, one
+ * all-to-all each for Q, K and V over the c ranks; the attention then runs
+ * as the one kernel the stage term prices (the same FLOPs and span: s/c
+ * queries of every head, or s of 1/c of them, attend the whole sequence);
+ * after it one all-to-all returns the output to its sequence shard.  The
+ * backward mirrors it: dO out, dQ, dK and dV back.  Each tensor is made
+ * contiguous in its send order before its all-to-all and put back in
+ * sequence order after it (flash_attn_a2a_communicate: a copy each way),
+ * and the attention waits for the all-to-alls, so all of it is exposed:
+ *
+ *   forward  A2A(Q) + A2A(K) + A2A(V) + A2A(O) + 2 copies of each + launches
+ *   backward A2A(dO) + A2A(dQ) + A2A(dK) + A2A(dV) + 2 copies of each + launches
+ *
+ * each rank sending (c-1)/c of each tensor (pp_alltoall_bytes: to the
+ * ranks of its node over NVLink, the rest through its NIC).  No short
+ * blocks and no merges; the received tensors live only while a layer's
+ * attention runs.  Every TP rank's query and key/value heads must divide
+ * by c (rules.c). */
+#define CP_A2A_COPY_BYTES (4.0 * ACT_BYTES) /* two copies, each a read and a write of the element */
+#define CP_A2A_KERNELS 3.0                  /* per tensor: the two copies and the all-to-all */
+
+static void cp_a2a_tensor(const pp_problem *prob, const pp_plan *plan, double elems, long kn, double *s)
+{
+    double nv, net;
+    pp_alltoall_bytes(ACT_BYTES * elems, plan->cp, kn, &nv, &net);
+    *s += pp_alltoall_links_time_s(&prob->cluster, nv, net, plan->cp, kn) +
+          CP_A2A_COPY_BYTES * elems / hbm_Bps(prob) + CP_A2A_KERNELS * prob->cluster.gpu.eff.kernel_us * 1e-6;
+}
+
+static void cp_a2a(const pp_problem *prob, const pp_plan *plan, double *f, double *b)
+{
+    const pp_model *m = &prob->model;
+    double per_token = (double)plan->micro_batch * m->seq_len / plan->cp / plan->tp; /* the rank's tokens, per head-width unit */
+    double q, kv, v, o;
+    if (pp_model_is_mla(m)) { /* latent attention: per-head queries and keys of nope + rope width, values of v */
+        q = kv = (double)m->heads * (m->qk_nope_head_dim + m->qk_rope_head_dim);
+        v = o = (double)m->heads * m->v_head_dim;
+    } else {
+        q = o = attention_width(m);
+        kv = v = (double)m->kv_heads * pp_model_head_dim(m);
+    }
+    long kn = ranks_per_node(prob, plan->tp, plan->cp);
+    const double fwd[] = {q, kv, v, o}; /* Q, K, V out; O back */
+    *f = *b = 0.0;
+    for (int i = 0; i < 4; i++) {
+        cp_a2a_tensor(prob, plan, per_token * fwd[i], kn, f);
+        cp_a2a_tensor(prob, plan, per_token * fwd[i], kn, b); /* dO out; dQ, dK, dV back: the same shapes */
+    }
+}
+
 void cp_exchange_exposed(const pp_problem *prob, const pp_plan *plan, const layer_kernels *k, double *f, double *b)
 {
     if (plan->cp > 1 && plan->cp_comm == PP_CP_ALL_GATHER) {
         cp_all_gather(prob, plan, f, b);
+        return;
+    }
+    if (plan->cp > 1 && plan->cp_comm == PP_CP_A2A) {
+        cp_a2a(prob, plan, f, b);
         return;
     }
     cp_ring r;

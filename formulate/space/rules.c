@@ -683,7 +683,10 @@ void pp_plan_take_moe_settings(const pp_problem *prob, pp_plan *plan)
  * Its ring takes no sliding window: attn_forward_func_with_cp asserts
  * "not sliding_window_attn or cp_comm_type in ['a2a', 'all_gather']"
  * (transformer_engine/pytorch/attention/dot_product_attention/
- * context_parallel.py), and no other framework's ring is cited to. */
+ * context_parallel.py), and no other framework's ring is cited to.  Its
+ * all-to-alls take both: each rank attends the whole sequence of its heads
+ * (AttnFuncWithCPAndQKVOA2A: sliding windows through the fused kernels,
+ * packed samples in the THD format). */
 static bool cp_packed(const pp_problem *prob)
 {
     return prob->training.packed_sample_tokens > 0.0 && prob->training.packed_sample_tokens < prob->model.seq_len;
@@ -696,7 +699,30 @@ static bool cp_windowed(const pp_problem *prob)
 
 static bool cp_comm_fits(const pp_problem *prob, int value)
 {
+    if (value == PP_CP_A2A) /* the whole sequence on each rank: windows and packed samples as without cp */
+        return true;
     return value == PP_CP_ALL_GATHER ? !cp_packed(prob) : !cp_windowed(prob);
+}
+
+/* Transformer Engine's all-to-all context parallelism hands each rank 1/c
+ * of its TP rank's heads: "cp_comm_type='a2a' requires num_heads % cp_size
+ * == 0 for Q, K, V" (AttnFuncWithCPAndQKVOA2A.forward), the query heads
+ * and the key/value heads (multi-head latent attention: every head its own
+ * keys). */
+long pp_cp_a2a_kv_heads(const pp_model *m)
+{
+    return pp_model_is_mla(m) ? m->heads : m->kv_heads;
+}
+
+bool pp_cp_a2a_splits_heads(long heads, long kv_heads, long tp, long cp)
+{
+    return tp > 0 && cp > 0 && heads % tp == 0 && kv_heads % tp == 0 && (heads / tp) % cp == 0 &&
+           (kv_heads / tp) % cp == 0;
+}
+
+static bool cp_a2a_splits_heads(const pp_problem *prob, const pp_plan *pl)
+{
+    return pp_cp_a2a_splits_heads(prob->model.heads, pp_cp_a2a_kv_heads(&prob->model), pl->tp, pl->cp);
 }
 
 /* The option rules that read only the problem and the option's value: the
@@ -721,6 +747,12 @@ bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value)
 
 static int rule_cp_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err)
 {
+    if (pl->cp > 1 && pl->cp_comm == PP_CP_A2A && !cp_a2a_splits_heads(prob, pl))
+        return pp_error_set(err, PP_EINPUT, "plan.cp_comm",
+                            "cp_comm a2a: Transformer Engine's all-to-all context parallelism needs each tensor-parallel "
+                            "rank's query and key/value heads (%s: %d and %d over tp %d) to divide by cp %d",
+                            prob->model.name, prob->model.heads,
+                            pp_model_is_mla(&prob->model) ? prob->model.heads : prob->model.kv_heads, pl->tp, pl->cp);
     if (pl->cp > 1 && !cp_comm_fits(prob, pl->cp_comm)) /* without cp nothing is exchanged */
         return pl->cp_comm == PP_CP_ALL_GATHER
                    ? pp_error_set(err, PP_EINPUT, "plan.cp_comm",

@@ -112,6 +112,13 @@ bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value);
  * valid in a shape with ep > 1 (the overlap, with a pipeline, interleaved). */
 bool pp_moe_comm_offered(const pp_problem *prob, pp_decision_id id);
 bool pp_moe_comm_fits_shape(const pp_plan *plan, pp_decision_id id);
+/* Whether the all-to-all context-parallel exchange (cp_comm a2a) splits a
+ * shape's heads: each of its tp ranks' query heads and key/value heads
+ * (kv_heads: the model's, or its heads under latent attention) divide by
+ * cp.  The plan rule refuses an a2a plan that breaks it, and the space
+ * offers such a shape the other exchanges only. */
+bool pp_cp_a2a_splits_heads(long heads, long kv_heads, long tp, long cp);
+long pp_cp_a2a_kv_heads(const pp_model *m);
 /* A plan read for eval takes the problem's training.moe_dispatcher "deepep"
  * and moe_a2a_overlap true where it can run them: they are priced on
  * anyway (pp_moe_deepep), and the plan then says so. */

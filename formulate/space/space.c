@@ -363,6 +363,12 @@ static void set_options(const pp_problem *prob, pp_space *s)
         } else if (s->option_row[k] && s->option_row[k]->id == PP_DEC_CP_COMM) {
             list_add(g, PP_CP_P2P); /* no exchange the framework runs fits (rules.c cp_comm_fits): cp 1 only */
         }
+        if (s->option_row[k] && s->option_row[k]->id == PP_DEC_CP_COMM) {
+            s->cp_comm_no_a2a.n = 0;
+            for (int j = 0; j < o->n; j++)
+                if (o->v[j] != PP_CP_A2A)
+                    list_add(&s->cp_comm_no_a2a, o->v[j]);
+        }
     }
 }
 
@@ -395,6 +401,9 @@ const pp_int_list *pp_space_options(const pp_space *s, const pp_shape *shape, pp
     default: { /* the row's ONLY_WITH(degree) */
         const pp_decision *d = s->option_row[kind];
         degenerate = d && d->has_degree && pp_decision_get(b, d->degree) == 1;
+        /* the all-to-all exchange only where cp splits each tp rank's heads */
+        if (!degenerate && d && d->id == PP_DEC_CP_COMM && !pp_cp_a2a_splits_heads(s->heads, s->kv_heads, b->tp, b->cp))
+            return &s->cp_comm_no_a2a;
         break;
     }
     }
@@ -521,7 +530,7 @@ static void note_option_gap(builder *b, const pp_shape *probe)
                  d->key, pl->tp, pl->pp, pl->dp, pl->cp, b->prob->fw.known ? b->prob->fw.name : "the framework",
                  d->id == PP_DEC_ZERO && pl->pp > 1 ? ": its ZeRO stages with a pipeline" : "",
                  d->id == PP_DEC_CP_COMM ? " (Transformer Engine's ring takes no sliding window, its all-gather no "
-                                           "packed samples)"
+                                           "packed samples, its all-to-all only heads that divide by cp)"
                                          : "");
         return;
     }
@@ -788,6 +797,8 @@ static int space_build(const pp_problem *prob, pp_space *s, pp_error *err)
     set_options(prob, s);
     s->moe = pp_model_is_moe(&prob->model);
     s->node_gpus = prob->cluster.gpus_per_node;
+    s->heads = prob->model.heads;
+    s->kv_heads = pp_cp_a2a_kv_heads(&prob->model);
     builder b = {.prob = prob, .s = s, .gpus = pp_problem_gpus(prob), .all = !prob->idle_gpus_ok};
     default_tp(prob, b.gpus, &b.tp);
     default_cp(prob, &b.cp);

@@ -93,6 +93,8 @@ typedef struct pp_space {
                                       still names a stage the framework runs with a pipeline
                                       (rules.c): 0 if it may, else the first it runs, else none */
     bool moe;          /* the model has experts: ep and etp are part of the shape */
+    long heads, kv_heads; /* the model's query and key/value heads, as the a2a CP exchange splits them */
+    pp_int_list cp_comm_no_a2a; /* the CP exchanges of a shape whose heads cp does not split (rules.h) */
     int node_gpus;     /* GPUs of one NVLink domain: TP overlap stays inside it */
 
     double decision_space; /* plans in the space: sum over shapes of the option products */
