@@ -583,6 +583,10 @@ static void test_bridge_overrides(void)
     pp_launch_build(&p, &cpl, pp_microbatches(&p, &cpl), &l);
     s = setting(br, "model.cp_comm_type");
     CU_ASSERT_TRUE(s && strcmp(s->text, "all_gather") == 0);
+    cpl.cp_comm = PP_CP_A2A; /* DeepSpeed-Ulysses' all-to-alls: Megatron-Core's and TE's "a2a" */
+    pp_launch_build(&p, &cpl, pp_microbatches(&p, &cpl), &l);
+    s = setting(br, "model.cp_comm_type");
+    CU_ASSERT_TRUE(s && strcmp(s->text, "a2a") == 0);
     /* DeepSeek-V3 with no recipe: the shape is written, but a layer
      * pattern of dense and MoE layers has no override parplan writes */
     pp_plan ds;
