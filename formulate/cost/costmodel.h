@@ -356,7 +356,8 @@ int pp_recompute_modules(const pp_plan *plan);
  * the model's first and last chunk lighter).  False when the layout cannot
  * hold the layers (a stage without a layer). */
 /* The values of the plan's cp_comm, in its row's order (decisions.def):
- * context parallelism's ring, or its one all-gather of K and V (cp.c). */
+ * context parallelism's ring, its one all-gather of K and V, or its
+ * all-to-alls of Q, K, V and the output (cp.c). */
 typedef enum { PP_CP_P2P = 0, PP_CP_ALL_GATHER = 1, PP_CP_A2A = 2 } pp_cp_comm;
 
 typedef enum {

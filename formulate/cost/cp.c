@@ -154,21 +154,22 @@ static void cp_a2a_tensor(const pp_problem *prob, const pp_plan *plan, double el
 static void cp_a2a(const pp_problem *prob, const pp_plan *plan, double *f, double *b)
 {
     const pp_model *m = &prob->model;
-    double per_token = (double)plan->micro_batch * m->seq_len / plan->cp / plan->tp; /* the rank's tokens, per head-width unit */
-    double q, kv, v, o;
+    /* the rank's tokens, and 1/t of each tensor's width on its TP rank */
+    double tokens = (double)plan->micro_batch * m->seq_len / plan->cp, t = plan->tp;
+    double qw, kw, vw, ow; /* the widths of Q, K, V and the output */
     if (pp_model_is_mla(m)) { /* latent attention: per-head queries and keys of nope + rope width, values of v */
-        q = kv = (double)m->heads * (m->qk_nope_head_dim + m->qk_rope_head_dim);
-        v = o = (double)m->heads * m->v_head_dim;
+        qw = kw = (double)m->heads * (m->qk_nope_head_dim + m->qk_rope_head_dim);
+        vw = ow = (double)m->heads * m->v_head_dim;
     } else {
-        q = o = attention_width(m);
-        kv = v = (double)m->kv_heads * pp_model_head_dim(m);
+        qw = ow = attention_width(m);
+        kw = vw = (double)m->kv_heads * pp_model_head_dim(m);
     }
     long kn = ranks_per_node(prob, plan->tp, plan->cp);
-    const double fwd[] = {q, kv, v, o}; /* Q, K, V out; O back */
+    const double widths[] = {qw, kw, vw, ow}; /* Q, K, V out, the output back */
     *f = *b = 0.0;
     for (int i = 0; i < 4; i++) {
-        cp_a2a_tensor(prob, plan, per_token * fwd[i], kn, f);
-        cp_a2a_tensor(prob, plan, per_token * fwd[i], kn, b); /* dO out; dQ, dK, dV back: the same shapes */
+        cp_a2a_tensor(prob, plan, tokens * widths[i] / t, kn, f);
+        cp_a2a_tensor(prob, plan, tokens * widths[i] / t, kn, b); /* dO out; dQ, dK, dV back: the same shapes */
     }
 }
 

@@ -751,8 +751,7 @@ static int rule_cp_comm(const pp_problem *prob, const pp_plan *pl, pp_error *err
         return pp_error_set(err, PP_EINPUT, "plan.cp_comm",
                             "cp_comm a2a: Transformer Engine's all-to-all context parallelism needs each tensor-parallel "
                             "rank's query and key/value heads (%s: %d and %d over tp %d) to divide by cp %d",
-                            prob->model.name, prob->model.heads,
-                            pp_model_is_mla(&prob->model) ? prob->model.heads : prob->model.kv_heads, pl->tp, pl->cp);
+                            prob->model.name, prob->model.heads, (int)pp_cp_a2a_kv_heads(&prob->model), pl->tp, pl->cp);
     if (pl->cp > 1 && !cp_comm_fits(prob, pl->cp_comm)) /* without cp nothing is exchanged */
         return pl->cp_comm == PP_CP_ALL_GATHER
                    ? pp_error_set(err, PP_EINPUT, "plan.cp_comm",
