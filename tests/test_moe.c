@@ -594,6 +594,16 @@ static void test_moe_capacity_factor(void)
     PP_REL_EQ(dropped.ep_comm_s, balanced.ep_comm_s, 1e-9);
     PP_REL_EQ(plain.bytes_network, balanced.bytes_network, 1e-12);
     CU_ASSERT(pp_step_time_s(&p, &drop) < pp_step_time_s(&p, &pl));
+    /* without expert parallelism every GPU holds every expert and runs its
+     * own tokens' k copies however they are routed: no GPU is busier than
+     * the mean, so an ep 1 plan prices the same at any imbalance, and its
+     * experts' rows are exactly T k (MLPerf v6.0's GPT-OSS-20B runs) */
+    pp_plan one = pp_test_plan(1, 1, 32, 1, 1);
+    CU_ASSERT_EQUAL(one.ep, 1);
+    CU_ASSERT_EQUAL(moe_load_imbalance(&p, &one), 1.0);
+    CU_ASSERT_EQUAL(moe_load_imbalance(&loose, &one), 1.0);
+    PP_REL_EQ(pp_step_time_s(&p, &one), pp_step_time_s(&even, &one), 1e-12);
+    CU_ASSERT(pp_step_time_s(&p, &pl) > pp_step_time_s(&even, &pl)); /* at ep 32 it binds */
 
     /* the rule: data/frameworks.json */
     pp_problem q = p;

@@ -468,11 +468,16 @@ double moe_stage_params(const pp_problem *prob, const pp_plan *plan, int stage)
  * megatron/core/transformer/moe/moe_utils.py, get_capacity and
  * apply_router_token_dropping, at d98e8a64) the busiest takes min(load, c).
  * The all-to-alls wait for the GPU of the busiest experts alike: it
- * receives this multiple of the mean (moe.c). */
+ * receives this multiple of the mean (moe.c).  Without expert parallelism
+ * (ep 1) every GPU holds every expert, or its etp slice of each, and runs
+ * exactly its own tokens' k copies however the router spreads them: no GPU
+ * is busier than the mean, and no all-to-all waits for one. */
 static const double CAPACITY_FACTOR[] = {0.0 /* none: dropless */, 1.0, 1.1, 1.25, 1.5, 2.0};
 
 double moe_load_imbalance(const pp_problem *prob, const pp_plan *plan)
 {
+    if (plan->ep <= 1)
+        return 1.0;
     double l = prob->training.moe_load_imbalance;
     l = l >= 1.0 ? l : MOE_DEFAULT_IMBALANCE;
     int c = plan->moe_capacity_factor;
