@@ -1163,7 +1163,7 @@ static void test_validation_set_is_independent(void)
     const pp_group_score *v51 = group_score(&score, "mlperf-training-v5.1-llama2-70b-lora");
     CU_ASSERT_PTR_NOT_NULL_FATAL(v51);
     CU_ASSERT(v51->ran_fit >= v51->n_ran - 1); /* the one over: NVFP4 on 8 B200 at t 1 (102 % of its memory) */
-    /* MLPerf v6.0's dense Llama 3.1 8B (49 runs of fourteen submitters on
+    /* MLPerf v6.0's dense Llama 3.1 8B (49 runs of thirteen submitters on
      * six GPU kinds, 4-1024 GPUs, never fitted): within 8 % on average
      * (6.6 % when added), every run priced to fit; and over all of
      * data/validation the runs of one plan on two GPU kinds are ordered
