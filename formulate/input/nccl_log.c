@@ -718,7 +718,9 @@ static void comment_line(parser *P, char *p, const char *raw)
         /* "# nThread T nGpus G ...": each launched process drives T x G ranks */
         long threads = n >= 3 && all_digits(tok[2]) ? strtol(tok[2], NULL, 10) : 1;
         long gpus = n >= 5 && strcmp(tok[3], "nGpus") == 0 && all_digits(tok[4]) ? strtol(tok[4], NULL, 10) : 1;
-        P->per_process = threads >= 1 && gpus >= 1 && threads * gpus <= 1024 ? threads * gpus : 1;
+        /* both bounded before their product is formed (strtol saturates at
+         * LONG_MAX on a digit string too long for it) */
+        P->per_process = threads >= 1 && gpus >= 1 && threads <= 1024 && gpus <= 1024 / threads ? threads * gpus : 1;
     } else if (n >= 3 && strcmp(tok[1], "Rank") == 0)
         rank_line(P, tok, n, raw);
     else if (n >= 6 && strcmp(tok[1], "size") == 0)
