@@ -326,6 +326,8 @@ int pp_microbatches(const pp_problem *prob, const pp_plan *plan); /* m, 0 if not
  * smallest N in [pp, m] whose last group is whole or at least pp long;
  * 0 when m < pp (the schedule cannot run); pp without interleaving. */
 int pp_vp_microbatch_group(int pp, int virtual_stages, int m);
+/* The model-chunk forwards pipeline rank `stage` runs before its first backward (layout.c). */
+long pp_warmup_chunks(const pp_plan *plan, int stage, int m);
 
 /* The modules selective recomputation repeats (the plan's
  * recompute_modules, Megatron-Core's --recompute-modules), as bits: the

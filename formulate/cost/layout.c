@@ -291,6 +291,28 @@ int pp_vp_microbatch_group(int pp, int virtual_stages, int m)
     return m;
 }
 
+/* The model-chunk forwards pipeline rank `stage` runs before its first
+ * backward, with m micro-batches per pipeline; it runs as many backwards
+ * alone after its last forward.  1F1B: p - i (at most m).  Interleaved
+ * (Megatron-Core's forward_backward_pipelining_with_interleaving,
+ * schedules.py): 2 (p - i - 1) + (v - 1) N warm-up forwards, N the
+ * micro-batch group (pp_vp_microbatch_group, p by default), all m v of them
+ * when m == p (every forward runs first), then one more forward before the
+ * first backward: min(m v, warm-up + 1).  Memory (memory.c) holds these
+ * chunks' activations at the peak; the combined 1F1B schedule that hides
+ * expert all-to-alls (step.c) pairs every other forward with a backward
+ * and leaves these alone. */
+long pp_warmup_chunks(const pp_plan *plan, int stage, int m)
+{
+    int p = plan->pp, v = plan->virtual_stages;
+    if (v <= 1)
+        return p - stage < m ? p - stage : m;
+    long total = (long)m * v;
+    long n = pp_vp_microbatch_group(p, v, m);
+    long warm = m == p ? total : 2L * (p - stage - 1) + (long)(v - 1) * n;
+    return warm + 1 < total ? warm + 1 : total;
+}
+
 double pp_pipeline_factor(const pp_problem *prob, const pp_plan *plan)
 {
     /* 1F1B: m slots of work plus (p-1) of fill and drain; interleaving with

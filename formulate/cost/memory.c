@@ -246,27 +246,14 @@ static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *
 }
 
 /* Micro-batches of a stage's layers whose activations stage `stage` holds
- * at its peak, with m micro-batches per pipeline.  1F1B: p - i (at most m),
- * so stage 0 holds p.  Interleaved (Megatron-Core's
- * forward_backward_pipelining_with_interleaving, schedules.py): rank i runs
- * 2 (p - i - 1) + (v - 1) N warm-up forwards of model chunks, N the
- * micro-batch group (pp_vp_microbatch_group, p by default; at most the
- * m v chunk-micro-batches there are; all of them when m == p, where every
- * forward runs first), then one more forward before its first backward:
- * min(m v, warm-up + 1) chunks of L / (p v) layers each, i.e. that count
- * over v micro-batches of the stage's L / p layers.  For m > p stage 0
- * holds p (1 + (p-1)/(p v)) (Korthikanti et al. 2022, §4.2.3); for m == p,
- * m v chunks, what 1F1B holds on stage 0. */
+ * at its peak: the model-chunk forwards it runs before its first backward
+ * (layout.c, pp_warmup_chunks) over v micro-batches of the stage's L / p
+ * layers.  1F1B: p - i (at most m), so stage 0 holds p; interleaved, for
+ * m > p stage 0 holds p (1 + (p-1)/(p v)) (Korthikanti et al. 2022,
+ * §4.2.3); for m == p, m v chunks, what 1F1B holds on stage 0. */
 static double microbatches_in_flight(const pp_plan *plan, int stage, int m)
 {
-    int p = plan->pp, v = plan->virtual_stages;
-    if (v <= 1)
-        return p - stage < m ? p - stage : m;
-    long total = (long)m * v;
-    long n = pp_vp_microbatch_group(p, v, m);
-    long warm = m == p ? total : 2L * (p - stage - 1) + (long)(v - 1) * n;
-    long held = warm + 1 < total ? warm + 1 : total;
-    return (double)held / v;
+    return (double)pp_warmup_chunks(plan, stage, m) / (plan->virtual_stages > 1 ? plan->virtual_stages : 1);
 }
 
 /* What Megatron-Core's mlp module frees a dense layer of, per micro-batch:
