@@ -1127,6 +1127,11 @@ static int run_calibrate_log(const cli_args *a, pp_error *err)
 static void print_moved(const pp_fit *f, const pp_catalog *cat)
 {
     const pp_gpu *g = pp_catalog_gpu(cat, f->gpu_id);
+    if (f->n_moe_rows > 0)
+        fprintf(stderr, "parplan: %s: %d Mixture-of-Experts rows set the stack's level only: what their steps "
+                        "cost beyond the priced physics is the team's MoE stack, not the GPU's kernels (the physical "
+                        "parameters move for dense rows only)\n",
+                f->gpu_id, f->n_moe_rows);
     fprintf(stderr, "parplan: %s: moved (the rows identify them):", f->gpu_id);
     int moved = 0;
     for (int j = 0; j < PP_EFF_COUNT; j++)
@@ -1146,7 +1151,7 @@ static void print_moved(const pp_fit *f, const pp_catalog *cat)
     fprintf(stderr, "parplan: %s: the stack's level (compute_scale, what the rows' mean error leaves once the physics "
                     "has moved, rms log error %.3f): %.4g -> %.4g (the rows alone ask %.4g; %d rows move it %.0f %% of "
                     "the way from the prior): its kernels run %.1f %% %s than the fitted physics\n",
-            f->gpu_id, f->rms_log_error_physics, before, f->eff.compute_scale, f->level_rows, f->n_rows,
+            f->gpu_id, f->rms_log_error_physics, before, f->eff.compute_scale, f->level_rows, f->n_rows + f->n_moe_rows,
             100.0 * f->level_pull, 100.0 * fabs(f->eff.compute_scale - 1.0),
             f->eff.compute_scale >= 1.0 ? "longer" : "shorter");
 }
@@ -1177,19 +1182,25 @@ static int run_calibrate(const cli_args *a, pp_error *err)
             n_defect += defect;
             n_moe += !defect && pp_model_is_moe(&set.rows[i].prob.model);
         }
+        /* Mixture-of-Experts rows: scored apart by the project's fit from
+         * the middle of the bounds; a team's fit from the prior takes its
+         * stack level from them */
+        int apart_moe = a->no_prior ? n_moe : 0;
         /* short: the catalog keeps 256 characters of a GPU's source */
-        char source[512], moe_note[64] = "", defect_note[64] = "";
-        if (n_moe)
-            snprintf(moe_note, sizeof moe_note, " %d Mixture-of-Experts rows", n_moe);
+        char source[512], moe_note[80] = "", defect_note[64] = "";
+        if (apart_moe)
+            snprintf(moe_note, sizeof moe_note, " %d Mixture-of-Experts rows", apart_moe);
+        else if (n_moe)
+            snprintf(moe_note, sizeof moe_note, " (%d Mixture-of-Experts rows: the stack level only)", n_moe);
         if (n_defect)
-            snprintf(defect_note, sizeof defect_note, "%s %d software-defect rows", n_moe ? "," : "",
-                     n_defect);
+            snprintf(defect_note, sizeof defect_note, "%s %d software-defect rows", apart_moe ? "," : "", n_defect);
         snprintf(source, sizeof source,
                  "parplan calibrate %.180s%s: least squares on log(predicted/measured step time) within physical "
-                 "bounds (BOBYQA)%s, %d rows%s%s%s",
+                 "bounds (BOBYQA)%s, %d rows%s%s%s%s",
                  a->problem, a->n_operands > 1 ? " ..." : "",
-                 a->no_prior ? "" : " from the shipped fit as a prior (bounded MAP)", set.n - n_moe - n_defect,
-                 n_moe || n_defect ? "; scored apart:" : "", moe_note, defect_note);
+                 a->no_prior ? "" : " from the shipped fit as a prior (bounded MAP)", set.n - apart_moe - n_defect,
+                 apart_moe ? "" : moe_note, apart_moe || n_defect ? "; scored apart:" : "", apart_moe ? moe_note : "",
+                 defect_note);
         char *text =
             pp_fits_to_json(fits, n, source, cv ? cv->mape_cv / 100.0 : 0.0, cv ? cv->group_bias_rms : 0.0);
         pp_strbuf md;
@@ -1200,7 +1211,7 @@ static int run_calibrate(const cli_args *a, pp_error *err)
         for (int i = 0; i < n; i++) {
             fprintf(stderr, "parplan: %s: %d rows, rms log error %.3f (%s) -> %.3f, %d of %d "
                             "parameters at a bound\n",
-                    fits[i].gpu_id, fits[i].n_rows, fits[i].rms_log_error_before,
+                    fits[i].gpu_id, fits[i].n_rows + fits[i].n_moe_rows, fits[i].rms_log_error_before,
                     fits[i].map ? "the shipped fit" : "middle of the bounds", fits[i].rms_log_error_after,
                     fits[i].n_at_bound, PP_EFF_COUNT);
             if (fits[i].map)

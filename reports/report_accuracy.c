@@ -665,10 +665,11 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
     peak_table(score, out);
     if (cv->shots > 0) {
         pp_sb_appendf(out, "\n## Few-shot: %d measured step%s of a group, the rest predicted\n\n"
-                           "As a team calibrates (`parplan calibrate` on its own rows): for each dense group with more "
+                           "As a team calibrates (`parplan calibrate` on its own rows): for each group with more "
                            "than %d timed rows, the fit without the group is the prior, %d of its rows (spread evenly "
                            "over the file) update it by bounded maximum a posteriori (only the parameters those rows "
-                           "identify move; docs/calibration.md), and the group's other rows are scored. The "
+                           "identify move; docs/calibration.md; a Mixture-of-Experts group's shots set its GPUs' "
+                           "stack level only), and the group's other rows are scored. The "
                            "held-out column prices the same rows without the shots.\n\n"
                            "| source group | rows scored | MAPE after %d shot%s | held-out MAPE (no shots) |\n"
                            "| --- | ---: | ---: | ---: |\n",
@@ -680,10 +681,16 @@ int pp_report_cv_md(const pp_cv_result *cv, const pp_score *score, const pp_meas
                 continue;
             pp_sb_append(out, "| ");
             pp_md_escape(out, g->group);
-            pp_sb_appendf(out, " | %d | %.1f %% | %.1f %% |\n", g->n_shot_rest, g->mape_shot, g->mape_shot_cv);
+            pp_sb_appendf(out, "%s | %d | %.1f %% | %.1f %% |\n",
+                          g->moe ? " (Mixture-of-Experts, not in the mean)" : "", g->n_shot_rest, g->mape_shot,
+                          g->mape_shot_cv);
         }
         pp_sb_appendf(out, "| **mean of %d groups** | | **%.1f %%** | %.1f %% |\n", cv->n_shot_groups,
                       cv->shot_group_mape, cv->shot_group_mape_cv);
+        if (cv->n_shot_moe_groups)
+            pp_sb_appendf(out, "| mean of %d Mixture-of-Experts group%s | | %.1f %% | %.1f %% |\n",
+                          cv->n_shot_moe_groups, cv->n_shot_moe_groups == 1 ? "" : "s", cv->shot_moe_group_mape,
+                          cv->shot_moe_group_mape_cv);
     }
     if (rows)
         md_cv_rows(set, out);
@@ -715,6 +722,9 @@ cJSON *pp_json_cv(const pp_cv_result *cv, const pp_measurement_set *set, bool ro
         cJSON_AddNumberToObject(fs, "groups", cv->n_shot_groups);
         cJSON_AddNumberToObject(fs, "group_mean_mape_time_pct", cv->shot_group_mape);
         cJSON_AddNumberToObject(fs, "group_mean_mape_time_cv_same_rows_pct", cv->shot_group_mape_cv);
+        cJSON_AddNumberToObject(fs, "moe_groups", cv->n_shot_moe_groups);
+        cJSON_AddNumberToObject(fs, "moe_group_mean_mape_time_pct", cv->shot_moe_group_mape);
+        cJSON_AddNumberToObject(fs, "moe_group_mean_mape_time_cv_same_rows_pct", cv->shot_moe_group_mape_cv);
     }
     cJSON *groups = cJSON_AddArrayToObject(root, "groups");
     for (int i = 0; i < cv->n_groups; i++) {

@@ -153,6 +153,7 @@ typedef struct fit_ctx {
     double order_weight;
     double scale;           /* every fitted row's compute_scale (the stack level): 1 for a fit of the physics,
                                the prior's while the physics moves from it, then fit_stack_level's */
+    bool level_moe;         /* Mixture-of-Experts rows count too (a team's stack level, pp_calibrate_map) */
 } fit_ctx;
 
 static void to_eff(const fit_ctx *c, const double *u, pp_efficiency *e)
@@ -167,6 +168,14 @@ static bool fittable(const pp_measurement *r)
     return r->has_time && !r->defect && !pp_model_is_moe(&r->prob.model);
 }
 
+/* A timed Mixture-of-Experts row without a reported defect: a team's
+ * calibration (pp_calibrate_map) takes its stack level from it, never its
+ * physical parameters. */
+static bool level_only(const pp_measurement *r)
+{
+    return r->has_time && !r->defect && pp_model_is_moe(&r->prob.model);
+}
+
 /* Mixture-of-Experts rows are scored, never fitted: their gap is mostly what
  * the model does not price (all-to-all overlap, node-limited routing, MTP;
  * docs/calibration.md), and bending the dense GPU parameters to absorb it
@@ -175,8 +184,17 @@ static bool fittable(const pp_measurement *r)
  * should absorb a bug. */
 static bool in_fit(const fit_ctx *c, const pp_measurement *r)
 {
-    return fittable(r) && strcmp(r->eff_id, c->eff_id) == 0 &&
+    return (fittable(r) || (c->level_moe && level_only(r))) && strcmp(r->eff_id, c->eff_id) == 0 &&
            !(c->skip_group && strcmp(r->group, c->skip_group) == 0) && (!c->only || c->only[r - c->set->rows]);
+}
+
+/* The rows in_fit admits now: what data_term and its buffers iterate. */
+static int count_rows(const fit_ctx *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->set->n; i++)
+        n += in_fit(c, &c->set->rows[i]);
+    return n;
 }
 
 /* A very weak pull toward the middle of the bounds: it only decides a
@@ -373,7 +391,7 @@ static void fit_pairs(fit_ctx *c)
 static void fit_one(pp_measurement_set *set, const pp_eff_family *family, const char *eff_id, const char *skip_group,
                     pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, skip_group, {0}, {0}, 0, NULL, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0, 1.0};
+    fit_ctx c = {.set = set, .eff_id = eff_id, .skip_group = skip_group, .scale = 1.0};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
@@ -502,21 +520,24 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
                         const pp_efficiency *prior, const bool *only, double sigma_log, double sigma_level,
                         pp_fit *fit)
 {
-    fit_ctx c = {set, eff_id, NULL, {0}, {0}, 0, only, 0, {0}, {0}, 0.0, 0, NULL, NULL, NULL, 0.0,
-                 prior->compute_scale};
+    /* the physical parameters from the dense rows; the stack level, and the
+     * errors the fit reports, from every row, Mixture-of-Experts ones too */
+    fit_ctx c = {.set = set, .eff_id = eff_id, .only = only, .scale = prior->compute_scale};
     for (int i = 0; i < PP_EFF_COUNT; i++) {
         c.lo[i] = family->bound[i].lo;
         c.hi[i] = family->bound[i].hi;
         double w = c.hi[i] - c.lo[i];
         c.u0[i] = w > 0 ? fmin(fmax((pp_efficiency_value(prior, i) - c.lo[i]) / w, 0.0), 1.0) : 0.5;
     }
-    for (int i = 0; i < set->n; i++)
-        if (in_fit(&c, &set->rows[i]))
-            c.n_rows++;
+    c.level_moe = true;
+    int n_all = count_rows(&c);
+    c.level_moe = false;
+    int n_dense = count_rows(&c);
     memset(fit, 0, sizeof *fit);
     snprintf(fit->gpu_id, sizeof fit->gpu_id, "%s", eff_id);
     fit->family = family;
-    fit->n_rows = c.n_rows;
+    fit->n_rows = n_dense;
+    fit->n_moe_rows = n_all - n_dense;
     fit->map = true;
     fit->eff = *prior; /* what the fit does not move, the misalignment penalty among it, is the prior's */
     fit->eff.calibrated = true;
@@ -525,8 +546,12 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
     fit->eff.borrow_nvlink_factor = 0.0;
     double u[PP_EFF_COUNT];
     memcpy(u, c.u0, sizeof u);
+    c.level_moe = true;
+    c.n_rows = n_all;
     fit->rms_log_error_before = sqrt(data_term(&c, u, NULL));
     fit->rms_log_error_after = fit->rms_log_error_before;
+    c.level_moe = false;
+    c.n_rows = n_dense;
     double sl = sigma_log > 0 ? sigma_log : PP_PRIOR_DEFAULT_SIGMA_LOG;
     double sv = sigma_level > 0 ? sigma_level : PP_PRIOR_DEFAULT_SIGMA_LEVEL;
     if (c.n_rows > 0) {
@@ -569,13 +594,15 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
                 v[k] = c.u0[c.free_at[k]];
             pp_minimize_unit_box((unsigned)c.n_free, objective_map, &c, v);
             full_u(&c, v, u);
-            fit->rms_log_error_after = sqrt(data_term(&c, u, NULL));
         }
     }
     for (int j = 0; j < PP_EFF_COUNT; j++)
         if (fit->moved[j])
             *pp_efficiency_field(&fit->eff, j) = c.lo[j] + (c.hi[j] - c.lo[j]) * u[j];
-    fit->rms_log_error_physics = fit->rms_log_error_after;
+    c.level_moe = true;
+    c.n_rows = n_all;
+    fit->rms_log_error_physics = sqrt(data_term(&c, u, NULL));
+    fit->rms_log_error_after = fit->rms_log_error_physics;
     if (c.n_rows > 0) {
         const pp_eff_bound *b = &family->bound[PP_EFF_COMPUTE_SCALE];
         double prior_level = c.scale > 0.0 ? c.scale : 1.0;
@@ -591,7 +618,8 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
             fit->n_at_bound++;
     }
     snprintf(fit->eff.source, sizeof fit->eff.source,
-             "parplan calibrate: %d rows, from the shipped fit as a prior (bounded MAP)", c.n_rows);
+             "parplan calibrate: %d rows%s, from the shipped fit as a prior (bounded MAP)", n_all,
+             n_all > n_dense ? " (Mixture-of-Experts ones: the stack level only)" : "");
 }
 
 static int find_fit(const pp_fit *fits, int n, const char *id)
@@ -604,16 +632,17 @@ static int find_fit(const pp_fit *fits, int n, const char *id)
 
 /* The GPUs (eff_id) with rows a fit may take, in order of first
  * appearance, and their families; a GPU outside the catalog has none and is
- * not fitted, nor is one whose rows are all scored apart (Mixture-of-Experts
- * or software-defect rows): it keeps the catalog's parameters, its own or
- * borrowed, and gets no entry of its own. */
-static int gpu_ids(const pp_catalog *cat, const pp_measurement_set *set, pp_fit *fits, int max_fits)
+ * not fitted, nor is one whose rows are all scored apart (software-defect
+ * rows, and Mixture-of-Experts rows unless with_moe: a team's calibration
+ * takes its stack level from them): it keeps the catalog's parameters, its
+ * own or borrowed, and gets no entry of its own. */
+static int gpu_ids(const pp_catalog *cat, const pp_measurement_set *set, bool with_moe, pp_fit *fits, int max_fits)
 {
     int n = 0;
     for (int i = 0; i < set->n && n < max_fits; i++) {
         const pp_measurement *r = &set->rows[i];
         const pp_eff_family *family = pp_catalog_gpu_family(cat, r->eff_id);
-        if (!fittable(r) || !family || find_fit(fits, n, r->eff_id) >= 0)
+        if (!(fittable(r) || (with_moe && level_only(r))) || !family || find_fit(fits, n, r->eff_id) >= 0)
             continue;
         memset(&fits[n], 0, sizeof fits[n]);
         snprintf(fits[n].gpu_id, sizeof fits[n].gpu_id, "%s", r->eff_id);
@@ -634,7 +663,7 @@ static void apply_fits(pp_measurement_set *set, const pp_fit *fits, int n)
 
 int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, int max_fits)
 {
-    int n = gpu_ids(cat, set, fits, max_fits);
+    int n = gpu_ids(cat, set, false, fits, max_fits);
     for (int k = 0; k < n; k++) {
         char id[PP_ID_LEN];
         snprintf(id, sizeof id, "%s", fits[k].gpu_id);
@@ -646,7 +675,7 @@ int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, i
 
 int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigma_log, pp_fit *fits, int max_fits)
 {
-    int n = gpu_ids(cat, set, fits, max_fits);
+    int n = gpu_ids(cat, set, true, fits, max_fits);
     if (sigma_log <= 0)
         sigma_log = cat->model_error;
     for (int k = 0; k < n; k++) {
@@ -922,21 +951,28 @@ static pp_cv_group *cv_slot(pp_cv_result *cv, const char *name)
     return g;
 }
 
-/* Few-shot: `shots` rows of group name, spread evenly over its fittable
- * rows in file order, into shot[]; false (and no row marked) when the group
- * has no more fittable rows than shots. */
+/* A row a team's calibration takes (pp_calibrate_map): dense, or a
+ * Mixture-of-Experts one for the stack level. */
+static bool shot_row(const pp_measurement *r)
+{
+    return fittable(r) || level_only(r);
+}
+
+/* Few-shot: `shots` rows of group name, spread evenly over the rows a
+ * team's calibration takes in file order, into shot[]; false (and no row
+ * marked) when the group has no more such rows than shots. */
 static bool pick_shots(const pp_measurement_set *set, const char *name, int shots, bool *shot)
 {
     int n = 0;
     for (int i = 0; i < set->n; i++) {
         shot[i] = false;
-        n += fittable(&set->rows[i]) && strcmp(set->rows[i].group, name) == 0;
+        n += shot_row(&set->rows[i]) && strcmp(set->rows[i].group, name) == 0;
     }
     if (shots <= 0 || n <= shots)
         return false;
     int seen = 0, next = 0;
     for (int i = 0; i < set->n && next < shots; i++) {
-        if (!fittable(&set->rows[i]) || strcmp(set->rows[i].group, name) != 0)
+        if (!shot_row(&set->rows[i]) || strcmp(set->rows[i].group, name) != 0)
             continue;
         if (seen == (int)((long)next * n / shots)) {
             shot[i] = true;
@@ -983,7 +1019,7 @@ static void score_shots(const pp_catalog *cat, pp_measurement_set *set, const ch
     for (int i = 0; i < set->n; i++) {
         const pp_measurement *r = &set->rows[i];
         int k = find_fit(ids, n_ids, r->eff_id), c = gpu_index(cat, r->eff_id);
-        if (shot[i] && strcmp(r->group, name) == 0 && k >= 0 && upd[k].n_rows > 0) {
+        if (shot[i] && strcmp(r->group, name) == 0 && k >= 0 && upd[k].n_rows + upd[k].n_moe_rows > 0) {
             shot_gpu[k] = 1;
             if (c >= 0)
                 own[c] = true;
@@ -992,8 +1028,9 @@ static void score_shots(const pp_catalog *cat, pp_measurement_set *set, const ch
     for (int i = 0; i < set->n; i++) {
         pp_measurement *r = &set->rows[i];
         int k = find_fit(ids, n_ids, r->eff_id);
-        if (!fittable(r) || shot[i] || strcmp(r->group, name) != 0 || k < 0 || upd[k].n_rows < 0)
+        if (!shot_row(r) || shot[i] || strcmp(r->group, name) != 0 || k < 0 || upd[k].n_rows < 0)
             continue;
+        x->moe = x->moe || level_only(r);
         r->prob.cluster.gpu.eff = upd[k].eff;
         const pp_eff_donor *how = NULL;
         int c = gpu_index(cat, r->gpu_id);
@@ -1045,7 +1082,7 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     memset(cv, 0, sizeof *cv);
     cv->shots = shots;
     pp_fit ids[PP_MAX_GROUPS];
-    int n_ids = gpu_ids(cat, set, ids, PP_MAX_GROUPS);
+    int n_ids = gpu_ids(cat, set, false, ids, PP_MAX_GROUPS);
     double *pred_cv = calloc((size_t)set->n + 1, sizeof *pred_cv);
     double *pred_in = calloc((size_t)set->n + 1, sizeof *pred_in);
     double *pred_shot = calloc((size_t)set->n + 1, sizeof *pred_shot);
@@ -1115,6 +1152,12 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
             continue;
         x->mape_shot /= x->n_shot_rest;
         x->mape_shot_cv /= x->n_shot_rest;
+        if (x->moe) { /* apart, as the groups' held-out errors are */
+            cv->shot_moe_group_mape += x->mape_shot;
+            cv->shot_moe_group_mape_cv += x->mape_shot_cv;
+            cv->n_shot_moe_groups++;
+            continue;
+        }
         cv->shot_group_mape += x->mape_shot;
         cv->shot_group_mape_cv += x->mape_shot_cv;
         cv->n_shot_groups++;
@@ -1122,6 +1165,10 @@ static int cross_validate(const pp_catalog *cat, pp_measurement_set *set, int sh
     if (cv->n_shot_groups) {
         cv->shot_group_mape /= cv->n_shot_groups;
         cv->shot_group_mape_cv /= cv->n_shot_groups;
+    }
+    if (cv->n_shot_moe_groups) {
+        cv->shot_moe_group_mape /= cv->n_shot_moe_groups;
+        cv->shot_moe_group_mape_cv /= cv->n_shot_moe_groups;
     }
     /* In sample: one fit on everything (what `calibrate` writes). */
     cv->n_fits = pp_calibrate(cat, set, cv->fits, PP_MAX_GROUPS);

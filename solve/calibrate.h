@@ -173,6 +173,8 @@ typedef struct pp_fit {
     double rms_log_error_physics; /* after the physical parameters moved, before the stack level */
     double level_rows;      /* the stack level the rows alone ask (their mean log error zero), before the prior */
     double level_pull;      /* the share of the way from the prior's level to level_rows the posterior moves */
+    int n_moe_rows;         /* timed Mixture-of-Experts rows, which set the stack level only (n_rows: the
+                               dense rows, which move the physical parameters too) */
 } pp_fit;
 
 /* Fit the efficiency parameters of every GPU that has timed rows, within
@@ -280,13 +282,17 @@ typedef struct pp_cv_result {
     int bin_pairs[PP_GAP_BINS], bin_ordered_cv[PP_GAP_BINS], bin_ordered_in[PP_GAP_BINS]; /* dense groups */
     int n_fits;          /* the fit on all groups (what `calibrate` writes) */
     pp_fit fits[PP_MAX_GROUPS];
-    /* few-shot (pp_cross_validate_shots, shots > 0): per dense group with more
+    /* few-shot (pp_cross_validate_shots, shots > 0): per group with more
      * than `shots` timed rows, the fit without it as the prior, then
-     * pp_calibrate_map on `shots` of its rows; the rest scored */
+     * pp_calibrate_map on `shots` of its rows; the rest scored (the dense
+     * groups' mean here, the Mixture-of-Experts groups' below) */
     int shots;
     int n_shot_groups;
     double shot_group_mape; /* mean over those groups of the rest's MAPE, % */
     double shot_group_mape_cv; /* the same rows with the held-out fit alone (no shots), % */
+    /* the same over Mixture-of-Experts groups, whose shots set their GPUs' stack level only */
+    int n_shot_moe_groups;
+    double shot_moe_group_mape, shot_moe_group_mape_cv;
     pp_span_score span_cv; /* the dense rows by the nodes their run spans, held out */
     pp_gpu_pairs gpu_pairs_cv; /* the same plan on GPUs of two kinds, held out */
 } pp_cv_result;

@@ -2256,6 +2256,82 @@ static void test_map_level_pools(void)
     }
 }
 
+/* A team's Mixture-of-Experts rows calibrate its stack's level, never the
+ * GPU's physics.  Three MoE steps (Mixtral 8x7B on 64 H100s, three plans)
+ * measured 30 % slower than the shipped fit prices them: from the prior
+ * (`calibrate`) the H100 gets a fit of its own whose ten physical
+ * parameters stay the shipped ones exactly and whose level moves 3 sv^2 /
+ * (3 sv^2 + sl^2) of the way (in logs) to the 1.3 the rows ask; the
+ * project's fit from the middle of the bounds (`--no-prior`) scores them
+ * apart and fits nothing.  With a dense row beside them, the dense row
+ * still moves the physics and all four set the level. */
+#define MIXTRAL_ROW(id, p, d, ep)                                                                              \
+    "{'id': '" id "', 'source_group': 'team',"                                                                \
+    "  'model': {'name': 'Mixtral 8x7B', 'layers': 32, 'hidden': 4096, 'heads': 32, 'kv_heads': 8,"           \
+    "            'ffn_hidden': 14336, 'activation': 'swiglu', 'tie_embeddings': false, 'vocab': 32000,"       \
+    "            'seq_len': 4096, 'experts': 8, 'experts_per_token': 2, 'moe_ffn_hidden': 14336},"             \
+    "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 64, 'gpus_per_node': 8},"                                 \
+    "  'config': {'t': 1, 'p': " #p ", 'd': " #d ", 'ep': " #ep ", 'etp': 1, 'micro_batch': 1,"               \
+    "             'global_batch': 256, 'recompute': 'full'},"                                                 \
+    "  'measured': {'iteration_s': 5.0}}"
+static void test_map_moe_level(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("moe-team.json", path, sizeof path);
+    pp_write_json(path, "[" MIXTRAL_ROW("pp4", 4, 16, 8) "," MIXTRAL_ROW("pp8", 8, 8, 8) "," MIXTRAL_ROW("ep4", 4, 16, 4)
+                        "]");
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 3);
+    for (int i = 0; i < set.n; i++)
+        set.rows[i].iteration_s = 1.3 * pp_step_time_s(&set.rows[i].prob, &set.rows[i].plan);
+    pp_fit fits[2];
+    CU_ASSERT_EQUAL(pp_calibrate(&cat, &set, fits, 2), 0); /* --no-prior: scored apart */
+    CU_ASSERT_EQUAL_FATAL(pp_calibrate_map(&cat, &set, 0.0, fits, 2), 1);
+    const pp_fit *f = &fits[0];
+    const pp_gpu *h100 = pp_catalog_gpu(&cat, "h100-sxm5-80gb");
+    CU_ASSERT_STRING_EQUAL(f->gpu_id, "h100-sxm5-80gb");
+    CU_ASSERT_EQUAL(f->n_rows, 0);
+    CU_ASSERT_EQUAL(f->n_moe_rows, 3);
+    for (int j = 0; j < PP_EFF_COUNT; j++) {
+        CU_ASSERT(!f->moved[j]);
+        if (j != PP_EFF_COMPUTE_SCALE)
+            CU_ASSERT_EQUAL(pp_efficiency_value(&f->eff, j), pp_efficiency_value(&h100->eff, j));
+    }
+    double sl = cat.model_error, sv = cat.level_spread;
+    CU_ASSERT_DOUBLE_EQUAL(f->level_pull, 3.0 * sv * sv / (3.0 * sv * sv + sl * sl), 1e-12);
+    CU_ASSERT(f->level_rows > 1.25 && f->level_rows < 1.35); /* the kernels' share of each step, not all of it */
+    CU_ASSERT(f->eff.compute_scale > 1.0 && f->eff.compute_scale < f->level_rows);
+    CU_ASSERT(f->rms_log_error_after < 0.5 * f->rms_log_error_before);
+    pp_measurements_free(&set);
+
+    /* a dense row of the same GPU: it alone moves the physics */
+    pp_temp_path("moe-team-dense.json", path, sizeof path);
+    pp_write_json(path, "[" MIXTRAL_ROW("pp4", 4, 16, 8) "," MIXTRAL_ROW("pp8", 8, 8, 8) "," MIXTRAL_ROW("ep4", 4, 16, 4)
+                        ", {'id': 'dense', 'source_group': 'team',"
+                        "  'model': {'name': 'dense', 'layers': 8, 'hidden': 4096, 'heads': 32, 'vocab': 32000,"
+                        "            'seq_len': 4096},"
+                        "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 8, 'gpus_per_node': 8},"
+                        "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64},"
+                        "  'measured': {'iteration_s': 1.0}}]");
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    for (int i = 0; i < set.n; i++)
+        set.rows[i].iteration_s = (i < 3 ? 1.3 : 0.8) * pp_step_time_s(&set.rows[i].prob, &set.rows[i].plan);
+    CU_ASSERT_EQUAL_FATAL(pp_calibrate_map(&cat, &set, 0.0, fits, 2), 1);
+    CU_ASSERT_EQUAL(fits[0].n_rows, 1);
+    CU_ASSERT_EQUAL(fits[0].n_moe_rows, 3);
+    int moved = 0;
+    for (int j = 0; j < PP_EFF_COUNT; j++)
+        moved += fits[0].moved[j];
+    CU_ASSERT_EQUAL(moved, 1); /* at most one parameter a dense row */
+    CU_ASSERT_DOUBLE_EQUAL(fits[0].level_pull, 4.0 * sv * sv / (4.0 * sv * sv + sl * sl), 1e-12);
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 /* The parameter a row frees is the one that fits it best, not merely the
  * most sensitive.  MLPerf v5.1's Llama 2 70B LoRA on one B300 node (Nebius,
  * NeMo 25.09) runs 12 % faster than its borrowed parameters price it; its
@@ -2397,6 +2473,31 @@ static void test_few_shot_cv(void)
         CU_ASSERT(isfinite(shot->groups[g].mape_shot));
     }
     CU_ASSERT(shot->shot_group_mape < shot->shot_group_mape_cv + 1.0);
+    CU_ASSERT_EQUAL(shot->n_shot_moe_groups, 0);
+    pp_measurements_free(&set);
+    /* a Mixture-of-Experts group takes shots too (its GPUs' stack level),
+     * scored apart: the dense groups' mean is as it was */
+    char moe[1024], h100[1024];
+    pp_source_path("data/measurements/megatron-moe-modelzoo-202605.json", moe, sizeof moe);
+    pp_source_path("data/measurements/megatron-readme2024.json", h100, sizeof h100); /* the H100's dense rows */
+    const char *dense_files[] = {h100, a}, *moe_files[] = {h100, a, moe};
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(dense_files, 2, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL(pp_cross_validate_shots(&cat, &set, 2, shot), PP_OK);
+    pp_measurements_free(&set);
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load_many(moe_files, 3, &cat, &set, &err), PP_OK);
+    pp_cv_result *with_moe = malloc(sizeof *with_moe);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(with_moe);
+    CU_ASSERT_EQUAL(pp_cross_validate_shots(&cat, &set, 2, with_moe), PP_OK);
+    CU_ASSERT_EQUAL(with_moe->n_shot_groups, shot->n_shot_groups);
+    CU_ASSERT_EQUAL(with_moe->n_shot_moe_groups, 1);
+    CU_ASSERT_DOUBLE_EQUAL(with_moe->shot_group_mape, shot->shot_group_mape, 1e-9);
+    for (int g = 0; g < with_moe->n_groups; g++)
+        if (with_moe->groups[g].moe) {
+            CU_ASSERT(with_moe->groups[g].n_shot_rest > 0);
+            CU_ASSERT(isfinite(with_moe->groups[g].mape_shot));
+        }
+    CU_ASSERT(isfinite(with_moe->shot_moe_group_mape) && with_moe->shot_moe_group_mape > 0.0);
+    free(with_moe);
     free(plain);
     free(shot);
     pp_measurements_free(&set);
@@ -2446,6 +2547,7 @@ int main(void)
         {"calibrate from the shipped fit moves only what the rows identify", test_map_from_shipped_fit},
         {"calibrate frees the parameter that fits, not only the most sensitive", test_map_frees_what_fits},
         {"calibrate pools the stack level with its prior", test_map_level_pools},
+        {"a team's Mixture-of-Experts rows calibrate its stack level, not the physics", test_map_moe_level},
         {"accuracy --cv --shots: a few rows of a group in, the rest scored", test_few_shot_cv},
         {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
