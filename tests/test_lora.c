@@ -6,6 +6,8 @@
  * settings fine-tuning recipes use with it: fp8 weights, fp8 activation
  * inputs, packed samples.
  */
+#include "cost_ground.h"
+#include "cost_kernels.h"
 #include "costmodel.h"
 #include "testutil.h"
 
@@ -235,6 +237,39 @@ static void test_frozen_block_scaled_weights(void)
     PP_REL_EQ(held.weights_gib, 0.5 * m16.weights_gib, 1e-12);
 }
 
+/* Frozen weights need no transposed casts: Transformer Engine casts a
+ * linear layer's input column-wise only when backward_needs_input
+ * (is_grad_enabled and weight.requires_grad), and the output gradient
+ * only for the data gradient, so a LoRA step writes one copy of each cast
+ * where training writes two.  Per element, fp8: read 2, write 1 (not 2);
+ * NVFP4: read 2 x 2 (its global scale's pass), write its recipe's bytes
+ * once (0.5625 in its fp4 layers); the launch cost stays. */
+static void test_frozen_casts_one_copy(void)
+{
+    static const pp_precision recipes[] = {PP_PREC_FP8, PP_PREC_NVFP4};
+    for (int i = 0; i < 2; i++) {
+        pp_problem lora = gpt3(16, PP_LORA_ATTENTION);
+        lora.cluster.gpu = pp_test_problem(PP_TEST_H100, pp_test_gpt3_175b(), 128, 1536).cluster.gpu;
+        if (recipes[i] == PP_PREC_NVFP4)
+            lora.cluster.gpu.peak_tflops[PP_PREC_NVFP4] = 4.0 * lora.cluster.gpu.peak_tflops[PP_PREC_BF16];
+        lora.training.precision = recipes[i];
+        pp_problem full = lora;
+        full.training.lora_rank = 0;
+        const pp_precision_info *info = pp_precision_props(recipes[i]);
+        /* the bytes of a cast element, the recipe's bf16 layers' share included */
+        double read = 2.0 * (1.0 + info->scale_passes), w = gemm_input_bytes(&lora.training), n = 1e9;
+        double launch = lora.cluster.gpu.eff.kernel_us * 1e-6 * (1.0 + info->scale_passes);
+        double one = lowp_cast_s(&lora, n, 1.0) - launch, two = lowp_cast_s(&full, n, 1.0) - launch;
+        CU_ASSERT(one > 0.0);
+        PP_REL_EQ(one / two, (read + w) / (read + 2.0 * w), 1e-9);
+        pp_plan pl = plan_88();
+        layer_kernels kf, kl;
+        layer_kernels_fwd(&full, &pl, &kf);
+        layer_kernels_fwd(&lora, &pl, &kl);
+        CU_ASSERT(kl.cast_fwd_s < kf.cast_fwd_s && kl.cast_bwd_s < kf.cast_bwd_s);
+    }
+}
+
 /* Megatron-Core's --activation-func-fp8-input-store: the SwiGLU input
  * (2f wide) is kept in one byte instead of two; only under an fp8 recipe. */
 static void test_fp8_activation_input_store(void)
@@ -286,6 +321,7 @@ int main(void)
         {"ZeRO-3 still gathers the frozen weights", test_zero3_gathers_frozen_weights},
         {"fp8_params: one byte a weight", test_fp8_params},
         {"frozen NVFP4 weights hold both casts", test_frozen_block_scaled_weights},
+        {"frozen weights: activations and gradients cast one way (Transformer Engine)", test_frozen_casts_one_copy},
         {"fp8_activation_input_store: one byte a SwiGLU input", test_fp8_activation_input_store},
         {"packed samples: the attention core within each sample", test_packed_samples},
         {NULL, NULL},

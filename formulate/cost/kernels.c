@@ -501,7 +501,7 @@ static double lora_fwd_s(const pp_problem *prob, const pp_plan *plan, double tok
  * scaling, NVFP4's global scale; delayed scaling uses earlier steps' amax
  * and MXFP8 finds its block scales inside the cast), and writes the cast
  * twice, row- and column-wise, because the backward GEMMs read the
- * transpose (Hopper fp8 tensor cores take only K-major operands; MX and
+ * transpose (once where the weight is frozen, lowp_cast_s) (Hopper fp8 tensor cores take only K-major operands; MX and
  * NVFP4 block scales run along one direction).  Forward casts each GEMM's
  * input activation, backward each output gradient; weights are cast once
  * per step and left out.  Transformer Engine documentation ("Using FP8 with
@@ -514,7 +514,14 @@ double lowp_cast_s(const pp_problem *prob, double elements, double tensors)
     const pp_precision_info *info = pp_precision_props(prob->training.precision);
     if (!info->low_gemm || elements <= 0.0)
         return 0.0;
-    double bytes = ACT_BYTES * (1.0 + info->scale_passes) + 2.0 * gemm_input_bytes(&prob->training);
+    /* With LoRA the base weights are frozen: no weight gradient reads the
+     * transposed copies, so the input is cast row-wise only (Transformer
+     * Engine's _Linear.forward: input_quantizer.set_usage(rowwise=True,
+     * columnwise=backward_needs_input), backward_needs_input =
+     * is_grad_enabled and weight.requires_grad), and so is the output
+     * gradient, which only the data gradient reads */
+    double copies = prob->training.lora_rank > 0 ? 1.0 : 2.0;
+    double bytes = ACT_BYTES * (1.0 + info->scale_passes) + copies * gemm_input_bytes(&prob->training);
     double launches = tensors * (1.0 + info->scale_passes);
     return elements * bytes / hbm_Bps(prob) + launches * prob->cluster.gpu.eff.kernel_us * 1e-6;
 }
