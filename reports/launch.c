@@ -281,6 +281,12 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
         flag_sw(f, false, "--tp-comm-overlap");
     if (p->zero >= 1)
         flag_sw(f, false, "--use-distributed-optimizer");
+    if (t->moment_bytes == 2) { /* Adam's moments in 16 bits (training.optimizer_moments_dtype) */
+        const char *dtype = t->moments_fp16 ? "fp16" : "bf16";
+        flag_sw(f, false, "--use-precision-aware-optimizer");
+        flag_word(f, true, "--exp-avg-dtype", dtype);
+        flag_word(f, true, "--exp-avg-sq-dtype", dtype);
+    }
     if (p->zero >= 2) {
         flag_sw(f, true, "--use-megatron-fsdp");
         flag_word(f, false, "--data-parallel-sharding-strategy", p->zero == 2 ? "optim_grads" : "optim_grads_params");
@@ -553,6 +559,10 @@ static const bridge_key BRIDGE_KEYS[] = {
     {"--tp-comm-overlap", "comm_overlap.tp_comm_overlap", BR_TRUE, "false", true},
     {"--use-distributed-optimizer", "ddp.use_distributed_optimizer", BR_TRUE, "false", true},
     {"--use-distributed-optimizer", "optimizer.use_distributed_optimizer", BR_TRUE, "false", true},
+    /* a recipe's own 16-bit moments (DeepSeek-V3's) are not the price's unless the problem states them */
+    {"--use-precision-aware-optimizer", "optimizer.use_precision_aware_optimizer", BR_TRUE, "false", true},
+    {"--exp-avg-dtype", NULL, BR_SKIP, NULL, true},    /* a torch dtype: build_bridge */
+    {"--exp-avg-sq-dtype", NULL, BR_SKIP, NULL, true}, /* a torch dtype: build_bridge */
     {"--use-megatron-fsdp", "ddp.use_megatron_fsdp", BR_TRUE, "false", true},
     {"--use-megatron-fsdp", "dist.use_megatron_fsdp", BR_TRUE, "false", true},
     {"--data-parallel-sharding-strategy", "ddp.data_parallel_sharding_strategy", BR_COPY, NULL, true},
@@ -728,6 +738,12 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
      * DeepSeek-V3 recipe's mtp_num_layers 1) and the problem asks for none */
     if (t->mtp_layers > 0 || m->mtp_layers > 0)
         set_int(br, NULL, "model.mtp_num_layers", t->mtp_layers);
+    /* Adam's moments in the type priced: Bridge's OptimizerConfig takes a
+     * torch dtype (optimizer.exp_avg_dtype=torch.bfloat16, as
+     * Megatron-MoE-ModelZoo's launch scripts write it) */
+    const char *moments = t->moment_bytes == 2 ? (t->moments_fp16 ? "torch.float16" : "torch.bfloat16") : "torch.float32";
+    set_text(br, NULL, "optimizer.exp_avg_dtype", PP_LV_TEXT, "%s", moments);
+    set_text(br, NULL, "optimizer.exp_avg_sq_dtype", PP_LV_TEXT, "%s", moments);
     /* Megatron-Bridge refuses the all-to-all overlap beside the shared
      * experts' own overlap ("disable moe_shared_expert_overlap when enabling
      * overlap_moe_expert_parallel_comm", training/comm_overlap.py at

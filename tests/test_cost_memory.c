@@ -8,6 +8,8 @@
 #include "testutil.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* ZeRO Table 1, Psi = 7.5B, N_d = 64: 120, 31.4, 16.6, 1.88 GB. */
 static void test_zero_table1(void)
@@ -256,6 +258,63 @@ static void test_grad_accum_dtype_states(void)
     PP_REL_EQ(od, o32, 1e-12);
 }
 
+/* training.optimizer_moments_dtype: Adam's two moments in 16 bits (Megatron-Core's
+ * precision-aware optimizer, DeepSeek-V3 §3.3.3) hold 2 bytes each beside the
+ * fp32 master weight, 8 of the 12 bytes of optimizer state (16 -> 12 with
+ * 16-bit gradients' fp32 copy), and the optimizer step reads and writes them
+ * so: Adam's 28 bytes a parameter become 20 of the step's 42.  The problem
+ * parser takes "bf16" and "fp16", refuses "fp8", and refuses 16-bit
+ * moments under a framework whose data/frameworks.json settings do not run
+ * them (torchtitan), naming the key. */
+static void test_optimizer_moments_states(void)
+{
+    pp_model m = pp_test_llama3_8b(2048);
+    pp_problem p = pp_test_problem(PP_TEST_A100, m, 2, 64);
+    pp_plan pl = pp_test_plan(1, 1, 16, 1, 1);
+    pl.zero = 1;
+    double w, g, o32, o16, step32 = pp_term_optimizer_s(&p, &pl);
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o32);
+    p.training.moment_bytes = 2;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o16);
+    PP_REL_EQ(o16, o32 * 8.0 / 12.0, 1e-12);
+    PP_REL_EQ(pp_term_optimizer_s(&p, &pl), step32 * 34.0 / 42.0, 1e-12);
+    p.training.grad_accum_bytes = 2;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o16);
+    PP_REL_EQ(o16, o32 * 12.0 / 12.0, 1e-12);
+    p.training.moment_bytes = 0; /* a zeroed training: fp32 */
+    p.training.grad_accum_bytes = 0;
+    pp_mem_states_gib(&p, &pl, 0, &w, &g, &o16);
+    PP_REL_EQ(o16, o32, 1e-12);
+
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const char *base = "{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'nodes': 1}, "
+                       "'training': {'global_batch': 64, 'optimizer_moments_dtype': '%s'%s}}";
+    static const struct {
+        const char *dtype, *more;
+        int bytes, rc;
+    } cases[] = {{"bf16", "", 2, PP_OK},      {"fp16", "", 2, PP_OK},      {"fp32", "", 4, PP_OK},
+                 {"fp8", "", 0, PP_EINPUT},   {"bf16", ", 'framework': 'fsdp'", 0, PP_EINPUT},
+                 {"fp32", ", 'framework': 'fsdp'", 4, PP_OK}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[400];
+        snprintf(json, sizeof json, base, cases[i].dtype, cases[i].more);
+        char *text = pp_json_of(json);
+        pp_problem q;
+        pp_error err;
+        int rc = pp_problem_parse(text, "problem.json", NULL, &cat, &q, &err);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        if (rc == PP_OK) {
+            CU_ASSERT_EQUAL(q.training.moment_bytes, cases[i].bytes);
+            CU_ASSERT_EQUAL(q.training.moments_fp16, strcmp(cases[i].dtype, "fp16") == 0);
+        } else {
+            PP_ASSERT_CONTAINS(err.path, "training.optimizer_moments_dtype");
+        }
+        free(text);
+    }
+    pp_catalog_free(&cat);
+}
+
 /* training.loss_parallel false: the logits are gathered over TP and the
  * loss runs on the whole vocabulary, PyTorch's unfused 12 bytes a logit on
  * every rank, against Megatron's 6 on a 1/t slice; the all-gather of the
@@ -320,6 +379,7 @@ int main(void)
         {"loss parallelism's peak against torchtitan's 70B on 256 GPUs", test_loss_parallel_peak},
         {"FSDP holds its root unit gathered", test_fsdp_gathered_root},
         {"gradients held in 16 or 32 bits (grad_accum_dtype)", test_grad_accum_dtype_states},
+        {"Adam's moments in 16 bits (optimizer_moments_dtype)", test_optimizer_moments_states},
         {"a loss on gathered logits (loss_parallel false)", test_gathered_loss},
         {"eager element-wise code saves more activations", test_eager_saved_activations},
         {NULL, NULL},

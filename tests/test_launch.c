@@ -598,6 +598,28 @@ static void test_bridge_overrides(void)
     s = setting(br, "model.num_moe_experts");
     CU_ASSERT_TRUE(s && s->num == 256);
     CU_ASSERT_FALSE(br->exact);
+    /* Adam's moments in the type priced: the DeepSeek-V3 example keeps them
+     * in bf16 (its report, §3.3.3), which Megatron-LM runs with the
+     * precision-aware optimizer and Bridge with torch dtypes; a problem
+     * that states nothing gets fp32 written over a recipe's own choice */
+    CU_ASSERT_EQUAL(p.training.moment_bytes, 2);
+    char flags[8192];
+    flags_of(&p, &ds, flags, sizeof flags);
+    PP_ASSERT_CONTAINS(flags, "--use-precision-aware-optimizer");
+    PP_ASSERT_CONTAINS(flags, "--exp-avg-dtype bf16");
+    PP_ASSERT_CONTAINS(flags, "--exp-avg-sq-dtype bf16");
+    s = setting(br, "optimizer.use_precision_aware_optimizer");
+    CU_ASSERT_TRUE(s && s->kind == PP_LV_BOOL && s->on);
+    s = setting(br, "optimizer.exp_avg_dtype");
+    CU_ASSERT_TRUE(s && strcmp(s->text, "torch.bfloat16") == 0);
+    p.training.moment_bytes = 4;
+    pp_launch_build(&p, &ds, pp_microbatches(&p, &ds), &l);
+    flags_of(&p, &ds, flags, sizeof flags);
+    CU_ASSERT_PTR_NULL(strstr(flags, "--use-precision-aware-optimizer"));
+    s = setting(br, "optimizer.use_precision_aware_optimizer");
+    CU_ASSERT_TRUE(s && s->kind == PP_LV_BOOL && !s->on);
+    s = setting(br, "optimizer.exp_avg_sq_dtype");
+    CU_ASSERT_TRUE(s && strcmp(s->text, "torch.float32") == 0);
     PP_ASSERT_CONTAINS(br->notes, "--moe-layer-freq");
     /* its 61 layers on 16 x 2 chunks: Megatron-LM's layout string, unquoted */
     load_deepseek(&cat, &p, &ds);

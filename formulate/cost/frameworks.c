@@ -87,6 +87,8 @@ void pp_framework_features(pp_framework fw, pp_training *t)
     t->fused_loss = true;
     t->loss_gathered = false;
     t->grad_accum_bytes = 0; /* the framework's own */
+    t->moment_bytes = 4;     /* Adam's moments in fp32 (torch.optim.AdamW, FusedAdam, DeepSpeed's) */
+    t->moments_fp16 = false;
     /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
      * own (fetch_sub_module): for a GPT layer two LayerNorms and four
      * linear layers.  FSDP and Megatron-Core move one flat buffer per

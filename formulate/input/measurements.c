@@ -654,9 +654,9 @@ static int row_cuda_graphs(const cJSON *cfg, const pp_jpath *at, int *out, pp_er
 }
 
 /* training keys a row spells as a problem does, copied as stated */
-static const char *const row_training_keys[] = {"global_batch",     "dp_overlap", "moe_a2a_overlap",
-                                                "grad_reduce_dtype", "grad_accum_dtype", "lora_rank",
-                                                "moe_load_imbalance", "flash_attention"};
+static const char *const row_training_keys[] = {"global_batch",      "dp_overlap",       "moe_a2a_overlap",
+                                                "grad_reduce_dtype", "grad_accum_dtype", "optimizer_moments_dtype",
+                                                "lora_rank",         "moe_load_imbalance", "flash_attention"};
 
 /* The training: the framework and precision as named; the framework's
  * kernels unless the row says otherwise (`fused_elementwise`, false for
@@ -1201,7 +1201,7 @@ static int config_words(cJSON *out, pp_error *err)
         num_rc = flags_of_text(out, flag_config_keys, sizeof flag_config_keys / sizeof flag_config_keys[0], err);
     if (num_rc)
         return num_rc;
-    static const char *const dtype_keys[] = {"grad_reduce_dtype", "grad_accum_dtype"};
+    static const char *const dtype_keys[] = {"grad_reduce_dtype", "grad_accum_dtype", "optimizer_moments_dtype"};
     for (size_t i = 0; i < sizeof dtype_keys / sizeof dtype_keys[0]; i++) {
         char key[64];
         const char *name;

@@ -362,13 +362,13 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
                                             "packed_sample_tokens", "nccl_pxn", "nccl_nvls", "moe_force_balance",
-                                            "mtp_layers", "cuda_graphs", NULL};
+                                            "mtp_layers", "cuda_graphs", "optimizer_moments_dtype", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const optimizer_names[] = {"adam"};
 
-/* A gradient data type (grad_reduce_dtype, grad_accum_dtype): bf16, fp16
- * or fp32, `dflt` when absent. */
+/* A 16- or 32-bit data type (grad_reduce_dtype, grad_accum_dtype,
+ * optimizer_moments_dtype): bf16, fp16 or fp32, `dflt` when absent. */
 static int parse_gradient_dtype(const parse_ctx *c, const cJSON *obj, const pp_jpath *at, const char *key,
                                 pp_precision dflt, pp_precision *out)
 {
@@ -475,6 +475,12 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = parse_gradient_dtype(c, obj, at, "grad_accum_dtype", accum, &accum);
     t->grad_accum_bytes = accum == PP_PREC_FP32 ? 4 : 2;
+    /* Adam's two moments: fp32 unless the problem keeps them in 16 bits */
+    pp_precision moments = t->moment_bytes != 2 ? PP_PREC_FP32 : t->moments_fp16 ? PP_PREC_FP16 : PP_PREC_BF16;
+    if (!rc)
+        rc = parse_gradient_dtype(c, obj, at, "optimizer_moments_dtype", moments, &moments);
+    t->moment_bytes = moments == PP_PREC_FP32 ? 4 : 2;
+    t->moments_fp16 = moments == PP_PREC_FP16;
     bool loss_parallel = !t->loss_gathered;
     if (!rc)
         rc = pp_json_bool(obj, at, "loss_parallel", PP_OPTIONAL, &loss_parallel, c->err);
@@ -582,6 +588,14 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
                             "expected \"none\" under %s, whose launch settings capture no CUDA graphs "
                             "(data/frameworks.json: %s do), found \"%s\"",
                             pp_framework_name(t->framework), runs, pp_cuda_graphs_names[t->cuda_graphs]);
+    }
+    if (t->moment_bytes == 2 && !framework_runs_setting(c, PP_TS_OPTIMIZER_MOMENTS)) {
+        pp_jpath here = pp_jpath_key(&tr, "optimizer_moments_dtype");
+        frameworks_running(c, PP_TS_OPTIMIZER_MOMENTS, runs, sizeof runs);
+        return pp_json_fail(c->err, &here,
+                            "expected \"fp32\" under %s, whose optimizer keeps Adam's moments in fp32 "
+                            "(data/frameworks.json: %s run them in 16 bits)",
+                            pp_framework_name(t->framework), runs);
     }
     if (t->cuda_graphs == PP_GRAPHS_FULL && pp_model_is_moe(&c->p->model)) {
         pp_jpath here = pp_jpath_key(&tr, "cuda_graphs");

@@ -15,7 +15,8 @@ const char *const pp_tp_mode_names[PP_TP_MODE_COUNT] = {"1d", "2d", "2.5d", "3d"
 const char *const pp_dim_names[PP_DIM_COUNT] = {"dp", "tp", "pp", "params"};
 const char *const pp_framework_names[PP_FW_COUNT] = {"megatron-core", "megatron-lm-2021", "deepspeed", "deepspeed-2021",
                                                    "fsdp"};
-const char *const pp_training_setting_names[PP_TS_COUNT] = {"moe_force_balance", "mtp_layers", "cuda_graphs"};
+const char *const pp_training_setting_names[PP_TS_COUNT] = {"moe_force_balance", "mtp_layers", "cuda_graphs",
+                                                             "optimizer_moments_dtype"};
 const char *const pp_objective_names[PP_OBJECTIVE_COUNT] = {"min_step_time", "min_cost", "min_time", "min_gpus"};
 const char *const pp_attention_kernel_names[PP_ATTN_COUNT] = {"auto", "flash2", "flash3", "flash1"};
 const char *const pp_cuda_graphs_names[PP_GRAPHS_COUNT] = {"none", "partial", "full"};

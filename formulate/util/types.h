@@ -285,6 +285,7 @@ typedef enum {
     PP_TS_MOE_FORCE_BALANCE = 0, /* training.moe_force_balance: a forced-balance router */
     PP_TS_MTP_LAYERS,            /* training.mtp_layers > 0: multi-token-prediction modules */
     PP_TS_CUDA_GRAPHS,           /* training.cuda_graphs "partial" or "full": layers captured as CUDA graphs */
+    PP_TS_OPTIMIZER_MOMENTS,     /* training.optimizer_moments_dtype 16-bit: Adam's moments in bf16/fp16 */
     PP_TS_COUNT
 } pp_training_setting;
 
@@ -335,6 +336,11 @@ typedef struct pp_training {
                                        (4 bytes a value) or a 16-bit type (bf16/fp16, 2 bytes,
                                        the default: DeepSpeed's communication_data_type) */
     bool mvapich; /* training.collectives: false "nccl" (default), true "mvapich2-gdr" */
+    int moment_bytes; /* training.optimizer_moments_dtype: bytes of each of Adam's two moments, 4
+                         (fp32, every framework's default) or 2 (bf16/fp16: Megatron-Core's
+                         precision-aware optimizer, --exp-avg-dtype/--exp-avg-sq-dtype; DeepSeek-V3
+                         §3.3.3 keeps them in bf16); 0 is read as 4 */
+    bool moments_fp16; /* with moment_bytes 2: fp16, not bf16 (the launch settings' name) */
     int grad_accum_bytes; /* training.grad_accum_dtype: bytes a gradient is held and summed in
                              between micro-batches, 4 (fp32: Megatron's main_grad, FSDP's reduce
                              dtype) or 2 (16-bit: DeepSpeed, PyTorch autograd's .grad); 0 = the
