@@ -235,6 +235,8 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
         pp_jb_num(b, tr, "mtp_layers", (double)prob->training.mtp_layers);
     if (prob->training.cuda_graphs != PP_GRAPHS_NONE) /* echoed only when the layers are captured */
         pp_jb_str(b, tr, "cuda_graphs", pp_cuda_graphs_names[prob->training.cuda_graphs]);
+    if (prob->training.moment_bytes == 2) /* echoed only when Adam's moments are 16-bit */
+        pp_jb_str(b, tr, "optimizer_moments_dtype", prob->training.moments_fp16 ? "fp16" : "bf16");
     pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 

@@ -199,6 +199,35 @@ static void test_eval_example(void)
     pp_run_free(&r);
 }
 
+/* The DeepSeek-V3 example keeps Adam's moments in bf16 (its report,
+ * §3.3.3): eval of its published plan echoes the setting in the result
+ * JSON (test_launch checks the settings that run it); the default example
+ * states nothing, and its result and launch settings say nothing of it. */
+static void test_eval_moments_echoed(void)
+{
+    char problem[1024], plan[1024];
+    pp_source_path("data/examples/deepseek-v3-h800.json", problem, sizeof problem);
+    pp_source_path("data/examples/deepseek-v3-h800.plan.json", plan, sizeof plan);
+    const char *args[] = {"eval", problem, "--plan", plan, "--json", "-", NULL};
+    pp_run_result r;
+    CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "problem"), "training");
+    const cJSON *mo = cJSON_GetObjectItemCaseSensitive(tr, "optimizer_moments_dtype");
+    CU_ASSERT_TRUE(cJSON_IsString(mo) && strcmp(mo->valuestring, "bf16") == 0);
+    cJSON_Delete(doc);
+    pp_run_free(&r);
+    char small[1024], small_plan[1024];
+    pp_source_path(PP_EXAMPLE, small, sizeof small);
+    pp_source_path(PP_EXAMPLE_PLAN, small_plan, sizeof small_plan);
+    const char *plain[] = {"eval", small, "--plan", small_plan, "--json", "-", NULL};
+    CU_ASSERT_EQUAL(pp_run_code(plain, &r), 0);
+    CU_ASSERT_PTR_NULL(strstr(r.out, "optimizer_moments_dtype"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "--use-precision-aware-optimizer"));
+    pp_run_free(&r);
+}
+
 static void test_json_to_stdout(void)
 {
     char plan[1024];
@@ -734,6 +763,7 @@ int main(void)
         {"--help and COMMAND --help", test_help},
         {"bad usage exits 2 with a hint", test_bad_usage},
         {"eval of the default example", test_eval_example},
+        {"Adam's 16-bit moments echoed (DeepSeek-V3 example)", test_eval_moments_echoed},
         {"--json - writes only JSON to stdout", test_json_to_stdout},
         {"a result's plan reads back as PLAN.json", test_plan_round_trip},
         {"PROBLEM.json from standard input", test_problem_from_stdin},
