@@ -75,6 +75,9 @@ double precision_input_bytes(pp_precision prec);
 double gemm_input_bytes(const pp_training *t);
 /* Bytes a weight is held in: 16 bits, or the recipe's format with fp8_params. */
 double weight_bytes(const pp_training *t);
+/* Bytes of each of Adam's two moments: 4 (fp32), or 2 with 16-bit
+ * training.optimizer_moments_dtype (a zeroed training reads as fp32). */
+double adam_moment_bytes(const pp_training *t);
 
 /* --- frameworks.c ------------------------------------------------------------- */
 

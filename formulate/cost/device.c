@@ -92,6 +92,11 @@ double gemm_input_bytes(const pp_training *t)
     return precision_input_bytes(t->precision);
 }
 
+double adam_moment_bytes(const pp_training *t)
+{
+    return t->moment_bytes > 0 ? t->moment_bytes : 4.0;
+}
+
 double weight_bytes(const pp_training *t)
 {
     /* fp8_params: Transformer Engine's Float8Tensor weights, cast once a

@@ -42,8 +42,7 @@ static double optimizer_bytes(const pp_training *t)
 {
     /* 16-bit moments (training.optimizer_moments_dtype) are read and
      * written in their type: 2 bytes less each of four accesses */
-    double moments = t->moment_bytes > 0 ? t->moment_bytes : 4;
-    double b = OPT_NORM_BYTES + OPT_ADAM_BYTES - 4.0 * (4.0 - moments) + OPT_CAST_BYTES;
+    double b = OPT_NORM_BYTES + OPT_ADAM_BYTES - 4.0 * (4.0 - adam_moment_bytes(t)) + OPT_CAST_BYTES;
     if (t->framework != PP_FW_FSDP)
         b += OPT_ZERO_GRAD_BYTES;
     if (t->precision == PP_PREC_FP16)

@@ -34,7 +34,7 @@ void pp_state_bytes_per_param(const pp_training *t, double *weights, double *gra
     *weights = weight_bytes(t);
     /* the fp32 master weight and Adam's two moments, each in its type
      * (training.optimizer_moments_dtype: 4 + 2 x 2 with 16-bit moments) */
-    *optim = ADAM_STATE_BYTES - 2.0 * (4.0 - (t->moment_bytes > 0 ? t->moment_bytes : 4));
+    *optim = ADAM_STATE_BYTES - 2.0 * (4.0 - adam_moment_bytes(t));
     /* gradients in the type they are summed in (training.grad_accum_dtype) */
     pp_precision dflt = pp_framework_grad_accum(t->framework, t->precision,
                                                 pp_framework_grad_reduce(t->framework, t->precision));

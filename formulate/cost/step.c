@@ -90,18 +90,17 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double m
     double all_stages = 0.0;
     pp_stage_split split;
     bool split_ok = pp_stage_layers(prob, plan, &split);
-    int mb = pp_microbatches(prob, plan);
+    bool overlapped = pp_moe_a2a_overlapped(prob, plan);
+    int mb = overlapped ? pp_microbatches(prob, plan) : 0;
     double chunks = (double)mb * (plan->virtual_stages > 1 ? plan->virtual_stages : 1);
     for (int s = 0; s < plan->pp; s++) {
         int n, nm;
         stage_counts_of_split(prob, plan, &split, split_ok, s, &n, &nm);
-        /* the share of the stage's chunk passes the schedule runs alone */
-        double alone = mb > 0 ? (double)pp_warmup_chunks(plan, s, mb) / chunks : 0.0;
         bool last = s == plan->pp - 1;
         double fwd = (n - nm) * dense_fwd + nm * moe_fwd + (last ? logits_fwd : 0.0);
         double bwd = (n - nm) * dense_bwd + nm * moe_bwd + (last ? logits_bwd : 0.0);
         double cpx = n * cp, epx = nm * comm;
-        if (pp_moe_a2a_overlapped(prob, plan)) {
+        if (overlapped) {
             /* hidden behind the other micro-batch's layers (Megatron-Core's
              * 1F1B all-to-all overlap, DualPipe), as far as that compute
              * lasts, while its kernels take their share of the SMs; but
@@ -114,6 +113,7 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double m
              * 1f1b steps", Megatron-LM 60e03962): their all-to-alls wait
              * in full, a share of the step that grows as the micro-batches
              * per step fall */
+            double alone = mb > 0 ? (double)pp_warmup_chunks(plan, s, mb) / chunks : 0.0;
             double hidden = fmin(epx, fwd + bwd);
             double paired = epx + pp_comm_sm_share(prob) * hidden - hidden;
             epx = alone * epx + (1.0 - alone) * paired;
