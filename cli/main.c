@@ -1154,6 +1154,13 @@ static void print_moved(const pp_fit *f, const pp_catalog *cat)
             f->gpu_id, f->rms_log_error_physics, before, f->eff.compute_scale, f->level_rows, f->n_rows + f->n_moe_rows,
             100.0 * f->level_pull, 100.0 * fabs(f->eff.compute_scale - 1.0),
             f->eff.compute_scale >= 1.0 ? "longer" : "shorter");
+    double cat_error = cat->model_error > 0.0 ? cat->model_error : PP_PRIOR_DEFAULT_SIGMA_LOG;
+    if (f->rows_scatter > 0.0)
+        fprintf(stderr,
+                "parplan: %s: the rows' log errors scatter %.1f %% about their mean, so each counts as noisy by %.1f %% "
+                "(%s the catalog's cross-validated %.1f %%, pooled as %g rows' worth)\n",
+                f->gpu_id, 100.0 * f->rows_scatter, 100.0 * f->sigma_log,
+                f->sigma_log > cat_error + 1e-12 ? "wider than" : "kept at", 100.0 * cat_error, PP_PRIOR_NOISE_DOF);
 }
 
 static int run_calibrate(const cli_args *a, pp_error *err)

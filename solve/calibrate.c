@@ -512,6 +512,33 @@ static double fit_stack_level(fit_ctx *c, const double *u, const pp_eff_bound *b
     return level;
 }
 
+/* The rows' noise (calibrate.h, pp_calibrate_map): the catalog's error
+ * sl as a prior worth PP_PRIOR_NOISE_DOF rows, pooled with the scatter of
+ * the rows' own log errors about their mean at the prior (all n of them,
+ * Mixture-of-Experts ones too), n - 1 degrees of freedom; widened only.
+ * scatter gets the rows' sample standard deviation (0 below two rows). */
+static double pooled_noise(fit_ctx *c, const double *u, int n_all, int n_dense, double sl, double *scatter)
+{
+    *scatter = 0.0;
+    double *logs = n_all > 1 ? calloc((size_t)n_all, sizeof *logs) : NULL;
+    if (!logs)
+        return sl;
+    c->level_moe = true;
+    c->n_rows = n_all;
+    data_term(c, u, logs);
+    c->level_moe = false;
+    c->n_rows = n_dense;
+    double mean = 0.0, ss = 0.0;
+    for (int i = 0; i < n_all; i++)
+        mean += logs[i] / n_all;
+    for (int i = 0; i < n_all; i++)
+        ss += (logs[i] - mean) * (logs[i] - mean);
+    free(logs);
+    *scatter = sqrt(ss / (n_all - 1));
+    double pooled = sqrt((PP_PRIOR_NOISE_DOF * sl * sl + ss) / (PP_PRIOR_NOISE_DOF + n_all - 1));
+    return fmax(sl, pooled);
+}
+
 /* From the prior: the parameters the rows identify move (the one whose
  * posterior fit is best first, at most one per row), penalized for leaving
  * the prior; the others keep it; then the stack level takes the mean error
@@ -554,6 +581,8 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
     c.n_rows = n_dense;
     double sl = sigma_log > 0 ? sigma_log : PP_PRIOR_DEFAULT_SIGMA_LOG;
     double sv = sigma_level > 0 ? sigma_level : PP_PRIOR_DEFAULT_SIGMA_LEVEL;
+    sl = pooled_noise(&c, u, n_all, n_dense, sl, &fit->rows_scatter);
+    fit->sigma_log = sl;
     if (c.n_rows > 0) {
         sensitivities(&c, fit->sensitivity);
         /* the identifiable ones, at most one per row, chosen forward: each

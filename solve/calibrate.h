@@ -173,6 +173,8 @@ typedef struct pp_fit {
     double rms_log_error_physics; /* after the physical parameters moved, before the stack level */
     double level_rows;      /* the stack level the rows alone ask (their mean log error zero), before the prior */
     double level_pull;      /* the share of the way from the prior's level to level_rows the posterior moves */
+    double sigma_log;       /* the rows' noise the posterior took: the catalog's error, widened by their scatter */
+    double rows_scatter;    /* the sample standard deviation of the rows' log errors at the prior (0: one row) */
     int n_moe_rows;         /* timed Mixture-of-Experts rows, which set the stack level only (n_rows: the
                                dense rows, which move the physical parameters too) */
 } pp_fit;
@@ -217,9 +219,22 @@ int pp_calibrate(const pp_catalog *cat, pp_measurement_set *set, pp_fit *fits, i
  * Bayesian Data Analysis, 3rd ed., §5.4), within the family's bound
  * (0.5-2): one row noisy by sigma_log no longer sets a whole stack's level.
  * The fit from the middle of the bounds (pp_calibrate) keeps the level at
- * 1. */
+ * 1.
+ * The rows' noise is the catalog's error only as far as the rows agree
+ * with each other: rows whose log errors scatter widely about their mean
+ * (at the prior) are noisier than the project's rows, and should move the
+ * physics and the level less.  sigma_log^2 is the conjugate posterior of a
+ * normal variance (scaled inverse chi-square; Gelman et al. 2013, §3.3):
+ *   (nu0 sl^2 + sum (e_i - mean e)^2) / (nu0 + n - 1),
+ * the catalog's sl counting as nu0 = PP_PRIOR_NOISE_DOF rows, kept when
+ * the rows scatter less (a few close rows do not make the model more
+ * exact than its cross-validated error); one row keeps sl.  Three shots
+ * drawn at random from a group whose rows scatter (MLPerf v6.0's GPT-OSS,
+ * v5.0's LoRA) no longer move its stack by their odd one out
+ * (docs/calibration.md, "Calibrating from your own rows"). */
 #define PP_PRIOR_SIGMA_U 0.25
 #define PP_PRIOR_MIN_EFFECT 0.01
+#define PP_PRIOR_NOISE_DOF 2.0
 #define PP_PRIOR_DEFAULT_SIGMA_LOG 0.10 /* when the catalog has no cross-validated error */
 #define PP_PRIOR_DEFAULT_SIGMA_LEVEL 0.10 /* when it has no cross-validated group bias */
 /* The groups whose held-out mean log error measures sigma_level: dense ones

@@ -2256,6 +2256,49 @@ static void test_map_level_pools(void)
     }
 }
 
+/* Rows that disagree with each other are noisier than the catalog's error
+ * says (calibrate.h, pp_calibrate_map): six rows at the same mean, 10 %
+ * slower than the shipped fit in logs, first all alike, then scattered
+ * +-15 % about it.  Alike, the fit takes the catalog's error as their
+ * noise; scattered, their sample spread pooled with it (the catalog's
+ * counting as PP_PRIOR_NOISE_DOF rows), so the level moves less of the way
+ * to the same mean the rows ask. */
+static void test_map_noise_pools(void)
+{
+    double pull[2] = {0.0, 0.0}, level[2] = {0.0, 0.0}, asked[2] = {0.0, 0.0};
+    for (int scattered = 0; scattered <= 1; scattered++) {
+        pp_catalog cat;
+        pp_measurement_set set;
+        pp_fit fits[4];
+        shipped_rows(&cat, &set, 6, 1.10);
+        double ss = 0.0, d = scattered ? log(1.15) : 0.0;
+        int k = 0;
+        for (int i = 0; i < set.n; i++)
+            if (set.rows[i].has_time) {
+                set.rows[i].iteration_s *= exp(k++ % 2 ? d : -d); /* the same mean log error */
+                ss += d * d;
+            }
+        CU_ASSERT_EQUAL_FATAL(k, 6);
+        CU_ASSERT_EQUAL_FATAL(pp_calibrate_map(&cat, &set, 0.0, fits, 4), 1);
+        const pp_fit *f = &fits[0];
+        double sl = cat.model_error;
+        CU_ASSERT_DOUBLE_EQUAL(f->rows_scatter, sqrt(ss / 5.0), 1e-9);
+        double want = scattered ? sqrt((PP_PRIOR_NOISE_DOF * sl * sl + ss) / (PP_PRIOR_NOISE_DOF + 5.0)) : sl;
+        CU_ASSERT_DOUBLE_EQUAL(f->sigma_log, want, 1e-9);
+        pull[scattered] = f->level_pull;
+        level[scattered] = f->eff.compute_scale;
+        asked[scattered] = f->level_rows;
+        printf("\n    scatter %.3f: noise %.3f, pull %.2f, level %.4f (the rows alone %.4f) ", f->rows_scatter,
+               f->sigma_log, f->level_pull, f->eff.compute_scale, f->level_rows);
+        pp_measurements_free(&set);
+        pp_catalog_free(&cat);
+    }
+    CU_ASSERT(pull[1] < pull[0] - 0.05);
+    /* both ask a level above 1; the scattered rows get less of the way there */
+    CU_ASSERT(asked[0] > 1.0 && asked[1] > 1.0);
+    CU_ASSERT(log(level[1]) / log(asked[1]) < log(level[0]) / log(asked[0]));
+}
+
 /* A team's Mixture-of-Experts rows calibrate its stack's level, never the
  * GPU's physics.  Three MoE steps (Mixtral 8x7B on 64 H100s, three plans)
  * measured 30 % slower than the shipped fit prices them: from the prior
@@ -2327,6 +2370,10 @@ static void test_map_moe_level(void)
     for (int j = 0; j < PP_EFF_COUNT; j++)
         moved += fits[0].moved[j];
     CU_ASSERT_EQUAL(moved, 1); /* at most one parameter a dense row */
+    /* 30 % slow and 20 % fast: rows that disagree count as noisier than the catalog's error */
+    CU_ASSERT(fits[0].rows_scatter > 0.2);
+    CU_ASSERT(fits[0].sigma_log > sl);
+    sl = fits[0].sigma_log;
     CU_ASSERT_DOUBLE_EQUAL(fits[0].level_pull, 4.0 * sv * sv / (4.0 * sv * sv + sl * sl), 1e-12);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
@@ -2547,6 +2594,7 @@ int main(void)
         {"calibrate from the shipped fit moves only what the rows identify", test_map_from_shipped_fit},
         {"calibrate frees the parameter that fits, not only the most sensitive", test_map_frees_what_fits},
         {"calibrate pools the stack level with its prior", test_map_level_pools},
+        {"calibrate: rows that disagree count as noisier", test_map_noise_pools},
         {"a team's Mixture-of-Experts rows calibrate its stack level, not the physics", test_map_moe_level},
         {"accuracy --cv --shots: a few rows of a group in, the rest scored", test_few_shot_cv},
         {"CV scores each group with the fit on the other", test_cv_scores_each_group_with_the_other_fit},
