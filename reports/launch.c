@@ -330,14 +330,17 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
                 "the attention rate this plan was priced at (training.attention_kernel flash1).\n\n");
 }
 
-/* The blocks the recipe keeps in bf16, first and last (names.c: NVFP4's
- * share of the model's layers, rounded); false when it keeps none. */
+/* The blocks the recipe keeps in bf16, first and last, as priced
+ * (training.bf16_layers_first/_last, resolved when the problem is read: by
+ * default the recipe's share of the model's blocks, names.c); false when it
+ * keeps none. */
 static bool bf16_layers(const pp_problem *prob, long *first, long *last)
 {
-    const pp_precision_info *info = pp_precision_props(prob->training.precision);
-    *first = lround(info->bf16_first_share * prob->model.layers);
-    *last = lround(info->bf16_last_share * prob->model.layers);
-    return *first + *last > 0;
+    int f, l;
+    pp_bf16_layers(prob, &f, &l);
+    *first = f;
+    *last = l;
+    return f + l > 0;
 }
 
 /* What Megatron-Core's partial CUDA graphs capture of the plan's layers
@@ -432,10 +435,9 @@ static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp
                 "(`model.activation_func_fp8_input_store=true`).\n\n");
     long first, last;
     if (bf16_layers(prob, &first, &last))
-        note(f, "The recipe keeps the first %ld and the last %ld of the %d blocks in bf16 (NVIDIA's NVFP4 recipe: "
-                "%.0f %% of the linear layers' FLOPs, as priced)%s.\n\n",
-             first, last, prob->model.layers,
-             100.0 * pp_precision_props(prob->training.precision)->high_precision_fraction,
+        note(f, "The recipe keeps the first %ld and the last %ld of the %d blocks in bf16 (%.1f %% of the "
+                "linear layers' FLOPs, as priced)%s.\n\n",
+             first, last, prob->model.layers, 100.0 * (double)(first + last) / prob->model.layers,
              p->pp > 1 ? "; they run on the first and the last pipeline stage, where the price spreads their cost over "
                          "every stage, so those two stages run somewhat slower than priced"
                        : "");

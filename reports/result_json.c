@@ -237,6 +237,12 @@ static void put_problem(pp_jb *b, cJSON *o, const pp_problem *prob)
         pp_jb_str(b, tr, "cuda_graphs", pp_cuda_graphs_names[prob->training.cuda_graphs]);
     if (prob->training.moment_bytes == 2) /* echoed only when Adam's moments are 16-bit */
         pp_jb_str(b, tr, "optimizer_moments_dtype", prob->training.moments_fp16 ? "fp16" : "bf16");
+    int first, last;
+    pp_bf16_layers(prob, &first, &last);
+    if (first + last > 0) { /* echoed only when a low-precision recipe keeps blocks in bf16 */
+        pp_jb_num(b, tr, "bf16_layers_first", (double)first);
+        pp_jb_num(b, tr, "bf16_layers_last", (double)last);
+    }
     pp_jb_str(b, pr, "objective", pp_objective_name(prob->objective));
 }
 

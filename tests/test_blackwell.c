@@ -365,6 +365,89 @@ static void test_gpus_per_host(void)
     pp_run_free(&r);
 }
 
+/* The blocks a low-precision recipe keeps in bf16 are the plan's
+ * (training.bf16_layers_first/_last, Megatron-Core --first-last-layers-bf16):
+ * by default the recipe's own share rounded to the model's blocks (NVFP4:
+ * NVIDIA's 2 and 8 of 62, so 1 and 4 of Llama 3 8B's 32), as stated
+ * otherwise.  Those blocks' GEMMs run at the 16-bit rate on their own
+ * shapes and cast nothing, so a layer's GEMM time is exactly the blend of
+ * the all-NVFP4 and the all-bf16 layer over the share, and every block in
+ * bf16 prices as bf16 training does.  A Blackwell NVFP4 GEMM runs at 0.72
+ * of its format's peak ratio over bf16 (vLLM's measured CUTLASS kernels,
+ * names.c), MXFP8 at the full rate.  A 16-bit recipe keeps none to state,
+ * nor more blocks than the model has, nor under a framework that cannot. */
+static pp_stage_kernels bf16_blocks_kernels(const pp_catalog *cat, const char *precision, const char *blocks,
+                                            pp_problem *p)
+{
+    char squoted[512];
+    snprintf(squoted, sizeof squoted,
+             "{'model': 'llama3-8b', 'cluster': {'gpu': 'b200-sxm-180gb', 'nodes': 1},"
+             " 'training': {'global_batch': 64, 'precision': '%s'%s}}",
+             precision, blocks);
+    pp_test_load(squoted, cat, p);
+    pp_plan pl = pp_test_plan(1, 1, 8, 1, 1);
+    pp_stage_kernels k;
+    pp_form_stage_kernels_of(p, &pl, &k);
+    return k;
+}
+
+static void test_bf16_blocks(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    pp_problem p;
+    pp_stage_kernels dflt = bf16_blocks_kernels(&cat, "nvfp4", "", &p);
+    CU_ASSERT_TRUE(p.training.bf16_layers_resolved);
+    CU_ASSERT_EQUAL(p.training.bf16_first, 1);
+    CU_ASSERT_EQUAL(p.training.bf16_last, 4);
+    PP_REL_EQ(p.training.bf16_share, 5.0 / 32.0, 1e-12);
+    pp_stage_kernels none = bf16_blocks_kernels(&cat, "nvfp4", ", 'bf16_layers_first': 0, 'bf16_layers_last': 0", &p);
+    CU_ASSERT_EQUAL(p.training.bf16_share, 0.0);
+    pp_stage_kernels all = bf16_blocks_kernels(&cat, "nvfp4", ", 'bf16_layers_first': 16, 'bf16_layers_last': 16", &p);
+    PP_REL_EQ(p.training.bf16_share, 1.0, 1e-12);
+    pp_stage_kernels half16 = bf16_blocks_kernels(&cat, "bf16", "", &p);
+    CU_ASSERT_FALSE(p.training.bf16_layers_resolved && p.training.bf16_share > 0.0);
+    double s = 5.0 / 32.0;
+    PP_REL_EQ(dflt.k.gemm_fwd_s, (1.0 - s) * none.k.gemm_fwd_s + s * all.k.gemm_fwd_s, 1e-12);
+    PP_REL_EQ(dflt.k.gemm_bwd_s, (1.0 - s) * none.k.gemm_bwd_s + s * all.k.gemm_bwd_s, 1e-12);
+    PP_REL_EQ(all.k.gemm_fwd_s, half16.k.gemm_fwd_s, 1e-12); /* every block in bf16 is bf16 training */
+    PP_REL_EQ(all.k.gemm_bwd_s, half16.k.gemm_bwd_s, 1e-12);
+    CU_ASSERT_EQUAL(all.k.cast_fwd_s, 0.0);
+    PP_REL_EQ(dflt.k.cast_fwd_s, (1.0 - s) * none.k.cast_fwd_s, 1e-12);
+    CU_ASSERT(none.k.gemm_fwd_s < dflt.k.gemm_fwd_s && dflt.k.gemm_fwd_s < all.k.gemm_fwd_s);
+    /* NVFP4's measured rate on Blackwell; MXFP8 and Hopper's fp8 lose nothing */
+    const pp_gpu *b200 = pp_catalog_gpu(&cat, "b200-sxm-180gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b200);
+    PP_REL_EQ(pp_gemm_core_rate(b200, PP_PREC_NVFP4), 0.72, 1e-12);
+    CU_ASSERT_EQUAL(pp_gemm_core_rate(b200, PP_PREC_MXFP8), 1.0);
+    double big = 16384.0, nv = pp_gemm_time_s(b200, PP_PREC_NVFP4, big, big, big, 1.0),
+           bf = pp_gemm_time_s(b200, PP_PREC_BF16, big, big, big, 1.0);
+    double ratio = b200->peak_tflops[PP_PREC_NVFP4] / b200->peak_tflops[PP_PREC_BF16];
+    CU_ASSERT(bf / nv > 0.6 * ratio && bf / nv < 0.75 * ratio);
+    printf("\n    NVFP4 over bf16 at 16384^3 on a B200: %.2fx of the format's %.0fx ", bf / nv, ratio);
+    /* what cannot be stated */
+    static const struct {
+        const char *more, *path;
+    } bad[] = {{"'precision': 'bf16', 'bf16_layers_first': 1", "training.bf16_layers_first"},
+               {"'precision': 'nvfp4', 'bf16_layers_first': 20, 'bf16_layers_last': 20", "training.bf16_layers_last"},
+               {"'precision': 'mxfp8', 'framework': 'fsdp', 'bf16_layers_last': 2", "training.bf16_layers_last"},
+               {"'precision': 'nvfp4', 'bf16_layers_first': -1", "training.bf16_layers_first"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char squoted[512];
+        snprintf(squoted, sizeof squoted,
+                 "{'model': 'llama3-8b', 'cluster': {'gpu': 'b200-sxm-180gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, %s}}",
+                 bad[i].more);
+        char *json = pp_json_of(squoted);
+        pp_problem q;
+        pp_error err;
+        CU_ASSERT_EQUAL(pp_problem_parse(json, "problem.json", NULL, &cat, &q, &err), PP_EINPUT);
+        PP_ASSERT_CONTAINS(err.path, bad[i].path);
+        free(json);
+    }
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -377,6 +460,8 @@ int main(void)
         {"72-GPU NVLink domain holds tp x ep and tp x cp > 8", test_nvl72_domain},
         {"the GB200 example plans", test_example_plans},
         {"gpus_per_host: torchrun counts hosts, and it must divide gpus_per_node", test_gpus_per_host},
+        {"bf16 blocks of a low-precision recipe: stated, priced as bf16 blocks, and NVFP4's measured rate",
+         test_bf16_blocks},
         {NULL, NULL},
     };
     return pp_test_main("blackwell", tests);

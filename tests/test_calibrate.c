@@ -508,6 +508,46 @@ static void test_several_files_load(void)
     pp_catalog_free(&cat);
 }
 
+/* A row's blocks in bf16 are its framework's: none unless it says
+ * first_last_layers_bf16 (Megatron-Core's default false, which Megatron-
+ * Bridge's NVFP4 recipe keeps), one at each end with it unless
+ * num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16 say more: where
+ * a plan takes the recipe's own (NVIDIA's NVFP4 recipe's 1 and 4 of 32). */
+#define FP4_ROW(id, more)                                                                                      \
+    "{'id': '" id "', 'source_group': 'g',"                                                                   \
+    "  'model': {'name': 'm', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"  \
+    "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 8, 'gpus_per_node': 8},"                                  \
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'precision': 'nvfp4',"                          \
+    "             'framework': 'Megatron-Core'" more "},"                                                      \
+    "  'measured': {'iteration_s': 0.5}}"
+static void test_rows_bf16_blocks(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024];
+    pp_temp_path("bf16-blocks.json", path, sizeof path);
+    pp_write_json(path, "[" FP4_ROW("none", "") "," FP4_ROW("ends", ", 'first_last_layers_bf16': true") ","
+                        FP4_ROW("more", ", 'first_last_layers_bf16': true, 'num_layers_at_end_in_bf16': 3") ","
+                        FP4_ROW("off", ", 'first_last_layers_bf16': false, 'num_layers_at_end_in_bf16': 3") "]");
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 4);
+    static const int first[] = {0, 1, 1, 0}, last[] = {0, 1, 3, 0};
+    for (int i = 0; i < 4; i++) {
+        const pp_training *t = &set.rows[i].prob.training;
+        CU_ASSERT_TRUE(t->bf16_layers_resolved);
+        CU_ASSERT_EQUAL(t->bf16_first, first[i]);
+        CU_ASSERT_EQUAL(t->bf16_last, last[i]);
+        PP_REL_EQ(t->bf16_share, (first[i] + last[i]) / 32.0, 1e-12);
+    }
+    /* one block more in bf16 prices a slower step */
+    CU_ASSERT(pp_step_time_s(&set.rows[1].prob, &set.rows[1].plan) >
+              pp_step_time_s(&set.rows[0].prob, &set.rows[0].plan));
+    pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
 /* A row may carry the MoE and latent-attention keys of data/models.json and
  * config.ep / config.etp; a bad MoE shape is skipped, never guessed; a row's
  * cluster.efficiency_from names whose parameters it takes. */
@@ -1172,6 +1212,12 @@ static void test_validation_set_is_independent(void)
     const pp_group_score *v6d = group_score(&score, "mlperf-training-v6.0-llama31-8b");
     CU_ASSERT_PTR_NOT_NULL_FATAL(v6d);
     CU_ASSERT(v6d->n_time >= 45 && v6d->mape_time < 8.0);
+    /* its LoRA runs, mostly NVFP4 without bf16 blocks: 11.3 % since the
+     * forty-fifth landing prices them so, at NVFP4's measured rate (19.6 %
+     * as NVIDIA's recipe of 16 % bf16 blocks at the format's full rate) */
+    const pp_group_score *v6l = group_score(&score, "mlperf-training-v6.0-llama2-70b-lora");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v6l);
+    CU_ASSERT(v6l->n_time >= 30 && v6l->mape_time < 13.0);
     CU_ASSERT_EQUAL(v6d->ran_fit, v6d->n_ran);
     CU_ASSERT(score.gpu_pairs.n_pairs >= 250);
     CU_ASSERT(score.gpu_pairs.ordered >= 0.95 * score.gpu_pairs.n_pairs);
@@ -2380,30 +2426,31 @@ static void test_map_moe_level(void)
 }
 
 /* The parameter a row frees is the one that fits it best, not merely the
- * most sensitive.  MLPerf v5.1's Llama 2 70B LoRA on one B300 node (Nebius,
- * NeMo 25.09) runs 12 % faster than its borrowed parameters price it; its
- * step is most sensitive to the attention rate, but the row frees the GEMM
- * rate, whose move against the prior fits it better (to 7 %; the
- * attention's share shrinks as it speeds up).  (Before the twenty-second
- * landing priced attention as FlashAttention counts it, the row was 27 %
- * fast: attention alone fit it to 20 %, the GEMM rate to 17 %.) */
+ * most sensitive.  MLPerf v5.0's Llama 2 70B LoRA on 16 GB200 (Dell, NeMo
+ * 25.04, fp8, cp 2) runs about 20 % faster than its borrowed parameters
+ * price it; its step is most sensitive to the GEMM rate, but the row frees
+ * the attention rate, whose move against the prior fits it better (to
+ * within 5 %).  (Until the forty-fifth landing the case was MLPerf v5.1's
+ * NVFP4 LoRA on one B300 node, 12 % fast, whose step was most sensitive to
+ * attention and freed the GEMM rate; priced as it ran, NVFP4 without bf16
+ * blocks, that row is within 3 % and moves nothing much.) */
 static void test_map_frees_what_fits(void)
 {
     pp_catalog cat;
     pp_load_catalog(&cat);
     char src[1024], path[1024];
-    pp_source_path("data/validation/mlperf-training-v5.1-llama2-70b-lora.json", src, sizeof src);
+    pp_source_path("data/validation/mlperf-training-v5.0-llama2-70b-lora.json", src, sizeof src);
     pp_measurement_set set;
     pp_error err;
     /* the one row, on its own (a team's calibration on its step) */
     char *text = pp_slurp(src);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    char *start = strstr(text, "{\n  \"id\": \"mlperf-v5.1-nebius-nebius-b300-n1-8gpu-llama2-70b-lora\"");
+    char *start = strstr(text, "{\n  \"id\": \"mlperf-v5.0-dell-4xxe9712x4gb200-16gpu-llama2-70b-lora\"");
     CU_ASSERT_PTR_NOT_NULL_FATAL(start);
     char *end = strstr(start, "\n },");
     CU_ASSERT_PTR_NOT_NULL_FATAL(end);
     end[3] = '\0';
-    pp_temp_path("b300-row.json", path, sizeof path);
+    pp_temp_path("gb200-row.json", path, sizeof path);
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fprintf(f, "[%s]\n", start);
@@ -2419,11 +2466,11 @@ static void test_map_frees_what_fits(void)
         attention = strcmp(pp_efficiency_key(j), "attention") == 0 ? j : attention;
     }
     CU_ASSERT_FATAL(gemm >= 0 && attention >= 0);
-    printf("\n    sensitivity attention %.3f, gemm %.3f: error %.3f -> %.3f ", fits[0].sensitivity[attention],
-           fits[0].sensitivity[gemm], fits[0].rms_log_error_before, fits[0].rms_log_error_after);
-    CU_ASSERT(fits[0].sensitivity[attention] > fits[0].sensitivity[gemm]);
-    CU_ASSERT_TRUE(fits[0].moved[gemm]);
-    CU_ASSERT_FALSE(fits[0].moved[attention]);
+    printf("\n    sensitivity gemm %.3f, attention %.3f: error %.3f -> %.3f ", fits[0].sensitivity[gemm],
+           fits[0].sensitivity[attention], fits[0].rms_log_error_before, fits[0].rms_log_error_after);
+    CU_ASSERT(fits[0].sensitivity[gemm] > fits[0].sensitivity[attention]);
+    CU_ASSERT_TRUE(fits[0].moved[attention]);
+    CU_ASSERT_FALSE(fits[0].moved[gemm]);
     CU_ASSERT(fits[0].rms_log_error_before > 0.10);
     CU_ASSERT(fits[0].rms_log_error_after < 0.6 * fits[0].rms_log_error_before);
     pp_measurements_free(&set);
@@ -2601,6 +2648,7 @@ int main(void)
         {"rows with a reported software defect are neither fitted nor in a group", test_defect_rows_are_scored_apart},
         {"several measurement files and a directory load", test_several_files_load},
         {"rows carry TP overlap, fp8 scaling and the gradient reduce type", test_rows_carry_how_they_ran},
+        {"a row's blocks in bf16 are its framework's unless it states them", test_rows_bf16_blocks},
         {"a row may name a catalog model instead of its shape", test_row_model_by_name},
         {"a row's recompute, ZeRO stage and flags as sources state them",
          test_row_recompute_as_stated},

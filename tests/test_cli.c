@@ -225,7 +225,43 @@ static void test_eval_moments_echoed(void)
     CU_ASSERT_EQUAL(pp_run_code(plain, &r), 0);
     CU_ASSERT_PTR_NULL(strstr(r.out, "optimizer_moments_dtype"));
     CU_ASSERT_PTR_NULL(strstr(r.out, "--use-precision-aware-optimizer"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "bf16_layers_first"));
     pp_run_free(&r);
+}
+
+/* The blocks an NVFP4 plan keeps in bf16 are echoed as priced (and
+ * launched): stated, as stated; by default the recipe's, NVIDIA's 1 and 4
+ * of Llama 3 8B's 32. */
+static void test_plan_bf16_blocks_echoed(void)
+{
+    static const struct {
+        const char *more;
+        int first, last;
+    } cases[] = {{"", 1, 4}, {", 'bf16_layers_first': 2, 'bf16_layers_last': 1", 2, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char squoted[512], path[1024];
+        snprintf(squoted, sizeof squoted,
+                 "{'model': 'llama3-8b', 'cluster': {'gpu': 'b200-sxm-180gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'precision': 'nvfp4'%s}}",
+                 cases[i].more);
+        pp_temp_path("nvfp4-blocks.json", path, sizeof path);
+        pp_write_json(path, squoted);
+        const char *args[] = {"plan", path, "--json", "-", NULL};
+        pp_run_result r;
+        CU_ASSERT_EQUAL(pp_run_code(args, &r), 0);
+        cJSON *doc = cJSON_Parse(r.out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        const cJSON *tr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "problem"), "training");
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(tr, "bf16_layers_first"),
+                    *l = cJSON_GetObjectItemCaseSensitive(tr, "bf16_layers_last");
+        CU_ASSERT_TRUE(cJSON_IsNumber(f) && f->valueint == cases[i].first);
+        CU_ASSERT_TRUE(cJSON_IsNumber(l) && l->valueint == cases[i].last);
+        char flag[64];
+        snprintf(flag, sizeof flag, "--num-layers-at-start-in-bf16 %d", cases[i].first);
+        PP_ASSERT_CONTAINS(r.out, flag);
+        cJSON_Delete(doc);
+        pp_run_free(&r);
+    }
 }
 
 static void test_json_to_stdout(void)
@@ -764,6 +800,7 @@ int main(void)
         {"bad usage exits 2 with a hint", test_bad_usage},
         {"eval of the default example", test_eval_example},
         {"Adam's 16-bit moments echoed (DeepSeek-V3 example)", test_eval_moments_echoed},
+        {"plan echoes the bf16 blocks an NVFP4 plan keeps, and launches them", test_plan_bf16_blocks_echoed},
         {"--json - writes only JSON to stdout", test_json_to_stdout},
         {"a result's plan reads back as PLAN.json", test_plan_round_trip},
         {"PROBLEM.json from standard input", test_problem_from_stdin},

@@ -525,10 +525,32 @@ static void test_precision_recipe_blocks(void)
     CU_ASSERT_FALSE(br->exact);
     PP_ASSERT_CONTAINS(br->notes, "`num_layers_at_end_in_bf16=4`");
     CU_ASSERT_PTR_NULL(setting(br, "model.first_last_layers_bf16")); /* the recipe would overwrite it */
+    /* blocks as the problem states them (training.bf16_layers_first/_last):
+     * launched as priced */
+    pp_problem q;
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'b200-sxm-180gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'precision': 'nvfp4', 'bf16_layers_first': 2}}",
+                 &cat, &q);
+    CU_ASSERT_EQUAL(q.training.bf16_first, 2);
+    CU_ASSERT_EQUAL(q.training.bf16_last, 0);
+    pp_launch_build(&q, &pl, pp_microbatches(&q, &pl), &l);
+    s = setting(mg, "--num-layers-at-start-in-bf16");
+    CU_ASSERT_TRUE(s && s->num == 2);
+    s = setting(mg, "--num-layers-at-end-in-bf16");
+    CU_ASSERT_TRUE(s && s->num == 0);
+    PP_ASSERT_CONTAINS(br->notes, "`num_layers_at_start_in_bf16=2`, `num_layers_at_end_in_bf16=0`");
+    pp_test_load("{'model': 'llama3-8b', 'cluster': {'gpu': 'b200-sxm-180gb', 'nodes': 1},"
+                 " 'training': {'global_batch': 64, 'precision': 'nvfp4', 'bf16_layers_first': 0,"
+                 " 'bf16_layers_last': 0}}",
+                 &cat, &q);
+    pp_launch_build(&q, &pl, pp_microbatches(&q, &pl), &l);
+    CU_ASSERT_PTR_NULL(setting(mg, "--first-last-layers-bf16"));
+    CU_ASSERT_TRUE(br->exact); /* bf16_with_nvfp4_mixed keeps none either */
     /* fp8 with current scaling: Bridge's recipe keeps a block at each end
      * and gathers fp8 weights; the plan, priced without either, says so */
     p.training.precision = PP_PREC_FP8_CURRENT;
     p.training.fp8_params = false;
+    p.training.bf16_layers_resolved = false; /* the recipe's own, as a problem of it resolves them */
     pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
     CU_ASSERT_PTR_NULL(setting(mg, "--first-last-layers-bf16"));
     CU_ASSERT_FALSE(br->exact);

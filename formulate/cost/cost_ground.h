@@ -72,6 +72,7 @@ double hbm_Bps(const pp_problem *prob);
  * GEMM input in the training's recipe (1 in fp8, 2 in bf16/fp16; names.h
  * pp_precision_info). */
 double precision_input_bytes(pp_precision prec);
+double bf16_layer_share(const pp_training *t);
 double gemm_input_bytes(const pp_training *t);
 /* Bytes a weight is held in: 16 bits, or the recipe's format with fp8_params. */
 double weight_bytes(const pp_training *t);

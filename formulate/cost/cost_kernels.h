@@ -13,6 +13,9 @@
 
 /* Roofline time of one (M x K) @ (K x N) matrix multiply. */
 double gemm_time_s(const pp_problem *prob, double M, double K, double N);
+/* batch (m x k) @ (k x n) products of a transformer block: the recipe's
+ * format, blended with bf16 over the blocks the recipe keeps in bf16 */
+double layer_gemm_s(const pp_problem *prob, double m, double n, double k, double batch);
 /* The backward of a linear layer of input M x K and weight K x N: the data
  * gradient's (M x N) @ (N x K) product, plus the weight gradient's
  * (K x M) @ (M x N) unless the weight is frozen. */

@@ -44,10 +44,15 @@ double gpu_peak_flops(const pp_gpu *gpu, pp_precision prec)
 /* The share of a per-tensor-scaled GEMM's throughput the recipe's GEMMs
  * reach on this GPU: a block-scaled recipe loses some on tensor cores that
  * take one scale per operand (names.h unscaled_core_rate); a GPU with MX
- * block-scaled tensor cores (an mxfp8 peak: Blackwell) loses nothing. */
+ * block-scaled tensor cores (an mxfp8 peak: Blackwell) runs them at the
+ * rate measured for the format (block_core_rate: NVFP4's 0.72, names.c;
+ * MXFP8 and the 8-bit recipes lose nothing). */
 double pp_gemm_core_rate(const pp_gpu *gpu, pp_precision prec)
 {
-    return gpu->peak_tflops[PP_PREC_MXFP8] > 0 ? 1.0 : pp_precision_props(prec)->unscaled_core_rate;
+    const pp_precision_info *info = pp_precision_props(prec);
+    if (gpu->peak_tflops[PP_PREC_MXFP8] > 0)
+        return info->block_core_rate;
+    return info->unscaled_core_rate;
 }
 
 double peak_flops(const pp_problem *prob, pp_precision prec)
@@ -72,24 +77,33 @@ double hbm_Bps(const pp_problem *prob)
 }
 
 /* Bytes per element of a GEMM input in a precision: the recipe's cast (its
- * block scales included), blended with bf16 for the layers the recipe keeps
- * in bf16; 16-bit GEMMs read bf16/fp16 (ACT_BYTES). */
+ * block scales included); 16-bit GEMMs read bf16/fp16 (ACT_BYTES). */
 double precision_input_bytes(pp_precision prec)
 {
     const pp_precision_info *info = pp_precision_props(prec);
+    return info->low_gemm ? info->gemm_input_bytes : ACT_BYTES;
+}
+
+/* The share of the transformer blocks a low-precision recipe keeps in bf16
+ * (training.bf16_layers_first/_last over the model's blocks, resolved when
+ * the problem is read; a training built in code without them takes the
+ * recipe's own, names.c); 0 under a 16-bit recipe. */
+double bf16_layer_share(const pp_training *t)
+{
+    const pp_precision_info *info = pp_precision_props(t->precision);
     if (!info->low_gemm)
-        return ACT_BYTES;
-    double hp = info->high_precision_fraction;
-    return hp > 0.0 ? (1.0 - hp) * info->gemm_input_bytes + hp * ACT_BYTES : info->gemm_input_bytes;
+        return 0.0;
+    return t->bf16_layers_resolved ? t->bf16_share : info->high_precision_fraction;
 }
 
 /* Bytes per element of a linear layer's GEMM input, as stored for the
  * backward pass and read by the kernel: the recipe's cast (its block scales
- * included), blended with bf16 for the layers the recipe keeps in bf16;
+ * included), blended with bf16 for the blocks the recipe keeps in bf16;
  * 16-bit training keeps the bf16/fp16 input (ACT_BYTES). */
 double gemm_input_bytes(const pp_training *t)
 {
-    return precision_input_bytes(t->precision);
+    double hp = bf16_layer_share(t), lowp = precision_input_bytes(t->precision);
+    return hp > 0.0 ? (1.0 - hp) * lowp + hp * ACT_BYTES : lowp;
 }
 
 double adam_moment_bytes(const pp_training *t)
@@ -113,7 +127,7 @@ double weight_bytes(const pp_training *t)
      * PRE_QUANTIZED_MODEL=True) replaces each frozen weight on the GPU by its
      * NVFP4 tensor and asserts both its rowwise and its columnwise data. */
     if (t->lora_rank > 0 && info->blackwell_only) {
-        double hp = info->high_precision_fraction;
+        double hp = bf16_layer_share(t);
         return (1.0 - hp) * 2.0 * info->gemm_input_bytes + hp * ACT_BYTES;
     }
     return gemm_input_bytes(t);

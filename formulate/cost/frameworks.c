@@ -89,6 +89,7 @@ void pp_framework_features(pp_framework fw, pp_training *t)
     t->grad_accum_bytes = 0; /* the framework's own */
     t->moment_bytes = 4;     /* Adam's moments in fp32 (torch.optim.AdamW, FusedAdam, DeepSpeed's) */
     t->moments_fp16 = false;
+    t->bf16_layers_resolved = false; /* the recipe's blocks in bf16 (names.c) */
     /* DeepSpeed ZeRO-3 gathers the parameters of each leaf module on its
      * own (fetch_sub_module): for a GPT layer two LayerNorms and four
      * linear layers.  FSDP and Megatron-Core move one flat buffer per

@@ -137,14 +137,7 @@ static void gemm_shape_of(const pp_gpu *gpu, pp_precision prec, double m, double
     const pp_efficiency *e = &gpu->eff;
     const pp_precision_info *info = pp_precision_props(prec);
     double flops = 2.0 * batch * m * k * n;
-    /* A recipe that keeps a fraction of the linear layers in bf16 (NVFP4)
-     * runs that fraction of the FLOPs at the 16-bit rate: every GEMM is
-     * priced as the blend, since which layers stay in bf16 is the recipe's
-     * choice, not the plan's. */
-    double hp = info->high_precision_fraction;
     g->work_s = flops / (gpu_peak_flops(gpu, prec) * e->gemm * pp_gemm_core_rate(gpu, prec));
-    if (hp > 0.0)
-        g->work_s = (1.0 - hp) * g->work_s + hp * flops / (gpu_peak_flops(gpu, PP_PREC_BF16) * e->gemm);
     g->in_bytes = batch * precision_input_bytes(prec) * (m * k + k * n);
     g->out_elems = batch * m * n;
     g->align_share = misaligned(k, info->align_elems) || misaligned(n, info->align_elems) ? e->gemm_misaligned : 1.0;
@@ -226,10 +219,32 @@ static double gemm_at_s(const pp_problem *prob, pp_precision prec, double M, dou
     return pp_gemm_time_s(&prob->cluster.gpu, prec, M, N, K, 1.0);
 }
 
+/* A transformer block's GEMM time over the model's blocks: the recipe's
+ * format in most, bf16 in the share the recipe keeps in bf16
+ * (training.bf16_layers_first/_last: whole blocks, so each of their GEMMs
+ * runs at the 16-bit rate on its own shape). */
+static double blocks_blend_s(const pp_problem *prob, double lowp_s, double bf16_s)
+{
+    double hp = bf16_layer_share(&prob->training);
+    return hp > 0.0 ? (1.0 - hp) * lowp_s + hp * bf16_s : lowp_s;
+}
+
+/* batch (m x k) @ (k x n) products of a transformer block in one kernel
+ * (kernels.c pp_gemm_time_s), at the training precision over the blocks. */
+double layer_gemm_s(const pp_problem *prob, double m, double n, double k, double batch)
+{
+    const pp_gpu *gpu = &prob->cluster.gpu;
+    pp_precision prec = prob->training.precision;
+    double lowp = pp_gemm_time_s(gpu, prec, m, n, k, batch);
+    if (bf16_layer_share(&prob->training) <= 0.0)
+        return lowp;
+    return blocks_blend_s(prob, lowp, pp_gemm_time_s(gpu, half_precision(prob), m, n, k, batch));
+}
+
 /* One matrix multiply (M x K) @ (K x N) of the training precision. */
 double gemm_time_s(const pp_problem *prob, double M, double K, double N)
 {
-    return gemm_at_s(prob, prob->training.precision, M, K, N);
+    return layer_gemm_s(prob, M, N, K, 1.0);
 }
 
 /* The backward of a linear layer y = x W, x (M x K) and W (K x N), as two
@@ -251,7 +266,10 @@ static double linear_bwd_at_s(const pp_problem *prob, pp_precision prec, double 
 
 double linear_bwd_s(const pp_problem *prob, double M, double K, double N, bool frozen)
 {
-    return linear_bwd_at_s(prob, prob->training.precision, M, K, N, frozen);
+    double lowp = linear_bwd_at_s(prob, prob->training.precision, M, K, N, frozen);
+    if (bf16_layer_share(&prob->training) <= 0.0)
+        return lowp;
+    return blocks_blend_s(prob, lowp, linear_bwd_at_s(prob, half_precision(prob), M, K, N, frozen));
 }
 
 /* The output layer stays in 16 bits when the transformer layers run fp8 or
@@ -521,9 +539,11 @@ double lowp_cast_s(const pp_problem *prob, double elements, double tensors)
      * is_grad_enabled and weight.requires_grad), and so is the output
      * gradient, which only the data gradient reads */
     double copies = prob->training.lora_rank > 0 ? 1.0 : 2.0;
-    double bytes = ACT_BYTES * (1.0 + info->scale_passes) + copies * gemm_input_bytes(&prob->training);
+    double bytes = ACT_BYTES * (1.0 + info->scale_passes) + copies * precision_input_bytes(prob->training.precision);
     double launches = tensors * (1.0 + info->scale_passes);
-    return elements * bytes / hbm_Bps(prob) + launches * prob->cluster.gpu.eff.kernel_us * 1e-6;
+    /* the blocks kept in bf16 cast nothing */
+    double lowp = 1.0 - bf16_layer_share(&prob->training);
+    return lowp * (elements * bytes / hbm_Bps(prob) + launches * prob->cluster.gpu.eff.kernel_us * 1e-6);
 }
 
 /* Forward kernels of one layer on one GPU for plan's micro-batch.  In

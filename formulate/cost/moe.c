@@ -135,10 +135,8 @@ double moe_block_compute_s(const pp_problem *prob, const pp_plan *plan)
      * could come out faster (its rows filling a wave the lighter load left
      * partial) */
     double local = E / ep, rows = moe_load_imbalance(prob, plan) * etp * ep * Tg * k / E;
-    const pp_gpu *gpu = &prob->cluster.gpu;
-    pp_precision prec = prob->training.precision;
-    double fc1 = pp_gemm_time_s(gpu, prec, rows, gate * fe / etp, h, local);
-    double fc2 = pp_gemm_time_s(gpu, prec, rows, h, fe / etp, local);
+    double fc1 = layer_gemm_s(prob, rows, gate * fe / etp, h, local);
+    double fc2 = layer_gemm_s(prob, rows, h, fe / etp, local);
     double experts = fc1 + fc2 + MOE_ELEMWISE_F_BYTES * act_f * local * rows * fe / etp / hbm + launch;
     return router + permute + experts + shared_experts_fwd_s(prob, plan);
 }

@@ -673,14 +673,15 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
                           const pp_gpu *gpu, pp_error *err)
 {
     char prec_text[256], dispatcher[256];
-    int fused_ew, fused_norm, compiled_loss, sg, fp8_params, fp8_act, balanced;
+    int fused_ew, fused_norm, compiled_loss, sg, fp8_params, fp8_act, balanced, bf16_ends;
+    int bf16_first = 1, bf16_last = 1; /* Megatron-Core's defaults with --first-last-layers-bf16 */
     const struct {
         const char *key;
         int *out;
     } flags[] = {{"fused_elementwise", &fused_ew}, {"fused_norm", &fused_norm},
                  {"compiled_loss", &compiled_loss},  {"scatter_gather", &sg},
                  {"fp8_params", &fp8_params},        {"fp8_activation_input_store", &fp8_act},
-                 {"moe_force_balance", &balanced}};
+                 {"moe_force_balance", &balanced},   {"first_last_layers_bf16", &bf16_ends}};
     double packed = 0;
     int rc = row_text(cfg, at, "precision", prec_text, sizeof prec_text, err);
     if (!rc)
@@ -691,6 +692,10 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
         rc = row_flag(cfg, at, flags[i].key, flags[i].out, err);
     if (!rc)
         rc = row_double(cfg, at, "packed_sample_tokens", 0, PP_MAX_SEQ_LEN, &packed, err);
+    if (!rc)
+        rc = row_int(cfg, at, "num_layers_at_start_in_bf16", 0, PP_MAX_LAYERS, &bf16_first, err);
+    if (!rc)
+        rc = row_int(cfg, at, "num_layers_at_end_in_bf16", 0, PP_MAX_LAYERS, &bf16_last, err);
     int graphs = -1;
     if (!rc)
         rc = row_cuda_graphs(cfg, at, &graphs, err);
@@ -723,6 +728,16 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
         put_bool(d, d->training, "loss_parallel", true);
     copy_stated(d, cfg, "lora_targets", d->training);
     put_bool(d, d->training, "fp8_params", fp8_params == 1 && low);
+    /* The blocks a low-precision run kept in bf16: none unless the row says
+     * first_last_layers_bf16 (Megatron-Core's --first-last-layers-bf16, false
+     * by default, as Megatron-Bridge's fp8 delayed, MXFP8 and NVFP4 recipes
+     * leave it; with it one block each end unless num_layers_at_start_in_bf16
+     * and num_layers_at_end_in_bf16 say more).  A plan's default is the
+     * recipe's (problem.c); a run's is its framework's. */
+    if (low) {
+        put_num(d, d->training, "bf16_layers_first", bf16_ends == 1 ? bf16_first : 0);
+        put_num(d, d->training, "bf16_layers_last", bf16_ends == 1 ? bf16_last : 0);
+    }
     put_bool(d, d->training, "fp8_activation_input_store", fp8_act == 1 && low);
     if (packed > 0)
         put_num(d, d->training, "packed_sample_tokens", packed);

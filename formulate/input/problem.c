@@ -14,6 +14,7 @@
  * no such entry, to the DGX A100 figures below), and its efficiency
  * parameters to the catalog's default (or to those of efficiency_from).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "costmodel.h"
 #include "json_util.h"
 #include "names.h"
+#include "shapes_json.h"
 #include "shapes_json.h"
 
 #define MAX_NODES 10000000L
@@ -362,7 +364,8 @@ static const char *const training_keys[] = {"global_batch", "precision", "optimi
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
                                             "lora_targets", "fp8_params", "fp8_activation_input_store",
                                             "packed_sample_tokens", "nccl_pxn", "nccl_nvls", "moe_force_balance",
-                                            "mtp_layers", "cuda_graphs", "optimizer_moments_dtype", NULL};
+                                            "mtp_layers", "cuda_graphs", "optimizer_moments_dtype",
+                                            "bf16_layers_first", "bf16_layers_last", NULL};
 static const char *const collectives_names[] = {"nccl", "mvapich2-gdr"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const optimizer_names[] = {"adam"};
@@ -510,7 +513,68 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
         rc = pp_json_bool(obj, at, "nccl_nvls", PP_OPTIONAL, &t->nccl_nvls, c->err);
     if (!rc)
         rc = pp_json_int(obj, at, "mtp_layers", PP_OPTIONAL, 0, MAX_MTP_LAYERS, &t->mtp_layers, c->err);
+    /* the blocks kept in bf16 (check_training_across resolves them against
+     * the model's layers and the recipe; -1 not stated) */
+    t->bf16_layers_resolved = false;
+    t->bf16_first = t->bf16_last = -1;
+    if (!rc && pp_json_member(obj, "bf16_layers_first"))
+        rc = pp_json_int(obj, at, "bf16_layers_first", PP_REQUIRED, 0, PP_MAX_LAYERS, &t->bf16_first, c->err);
+    if (!rc && pp_json_member(obj, "bf16_layers_last"))
+        rc = pp_json_int(obj, at, "bf16_layers_last", PP_REQUIRED, 0, PP_MAX_LAYERS, &t->bf16_last, c->err);
     return rc;
+}
+
+/* The blocks the recipe keeps in bf16, first and last, as the problem was
+ * read (resolve_bf16_layers), or the recipe's own share of the model's
+ * blocks for a training built in code; none under a 16-bit recipe. */
+void pp_bf16_layers(const pp_problem *prob, int *first, int *last)
+{
+    const pp_training *t = &prob->training;
+    const pp_precision_info *info = pp_precision_props(t->precision);
+    *first = *last = 0;
+    if (!info->low_gemm)
+        return;
+    *first = t->bf16_layers_resolved ? t->bf16_first : (int)lround(info->bf16_first_share * prob->model.layers);
+    *last = t->bf16_layers_resolved ? t->bf16_last : (int)lround(info->bf16_last_share * prob->model.layers);
+}
+
+/* The transformer blocks the recipe keeps in bf16, first and last: as
+ * stated (one stated, the other 0), else the recipe's own share of the
+ * model's blocks, rounded (names.c: NVIDIA's NVFP4 recipe; none for the
+ * others), and their share of the blocks, which the cost model prices in
+ * bf16 and the launch settings ask for.  A 16-bit recipe keeps none. */
+static int resolve_bf16_layers(const parse_ctx *c, const pp_jpath *tr)
+{
+    pp_training *t = &c->p->training;
+    const pp_precision_info *info = pp_precision_props(t->precision);
+    int layers = c->p->model.layers;
+    bool stated = t->bf16_first >= 0 || t->bf16_last >= 0;
+    if (stated && !info->low_gemm && (t->bf16_first > 0 || t->bf16_last > 0)) {
+        pp_jpath here = pp_jpath_key(tr, t->bf16_first > 0 ? "bf16_layers_first" : "bf16_layers_last");
+        return pp_json_fail(c->err, &here, "expected 0 with precision \"%s\": every block runs in 16 bits already",
+                            pp_precision_name(t->precision));
+    }
+    if (!info->low_gemm) { /* nothing to keep in bf16 */
+        t->bf16_first = t->bf16_last = 0;
+        t->bf16_share = 0.0;
+        return PP_OK;
+    }
+    if (stated) {
+        t->bf16_first = t->bf16_first > 0 ? t->bf16_first : 0;
+        t->bf16_last = t->bf16_last > 0 ? t->bf16_last : 0;
+    } else {
+        t->bf16_first = (int)lround(info->bf16_first_share * layers);
+        t->bf16_last = (int)lround(info->bf16_last_share * layers);
+    }
+    if (t->bf16_first + t->bf16_last > layers) {
+        pp_jpath here = pp_jpath_key(tr, "bf16_layers_last");
+        return pp_json_fail(c->err, &here,
+                            "expected at most the model's %d blocks in bf16, found %d first and %d last", layers,
+                            t->bf16_first, t->bf16_last);
+    }
+    t->bf16_share = layers > 0 ? (double)(t->bf16_first + t->bf16_last) / layers : 0.0;
+    t->bf16_layers_resolved = true;
+    return PP_OK;
 }
 
 /* Whether the problem's framework runs training setting s
@@ -595,6 +659,18 @@ static int check_training_across(const parse_ctx *c, const pp_jpath *root)
         return pp_json_fail(c->err, &here,
                             "expected \"fp32\" under %s, whose optimizer keeps Adam's moments in fp32 "
                             "(data/frameworks.json: %s run them in 16 bits)",
+                            pp_framework_name(t->framework), runs);
+    }
+    bool bf16_stated = t->bf16_first > 0 || t->bf16_last > 0;
+    int rc = resolve_bf16_layers(c, &tr);
+    if (rc)
+        return rc;
+    if (bf16_stated && !framework_runs_setting(c, PP_TS_BF16_LAYERS)) {
+        pp_jpath here = pp_jpath_key(&tr, t->bf16_first > 0 ? "bf16_layers_first" : "bf16_layers_last");
+        frameworks_running(c, PP_TS_BF16_LAYERS, runs, sizeof runs);
+        return pp_json_fail(c->err, &here,
+                            "expected 0 under %s, which runs every block in the recipe's format "
+                            "(data/frameworks.json: %s keep blocks in bf16)",
                             pp_framework_name(t->framework), runs);
     }
     if (t->cuda_graphs == PP_GRAPHS_FULL && pp_model_is_moe(&c->p->model)) {

@@ -62,4 +62,9 @@ int pp_plan_from_json(const struct cJSON *doc, const pp_jpath *at, const pp_prob
  * element-wise work beside it (what a problem's training.precision needs). */
 bool pp_gpu_runs_precision(const pp_gpu *g, pp_precision prec);
 
+/* The transformer blocks the problem's recipe keeps in bf16, first and last
+ * (training.bf16_layers_first/_last, by default the recipe's own share of
+ * the model's blocks: names.c); 0 and 0 under a 16-bit recipe. */
+void pp_bf16_layers(const pp_problem *prob, int *first, int *last);
+
 #endif

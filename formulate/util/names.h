@@ -85,6 +85,9 @@ typedef struct pp_precision_info {
      * last, and whether it gathers the weights in fp8 (fp8_param_gather) */
     int bridge_bf16_first, bridge_bf16_last;
     bool bridge_fp8_params;
+    double block_core_rate; /* on block-scaled tensor cores (Blackwell), the share of the format's peak
+                               ratio over bf16 its GEMMs sustain where bf16's reach eff.gemm: NVFP4's
+                               measured 0.72 (names.c); 1 where nothing is lost */
 } pp_precision_info;
 
 const pp_precision_info *pp_precision_props(pp_precision p);

@@ -286,6 +286,8 @@ typedef enum {
     PP_TS_MTP_LAYERS,            /* training.mtp_layers > 0: multi-token-prediction modules */
     PP_TS_CUDA_GRAPHS,           /* training.cuda_graphs "partial" or "full": layers captured as CUDA graphs */
     PP_TS_OPTIMIZER_MOMENTS,     /* training.optimizer_moments_dtype 16-bit: Adam's moments in bf16/fp16 */
+    PP_TS_BF16_LAYERS,           /* training.bf16_layers_first/_last stated: blocks kept in bf16 under a
+                                    low-precision recipe */
     PP_TS_COUNT
 } pp_training_setting;
 
@@ -341,6 +343,12 @@ typedef struct pp_training {
                          precision-aware optimizer, --exp-avg-dtype/--exp-avg-sq-dtype; DeepSeek-V3
                          §3.3.3 keeps them in bf16); 0 is read as 4 */
     bool moments_fp16; /* with moment_bytes 2: fp16, not bf16 (the launch settings' name) */
+    bool bf16_layers_resolved; /* the three below were set when the problem was read (a low-precision
+                                  recipe); false (a training built in code): the recipe's own */
+    int bf16_first, bf16_last; /* training.bf16_layers_first/_last: the transformer blocks, first and
+                                  last, a low-precision recipe keeps in bf16 (Megatron-Core
+                                  --first-last-layers-bf16); by default the recipe's (names.c) */
+    double bf16_share; /* their share of the blocks, (first + last) / layers */
     int grad_accum_bytes; /* training.grad_accum_dtype: bytes a gradient is held and summed in
                              between micro-batches, 4 (fp32: Megatron's main_grad, FSDP's reduce
                              dtype) or 2 (16-bit: DeepSpeed, PyTorch autograd's .grad); 0 = the
