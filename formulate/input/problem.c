@@ -29,7 +29,6 @@
 #include "json_util.h"
 #include "names.h"
 #include "shapes_json.h"
-#include "shapes_json.h"
 
 #define MAX_NODES 10000000L
 #define MAX_GLOBAL_BATCH (1L << 40)
