@@ -511,14 +511,23 @@ static void test_several_files_load(void)
 /* A row's blocks in bf16 are its framework's: none unless it says
  * first_last_layers_bf16 (Megatron-Core's default false, which Megatron-
  * Bridge's NVFP4 recipe keeps), one at each end with it unless
- * num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16 say more: where
- * a plan takes the recipe's own (NVIDIA's NVFP4 recipe's 1 and 4 of 32). */
+ * num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16 say more, where
+ * a plan takes the recipe's own (NVIDIA's NVFP4 recipe's 1 and 4 of 32);
+ * one at each end where it names Megatron-Bridge's current-scaling recipe,
+ * unless it says otherwise. */
 #define FP4_ROW(id, more)                                                                                      \
     "{'id': '" id "', 'source_group': 'g',"                                                                   \
     "  'model': {'name': 'm', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"  \
     "  'cluster': {'gpu': 'b200-sxm-180gb', 'gpus': 8, 'gpus_per_node': 8},"                                  \
     "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'precision': 'nvfp4',"                          \
     "             'framework': 'Megatron-Core'" more "},"                                                      \
+    "  'measured': {'iteration_s': 0.5}}"
+#define CS_ROW(id, prec, more)                                                                                 \
+    "{'id': '" id "', 'source_group': 'g',"                                                                   \
+    "  'model': {'name': 'm', 'layers': 32, 'hidden': 4096, 'heads': 32, 'vocab': 51200, 'seq_len': 2048},"  \
+    "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 8, 'gpus_per_node': 8},"                                  \
+    "  'config': {'t': 1, 'p': 1, 'd': 8, 'global_batch': 64, 'precision': '" prec "',"                       \
+    "             'framework': 'Megatron-Bridge'" more "},"                                                    \
     "  'measured': {'iteration_s': 0.5}}"
 static void test_rows_bf16_blocks(void)
 {
@@ -544,6 +553,21 @@ static void test_rows_bf16_blocks(void)
     /* one block more in bf16 prices a slower step */
     CU_ASSERT(pp_step_time_s(&set.rows[1].prob, &set.rows[1].plan) >
               pp_step_time_s(&set.rows[0].prob, &set.rows[0].plan));
+    pp_measurements_free(&set);
+    /* Megatron-Bridge's current-scaling recipe keeps one block each end
+     * unless told (names.c); Megatron-LM's tensorwise flag keeps none */
+    pp_temp_path("bf16-blocks-cs.json", path, sizeof path);
+    pp_write_json(path, "[" CS_ROW("cs", "fp8_cs", "") "," CS_ROW("recipe", "bf16_with_fp8_current_scaling_mixed", "") ","
+                        CS_ROW("told", "fp8_cs", ", 'first_last_layers_bf16': false") ","
+                        CS_ROW("flags", "fp8 (--fp8-recipe tensorwise)", "") "]");
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 4);
+    static const int cs[] = {1, 1, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(set.rows[i].prob.training.precision, PP_PREC_FP8_CURRENT);
+        CU_ASSERT_EQUAL(set.rows[i].prob.training.bf16_first, cs[i]);
+        CU_ASSERT_EQUAL(set.rows[i].prob.training.bf16_last, cs[i]);
+    }
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }

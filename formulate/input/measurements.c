@@ -245,6 +245,21 @@ static bool fp8_current(const char *text)
     return false;
 }
 
+/* A precision named by Megatron-Bridge's (and NeMo 2's) own recipe: the
+ * performance scripts' fp8_cs, or the recipe function
+ * bf16_with_fp8_current_scaling_mixed, which keeps the first and the last
+ * transformer block in bf16 unless told (names.c bridge_bf16_first/_last,
+ * from Megatron-Bridge v0.2.2 mixed_precision.py). */
+static const char *const bridge_recipe_words[] = {"fp8_cs", "fp8-cs", "current_scaling_mixed"};
+
+static bool bridge_recipe_named(const char *text)
+{
+    for (size_t i = 0; i < sizeof bridge_recipe_words / sizeof bridge_recipe_words[0]; i++)
+        if (contains_ci(text, bridge_recipe_words[i]))
+            return true;
+    return false;
+}
+
 /* The row's precision: a text that names none ("mixed") means bf16, or
  * fp16 on a GPU without bf16 (the V100's mixed precision). */
 static pp_precision precision_of(const char *text, const pp_gpu *gpu)
@@ -728,15 +743,21 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
         put_bool(d, d->training, "loss_parallel", true);
     copy_stated(d, cfg, "lora_targets", d->training);
     put_bool(d, d->training, "fp8_params", fp8_params == 1 && low);
-    /* The blocks a low-precision run kept in bf16: none unless the row says
-     * first_last_layers_bf16 (Megatron-Core's --first-last-layers-bf16, false
-     * by default, as Megatron-Bridge's fp8 delayed, MXFP8 and NVFP4 recipes
-     * leave it; with it one block each end unless num_layers_at_start_in_bf16
-     * and num_layers_at_end_in_bf16 say more).  A plan's default is the
-     * recipe's (problem.c); a run's is its framework's. */
+    /* The blocks a low-precision run kept in bf16: as the row says
+     * (first_last_layers_bf16, Megatron-Core's --first-last-layers-bf16: one
+     * block each end unless num_layers_at_start_in_bf16 and
+     * num_layers_at_end_in_bf16 say more), else its framework's default:
+     * none (Megatron-Core's flag is false by default, as Megatron-Bridge's
+     * fp8 delayed, MXFP8 and NVFP4 recipes leave it) but where the row names
+     * Bridge's current-scaling recipe, whose blocks are its own.  A plan's
+     * default is the recipe NVIDIA's papers run (problem.c). */
     if (low) {
-        put_num(d, d->training, "bf16_layers_first", bf16_ends == 1 ? bf16_first : 0);
-        put_num(d, d->training, "bf16_layers_last", bf16_ends == 1 ? bf16_last : 0);
+        const pp_precision_info *info = pp_precision_props(prec);
+        bool recipe = bf16_ends < 0 && bridge_recipe_named(prec_text);
+        int first = bf16_ends == 1 ? bf16_first : recipe ? info->bridge_bf16_first : 0;
+        int last = bf16_ends == 1 ? bf16_last : recipe ? info->bridge_bf16_last : 0;
+        put_num(d, d->training, "bf16_layers_first", first);
+        put_num(d, d->training, "bf16_layers_last", last);
     }
     put_bool(d, d->training, "fp8_activation_input_store", fp8_act == 1 && low);
     if (packed > 0)
