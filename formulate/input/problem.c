@@ -526,6 +526,13 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
 /* The blocks the recipe keeps in bf16, first and last, as the problem was
  * read (resolve_bf16_layers), or the recipe's own share of the model's
  * blocks for a training built in code; none under a 16-bit recipe. */
+/* The recipe's own blocks in bf16: its shares of the model's blocks, rounded. */
+static void recipe_bf16_layers(const pp_precision_info *info, int layers, int *first, int *last)
+{
+    *first = (int)lround(info->bf16_first_share * layers);
+    *last = (int)lround(info->bf16_last_share * layers);
+}
+
 void pp_bf16_layers(const pp_problem *prob, int *first, int *last)
 {
     const pp_training *t = &prob->training;
@@ -533,8 +540,12 @@ void pp_bf16_layers(const pp_problem *prob, int *first, int *last)
     *first = *last = 0;
     if (!info->low_gemm)
         return;
-    *first = t->bf16_layers_resolved ? t->bf16_first : (int)lround(info->bf16_first_share * prob->model.layers);
-    *last = t->bf16_layers_resolved ? t->bf16_last : (int)lround(info->bf16_last_share * prob->model.layers);
+    if (!t->bf16_layers_resolved) {
+        recipe_bf16_layers(info, prob->model.layers, first, last);
+        return;
+    }
+    *first = t->bf16_first;
+    *last = t->bf16_last;
 }
 
 /* The transformer blocks the recipe keeps in bf16, first and last: as
@@ -562,8 +573,7 @@ static int resolve_bf16_layers(const parse_ctx *c, const pp_jpath *tr)
         t->bf16_first = t->bf16_first > 0 ? t->bf16_first : 0;
         t->bf16_last = t->bf16_last > 0 ? t->bf16_last : 0;
     } else {
-        t->bf16_first = (int)lround(info->bf16_first_share * layers);
-        t->bf16_last = (int)lround(info->bf16_last_share * layers);
+        recipe_bf16_layers(info, layers, &t->bf16_first, &t->bf16_last);
     }
     if (t->bf16_first + t->bf16_last > layers) {
         pp_jpath here = pp_jpath_key(tr, "bf16_layers_last");
