@@ -219,6 +219,7 @@ static double data_term(fit_ctx *c, const double *u, double *logs)
             continue;
         e = r->prob.cluster.gpu.eff; /* keeps its source string */
         to_eff(c, u, &e);
+        e.attention_balance = 0.0; /* the rates are the fit's own, of its rows' GPU */
         e.compute_scale = c->scale > 0.0 ? c->scale : 1.0;
         r->prob.cluster.gpu.eff = e;
         double t = pp_step_time_s(&r->prob, &r->plan);
@@ -571,6 +572,7 @@ static void fit_one_map(pp_measurement_set *set, const pp_eff_family *family, co
     fit->eff.borrowed_from[0] = '\0';
     fit->eff.borrow_factor = 0.0;
     fit->eff.borrow_nvlink_factor = 0.0;
+    fit->eff.attention_balance = 0.0; /* fitted on its own rows */
     double u[PP_EFF_COUNT];
     memcpy(u, c.u0, sizeof u);
     c.level_moe = true;

@@ -501,6 +501,38 @@ static void test_attention_tile_share_reproduces_fa3_sweep(void)
  * useful FLOP it is slower than a head of 96, and in the stage term an
  * H100 running Megatron-Core's FlashAttention-3 class kernel gets 64-wide
  * heads through at FA3's forward ratio. */
+/* The per-score work runs on the exponential units, not the tensor cores
+ * (kernels.c): a B200 (2,250 bf16 TFLOP/s against 5 TeraExponentials/s,
+ * 1.77 times the H100's balance) borrowing the H100's fitted rate runs its
+ * forward at head dimension 128 at (128 + 56) / (128 + 56 x 1.77) of it,
+ * and a B300 (10.7, twice the exponentials) at 64 about 1.5 times the
+ * B200's rate; a GPU fitted on its own rows keeps its rate at 128 whatever
+ * its balance. */
+static void test_attention_head_dim_follows_exponential_units(void)
+{
+    pp_gpu b200 = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 8).cluster.gpu;
+    b200.peak_tflops[PP_PREC_BF16] = 2250;
+    b200.sfu_exp_tops = 5.0;
+    b200.eff.attention_balance = PP_ATTN_BALANCE_REF; /* borrowed from the H100 */
+    double r = (2250.0 / 5.0) / PP_ATTN_BALANCE_REF;
+    CU_ASSERT(pp_rel_close(r, 1.774, 0.001));
+    CU_ASSERT(pp_rel_close(attention_head_dim_share(&b200, PP_ATTN_FLASH3, 128, false),
+                           (128.0 + 56.0) / (128.0 + 56.0 * r), 1e-9));
+    CU_ASSERT(pp_rel_close(attention_head_dim_share(&b200, PP_ATTN_FLASH3, 128, true),
+                           (128.0 + 29.0) / (128.0 + 29.0 * r), 1e-9));
+    pp_gpu b300 = b200;
+    b300.sfu_exp_tops = 10.7;
+    double ratio = attention_head_dim_share(&b300, PP_ATTN_FLASH3, 64, false) /
+                   attention_head_dim_share(&b200, PP_ATTN_FLASH3, 64, false);
+    CU_ASSERT(ratio > 1.4 && ratio < 1.55);
+    /* more exponential units than the donor's balance: faster than the donor at 128 */
+    CU_ASSERT(attention_head_dim_share(&b300, PP_ATTN_FLASH3, 128, false) > 1.0);
+    b200.eff.attention_balance = 0.0; /* its own fit */
+    CU_ASSERT_EQUAL(attention_head_dim_share(&b200, PP_ATTN_FLASH3, 128, false), 1.0);
+    CU_ASSERT(attention_head_dim_share(&b200, PP_ATTN_FLASH3, 64, false) <
+              attention_head_dim_share(&b300, PP_ATTN_FLASH3, 64, false));
+}
+
 static void test_attention_head_dim_reproduces_fa3_bars(void)
 {
     static const struct {
@@ -511,11 +543,13 @@ static void test_attention_head_dim_reproduces_fa3_bars(void)
         {PP_ATTN_FLASH3, false, 497, 648}, {PP_ATTN_FLASH3, true, 474, 561},
         {PP_ATTN_FLASH2, false, 324, 370}, {PP_ATTN_FLASH2, true, 291, 322},
     };
+    pp_gpu h100 = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(8192), 1, 8).cluster.gpu;
+    h100.sfu_exp_tops = 3.9; /* the balance the bars were measured at (989 / 3.9) */
     for (size_t i = 0; i < sizeof bars / sizeof bars[0]; i++) {
-        double model = attention_head_dim_share(bars[i].k, 64, bars[i].bwd);
+        double model = attention_head_dim_share(&h100, bars[i].k, 64, bars[i].bwd);
         CU_ASSERT(fabs(model / (bars[i].at64 / bars[i].at128) - 1.0) < 0.01);
-        CU_ASSERT_EQUAL(attention_head_dim_share(bars[i].k, 128, bars[i].bwd), 1.0);
-        CU_ASSERT_EQUAL(attention_head_dim_share(bars[i].k, 256, bars[i].bwd), 1.0);
+        CU_ASSERT_EQUAL(attention_head_dim_share(&h100, bars[i].k, 128, bars[i].bwd), 1.0);
+        CU_ASSERT_EQUAL(attention_head_dim_share(&h100, bars[i].k, 256, bars[i].bwd), 1.0);
     }
 
     pp_model m = pp_test_llama3_8b(8192); /* 32 heads of 128 */
@@ -630,6 +664,8 @@ int main(void)
          test_attention_tile_share_reproduces_fa3_sweep},
         {"attention's head dimension reproduces FlashAttention-3's and -2's bars (Shah et al. 2024)",
          test_attention_head_dim_reproduces_fa3_bars},
+        {"attention's per-score work runs at each GPU's exponential units (FlashAttention-4, Blackwell Ultra)",
+         test_attention_head_dim_follows_exponential_units},
         {NULL, NULL},
     };
     return pp_test_main("cost-kernels", tests);

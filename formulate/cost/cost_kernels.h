@@ -44,7 +44,7 @@ double attention_causal_share(const pp_model *m, double span); /* of the full sq
 /* The share of its rate at head dimension 128 a fused kernel k
  * (FlashAttention-2 or -3 class) reaches on heads padded to `padded`, in
  * the forward or the backward (the softmax's work per score element). */
-double attention_head_dim_share(pp_attention_kernel k, double padded, bool backward);
+double attention_head_dim_share(const pp_gpu *gpu, pp_attention_kernel k, double padded, bool backward);
 
 /* The forward kernels of one layer's micro-batch on one GPU (pp_layer_kernels, costmodel.h). */
 typedef pp_layer_kernels layer_kernels;

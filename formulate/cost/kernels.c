@@ -451,7 +451,23 @@ pp_attention_kernel pp_attention_kernel_of(const pp_problem *prob, double *rate)
  * dimension of nearly every calibration row, so shares are relative to
  * it; above 128 the figures part ways (FlashAttention-3 gains 4-17 %,
  * cuDNN loses up to 6 %, FlashAttention-2 12 %), so a longer head keeps
- * the rate of 128. */
+ * the rate of 128.
+ *
+ * That per-score work runs on the special-function units (the softmax's
+ * exponential, MUFU.EX2) and the CUDA cores, not on the tensor cores, so x,
+ * measured in elements of an H100's matrix products, grows with a GPU's
+ * tensor FLOPs per exponential (pp_gpu_attention_balance; the H100's 989
+ * TFLOP/s against 3.9 TFLOPS of special functions, Shah et al. 2024, arXiv
+ * 2407.08608 §3): from Hopper to Blackwell the tensor cores doubled while
+ * the exponential units stayed at 16 per SM and clock ("asymmetric
+ * hardware scaling", Zadouri et al. 2026, "FlashAttention-4", Together AI's
+ * blog post of the paper: on a B200 the forward is bound by the
+ * exponentials, and cuDNN 9.13 runs up to 1.3x slower than
+ * FlashAttention-4's 1,605 TFLOP/s); Blackwell Ultra doubled them (5 and
+ * 10.7 TeraExponentials/s, gpus.json sfu_exp_tops).  A rate
+ * fitted on one GPU is its rate at 128 under that GPU's x; another GPU
+ * borrowing it (gpus.json efficiency_borrow) runs its own x from the
+ * fitted one's matrix-product rate: share (128 + x_fit) / (d + x_gpu). */
 #define ATTN_HDIM_REF 128.0
 static const double ATTN_HDIM_X[2][2] = {{21.0, 15.0}, {56.0, 29.0}}; /* [FA3 class][backward] */
 
@@ -467,12 +483,15 @@ static double fused_head_dim(pp_attention_kernel k, double d)
     return d <= 192.0 ? 32.0 * ceil(d / 32.0) : 256.0;
 }
 
-double attention_head_dim_share(pp_attention_kernel k, double padded, bool backward)
+double attention_head_dim_share(const pp_gpu *gpu, pp_attention_kernel k, double padded, bool backward)
 {
-    if (padded >= ATTN_HDIM_REF)
-        return 1.0;
-    double x = ATTN_HDIM_X[k == PP_ATTN_FLASH3][backward];
-    return padded / (padded + x) * ((ATTN_HDIM_REF + x) / ATTN_HDIM_REF);
+    double x = ATTN_HDIM_X[k == PP_ATTN_FLASH3][backward] / PP_ATTN_BALANCE_REF;
+    double own = pp_gpu_attention_balance(gpu);
+    double fitted = gpu->eff.attention_balance > 0.0 ? gpu->eff.attention_balance : own;
+    if (padded >= ATTN_HDIM_REF && own == fitted)
+        return 1.0; /* the fitted rate itself; a longer head keeps the rate of 128 */
+    double d = fmin(padded, ATTN_HDIM_REF);
+    return d / (d + x * own) * ((ATTN_HDIM_REF + x * fitted) / ATTN_HDIM_REF);
 }
 
 /* One matrix multiply (M x K) @ (K x N) of a layer on a 2D/2.5D/3D grid, as
@@ -622,8 +641,9 @@ void layer_kernels_fwd(const pp_problem *prob, const pp_plan *plan, layer_kernel
             double win = square * band / attention_tile_share(prob, run);
             core = ((m->layers - windowed) * core + windowed * win) / m->layers;
         }
-        k->attn_fwd_s = core / attention_head_dim_share(kernel, padded, false) + e->kernel_us * 1e-6;
-        k->attn_bwd_s = ATTN_BWD_FLOPS * core / (ATTN_BWD_RATE * attention_head_dim_share(kernel, padded, true)) +
+        const pp_gpu *gpu = &prob->cluster.gpu;
+        k->attn_fwd_s = core / attention_head_dim_share(gpu, kernel, padded, false) + e->kernel_us * 1e-6;
+        k->attn_bwd_s = ATTN_BWD_FLOPS * core / (ATTN_BWD_RATE * attention_head_dim_share(gpu, kernel, padded, true)) +
                         2.0 * e->kernel_us * 1e-6;
     } else {
         /* Unfused attention (Megatron-LM's baddbmm and bmm, 2019-2022; any

@@ -47,7 +47,7 @@ static const char *const gpu_entry_keys[] = {"id",          "name",          "pe
                                              "usd_per_gpu_hour_example", "efficiency_from", "efficiency_borrow", "source",
                                              "notes",       "sm_count",      "gpus_per_nic_switch", "calibration_family", "aliases",
                                              "gpus_per_host", "nvls_allreduce_fraction", "nccl_tree_channel_GBps",
-                                             "nccl_nvls_tree_channel_GBps", NULL};
+                                             "nccl_nvls_tree_channel_GBps", "sfu_exp_tops", NULL};
 static const char *const models_file_keys[] = {"models", "description", "source", NULL};
 static const char *const model_entry_keys[] = {"id",       "name",       "layers",    "hidden",         "heads",
                                                "kv_heads", "head_dim",   "ffn_hidden", "gated_mlp", "tie_embeddings",
@@ -792,6 +792,8 @@ void pp_catalog_borrowed_eff(const pp_catalog *cat, int d, const pp_efficiency *
     out->attention *= how->factor;
     out->nvlink *= how->nvlink_factor;
     out->calibrated = false;
+    if (out->attention_balance <= 0.0) /* the donor's own fit: its balance */
+        out->attention_balance = pp_gpu_attention_balance(&cat->gpus[d]);
     snprintf(out->borrowed_from, sizeof out->borrowed_from, "%s", cat->gpus[d].id);
     out->borrow_factor = how->factor;
     out->borrow_nvlink_factor = how->nvlink_factor;
@@ -1142,6 +1144,7 @@ static void assign_efficiency(pp_catalog *cat, const eff_file *f)
                      cat->gpus[from].id);
             cat->gpus[i].eff.borrow_factor = 1.0;
             cat->gpus[i].eff.borrow_nvlink_factor = 1.0;
+            cat->gpus[i].eff.attention_balance = pp_gpu_attention_balance(&cat->gpus[from]);
         } else if (f->has_default) {
             cat->gpus[i].eff = f->def;
             cat->gpus[i].eff.calibrated = false;

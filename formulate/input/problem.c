@@ -190,7 +190,7 @@ static int parse_model(const parse_ctx *c, const cJSON *item, const pp_jpath *at
 static const char *const custom_gpu_keys[] = {"sm_count",    "id",          "name",          "peak_tflops",      "memory_gib",
                                               "hbm_GBps",    "nvlink_GBps",   "network_Gbps",     "gpus_per_node",
                                               "usd_per_gpu_hour", "efficiency_from", "gpus_per_nic_switch",
-                                              "gpus_per_host", NULL};
+                                              "gpus_per_host", "sfu_exp_tops", NULL};
 
 /* What a custom GPU is before its object is read: the catalog's A100-80GB
  * figures (else the DGX A100 datasheet's), the catalog's default efficiency. */
@@ -233,6 +233,7 @@ static int parse_efficiency_from(const parse_ctx *c, const cJSON *obj, const pp_
         snprintf(g->eff.borrowed_from, sizeof g->eff.borrowed_from, "%s", src->id);
         g->eff.borrow_factor = 1.0;
         g->eff.borrow_nvlink_factor = 1.0;
+        g->eff.attention_balance = pp_gpu_attention_balance(src);
     }
     return PP_OK;
 }

@@ -425,6 +425,8 @@ static int read_gpu_links(const cJSON *obj, const pp_jpath *at, pp_presence need
     if (!rc)
         rc = pp_json_int(obj, at, "sm_count", PP_OPTIONAL, 1, 100000, &g->sm_count, err);
     if (!rc)
+        rc = pp_json_double(obj, at, "sfu_exp_tops", PP_OPTIONAL, 0, 1e4, &g->sfu_exp_tops, err);
+    if (!rc)
         rc = pp_json_int(obj, at, "gpus_per_nic_switch", PP_OPTIONAL, 0, PP_MAX_GPUS_PER_NODE,
                          &g->gpus_per_nic_switch, err);
     if (!rc)

@@ -208,6 +208,11 @@ typedef struct pp_efficiency {
      * (gpus.json efficiency_from, factor 1) or the nearest calibrated family
      * (efficiency_borrow: its gemm and attention times borrow_factor) */
     char borrowed_from[PP_ID_LEN]; /* "" : its own (or no fit at all) */
+    /* the tensor-to-exponential balance (pp_gpu_attention_balance) of the GPU
+     * whose rows fitted .attention, where that is another GPU (a borrowed or
+     * same-die fit); 0: this GPU's own.  kernels.c prices the attention's
+     * per-score work at each GPU's own balance from that rate. */
+    double attention_balance;
     double borrow_factor;          /* times the donor's gemm and attention; 1 for the same die */
     double borrow_nvlink_factor;   /* times the donor's nvlink; 1 for the same die */
     char source[256];
@@ -235,8 +240,25 @@ typedef struct pp_gpu {
                                          and across more (its tuning model's perChMaxTreeBws); 0 = none */
     double nccl_nvls_tree_channel_GBps[2]; /* the same cap for NVLS-Tree, the all-reduce across nodes that reduces
                                               in the NVSwitch (perChMaxNVLSTreeBws); 0 = none */
+    double sfu_exp_tops; /* exponentials a second, 10^12, of the special-function units (MUFU.EX2) that a fused
+                            attention's softmax runs on; 0 = unknown: the H100's balance (kernels.c) */
     pp_efficiency eff;
 } pp_gpu;
+
+/* A GPU's 16-bit tensor FLOPs per exponential of its special-function units,
+ * the balance a fused attention's per-score work (its softmax's exponentials,
+ * the running max and rescaling) runs at against its matrix products
+ * (kernels.c, attention_head_dim_share).  The reference is the H100's: 989
+ * dense bf16 TFLOP/s against 3.9 TFLOPS of special functions (Shah et al.
+ * 2024, FlashAttention-3, arXiv 2407.08608 §3), the GPU whose kernels the
+ * head-dimension figures were fitted to; a GPU without a figure keeps it. */
+#define PP_ATTN_BALANCE_REF (989.0 / 3.9)
+
+static inline double pp_gpu_attention_balance(const pp_gpu *g)
+{
+    double p16 = g->peak_tflops[PP_PREC_BF16];
+    return g->sfu_exp_tops > 0.0 && p16 > 0.0 ? p16 / g->sfu_exp_tops : PP_ATTN_BALANCE_REF;
+}
 
 /* NCCL_ALGO's all-reduce algorithms the cost model prices (collectives.c). */
 #define PP_NCCL_ALGO_RING 1u
