@@ -147,6 +147,43 @@ static void test_dp_buckets(void)
     PP_REL_EQ(v4.once_wire_s, per_chunk * chunk_s, 1e-12);
 }
 
+/* A layer captured as a CUDA graph waits for its parameters' buckets in
+ * turn (one pre-hook for the layer; Megatron-Core dispatches each next
+ * bucket's all-gather only when the previous one is waited on), so of its
+ * kb buckets only the one gathered during the previous layer hides.  Llama 3
+ * 8B on 64 H100, ZeRO-1: 126 buckets over 32 layers, kb = 3.94; eager, only
+ * the step's first bucket waits.  The gradient reduce-scatter is unchanged. */
+static void test_gather_under_cuda_graphs(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_H100, pp_test_llama3_8b(4096), 8, 512);
+    pp_plan pl = pp_test_plan(1, 1, 64, 1, 1);
+    pl.zero = 1;
+    pp_dp_term eager, graphed;
+    pp_term_dp_comm(&p, &pl, &eager);
+    PP_REL_EQ(eager.gather_tail_s, eager.gather_once_wire_s / 126.0, 1e-12);
+    p.training.cuda_graphs = PP_GRAPHS_PARTIAL;
+    pp_term_dp_comm(&p, &pl, &graphed);
+    double kb = 126.0 / 32.0;
+    PP_REL_EQ(graphed.gather_tail_s, graphed.gather_once_wire_s * (1.0 / 126.0 + 1.0 - 1.0 / kb), 1e-12);
+    PP_REL_EQ(graphed.once_tail_s, eager.once_tail_s, 1e-15);
+    PP_REL_EQ(graphed.gather_once_wire_s, eager.gather_once_wire_s, 1e-15);
+    /* priced in the step: the graphed plan waits longer, by no more than the hidden gather */
+    pp_eval ev_g, ev_e;
+    pp_evaluate(&p, &pl, &ev_g);
+    p.training.cuda_graphs = PP_GRAPHS_NONE;
+    pp_evaluate(&p, &pl, &ev_e);
+    CU_ASSERT(ev_g.time.dp_comm_s > ev_e.time.dp_comm_s);
+    CU_ASSERT(ev_g.time.dp_comm_s - ev_e.time.dp_comm_s <= graphed.gather_once_wire_s - graphed.gather_tail_s +
+                                                              graphed.gather_tail_s - eager.gather_tail_s + 1e-12);
+    /* one bucket a layer or fewer: nothing more waits */
+    pp_framework_features(PP_FW_DEEPSPEED, &p.training);
+    p.training.cuda_graphs = PP_GRAPHS_PARTIAL;
+    pp_term_dp_comm(&p, &pl, &graphed);
+    PP_REL_EQ(graphed.gather_tail_s, graphed.gather_once_wire_s / ceil(32 * pp_layer_params(&p.model) / 5e8 +
+                                                                          2 * pp_embedding_params(&p.model) / 5e8),
+              1e-12);
+}
+
 /* ZeRO-2 reduce-scatters every micro-batch where the framework syncs
  * gradients every micro-batch (DeepSpeed, Megatron FSDP, FSDP alone), and
  * once under FSDP's pipeline schedule, which holds the unsharded gradients
@@ -184,6 +221,7 @@ int main(void)
         {"DP reduction overlaps the last backward", test_dp_overlap_epigraph},
         {"ZeRO-2 reduce-scatters every micro-batch, but once under FSDP's pipeline", test_zero2_sync_per_framework},
         {"the once-a-step traffic goes out in the framework's buckets", test_dp_buckets},
+        {"a CUDA-graphed layer waits for its parameter buckets in turn", test_gather_under_cuda_graphs},
         {NULL, NULL},
     };
     return pp_test_main("cost-dp", tests);

@@ -141,6 +141,27 @@ static double dp_collectives(const pp_problem *prob, const pp_plan *plan, double
     return chunks * (bucket > 0.0 ? fmax(1.0, ceil(params / chunks / bucket)) : 1.0);
 }
 
+/* The share of the once-a-step parameter all-gather (ZeRO-1/2) that no
+ * forward hides, of `buckets` over the stage.  The first bucket always waits:
+ * the first layer needs it.  Megatron-Core's distributed optimizer dispatches
+ * the rest one bucket ahead: a forward pre-hook waits for its module's bucket
+ * and only then dispatches the next (param_and_grad_buffer.py
+ * finish_param_sync, Megatron-LM d98e8a64).  Run eagerly, a hook fires per
+ * module, so the next bucket gathers while this module computes; a layer
+ * captured as a CUDA graph has one hook for the whole layer
+ * (cuda_graphs.py TECudaGraphHelper.cuda_graph_set_manual_hooks), which
+ * waits for each of the layer's kb buckets in turn before the graph runs, so
+ * only the one dispatched during the previous layer hides: 1 - 1/kb of the
+ * gather waits.  The whole-iteration graph is priced the same. */
+static double gather_exposed_share(const pp_problem *prob, const pp_plan *plan, double buckets)
+{
+    double first = 1.0 / buckets;
+    if (prob->training.cuda_graphs == PP_GRAPHS_NONE || prob->training.framework != PP_FW_MEGATRON_CORE)
+        return first;
+    double kb = fmax(1.0, buckets / (double)layers_per_stage(prob, plan));
+    return fmin(1.0, first + 1.0 - 1.0 / kb);
+}
+
 /* The ZeRO traffic of `params` trained parameters of `held` over n
  * replicas, k per node (see pp_term_dp_comm), added to once, per_mb and
  * *fixed_s. */
@@ -199,11 +220,13 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
      * (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron-Core's distributed
      * optimizer, "Distributed Optimizer" in its documentation).  One
      * bucket's share of each is never hidden behind compute (step.c takes
-     * it out of the windowed pairs); unbucketed traffic is one bucket.
+     * it out of the windowed pairs), and of the gather more where CUDA
+     * graphs make a layer wait for all its buckets (gather_exposed_share);
+     * unbucketed traffic is one bucket.
      * ZeRO-3's last piece is per_mb_fixed's, every micro-batch's. */
     if (plan->zero <= 2) {
         tails->once_tail_s += once.wire_s / buckets;
-        tails->gather_tail_s += gather.wire_s / buckets;
+        tails->gather_tail_s += gather.wire_s * gather_exposed_share(prob, plan, buckets);
     }
     add_comm(acc_once, &once);
     add_comm(acc_gather, &gather);
