@@ -152,7 +152,10 @@ static double dp_collectives(const pp_problem *prob, const pp_plan *plan, double
  * (cuda_graphs.py TECudaGraphHelper.cuda_graph_set_manual_hooks), which
  * waits for each of the layer's kb buckets in turn before the graph runs, so
  * only the one dispatched during the previous layer hides: 1 - 1/kb of the
- * gather waits.  The whole-iteration graph is priced the same. */
+ * gather waits (the `local` implementation's CudaGraphManager likewise calls
+ * the layer's and its modules' hooks in turn before a replay).  A measured
+ * row's whole-iteration graph is read as full (measurements.c) and priced
+ * so; docs/cost-model.md section 3 says what the code does not settle. */
 static double gather_exposed_share(const pp_problem *prob, const pp_plan *plan, double buckets)
 {
     double first = 1.0 / buckets;
