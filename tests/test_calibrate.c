@@ -1633,9 +1633,72 @@ static void test_gpu_pairs(void)
     pp_catalog_free(&cat);
 }
 
+/* A row's CUDA graphs as its sources write them: flags and MCORE_CUDA_GRAPH's
+ * 1/0, "none ...", "partial ...", full, per-layer and whole-iteration graphs,
+ * Megatron-Core's implementations by name (local: every layer whole;
+ * transformer_engine or "TE" without a scope that covers the layer: part
+ * of it) and scopes (attn alone: part; attn and mlp: the layer).  "TE" is
+ * matched as a word ("complete" holds none), and a text naming nothing
+ * known is refused with its path. */
+static void test_row_cuda_graphs_as_stated(void)
+{
+    static const struct {
+        const char *json;
+        pp_cuda_graphs want;
+    } cases[] = {
+        {"true", PP_GRAPHS_FULL},
+        {"0", PP_GRAPHS_NONE},
+        {"1", PP_GRAPHS_FULL},
+        {"'disabled'", PP_GRAPHS_NONE},
+        {"'none (eager)'", PP_GRAPHS_NONE},
+        {"'partial (attn moe_router)'", PP_GRAPHS_PARTIAL},
+        {"'per-layer Megatron-Core graphs'", PP_GRAPHS_FULL},
+        {"'whole iteration'", PP_GRAPHS_FULL},
+        {"'local'", PP_GRAPHS_FULL},
+        {"'transformer_engine (attn, mlp)'", PP_GRAPHS_FULL},
+        {"'transformer_engine'", PP_GRAPHS_PARTIAL},
+        {"'TE graphs'", PP_GRAPHS_PARTIAL},
+        {"'attn'", PP_GRAPHS_PARTIAL},
+    };
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    char path[1024], doc[2048];
+    pp_temp_path("graph-rows.json", path, sizeof path);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(doc, sizeof doc,
+                 "[{'id': 'g', 'source_group': 'g', " DENSE_MODEL ","
+                 "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 8, 'gpus_per_node': 8},"
+                 "  'config': {'t': 1, 'p': 1, 'd': 8, 'micro_batch': 1, 'global_batch': 64, 'precision': 'bf16',"
+                 "             'cuda_graphs': %s},"
+                 "  'measured': {'iteration_s': 1.0}}]",
+                 cases[i].json);
+        pp_write_json(path, doc);
+        pp_measurement_set set;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        if (set.rows[0].prob.training.cuda_graphs != cases[i].want)
+            fprintf(stderr, "cuda_graphs %s read as %d\n", cases[i].json, (int)set.rows[0].prob.training.cuda_graphs);
+        CU_ASSERT_EQUAL(set.rows[0].prob.training.cuda_graphs, cases[i].want);
+        pp_measurements_free(&set);
+    }
+    snprintf(doc, sizeof doc,
+             "[{'id': 'g', 'source_group': 'g', " DENSE_MODEL ","
+             "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 8, 'gpus_per_node': 8},"
+             "  'config': {'t': 1, 'p': 1, 'd': 8, 'micro_batch': 1, 'global_batch': 64, 'precision': 'bf16',"
+             "             'cuda_graphs': 'complete graphs'},"
+             "  'measured': {'iteration_s': 1.0}}]");
+    pp_write_json(path, doc);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_NOT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    PP_ASSERT_CONTAINS(err.path, "config.cuda_graphs");
+    pp_catalog_free(&cat);
+}
+
 /* A pair priced alike orders nothing: two runs of a dense model that
  * differ only in their CUDA graphs (a dense layer's host time is not
- * priced), measured 20 % apart, count as a pair and as not ordered,
+ * priced, and without the DP overlap no gather hides, graphs or not),
+ * measured 20 % apart, count as a pair and as not ordered,
  * whichever row comes first. */
 #define TIE_ROW(id, graphs, t_s)                                                                        \
     "{'id': '" id "', 'source_group': 'tie', " DENSE_MODEL ","                                          \
@@ -2676,6 +2739,7 @@ int main(void)
         {"a row may name a catalog model instead of its shape", test_row_model_by_name},
         {"a row's recompute, ZeRO stage and flags as sources state them",
          test_row_recompute_as_stated},
+        {"a row's CUDA graphs as sources state them", test_row_cuda_graphs_as_stated},
         {"MoE rows load with ep, etp and the router's balance; a bad shape is an error at its path", test_moe_rows_load},
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},

@@ -124,6 +124,20 @@ static bool contains_ci(const char *hay, const char *needle)
     return false;
 }
 
+/* Whether the text holds `word` (any case) between non-alphanumeric
+ * characters: "TE graphs" holds "te", "complete" does not. */
+static bool contains_word_ci(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = text; *p; p++) {
+        if (p != text && isalnum((unsigned char)p[-1]))
+            continue;
+        if (strncasecmp(p, word, n) == 0 && !isalnum((unsigned char)p[n]))
+            return true;
+    }
+    return false;
+}
+
 /* ---- free text: framework, precision, activation ------------------------------ */
 
 /* The framework a row names, which fixes the behaviours of
@@ -633,11 +647,15 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
 }
 
 /* What CUDA graphs a row's run captured, as its sources write it: true or
- * false, "none" (or a text that starts so), "partial ..." (Megatron-Core's
- * --cuda-graph-scope attn moe_router moe_preprocess), anything else a graph
- * of every layer or the iteration ("full iteration (FULL_CUDA_GRAPH=1)",
- * "per-layer ..."); -1 when the row does not say.  The row's text names
- * the flags; a text that says none of these is refused. */
+ * false (or 1/0, MCORE_CUDA_GRAPH's), "none" (or a text that starts so), a
+ * graph of every layer or the iteration ("full iteration
+ * (FULL_CUDA_GRAPH=1)", "per-layer ...", Megatron-Core's `local`
+ * implementation, a scope of both the attention and the MLP), else part of
+ * each layer: "partial ...", Megatron-Core's --cuda-graph-scope attn
+ * moe_router moe_preprocess, or Transformer Engine's implementation named
+ * without a scope that covers the layer ("transformer_engine", "TE
+ * graphs"); -1 when the row does not say.  A text that names none of these
+ * is refused. */
 static int row_cuda_graphs(const cJSON *cfg, const pp_jpath *at, int *out, pp_error *err)
 {
     const cJSON *v = stated(cfg, "cuda_graphs");
@@ -645,8 +663,8 @@ static int row_cuda_graphs(const cJSON *cfg, const pp_jpath *at, int *out, pp_er
     *out = -1;
     if (!v)
         return PP_OK;
-    if (cJSON_IsBool(v)) {
-        *out = cJSON_IsTrue(v) ? PP_GRAPHS_FULL : PP_GRAPHS_NONE;
+    if (cJSON_IsBool(v) || (cJSON_IsNumber(v) && (v->valuedouble == 0.0 || v->valuedouble == 1.0))) {
+        *out = cJSON_IsTrue(v) || (cJSON_IsNumber(v) && v->valuedouble == 1.0) ? PP_GRAPHS_FULL : PP_GRAPHS_NONE;
         return PP_OK;
     }
     char text[256];
@@ -658,12 +676,17 @@ static int row_cuda_graphs(const cJSON *cfg, const pp_jpath *at, int *out, pp_er
         *out = flag == 1 ? PP_GRAPHS_FULL : PP_GRAPHS_NONE;
     else if (strncasecmp(text, "partial", 7) == 0)
         *out = PP_GRAPHS_PARTIAL;
-    else if (contains_ci(text, "full") || contains_ci(text, "layer"))
+    else if (contains_ci(text, "full") || contains_ci(text, "layer") || contains_ci(text, "iteration") ||
+             contains_word_ci(text, "local") || (contains_ci(text, "attn") && contains_word_ci(text, "mlp")))
         *out = PP_GRAPHS_FULL;
+    else if (contains_ci(text, "transformer_engine") || contains_ci(text, "transformer engine") ||
+             contains_word_ci(text, "te") || contains_ci(text, "attn") || contains_ci(text, "router"))
+        *out = PP_GRAPHS_PARTIAL;
     else
         return pp_json_fail(err, &here,
-                            "expected true, false, or a text that starts with none or partial or names full or "
-                            "per-layer graphs, found '%s'",
+                            "expected true, false, or a text that starts with none or partial, names full, "
+                            "per-layer or whole-iteration graphs, or names Megatron-Core's graph "
+                            "implementation (local, transformer_engine) or scope (attn, mlp), found '%s'",
                             text);
     return PP_OK;
 }
