@@ -839,6 +839,14 @@ static void test_row_recompute_as_stated(void)
         {"'core_attn, layernorm'", PP_RECOMPUTE_SELECTIVE, PP_RCM_CORE_ATTN | PP_RCM_LAYERNORM},
         {"'norm, act'", -1, -1},
         {"'full or selective'", -1, -1},
+        /* no granularity named: checkpointing unqualified and Megatron-LM's
+         * --recompute-method values are the whole layer, the attention alone
+         * selective; MCORE-style 1 and 0 a flag's */
+        {"'activation checkpointing'", PP_RECOMPUTE_FULL, -2},
+        {"'uniform, 1 layer'", PP_RECOMPUTE_FULL, -2},
+        {"'attention only'", PP_RECOMPUTE_SELECTIVE, PP_RCM_CORE_ATTN},
+        {"1", PP_RECOMPUTE_FULL, -2},
+        {"0", PP_RECOMPUTE_NONE, -2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char config[256];
@@ -877,7 +885,10 @@ static void test_row_recompute_as_stated(void)
         /* the modules of layers parplan does not model recompute nothing it prices */
         {"{'t': 2, 'global_batch': 64, 'recompute_modules': ['layernorm', 'mhc']}", PP_RCM_LAYERNORM},
         {"{'t': 2, 'global_batch': 64, 'recompute_modules': 'gdn_norm_out'}", 0},
-        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'attention'}", -1},
+        /* the attention core as sources call it */
+        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'attention, layernorm'}",
+         PP_RCM_CORE_ATTN | PP_RCM_LAYERNORM},
+        {"{'t': 2, 'global_batch': 64, 'recompute': 'selective', 'recompute_modules': 'feedforward'}", -1},
         {"{'t': 2, 'global_batch': 64, 'recompute_modules': []}", -1}};
     for (size_t i = 0; i < sizeof stated_modules / sizeof stated_modules[0]; i++) {
         pp_measurement_set set;
@@ -1630,6 +1641,45 @@ static void test_gpu_pairs(void)
     CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(o, "by_gpus")), 5);
     cJSON_Delete(json);
     pp_measurements_free(&set);
+    pp_catalog_free(&cat);
+}
+
+/* Other words a row's sources use for its settings: the context-parallel
+ * exchange by its algorithm's names (ring attention is the p2p ring,
+ * DeepSpeed-Ulysses the all-to-all, Megatron-Core's hierarchical a2a+p2p
+ * its ring), flags as shell variables write them (1, 0), Transformer
+ * Engine's fused attention by its name. */
+static void test_row_words_as_sources_write_them(void)
+{
+    static const struct {
+        const char *cp_comm;
+        int want;
+    } cp[] = {{"'ring attention'", 0}, {"'allgather'", 1}, {"'all-gather'", 1}, {"'Ulysses'", 2}, {"'a2a+p2p'", 0}};
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    for (size_t i = 0; i < sizeof cp / sizeof cp[0]; i++) {
+        char config[256];
+        snprintf(config, sizeof config, "{'t': 2, 'cp': 2, 'd': 4, 'global_batch': 64, 'cp_comm': %s}", cp[i].cp_comm);
+        pp_measurement_set set;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, config, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL(set.rows[0].plan.cp_comm, cp[i].want);
+        pp_measurements_free(&set);
+    }
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'t': 2, 'd': 8, 'global_batch': 64, 'seq_parallel': 0, 'dp_overlap': 1,"
+                                       " 'attention_kernel': 'TE fused attention'}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_FALSE(set.rows[0].plan.sequence_parallel);
+    CU_ASSERT_TRUE(set.rows[0].prob.training.dp_overlap);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.attention_kernel, PP_ATTN_FLASH3);
+    pp_measurements_free(&set);
+    CU_ASSERT_NOT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64, 'dp_overlap': 2}", &set, &err),
+                        PP_OK);
+    PP_ASSERT_CONTAINS(err.path, "dp_overlap");
     pp_catalog_free(&cat);
 }
 
@@ -2740,6 +2790,7 @@ int main(void)
         {"a row's recompute, ZeRO stage and flags as sources state them",
          test_row_recompute_as_stated},
         {"a row's CUDA graphs as sources state them", test_row_cuda_graphs_as_stated},
+        {"a row's other settings in the words sources use", test_row_words_as_sources_write_them},
         {"MoE rows load with ep, etp and the router's balance; a bad shape is an error at its path", test_moe_rows_load},
         {"the validation set is priced, never fitted, and within its record", test_validation_set_is_independent},
         {"accuracy --cv and calibrate take several files", test_cli_accuracy_cv_several_files},

@@ -76,6 +76,15 @@ static int row_positive(const cJSON *obj, const pp_jpath *at, const char *key, d
 /* A yes/no the row may state: -1 when it does not. */
 /* A flag as sources write it in text ("yes", "on", "enabled", "true" and
  * their opposites): 1 or 0, -1 for any other text. */
+/* A flag a config writes as a number, as shell variables do
+ * (MCORE_CUDA_GRAPH=1, OVERLAP_GRAD_REDUCE=0): 1 or 0, else -1. */
+static int flag_number(const cJSON *v)
+{
+    if (!cJSON_IsNumber(v))
+        return -1;
+    return v->valuedouble == 1.0 ? 1 : v->valuedouble == 0.0 ? 0 : -1;
+}
+
 static int flag_word(const char *text)
 {
     static const char *const on[] = {"true", "yes", "on", "enabled"}, *const off[] = {"false", "no", "off", "disabled"};
@@ -93,7 +102,7 @@ static int row_flag(const cJSON *obj, const pp_jpath *at, const char *key, int *
     const cJSON *v = stated(obj, key);
     pp_jpath here = pp_jpath_key(at, key);
     bool b = false;
-    *out = v && cJSON_IsString(v) ? flag_word(v->valuestring) : -1;
+    *out = v && cJSON_IsString(v) ? flag_word(v->valuestring) : v ? flag_number(v) : -1;
     if (*out >= 0)
         return PP_OK;
     int rc = v ? pp_json_as_bool(v, &here, &b, err) : PP_OK;
@@ -575,6 +584,22 @@ static int row_recompute(const cJSON *v, const pp_jpath *at, int *out, char *mod
         *out = PP_RECOMPUTE_FULL;
         return PP_OK;
     }
+    /* no granularity named: Megatron-LM's --recompute-method values (uniform,
+     * block) go only with full recomputation, and "activation checkpointing"
+     * or "gradient checkpointing" unqualified is the whole layer, as the
+     * flag is; the attention alone is Megatron's selective recomputation */
+    if (s && !off && (contains_ci(s, "uniform") || contains_ci(s, "block") || contains_ci(s, "checkpoint"))) {
+        *out = PP_RECOMPUTE_FULL;
+        return PP_OK;
+    }
+    if (s && !off && (contains_ci(s, "attention") || contains_ci(s, "attn"))) {
+        *out = PP_RECOMPUTE_SELECTIVE;
+        return PP_OK;
+    }
+    if (flag_number(v) >= 0) {
+        *out = flag_number(v) ? PP_RECOMPUTE_FULL : PP_RECOMPUTE_NONE;
+        return PP_OK;
+    }
     return pp_json_as_enum(v, at, row_recompute_names, N_ROW_RECOMPUTE, out, err);
 }
 
@@ -663,8 +688,8 @@ static int row_cuda_graphs(const cJSON *cfg, const pp_jpath *at, int *out, pp_er
     *out = -1;
     if (!v)
         return PP_OK;
-    if (cJSON_IsBool(v) || (cJSON_IsNumber(v) && (v->valuedouble == 0.0 || v->valuedouble == 1.0))) {
-        *out = cJSON_IsTrue(v) || (cJSON_IsNumber(v) && v->valuedouble == 1.0) ? PP_GRAPHS_FULL : PP_GRAPHS_NONE;
+    if (cJSON_IsBool(v) || flag_number(v) >= 0) {
+        *out = cJSON_IsTrue(v) || flag_number(v) == 1 ? PP_GRAPHS_FULL : PP_GRAPHS_NONE;
         return PP_OK;
     }
     char text[256];
@@ -1034,12 +1059,22 @@ static cJSON *config_value(const char *key, const cJSON *v)
  * commas, as a plan writes them, less the modules of layers parplan does
  * not model (Megatron-Core's gdn_norm_out, gdp_in_proj and gdp_qkv of
  * gated delta-net attention, mhc of hyper-connections: the model it prices
- * has no such part to recompute; nothing left is "none").  Anything else
- * stays as it is, for the plan's reader to accept or refuse at its path. */
+ * has no such part to recompute; nothing left is "none"); the attention
+ * core named as sources name it ("attention", "attn") is core_attn.
+ * Anything else stays as it is, for the plan's reader to accept or refuse
+ * at its path. */
 static const char *const unmodelled_modules[] = {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
 
 static bool append_module(char *text, size_t cap, size_t *n, const char *word, size_t len, bool *dropped)
 {
+    /* the attention core as sources call it: Megatron-Core's core_attn */
+    static const char *const attention[] = {"attention", "attn", "core_attention", "self_attention"};
+    for (size_t i = 0; i < sizeof attention / sizeof attention[0]; i++)
+        if (strlen(attention[i]) == len && strncasecmp(word, attention[i], len) == 0) {
+            word = "core_attn";
+            len = strlen(word);
+            break;
+        }
     for (size_t i = 0; i < sizeof unmodelled_modules / sizeof unmodelled_modules[0]; i++)
         if (strlen(unmodelled_modules[i]) == len && strncasecmp(word, unmodelled_modules[i], len) == 0) {
             *dropped = true;
@@ -1129,8 +1164,9 @@ static const char *attention_word(const char *key)
                  {"flashattention3", "flash3"}, {"flashattn3", "flash3"}, {"flash3", "flash3"}, {"fa3", "flash3"},
                  {"unfused", "unfused"}, {"noflash", "unfused"}, {"baddbmm", "unfused"}, {"eager", "unfused"},
                  {"math", "unfused"}, {"xformers", "flash1"}, {"triton", "flash1"}, {"cudnn", "flash3"},
-                 {"transformerengine", "flash3"}, {"sdpa", "flash2"}, {"flashattn", "flash2"},
-                 {"flashattention", "flash2"}};
+                 {"transformerengine", "flash3"}, {"tefused", "flash3"}, {"sdpa", "flash2"},
+                 {"flashattn", "flash2"}, {"flashattention", "flash2"}, {"fusedattn", "auto"},
+                 {"fusedattention", "auto"}};
     static const char *const exact[][2] = {{"te", "flash3"}, {"fused", "auto"}, {"auto", "auto"}};
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(key, exact[i][0]) == 0)
@@ -1138,6 +1174,24 @@ static const char *attention_word(const char *key)
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strstr(key, words[i].word))
             return words[i].kernel;
+    return NULL;
+}
+
+/* How context parallelism exchanged K and V, as sources name it
+ * (pp_name_key keys): Megatron-Core's --cp-comm-type values, ring attention
+ * as the p2p ring, DeepSpeed-Ulysses as the all-to-all.  Megatron-Core's
+ * hierarchical a2a+p2p (all-to-all inside each low-level group, the ring
+ * across them) is read as its ring, whose exchange crosses the wider
+ * links; NULL for a text naming none. */
+static const char *cp_comm_word(const char *key)
+{
+    static const struct {
+        const char *word, *name;
+    } words[] = {{"a2ap2p", "p2p"},      {"allgather", "all_gather"}, {"ulysses", "a2a"}, {"alltoall", "a2a"},
+                 {"a2a", "a2a"},         {"ring", "p2p"},             {"p2p", "p2p"}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(key, words[i].word))
+            return words[i].name;
     return NULL;
 }
 
@@ -1240,7 +1294,7 @@ static int flags_of_text(cJSON *out, const char *const *keys, size_t n, pp_error
 {
     for (size_t i = 0; out && i < n; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(out, keys[i]);
-        int flag = cJSON_IsString(v) ? flag_word(v->valuestring) : -1;
+        int flag = cJSON_IsString(v) ? flag_word(v->valuestring) : v ? flag_number(v) : -1;
         if (flag < 0)
             continue;
         cJSON *b = cJSON_CreateBool(flag);
@@ -1284,6 +1338,14 @@ static int config_words(cJSON *out, pp_error *err)
             rc = pp_error_set(err, PP_EINTERNAL, "", "out of memory");
         if (rc)
             return rc;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(out, "cp_comm")) && cJSON_IsString(v)) {
+        pp_name_key(v->valuestring, key, sizeof key);
+        if ((word = cp_comm_word(key)) != NULL) {
+            int rc = replace_string(out, "cp_comm", word, err);
+            if (rc)
+                return rc;
+        }
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(out, "lora_targets")) && (cJSON_IsString(v) || cJSON_IsArray(v))) {
         char joined[256] = "";
