@@ -1648,7 +1648,7 @@ static void test_gpu_pairs(void)
  * exchange by its algorithm's names (ring attention is the p2p ring,
  * DeepSpeed-Ulysses the all-to-all, Megatron-Core's hierarchical a2a+p2p
  * its ring), flags as shell variables write them (1, 0), Transformer
- * Engine's fused attention by its name. */
+ * Engine's fused attention by its name, the step time under more names. */
 static void test_row_words_as_sources_write_them(void)
 {
     static const struct {
@@ -1680,6 +1680,15 @@ static void test_row_words_as_sources_write_them(void)
     CU_ASSERT_NOT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64, 'dp_overlap': 2}", &set, &err),
                         PP_OK);
     PP_ASSERT_CONTAINS(err.path, "dp_overlap");
+    /* the step under more of the names logs and tables give it */
+    static const char *const steps[] = {"{'time_per_step_ms': 500}", "{'seconds_per_iteration': 0.5}",
+                                        "{'ms_per_step': 500}"};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64}", steps[i], &set, &err),
+                              PP_OK);
+        CU_ASSERT_DOUBLE_EQUAL(set.rows[0].iteration_s, 0.5, 1e-12);
+        pp_measurements_free(&set);
+    }
     pp_catalog_free(&cat);
 }
 

@@ -1020,9 +1020,9 @@ static const source_key model_keys[] = {
  * samples a second. */
 static const source_key measured_keys[] = {
     {"iteration_s", {"steptime", "steptimes", "iterationtime", "iterationtimes", "timeperstep", "timeperiteration",
-                     "secondsperstep", "elapsedtimeperiterations"}, 0},
-    {"iteration_s", {"steptimems", "iterationms", "iterationtimems", "elapsedtimeperiterationms", "timeperiterationms"},
-     1e-3},
+                     "secondsperstep", "elapsedtimeperiterations", "secondsperiteration", "secperstep"}, 0},
+    {"iteration_s", {"steptimems", "iterationms", "iterationtimems", "elapsedtimeperiterationms", "timeperiterationms",
+                     "timeperstepms", "stepms", "msperstep", "msperiteration"}, 1e-3},
     {"tokens_per_s_per_gpu", {"tokenspersecondpergpu", "tokenspersecpergpu", "tgs", "throughputpergpu"}, 0},
     {"tokens_per_s", {"tokenspersecond", "tokenspersec", "throughputtokenspers"}, 0},
     {"samples_per_s", {"samplespersecond", "samplespersec", "sequencespersecond", "seqpers"}, 0},
