@@ -1740,6 +1740,20 @@ static void test_row_cuda_graphs_as_stated(void)
         CU_ASSERT_EQUAL(set.rows[0].prob.training.cuda_graphs, cases[i].want);
         pp_measurements_free(&set);
     }
+    /* a MoE model named from the catalog, its whole iteration captured: priced
+     * as partial, as a MoE row that states its experts is (no refusal) */
+    snprintf(doc, sizeof doc,
+             "[{'id': 'g', 'source_group': 'g', 'model': {'name': 'Mixtral 8x7B'},"
+             "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 8, 'gpus_per_node': 8},"
+             "  'config': {'t': 1, 'p': 1, 'd': 8, 'ep': 8, 'micro_batch': 1, 'global_batch': 64, 'precision': 'bf16',"
+             "             'cuda_graphs': 'full iteration'},"
+             "  'measured': {'iteration_s': 1.0}}]");
+    pp_write_json(path, doc);
+    pp_measurement_set set;
+    pp_error err;
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.cuda_graphs, PP_GRAPHS_PARTIAL);
+    pp_measurements_free(&set);
     snprintf(doc, sizeof doc,
              "[{'id': 'g', 'source_group': 'g', " DENSE_MODEL ","
              "  'cluster': {'gpu': 'H100-SXM5-80GB', 'gpus': 8, 'gpus_per_node': 8},"
@@ -1747,8 +1761,6 @@ static void test_row_cuda_graphs_as_stated(void)
              "             'cuda_graphs': 'complete graphs'},"
              "  'measured': {'iteration_s': 1.0}}]");
     pp_write_json(path, doc);
-    pp_measurement_set set;
-    pp_error err;
     CU_ASSERT_NOT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
     PP_ASSERT_CONTAINS(err.path, "config.cuda_graphs");
     pp_catalog_free(&cat);

@@ -898,7 +898,10 @@ static void test_problem_names_as_written(void)
                   {"meta-llama/Llama-3.1-8B-Instruct", "llama3-8b"},
                   {"Llama 3.3 70B", "llama3-70b"},
                   {"deepseek-ai/DeepSeek-V3-Base", "deepseek-v3"},
-                  {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"}};
+                  {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"},
+                  /* a last word that is the model's own parameter count */
+                  {"DeepSeek V3 671B", "deepseek-v3"},
+                  {"Nemotron-4 340B", "nemotron4-340b"}};
     pp_catalog cat;
     pp_load_catalog(&cat);
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
@@ -911,6 +914,9 @@ static void test_problem_names_as_written(void)
      * not DeepSeek-V3), nor is a context length */
     CU_ASSERT_PTR_NULL(pp_catalog_model_named(&cat, "DeepSeek-V2"));
     CU_ASSERT_PTR_NULL(pp_catalog_model_named(&cat, "Llama-2-7b-32k"));
+    /* nor a parameter count of another size (10 % off or more) */
+    CU_ASSERT_PTR_NULL(pp_catalog_model_named(&cat, "DeepSeek V3 70B"));
+    CU_ASSERT_PTR_NULL(pp_catalog_model_named(&cat, "DeepSeek V3 1.2T"));
     pp_catalog_free(&cat);
     char *bad = problem_with("'Llama 5'", NULL, NULL, NULL);
     CU_ASSERT_EQUAL(parse_problem(bad, &a, &err), PP_EINPUT);

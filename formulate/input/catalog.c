@@ -428,9 +428,25 @@ static bool shape_neutral_word(const char *w, size_t len, const char *prev, size
     return version || (digits && prev_version);
 }
 
+/* A parameter count as a name's last word writes it ("671B", "1.5b",
+ * "1T", "350M"), in billions; 0 for any other word. */
+static double params_word_b(const char *w, size_t len)
+{
+    size_t k = 0;
+    bool digit = false;
+    for (; k < len && (isdigit((unsigned char)w[k]) || w[k] == '.'); k++)
+        digit = digit || isdigit((unsigned char)w[k]);
+    if (!digit || k + 1 != len)
+        return 0.0;
+    double unit = tolower((unsigned char)w[k]) == 'b' ? 1.0 : tolower((unsigned char)w[k]) == 't' ? 1e3
+                  : tolower((unsigned char)w[k]) == 'm' ? 1e-3 : 0.0;
+    return unit * strtod(w, NULL);
+}
+
 /* A model of the catalog by its id, its name or an alias, as people write
  * them (name_key), after a Hugging Face organisation ("meta-llama/") and
- * any shape-neutral words at its end. */
+ * any shape-neutral words at its end; a last word that is the model's
+ * parameter count within 10 % ("DeepSeek V3 671B") names it too. */
 const pp_catalog_model *pp_catalog_model_named(const pp_catalog *cat, const char *name)
 {
     const pp_catalog_model *m = pp_catalog_model_find(cat, name);
@@ -458,7 +474,19 @@ const pp_catalog_model *pp_catalog_model_named(const pp_catalog *cat, const char
         char *pw = pe;
         while (pw > trimmed && isalnum((unsigned char)pw[-1]))
             pw--;
-        if (w == trimmed || !shape_neutral_word(w, (size_t)(end - w), pe > pw ? pw : NULL, (size_t)(pe - pw)))
+        if (w == trimmed)
+            return NULL;
+        double size_b = params_word_b(w, (size_t)(end - w));
+        if (size_b > 0.0) { /* "DeepSeek V3 671B": the rest names a model of that size */
+            char rest[PP_NAME_LEN + 1];
+            snprintf(rest, sizeof rest, "%.*s", (int)(w - trimmed), trimmed);
+            name_key(rest, model_noise, key, sizeof key);
+            for (int i = 0; key[0] && i < cat->n_models; i++)
+                if (model_has_key(&cat->models[i], key) && cat->models[i].params_b > 0.0 &&
+                    fabs(cat->models[i].params_b / size_b - 1.0) <= 0.1)
+                    return &cat->models[i];
+        }
+        if (!shape_neutral_word(w, (size_t)(end - w), pe > pw ? pw : NULL, (size_t)(pe - pw)))
             return NULL;
         *w = '\0';
     }

@@ -732,8 +732,29 @@ static const char *const row_training_keys[] = {"global_batch",      "dp_overlap
  * samples' mean length where given; a MoE router's balance as stated
  * (`moe_load_imbalance`, or `moe_force_balance`: every expert its mean
  * share). */
+/* Whether a row's model (as build_model wrote it) routes experts: its
+ * experts stated, the catalog model it names, or its inline Hugging Face
+ * config's expert count.  A model in a config file is read later, so it
+ * counts as dense here. */
+static bool row_model_is_moe(const cJSON *model, const pp_catalog *cat)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(model, "experts");
+    if (cJSON_IsNumber(v))
+        return v->valuedouble > 0;
+    v = cJSON_GetObjectItemCaseSensitive(model, "id");
+    const pp_catalog_model *cm = cJSON_IsString(v) ? pp_catalog_model_named(cat, v->valuestring) : NULL;
+    if (cm)
+        return pp_model_is_moe(&cm->model);
+    static const char *const hf_experts[] = {"num_local_experts", "n_routed_experts", "num_experts"};
+    const cJSON *hf = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
+    for (size_t i = 0; cJSON_IsObject(hf) && i < sizeof hf_experts / sizeof hf_experts[0]; i++)
+        if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, hf_experts[i])) && v->valuedouble > 0)
+            return true;
+    return false;
+}
+
 static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework, pp_framework fw,
-                          const pp_gpu *gpu, pp_error *err)
+                          const pp_gpu *gpu, bool moe, pp_error *err)
 {
     char prec_text[256], dispatcher[256];
     int fused_ew, fused_norm, compiled_loss, sg, fp8_params, fp8_act, balanced, bf16_ends;
@@ -817,8 +838,7 @@ static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, con
      * at all: the host issues none of their kernels (step.c prices the host
      * only for "none").  A problem cannot ask for it (problem.c: the planner
      * does not decide the capacity that launch needs), a row can state it. */
-    const cJSON *experts = cJSON_GetObjectItemCaseSensitive(d->model, "experts");
-    if (graphs == PP_GRAPHS_FULL && cJSON_IsNumber(experts) && experts->valuedouble > 0)
+    if (graphs == PP_GRAPHS_FULL && moe)
         graphs = PP_GRAPHS_PARTIAL;
     if (graphs >= 0)
         put_str(d, d->training, "cuda_graphs", pp_cuda_graphs_names[graphs]);
@@ -1648,7 +1668,7 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
     if (!rc)
         rc = build_cluster(&d, s->cluster, &s->cluster_at, cat, row, &gpu, err);
     if (!rc)
-        rc = build_training(&d, s->config, &s->config_at, framework, fw, gpu, err);
+        rc = build_training(&d, s->config, &s->config_at, framework, fw, gpu, row_model_is_moe(d.model, cat), err);
     if (!rc)
         rc = build_plan(&d, s->config, &s->config_at, framework, &features, err);
     if (!rc)
