@@ -73,18 +73,8 @@ static int row_positive(const cJSON *obj, const pp_jpath *at, const char *key, d
     return v ? pp_json_as_positive(v, &here, hi, out, err) : PP_OK;
 }
 
-/* A yes/no the row may state: -1 when it does not. */
 /* A flag as sources write it in text ("yes", "on", "enabled", "true" and
  * their opposites): 1 or 0, -1 for any other text. */
-/* A flag a config writes as a number, as shell variables do
- * (MCORE_CUDA_GRAPH=1, OVERLAP_GRAD_REDUCE=0): 1 or 0, else -1. */
-static int flag_number(const cJSON *v)
-{
-    if (!cJSON_IsNumber(v))
-        return -1;
-    return v->valuedouble == 1.0 ? 1 : v->valuedouble == 0.0 ? 0 : -1;
-}
-
 static int flag_word(const char *text)
 {
     static const char *const on[] = {"true", "yes", "on", "enabled"}, *const off[] = {"false", "no", "off", "disabled"};
@@ -97,6 +87,16 @@ static int flag_word(const char *text)
     return -1;
 }
 
+/* A flag a config writes as a number, as shell variables do
+ * (MCORE_CUDA_GRAPH=1, OVERLAP_GRAD_REDUCE=0): 1 or 0, else -1. */
+static int flag_number(const cJSON *v)
+{
+    if (!cJSON_IsNumber(v))
+        return -1;
+    return v->valuedouble == 1.0 ? 1 : v->valuedouble == 0.0 ? 0 : -1;
+}
+
+/* A yes/no the row may state: -1 when it does not. */
 static int row_flag(const cJSON *obj, const pp_jpath *at, const char *key, int *out, pp_error *err)
 {
     const cJSON *v = stated(obj, key);
@@ -721,17 +721,6 @@ static const char *const row_training_keys[] = {"global_batch",      "dp_overlap
                                                 "grad_reduce_dtype", "grad_accum_dtype", "optimizer_moments_dtype",
                                                 "lora_rank",         "moe_load_imbalance", "flash_attention"};
 
-/* The training: the framework and precision as named; the framework's
- * kernels unless the row says otherwise (`fused_elementwise`, false for
- * torchtitan without torch.compile, "eager"; `fused_norm`; the loss compiled
- * with the model unless `compiled_loss` is false); the MoE dispatcher
- * (DeepEP, or DeepSeek's own kernels, deduplicate); pipeline sends split over
- * TP (`scatter_gather`) where stated; the attention kernel, loss
- * parallelism and LoRA targets at the framework's defaults when not stated;
- * fp8 weights and activations only under an fp8-class recipe; packed
- * samples' mean length where given; a MoE router's balance as stated
- * (`moe_load_imbalance`, or `moe_force_balance`: every expert its mean
- * share). */
 /* Whether a row's model (as build_model wrote it) routes experts: its
  * experts stated, the catalog model it names, or its inline Hugging Face
  * config's expert count.  A model in a config file is read later, so it
@@ -753,6 +742,18 @@ static bool row_model_is_moe(const cJSON *model, const pp_catalog *cat)
     return false;
 }
 
+/* The training: the framework and precision as named; the framework's
+ * kernels unless the row says otherwise (`fused_elementwise`, false for
+ * torchtitan without torch.compile, "eager"; `fused_norm`; the loss compiled
+ * with the model unless `compiled_loss` is false); the MoE dispatcher
+ * (DeepEP, or DeepSeek's own kernels, deduplicate); pipeline sends split over
+ * TP (`scatter_gather`) where stated; the attention kernel, loss
+ * parallelism and LoRA targets at the framework's defaults when not stated;
+ * fp8 weights and activations only under an fp8-class recipe; packed
+ * samples' mean length where given; a MoE router's balance as stated
+ * (`moe_load_imbalance`, or `moe_force_balance`: every expert its mean
+ * share); the CUDA graphs stated, a MoE model's (`moe`) full graphs read
+ * as partial. */
 static int build_training(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework, pp_framework fw,
                           const pp_gpu *gpu, bool moe, pp_error *err)
 {
