@@ -202,30 +202,42 @@ static int deepspeed_minor(const char *text)
     return -1;
 }
 
-static pp_framework framework_of(const char *fw)
+/* The framework a row's text names; *later is the same framework's later
+ * entry when the text leaves the period open (an undated "Megatron-LM" or
+ * "DeepSpeed": read_row reads the row under it where its settings are ones
+ * only that entry runs), else the framework itself. */
+static pp_framework framework_of(const char *fw, pp_framework *later)
 {
+    *later = PP_FW_MEGATRON_CORE;
     for (int f = 0; f < PP_FW_COUNT; f++)
         if (strcmp(fw, pp_framework_name((pp_framework)f)) == 0)
-            return (pp_framework)f;
+            return *later = (pp_framework)f;
     char key[256];
     pp_name_key(fw, key, sizeof key); /* "Megatron LM", "LLM Foundry", "FullyShardedDataParallel" */
     for (size_t i = 0; i < sizeof framework_words / sizeof framework_words[0]; i++)
         if (strstr(key, framework_words[i].word) &&
             !(framework_words[i].unless && strstr(key, framework_words[i].unless))) {
+            pp_framework found = framework_words[i].fw;
+            bool dated = year_in(fw) > 0 || (found == PP_FW_DEEPSPEED_2021 && deepspeed_minor(fw) >= 0);
             /* DeepSpeed dated 2023 or later (by a year, or by a release
              * from 0.8 on) gathers into one tensor, overlaps and runs fused
              * attention (the 2021 entry's behaviours are that year's:
              * pp_framework_features) */
-            if (framework_words[i].fw == PP_FW_DEEPSPEED_2021 &&
+            if (found == PP_FW_DEEPSPEED_2021 &&
                 (year_in(fw) >= 2023 || deepspeed_minor(fw) >= DEEPSPEED_FIRST_2023_MINOR))
-                return PP_FW_DEEPSPEED;
+                found = PP_FW_DEEPSPEED;
             /* Megatron-LM builds Megatron-Core models by default since
              * 2024-05-24 (commit 9ad1a56f, "Change default to use mcore
              * models, not legacy", first in core_r0.8.0): a text dated 2025
              * or later is today's */
-            if (framework_words[i].fw == PP_FW_MEGATRON_2021 && year_in(fw) >= 2025)
-                return PP_FW_MEGATRON_CORE;
-            return framework_words[i].fw;
+            if (found == PP_FW_MEGATRON_2021 && year_in(fw) >= 2025)
+                found = PP_FW_MEGATRON_CORE;
+            *later = found;
+            if (!dated && found == PP_FW_MEGATRON_2021)
+                *later = PP_FW_MEGATRON_CORE;
+            else if (!dated && found == PP_FW_DEEPSPEED_2021)
+                *later = PP_FW_DEEPSPEED;
+            return found;
         }
     return PP_FW_MEGATRON_CORE; /* Megatron-Core, NeMo, Megatron-Bridge */
 }
@@ -1525,6 +1537,27 @@ static const char *const numeric_measured_keys[] = {"iteration_s", "iteration_s_
 
 static const char *const flag_model_keys[] = {"tie_embeddings", "gated_mlp"};
 
+/* A degree of a dimension a run does not use, stated as 0 (a table's "CP 0",
+ * "VP 0": the dimension off), is as unstated: 1, non-interleaved.  The
+ * degrees the run does use (t, p, d) are read as written, and 0 there is an
+ * error. */
+static const char *const unused_when_zero[] = {"cp", "ep", "etp", "virtual_stages"};
+
+static int zero_degrees_unstated(cJSON *config, pp_error *err)
+{
+    for (size_t i = 0; config && i < sizeof unused_when_zero / sizeof unused_when_zero[0]; i++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(config, unused_when_zero[i]);
+        if (cJSON_IsNumber(v) && v->valuedouble == 0.0) {
+            cJSON *null = cJSON_CreateNull();
+            if (!null || !cJSON_ReplaceItemInObjectCaseSensitive(config, unused_when_zero[i], null)) {
+                cJSON_Delete(null);
+                return pp_error_set(err, PP_EINTERNAL, NULL, "out of memory");
+            }
+        }
+    }
+    return PP_OK;
+}
+
 static int normalize_sections(row_parts *s, pp_error *err)
 {
     const cJSON **sections[4] = {&s->model, &s->cluster, &s->config, &s->measured};
@@ -1542,6 +1575,8 @@ static int normalize_sections(row_parts *s, pp_error *err)
             rc = numbers_of_text(s->own[i], numeric[i].keys, numeric[i].n, err);
         if (!rc && i == 0)
             rc = flags_of_text(s->own[i], flag_model_keys, sizeof flag_model_keys / sizeof flag_model_keys[0], err);
+        if (!rc && i == 2)
+            rc = zero_degrees_unstated(s->own[i], err);
         if (rc)
             return rc;
         *sections[i] = s->own[i];
@@ -1646,8 +1681,8 @@ static int global_batch_of_row(row_docs *d, const cJSON *cfg, const pp_jpath *at
     return PP_OK;
 }
 
-static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *cat, pp_measurement *row,
-                    pp_error *err)
+static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *cat, pp_framework fw,
+                    pp_measurement *row, pp_error *err)
 {
     char framework[256];
     row_docs d;
@@ -1659,7 +1694,6 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
         return pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
     }
     int rc = row_text(s->config, &s->config_at, "framework", framework, sizeof framework, err);
-    pp_framework fw = framework_of(framework);
     pp_framework_features(fw, &features);
     if (!rc)
         rc = build_model(&d, s->model, &s->model_at, cat, err);
@@ -1758,7 +1792,36 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         free_own(&s);
         return PP_OK;
     }
-    rc = read_run(&s, &at, cat, row, err);
+    char framework[256];
+    pp_framework later, fw = PP_FW_MEGATRON_CORE;
+    rc = row_text(s.config, &s.config_at, "framework", framework, sizeof framework, err);
+    if (!rc)
+        fw = framework_of(framework, &later);
+    /* an undated "Megatron-LM" or "DeepSpeed" is the 2021 entry, unless the
+     * row's settings are ones only the later entry runs (context or expert
+     * parallelism, fp8, CUDA graphs, a MoE model: Megatron-LM's Megatron-Core
+     * models since core_r0.8.0), which the earlier one refuses, does not run
+     * (data/frameworks.json) or breaks a rule under: then the row is the
+     * later entry's, where that one runs it */
+    pp_measurement *alt = NULL;
+    if (!rc && later != fw && (alt = malloc(sizeof *alt)) != NULL)
+        *alt = *row;
+    pp_error rule;
+    char no[8];
+    if (!rc)
+        rc = read_run(&s, &at, cat, fw, row, err);
+    bool ran = !rc && pp_fixed_plan_check(&row->prob, &row->plan, &rule) == PP_OK;
+    if (alt && !(ran && pp_plan_runnable(&row->prob, &row->plan, no, sizeof no))) {
+        pp_error alt_err, alt_rule;
+        if (read_run(&s, &at, cat, later, alt, &alt_err) == PP_OK &&
+            pp_fixed_plan_check(&alt->prob, &alt->plan, &alt_rule) == PP_OK &&
+            pp_plan_runnable(&alt->prob, &alt->plan, no, sizeof no)) {
+            *row = *alt;
+            rc = PP_OK;
+            ran = true;
+        }
+    }
+    free(alt);
     if (rc)
         name_source_keys(&s, err);
     free_own(&s);
@@ -1766,8 +1829,7 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
         row->iteration_s = step_of_throughput(&tput, row);
         row->has_time = row->has_oom ? false : row->iteration_s > 0;
     }
-    pp_error rule;
-    *priced = !rc && pp_fixed_plan_check(&row->prob, &row->plan, &rule) == PP_OK; /* priced as it ran */
+    *priced = ran; /* priced as it ran */
     if (!rc && !*priced)
         snprintf(why, why_cap, "%.150s: %.100s (id '%.60s'): its plan breaks a rule: %.250s", at.origin ? at.origin : "",
                  at.path, row->id, rule.msg);
@@ -1813,19 +1875,37 @@ static int parse_json_lines(char *text, const char *path, cJSON **out, pp_error 
 }
 
 /* The rows of a file: a JSON array of row objects; an object that holds
- * that array under "rows" or "measurements"; or JSON Lines (.jsonl).
+ * that array under "rows" or "measurements"; one row object alone; or JSON
+ * Lines (.jsonl, or any name when the text is not one JSON value).
  * Every form goes through the limits and syntax checks of every reader. */
 static int parse_rows(char *text, const char *path, cJSON **doc, pp_error *err)
 {
     if (ends_with(path, ".jsonl"))
         return parse_json_lines(text, path, doc, err);
+    char *copy = strdup(text); /* parse_json_lines cuts its text into lines */
+    if (!copy)
+        return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
     int rc = pp_json_parse_array(text, path, doc, err);
-    if (!rc)
+    if (!rc) {
+        free(copy);
         return rc;
+    }
     cJSON *obj = NULL;
     pp_error obj_err;
-    if (pp_json_parse_object(text, path, &obj, &obj_err) != PP_OK)
+    if (pp_json_parse_object(text, path, &obj, &obj_err) != PP_OK) {
+        /* rows one object a line under another name than .jsonl */
+        const char *p = text;
+        while (isspace((unsigned char)*p))
+            p++;
+        pp_error lines_err;
+        if (*p == '{' && parse_json_lines(copy, path, doc, &lines_err) == PP_OK) {
+            free(copy);
+            return PP_OK;
+        }
+        free(copy);
         return rc; /* the array's error */
+    }
+    free(copy);
     static const char *const holders[] = {"rows", "measurements"};
     for (size_t i = 0; i < sizeof holders / sizeof holders[0]; i++)
         if (cJSON_IsArray(pp_json_member(obj, holders[i]))) {
@@ -1833,6 +1913,16 @@ static int parse_rows(char *text, const char *path, cJSON **doc, pp_error *err)
             cJSON_Delete(obj);
             return PP_OK;
         }
+    /* one row alone: an object with a row's sections */
+    if (pp_json_member(obj, "config") && pp_json_member(obj, "measured")) {
+        *doc = cJSON_CreateArray();
+        if (!*doc) {
+            cJSON_Delete(obj);
+            return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
+        }
+        cJSON_AddItemToArray(*doc, obj);
+        return PP_OK;
+    }
     cJSON_Delete(obj);
     pp_jpath root = pp_jpath_root(path);
     return pp_json_fail(err, &root, "expected an array of rows, or an object holding one under 'rows' or "
