@@ -1135,8 +1135,9 @@ static void test_row_recompute_as_stated(void)
 /* A row may name its model instead of giving its shape: a catalog model by
  * id or by name as people write it takes the catalog's shape and the row's
  * sequence length; a row naming no catalog model without a shape is
- * skipped and named; a shape given in part is an error at the row's
- * model. */
+ * skipped and named; a shape given in part takes the rest of its named
+ * model's where the keys it gives agree, and is an error at the row's
+ * model where they do not. */
 static void test_row_model_by_name(void)
 {
     pp_catalog cat;
@@ -1149,7 +1150,8 @@ static void test_row_model_by_name(void)
         {"{'name': 'GPT-3 175B'}", 96, 12288, 2048},
         {"{'name': 'mixtral 8x7b'}", 32, 4096, 0},
         {"{'name': 'Llama 5 9000B'}", -1, 0, 0},
-        {"{'name': 'Llama 3 8B', 'hidden': 4096}", 0, 0, 0},
+        {"{'name': 'Llama 3 8B', 'hidden': 4096}", 32, 4096, 8192},
+        {"{'name': 'Llama 3 8B', 'hidden': 5120}", 0, 0, 0},
         /* the shape under a Hugging Face config's names */
         {"{'name': 'x', 'num_hidden_layers': 24, 'hidden_size': 2048, 'num_attention_heads': 16,"
          " 'intermediate_size': 5632, 'vocab_size': 32000, 'seq_length': 4096, 'hidden_act': 'silu'}",
@@ -1735,6 +1737,26 @@ static void test_row_words_as_sources_write_them(void)
                                      &set, &err),
                         PP_OK);
     PP_ASSERT_CONTAINS(err.path, "cuda_graphs");
+    /* a shape in part: the rest from the catalog model the row names, where
+     * the keys it states agree with that model's; keys of another shape,
+     * or no catalog model, leave it in part, an error naming the key */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, "{'name': 'Llama 3 8B', 'layers': 32, 'hidden': 4096, 'seq_len': 2048}",
+                                       "{'t': 2, 'd': 8, 'global_batch': 64}", &set, &err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].prob.model.kv_heads, 8);
+    CU_ASSERT_EQUAL(set.rows[0].prob.model.ffn_hidden, 14336);
+    CU_ASSERT_EQUAL(set.rows[0].prob.model.vocab, 128256);
+    CU_ASSERT_TRUE(set.rows[0].prob.model.gated_mlp);
+    CU_ASSERT_EQUAL(set.rows[0].prob.model.seq_len, 2048);
+    pp_measurements_free(&set);
+    CU_ASSERT_NOT_EQUAL(load_one_row(&cat, "{'name': 'Llama 3 8B', 'layers': 32, 'hidden': 5120, 'seq_len': 2048}",
+                                     "{'t': 2, 'd': 8, 'global_batch': 64}", &set, &err),
+                        PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "missing required key");
+    CU_ASSERT_NOT_EQUAL(load_one_row(&cat, "{'name': 'Foo 8B', 'layers': 32, 'seq_len': 2048}",
+                                     "{'t': 2, 'd': 8, 'global_batch': 64}", &set, &err),
+                        PP_OK);
+    PP_ASSERT_CONTAINS(err.msg, "missing required key");
     /* the step under more of the names logs and tables give it */
     static const char *const steps[] = {"{'time_per_step_ms': 500}", "{'seconds_per_iteration': 0.5}",
                                         "{'ms_per_step': 500}"};

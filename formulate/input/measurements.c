@@ -391,18 +391,58 @@ static bool catalog_model_of(row_docs *d, const cJSON *jm, const pp_catalog *cat
     return true;
 }
 
+/* A row that states part of a shape and names a catalog model whose shape
+ * agrees with every key it states takes that model's other keys; a row
+ * that names its activation keeps the gating it says.  A row whose keys
+ * differ from its named model's is a shape of its own, and a part shape of
+ * no catalog model stays an error (the problem reader names the missing
+ * key). */
+static bool agrees_with(const cJSON *jm, const cJSON *whole)
+{
+    for (const cJSON *k = whole->child; k; k = k->next) {
+        const cJSON *v = stated(jm, k->string);
+        if (!v || strcmp(k->string, "name") == 0 || strcmp(k->string, "seq_len") == 0)
+            continue; /* the row's own name and sequence */
+        if (cJSON_IsNumber(k) ? !cJSON_IsNumber(v) || v->valuedouble != k->valuedouble
+                              : cJSON_IsBool(k) && (!cJSON_IsBool(v) || cJSON_IsTrue(v) != cJSON_IsTrue(k)))
+            return false;
+    }
+    return true;
+}
+
+static const pp_catalog_model *complete_from_catalog(row_docs *d, const cJSON *jm, const pp_catalog *cat)
+{
+    const cJSON *name = stated(jm, "name");
+    const pp_catalog_model *cm =
+        name && cJSON_IsString(name) && !stated(jm, "hf_config") ? pp_catalog_model_named(cat, name->valuestring)
+                                                                  : NULL;
+    cJSON *whole = cm ? pp_model_write(&cm->model) : NULL;
+    if (cm && !whole)
+        d->ok = false;
+    if (!whole || !agrees_with(jm, whole)) {
+        cJSON_Delete(whole);
+        return NULL;
+    }
+    for (const cJSON *k = whole->child; k; k = k->next)
+        if (!stated(jm, k->string) && !(stated(jm, "activation") && strcmp(k->string, "gated_mlp") == 0))
+            copy_stated(d, whole, k->string, d->model);
+    cJSON_Delete(whole);
+    return cm;
+}
+
 static int build_model(row_docs *d, const cJSON *jm, const pp_jpath *at, const pp_catalog *cat, pp_error *err)
 {
     char act[64];
     if (catalog_model_of(d, jm, cat))
         return PP_OK;
+    const pp_catalog_model *base = complete_from_catalog(d, jm, cat);
     for (int i = 0; pp_model_keys[i]; i++)
         copy_stated(d, jm, pp_model_keys[i], d->model);
     if (!stated(jm, "name"))
         put_str(d, d->model, "name", "model");
     int rc = row_text(jm, at, "activation", act, sizeof act, err);
-    if (rc || stated(jm, "gated_mlp"))
-        return rc;
+    if (rc || stated(jm, "gated_mlp") || (base && !stated(jm, "activation")))
+        return rc; /* the catalog model's gating, unless the row names its activation */
     bool gated = false;
     for (size_t i = 0; i < sizeof gated_activations / sizeof gated_activations[0]; i++)
         gated = gated || contains_ci(act, gated_activations[i]);
