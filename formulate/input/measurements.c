@@ -1922,30 +1922,23 @@ static int parse_rows(char *text, const char *path, cJSON **doc, pp_error *err)
 {
     if (ends_with(path, ".jsonl"))
         return parse_json_lines(text, path, doc, err);
-    char *copy = strdup(text); /* parse_json_lines cuts its text into lines */
-    if (!copy)
-        return pp_error_set(err, PP_EINTERNAL, path, "out of memory");
     int rc = pp_json_parse_array(text, path, doc, err);
-    if (!rc) {
-        free(copy);
+    if (!rc)
         return rc;
-    }
     cJSON *obj = NULL;
     pp_error obj_err;
     if (pp_json_parse_object(text, path, &obj, &obj_err) != PP_OK) {
-        /* rows one object a line under another name than .jsonl */
+        /* rows one object a line under another name than .jsonl (the lines
+         * are cut in a copy: the array's error quotes the text) */
         const char *p = text;
         while (isspace((unsigned char)*p))
             p++;
+        char *lines = *p == '{' ? strdup(text) : NULL;
         pp_error lines_err;
-        if (*p == '{' && parse_json_lines(copy, path, doc, &lines_err) == PP_OK) {
-            free(copy);
-            return PP_OK;
-        }
-        free(copy);
-        return rc; /* the array's error */
+        int lines_rc = lines ? parse_json_lines(lines, path, doc, &lines_err) : PP_EINPUT;
+        free(lines);
+        return lines_rc == PP_OK ? PP_OK : rc; /* else the array's error */
     }
-    free(copy);
     static const char *const holders[] = {"rows", "measurements"};
     for (size_t i = 0; i < sizeof holders / sizeof holders[0]; i++)
         if (cJSON_IsArray(pp_json_member(obj, holders[i]))) {
