@@ -209,8 +209,11 @@ static void link_summary(const pp_link_calibration *cal, pp_link_class x, pp_str
         pp_sb_append(out, ", the latency from all of them: none is mostly latency)");
     bound_note("efficiency", f->efficiency, cal->lo[x][0], cal->hi[x][0], "", out);
     if (x == PP_LINK_NETWORK && f->efficiency < 0.99 * cal->lo[x][0])
-        pp_sb_append(out, " (rings that NCCL was told to run, read as its choice of a two-node tree, fit about "
-                          "half: if the runs set NCCL_ALGO outside the log, add the setting to it)");
+        pp_sb_appendf(out, " (is the line rate right? the fit takes %.4g Gb/s a GPU, --problem's "
+                           "cluster.inter_node_Gbps, else the GPU's flagship system's: NICs of half that rate fit "
+                           "about half; so do rings that NCCL was told to run, read as its choice of a two-node "
+                           "tree: if the runs set NCCL_ALGO outside the log, add the setting to it)",
+                      8.0 * f->line_GBps);
     if (x == PP_LINK_NVLINK && f->efficiency > 1.01 * cal->hi[x][0] && cal->cluster.gpu.nvls_allreduce_fraction > 0.0)
         pp_sb_append(out, " (on this GPU a one-node all-reduce at NCCL's defaults runs NVLink SHARP, which reduces "
                           "in the switch and reports more bus bandwidth than a ring reaches; one-node logs are read "

@@ -497,6 +497,8 @@ static void test_nccl_algo(void)
         pp_report_links_text(&fast, 1, &cal, &txt);
         PP_ASSERT_CONTAINS(pp_sb_str(&txt), "efficiency below the GPU family's bounds");
         PP_ASSERT_CONTAINS(pp_sb_str(&txt), "if the runs set NCCL_ALGO outside the log");
+        /* and the line rate it took, the other reading of a fit this low */
+        PP_ASSERT_CONTAINS(pp_sb_str(&txt), "is the line rate right? the fit takes 400 Gb/s a GPU");
         pp_sb_free(&txt);
         pp_nccl_log_free(&fast);
     }
