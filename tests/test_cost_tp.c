@@ -7,6 +7,8 @@
 #include "rules.h"
 #include "testutil.h"
 
+#include <string.h>
+
 /* Megatron 1D (Shoeybi et al. 2019 §3): per layer four all-reduces of the
  * b s h 16-bit activations, six under full recomputation; inside a node all
  * of it on NVLink.  No tensor parallelism, no traffic. */
@@ -118,12 +120,68 @@ static void test_1d_overlap(void)
     CU_ASSERT_NOT_EQUAL(pp_plan_check(&q, &pl, NULL), PP_OK);
 }
 
+/* Megatron's backward (tp.c async_backward_layer_s): a column-parallel
+ * layer's input-gradient all-reduce runs behind its weight-gradient GEMM, so
+ * of the four all-reduces a layer only the forward pair stays exposed, plus
+ * the SMs the hidden pair takes; under sequence parallelism the output
+ * gradients' all-gathers stay exposed too and each column-parallel input is
+ * gathered again for its weight gradient (five all-reduce volumes a layer on
+ * the wire).  Megatron-LM of 2021 (v2.6) ran them in line, and a frozen
+ * LoRA weight has no weight gradient to hide behind. */
+static void test_1d_async_backward(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 1, 8);
+    pp_framework_features(PP_FW_MEGATRON_2021, &p.training);
+    pp_plan pl = pp_test_plan(8, 1, 1, 1, 1);
+    double bytes = 2.0 * 1 * 2048 * 12288, layers = 96;
+    double C = pp_collective_time_s(&p.cluster, PP_COLL_ALLREDUCE, bytes, 8, 8);
+    double half = pp_collective_time_s(&p.cluster, PP_COLL_ALLGATHER, bytes, 8, 8), share = pp_comm_sm_share(&p);
+    pp_comm_term inline_, async;
+    pp_term_tp_comm(&p, &pl, &inline_);
+    PP_REL_EQ(inline_.wire_s, 4 * layers * C, 1e-12);
+    p.training.tp_bwd_overlap = true;
+    pp_term_tp_comm(&p, &pl, &async);
+    /* GPT-3's weight gradients (12288 wide) outlast an all-reduce on A100
+     * NVLink: the forward pair and the hidden pair's SM share */
+    PP_REL_EQ(async.wire_s, layers * (2 * C + 2 * share * C), 1e-9);
+    PP_REL_EQ(async.bytes_nvlink, inline_.bytes_nvlink, 1e-12);
+    /* sequence parallelism: the forward's four half-volumes, the output
+     * gradients' two gathers, and the hidden gathers' and reduce-scatters' share */
+    pl.sequence_parallel = true;
+    pp_term_tp_comm(&p, &pl, &async);
+    PP_REL_EQ(async.wire_s, layers * (4 * half + 2 * half + 4 * share * half), 1e-9);
+    PP_REL_EQ(async.bytes_nvlink, 5.0 / 4.0 * inline_.bytes_nvlink, 1e-12);
+    CU_ASSERT(async.wire_s < inline_.wire_s);
+    /* full recomputation repeats the exposed forward pair */
+    pl.sequence_parallel = false;
+    pl.recompute = PP_RECOMPUTE_FULL;
+    pp_term_tp_comm(&p, &pl, &async);
+    PP_REL_EQ(async.wire_s, layers * (4 * C + 2 * share * C), 1e-9);
+    /* LoRA: frozen weights, nothing to hide behind, all in line */
+    pl.recompute = PP_RECOMPUTE_NONE;
+    p.training.lora_rank = 16;
+    pp_term_tp_comm(&p, &pl, &async);
+    PP_REL_EQ(async.wire_s, inline_.wire_s, 1e-12);
+    /* the frameworks' own: Megatron-Core and today's DeepSpeed issue them so */
+    pp_training t;
+    memset(&t, 0, sizeof t);
+    pp_framework_features(PP_FW_MEGATRON_CORE, &t);
+    CU_ASSERT_TRUE(t.tp_bwd_overlap);
+    pp_framework_features(PP_FW_DEEPSPEED, &t);
+    CU_ASSERT_TRUE(t.tp_bwd_overlap);
+    pp_framework_features(PP_FW_MEGATRON_2021, &t);
+    CU_ASSERT_FALSE(t.tp_bwd_overlap);
+    pp_framework_features(PP_FW_FSDP, &t);
+    CU_ASSERT_FALSE(t.tp_bwd_overlap);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
         {"1D: four all-reduces a layer, six with full recomputation", test_1d_allreduces},
         {"2D grid: the column group crosses nodes", test_2d_grid_placement},
         {"1D overlap: same bytes, only the first pieces exposed behind large GEMMs", test_1d_overlap},
+        {"1D backward: the input gradients' collectives behind the weight gradients", test_1d_async_backward},
         {NULL, NULL},
     };
     return pp_test_main("cost-tp", tests);

@@ -79,6 +79,21 @@ void pp_framework_features(pp_framework fw, pp_training *t)
      * torchtitan (AsyncTP) can pipeline 1D TP's collectives with their
      * GEMMs; Megatron-LM 2021 and DeepSpeed cannot. */
     t->tp_overlap = fw == PP_FW_MEGATRON_CORE || fw == PP_FW_FSDP;
+    /* Without userbuffers, Megatron's column-parallel backward launches the
+     * input gradient's all-reduce (under sequence parallelism its
+     * reduce-scatter) asynchronously and computes the weight gradient
+     * meanwhile, and re-gathers the sequence-parallel input behind the data
+     * gradient: LinearWithGradAccumulationAndAsyncCommunication, on by
+     * default since Megatron-LM 3f652469 of 2021-09-02
+     * (--no-async-tensor-model-parallel-allreduce to turn it off; the SP
+     * variant since cfd2e216 of 2022-04-28), in Megatron-Core
+     * (tensor_parallel/layers.py, d98e8a64, and Transformer Engine's
+     * Linear) and in Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed
+     * 1de4f542, megatron/core/tensor_parallel/layers.py).  Megatron-LM
+     * v2.6 of 2021-08-27 (the 2021 entry, Narayanan et al.'s code) and the
+     * DeepSpeed of 2021 ran them synchronously; torchtitan's DTensor plan
+     * runs its backward collectives in line (AsyncTP is tp_overlap). */
+    t->tp_bwd_overlap = fw == PP_FW_MEGATRON_CORE || fw == PP_FW_DEEPSPEED;
     /* Megatron's and Transformer Engine's fused kernels; torchtitan and
      * Composer reach the same with torch.compile, which the launch settings
      * turn on.  Eager PyTorch is the problem's (or row's) own choice. */

@@ -179,6 +179,44 @@ static double overlapped_layer_s(const pp_problem *prob, const pp_plan *plan, do
     return (plan->recompute == PP_RECOMPUTE_FULL ? 2.0 : 1.0) * fwd + bwd;
 }
 
+/* Of C seconds of a collective issued asynchronously next to a GEMM of G
+ * seconds: what the GEMM does not cover, and the SMs the collective's
+ * kernels take from the GEMM while it runs (device.c pp_comm_sm_share). */
+static double behind_gemm_s(double C, double G, double sm_share)
+{
+    return fmax(0.0, C - G) + sm_share * fmin(C, G);
+}
+
+/* The exposed seconds of one layer's backward TP traffic where the framework
+ * issues it asynchronously (training.tp_bwd_overlap; frameworks.c): a
+ * column-parallel layer (QKV, MLP-in) computes its data gradient, launches
+ * the input gradient's all-reduce (under sequence parallelism its
+ * reduce-scatter) and computes its weight gradient meanwhile; under sequence
+ * parallelism it first re-gathers its input, which the forward did not keep
+ * whole, behind the data-gradient GEMM.  A row-parallel layer's backward
+ * (projection, MLP-out) has no collective without sequence parallelism and,
+ * with it, gathers its output gradient before anything can run: exposed.
+ * Megatron-Core tensor_parallel/layers.py
+ * LinearWithGradAccumulationAndAsyncCommunication.backward (d98e8a64). */
+static double async_backward_layer_s(const pp_problem *prob, const pp_plan *plan, double bytes, long k)
+{
+    const pp_model *m = &prob->model;
+    bool sp = plan->sequence_parallel;
+    double t = plan->tp, tokens = (double)plan->micro_batch * m->seq_len / plan->cp, share = pp_comm_sm_share(prob);
+    double C = pp_collective_time_s(&prob->cluster, sp ? PP_COLL_ALLGATHER : PP_COLL_ALLREDUCE, bytes, plan->tp, k);
+    double K[4], N[4];
+    layer_linears(m, K, N);
+    double exposed = sp ? 2.0 * C : 0.0;
+    for (int i = 0; i < 4; i += 2) {
+        double Ki = K[i], Ni = N[i] / t;
+        double dgrad = gemm_time_s(prob, tokens, Ni, Ki), wgrad = gemm_time_s(prob, Ki, tokens, Ni);
+        if (sp)
+            exposed += behind_gemm_s(C, dgrad, share);
+        exposed += behind_gemm_s(C, wgrad, share);
+    }
+    return exposed;
+}
+
 void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *out)
 {
     *out = (pp_comm_term){0};
@@ -202,12 +240,33 @@ void pp_term_tp_comm(const pp_problem *prob, const pp_plan *plan, pp_comm_term *
                               : op_sac(prob, plan)             ? (plan->sequence_parallel ? 1.0 : 2.0)
                                                                 : 0.0);
     long k = ranks_per_node(prob, 1, plan->tp);
+    double n = layers_per_stage(prob, plan);
+    /* the backward pair issued behind the GEMMs (not with userbuffers, which
+     * price both passes, nor per-op checkpointing's or a TP codec's own
+     * sequence; a frozen LoRA weight has no weight gradient to hide behind) */
+    bool async_bwd = prob->training.tp_bwd_overlap && !plan->tp_comm_overlap && !op_sac(prob, plan) &&
+                     prob->training.lora_rank <= 0 && !codec_for(prob, plan, PP_DIM_TP, bytes);
+    /* Megatron's and Transformer Engine's sequence-parallel linear layers keep
+     * only their input's shard and gather it again for the weight gradient:
+     * a column-parallel layer's all-gather more, half an all-reduce's volume
+     * each, where those layers run (the asynchronous backward or userbuffers) */
+    double regather = plan->sequence_parallel && (async_bwd || plan->tp_comm_overlap) ? 1.0 : 0.0;
     /* sequence parallelism's all-gathers and reduce-scatters are rings: no NVLink SHARP */
     compressed_collective_as(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, out,
-                             per_layer * layers_per_stage(prob, plan), 1.0, !plan->sequence_parallel);
+                             (async_bwd ? per_layer - 2.0 : per_layer) * n, 1.0, !plan->sequence_parallel);
+    if (async_bwd || regather > 0.0) { /* their bytes; the backward pair's exposed time */
+        pp_comm_term more = {0};
+        compressed_collective_as(prob, plan, PP_DIM_TP, PP_COLL_ALLREDUCE, bytes, 8.0 * ACT_BYTES, plan->tp, k, &more,
+                                 ((async_bwd ? 2.0 : 0.0) + regather) * n, 1.0, !plan->sequence_parallel);
+        out->bytes_nvlink += more.bytes_nvlink;
+        out->bytes_network += more.bytes_network;
+        out->bytes_sent += more.bytes_sent;
+        if (async_bwd)
+            out->wire_s += n * async_backward_layer_s(prob, plan, bytes, k);
+    }
     out->inter_node = group_inter_node(prob, 1, plan->tp);
     if (plan->tp_comm_overlap) /* same bytes on the wire, less of their time exposed */
-        out->wire_s = layers_per_stage(prob, plan) * overlapped_layer_s(prob, plan, bytes, k);
+        out->wire_s = n * overlapped_layer_s(prob, plan, bytes, k);
     /* Without a vocabulary-parallel loss the output layer all-gathers its
      * 16-bit logits over the TP group before the loss (its backward only
      * keeps the rank's slice of the gradient: no traffic). */

@@ -769,7 +769,7 @@ static int row_cuda_graphs(const cJSON *cfg, const pp_jpath *at, int *out, pp_er
 }
 
 /* training keys a row spells as a problem does, copied as stated */
-static const char *const row_training_keys[] = {"global_batch",      "dp_overlap",       "moe_a2a_overlap",
+static const char *const row_training_keys[] = {"global_batch",      "dp_overlap",       "tp_bwd_overlap", "moe_a2a_overlap",
                                                 "grad_reduce_dtype", "grad_accum_dtype", "optimizer_moments_dtype",
                                                 "lora_rank",         "moe_load_imbalance", "flash_attention"};
 
@@ -1043,6 +1043,7 @@ static const source_key config_keys[] = {
     {"global_batch_tokens", {"gbstokens", "globalbatchsizetokens", "batchsizetokens", "tokensperstep",
                              "tokensperbatch", "tokensperiteration", NULL}, 0},
     {"seq_parallel", {"sp", "seqparallel", "sequenceparallel", "sequenceparallelism", NULL}, 0},
+    {"tp_bwd_overlap", {"asynctensormodelparallelallreduce", NULL}, 0},
     {"virtual_stages",
      {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
     {"recompute",
@@ -1203,7 +1204,7 @@ static int modules_as_text(cJSON *out, pp_error *err)
 static const char *const numeric_config_keys[] = {"t", "p", "d", "cp", "ep", "etp", "micro_batch", "global_batch",
                                                   "grad_accum", "virtual_stages", "lora_rank", "moe_load_imbalance",
                                                   "global_batch_tokens", "packed_sample_tokens"};
-static const char *const flag_config_keys[] = {"dp_overlap", "moe_a2a_overlap", "loss_parallel"};
+static const char *const flag_config_keys[] = {"dp_overlap", "tp_bwd_overlap", "moe_a2a_overlap", "loss_parallel"};
 
 static const char *dtype_word(const char *key)
 {

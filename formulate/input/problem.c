@@ -358,7 +358,8 @@ static int parse_cluster(const parse_ctx *c, const cJSON *item, const pp_jpath *
 /* ---- training ------------------------------------------------------------------------- */
 
 static const char *const training_keys[] = {"global_batch", "precision", "optimizer", "tokens", "framework",
-                                            "flash_attention", "dp_overlap", "grad_reduce_dtype", "collectives",
+                                            "flash_attention", "dp_overlap", "tp_bwd_overlap", "grad_reduce_dtype",
+                                            "collectives",
                                             "moe_load_imbalance", "fused_elementwise", "fused_norm", "fused_loss",
                                             "moe_dispatcher", "moe_a2a_overlap", "p2p_scatter_gather",
                                             "attention_kernel", "grad_accum_dtype", "loss_parallel", "lora_rank",
@@ -436,6 +437,8 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     t->cuda_graphs = (pp_cuda_graphs)graphs;
     if (!rc)
         rc = pp_json_bool(obj, at, "dp_overlap", PP_OPTIONAL, &t->dp_overlap, c->err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "tp_bwd_overlap", PP_OPTIONAL, &t->tp_bwd_overlap, c->err);
     if (!rc)
         rc = pp_json_bool(obj, at, "fused_elementwise", PP_OPTIONAL, &t->fused_elementwise, c->err);
     if (!rc)

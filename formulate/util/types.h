@@ -322,6 +322,9 @@ typedef struct pp_training {
     pp_attention_kernel attention_kernel; /* which fused kernel, when flash_attention */
     bool dp_overlap;      /* DP traffic overlaps compute (bucketed reduce, prefetched gathers) */
     bool tp_overlap;      /* can pipeline 1D TP collectives with their GEMMs (TE userbuffers, AsyncTP) */
+    bool tp_bwd_overlap;  /* 1D TP's backward issues a column-parallel layer's input-gradient collective
+                             (and under sequence parallelism the input's re-gather) asynchronously, behind
+                             its weight- (data-) gradient GEMM (Megatron's async all-reduce; docs/cost-model.md §3) */
     bool fused_elementwise; /* element-wise ops in fused kernels (Megatron/TE's, torch.compile's);
                                false: eager PyTorch, one kernel per op (docs/cost-model.md §2.3) */
     bool fused_norm; /* with fused_elementwise false: the norm still one fused kernel (apex's or
