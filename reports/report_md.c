@@ -918,7 +918,8 @@ static void md_inputs(pp_strbuf *sb, const pp_problem *prob, const pp_plan_resul
                   prob->training.flash_attention ? "on" : "off");
     if (prob->training.flash_attention && prob->training.attention_kernel != PP_ATTN_AUTO)
         pp_sb_appendf(sb, " (%s)", pp_attention_kernel_name(prob->training.attention_kernel));
-    pp_sb_appendf(sb, ", DP overlap %s", prob->training.dp_overlap ? "on" : "off");
+    pp_sb_appendf(sb, ", DP overlap %s, TP backward behind the GEMMs %s", prob->training.dp_overlap ? "on" : "off",
+                  prob->training.tp_bwd_overlap ? "on" : "off");
     if (prob->training.tokens > 0)
         pp_sb_appendf(sb, ", %s tokens", fmt_tokens(prob->training.tokens, a, sizeof a));
     md_training_extras(sb, &prob->training);

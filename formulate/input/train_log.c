@@ -332,6 +332,7 @@ static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
      * (measurements.c build_training reads them back) */
     const pp_training *t = &prob->training;
     cJSON_AddBoolToObject(o, "dp_overlap", t->dp_overlap);
+    cJSON_AddBoolToObject(o, "tp_bwd_overlap", t->tp_bwd_overlap);
     cJSON_AddBoolToObject(o, "flash_attention", t->flash_attention);
     cJSON_AddBoolToObject(o, "fused_elementwise", t->fused_elementwise);
     cJSON_AddBoolToObject(o, "fused_norm", t->fused_norm);
