@@ -1703,6 +1703,20 @@ static void test_row_words_as_sources_write_them(void)
     CU_ASSERT_NOT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64, 'dp_overlap': 2}", &set, &err),
                         PP_OK);
     PP_ASSERT_CONTAINS(err.path, "dp_overlap");
+    /* TP overlap as the text of what ran it: userbuffers, AsyncTP */
+    static const char *const ub[] = {"'userbuffers'", "'TE ub'", "'AsyncTP (symmetric memory)'"};
+    for (size_t i = 0; i < sizeof ub / sizeof ub[0]; i++) {
+        char config[160];
+        snprintf(config, sizeof config, "{'t': 2, 'd': 8, 'global_batch': 64, 'seq_parallel': true, 'tp_comm_overlap': %s}",
+                 ub[i]);
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, config, &set, &err), PP_OK);
+        CU_ASSERT_TRUE(set.rows[0].plan.tp_comm_overlap);
+        pp_measurements_free(&set);
+    }
+    CU_ASSERT_NOT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64, 'tp_comm_overlap': 'maybe'}",
+                                     &set, &err),
+                        PP_OK);
+    PP_ASSERT_CONTAINS(err.path, "tp_comm_overlap");
     /* a dimension the run does not use, stated as 0 ("CP 0", "VP 0"), is
      * unused: cp 1, not interleaved */
     CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,

@@ -683,6 +683,24 @@ static int zero_stage_named(const char *s)
  * with TP where attention is fused), TP overlap (`tp_comm_overlap`, or
  * torchtitan's `async_tp`, or Megatron-Core's flag named in the
  * framework). */
+/* tp_comm_overlap as a flag, or as the text of what ran it: Transformer
+ * Engine's userbuffers ("userbuffers", "ub", Megatron-Core's
+ * --tp-comm-overlap, NeMo's ub_tp_comm_overlap) or PyTorch's AsyncTP
+ * (symmetric memory); another text is an error. */
+static int row_tp_overlap(const cJSON *cfg, const pp_jpath *at, int *out, pp_error *err)
+{
+    static const char *const ran[] = {"userbuffers", "ub", "asynctp", "async tp", "symmetric memory",
+                                      "tp-comm-overlap", "tp_comm_overlap"};
+    const cJSON *v = stated(cfg, "tp_comm_overlap");
+    if (cJSON_IsString(v) && flag_word(v->valuestring) < 0)
+        for (size_t i = 0; i < sizeof ran / sizeof ran[0]; i++)
+            if (contains_word_ci(v->valuestring, ran[i])) {
+                *out = 1;
+                return PP_OK;
+            }
+    return row_flag(cfg, at, "tp_comm_overlap", out, err);
+}
+
 static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework,
                       const pp_training *features, pp_error *err)
 {
@@ -707,7 +725,7 @@ static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const c
     if (!rc)
         rc = row_flag(cfg, at, "seq_parallel", &sp, err);
     if (!rc)
-        rc = row_flag(cfg, at, "tp_comm_overlap", &overlap, err);
+        rc = row_tp_overlap(cfg, at, &overlap, err);
     if (!rc)
         rc = row_flag(cfg, at, "async_tp", &async_tp, err);
     if (rc)
