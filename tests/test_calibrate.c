@@ -1455,6 +1455,24 @@ static void test_moe_rows_load(void)
     CU_ASSERT_STRING_EQUAL(set.rows[1].gpu_id, "h800-sxm5-80gb");
     CU_ASSERT_STRING_EQUAL(set.rows[1].eff_id, "h100-sxm5-80gb");
     pp_measurements_free(&set);
+    /* the MoE switches under Megatron-LM's and Megatron-Bridge's names: the
+     * forced router, the flex dispatcher (DeepEP's deduplicating dispatch),
+     * the all-to-all overlap, Transformer Engine's CUDA graphs */
+    pp_write_json(path,
+                  "[{'id': 'mixtral-megatron-names', 'source_group': 'g', 'model': 'Mixtral 8x7B',"
+                  "  'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus': 64, 'gpus_per_node': 8},"
+                  "  'config': {'t': 1, 'p': 4, 'd': 16, 'ep': 8, 'micro_batch': 1, 'global_batch': 256,"
+                  "             'moe_router_force_load_balancing': 'True', 'moe_token_dispatcher_type': 'flex',"
+                  "             'overlap_moe_expert_parallel_comm': true, 'cuda_graph_impl': 'transformer_engine'},"
+                  "  'measured': {'iteration_s': 4.8}}]");
+    CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 1);
+    CU_ASSERT(set.rows[0].prob.training.moe_force_balance);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.moe_load_imbalance, 1.0);
+    CU_ASSERT(set.rows[0].prob.training.moe_deepep);
+    CU_ASSERT(set.rows[0].prob.training.moe_a2a_overlap);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.cuda_graphs, PP_GRAPHS_PARTIAL);
+    pp_measurements_free(&set);
     /* a shape the model catalog would reject is an error at its path, as in a problem */
     pp_write_json(path,
                   "[{'id': 'bad-topk', 'source_group': 'g',"

@@ -1073,6 +1073,15 @@ static const source_key config_keys[] = {
      * Megatron-Bridge's pre_quantize_base_weights) */
     {"fp8_params", {"prequantizedmodel", "prequantizebaseweights", NULL}, 0},
     {"recompute_modules", {"recomputemodules", NULL}, 0}, /* --recompute-modules */
+    /* MoE switches under Megatron-LM's arguments (and MLPerf's shell
+     * variables of the same names), Megatron-Bridge's fields and
+     * torchtitan's: the forced router, the dispatcher (the flex one's
+     * backend says DeepEP or HybridEP), the all-to-all overlap */
+    {"moe_force_balance", {"moerouterforceloadbalancing", "moeforceloadbalance", "forceloadbalance", NULL}, 0},
+    {"token_dispatcher", {"moetokendispatchertype", "moeflexdispatcherbackend", "tokendispatchertype", NULL}, 0},
+    {"moe_a2a_overlap", {"overlapmoeexpertparallelcomm", "moea2aoverlap", NULL}, 0},
+    /* CUDA graphs under Megatron-LM's arguments and NeMo's field */
+    {"cuda_graphs", {"cudagraphimpl", "cudagraphimplementation", "cudagraphscope", "enablecudagraph", NULL}, 0},
 };
 
 /* The cluster's keys as sources name them: the GPU count (a launcher's
@@ -1530,6 +1539,9 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
             } else if (strcmp(k, "recomputeactivations") == 0 && cJSON_IsTrue(item)) {
                 canon = "recompute";
                 copy = cJSON_CreateString("selective");
+            } else if (strcmp(k, "moeenabledeepep") == 0 && cJSON_IsTrue(item)) { /* Megatron's --moe-enable-deepep */
+                canon = "token_dispatcher";
+                copy = cJSON_CreateString("DeepEP");
             }
         }
         /* "zero": true says sharding without its stage: not read as one */
