@@ -1721,6 +1721,29 @@ static void test_row_words_as_sources_write_them(void)
     CU_ASSERT_NOT_EQUAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64, 'dp_overlap': 2}", &set, &err),
                         PP_OK);
     PP_ASSERT_CONTAINS(err.path, "dp_overlap");
+    /* the other switches under Megatron-LM's and NeMo's names */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'t': 2, 'cp': 2, 'd': 4, 'global_batch': 64, 'overlap_grad_reduce': false,"
+                                       " 'grad_reduce_in_bf16': true, 'cp_comm_type': 'a2a', 'attention_backend': 'flash',"
+                                       " 'data_parallel_sharding_strategy': 'optim_grads'}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_FALSE(set.rows[0].prob.training.dp_overlap);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.grad_reduce_dtype, PP_PREC_BF16);
+    CU_ASSERT_EQUAL(set.rows[0].plan.cp_comm, 2);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.attention_kernel, PP_ATTN_FLASH2);
+    CU_ASSERT_EQUAL(set.rows[0].plan.zero, 2);
+    pp_measurements_free(&set);
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'t': 2, 'd': 8, 'global_batch': 64, 'attention_backend': 'local',"
+                                       " 'data_parallel_sharding_strategy': 'optim', 'precision': 'fp8',"
+                                       " 'fp8_param_gather': true}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_FALSE(set.rows[0].prob.training.flash_attention);
+    CU_ASSERT_EQUAL(set.rows[0].plan.zero, 1);
+    CU_ASSERT_TRUE(set.rows[0].prob.training.fp8_params);
+    pp_measurements_free(&set);
     /* TP overlap as the text of what ran it: userbuffers, AsyncTP */
     static const char *const ub[] = {"'userbuffers'", "'TE ub'", "'AsyncTP (symmetric memory)'"};
     for (size_t i = 0; i < sizeof ub / sizeof ub[0]; i++) {

@@ -671,18 +671,16 @@ static int zero_stage_named(const char *s)
         return 0;
     if (contains_ci(s, "distributed optimizer") || contains_ci(s, "distributed_optimizer"))
         return 1;
+    /* Megatron-FSDP's --data-parallel-sharding-strategy: what each shards */
+    if (strcasecmp(s, "optim") == 0)
+        return 1;
+    if (strcasecmp(s, "optim_grads") == 0)
+        return 2;
     if (contains_ci(s, "shard_grad_op") || contains_ci(s, "grad_op"))
         return 2;
     return 3;
 }
 
-/* The plan: the degrees, the ZeRO stage (a number; a string names a
- * non-standard sharding, priced as the FSDP-like full shard; absent, the
- * distributed optimizer of Megatron-Core and NeMo when there is DP),
- * recomputation, sequence parallelism (absent: Megatron-Core's default, on
- * with TP where attention is fused), TP overlap (`tp_comm_overlap`, or
- * torchtitan's `async_tp`, or Megatron-Core's flag named in the
- * framework). */
 /* tp_comm_overlap as a flag, or as the text of what ran it: Transformer
  * Engine's userbuffers ("userbuffers", "ub", Megatron-Core's
  * --tp-comm-overlap, NeMo's ub_tp_comm_overlap) or PyTorch's AsyncTP
@@ -701,6 +699,13 @@ static int row_tp_overlap(const cJSON *cfg, const pp_jpath *at, int *out, pp_err
     return row_flag(cfg, at, "tp_comm_overlap", out, err);
 }
 
+/* The plan: the degrees, the ZeRO stage (a number; a string names a
+ * non-standard sharding, priced as the FSDP-like full shard; absent, the
+ * distributed optimizer of Megatron-Core and NeMo when there is DP),
+ * recomputation, sequence parallelism (absent: Megatron-Core's default, on
+ * with TP where attention is fused), TP overlap (`tp_comm_overlap`, or
+ * torchtitan's `async_tp`, or Megatron-Core's flag named in the
+ * framework). */
 static int build_plan(row_docs *d, const cJSON *cfg, const pp_jpath *at, const char *framework,
                       const pp_training *features, pp_error *err)
 {
@@ -1062,16 +1067,22 @@ static const source_key config_keys[] = {
                              "tokensperbatch", "tokensperiteration", NULL}, 0},
     {"seq_parallel", {"sp", "seqparallel", "sequenceparallel", "sequenceparallelism", NULL}, 0},
     {"tp_bwd_overlap", {"asynctensormodelparallelallreduce", NULL}, 0},
+    /* Megatron-LM's and NeMo's names of the other switches rows carry:
+     * the DP overlap (--overlap-grad-reduce, --overlap-param-gather), the CP
+     * exchange (--cp-comm-type), the attention kernel (--attention-backend) */
+    {"dp_overlap", {"overlapgradreduce", "overlapparamgather", NULL}, 0},
+    {"cp_comm", {"cpcommtype", NULL}, 0},
+    {"attention_kernel", {"attentionbackend", NULL}, 0},
     {"virtual_stages",
      {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
     {"recompute",
      {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
-    {"zero_stage", {"zero", "zerostage", "zerooptimization", NULL}, 0},
+    {"zero_stage", {"zero", "zerostage", "zerooptimization", "dataparallelshardingstrategy", NULL}, 0},
     {"precision", {"dtype", "mixedprecision", NULL}, 0},
     /* frozen weights held in the recipe's format: a LoRA recipe's
      * pre-quantized base model (MLPerf v5.1's pre_quantized_model,
      * Megatron-Bridge's pre_quantize_base_weights) */
-    {"fp8_params", {"prequantizedmodel", "prequantizebaseweights", NULL}, 0},
+    {"fp8_params", {"prequantizedmodel", "prequantizebaseweights", "fp8paramgather", "fp8param", NULL}, 0},
     {"recompute_modules", {"recomputemodules", NULL}, 0}, /* --recompute-modules */
     /* MoE switches under Megatron-LM's arguments (and MLPerf's shell
      * variables of the same names), Megatron-Bridge's fields and
@@ -1268,7 +1279,10 @@ static const char *attention_word(const char *key)
                  {"transformerengine", "flash3"}, {"tefused", "flash3"}, {"sdpa", "flash2"},
                  {"flashattn", "flash2"}, {"flashattention", "flash2"}, {"fusedattn", "auto"},
                  {"fusedattention", "auto"}};
-    static const char *const exact[][2] = {{"te", "flash3"}, {"fused", "auto"}, {"auto", "auto"}};
+    /* Megatron-Core's --attention-backend: flash (FlashAttention through
+     * Transformer Engine), fused (cuDNN), local (its own unfused), auto */
+    static const char *const exact[][2] = {{"te", "flash3"}, {"fused", "auto"}, {"auto", "auto"}, {"flash", "flash2"},
+                                           {"local", "unfused"}};
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(key, exact[i][0]) == 0)
             return exact[i][1];
@@ -1539,6 +1553,10 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
             } else if (strcmp(k, "recomputeactivations") == 0 && cJSON_IsTrue(item)) {
                 canon = "recompute";
                 copy = cJSON_CreateString("selective");
+            } else if ((strcmp(k, "gradreduceinfp32") == 0 || strcmp(k, "gradreduceinbf16") == 0) &&
+                       cJSON_IsTrue(item)) { /* Megatron's --grad-reduce-in-bf16, NeMo's grad_reduce_in_fp32 */
+                canon = "grad_reduce_dtype";
+                copy = cJSON_CreateString(strcmp(k, "gradreduceinfp32") == 0 ? "fp32" : "bf16");
             } else if (strcmp(k, "moeenabledeepep") == 0 && cJSON_IsTrue(item)) { /* Megatron's --moe-enable-deepep */
                 canon = "token_dispatcher";
                 copy = cJSON_CreateString("DeepEP");
