@@ -1744,6 +1744,31 @@ static void test_row_words_as_sources_write_them(void)
     CU_ASSERT_EQUAL(set.rows[0].plan.zero, 1);
     CU_ASSERT_TRUE(set.rows[0].prob.training.fp8_params);
     pp_measurements_free(&set);
+    /* interleaving as layers a chunk (Megatron-LM's
+     * --num-layers-per-virtual-pipeline-stage): 8 layers on 2 stages of
+     * 2-layer chunks are 2 chunks a stage; a layer count it does not divide
+     * counts the embedding and the loss (30 + 2 over 2 x 2: 8); the old
+     * --use-flash-attn is FlashAttention-2; Megatron's precision-aware
+     * optimizer dtypes */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'t': 2, 'p': 2, 'd': 4, 'global_batch': 64, "
+                                       "'num_layers_per_virtual_pipeline_stage': 2, 'use_flash_attn': true,"
+                                       " 'main_grads_dtype': 'bf16', 'exp_avg_dtype': 'bf16'}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].plan.virtual_stages, 2);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.attention_kernel, PP_ATTN_FLASH2);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.moment_bytes, 2);
+    pp_measurements_free(&set);
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat,
+                                       "{'name': 'm', 'layers': 30, 'hidden': 4096, 'heads': 32, 'vocab': 51200,"
+                                       " 'seq_len': 2048}",
+                                       "{'t': 2, 'p': 2, 'd': 4, 'global_batch': 64, "
+                                       "'num_layers_per_virtual_pipeline_stage': 2}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].plan.virtual_stages, 8);
+    pp_measurements_free(&set);
     /* TP overlap as the text of what ran it: userbuffers, AsyncTP */
     static const char *const ub[] = {"'userbuffers'", "'TE ub'", "'AsyncTP (symmetric memory)'"};
     for (size_t i = 0; i < sizeof ub / sizeof ub[0]; i++) {

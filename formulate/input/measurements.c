@@ -1072,6 +1072,8 @@ static const source_key config_keys[] = {
      * exchange (--cp-comm-type), the attention kernel (--attention-backend) */
     {"dp_overlap", {"overlapgradreduce", "overlapparamgather", NULL}, 0},
     {"cp_comm", {"cpcommtype", NULL}, 0},
+    {"grad_accum_dtype", {"maingradsdtype", NULL}, 0},
+    {"optimizer_moments_dtype", {"expavgdtype", "expavgsqdtype", NULL}, 0},
     {"attention_kernel", {"attentionbackend", NULL}, 0},
     {"virtual_stages",
      {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
@@ -1557,6 +1559,9 @@ static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_ta
                        cJSON_IsTrue(item)) { /* Megatron's --grad-reduce-in-bf16, NeMo's grad_reduce_in_fp32 */
                 canon = "grad_reduce_dtype";
                 copy = cJSON_CreateString(strcmp(k, "gradreduceinfp32") == 0 ? "fp32" : "bf16");
+            } else if (strcmp(k, "useflashattn") == 0 && cJSON_IsTrue(item)) { /* Megatron-LM's --use-flash-attn */
+                canon = "attention_kernel";
+                copy = cJSON_CreateString("flash2");
             } else if (strcmp(k, "moeenabledeepep") == 0 && cJSON_IsTrue(item)) { /* Megatron's --moe-enable-deepep */
                 canon = "token_dispatcher";
                 copy = cJSON_CreateString("DeepEP");
@@ -1770,6 +1775,39 @@ static int global_batch_of_row(row_docs *d, const cJSON *cfg, const pp_jpath *at
     return PP_OK;
 }
 
+/* Interleaving as Megatron-LM's --num-layers-per-virtual-pipeline-stage
+ * gives it, where the row states no virtual_stages: the model's layers over
+ * pp stages of chunks that many layers deep, counting the embedding and the
+ * loss as a layer each where only that divides (--account-for-embedding-
+ * and -loss-in-pipeline-split), else the nearest whole number of chunks. */
+static int chunks_of_layers_per_chunk(row_docs *d, const cJSON *cfg, const pp_jpath *at, const pp_problem *prob,
+                                      pp_error *err)
+{
+    const cJSON *per_chunk = NULL, *item;
+    cJSON_ArrayForEach(item, cfg)
+    {
+        char k[64];
+        pp_name_key(item->string ? item->string : "", k, sizeof k);
+        if (strcmp(k, "numlayerspervirtualpipelinestage") == 0)
+            per_chunk = item;
+    }
+    const cJSON *pp = cJSON_GetObjectItemCaseSensitive(d->plan, pp_decisions[PP_DEC_PP].key);
+    if (!per_chunk || stated(cfg, "virtual_stages") || !cJSON_IsNumber(pp) || pp->valuedouble < 2)
+        return PP_OK;
+    pp_jpath here = pp_jpath_key(at, per_chunk->string);
+    int n = 0;
+    int rc = pp_json_as_int(per_chunk, &here, 1, PP_MAX_LAYERS, &n, err);
+    if (rc)
+        return rc;
+    double stage_layers = pp->valuedouble * n, L = prob->model.layers;
+    double v = fmod(L, stage_layers) == 0.0         ? L / stage_layers
+               : fmod(L + 2.0, stage_layers) == 0.0 ? (L + 2.0) / stage_layers
+                                                    : fmax(1.0, floor(L / stage_layers + 0.5));
+    cJSON_DeleteItemFromObjectCaseSensitive(d->plan, pp_decisions[PP_DEC_VIRTUAL_STAGES].key);
+    put_num(d, d->plan, pp_decisions[PP_DEC_VIRTUAL_STAGES].key, v);
+    return d->ok ? PP_OK : pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
+}
+
 static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *cat, pp_framework fw,
                     pp_measurement *row, pp_error *err)
 {
@@ -1810,8 +1848,10 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
     if (!rc) {
         if (stated(s->cluster, "efficiency_from")) /* priced with them too, before any fit */
             row->prob.cluster.gpu.eff = pp_catalog_gpu(cat, row->eff_id)->eff;
-        rc = pp_plan_from_json(d.plan, &s->config_at, &row->prob, &row->plan, err);
+        rc = chunks_of_layers_per_chunk(&d, s->config, &s->config_at, &row->prob, err);
     }
+    if (!rc)
+        rc = pp_plan_from_json(d.plan, &s->config_at, &row->prob, &row->plan, err);
     docs_free(&d);
     return rc;
 }
