@@ -1769,6 +1769,33 @@ static void test_row_words_as_sources_write_them(void)
                           PP_OK);
     CU_ASSERT_EQUAL(set.rows[0].plan.virtual_stages, 8);
     pp_measurements_free(&set);
+    /* torchtitan's and DeepSpeed's names: the parallel degrees, the local
+     * batch, HSDP's replicas times its shards, -1 shards the rest of the
+     * GPUs, the activation checkpointing mode; DeepSpeed's batch sizes */
+    static const struct {
+        const char *config;
+        int t, d, micro_batch;
+    } titan[] = {
+        {"{'tensor_parallel_degree': 2, 'data_parallel_shard_degree': -1, 'local_batch_size': 2, 'global_batch': 64}", 2, 8,
+         2},
+        {"{'data_parallel_shard_degree': 8, 'data_parallel_replicate_degree': 2, 'local_batch_size': 1,"
+         " 'global_batch': 64}",
+         1, 16, 1},
+        {"{'train_micro_batch_size_per_gpu': 4, 'train_batch_size': 64}", 1, 16, 4},
+    };
+    for (size_t i = 0; i < sizeof titan / sizeof titan[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, titan[i].config, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL(set.n, 1);
+        CU_ASSERT_EQUAL(set.rows[0].plan.tp, titan[i].t);
+        CU_ASSERT_EQUAL(set.rows[0].plan.dp, titan[i].d);
+        CU_ASSERT_EQUAL(set.rows[0].plan.micro_batch, titan[i].micro_batch);
+        pp_measurements_free(&set);
+    }
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64, 'activation_checkpoint': 'full'}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].plan.recompute, PP_RECOMPUTE_FULL);
+    pp_measurements_free(&set);
     /* TP overlap as the text of what ran it: userbuffers, AsyncTP */
     static const char *const ub[] = {"'userbuffers'", "'TE ub'", "'AsyncTP (symmetric memory)'"};
     for (size_t i = 0; i < sizeof ub / sizeof ub[0]; i++) {

@@ -1053,14 +1053,18 @@ typedef struct source_key {
 } source_key;
 
 static const source_key config_keys[] = {
-    {"t", {"tp", "tpsize", "tensorparallel", "tensorparallelsize", "tensormodelparallelsize", NULL}, 0},
-    {"p", {"pp", "ppsize", "pipelineparallel", "pipelineparallelsize", "pipelinemodelparallelsize", NULL}, 0},
-    {"d", {"dp", "dpsize", "dataparallel", "dataparallelsize", NULL}, 0},
-    {"cp", {"cpsize", "contextparallel", "contextparallelsize", NULL}, 0},
-    {"ep", {"epsize", "expertparallel", "expertparallelsize", "expertmodelparallelsize", NULL}, 0},
-    {"etp", {"experttensorparallelsize", NULL}, 0},
-    {"micro_batch", {"mbs", "microbatch", "microbatchsize", NULL}, 0},
-    {"global_batch", {"gbs", "globalbatch", "globalbatchsize", NULL}, 0},
+    {"t", {"tp", "tpsize", "tensorparallel", "tensorparallelsize", "tensormodelparallelsize", "tensorparalleldegree",
+           NULL}, 0},
+    {"p", {"pp", "ppsize", "pipelineparallel", "pipelineparallelsize", "pipelinemodelparallelsize",
+           "pipelineparalleldegree", NULL}, 0},
+    {"d", {"dp", "dpsize", "dataparallel", "dataparallelsize", "dataparallelsharddegree", NULL}, 0},
+    {"cp", {"cpsize", "contextparallel", "contextparallelsize", "contextparalleldegree", NULL}, 0},
+    {"ep", {"epsize", "expertparallel", "expertparallelsize", "expertmodelparallelsize", "expertparalleldegree", NULL},
+     0},
+    {"etp", {"experttensorparallelsize", "experttensorparalleldegree", NULL}, 0},
+    /* torchtitan's local_batch_size, DeepSpeed's train_micro_batch_size_per_gpu and train_batch_size */
+    {"micro_batch", {"mbs", "microbatch", "microbatchsize", "localbatchsize", "trainmicrobatchsizepergpu", NULL}, 0},
+    {"global_batch", {"gbs", "globalbatch", "globalbatchsize", "trainbatchsize", NULL}, 0},
     {"grad_accum", {"gradientaccumulationsteps", "gradaccumulation", "gradaccumsteps", "nummicrobatches",
                     "accumulategradbatches", NULL}, 0},
     {"global_batch_tokens", {"gbstokens", "globalbatchsizetokens", "batchsizetokens", "tokensperstep",
@@ -1078,7 +1082,10 @@ static const source_key config_keys[] = {
     {"virtual_stages",
      {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
     {"recompute",
-     {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing", NULL}, 0},
+     {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing",
+      "activationcheckpoint", "acmode", NULL},
+     0},
+    {"async_tp", {"enableasynctensorparallel", NULL}, 0}, /* torchtitan's [parallelism] switch */
     {"zero_stage", {"zero", "zerostage", "zerooptimization", "dataparallelshardingstrategy", NULL}, 0},
     {"precision", {"dtype", "mixedprecision", NULL}, 0},
     /* frozen weights held in the recipe's format: a LoRA recipe's
@@ -1634,22 +1641,49 @@ static const char *const flag_model_keys[] = {"tie_embeddings", "gated_mlp"};
 /* A degree of a dimension a run does not use, stated as 0 (a table's "CP 0",
  * "VP 0": the dimension off), is as unstated: 1, non-interleaved.  The
  * degrees the run does use (t, p, d) are read as written, and 0 there is an
- * error. */
+ * error (torchtitan's -1 data-parallel shards, below, are the rest). */
 static const char *const unused_when_zero[] = {"cp", "ep", "etp", "virtual_stages"};
+
+static int set_null(cJSON *config, const char *key, pp_error *err)
+{
+    cJSON *null = cJSON_CreateNull();
+    if (!null || !cJSON_ReplaceItemInObjectCaseSensitive(config, key, null)) {
+        cJSON_Delete(null);
+        return pp_error_set(err, PP_EINTERNAL, NULL, "out of memory");
+    }
+    return PP_OK;
+}
+
+/* The data-parallel degree as torchtitan states it: data_parallel_shard_degree
+ * -1 (its default) is the rest of the GPUs, as an unstated d; with
+ * data_parallel_replicate_degree r (HSDP) the replicas times the shards. */
+static int torchtitan_dp(cJSON *config, pp_error *err)
+{
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(config, "d");
+    if (cJSON_IsNumber(d) && d->valuedouble < 0.0)
+        return set_null(config, "d", err);
+    const cJSON *item, *replicas = NULL;
+    cJSON_ArrayForEach(item, config)
+    {
+        char k[64];
+        pp_name_key(item->string ? item->string : "", k, sizeof k);
+        if (strcmp(k, "dataparallelreplicatedegree") == 0)
+            replicas = item;
+    }
+    if (cJSON_IsNumber(d) && cJSON_IsNumber(replicas) && replicas->valuedouble > 1.0)
+        cJSON_SetNumberValue(d, d->valuedouble * replicas->valuedouble);
+    return PP_OK;
+}
 
 static int zero_degrees_unstated(cJSON *config, pp_error *err)
 {
-    for (size_t i = 0; config && i < sizeof unused_when_zero / sizeof unused_when_zero[0]; i++) {
+    int rc = config ? torchtitan_dp(config, err) : PP_OK;
+    for (size_t i = 0; config && !rc && i < sizeof unused_when_zero / sizeof unused_when_zero[0]; i++) {
         cJSON *v = cJSON_GetObjectItemCaseSensitive(config, unused_when_zero[i]);
-        if (cJSON_IsNumber(v) && v->valuedouble == 0.0) {
-            cJSON *null = cJSON_CreateNull();
-            if (!null || !cJSON_ReplaceItemInObjectCaseSensitive(config, unused_when_zero[i], null)) {
-                cJSON_Delete(null);
-                return pp_error_set(err, PP_EINTERNAL, NULL, "out of memory");
-            }
-        }
+        if (cJSON_IsNumber(v) && v->valuedouble == 0.0)
+            rc = set_null(config, unused_when_zero[i], err);
     }
-    return PP_OK;
+    return rc;
 }
 
 static int normalize_sections(row_parts *s, pp_error *err)
