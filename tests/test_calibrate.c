@@ -1769,6 +1769,21 @@ static void test_row_words_as_sources_write_them(void)
                           PP_OK);
     CU_ASSERT_EQUAL(set.rows[0].plan.virtual_stages, 8);
     pp_measurements_free(&set);
+    /* the network per GPU under a problem's and the catalog's names, or a
+     * node's NICs over its GPUs where only they are given */
+    static const char *const nets[] = {"'inter_node_Gbps': 100", "'network_Gbps': 100", "'inter_node_Gbps_per_node': 800"};
+    for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+        char path[1024], text[1024];
+        pp_temp_path("net-row.json", path, sizeof path);
+        snprintf(text, sizeof text,
+                 "[{'id': 'r', 'model': %s, 'cluster': {'gpu': 'H100 SXM', 'gpus': 16, 'gpus_per_node': 8, %s},"
+                 "  'config': {'t': 2, 'global_batch': 64}, 'measured': {'iteration_s': 0.5}}]",
+                 ROW_MODEL, nets[i]);
+        pp_write_json(path, text);
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_DOUBLE_EQUAL(set.rows[0].prob.cluster.inter_node_Gbps, 100.0, 1e-9);
+        pp_measurements_free(&set);
+    }
     /* torchtitan's and DeepSpeed's names: the parallel degrees, the local
      * batch, HSDP's replicas times its shards, -1 shards the rest of the
      * GPUs, the activation checkpointing mode; DeepSpeed's batch sizes */
@@ -1866,7 +1881,8 @@ static void test_row_words_as_sources_write_them(void)
     PP_ASSERT_CONTAINS(err.msg, "missing required key");
     /* the step under more of the names logs and tables give it */
     static const char *const steps[] = {"{'time_per_step_ms': 500}", "{'seconds_per_iteration': 0.5}",
-                                        "{'ms_per_step': 500}"};
+                                        "{'ms_per_step': 500}", "{'train_step_time': 0.5}",
+                                        "{'mean_step_time_s': 0.5}", "{'avg_iteration_time_s': 0.5}"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         CU_ASSERT_EQUAL_FATAL(load_row_measured(&cat, ROW_MODEL, "{'t': 2, 'd': 8, 'global_batch': 64}", steps[i], &set, &err),
                               PP_OK);

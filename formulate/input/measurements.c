@@ -494,10 +494,15 @@ static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const
         rc = row_positive(jc, at, "intra_node_GBps", 2e7, &nvlink_both, err);
     if (!rc)
         rc = row_positive(jc, at, "inter_node_Gbps_per_gpu", 1e7, &network, err);
+    double per_node_Gbps = 0;
+    if (!rc && network <= 0) /* a node's NICs over its GPUs, where only they are stated */
+        rc = row_positive(jc, at, "inter_node_Gbps_per_node", 1e9, &per_node_Gbps, err);
     if (!rc)
         rc = row_int(jc, at, "gpus_per_nic_switch", 0, PP_MAX_GPUS_PER_NODE, &nic_switch, err);
     if (rc)
         return rc;
+    if (network <= 0 && per_node_Gbps > 0)
+        network = per_node_Gbps / per_node;
     if (gpus < per_node)
         per_node = (int)gpus;
     if (gpus % per_node != 0) {
@@ -1111,6 +1116,8 @@ static const source_key cluster_keys[] = {
     {"nodes", {"numnodes", "nodecount", "nnodes", NULL}, 0},
     {"gpus_per_node", {"gpupernode", "ngpuspernode", "numgpuspernode", "devicespernode", "nprocpernode", NULL}, 0},
     {"gpu", {"gputype", "gpumodel", "accelerator", NULL}, 0},
+    /* the network per GPU under a problem's name and the catalog's */
+    {"inter_node_Gbps_per_gpu", {"internodegbps", "networkgbps", "nicgbps", "networkgbpspergpu", NULL}, 0},
 };
 
 /* The model's shape under the names of a Hugging Face config.json and of
@@ -1145,8 +1152,12 @@ static const source_key measured_keys[] = {
     {"iteration_s", {"steptimems", "iterationms", "iterationtimems", "elapsedtimeperiterationms", "timeperiterationms",
                      "timeperstepms", "stepms", "msperstep", "msperiteration"}, 1e-3},
     {"tokens_per_s_per_gpu", {"tokenspersecondpergpu", "tokenspersecpergpu", "tgs", "throughputpergpu"}, 0},
-    {"tokens_per_s", {"tokenspersecond", "tokenspersec", "throughputtokenspers"}, 0},
+    {"tokens_per_s", {"tokenspersecond", "tokenspersec", "throughputtokenspers", "throughputtokenspersec",
+                      "throughputtokenspersecond", NULL}, 0},
     {"samples_per_s", {"samplespersecond", "samplespersec", "sequencespersecond", "seqpers"}, 0},
+    /* averages and MLPerf's tracked_stats name */
+    {"iteration_s", {"steptimesec", "timeperiterations", "avgsteptime", "averagesteptime", "meansteptime",
+                     "meansteptimes", "trainsteptime", "avgiterationtime", "avgiterationtimes", NULL}, 0},
 };
 
 /* The entry of table whose key a source's key spells, or NULL. */
