@@ -1784,6 +1784,25 @@ static void test_row_words_as_sources_write_them(void)
         CU_ASSERT_DOUBLE_EQUAL(set.rows[0].prob.cluster.inter_node_Gbps, 100.0, 1e-9);
         pp_measurements_free(&set);
     }
+    /* today's DeepSpeed overlaps its reduction only at ZeRO-3 or where its
+     * zero_optimization says overlap_comm (zero/config.py) */
+    static const struct {
+        const char *config;
+        bool overlap;
+    } ds[] = {
+        {"{'framework': 'DeepSpeed 0.14', 'zero_optimization': {'stage': 2}, 'global_batch': 64}", false},
+        {"{'framework': 'DeepSpeed 0.14', 'zero_optimization': {'stage': 3}, 'global_batch': 64}", true},
+        {"{'framework': 'DeepSpeed 0.14', 'zero_optimization': {'stage': 2, 'overlap_comm': true}, 'global_batch': 64}",
+         true},
+        {"{'framework': 'DeepSpeed 0.14', 'zero_optimization': {'stage': 3, 'overlap_comm': false}, 'global_batch': 64}",
+         false},
+    };
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, ds[i].config, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL(set.rows[0].prob.training.framework, PP_FW_DEEPSPEED);
+        CU_ASSERT_EQUAL(set.rows[0].prob.training.dp_overlap, ds[i].overlap);
+        pp_measurements_free(&set);
+    }
     /* torchtitan's and DeepSpeed's names: the parallel degrees, the local
      * batch, HSDP's replicas times its shards, -1 shards the rest of the
      * GPUs, the activation checkpointing mode; DeepSpeed's batch sizes */

@@ -1686,9 +1686,30 @@ static int torchtitan_dp(cJSON *config, pp_error *err)
     return PP_OK;
 }
 
+/* DeepSpeed's zero_optimization object says its overlap too (overlap_comm):
+ * the row's dp_overlap unless it states that itself. */
+static int deepspeed_overlap_comm(cJSON *config, pp_error *err)
+{
+    const cJSON *item, *overlap = NULL;
+    cJSON_ArrayForEach(item, config)
+    {
+        char k[64];
+        pp_name_key(item->string ? item->string : "", k, sizeof k);
+        if (strcmp(k, "zerooptimization") == 0 && cJSON_IsObject(item))
+            overlap = cJSON_GetObjectItemCaseSensitive(item, "overlap_comm");
+    }
+    if (!cJSON_IsBool(overlap) || pp_json_member(config, "dp_overlap"))
+        return PP_OK;
+    return cJSON_AddBoolToObject(config, "dp_overlap", cJSON_IsTrue(overlap)) ? PP_OK
+                                                                              : pp_error_set(err, PP_EINTERNAL, NULL,
+                                                                                             "out of memory");
+}
+
 static int zero_degrees_unstated(cJSON *config, pp_error *err)
 {
     int rc = config ? torchtitan_dp(config, err) : PP_OK;
+    if (!rc && config)
+        rc = deepspeed_overlap_comm(config, err);
     for (size_t i = 0; config && !rc && i < sizeof unused_when_zero / sizeof unused_when_zero[0]; i++) {
         cJSON *v = cJSON_GetObjectItemCaseSensitive(config, unused_when_zero[i]);
         if (cJSON_IsNumber(v) && v->valuedouble == 0.0)
@@ -1820,6 +1841,20 @@ static int global_batch_of_row(row_docs *d, const cJSON *cfg, const pp_jpath *at
     return PP_OK;
 }
 
+/* DeepSpeed overlaps its gradient reduction with the backward only where
+ * told, or at ZeRO-3 (zero/config.py overlap_comm_valid: "overlap_comm =
+ * stage == 3" when unset): a row of today's DeepSpeed that does not say is
+ * priced so.  (The launch settings of a DeepSpeed plan set overlap_comm
+ * where the plan is priced with it.) */
+static void deepspeed_overlap_default(row_docs *d, const cJSON *cfg, pp_framework fw)
+{
+    const cJSON *zero = cJSON_GetObjectItemCaseSensitive(d->plan, pp_decisions[PP_DEC_ZERO].key);
+    if (fw != PP_FW_DEEPSPEED || stated(cfg, "dp_overlap") || !cJSON_IsNumber(zero))
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(d->training, "dp_overlap");
+    put_bool(d, d->training, "dp_overlap", zero->valuedouble == 3.0);
+}
+
 /* Interleaving as Megatron-LM's --num-layers-per-virtual-pipeline-stage
  * gives it, where the row states no virtual_stages: the model's layers over
  * pp stages of chunks that many layers deep, counting the embedding and the
@@ -1878,6 +1913,8 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
         rc = build_training(&d, s->config, &s->config_at, framework, fw, gpu, row_model_is_moe(d.model, cat), err);
     if (!rc)
         rc = build_plan(&d, s->config, &s->config_at, framework, &features, err);
+    if (!rc)
+        deepspeed_overlap_default(&d, s->config, fw);
     if (!rc)
         rc = global_batch_of_row(&d, s->config, &s->config_at, cat, err);
     if (!rc) {
