@@ -1878,6 +1878,22 @@ static void test_row_words_as_sources_write_them(void)
                                      &set, &err),
                         PP_OK);
     PP_ASSERT_CONTAINS(err.path, "cuda_graphs");
+    /* a release right after the name dates it: Megatron-Core's 0.N today's,
+     * v1 to v3 the 2021 code */
+    static const struct {
+        const char *name;
+        pp_framework fw;
+    } releases[] = {{"Megatron-LM v0.12.0", PP_FW_MEGATRON_CORE},
+                    {"Megatron-LM 0.13", PP_FW_MEGATRON_CORE},
+                    {"Megatron-LM v2.6", PP_FW_MEGATRON_2021},
+                    {"Megatron-LM (Transformer Engine 1.7)", PP_FW_MEGATRON_2021}};
+    for (size_t i = 0; i < sizeof releases / sizeof releases[0]; i++) {
+        char config[160];
+        snprintf(config, sizeof config, "{'t': 2, 'd': 8, 'global_batch': 64, 'framework': '%s'}", releases[i].name);
+        CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL, config, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL(set.rows[0].prob.training.framework, releases[i].fw);
+        pp_measurements_free(&set);
+    }
     /* a shape in part: the rest from the catalog model the row names, where
      * the keys it states agree with that model's; keys of another shape,
      * or no catalog model, leave it in part, an error naming the key */

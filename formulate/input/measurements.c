@@ -202,6 +202,31 @@ static int deepspeed_minor(const char *text)
     return -1;
 }
 
+/* The major release a text gives Megatron-LM right after its name
+ * ("Megatron-LM v2.6", "Megatron-LM v0.12.0", "Megatron-LM core_r0.8.0",
+ * "Megatron-LM 0.13"): 0 for Megatron-Core's 0.N numbering, 1-3 for the
+ * releases before it, -1 if the name is not followed by one. */
+static int megatron_release(const char *text)
+{
+    const char *p = text;
+    for (; *p && strncasecmp(p, "megatron", 8) != 0; p++)
+        ;
+    if (!*p)
+        return -1;
+    p += 8;
+    if (*p == '-' || *p == ' ' || *p == '_')
+        p++;
+    if (strncasecmp(p, "lm", 2) == 0)
+        p += 2;
+    while (*p == ' ' || *p == '-' || *p == '_' || *p == '(')
+        p++;
+    if (strncasecmp(p, "core_r", 6) == 0 || strncasecmp(p, "core_v", 6) == 0)
+        p += 6;
+    else if (tolower((unsigned char)*p) == 'v' || tolower((unsigned char)*p) == 'r')
+        p++;
+    return p[0] >= '0' && p[0] <= '3' && p[1] == '.' && isdigit((unsigned char)p[2]) ? p[0] - '0' : -1;
+}
+
 /* The framework a row's text names; *later is the same framework's later
  * entry when the text leaves the period open (an undated "Megatron-LM" or
  * "DeepSpeed": read_row reads the row under it where its settings are ones
@@ -229,8 +254,14 @@ static pp_framework framework_of(const char *fw, pp_framework *later)
             /* Megatron-LM builds Megatron-Core models by default since
              * 2024-05-24 (commit 9ad1a56f, "Change default to use mcore
              * models, not legacy", first in core_r0.8.0): a text dated 2025
-             * or later is today's */
-            if (found == PP_FW_MEGATRON_2021 && year_in(fw) >= 2025)
+             * or later is today's, and so is one giving Megatron-Core's
+             * release numbers (0.N: "v0.12", "core_r0.8.0"), where v1 to v3
+             * are the releases before it (problem.c reads a problem's
+             * framework name so too) */
+            int release = found == PP_FW_MEGATRON_2021 ? megatron_release(fw) : -1;
+            if (release >= 0)
+                dated = true;
+            if (found == PP_FW_MEGATRON_2021 && (year_in(fw) >= 2025 || release == 0))
                 found = PP_FW_MEGATRON_CORE;
             *later = found;
             if (!dated && found == PP_FW_MEGATRON_2021)
