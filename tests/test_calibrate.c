@@ -1784,6 +1784,28 @@ static void test_row_words_as_sources_write_them(void)
         CU_ASSERT_DOUBLE_EQUAL(set.rows[0].prob.cluster.inter_node_Gbps, 100.0, 1e-9);
         pp_measurements_free(&set);
     }
+    /* a configuration in sections (torchtitan's TOML tables, NeMo's nested
+     * trainer.strategy): their members lifted, "mode" under its section's
+     * name, the config's own keys first */
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'framework': 'torchtitan', 'global_batch': 64,"
+                                       " 'parallelism': {'tensor_parallel_degree': 2, 'data_parallel_shard_degree': -1},"
+                                       " 'training': {'local_batch_size': 2, 'global_batch_size': 32},"
+                                       " 'activation_checkpoint': {'mode': 'full'}}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].plan.tp, 2);
+    CU_ASSERT_EQUAL(set.rows[0].plan.dp, 8);
+    CU_ASSERT_EQUAL(set.rows[0].plan.micro_batch, 2);
+    CU_ASSERT_EQUAL(set.rows[0].prob.training.global_batch, 64);
+    CU_ASSERT_EQUAL(set.rows[0].plan.recompute, PP_RECOMPUTE_FULL);
+    pp_measurements_free(&set);
+    CU_ASSERT_EQUAL_FATAL(load_one_row(&cat, ROW_MODEL,
+                                       "{'trainer': {'strategy': {'tensor_model_parallel_size': 4}}, 'global_batch': 64}",
+                                       &set, &err),
+                          PP_OK);
+    CU_ASSERT_EQUAL(set.rows[0].plan.tp, 4);
+    pp_measurements_free(&set);
     /* today's DeepSpeed overlaps its reduction only at ZeRO-3 or where its
      * zero_optimization says overlap_comm (zero/config.py) */
     static const struct {

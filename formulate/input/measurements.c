@@ -1119,7 +1119,7 @@ static const source_key config_keys[] = {
      {"vp", "vpp", "virtualstages", "virtualpipelinemodelparallelsize", "virtualpipelineparallelsize", NULL}, 0},
     {"recompute",
      {"recomputegranularity", "activationcheckpointing", "activationrecompute", "gradientcheckpointing",
-      "activationcheckpoint", "acmode", NULL},
+      "activationcheckpoint", "acmode", "activationcheckpointmode", NULL},
      0},
     {"async_tp", {"enableasynctensorparallel", NULL}, 0}, /* torchtitan's [parallelism] switch */
     {"zero_stage", {"zero", "zerostage", "zerooptimization", "dataparallelshardingstrategy", NULL}, 0},
@@ -1579,8 +1579,105 @@ static const struct {
 /* Into *out a copy of cfg with every key of table's other names also under
  * its canonical key (unless the row states that), and into renamed the
  * first such pairs (canonical, as written) for error paths. */
+/* A configuration in sections, as a TOML or YAML file nests it (torchtitan's
+ * [parallelism] tensor_parallel_degree, [activation_checkpoint] mode; NeMo's
+ * trainer.strategy): the members of a nested object lifted into the config,
+ * three levels down at most, a generic name ("mode", "type", "enabled")
+ * under its section's ("activation_checkpoint_mode"); a key the config
+ * states at its own level wins.  The objects a reader takes whole stay:
+ * DeepSpeed's zero_optimization and its precision objects ("bf16":
+ * {"enabled": true}). */
+static int normalize_keys_flat(const cJSON *cfg, const source_key *table, size_t n_table, cJSON **out,
+                               char renamed[][2][64], int cap, int *n_renamed, pp_error *err);
+static const char *const whole_objects[] = {"zerooptimization", "bf16", "fp16", "fp8", "fp4"};
+static const char *const generic_keys[] = {"mode", "type", "enabled", "enable", "size", "degree"};
+
+static bool lift_members(cJSON *flat, const cJSON *obj, int depth)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, obj)
+    {
+        char k[64];
+        pp_name_key(item->string ? item->string : "", k, sizeof k);
+        bool whole = false;
+        for (size_t i = 0; i < sizeof whole_objects / sizeof whole_objects[0]; i++)
+            whole = whole || strcmp(k, whole_objects[i]) == 0;
+        if (cJSON_IsObject(item) && !whole && depth < 3) {
+            if (!lift_members(flat, item, depth + 1))
+                return false;
+            continue;
+        }
+        char name[160];
+        bool generic = false;
+        for (size_t i = 0; i < sizeof generic_keys / sizeof generic_keys[0]; i++)
+            generic = generic || strcmp(k, generic_keys[i]) == 0;
+        snprintf(name, sizeof name, "%s%s%s", generic && obj->string ? obj->string : "",
+                 generic && obj->string ? "_" : "", item->string ? item->string : "");
+        if (depth > 0 && pp_json_member(flat, name))
+            continue; /* stated at an outer level, or earlier */
+        cJSON *copy = cJSON_Duplicate(item, true);
+        if (!copy || !cJSON_AddItemToObject(flat, name, copy)) {
+            cJSON_Delete(copy);
+            return false;
+        }
+    }
+    return true;
+}
+
+static cJSON *flat_config(const cJSON *cfg)
+{
+    cJSON *flat = cJSON_CreateObject();
+    const cJSON *item;
+    /* the config's own keys first, so they win over the sections' */
+    cJSON_ArrayForEach(item, cfg)
+    {
+        if (cJSON_IsObject(item))
+            continue;
+        cJSON *copy = cJSON_Duplicate(item, true);
+        if (!flat || !copy || !cJSON_AddItemToObject(flat, item->string ? item->string : "", copy)) {
+            cJSON_Delete(copy);
+            cJSON_Delete(flat);
+            return NULL;
+        }
+    }
+    cJSON *objects = cJSON_CreateObject();
+    cJSON_ArrayForEach(item, cfg)
+    {
+        if (!cJSON_IsObject(item))
+            continue;
+        cJSON *copy = cJSON_Duplicate(item, true);
+        if (!objects || !copy || !cJSON_AddItemToObject(objects, item->string ? item->string : "", copy)) {
+            cJSON_Delete(copy);
+            cJSON_Delete(objects);
+            cJSON_Delete(flat);
+            return NULL;
+        }
+    }
+    bool ok = flat && objects && lift_members(flat, objects, 0);
+    cJSON_Delete(objects);
+    if (!ok) {
+        cJSON_Delete(flat);
+        return NULL;
+    }
+    return flat;
+}
+
 static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_table, cJSON **out,
                           char renamed[][2][64], int cap, int *n_renamed, pp_error *err)
+{
+    cJSON *flat = NULL;
+    if (table == config_keys) { /* the sections of a nested configuration, lifted */
+        if (!(flat = flat_config(cfg)))
+            return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+        cfg = flat;
+    }
+    int rc = normalize_keys_flat(cfg, table, n_table, out, renamed, cap, n_renamed, err);
+    cJSON_Delete(flat);
+    return rc;
+}
+
+static int normalize_keys_flat(const cJSON *cfg, const source_key *table, size_t n_table, cJSON **out,
+                               char renamed[][2][64], int cap, int *n_renamed, pp_error *err)
 {
     *out = cJSON_Duplicate(cfg, true);
     int n = 0;
