@@ -1784,6 +1784,23 @@ static void test_row_words_as_sources_write_them(void)
         CU_ASSERT_DOUBLE_EQUAL(set.rows[0].prob.cluster.inter_node_Gbps, 100.0, 1e-9);
         pp_measurements_free(&set);
     }
+    /* a cluster as its GPU's name or a catalog cluster's, its GPUs from the
+     * degrees where it does not count them (t p d cp) */
+    {
+        char path[1024];
+        pp_temp_path("cluster-named.json", path, sizeof path);
+        pp_write_json(path, "[{'id': 'a', 'model': " ROW_MODEL ", 'cluster': 'selene',"
+                            "  'config': {'t': 2, 'p': 2, 'd': 4, 'global_batch': 64}, 'measured': {'iteration_s': 0.5}},"
+                            " {'id': 'b', 'model': " ROW_MODEL ", 'cluster': {'gpu': 'H100'},"
+                            "  'config': {'t': 2, 'd': 8, 'global_batch': 64}, 'measured': {'iteration_s': 0.5}}]");
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL_FATAL(set.n, 2);
+        CU_ASSERT_STRING_EQUAL(set.rows[0].gpu_id, "a100-sxm4-80gb");
+        CU_ASSERT_EQUAL(set.rows[0].prob.cluster.nodes * set.rows[0].prob.cluster.gpus_per_node, 16);
+        CU_ASSERT_STRING_EQUAL(set.rows[1].gpu_id, "h100-sxm5-80gb");
+        CU_ASSERT_EQUAL(set.rows[1].prob.cluster.nodes * set.rows[1].prob.cluster.gpus_per_node, 16);
+        pp_measurements_free(&set);
+    }
     /* a configuration in sections (torchtitan's TOML tables, NeMo's nested
      * trainer.strategy): their members lifted, "mode" under its section's
      * name, the config's own keys first */

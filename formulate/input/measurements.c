@@ -481,14 +481,31 @@ static int build_model(row_docs *d, const cJSON *jm, const pp_jpath *at, const p
     return PP_OK;
 }
 
+/* A row that gives no GPU count but states its data-parallel degree runs
+ * t p d cp GPUs (each degree unstated 1); 0 where it does not say d. */
+static long gpus_of_degrees(const cJSON *cfg)
+{
+    const cJSON *d = stated(cfg, "d");
+    if (!cJSON_IsNumber(d) || d->valuedouble < 1.0)
+        return 0;
+    double n = d->valuedouble;
+    static const char *const others[] = {"t", "p", "cp"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        const cJSON *v = stated(cfg, others[i]);
+        n *= cJSON_IsNumber(v) && v->valuedouble >= 1.0 ? v->valuedouble : 1.0;
+    }
+    return n <= (double)MAX_ROW_GPUS ? (long)n : 0;
+}
+
 /* The cluster: the GPU by any name the catalog knows it by; gpus (all of
- * the run's) in nodes of gpus_per_node (a run on fewer GPUs than a node
- * has is one node of that many); NVLink given summed over both directions,
+ * the run's, else nodes x gpus_per_node, else the config's degrees) in
+ * nodes of gpus_per_node (a run on fewer GPUs than a node has is one node
+ * of that many); NVLink given summed over both directions,
  * as the rows give it; the network per GPU; absent, the GPU's flagship
  * system's.  The GPU whose efficiency parameters the row is priced and
  * fitted with: the row's cluster.efficiency_from, else the catalog's, else
  * its own. */
-static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const pp_catalog *cat,
+static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const pp_catalog *cat, const cJSON *cfg,
                          pp_measurement *row, const pp_gpu **gpu, pp_error *err)
 {
     char name[PP_NAME_LEN], from[PP_ID_LEN];
@@ -516,9 +533,12 @@ static int build_cluster(row_docs *d, const cJSON *jc, const pp_jpath *at, const
         rc = row_int(jc, at, "nodes", 0, (int)(MAX_ROW_GPUS / PP_MAX_GPUS_PER_NODE), &nodes, err);
     /* the GPUs, or the nodes that hold them (as many GPUs a node as the
      * row says, else the GPU's system) */
+    long by_degrees = stated(jc, "gpus") || nodes > 0 ? 0 : gpus_of_degrees(cfg);
     if (!rc)
-        rc = pp_json_long(jc, at, "gpus", stated(jc, "gpus") || nodes <= 0 ? PP_REQUIRED : PP_OPTIONAL, 1,
-                          MAX_ROW_GPUS, &gpus, err);
+        rc = pp_json_long(jc, at, "gpus", stated(jc, "gpus") || (nodes <= 0 && by_degrees <= 0) ? PP_REQUIRED : PP_OPTIONAL,
+                          1, MAX_ROW_GPUS, &gpus, err);
+    if (!rc && gpus == 0 && nodes <= 0)
+        gpus = by_degrees;
     if (!rc && gpus == 0)
         gpus = (long)nodes * per_node;
     if (!rc)
@@ -1065,6 +1085,7 @@ typedef struct row_parts {
     const cJSON *model, *cluster, *config, *measured;
     pp_jpath model_at, cluster_at, config_at, measured_at;
     cJSON *named_model; /* {"name": ...} for a model given by its name alone */
+    cJSON *named_cluster; /* {"gpu": ...} for a cluster given by its GPU's or a catalog cluster's name */
     /* each section with its keys as the loader reads them (section_keys), in
      * the order model, cluster, config, measured, and per section the keys
      * the row spelled otherwise ("canonical", "as written"); freed by
@@ -1883,13 +1904,16 @@ static void name_source_keys(row_parts *s, pp_error *err)
 static void free_own(row_parts *s)
 {
     cJSON_Delete(s->named_model);
+    cJSON_Delete(s->named_cluster);
     for (int i = 0; i < 4; i++)
         cJSON_Delete(s->own[i]);
 }
 
 /* The row's sections, each an object; the model may also be a catalog
- * model's name alone ("model": "Llama 2 7B"), read as {"name": that}. */
-static int row_sections(const cJSON *jrow, const pp_jpath *at, row_parts *s, pp_error *err)
+ * model's name alone ("model": "Llama 2 7B"), read as {"name": that}, and
+ * the cluster a GPU's name ("H100") or a catalog cluster's ("selene"), read
+ * as {"gpu": its GPU} with that cluster's gpus_per_node. */
+static int row_sections(const cJSON *jrow, const pp_jpath *at, const pp_catalog *cat, row_parts *s, pp_error *err)
 {
     const char *keys[] = {"model", "cluster", "config", "measured"};
     const cJSON **items[] = {&s->model, &s->cluster, &s->config, &s->measured};
@@ -1903,6 +1927,17 @@ static int row_sections(const cJSON *jrow, const pp_jpath *at, row_parts *s, pp_
             if (!s->named_model || !cJSON_AddStringToObject(s->named_model, "name", s->model->valuestring))
                 return pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
             s->model = s->named_model;
+            continue;
+        }
+        if (i == 1 && cJSON_IsString(s->cluster) && s->cluster->valuestring[0]) {
+            /* a GPU's name, or a catalog cluster's (its GPU, its nodes' size) */
+            const pp_catalog_cluster *cc = pp_catalog_cluster_find(cat, s->cluster->valuestring);
+            s->named_cluster = cJSON_CreateObject();
+            if (!s->named_cluster ||
+                !cJSON_AddStringToObject(s->named_cluster, "gpu", cc ? cc->cluster.gpu.id : s->cluster->valuestring) ||
+                (cc && !cJSON_AddNumberToObject(s->named_cluster, "gpus_per_node", cc->cluster.gpus_per_node)))
+                return pp_error_set(err, PP_EINTERNAL, at->origin, "out of memory");
+            s->cluster = s->named_cluster;
             continue;
         }
         rc = *items[i] ? pp_json_expect_object(*items[i], paths[i], err) : pp_json_missing(at, keys[i], err);
@@ -2036,7 +2071,7 @@ static int read_run(const row_parts *s, const pp_jpath *at, const pp_catalog *ca
         rc = row_double(s->model, &s->model_at, "params_b", 0, 1e9, &row->params_b, err);
     row->has_model_states = row->params_b > 0 && row->model_states_GB > 0; /* ZeRO Table 1's rows */
     if (!rc)
-        rc = build_cluster(&d, s->cluster, &s->cluster_at, cat, row, &gpu, err);
+        rc = build_cluster(&d, s->cluster, &s->cluster_at, cat, s->config, row, &gpu, err);
     if (!rc)
         rc = build_training(&d, s->config, &s->config_at, framework, fw, gpu, row_model_is_moe(d.model, cat), err);
     if (!rc)
@@ -2080,7 +2115,7 @@ static int read_row(const cJSON *jrow, const pp_jpath *file_at, int index, const
     memset(row, 0, sizeof *row);
     *priced = false;
     row_throughput tput;
-    int rc = row_sections(jrow, &at, &s, err);
+    int rc = row_sections(jrow, &at, cat, &s, err);
     if (!rc)
         rc = normalize_sections(&s, err);
     if (!rc)
