@@ -1801,6 +1801,35 @@ static void test_row_words_as_sources_write_them(void)
         CU_ASSERT_EQUAL(set.rows[1].prob.cluster.nodes * set.rows[1].prob.cluster.gpus_per_node, 16);
         pp_measurements_free(&set);
     }
+    /* a row as a performance table writes it: the columns' headings as
+     * keys ("#-GPUs", "Sequence Length", "GA", "FSDP", "Tokens / sec /
+     * GPU"), "n/a" for a dimension the run does not use; a sequence length
+     * that differs from the model's is an error at the key as written */
+    {
+        char path[1024];
+        pp_temp_path("table-row.json", path, sizeof path);
+        pp_write_json(path, "[{'id': 'a', 'model': {'name': 'Llama 3 8B'}, 'cluster': 'H100',"
+                            "  'config': {'#-GPUs': 16, 'GBS': 32, 'MBS': 1, 'Sequence Length': 4096, 'FSDP': 1,"
+                            "   'TP': 1, 'PP': 1, 'CP': 1, 'VP': 'n/a', 'EP': 'n/a', 'GA': 2},"
+                            "  'measured': {'Tokens / sec / GPU': 8192}}]");
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_EQUAL_FATAL(set.n, 1);
+        const pp_measurement *r = &set.rows[0];
+        CU_ASSERT_EQUAL(r->prob.cluster.nodes * r->prob.cluster.gpus_per_node, 16);
+        CU_ASSERT_EQUAL(r->prob.model.seq_len, 4096);
+        CU_ASSERT_EQUAL(r->plan.dp, 16);
+        CU_ASSERT_EQUAL(r->plan.zero, 3);
+        CU_ASSERT_EQUAL(r->plan.virtual_stages, 1);
+        CU_ASSERT_EQUAL(r->plan.ep, 1);
+        /* 32 x 4096 tokens at 8192 a second on each of 16 GPUs */
+        CU_ASSERT_DOUBLE_EQUAL(r->iteration_s, 1.0, 1e-12);
+        pp_measurements_free(&set);
+        pp_write_json(path, "[{'id': 'a', 'model': {'name': 'Llama 3 8B', 'seq_len': 8192}, 'cluster': 'H100',"
+                            "  'config': {'#-GPUs': 16, 'GBS': 32, 'Sequence Length': 4096},"
+                            "  'measured': {'Tokens / sec / GPU': 8192}}]");
+        CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
+        PP_ASSERT_CONTAINS(err.path, "config.Sequence Length");
+    }
     /* a configuration in sections (torchtitan's TOML tables, NeMo's nested
      * trainer.strategy): their members lifted, "mode" under its section's
      * name, the config's own keys first */

@@ -481,10 +481,14 @@ static int build_model(row_docs *d, const cJSON *jm, const pp_jpath *at, const p
     return PP_OK;
 }
 
-/* A row that gives no GPU count but states its data-parallel degree runs
- * t p d cp GPUs (each degree unstated 1); 0 where it does not say d. */
+/* A row whose cluster gives no GPU count runs the config's (a table's
+ * "#-GPUs" column), else, where it states its data-parallel degree, t p d
+ * cp GPUs (each degree unstated 1); 0 where it says neither. */
 static long gpus_of_degrees(const cJSON *cfg)
 {
+    const cJSON *g = stated(cfg, "gpus");
+    if (cJSON_IsNumber(g) && g->valuedouble >= 1.0 && g->valuedouble <= (double)MAX_ROW_GPUS)
+        return (long)g->valuedouble;
     const cJSON *d = stated(cfg, "d");
     if (!cJSON_IsNumber(d) || d->valuedouble < 1.0)
         return 0;
@@ -1122,8 +1126,14 @@ static const source_key config_keys[] = {
     /* torchtitan's local_batch_size, DeepSpeed's train_micro_batch_size_per_gpu and train_batch_size */
     {"micro_batch", {"mbs", "microbatch", "microbatchsize", "localbatchsize", "trainmicrobatchsizepergpu", NULL}, 0},
     {"global_batch", {"gbs", "globalbatch", "globalbatchsize", "trainbatchsize", NULL}, 0},
-    {"grad_accum", {"gradientaccumulationsteps", "gradaccumulation", "gradaccumsteps", "nummicrobatches",
+    {"grad_accum", {"ga", "gradientaccumulationsteps", "gradaccumulation", "gradaccumsteps", "nummicrobatches",
                     "accumulategradbatches", NULL}, 0},
+    /* a table's GPU count beside the degrees ("#-GPUs"): the cluster's
+     * where the cluster gives none */
+    {"gpus", {"numgpus", "gpucount", "ngpus", "totalgpus", "worldsize", NULL}, 0},
+    /* a table's sequence length beside the batch: the model's where the
+     * model gives none */
+    {"seq_len", {"seqlength", "sequencelength", "seqlen", "maxseqlen", "contextlength", NULL}, 0},
     {"global_batch_tokens", {"gbstokens", "globalbatchsizetokens", "batchsizetokens", "tokensperstep",
                              "tokensperbatch", "tokensperiteration", NULL}, 0},
     {"seq_parallel", {"sp", "seqparallel", "sequenceparallel", "sequenceparallelism", NULL}, 0},
@@ -1203,7 +1213,8 @@ static const source_key measured_keys[] = {
                      "secondsperstep", "elapsedtimeperiterations", "secondsperiteration", "secperstep"}, 0},
     {"iteration_s", {"steptimems", "iterationms", "iterationtimems", "elapsedtimeperiterationms", "timeperiterationms",
                      "timeperstepms", "stepms", "msperstep", "msperiteration"}, 1e-3},
-    {"tokens_per_s_per_gpu", {"tokenspersecondpergpu", "tokenspersecpergpu", "tgs", "throughputpergpu"}, 0},
+    {"tokens_per_s_per_gpu", {"tokenspersecondpergpu", "tokenspersecpergpu", "tgs", "throughputpergpu",
+                              "tokenssecgpu", "tokenssgpu", "tokenspersgpu", "tokenspergpupersec", "tokenspergpupersecond"}, 0},
     {"tokens_per_s", {"tokenspersecond", "tokenspersec", "throughputtokenspers", "throughputtokenspersec",
                       "throughputtokenspersecond", NULL}, 0},
     {"samples_per_s", {"samplespersecond", "samplespersec", "sequencespersecond", "seqpers"}, 0},
@@ -1212,14 +1223,21 @@ static const source_key measured_keys[] = {
                      "meansteptimes", "trainsteptime", "avgiterationtime", "avgiterationtimes", NULL}, 0},
 };
 
-/* The entry of table whose key a source's key spells, or NULL. */
+/* The entry of table whose key a source's key spells, or NULL: one of its
+ * other names, or the key itself in other case or punctuation ("CP",
+ * "#-GPUs", "Global Batch"), but for the times in seconds, whose letters
+ * alone name something else ("Iterations" is a count). */
 static const source_key *source_key_of(const source_key *table, size_t n, const char *key)
 {
-    char k[64];
+    char k[64], canon[64];
     pp_name_key(key, k, sizeof k);
     for (size_t i = 0; i < n; i++) {
-        if (strcasecmp(key, table[i].key) == 0 && strcmp(key, table[i].key) != 0)
-            return &table[i]; /* "T", "CP" */
+        size_t len = strlen(table[i].key);
+        bool seconds = len > 2 && strcmp(table[i].key + len - 2, "_s") == 0;
+        pp_name_key(table[i].key, canon, sizeof canon);
+        if (strcmp(key, table[i].key) != 0 &&
+            (strcasecmp(key, table[i].key) == 0 || (!seconds && strcmp(k, canon) == 0)))
+            return &table[i]; /* "T", "CP", "#-GPUs" */
         for (int a = 0; a < 10 && table[i].others[a]; a++)
             if (strcmp(k, table[i].others[a]) == 0)
                 return &table[i];
@@ -1311,7 +1329,7 @@ static int modules_as_text(cJSON *out, pp_error *err)
  * ("1.1", "8"), a flag in words ("yes", "off"; row_flag's), PyTorch's type
  * names for the gradient types ("float32", "torch.bfloat16"), the attention
  * kernel by its project's name, and LoRA's targets as module lists. */
-static const char *const numeric_config_keys[] = {"t", "p", "d", "cp", "ep", "etp", "micro_batch", "global_batch",
+static const char *const numeric_config_keys[] = {"gpus", "seq_len", "t", "p", "d", "cp", "ep", "etp", "micro_batch", "global_batch",
                                                   "grad_accum", "virtual_stages", "lora_rank", "moe_load_imbalance",
                                                   "global_batch_tokens", "packed_sample_tokens"};
 static const char *const flag_config_keys[] = {"dp_overlap", "tp_bwd_overlap", "moe_a2a_overlap", "loss_parallel"};
@@ -1405,10 +1423,24 @@ static int replace_string(cJSON *out, const char *key, const char *text, pp_erro
     return PP_OK;
 }
 
-/* keys[i] of out stated as the text of a number ("8", " 1.1 "), or of one
- * with a unit of the key's kind ("850 ms" for iteration_s, "400 Gb/s"),
- * become that number in the key's unit; any other text stays, for its
- * reader to refuse at its path. */
+/* A table's cell for a dimension or a value it does not have: "n/a",
+ * "NA", "-", an em or en dash, "none", "null" or nothing. */
+static bool not_applicable(const char *text)
+{
+    static const char *const words[] = {"n/a", "na", "-", "--", "\u2013", "\u2014", "none", "null", ""};
+    char t[16];
+    size_t a = strspn(text, " \t"), len = strlen(text + a);
+    while (len > 0 && isspace((unsigned char)text[a + len - 1]))
+        len--;
+    if (len >= sizeof t)
+        return false;
+    snprintf(t, sizeof t, "%.*s", (int)len, text + a);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcasecmp(t, words[i]) == 0)
+            return true;
+    return false;
+}
+
 /* A number's unit as a text may give it, in the unit the key names (_s,
  * _GBps, _Gbps, _GB, _GiB within its name); 0 for a unit of another kind
  * or none known.  Bytes and bits differ by the case of the b. */
@@ -1443,12 +1475,25 @@ static double unit_factor(const char *key, const char *unit)
     return 0.0;
 }
 
+/* keys[i] of out stated as the text of a number ("8", " 1.1 "), or of one
+ * with a unit of the key's kind ("850 ms" for iteration_s, "400 Gb/s"),
+ * become that number in the key's unit, and a cell that says "n/a" null
+ * (not stated); any other text stays, for its reader to refuse at its
+ * path. */
 static int numbers_of_text(cJSON *out, const char *const *keys, size_t n, pp_error *err)
 {
     for (size_t i = 0; out && i < n; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(out, keys[i]);
         if (!cJSON_IsString(v))
             continue;
+        if (not_applicable(v->valuestring)) { /* a table's "n/a" or "-": not stated */
+            cJSON *null = cJSON_CreateNull();
+            if (!null || !cJSON_ReplaceItemInObjectCaseSensitive(out, keys[i], null)) {
+                cJSON_Delete(null);
+                return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+            }
+            continue;
+        }
         char *end = NULL;
         double x = strtod(v->valuestring, &end);
         while (end && isspace((unsigned char)*end))
@@ -1732,6 +1777,13 @@ static int normalize_keys_flat(const cJSON *cfg, const source_key *table, size_t
             } else if (strcmp(k, "moeenabledeepep") == 0 && cJSON_IsTrue(item)) { /* Megatron's --moe-enable-deepep */
                 canon = "token_dispatcher";
                 copy = cJSON_CreateString("DeepEP");
+            } else if ((strcmp(k, "fsdp") == 0 || strcmp(k, "usemegatronfsdp") == 0 || strcmp(k, "usetorchfsdp2") == 0) &&
+                       (cJSON_IsTrue(item) || (cJSON_IsNumber(item) && item->valuedouble == 1.0))) {
+                /* a table's FSDP column, Megatron's --use-megatron-fsdp (its
+                 * default strategy optim_grads_params) and --use-torch-fsdp2:
+                 * parameters, gradients and optimizer sharded */
+                canon = "zero_stage";
+                copy = cJSON_CreateNumber(3);
             }
         }
         /* "zero": true says sharding without its stage: not read as one */
@@ -1779,8 +1831,6 @@ static void name_source_key(pp_error *err, const char *section, char (*renamed)[
     }
 }
 
-/* Each section of the row with its keys as the loader reads them, in
- * place of the row's own. */
 /* The numbers of the model, the cluster and the measurement a row may give
  * as text (the config's are config_words'). */
 static const char *const numeric_model_keys[] = {
@@ -1835,6 +1885,25 @@ static int torchtitan_dp(cJSON *config, pp_error *err)
     return PP_OK;
 }
 
+/* A sequence length the config states (a table's column beside the
+ * batch) is the model's where the model states none; both, they agree. */
+static int sequence_of_config(row_parts *s, pp_error *err)
+{
+    const cJSON *c = stated(s->own[2], "seq_len"), *m = stated(s->own[0], "seq_len");
+    if (!cJSON_IsNumber(c))
+        return PP_OK;
+    if (m && (!cJSON_IsNumber(m) || m->valuedouble != c->valuedouble)) {
+        pp_jpath at = pp_jpath_key(&s->config_at, "seq_len");
+        return pp_json_fail(err, &at, "expected the model's sequence length, found %g", c->valuedouble);
+    }
+    cJSON *copy = m ? NULL : cJSON_CreateNumber(c->valuedouble);
+    if (!m && (!copy || !cJSON_AddItemToObject(s->own[0], "seq_len", copy))) {
+        cJSON_Delete(copy);
+        return pp_error_set(err, PP_EINTERNAL, "", "out of memory");
+    }
+    return PP_OK;
+}
+
 /* DeepSpeed's zero_optimization object says its overlap too (overlap_comm):
  * the row's dp_overlap unless it states that itself. */
 static int deepspeed_overlap_comm(cJSON *config, pp_error *err)
@@ -1867,6 +1936,8 @@ static int zero_degrees_unstated(cJSON *config, pp_error *err)
     return rc;
 }
 
+/* Each section of the row with its keys as the loader reads them, in
+ * place of the row's own (the config's sequence length the model's). */
 static int normalize_sections(row_parts *s, pp_error *err)
 {
     const cJSON **sections[4] = {&s->model, &s->cluster, &s->config, &s->measured};
@@ -1890,7 +1961,7 @@ static int normalize_sections(row_parts *s, pp_error *err)
             return rc;
         *sections[i] = s->own[i];
     }
-    return PP_OK;
+    return sequence_of_config(s, err);
 }
 
 /* An error's path at a key the row spelled otherwise names it as written. */
