@@ -86,6 +86,25 @@ static void test_parameter_counts(void)
              "  active without the embeddings");
         CU_ASSERT_EQUAL(g.training.mtp_layers, 1);
     }
+    /* DeepSeek-V2-Lite (15.7 B / 2.4 B, its model card, whose active count
+     * leaves the input embedding out) and Moonlight-16B-A3B (16 B / 3 B),
+     * from Megatron-Bridge's providers: latent attention with the queries
+     * projected directly (q_lora_rank 0) */
+    static const struct {
+        const char *name;
+        double total, active, embeddings_out;
+    } lite[] = {{"DeepSeek V2 Lite", 15.7e9, 2.4e9, 1.0}, {"Moonlight 16B", 16e9, 3e9, 0.0}};
+    for (size_t i = 0; i < sizeof lite / sizeof lite[0]; i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{'model': '%s', 'cluster': 'selene', 'training': {'global_batch': 64}}",
+                 lite[i].name);
+        pp_problem g;
+        pp_test_load(json, &cat, &g);
+        CU_ASSERT(pp_model_is_mla(&g.model) && g.model.q_lora_rank == 0);
+        near(pp_model_params(&g.model), lite[i].total, 0.03, lite[i].name);
+        near(pp_model_active_params(&g.model) - lite[i].embeddings_out * pp_embedding_params(&g.model), lite[i].active,
+             0.05, "  active as the card counts it");
+    }
     pp_catalog_free(&cat);
 }
 
