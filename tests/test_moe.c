@@ -68,42 +68,33 @@ static void test_parameter_counts(void)
     near(pp_model_params(&k2.model), 1.04e12, 0.03, "kimi-k2");
     near(pp_model_active_params(&k2.model), 32e9, 0.05, "  active");
     CU_ASSERT(k2.model.experts == 384 && k2.model.first_dense_layers == 1 && k2.model.router_groups == 0);
-    /* GLM-4.5 355B-A32B and Air 106B-A12B (arXiv 2508.06471), from
-     * Megatron-Bridge's providers; their active counts leave the embeddings
-     * out; their MTP module trains by default under Megatron-Core */
-    static const struct {
-        const char *name;
-        double total, active;
-    } glm[] = {{"GLM-4.5", 355e9, 32e9}, {"GLM 4.5 Air", 106e9, 12e9}};
-    for (size_t i = 0; i < sizeof glm / sizeof glm[0]; i++) {
-        char json[256];
-        snprintf(json, sizeof json, "{'model': '%s', 'cluster': 'selene', 'training': {'global_batch': 64}}",
-                 glm[i].name);
-        pp_problem g;
-        pp_test_load(json, &cat, &g);
-        near(pp_model_params(&g.model), glm[i].total, 0.03, glm[i].name);
-        near(pp_model_active_params(&g.model) - 2.0 * pp_embedding_params(&g.model), glm[i].active, 0.05,
-             "  active without the embeddings");
-        CU_ASSERT_EQUAL(g.training.mtp_layers, 1);
-    }
-    /* DeepSeek-V2-Lite (15.7 B / 2.4 B, its model card, whose active count
-     * leaves the input embedding out) and Moonlight-16B-A3B (16 B / 3 B),
-     * from Megatron-Bridge's providers: latent attention with the queries
-     * projected directly (q_lora_rank 0) */
+    /* Models of the catalog by name, their cards' counts as each counts the
+     * active ones (the embedding tables left out: 2 both, 1 the input's):
+     * GLM-4.5 355B-A32B and Air 106B-A12B (arXiv 2508.06471), whose MTP
+     * module trains by default under Megatron-Core; DeepSeek-V2-Lite (15.7 B
+     * / 2.4 B, its model card) and Moonlight-16B-A3B (16 B / 3 B), latent
+     * attention with the queries projected directly (q_lora_rank 0); all
+     * from Megatron-Bridge's providers */
     static const struct {
         const char *name;
         double total, active, embeddings_out;
-    } lite[] = {{"DeepSeek V2 Lite", 15.7e9, 2.4e9, 1.0}, {"Moonlight 16B", 16e9, 3e9, 0.0}};
-    for (size_t i = 0; i < sizeof lite / sizeof lite[0]; i++) {
+        int mtp_layers;
+        bool direct_queries;
+    } named[] = {{"GLM-4.5", 355e9, 32e9, 2.0, 1, false},
+                 {"GLM 4.5 Air", 106e9, 12e9, 2.0, 1, false},
+                 {"DeepSeek V2 Lite", 15.7e9, 2.4e9, 1.0, 0, true},
+                 {"Moonlight 16B", 16e9, 3e9, 0.0, 0, true}};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
         char json[256];
         snprintf(json, sizeof json, "{'model': '%s', 'cluster': 'selene', 'training': {'global_batch': 64}}",
-                 lite[i].name);
+                 named[i].name);
         pp_problem g;
         pp_test_load(json, &cat, &g);
-        CU_ASSERT(pp_model_is_mla(&g.model) && g.model.q_lora_rank == 0);
-        near(pp_model_params(&g.model), lite[i].total, 0.03, lite[i].name);
-        near(pp_model_active_params(&g.model) - lite[i].embeddings_out * pp_embedding_params(&g.model), lite[i].active,
-             0.05, "  active as the card counts it");
+        near(pp_model_params(&g.model), named[i].total, 0.03, named[i].name);
+        near(pp_model_active_params(&g.model) - named[i].embeddings_out * pp_embedding_params(&g.model),
+             named[i].active, 0.05, "  active as the card counts it");
+        CU_ASSERT_EQUAL(g.training.mtp_layers, named[i].mtp_layers);
+        CU_ASSERT_EQUAL(pp_model_is_mla(&g.model) && g.model.q_lora_rank == 0, named[i].direct_queries);
     }
     pp_catalog_free(&cat);
 }
