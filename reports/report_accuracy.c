@@ -157,8 +157,6 @@ static void order_table(const pp_score *score, pp_strbuf *out)
     pp_sb_append(out, " |\n");
 }
 
-/* What a PP_PAIR_WHAT slot names: a decision's PLAN.json key (a codec's as
- * "compression.dp"), or the training settings. */
 /* Weak scaling: the same plan per GPU on more GPUs, measured against
  * priced (pp_group_score's scale pairs), per group that has any. */
 static void scale_table(const pp_score *score, pp_strbuf *out)
@@ -300,6 +298,8 @@ static void json_span(cJSON *root, const pp_span_score *sp)
     }
 }
 
+/* What a PP_PAIR_WHAT slot names: a decision's PLAN.json key (a codec's as
+ * "compression.dp"), or the training settings. */
 static const char *what_name(int slot, char *buf, size_t cap)
 {
     if (slot >= PP_DEC_COUNT)

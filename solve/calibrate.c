@@ -722,12 +722,6 @@ int pp_calibrate_map(const pp_catalog *cat, pp_measurement_set *set, double sigm
 
 /* ---- cross-validation --------------------------------------------------- */
 
-/* Two rows of one group are a same-job pair when they train the same
- * model on as many GPUs of one kind at one global batch with different
- * plans: rows that ran the same plan and settings on different systems
- * (MLPerf submitters of one configuration) differ by the system, which no
- * plan can order.  Rows are zeroed before they are filled, so their plan
- * and training settings compare byte for byte. */
 /* Two rows of one group that train the same model shape: what every kind
  * of pair below starts from. */
 static bool same_model(const pp_measurement *a, const pp_measurement *b)
@@ -749,6 +743,12 @@ static long gpu_count(const pp_measurement *r)
     return r->prob.cluster.nodes * r->prob.cluster.gpus_per_node;
 }
 
+/* Two rows of one group are a same-job pair when they train the same
+ * model on as many GPUs of one kind at one global batch with different
+ * plans: rows that ran the same plan and settings on different systems
+ * (MLPerf submitters of one configuration) differ by the system, which no
+ * plan can order.  Rows are zeroed before they are filled, so their plan
+ * and training settings compare byte for byte. */
 static bool same_job(const pp_measurement *a, const pp_measurement *b)
 {
     if (memcmp(&a->plan, &b->plan, sizeof a->plan) == 0 &&

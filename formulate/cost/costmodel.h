@@ -348,6 +348,11 @@ enum {
 };
 int pp_recompute_modules(const pp_plan *plan);
 
+/* The values of the plan's cp_comm, in its row's order (decisions.def):
+ * context parallelism's ring, its one all-gather of K and V, or its
+ * all-to-alls of Q, K, V and the output (cp.c). */
+typedef enum { PP_CP_P2P = 0, PP_CP_ALL_GATHER = 1, PP_CP_A2A = 2 } pp_cp_comm;
+
 /* How the layers split over the pipeline stages, by the plan's
  * pipeline_layout: auto (Megatron-Core's split from pp and v: even when pp v
  * divides the layers; else with interleaving the embedding and the loss as
@@ -357,11 +362,6 @@ int pp_recompute_modules(const pp_plan *plan);
  * embedding and the loss spread over the pp v chunks as evenly as possible,
  * the model's first and last chunk lighter).  False when the layout cannot
  * hold the layers (a stage without a layer). */
-/* The values of the plan's cp_comm, in its row's order (decisions.def):
- * context parallelism's ring, its one all-gather of K and V, or its
- * all-to-alls of Q, K, V and the output (cp.c). */
-typedef enum { PP_CP_P2P = 0, PP_CP_ALL_GATHER = 1, PP_CP_A2A = 2 } pp_cp_comm;
-
 typedef enum {
     PP_LAYOUT_AUTO = 0,
     PP_LAYOUT_EVEN,

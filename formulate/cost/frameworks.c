@@ -216,9 +216,6 @@ int pp_recompute_modules(const pp_plan *plan)
     return plan->recompute == PP_RECOMPUTE_SELECTIVE ? plan->recompute_modules : 0;
 }
 
-/* Whether the SwiGLU's input is kept in fp8 for its backward: the plan's
- * fp8_activation_input_store, or the problem's training setting of that
- * name, which fixes it on; only an fp8-class recipe stores it so. */
 /* DeepEP's deduplicating dispatch and the all-to-alls' overlap: the plan's
  * decisions, or the problem's training settings of those names, which fix
  * them on (a measured row states how it ran). */
@@ -232,6 +229,9 @@ bool pp_moe_a2a_overlapped(const pp_problem *prob, const pp_plan *plan)
     return plan->moe_a2a_overlap || prob->training.moe_a2a_overlap;
 }
 
+/* Whether the SwiGLU's input is kept in fp8 for its backward: the plan's
+ * fp8_activation_input_store, or the problem's training setting of that
+ * name, which fixes it on; only an fp8-class recipe stores it so. */
 bool fp8_act_stored(const pp_problem *prob, const pp_plan *plan)
 {
     return (plan->fp8_act_store || prob->training.fp8_act_store) &&

@@ -197,12 +197,11 @@ static double loss_bytes_per_logit(const pp_training *t, const pp_plan *plan)
     return plan->tp > 1 && !gathered ? LOSS_BYTES_PYTORCH_LOSS_PARALLEL : LOSS_BYTES_PYTORCH;
 }
 
-/* Activation bytes the MoE layers of a stage add to (or take from) the
+/* Activation bytes the nm MoE layers of a stage add to (or take from) the
  * dense count, with `in_flight` micro-batches (0 for a dense model): the
  * routed experts' rows of the busiest GPU, the router's probabilities, the
  * shared experts and the all-to-all buffers, less the dense MLP they
  * replace (docs/cost-model.md section 9). */
-/* The MoE layers' activations of a stage holding nm of them. */
 static double moe_stage_activation_bytes(const pp_problem *prob, const pp_plan *plan, int nm, double in_flight,
                                          double mlp_frees)
 {

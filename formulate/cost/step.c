@@ -149,11 +149,11 @@ static void moe_stage_term(const pp_problem *prob, const pp_plan *plan, double m
     out->bytes_network = most_moe * passes * b.bytes_network;
 }
 
-/* The slowest stage's compute of one micro-batch (docs/cost-model.md §2):
- * one layer's forward, backward and recomputation (stage.c) with the
- * context-parallel exchange (cp.c), times the stage's layers, plus the
- * logits and the loss on the last stage. */
-/* The stage term from the plan's kernels (stage_kernels_of). */
+/* The stage term from the plan's kernels (stage_kernels_of): the slowest
+ * stage's compute of one micro-batch (docs/cost-model.md §2), one layer's
+ * forward, backward and recomputation (stage.c) with the context-parallel
+ * exchange (cp.c), times the stage's layers, plus the logits and the loss
+ * on the last stage. */
 static void term_stage_of(const pp_problem *prob, const pp_plan *plan, const pp_stage_kernels *kernels,
                           pp_stage_term *out)
 {

@@ -215,13 +215,6 @@ const pp_gpu *pp_catalog_gpu(const pp_catalog *cat, const char *id)
     return i < 0 ? NULL : &cat->gpus[i];
 }
 
-/* Whether GPU i goes by name: its id, name or an alias, without case. */
-/* A name as people write it, reduced to what tells names apart: its
- * letters and digits in lower case, without the words of noise (a GPU's
- * vendor and product line, "NVIDIA", "Tesla", "AMD", "Instinct"; a
- * model's publisher, "Meta"), so "NVIDIA H100 SXM", "h100-sxm" and
- * "H100_SXM" are one name, as "Llama-3-8B" and "Meta Llama 3 8B" are.
- * Into out (cap bytes). */
 /* The maker's and the product line's words, and the system a GPU is sold in
  * (a DGX or HGX H100 is an H100): none tells GPUs apart. */
 static const char *const gpu_noise[] = {"nvidia", "tesla", "amd", "instinct", "dgx", "hgx", NULL};
@@ -248,6 +241,12 @@ static const char *next_word(const char **p, const char *const *noise, size_t *l
     }
 }
 
+/* A name as people write it, reduced to what tells names apart: its
+ * letters and digits in lower case, without the words of noise (a GPU's
+ * vendor and product line, "NVIDIA", "Tesla", "AMD", "Instinct"; a
+ * model's publisher, "Meta"), so "NVIDIA H100 SXM", "h100-sxm" and
+ * "H100_SXM" are one name, as "Llama-3-8B" and "Meta Llama 3 8B" are.
+ * Into out (cap bytes). */
 static void name_key(const char *name, const char *const *noise, char *out, size_t cap)
 {
     size_t n = 0, len;
@@ -258,6 +257,7 @@ static void name_key(const char *name, const char *const *noise, char *out, size
     out[n] = '\0';
 }
 
+/* Whether two names are one (name_key's), neither empty. */
 static bool same_name(const char *a, const char *b, const char *const *noise)
 {
     char ka[PP_NAME_LEN + 1], kb[PP_NAME_LEN + 1];
@@ -271,6 +271,7 @@ static bool same_gpu_name(const char *a, const char *b)
     return same_name(a, b, gpu_noise);
 }
 
+/* Whether GPU i goes by name: its id, name or an alias, without case. */
 static bool gpu_has_name(const pp_catalog *cat, int i, const char *name)
 {
     if (same_gpu_name(cat->gpus[i].id, name) || same_gpu_name(cat->gpus[i].name, name))

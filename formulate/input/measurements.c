@@ -396,10 +396,6 @@ static void docs_free(row_docs *d)
     cJSON_Delete(d->plan);
 }
 
-/* The model: every key a problem's model object has, as the row states it
- * (a row's other keys, params_b or position, are the row's notes); its
- * "activation" text says whether the MLP is gated; a nameless model is
- * "model". */
 /* The shape keys of a model object: a row that states none of them and
  * names a catalog model (data/models.json, by id or name as people write
  * it: "Llama 3 8B", "llama3-8b") takes that model's shape, with the row's
@@ -461,6 +457,10 @@ static const pp_catalog_model *complete_from_catalog(row_docs *d, const cJSON *j
     return cm;
 }
 
+/* The model: every key a problem's model object has, as the row states it
+ * (a row's other keys, params_b or position, are the row's notes); its
+ * "activation" text says whether the MLP is gated; a nameless model is
+ * "model". */
 static int build_model(row_docs *d, const cJSON *jm, const pp_jpath *at, const pp_catalog *cat, pp_error *err)
 {
     char act[64];
@@ -1642,9 +1642,6 @@ static const struct {
     {"measured", measured_keys, sizeof measured_keys / sizeof measured_keys[0]},
 };
 
-/* Into *out a copy of cfg with every key of table's other names also under
- * its canonical key (unless the row states that), and into renamed the
- * first such pairs (canonical, as written) for error paths. */
 /* A configuration in sections, as a TOML or YAML file nests it (torchtitan's
  * [parallelism] tensor_parallel_degree, [activation_checkpoint] mode; NeMo's
  * trainer.strategy): the members of a nested object lifted into the config,
@@ -1728,6 +1725,10 @@ static cJSON *flat_config(const cJSON *cfg)
     return flat;
 }
 
+/* Into *out a copy of cfg with every key of table's other names also under
+ * its canonical key (unless the row states that), and into renamed the
+ * first such pairs (canonical, as written) for error paths; a config's
+ * sections lifted first. */
 static int normalize_keys(const cJSON *cfg, const source_key *table, size_t n_table, cJSON **out,
                           char renamed[][2][64], int cap, int *n_renamed, pp_error *err)
 {

@@ -527,9 +527,6 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     return rc;
 }
 
-/* The blocks the recipe keeps in bf16, first and last, as the problem was
- * read (resolve_bf16_layers), or the recipe's own share of the model's
- * blocks for a training built in code; none under a 16-bit recipe. */
 /* The recipe's own blocks in bf16: its shares of the model's blocks, rounded. */
 static void recipe_bf16_layers(const pp_precision_info *info, int layers, int *first, int *last)
 {
@@ -537,6 +534,9 @@ static void recipe_bf16_layers(const pp_precision_info *info, int layers, int *f
     *last = (int)lround(info->bf16_last_share * layers);
 }
 
+/* The blocks the recipe keeps in bf16, first and last, as the problem was
+ * read (resolve_bf16_layers), or the recipe's own share of the model's
+ * blocks for a training built in code; none under a 16-bit recipe. */
 void pp_bf16_layers(const pp_problem *prob, int *first, int *last)
 {
     const pp_training *t = &prob->training;
