@@ -1829,6 +1829,13 @@ static void test_row_words_as_sources_write_them(void)
                             "  'measured': {'Tokens / sec / GPU': 8192}}]");
         CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
         PP_ASSERT_CONTAINS(err.path, "config.Sequence Length");
+        /* the throughput as a benchmark table heads it */
+        pp_write_json(path, "[{'id': 'a', 'model': 'Llama 3 8B', 'cluster': 'H100',"
+                            "  'config': {'#-GPUs': 8, 'GBS': 16, 'Sequence Length': 8192},"
+                            "  'measured': {'Throughput (tokens/sec/GPU)': 8192}}]");
+        CU_ASSERT_EQUAL_FATAL(pp_measurements_load(path, &cat, &set, &err), PP_OK);
+        CU_ASSERT_DOUBLE_EQUAL(set.rows[0].iteration_s, 2.0, 1e-12);
+        pp_measurements_free(&set);
     }
     /* a configuration in sections (torchtitan's TOML tables, NeMo's nested
      * trainer.strategy): their members lifted, "mode" under its section's

@@ -1215,6 +1215,7 @@ static const source_key measured_keys[] = {
                      "timeperstepms", "stepms", "msperstep", "msperiteration"}, 1e-3},
     {"tokens_per_s_per_gpu", {"tokenspersecondpergpu", "tokenspersecpergpu", "tgs", "throughputpergpu",
                               "tokenssecgpu", "tokenssgpu", "tokenspersgpu", "tokenspergpupersec", "tokenspergpupersecond"}, 0},
+    {"tokens_per_s_per_gpu", {"throughputtokenssecgpu", "throughputtokenspersecpergpu", "throughputtokenssgpu", NULL}, 0},
     {"tokens_per_s", {"tokenspersecond", "tokenspersec", "throughputtokenspers", "throughputtokenspersec",
                       "throughputtokenspersecond", NULL}, 0},
     {"samples_per_s", {"samplespersecond", "samplespersec", "sequencespersecond", "seqpers"}, 0},
