@@ -1829,6 +1829,11 @@ static void test_row_words_as_sources_write_them(void)
                             "  'measured': {'Tokens / sec / GPU': 8192}}]");
         CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
         PP_ASSERT_CONTAINS(err.path, "config.Sequence Length");
+        /* a GPU count in the config that is not the cluster's is an error */
+        pp_write_json(path, "[{'id': 'a', 'model': 'Llama 3 8B', 'cluster': {'gpu': 'H100', 'gpus': 16},"
+                            "  'config': {'#-GPUs': 8, 'GBS': 16}, 'measured': {'iteration_s': 1.0}}]");
+        CU_ASSERT_EQUAL(pp_measurements_load(path, &cat, &set, &err), PP_EINPUT);
+        PP_ASSERT_CONTAINS(err.path, "config.#-GPUs");
         /* the throughput as a benchmark table heads it */
         pp_write_json(path, "[{'id': 'a', 'model': 'Llama 3 8B', 'cluster': 'H100',"
                             "  'config': {'#-GPUs': 8, 'GBS': 16, 'Sequence Length': 8192},"

@@ -1938,8 +1938,20 @@ static int zero_degrees_unstated(cJSON *config, pp_error *err)
     return rc;
 }
 
+/* A GPU count the config states (a table's "#-GPUs") is the cluster's
+ * where the cluster states none (gpus_of_degrees); both, they agree. */
+static int gpus_of_config(const row_parts *s, pp_error *err)
+{
+    const cJSON *c = stated(s->own[2], "gpus"), *g = stated(s->own[1], "gpus");
+    if (!cJSON_IsNumber(c) || !cJSON_IsNumber(g) || c->valuedouble == g->valuedouble)
+        return PP_OK;
+    pp_jpath at = pp_jpath_key(&s->config_at, "gpus");
+    return pp_json_fail(err, &at, "expected the cluster's GPU count (%g), found %g", g->valuedouble, c->valuedouble);
+}
+
 /* Each section of the row with its keys as the loader reads them, in
- * place of the row's own (the config's sequence length the model's). */
+ * place of the row's own (the config's sequence length the model's, its
+ * GPU count checked against the cluster's). */
 static int normalize_sections(row_parts *s, pp_error *err)
 {
     const cJSON **sections[4] = {&s->model, &s->cluster, &s->config, &s->measured};
@@ -1963,7 +1975,8 @@ static int normalize_sections(row_parts *s, pp_error *err)
             return rc;
         *sections[i] = s->own[i];
     }
-    return sequence_of_config(s, err);
+    int rc = sequence_of_config(s, err);
+    return rc ? rc : gpus_of_config(s, err);
 }
 
 /* An error's path at a key the row spelled otherwise names it as written. */
