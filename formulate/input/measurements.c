@@ -1780,7 +1780,8 @@ static int normalize_keys_flat(const cJSON *cfg, const source_key *table, size_t
                 canon = "token_dispatcher";
                 copy = cJSON_CreateString("DeepEP");
             } else if ((strcmp(k, "fsdp") == 0 || strcmp(k, "usemegatronfsdp") == 0 || strcmp(k, "usetorchfsdp2") == 0) &&
-                       (cJSON_IsTrue(item) || (cJSON_IsNumber(item) && item->valuedouble == 1.0))) {
+                       (cJSON_IsTrue(item) || flag_number(item) == 1 ||
+                        (cJSON_IsString(item) && (flag_word(item->valuestring) == 1 || strcmp(item->valuestring, "1") == 0)))) {
                 /* a table's FSDP column, Megatron's --use-megatron-fsdp (its
                  * default strategy optim_grads_params) and --use-torch-fsdp2:
                  * parameters, gradients and optimizer sharded */
