@@ -899,6 +899,10 @@ static void test_problem_names_as_written(void)
                   {"Llama 3.3 70B", "llama3-70b"},
                   {"deepseek-ai/DeepSeek-V3-Base", "deepseek-v3"},
                   {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"},
+                  {"meta-llama/Llama-3.2-1B-Instruct", "llama3.2-1b"},
+                  {"Llama 3.2 3B", "llama3.2-3b"},
+                  {"deepseek-ai/DeepSeek-V2-Lite", "deepseek-v2-lite"},
+                  {"moonshotai/Moonlight-16B-A3B-Instruct", "moonlight-16b-a3b"},
                   /* a last word that is the model's own parameter count */
                   {"DeepSeek V3 671B", "deepseek-v3"},
                   {"Nemotron-4 340B", "nemotron4-340b"}};
