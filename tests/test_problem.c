@@ -901,6 +901,7 @@ static void test_problem_names_as_written(void)
                   {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"},
                   {"meta-llama/Llama-3.2-1B-Instruct", "llama3.2-1b"},
                   {"Llama 3.2 3B", "llama3.2-3b"},
+                  {"facebook/opt-175b", "opt-175b"},
                   {"deepseek-ai/DeepSeek-V2-Lite", "deepseek-v2-lite"},
                   {"moonshotai/Moonlight-16B-A3B-Instruct", "moonlight-16b-a3b"},
                   /* a last word that is the model's own parameter count */
