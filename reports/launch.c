@@ -229,15 +229,6 @@ static void pipeline_layout_string(const pp_stage_split *s, long chunks, int mtp
     append(buf, cap, "L\"");
 }
 
-/* Whether the plan casts its data-parallel gradients to a 16-bit type
- * before the collective (a codec of kind "cast" at 16 bits a value: bf16),
- * which each framework does with its own setting. */
-static bool dp_cast16(const pp_problem *prob, const pp_plan *p)
-{
-    int i = p->codec[PP_DIM_DP];
-    return i > 0 && i < prob->n_codecs && prob->codecs[i].cast && prob->codecs[i].bits_per_value == 16.0;
-}
-
 /* The Megatron-LM flags of the plan's parallelism, memory savers and
  * communication overlap. */
 static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, const pp_plan *p)
@@ -317,7 +308,7 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
     /* Megatron-LM reduces bf16 gradients in fp32 unless told (the model's
      * default), or the plan casts them to bf16 (the DP codec bf16,
      * data/frameworks.json) */
-    if (t->precision != PP_PREC_FP16 && (t->grad_reduce_dtype == PP_PREC_BF16 || dp_cast16(prob, p)))
+    if (t->precision != PP_PREC_FP16 && (t->grad_reduce_dtype == PP_PREC_BF16 || pp_plan_dp_cast16(prob, p)))
         flag_sw(f, false, "--grad-reduce-in-bf16");
     if (t->flash_attention)
         flag_sw(f, false, "--use-flash-attn");
@@ -448,13 +439,13 @@ static void megatron_notes(pp_launch_target *f, const pp_problem *prob, const pp
      * (--grad-reduce-in-bf16 makes it bf16, else fp32): a problem that asks
      * for different types has no flags that run it. */
     const pp_training *t = &prob->training;
-    if (t->precision != PP_PREC_FP16 && t->grad_accum_bytes &&
-        t->grad_accum_bytes != (t->grad_reduce_dtype == PP_PREC_FP32 ? 4 : 2))
+    pp_precision reduce = pp_plan_grad_reduce(prob, p);
+    int held = pp_plan_grad_held_bytes(prob, p);
+    if (t->precision != PP_PREC_FP16 && t->grad_accum_bytes && held != (reduce == PP_PREC_FP32 ? 4 : 2))
         note(f, "Megatron-LM holds and reduces gradients in one type (bf16 with `--grad-reduce-in-bf16`, "
-                "else fp32); this problem asks for gradients held in %s and reduced in %s, which it "
+                "else fp32); this problem asks for gradients held in %s and the plan reduces them in %s, which it "
                 "cannot run: the flags above reduce in %s and hold them in that type too.\n\n",
-             t->grad_accum_bytes == 4 ? "fp32" : "16 bits", pp_precision_name(t->grad_reduce_dtype),
-             pp_precision_name(t->grad_reduce_dtype));
+             held == 4 ? "fp32" : "16 bits", pp_precision_name(reduce), pp_precision_name(reduce));
     if (t->mtp_layers > 0)
         note(f, "`--mtp-num-layers %d` trains %s multi-token-prediction module%s on the last pipeline stage, where "
                 "the step above prices %s (docs/cost-model.md section 9).\n\n",
@@ -802,7 +793,7 @@ static void build_deepspeed(pp_launch_target *ds, const pp_launch_target *megatr
     set_int(ds, "zero_optimization", "stage", p->zero);
     if (p->zero >= 1 && t->dp_overlap)
         set_bool(ds, "zero_optimization", "overlap_comm", true);
-    if (dp_cast16(prob, p) && t->precision != PP_PREC_FP16) /* the gradients cast to bf16 */
+    if (pp_plan_dp_cast16(prob, p) && t->precision != PP_PREC_FP16) /* the gradients cast to bf16 */
         set_text(ds, NULL, "communication_data_type", PP_LV_STR, "bf16");
 
     char tp[PP_LAUNCH_TEXT], pp[PP_LAUNCH_TEXT];
@@ -904,7 +895,7 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
      * (torchtitan/config/job_config.py at v0.2.2 and configs.py at its
      * 2026 head; argparse choices ["float32"] before), so it reduces in fp32:
      * Composer's PURE mixed precision runs what was priced */
-    bool reduce16 = (dp_cast16(prob, p) || prob->training.grad_reduce_dtype == PP_PREC_BF16) &&
+    bool reduce16 = (pp_plan_dp_cast16(prob, p) || prob->training.grad_reduce_dtype == PP_PREC_BF16) &&
                     prob->training.precision != PP_PREC_FP16 && p->dp > 1;
     if (reduce16)
         note(tt, "torchtitan reduces FSDP gradients in float32 only (`training.mixed_precision_reduce` takes "
@@ -1297,12 +1288,13 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
         const pp_codec *k = &prob->codecs[i];
         char id[PP_LAUNCH_TEXT];
         code_word(id, sizeof id, k->id);
-        if (d == PP_DIM_DP && dp_cast16(prob, p))
-            pp_sb_appendf(sb, "%s traffic: %s, a cast the training framework applies before the collective (%g "
-                              "bits per value): Megatron-LM `--grad-reduce-in-bf16`, DeepSpeed "
+        if (d == PP_DIM_DP && pp_plan_dp_cast16(prob, p))
+            pp_sb_appendf(sb, "%s traffic: %s, the gradients reduced in a %g-bit type, which the training "
+                              "framework sets: Megatron-LM `--grad-reduce-in-bf16`, DeepSpeed "
                               "`communication_data_type: \"bf16\"`, llm-foundry `fsdp_config.mixed_precision: PURE` (torchtitan "
                               "reduces in float32 only), as the settings above say; the collective library needs no "
-                              "setting.\n\n",
+                              "setting. No kernel casts them before the collective: Megatron-LM and FSDP also hold "
+                              "them in that type between micro-batches, which the memory above counts.\n\n",
                           pp_dim_name((pp_dim)d), id, k->bits_per_value);
         else
             pp_sb_appendf(sb, "%s traffic: %s, a quantizer applied before the collective (%g bits per value); "

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <string.h>
 
 /* ZeRO-3 moves 1.5x the bytes of ZeRO-1 (Rajbhandari et al. 2020 §7.2.2),
  * with one micro-batch; its exposed pieces are its own, not the buckets'. */
@@ -213,6 +214,66 @@ static void test_zero2_sync_per_framework(void)
     CU_ASSERT(fs.per_mb_wire_s > 0.0);
 }
 
+/* A plan whose DP codec casts the gradients to bf16 runs as Megatron-Core's
+ * --grad-reduce-in-bf16, which the launch settings print for it: the same
+ * run as a problem reducing in bf16 (training.grad_reduce_dtype), so both
+ * are priced alike, time and memory: the gradients held in bf16 with the
+ * optimizer's fp32 copy, half the DP bytes, and no cast kernel.  A problem
+ * that states the type it holds gradients in keeps it; FSDP holds them in
+ * its reduce type too, DeepSpeed in 16 bits either way. */
+static void test_dp_cast_is_the_reduce_type(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const char *fws[] = {"megatron-core", "fsdp", "deepspeed"};
+    for (int f = 0; f < 3; f++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 4}, "
+                 "'training': {'global_batch': 128, 'precision': 'bf16', 'framework': '%s', "
+                 "'grad_reduce_dtype': 'fp32'}}",
+                 fws[f]);
+        pp_problem cast, reduce16;
+        pp_test_load(json, &cat, &cast);
+        reduce16 = cast;
+        reduce16.training.grad_reduce_dtype = PP_PREC_BF16;
+        reduce16.training.grad_accum_bytes = pp_framework_grad_accum(reduce16.training.framework, PP_PREC_BF16,
+                                                                      PP_PREC_BF16) == PP_PREC_FP32 ? 4 : 2;
+        int bf16 = -1;
+        for (int i = 0; i < cast.n_codecs; i++)
+            if (strcmp(cast.codecs[i].id, "bf16") == 0)
+                bf16 = i;
+        CU_ASSERT_FATAL(bf16 > 0);
+        pp_plan pl = pp_test_plan(2, 1, 16, 1, 1);
+        pl.zero = f == 1 ? 2 : 1;
+        pp_plan plain = pl;
+        pl.codec[PP_DIM_DP] = bf16;
+        CU_ASSERT(pp_plan_dp_cast16(&cast, &pl));
+        CU_ASSERT_EQUAL(pp_plan_grad_reduce(&cast, &pl), PP_PREC_BF16);
+        CU_ASSERT_EQUAL(pp_plan_grad_reduce(&cast, &plain), PP_PREC_FP32);
+        pp_eval a, b, fp32;
+        pp_evaluate(&cast, &pl, &a);
+        pp_evaluate(&reduce16, &plain, &b);
+        pp_evaluate(&cast, &plain, &fp32);
+        PP_REL_EQ(a.time.step_s, b.time.step_s, 1e-12);
+        PP_REL_EQ(a.mem.gradients_gib, b.mem.gradients_gib, 1e-12);
+        PP_REL_EQ(a.mem.optimizer_gib, b.mem.optimizer_gib, 1e-12);
+        PP_REL_EQ(a.mem.total_gib, b.mem.total_gib, 1e-12);
+        CU_ASSERT_EQUAL(a.time.compression_s, 0.0);
+        /* against the fp32 reduction: half the gradient bytes on the wire */
+        CU_ASSERT(a.bytes_network_per_step < 0.75 * fp32.bytes_network_per_step);
+        /* DeepSpeed holds 16-bit gradients whatever it reduces in */
+        PP_REL_EQ(a.mem.gradients_gib, (f == 2 ? 1.0 : 0.5) * fp32.mem.gradients_gib, 1e-12);
+        /* a stated holding type stays (Megatron-LM cannot run it; the launch notes say so) */
+        pp_problem held = cast;
+        held.training.grad_accum_given = true;
+        pp_eval h;
+        pp_evaluate(&held, &pl, &h);
+        PP_REL_EQ(h.mem.gradients_gib, fp32.mem.gradients_gib, 1e-12);
+    }
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -222,6 +283,7 @@ int main(void)
         {"ZeRO-2 reduce-scatters every micro-batch, but once under FSDP's pipeline", test_zero2_sync_per_framework},
         {"the once-a-step traffic goes out in the framework's buckets", test_dp_buckets},
         {"a CUDA-graphed layer waits for its parameter buckets in turn", test_gather_under_cuda_graphs},
+        {"a bf16 DP cast is the reduction's type, priced as one", test_dp_cast_is_the_reduce_type},
         {NULL, NULL},
     };
     return pp_test_main("cost-dp", tests);

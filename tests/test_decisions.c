@@ -129,6 +129,38 @@ static void test_row_keys(void)
     CU_ASSERT_PTR_NULL(pp_decisions[PP_DEC_ZERO].row_key); /* the row's zero_stage, derived */
 }
 
+/* What differs between two plans, as the report's runner-ups say it: the
+ * modules a selective recomputation reruns mean nothing to a plan that does
+ * not recompute selectively, so against one they are the other plan's alone,
+ * and between two such plans they are not named. */
+static void test_changes_name_the_modules_of_selective_plans(void)
+{
+    pp_problem p = pp_test_problem(PP_TEST_A100, pp_test_gpt3_175b(), 8, 64);
+    pp_plan none = pp_test_plan(8, 1, 8, 1, 1), sel = none, sel2, full;
+    none.recompute = PP_RECOMPUTE_NONE;
+    none.recompute_modules = 1; /* core_attn, the default */
+    sel.recompute = PP_RECOMPUTE_SELECTIVE;
+    sel.recompute_modules = 4; /* layernorm */
+    char buf[512];
+    pp_plan_changes(&p, &sel, &none, buf, sizeof buf);
+    PP_ASSERT_CONTAINS(buf, "recompute=selective instead of none");
+    PP_ASSERT_CONTAINS(buf, "recompute_modules=layernorm");
+    CU_ASSERT_PTR_NULL(strstr(buf, "core_attn"));
+    pp_plan_changes(&p, &none, &sel, buf, sizeof buf);
+    PP_ASSERT_CONTAINS(buf, "recompute_modules=layernorm");
+    CU_ASSERT_PTR_NULL(strstr(buf, "core_attn"));
+    sel2 = sel;
+    sel2.recompute_modules = 1;
+    pp_plan_changes(&p, &sel, &sel2, buf, sizeof buf);
+    PP_ASSERT_CONTAINS(buf, "recompute_modules=layernorm instead of core_attn");
+    full = none;
+    full.recompute = PP_RECOMPUTE_FULL;
+    full.recompute_modules = 4;
+    pp_plan_changes(&p, &full, &none, buf, sizeof buf);
+    PP_ASSERT_CONTAINS(buf, "recompute=full instead of none");
+    CU_ASSERT_PTR_NULL(strstr(buf, "modules"));
+}
+
 int main(void)
 {
     static const pp_test tests[] = {
@@ -139,6 +171,7 @@ int main(void)
         {"the MIP's candidates nest by the rows", test_the_nesting_of_the_candidates},
         {"the codec rows follow the compressed dimensions", test_codec_rows_follow_the_dimensions},
         {"a measurement row's keys", test_row_keys},
+        {"plan changes name the modules of selective plans only", test_changes_name_the_modules_of_selective_plans},
         {NULL, NULL},
     };
     return pp_test_main("decisions", tests);

@@ -347,11 +347,16 @@ double pp_p2p_time_s(const pp_cluster *c, double bytes, bool inter_node)
 }
 
 /* The codec a dimension uses for a message of `bytes`: none below the
- * problem's threshold (MVAPICH compresses only messages >= 1 MiB). */
+ * problem's threshold (MVAPICH compresses only messages >= 1 MiB), and none
+ * for gradients cast to 16 bits, which travel in that type. */
 const pp_codec *codec_for(const pp_problem *prob, const pp_plan *plan, pp_dim dim, double bytes)
 {
     int i = plan->codec[dim];
     if (i <= 0 || i >= prob->n_codecs || bytes < prob->compress_min_bytes)
+        return NULL;
+    /* a 16-bit cast of the gradients is the type they are reduced in
+     * (pp_plan_grad_reduce, dp.c), not a kernel before the collective */
+    if (dim == PP_DIM_DP && pp_plan_dp_cast16(prob, plan))
         return NULL;
     return &prob->codecs[i];
 }

@@ -99,6 +99,15 @@ bool pp_moe_a2a_overlapped(const pp_problem *prob, const pp_plan *plan);
  * reduces them in: that type for Megatron and FSDP (fp32 in bf16 or fp8
  * training by default), the 16-bit type for DeepSpeed. */
 pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training, pp_precision reduce);
+/* Whether a plan's data-parallel codec is a cast to 16 bits a value (bf16),
+ * and the type the plan reduces its gradients in: the training's
+ * (training.grad_reduce_dtype), or 16 bits under such a cast, which every
+ * framework runs as its reduction type, not as a kernel before the
+ * collective (frameworks.c).  The gradients are held in it between
+ * micro-batches too unless the problem states training.grad_accum_dtype
+ * (states.c). */
+bool pp_plan_dp_cast16(const pp_problem *prob, const pp_plan *plan);
+pp_precision pp_plan_grad_reduce(const pp_problem *prob, const pp_plan *plan);
 /* The share of a GPU's SMs communication kernels take while they overlap
  * computation (device.c): hidden traffic slows the compute by this share. */
 double pp_comm_sm_share(const pp_problem *prob);
@@ -414,6 +423,10 @@ void pp_model_state_bytes(double psi, int zero, double d, double *weights, doubl
  * fp8 (2 + 4 + 12), and fp16 gradients plus an fp32 copy in fp16 (2 + 2 +
  * 16); DeepSpeed ZeRO holds 2 + 2 + 12. */
 void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim);
+/* The bytes a plan's gradients are held in between micro-batches (2 or 4):
+ * training.grad_accum_dtype, or where the problem states none and the plan
+ * reduces in 16 bits (pp_plan_grad_reduce), the framework's type for that. */
+int pp_plan_grad_held_bytes(const pp_problem *prob, const pp_plan *plan);
 
 /* The ranks that hold the same parameters and so share ZeRO's shards and
  * the gradient reduction: dp x cp (Megatron-Core shards the distributed

@@ -172,7 +172,7 @@ static void zero_traffic(const pp_problem *prob, const pp_plan *plan, double par
                          int mb, double pieces, pp_comm_term *acc_once, pp_comm_term *acc_gather,
                          pp_comm_term *acc_per_mb, double *acc_fixed, pp_dp_term *tails)
 {
-    double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
+    double grad_bits = pp_plan_grad_reduce(prob, plan) == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
     double wb = weight_bytes(&prob->training), weight_bits = 8.0 * wb;
     double grad_bytes = grad_bits / 8.0 * params, param_bytes = wb * params, held_bytes = wb * held;
     pp_comm_term once = {0}, gather = {0}, per_mb = {0};
@@ -249,8 +249,10 @@ void pp_term_dp_comm(const pp_problem *prob, const pp_plan *plan, pp_dp_term *ou
     int mb = pp_microbatches(prob, plan);
     double expert;
     double params = busiest_stage_params(prob, plan, &expert);
-    /* Gradients travel in training.grad_reduce_dtype, parameters in 16 bits. */
-    double grad_bits = prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
+    /* Gradients travel in the type the plan reduces them in
+     * (training.grad_reduce_dtype, or 16 bits under the DP codec bf16:
+     * pp_plan_grad_reduce), parameters in 16 bits. */
+    double grad_bits = pp_plan_grad_reduce(prob, plan) == PP_PREC_FP32 ? 32.0 : 8.0 * ACT_BYTES;
     double grad_bytes = grad_bits / 8.0 * params;
     long stride = (long)plan->tp;
     long k = ranks_per_node(prob, stride, n);

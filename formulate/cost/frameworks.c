@@ -58,6 +58,29 @@ pp_precision pp_framework_grad_accum(pp_framework fw, pp_precision training, pp_
     return reduce == PP_PREC_FP32 ? PP_PREC_FP32 : half;
 }
 
+bool pp_plan_dp_cast16(const pp_problem *prob, const pp_plan *plan)
+{
+    int i = plan->codec[PP_DIM_DP];
+    return i > 0 && i < prob->n_codecs && prob->codecs[i].cast && prob->codecs[i].bits_per_value == 16.0;
+}
+
+/* A 16-bit cast of the gradients is the reduction's own type in every
+ * framework that offers one (data/frameworks.json, compression.dp):
+ * Megatron-Core's --grad-reduce-in-bf16 makes its gradient buffer bf16
+ * (param_and_grad_buffer.py: "torch.float if grad_reduce_in_fp32, else
+ * param.dtype"), so the backward writes the gradients in bf16 and NCCL
+ * reduces that buffer; FSDP2 reduces in MixedPrecisionPolicy.reduce_dtype
+ * (llm-foundry's PURE mixed precision: bf16); DeepSpeed in its
+ * communication_data_type.  No kernel casts the buffer before the
+ * collective, and under fp16 training the gradients are already 16-bit. */
+pp_precision pp_plan_grad_reduce(const pp_problem *prob, const pp_plan *plan)
+{
+    pp_precision r = prob->training.grad_reduce_dtype;
+    if (r != PP_PREC_FP32 || !pp_plan_dp_cast16(prob, plan))
+        return r;
+    return prob->training.precision == PP_PREC_FP16 ? PP_PREC_FP16 : PP_PREC_BF16;
+}
+
 void pp_framework_features(pp_framework fw, pp_training *t)
 {
     t->framework = fw;
@@ -102,6 +125,7 @@ void pp_framework_features(pp_framework fw, pp_training *t)
     t->fused_loss = true;
     t->loss_gathered = false;
     t->grad_accum_bytes = 0; /* the framework's own */
+    t->grad_accum_given = false;
     t->moment_bytes = 4;     /* Adam's moments in fp32 (torch.optim.AdamW, FusedAdam, DeepSpeed's) */
     t->moments_fp16 = false;
     t->bf16_layers_resolved = false; /* the recipe's blocks in bf16 (names.c) */

@@ -29,16 +29,13 @@ void pp_model_state_bytes(double psi, int zero, double d, double *weights, doubl
     *optim = ADAM_STATE_BYTES * psi / (zero >= 1 ? d : 1.0);
 }
 
-void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim)
+/* Bytes per parameter with the gradients held in `held` bytes. */
+static void state_bytes(const pp_training *t, int held, double *weights, double *grads, double *optim)
 {
     *weights = weight_bytes(t);
     /* the fp32 master weight and Adam's two moments, each in its type
      * (training.optimizer_moments_dtype: 4 + 2 x 2 with 16-bit moments) */
     *optim = ADAM_STATE_BYTES - 2.0 * (4.0 - adam_moment_bytes(t));
-    /* gradients in the type they are summed in (training.grad_accum_dtype) */
-    pp_precision dflt = pp_framework_grad_accum(t->framework, t->precision,
-                                                pp_framework_grad_reduce(t->framework, t->precision));
-    int held = t->grad_accum_bytes ? t->grad_accum_bytes : (dflt == PP_PREC_FP32 ? 4 : 2);
     *grads = held;
     if (t->framework == PP_FW_DEEPSPEED || t->framework == PP_FW_DEEPSPEED_2021)
         return; /* ZeRO Table 1 */
@@ -51,6 +48,31 @@ void pp_state_bytes_per_param(const pp_training *t, double *weights, double *gra
      * grad under ZeRO): 4 bytes more of optimizer state. */
     if (held < 4)
         *optim += 4.0;
+}
+
+/* The bytes a gradient is held in between micro-batches: training.grad_accum_dtype,
+ * or without one the framework's type for the type it reduces in (its
+ * default, or the plan's where a 16-bit DP cast makes the reduction bf16,
+ * pp_plan_grad_reduce: Megatron-Core's --grad-reduce-in-bf16 makes its one
+ * gradient buffer bf16, FSDP2 accumulates in its reduce dtype, DeepSpeed
+ * holds 16 bits either way), unless the problem states the held type. */
+static int grad_held_bytes(const pp_training *t, pp_precision plan_reduce)
+{
+    bool cast = t->grad_reduce_dtype == PP_PREC_FP32 && plan_reduce != PP_PREC_FP32;
+    if (t->grad_accum_bytes && (!cast || t->grad_accum_given))
+        return t->grad_accum_bytes;
+    pp_precision reduce = cast ? plan_reduce : pp_framework_grad_reduce(t->framework, t->precision);
+    return pp_framework_grad_accum(t->framework, t->precision, reduce) == PP_PREC_FP32 ? 4 : 2;
+}
+
+void pp_state_bytes_per_param(const pp_training *t, double *weights, double *grads, double *optim)
+{
+    state_bytes(t, grad_held_bytes(t, t->grad_reduce_dtype), weights, grads, optim);
+}
+
+int pp_plan_grad_held_bytes(const pp_problem *prob, const pp_plan *plan)
+{
+    return grad_held_bytes(&prob->training, pp_plan_grad_reduce(prob, plan));
 }
 
 void pp_stage_holding_of(const pp_problem *prob, const pp_plan *plan, int stage, pp_stage_holding *out)
@@ -73,7 +95,7 @@ void pp_mem_states_held_gib(const pp_problem *prob, const pp_plan *plan, int sta
 {
     double psi = held->params, d = (double)pp_replica_ranks(plan);
     double w, g, o;
-    pp_state_bytes_per_param(&prob->training, &w, &g, &o);
+    state_bytes(&prob->training, pp_plan_grad_held_bytes(prob, plan), &w, &g, &o);
     int z = plan->zero;
     *weights = w * psi / (z >= 3 ? d : 1.0) / GIB;
     *grads = g * psi / (z >= 2 ? d : 1.0) / GIB;
@@ -121,5 +143,5 @@ void pp_mem_states_held_gib(const pp_problem *prob, const pp_plan *plan, int sta
      * (grad_sync_every_microbatch: FSDP under a pipeline), accumulates the
      * unsharded gradients in the reduce type until then. */
     if (z >= 2 && d > 1.0 && !grad_sync_every_microbatch(prob, plan))
-        *grads += (prob->training.grad_reduce_dtype == PP_PREC_FP32 ? 4.0 : ACT_BYTES) * trained / GIB;
+        *grads += (pp_plan_grad_reduce(prob, plan) == PP_PREC_FP32 ? 4.0 : ACT_BYTES) * trained / GIB;
 }

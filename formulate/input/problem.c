@@ -481,6 +481,7 @@ static int parse_training(const parse_ctx *c, const cJSON *obj, const pp_jpath *
     if (!rc)
         rc = parse_gradient_dtype(c, obj, at, "grad_accum_dtype", accum, &accum);
     t->grad_accum_bytes = accum == PP_PREC_FP32 ? 4 : 2;
+    t->grad_accum_given = pp_json_member(obj, "grad_accum_dtype") != NULL;
     /* Adam's two moments: fp32 unless the problem keeps them in 16 bits */
     pp_precision moments = t->moment_bytes != 2 ? PP_PREC_FP32 : t->moments_fp16 ? PP_PREC_FP16 : PP_PREC_BF16;
     if (!rc)

@@ -182,9 +182,18 @@ void pp_plan_changes(const pp_problem *prob, const pp_plan *b, const pp_plan *a,
         char nx[32], ny[32], item[256];
         const char *tx = pp_decision_value_text(prob, d, x, nx, sizeof nx);
         const char *ty = pp_decision_value_text(prob, d, y, ny, sizeof ny);
+        /* the modules recomputed mean nothing in a plan that does not
+         * recompute selectively: the other plan's alone */
+        bool modules_of_one = d->id == PP_DEC_RECOMPUTE_MODULES &&
+                              (b->recompute != PP_RECOMPUTE_SELECTIVE || a->recompute != PP_RECOMPUTE_SELECTIVE);
+        if (modules_of_one && b->recompute != PP_RECOMPUTE_SELECTIVE && a->recompute != PP_RECOMPUTE_SELECTIVE)
+            continue;
         if (d->kind == PP_DK_CODEC)
             snprintf(item, sizeof item, "%s%s compression %s instead of %s", buf[0] ? ", " : "", pp_dim_name(d->dim),
                      tx, ty);
+        else if (modules_of_one)
+            snprintf(item, sizeof item, "%s%s=%s", buf[0] ? ", " : "", d->label,
+                     b->recompute == PP_RECOMPUTE_SELECTIVE ? tx : ty);
         else
             snprintf(item, sizeof item, "%s%s=%s instead of %s", buf[0] ? ", " : "", d->label, tx, ty);
         /* whole changes only: one that does not fit ends the list */

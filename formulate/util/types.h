@@ -378,6 +378,8 @@ typedef struct pp_training {
                              between micro-batches, 4 (fp32: Megatron's main_grad, FSDP's reduce
                              dtype) or 2 (16-bit: DeepSpeed, PyTorch autograd's .grad); 0 = the
                              framework's default (pp_framework_grad_accum) */
+    bool grad_accum_given; /* the problem states training.grad_accum_dtype: the gradients are held in
+                              it whatever type the plan reduces them in (pp_plan_grad_reduce) */
     bool loss_gathered; /* training.loss_parallel false: the output layer all-gathers the logits
                            over TP and every rank runs the loss on the whole vocabulary (Hugging
                            Face-style heads, Aleph Alpha Scaling's ColumnParallelLinear); default
