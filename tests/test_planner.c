@@ -942,6 +942,51 @@ static void test_family_rows_at_plan(void)
     pp_plan_result_free(&res);
 }
 
+/* The DP codec bf16 is the type the gradients are reduced in
+ * (pp_plan_grad_reduce): where the training reduces in 16 bits already
+ * (DeepSpeed's default, or training.grad_reduce_dtype bf16) it is the run
+ * without it, so the space offers it as no plan of its own, and a search
+ * that lists it alone gets that run ("none"), not an empty space; with an
+ * fp32 reduction it is a plan of its own. */
+static void test_dp_cast_offered_where_it_changes_the_reduction(void)
+{
+    pp_catalog cat;
+    pp_load_catalog(&cat);
+    const char *problems[] = {
+        "{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 2},"
+        " 'training': {'global_batch': 64, 'framework': 'deepspeed'}}",
+        "{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 2},"
+        " 'training': {'global_batch': 64, 'framework': 'deepspeed'}, 'search': {'compression': {'dp': ['bf16']}}}",
+        "{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 2},"
+        " 'training': {'global_batch': 64, 'grad_reduce_dtype': 'bf16'}}",
+        "{'model': 'llama3-8b', 'cluster': {'gpu': 'h100-sxm5-80gb', 'gpus_per_node': 8, 'nodes': 2},"
+        " 'training': {'global_batch': 64}}",
+    };
+    for (int k = 0; k < 4; k++) {
+        pp_problem p;
+        pp_test_load(problems[k], &cat, &p);
+        int bf16 = -1;
+        for (int i = 0; i < p.n_codecs; i++)
+            if (strcmp(p.codecs[i].id, "bf16") == 0)
+                bf16 = i;
+        CU_ASSERT_FATAL(bf16 > 0);
+        pp_space s;
+        pp_error err;
+        CU_ASSERT_EQUAL_FATAL(pp_space_build(&p, &s, &err), PP_OK);
+        CU_ASSERT_FATAL(s.n_shapes > 0);
+        const pp_int_list *dp = &s.options[PP_OPT_CODEC_DP];
+        bool none = false, cast = false;
+        for (int i = 0; i < dp->n; i++) {
+            none |= dp->v[i] == 0;
+            cast |= dp->v[i] == bf16;
+        }
+        CU_ASSERT(none);
+        CU_ASSERT_EQUAL(cast, k == 3); /* Megatron-Core reducing bf16 gradients in fp32 by default */
+        pp_space_free(&s);
+    }
+    pp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const pp_test tests[] = {
@@ -958,6 +1003,7 @@ int main(void)
         {"exported model: glpsol and cbc agree", test_exported_model_other_solvers},
         {"time limit before any plan is an error", test_time_limit_without_plan},
         {"constraint families evaluated at a plan", test_family_rows_at_plan},
+        {"the DP cast is a plan of its own only where it changes the reduction", test_dp_cast_offered_where_it_changes_the_reduction},
         {NULL, NULL},
     };
     return pp_test_main("planner", tests);

@@ -725,6 +725,16 @@ static bool cp_a2a_splits_heads(const pp_problem *prob, const pp_plan *pl)
     return pp_cp_a2a_splits_heads(prob->model.heads, pp_cp_a2a_kv_heads(&prob->model), pl->tp, pl->cp);
 }
 
+/* A 16-bit cast of the data-parallel gradients is the type they are
+ * reduced in (pp_plan_grad_reduce, frameworks.c): where the training
+ * reduces in 16 bits already it is the run without it, so the space does
+ * not offer it as a plan of its own (eval prices it as that run). */
+static bool dp_codec_changes_reduction(const pp_problem *prob, int value)
+{
+    const pp_codec *c = value > 0 && value < prob->n_codecs ? &prob->codecs[value] : NULL;
+    return !c || !c->cast || c->bits_per_value != 16.0 || prob->training.grad_reduce_dtype == PP_PREC_FP32;
+}
+
 /* The option rules that read only the problem and the option's value: the
  * space offers no value one of them refuses (pp_option_offered). */
 static const struct {
@@ -733,6 +743,7 @@ static const struct {
 } OPTION_RULES[] = {
     {PP_DEC_CP_COMM, cp_comm_fits},
     {PP_DEC_RECOMPUTE, recompute_fits_graphs},
+    {PP_DEC_CODEC_DP, dp_codec_changes_reduction},
 };
 
 bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value)
