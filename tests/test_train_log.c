@@ -310,6 +310,22 @@ static void test_cli_whole_plan(void)
     CU_ASSERT_EQUAL(pp_recompute_modules(p), PP_RCM_CORE_ATTN | PP_RCM_LAYERNORM);
     CU_ASSERT_TRUE(p->sequence_parallel);
     CU_ASSERT_TRUE(p->tp_comm_overlap);
+    /* the DP bf16 cast is the reduction's type (pp_plan_grad_reduce): the
+     * row states it, so it is priced as eval prices the run, the gradients
+     * held in bf16 */
+    PP_ASSERT_CONTAINS(text, "\"grad_reduce_dtype\":\t\"bf16\"");
+    pp_problem prob;
+    pp_plan run;
+    char *ptext = pp_slurp(problem), *ltext = pp_slurp(plan);
+    CU_ASSERT_EQUAL_FATAL(pp_problem_parse(ptext, problem, NULL, &cat, &prob, &err), PP_OK);
+    CU_ASSERT_EQUAL_FATAL(pp_plan_parse(ltext, plan, &prob, &run, &err), PP_OK);
+    pp_eval want, got;
+    pp_evaluate(&prob, &run, &want);
+    pp_evaluate(&set.rows[0].prob, p, &got);
+    CU_ASSERT(fabs(got.time.step_s / want.time.step_s - 1.0) < 1e-9);
+    CU_ASSERT(fabs(got.mem.gradients_gib / want.mem.gradients_gib - 1.0) < 1e-9);
+    free(ptext);
+    free(ltext);
     pp_measurements_free(&set);
     pp_catalog_free(&cat);
 }

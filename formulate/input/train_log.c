@@ -340,7 +340,12 @@ static cJSON *config_json(const pp_problem *prob, const pp_plan *pl)
     cJSON_AddBoolToObject(o, "scatter_gather", t->p2p_scatter_gather);
     cJSON_AddBoolToObject(o, "loss_parallel", !t->loss_gathered);
     cJSON_AddStringToObject(o, "attention_kernel", pp_attention_kernel_names[t->attention_kernel]);
-    cJSON_AddStringToObject(o, "grad_reduce_dtype", pp_precision_name(t->grad_reduce_dtype));
+    /* the type the plan reduces in: a DP bf16 cast is that reduction
+     * (pp_plan_grad_reduce); and the held type where the problem states one */
+    cJSON_AddStringToObject(o, "grad_reduce_dtype", pp_precision_name(pp_plan_grad_reduce(prob, pl)));
+    if (t->grad_accum_given)
+        cJSON_AddStringToObject(o, "grad_accum_dtype", t->grad_accum_bytes == 4 ? "fp32"
+                                                       : t->precision == PP_PREC_FP16 ? "fp16" : "bf16");
     cJSON_AddStringToObject(o, "cuda_graphs", pp_cuda_graphs_names[t->cuda_graphs]);
     if (t->lora_rank > 0) {
         cJSON_AddNumberToObject(o, "lora_rank", t->lora_rank);
