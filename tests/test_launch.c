@@ -677,34 +677,14 @@ static void test_bridge_overrides(void)
     pp_catalog_free(&cat);
 }
 
-/* A plan priced without NVLink SHARP on a GPU whose NVSwitch runs it says
- * to launch with it off; priced with NCCL's default, nothing to say; an
- * A100, which has none, nothing either. */
-static void test_nvls_off_runs_off(void)
-{
-    pp_catalog cat;
-    pp_load_catalog(&cat);
-    static pp_launch l;
-    const char *cases[] = {"data/examples/llama3-70b-h100.json", "data/examples/gpt3-175b-1024-a100.json"};
-    for (int e = 0; e < 2; e++) {
-        pp_problem p;
-        pp_load_problem(cases[e], &cat, &p);
-        pp_plan pl = pp_test_plan(8, 4, (int)(pp_problem_gpus(&p) / 32), 1, 1);
-        for (int on = 0; on <= 1; on++) {
-            p.training.nccl_nvls = p.cluster.nccl_nvls = on;
-            pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
-            bool said = strstr(l.targets[PP_LT_MEGATRON].notes, "NCCL_NVLS_ENABLE=0") != NULL;
-            CU_ASSERT_EQUAL(said, e == 0 && !on);
-        }
-    }
-    pp_catalog_free(&cat);
-}
-
-/* Transformer Engine's userbuffers need CUDA multicast (NVLink SHARP's
- * NVSwitch) or UB_SKIPMC=1: a TP-overlapped plan on an A100 says so to
- * Megatron-LM and Megatron-Bridge, on an H100 and without the overlap
- * nothing. */
-static void test_userbuffers_without_multicast(void)
+/* The environment a run needs, said in the launch notes.  A plan priced
+ * without NVLink SHARP on a GPU whose NVSwitch runs it says to launch with
+ * it off; priced with NCCL's default, nothing to say; an A100, which has
+ * none, nothing either.  Transformer Engine's userbuffers need CUDA
+ * multicast (NVLink SHARP's NVSwitch) or UB_SKIPMC=1: a TP-overlapped plan
+ * on an A100 says so to Megatron-LM and Megatron-Bridge, on an H100 and
+ * without the overlap nothing, and torchtitan's AsyncTP never. */
+static void test_environment_notes(void)
 {
     pp_catalog cat;
     pp_load_catalog(&cat);
@@ -716,8 +696,10 @@ static void test_userbuffers_without_multicast(void)
         pp_plan pl = pp_test_plan(8, 4, (int)(pp_problem_gpus(&p) / 32), 1, 1);
         pl.sequence_parallel = true;
         for (int on = 0; on <= 1; on++) {
+            p.training.nccl_nvls = p.cluster.nccl_nvls = on;
             pl.tp_comm_overlap = on;
             pp_launch_build(&p, &pl, pp_microbatches(&p, &pl), &l);
+            CU_ASSERT_EQUAL(strstr(l.targets[PP_LT_MEGATRON].notes, "NCCL_NVLS_ENABLE=0") != NULL, e == 0 && !on);
             for (int t = PP_LT_MEGATRON; t <= PP_LT_BRIDGE; t++)
                 CU_ASSERT_EQUAL(strstr(l.targets[t].notes, "UB_SKIPMC=1") != NULL, e == 1 && on);
             CU_ASSERT_PTR_NULL(strstr(l.targets[PP_LT_TORCHTITAN].notes, "UB_SKIPMC"));
@@ -920,8 +902,7 @@ int main(void)
         {"torchtitan: expert degree, layers per chunk, exact only as priced", test_torchtitan_moe_and_chunks},
         {"torchtitan: the priced fp8 or MXFP8 recipe as a converter; a recipe it lacks runs no plan",
          test_torchtitan_recipes},
-        {"a plan priced without NVLink SHARP launches with it off", test_nvls_off_runs_off},
-        {"userbuffers without CUDA multicast launch with UB_SKIPMC=1", test_userbuffers_without_multicast},
+        {"the environment a run needs: NVLink SHARP off, userbuffers without multicast", test_environment_notes},
         {"CUDA graphs advised below 8 ms of GPU work a layer, attention and router for dropless MoE",
          test_cuda_graph_advice},
         {"training.cuda_graphs launches the graphs it prices; an eager MoE plan is told its host wait",
