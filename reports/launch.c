@@ -1307,7 +1307,10 @@ static void md_compression(pp_strbuf *sb, const pp_problem *prob, const pp_plan 
                               "`communication_data_type: \"bf16\"`, llm-foundry `fsdp_config.mixed_precision: PURE` (torchtitan "
                               "reduces in float32 only), as the settings above say; the collective library needs no "
                               "setting. No kernel casts them before the collective: Megatron-LM and FSDP also hold "
-                              "them in that type between micro-batches, which the memory above counts.\n\n",
+                              "them in that type between micro-batches, which the memory above counts, and so sum "
+                              "the micro-batches' gradients in bf16, what Megatron-LM's default avoids (arguments.py: "
+                              "\"bfloat16 requires gradient accumulation and all-reduce to be done in fp32\"); "
+                              "watch the loss curve against a run reducing in fp32 for the first steps.\n\n",
                           pp_dim_name((pp_dim)d), id, k->bits_per_value);
         else
             pp_sb_appendf(sb, "%s traffic: %s, a quantizer applied before the collective (%g bits per value); "
