@@ -1084,14 +1084,15 @@ void pp_launch_build(const pp_problem *prob, const pp_plan *plan, int microbatch
      * without it initialize_ub raises unless UB_SKIPMC=1 puts them on CUDA
      * IPC (transformer_engine/pytorch/module/base.py at NVIDIA/
      * TransformerEngine d0067d0d, since 5ee98175 of 2024-07-23) */
+    static const pp_launch_id userbuffers[] = {PP_LT_MEGATRON, PP_LT_BRIDGE};
     if (plan->tp_comm_overlap && plan->tp > 1 && prob->cluster.gpu.nvls_allreduce_fraction <= 0.0)
-        for (int i = 0; i < PP_LT_COUNT; i++)
-            if ((i == PP_LT_MEGATRON || i == PP_LT_BRIDGE) && out->targets[i].n > 0)
-                note(&out->targets[i], "Run it with `UB_SKIPMC=1` in the environment: Transformer Engine's "
-                                       "userbuffers, which `--tp-comm-overlap` runs, ask for CUDA multicast, "
-                                       "which this GPU's NVLink lacks (no NVLink SHARP, data/gpus.json), and "
-                                       "otherwise stop at start-up; with it they move the pieces over CUDA IPC, "
-                                       "as priced.\n\n");
+        for (size_t i = 0; i < sizeof userbuffers / sizeof userbuffers[0]; i++)
+            if (out->targets[userbuffers[i]].n > 0)
+                note(&out->targets[userbuffers[i]],
+                     "Run it with `UB_SKIPMC=1` in the environment: Transformer Engine's userbuffers, which "
+                     "`--tp-comm-overlap` runs, ask for CUDA multicast, which this GPU's NVLink lacks (no NVLink "
+                     "SHARP, data/gpus.json), and otherwise stop at start-up; with it they move the pieces over "
+                     "CUDA IPC, as priced.\n\n");
 }
 
 int pp_launch_lines(const pp_launch_target *t, char lines[][PP_LAUNCH_TEXT], int max)

@@ -729,10 +729,15 @@ static bool cp_a2a_splits_heads(const pp_problem *prob, const pp_plan *pl)
  * reduced in (pp_plan_grad_reduce, frameworks.c): where the training
  * reduces in 16 bits already it is the run without it, so the space does
  * not offer it as a plan of its own (eval prices it as that run). */
+bool pp_dp_cast_is_noop(const pp_problem *prob, int codec)
+{
+    const pp_codec *c = codec > 0 && codec < prob->n_codecs ? &prob->codecs[codec] : NULL;
+    return c && c->cast && c->bits_per_value == 16.0 && prob->training.grad_reduce_dtype != PP_PREC_FP32;
+}
+
 static bool dp_codec_changes_reduction(const pp_problem *prob, int value)
 {
-    const pp_codec *c = value > 0 && value < prob->n_codecs ? &prob->codecs[value] : NULL;
-    return !c || !c->cast || c->bits_per_value != 16.0 || prob->training.grad_reduce_dtype == PP_PREC_FP32;
+    return !pp_dp_cast_is_noop(prob, value);
 }
 
 /* The option rules that read only the problem and the option's value: the

@@ -106,6 +106,10 @@ bool pp_fp8_act_store_offered(const pp_problem *prob);
  * reads only the problem refuses it (the all-gather CP exchange takes no
  * packed sequences).  A new such rule is a line of OPTION_RULES. */
 bool pp_option_offered(const pp_problem *prob, pp_decision_id id, int value);
+/* Whether DP codec `codec` is a 16-bit cast of gradients the training
+ * reduces in 16 bits already: the plan without it (pp_plan_grad_reduce),
+ * which the space offers as "none" instead. */
+bool pp_dp_cast_is_noop(const pp_problem *prob, int codec);
 /* The MoE dispatcher's deepep and the all-to-all overlap (id
  * PP_DEC_MOE_DISPATCHER or PP_DEC_MOE_A2A_OVERLAP): offered for a MoE
  * model whose framework runs it (DeepEP: on NVIDIA Hopper or newer), and

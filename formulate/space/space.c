@@ -335,8 +335,9 @@ static void set_options(const pp_problem *prob, pp_space *s)
         for (int j = 0; j < listed.n; j++) {
             if (pp_option_offered(prob, dec->id, listed.v[j])) /* its framework and rules.c's option rules */
                 o->v[o->n++] = listed.v[j];
-            else if (dec->id == PP_DEC_CODEC_DP && listed.v[j] > 0 && pp_framework_runs(prob, dec->id, listed.v[j]))
-                same_as_none = true; /* a 16-bit cast of gradients reduced in 16 bits: the run without it */
+            else if (dec->id == PP_DEC_CODEC_DP && pp_dp_cast_is_noop(prob, listed.v[j]) &&
+                     pp_framework_runs(prob, dec->id, listed.v[j]))
+                same_as_none = true; /* the run without it */
         }
         if (same_as_none && !list_has(o, 0)) { /* first: the values stay in the table's order */
             memmove(o->v + 1, o->v, (size_t)o->n * sizeof o->v[0]);
