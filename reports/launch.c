@@ -365,18 +365,30 @@ static void megatron_model_flags(pp_launch_target *f, const pp_problem *prob, co
         flag_int(f, false, "--kv-channels", m->head_dim);
     if (m->qk_layernorm)
         flag_sw(f, false, "--qk-layernorm");
-    /* the window as (left, right) tokens, as Megatron-Bridge's GPT-OSS
-     * provider sets it (window_size (128, 0), window_attn_skip_freq 2) */
+    /* the window as (left, right) tokens besides the query's own, as
+     * Transformer Engine's attention counts them: a window of W tokens, the
+     * query's included (the model's sliding_window), is (W - 1, 0), as
+     * Megatron-LM's GPT-OSS example sets GPT-OSS's 128 (examples/gptoss/
+     * 02_train.sh at d98e8a64: --window-size 127,0; Megatron-Bridge's
+     * provider writes (128, 0), one token more) */
     if (m->sliding_window > 0) {
-        set_text(f, NULL, "--window-size", PP_LV_TEXT, "%d,0", m->sliding_window)->joined = false;
+        set_text(f, NULL, "--window-size", PP_LV_TEXT, "%d,0", m->sliding_window - 1)->joined = false;
         if (m->window_attn_skip_freq >= 2)
             flag_int(f, true, "--window-attn-skip-freq", m->window_attn_skip_freq);
     }
     if (m->ffn_hidden != 4 * m->hidden || m->gated_mlp) {
         flag_int(f, false, "--ffn-hidden-size", m->ffn_hidden);
         if (m->gated_mlp)
-            flag_sw(f, true, "--swiglu");
+            flag_sw(f, true, m->quick_geglu ? "--quick-geglu" : "--swiglu");
     }
+    /* GPT-OSS's clamped GLU with its offset and its attention sinks
+     * (models.json; examples/gptoss/02_train.sh at d98e8a64) */
+    if (m->glu_linear_offset > 0.0)
+        set_text(f, NULL, "--glu-linear-offset", PP_LV_TEXT, "%g", m->glu_linear_offset)->joined = true;
+    if (m->activation_clamp > 0.0)
+        set_text(f, NULL, "--activation-func-clamp-value", PP_LV_TEXT, "%g", m->activation_clamp)->joined = true;
+    if (m->attention_sinks)
+        flag_word(f, false, "--softmax-type", "learnable");
     /* The gated-MLP families parplan knows (Llama, Mistral, Qwen, Nemotron
      * 4) also use RMSNorm, rotary positions and no linear biases; the GPT
      * families Megatron-LM's defaults (LayerNorm, learned positions,
@@ -757,10 +769,13 @@ static void build_bridge(pp_launch_target *br, const pp_launch_target *megatron,
         if (!s->key[0] || bridge_key_of(s->key) || strcmp(s->key, precision_flags) == 0)
             continue;
         char key[PP_LAUNCH_KEY];
-        /* a list value (--moe-layer-freq's Python expression) has no Hydra spelling parplan writes */
-        if (s->kind == PP_LV_TEXT && s->text[0] == '"') {
-            note(br, "%s`%s %s`", unsaid++ ? ", " : "Megatron-Bridge takes no override parplan writes for ", s->key,
-                 s->text);
+        /* a list value (--moe-layer-freq's Python expression) has no Hydra
+         * spelling parplan writes, nor a Python callable (--quick-geglu sets
+         * activation_func to quick_gelu) */
+        bool callable = strcmp(s->key, "--quick-geglu") == 0;
+        if ((s->kind == PP_LV_TEXT && s->text[0] == '"') || callable) {
+            note(br, "%s`%s%s%s`", unsaid++ ? ", " : "Megatron-Bridge takes no override parplan writes for ", s->key,
+                 callable ? "" : " ", callable ? "" : s->text);
             continue;
         }
         if (!bridge_generic_key(s->key, key, sizeof key))

@@ -337,14 +337,23 @@ static void test_model_flags(void)
     CU_ASSERT_PTR_NULL(strstr(flags, "--qk-layernorm"));
     CU_ASSERT_PTR_NULL(strstr(flags, "--moe-router"));
     CU_ASSERT_PTR_NULL(strstr(flags, "--window"));
-    /* GPT-OSS: every other layer windowed to 128 tokens, from the catalog
-     * and from its config alike (Megatron-Bridge's GPT-OSS provider:
-     * window_size (128, 0), window_attn_skip_freq 2) */
+    /* GPT-OSS, from its config and from the catalog alike: every other
+     * layer windowed to 128 tokens, the query's own and 127 before it
+     * (Transformer Engine's (left, right) besides the query: Megatron-LM's
+     * GPT-OSS example, --window-size 127,0), its sinks and its clamped GLU
+     * with the +1 offset (examples/gptoss/02_train.sh), not SwiGLU */
     load_hf(&cat, "gpt-oss-120b-config.json", "h100-sxm5-80gb", &hf);
-    pp_plan moe = pp_test_plan(1, 1, (int)pp_problem_gpus(&hf), 1, 1);
-    moe.ep = 8;
-    flags_of(&hf, &moe, flags, sizeof flags);
-    PP_ASSERT_CONTAINS(flags, "--window-size 128,0 --window-attn-skip-freq 2");
+    pp_load_problem("data/examples/gpt-oss-120b-h100-32k.json", &cat, &p);
+    const pp_problem *oss[] = {&hf, &p};
+    for (int k = 0; k < 2; k++) {
+        pp_plan moe = pp_test_plan(1, 1, (int)pp_problem_gpus(oss[k]), 1, 1);
+        moe.ep = 8;
+        flags_of(oss[k], &moe, flags, sizeof flags);
+        PP_ASSERT_CONTAINS(flags, "--window-size 127,0 --window-attn-skip-freq 2");
+        PP_ASSERT_CONTAINS(flags, "--quick-geglu --glu-linear-offset 1 --activation-func-clamp-value 7");
+        PP_ASSERT_CONTAINS(flags, "--softmax-type learnable");
+        CU_ASSERT_PTR_NULL(strstr(flags, "--swiglu"));
+    }
     pp_catalog_free(&cat);
 }
 

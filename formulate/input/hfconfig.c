@@ -36,7 +36,7 @@ static const char *const hf_read_keys[] = {"num_hidden_layers", "hidden_size",  
                                            "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "rope_theta",
                                            "scoring_func", "topk_method", "n_group", "topk_group",
                                            "routed_scaling_factor", "sliding_window", "use_sliding_window",
-                                           "layer_types", "sliding_window_pattern", NULL};
+                                           "layer_types", "sliding_window_pattern", "swiglu_limit", NULL};
 
 typedef struct hf_int_key {
     const char *key;
@@ -300,6 +300,19 @@ static int read_hf_arch(const cJSON *cfg, const pp_jpath *at, pp_model *m, pp_er
     const cJSON *theta = pp_json_member(cfg, "rope_theta");
     pp_jpath here = pp_jpath_key(at, "rope_theta");
     int rc = theta && !cJSON_IsNull(theta) ? pp_json_as_double(theta, &here, 1.0, 1e12, &m->rope_theta, err) : PP_OK;
+    /* GPT-OSS (modeling_gpt_oss.py): a learned sink logit per head, and the
+     * experts' GLU x_glu * sigmoid(1.702 x_glu) * (x_linear + 1), its
+     * inputs clamped to swiglu_limit (7.0 by default) */
+    if (!rc && cJSON_IsString(type) && strcmp(type->valuestring, "gpt_oss") == 0) {
+        m->attention_sinks = true;
+        m->quick_geglu = m->gated_mlp;
+        m->glu_linear_offset = 1.0;
+        m->activation_clamp = 7.0;
+        const cJSON *limit = pp_json_member(cfg, "swiglu_limit");
+        here = pp_jpath_key(at, "swiglu_limit");
+        if (limit && !cJSON_IsNull(limit))
+            rc = pp_json_as_double(limit, &here, 1e-3, 1e6, &m->activation_clamp, err);
+    }
     if (rc || m->experts == 0)
         return rc;
     const cJSON *score = pp_json_member(cfg, "scoring_func");

@@ -272,6 +272,24 @@ static int read_model_arch(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
     m->router_sigmoid = strcmp(score, "sigmoid") == 0;
     if (!rc)
         rc = read_bridge_recipe(obj, at, m, err);
+    if (!rc)
+        rc = pp_json_bool(obj, at, "attention_sinks", PP_OPTIONAL, &m->attention_sinks, err);
+    char glu[16] = "swiglu";
+    if (!rc)
+        rc = pp_json_string(obj, at, "glu_activation", PP_OPTIONAL, glu, sizeof glu, err);
+    if (!rc && strcmp(glu, "swiglu") != 0 && strcmp(glu, "quick-geglu") != 0) {
+        pp_jpath here = pp_jpath_key(at, "glu_activation");
+        return pp_json_fail(err, &here, "expected 'swiglu' or 'quick-geglu', found '%s'", glu);
+    }
+    m->quick_geglu = strcmp(glu, "quick-geglu") == 0;
+    if (!rc && m->quick_geglu && !m->gated_mlp) {
+        pp_jpath here = pp_jpath_key(at, "glu_activation");
+        return pp_json_fail(err, &here, "expected a gated MLP (gated_mlp true) for a GLU activation");
+    }
+    if (!rc)
+        rc = pp_json_double(obj, at, "glu_linear_offset", PP_OPTIONAL, 0.0, 100.0, &m->glu_linear_offset, err);
+    if (!rc)
+        rc = pp_json_double(obj, at, "activation_clamp", PP_OPTIONAL, 1e-3, 1e6, &m->activation_clamp, err);
     return rc;
 }
 
@@ -294,6 +312,14 @@ cJSON *pp_model_write(const pp_model *m)
         cJSON_AddBoolToObject(o, "qk_layernorm", true);
     if (m->rope_theta > 0.0)
         cJSON_AddNumberToObject(o, "rope_theta", m->rope_theta);
+    if (m->attention_sinks)
+        cJSON_AddBoolToObject(o, "attention_sinks", true);
+    if (m->quick_geglu)
+        cJSON_AddStringToObject(o, "glu_activation", "quick-geglu");
+    if (m->glu_linear_offset > 0.0)
+        cJSON_AddNumberToObject(o, "glu_linear_offset", m->glu_linear_offset);
+    if (m->activation_clamp > 0.0)
+        cJSON_AddNumberToObject(o, "activation_clamp", m->activation_clamp);
     if (m->experts > 0) {
         cJSON_AddStringToObject(o, "router_score", m->router_sigmoid ? "sigmoid" : "softmax");
         if (m->router_expert_bias)

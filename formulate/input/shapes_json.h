@@ -35,7 +35,7 @@
 /* The model's architecture keys that only the launch settings read. */
 #define PP_MODEL_ARCH_KEYS                                                                                         \
     "qk_layernorm", "rope_theta", "router_score", "router_expert_bias", "router_groups", "router_group_topk",       \
-        "router_scaling", "bridge_recipe"
+        "router_scaling", "bridge_recipe", "attention_sinks", "glu_activation", "glu_linear_offset", "activation_clamp"
 
 #define PP_MODEL_MOE_KEYS                                                                                          \
     "experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "shared_ffn_hidden", "first_dense_layers", \

@@ -151,6 +151,11 @@ typedef struct pp_model {
                                   (models.json); 0 = not known: training.moe_load_imbalance or its default */
     double router_scaling;   /* routed experts' output scale (0 = 1) */
     char bridge_recipe[PP_NAME_LEN]; /* Megatron-Bridge's recipe of this model ("" = none known) */
+    /* GPT-OSS's attention and MLP as Megatron-LM spells them (examples/gptoss/02_train.sh) */
+    bool attention_sinks;     /* a learned softmax logit per head (--softmax-type learnable) */
+    bool quick_geglu;         /* the GLU's gate x sigmoid(1.702 x), not SiLU (--quick-geglu) */
+    double glu_linear_offset; /* added to the GLU's linear half (--glu-linear-offset; 0 = none) */
+    double activation_clamp;  /* the GLU's inputs clamped to this (--activation-func-clamp-value; 0 = none) */
 } pp_model;
 
 static inline bool pp_model_is_moe(const pp_model *m)
