@@ -372,6 +372,15 @@ static void test_router_groups_checked(void)
                         "  'router_score': 'relu' },"
                         "  'cluster': { 'gpu': 'h100-sxm5-80gb', 'nodes': 1 }, 'training': { 'global_batch': 64 } }");
     pp_run_expect(args, 2, "$.model.router_score: expected 'softmax' or 'sigmoid', found 'relu'");
+    /* GPT-OSS's activation: one of two words, on a gated MLP only */
+    pp_write_json(path, "{ 'model': { 'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
+                        "  'gated_mlp': true, 'glu_activation': 'gelu' },"
+                        "  'cluster': { 'gpu': 'h100-sxm5-80gb', 'nodes': 1 }, 'training': { 'global_batch': 64 } }");
+    pp_run_expect(args, 2, "$.model.glu_activation: expected 'swiglu' or 'quick-geglu', found 'gelu'");
+    pp_write_json(path, "{ 'model': { 'layers': 4, 'hidden': 1024, 'heads': 8, 'vocab': 32000, 'seq_len': 2048,"
+                        "  'glu_activation': 'quick-geglu' },"
+                        "  'cluster': { 'gpu': 'h100-sxm5-80gb', 'nodes': 1 }, 'training': { 'global_batch': 64 } }");
+    pp_run_expect(args, 2, "$.model.glu_activation: expected a gated MLP (gated_mlp true) for a GLU activation");
 }
 
 /* A setting of a target, or NULL. */

@@ -252,6 +252,22 @@ static int read_bridge_recipe(const cJSON *obj, const pp_jpath *at, pp_model *m,
     return rc;
 }
 
+/* An optional key of two words, `first` when absent: *second says whether
+ * it is the second. */
+static int read_either(const cJSON *obj, const pp_jpath *at, const char *key, const char *first, const char *second,
+                       bool *is_second, pp_error *err)
+{
+    char word[16];
+    snprintf(word, sizeof word, "%s", first);
+    int rc = pp_json_string(obj, at, key, PP_OPTIONAL, word, sizeof word, err);
+    if (!rc && strcmp(word, first) != 0 && strcmp(word, second) != 0) {
+        pp_jpath here = pp_jpath_key(at, key);
+        return pp_json_fail(err, &here, "expected '%s' or '%s', found '%s'", first, second, word);
+    }
+    *is_second = strcmp(word, second) == 0;
+    return rc;
+}
+
 /* The architecture keys only the launch settings read (PP_MODEL_ARCH_KEYS). */
 static int read_model_arch(const cJSON *obj, const pp_jpath *at, pp_model *m, pp_error *err)
 {
@@ -262,26 +278,14 @@ static int read_model_arch(const cJSON *obj, const pp_jpath *at, pp_model *m, pp
         rc = pp_json_bool(obj, at, "router_expert_bias", PP_OPTIONAL, &m->router_expert_bias, err);
     if (!rc)
         rc = pp_json_double(obj, at, "router_scaling", PP_OPTIONAL, 1e-3, 1e3, &m->router_scaling, err);
-    char score[16] = "softmax";
     if (!rc)
-        rc = pp_json_string(obj, at, "router_score", PP_OPTIONAL, score, sizeof score, err);
-    if (!rc && strcmp(score, "softmax") != 0 && strcmp(score, "sigmoid") != 0) {
-        pp_jpath here = pp_jpath_key(at, "router_score");
-        return pp_json_fail(err, &here, "expected 'softmax' or 'sigmoid', found '%s'", score);
-    }
-    m->router_sigmoid = strcmp(score, "sigmoid") == 0;
+        rc = read_either(obj, at, "router_score", "softmax", "sigmoid", &m->router_sigmoid, err);
     if (!rc)
         rc = read_bridge_recipe(obj, at, m, err);
     if (!rc)
         rc = pp_json_bool(obj, at, "attention_sinks", PP_OPTIONAL, &m->attention_sinks, err);
-    char glu[16] = "swiglu";
     if (!rc)
-        rc = pp_json_string(obj, at, "glu_activation", PP_OPTIONAL, glu, sizeof glu, err);
-    if (!rc && strcmp(glu, "swiglu") != 0 && strcmp(glu, "quick-geglu") != 0) {
-        pp_jpath here = pp_jpath_key(at, "glu_activation");
-        return pp_json_fail(err, &here, "expected 'swiglu' or 'quick-geglu', found '%s'", glu);
-    }
-    m->quick_geglu = strcmp(glu, "quick-geglu") == 0;
+        rc = read_either(obj, at, "glu_activation", "swiglu", "quick-geglu", &m->quick_geglu, err);
     if (!rc && m->quick_geglu && !m->gated_mlp) {
         pp_jpath here = pp_jpath_key(at, "glu_activation");
         return pp_json_fail(err, &here, "expected a gated MLP (gated_mlp true) for a GLU activation");
