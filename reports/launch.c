@@ -308,7 +308,7 @@ static void megatron_plan_flags(pp_launch_target *f, const pp_problem *prob, con
     /* Megatron-LM reduces bf16 gradients in fp32 unless told (the model's
      * default), or the plan casts them to bf16 (the DP codec bf16,
      * data/frameworks.json) */
-    if (t->precision != PP_PREC_FP16 && (t->grad_reduce_dtype == PP_PREC_BF16 || pp_plan_dp_cast16(prob, p)))
+    if (pp_plan_grad_reduce(prob, p) == PP_PREC_BF16)
         flag_sw(f, false, "--grad-reduce-in-bf16");
     if (t->flash_attention)
         flag_sw(f, false, "--use-flash-attn");
@@ -910,8 +910,7 @@ static void build_torchtitan(pp_launch_target *tt, const pp_problem *prob, const
      * (torchtitan/config/job_config.py at v0.2.2 and configs.py at its
      * 2026 head; argparse choices ["float32"] before), so it reduces in fp32:
      * Composer's PURE mixed precision runs what was priced */
-    bool reduce16 = (pp_plan_dp_cast16(prob, p) || prob->training.grad_reduce_dtype == PP_PREC_BF16) &&
-                    prob->training.precision != PP_PREC_FP16 && p->dp > 1;
+    bool reduce16 = pp_plan_grad_reduce(prob, p) == PP_PREC_BF16 && p->dp > 1;
     if (reduce16)
         note(tt, "torchtitan reduces FSDP gradients in float32 only (`training.mixed_precision_reduce` takes "
                  "\"float32\" alone, v0.2.2 and after), twice the DP bytes of the bf16 reduction priced here; "
